@@ -1,0 +1,107 @@
+# hindsight: build, test, install.
+#
+#   make                 build build/hindsight (warnings are errors)
+#   make check           unit + end-to-end tests, then the same under ASan + UBSan
+#   make check-fast      unit + end-to-end tests of the normal build only
+#   make fuzz            libFuzzer targets, FUZZ_SECONDS each (default 60)
+#   make demo            the bundled example: a scripted GDB session
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make deps            install what a fresh Debian 12 machine lacks
+#
+# SANITIZE=1 builds into build-asan/ with AddressSanitizer and UBSan.
+# Each module folder (protocol stub replay dwarf) is a static library; cli/
+# links them into the one binary, so a wrong dependency is a link error.
+
+CC ?= gcc
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+ifeq ($(SANITIZE),1)
+BUILD ?= build-asan
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+OPT := -O1
+else
+BUILD ?= build
+SAN_FLAGS :=
+OPT := -O2
+endif
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wno-format-nonliteral -Wvla -Wpointer-arith -Wundef
+CFLAGS ?= $(OPT) -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -I. $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP
+ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
+
+# Link order: users before what they use.
+MODULES := stub replay dwarf protocol
+module_srcs = $(wildcard $(1)/*.c)
+MODULE_LIBS := $(foreach m,$(MODULES),$(if $(call module_srcs,$(m)),$(BUILD)/lib$(m).a))
+
+CLI_SRCS := $(wildcard cli/*.c)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+BIN := $(BUILD)/hindsight
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_PROGS_SRCS := $(wildcard tests/programs/*.c)
+
+.PHONY: all check check-fast check-asan unit e2e fuzz demo install deps clean bench
+all: $(BIN)
+
+define module_rules
+$(BUILD)/lib$(1).a: $$(patsubst %.c,$(BUILD)/%.o,$$(call module_srcs,$(1)))
+	@mkdir -p $$(@D)
+	rm -f $$@
+	ar rcs $$@ $$^
+endef
+$(foreach m,$(MODULES),$(eval $(call module_rules,$(m))))
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BIN): $(CLI_OBJS) $(MODULE_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(MODULE_LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(MODULE_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(MODULE_LIBS) -lcmocka
+
+unit: $(UNIT_BINS)
+	@tests/run-unit.sh $(UNIT_BINS)
+
+e2e: $(BIN)
+	@HINDSIGHT=$(abspath $(BIN)) tests/e2e/run.sh
+
+# Every test of one build: unit tests then end-to-end, one summary line.
+check-fast: $(BIN) $(UNIT_BINS)
+	@HINDSIGHT=$(abspath $(BIN)) BUILD=$(BUILD) tests/run.sh $(UNIT_BINS)
+
+check-asan:
+	@$(MAKE) --no-print-directory SANITIZE=1 check-fast
+
+check: deps
+	@$(MAKE) --no-print-directory check-fast
+	@$(MAKE) --no-print-directory check-asan
+
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SRCS := $(wildcard protocol/*.c)
+fuzz:
+	@tests/fuzz/run.sh "$(FUZZ_SECONDS)" $(FUZZ_TARGETS)
+
+demo: deps $(BIN)
+	@examples/demo.sh $(abspath $(BIN))
+
+deps:
+	@scripts/install-deps.sh
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/hindsight
+	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

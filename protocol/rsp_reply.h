@@ -1,0 +1,67 @@
+/*
+ * protocol/rsp_reply.h: typed reply builders.
+ *
+ * Each builder appends one reply payload (unframed) to a buffer. The server
+ * decides what to answer; these decide how it is spelled. rsp_reply_error is
+ * the one place a negative errno becomes an `E` reply.
+ */
+#ifndef HINDSIGHT_PROTOCOL_RSP_REPLY_H
+#define HINDSIGHT_PROTOCOL_RSP_REPLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/rsp_buf.h"
+#include "protocol/target.h"
+
+/* What the client negotiated: how replies must be spelled for it. */
+struct rsp_client {
+	unsigned features;     /* RSP_CLIENT_* from qSupported */
+	bool error_strings;    /* LLDB's QEnableErrorStrings was acked */
+	bool thread_suffix;    /* LLDB's QThreadSuffixSupported was acked */
+	bool threads_in_stop;  /* LLDB's QListThreadsInStopReply was acked */
+};
+
+/* All return 0 or -ENOMEM. */
+int rsp_reply_ok(struct rsp_buf *out);
+
+/* An error reply for negative errno @err: `E.<text>` for GDB, `Exx;<hex
+ * text>` for LLDB with error strings on, `Exx` otherwise (xx = the errno,
+ * at most 0xff). @text may be NULL: strerror(-err) is used. */
+int rsp_reply_error(struct rsp_buf *out, const struct rsp_client *client, int err,
+		    const char *text);
+
+/* A thread id as the client wants it: `p<pid>.<tid>` or `<tid>`. */
+int rsp_reply_ptid(struct rsp_buf *out, const struct rsp_client *client,
+		   struct rsp_ptid ptid);
+
+/* `m<slice>` or `l<slice>` for qXfer: @len bytes at @offset of @obj. */
+int rsp_reply_xfer(struct rsp_buf *out, const void *obj, size_t obj_len,
+		   uint64_t offset, uint64_t len);
+
+/* Registers as hex, `xx` for unavailable ones. */
+int rsp_reply_regs(struct rsp_buf *out, const struct rsp_regs *regs, size_t count);
+int rsp_reply_reg(struct rsp_buf *out, const struct rsp_regs *regs, enum rsp_reg r);
+
+/* Text as an `O<hex>` console-output packet. */
+int rsp_reply_console(struct rsp_buf *out, const char *text);
+
+/* Extra facts for a stop reply. */
+struct rsp_stop_extra {
+	const struct rsp_regs *regs;          /* expedited rbp/rsp/rip, or NULL */
+	const struct rsp_thread_info *threads; /* for LLDB's threads:, or NULL */
+	const uint64_t *thread_pcs;           /* parallel to threads, or NULL */
+	size_t nthreads;
+};
+
+/* `T..`, `W..` or `X..` (or `N`) for @stop. The swbreak / hwbreak keys are
+ * only sent to clients that asked for them; other reasons use the GDB keys
+ * (watch, rwatch, awatch, replaylog) that both clients read. */
+int rsp_reply_stop(struct rsp_buf *out, const struct rsp_client *client,
+		   const struct rsp_stop *stop, const struct rsp_stop_extra *extra);
+
+/* Appends @s with XML's five special characters escaped. */
+int rsp_reply_xml_text(struct rsp_buf *out, const char *s);
+
+#endif
