@@ -1,0 +1,318 @@
+/*
+ * protocol/rsp_server.c: the server loop, resuming and reporting stops.
+ *
+ * One poll() loop per connection over the socket and, while the target
+ * runs, the target's event fd. Bytes from the socket go through the framing
+ * decoder; each packet is acked (until no-ack mode), parsed, handled and
+ * answered. Resume requests get no reply until the target stops; a 0x03
+ * meanwhile interrupts the target. Nothing here exits or prints: failures
+ * become E replies, and a broken connection ends rsp_server_serve().
+ */
+#include "protocol/rsp_server.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/rsp_handlers.h"
+
+int rsp_server_init(struct rsp_server *s, struct rsp_target target,
+		    const struct rsp_server_options *opt)
+{
+	int n;
+
+	memset(s, 0, sizeof(*s));
+	s->target = target;
+	s->opt = *opt;
+	rsp_buf_init(&s->reply);
+	rsp_buf_init(&s->scratch);
+	rsp_buf_init(&s->tdesc);
+	s->g_thread = (struct rsp_ptid){ 0, 0 };
+	s->c_thread = (struct rsp_ptid){ 0, 0 };
+	n = rsp_server_threads(s);
+	if (n < 0)
+		return n;
+	s->has_process = n > 0;
+	s->last_stop.kind = RSP_STOP_SIGNAL;
+	s->last_stop.signo = SIGTRAP;
+	if (n > 0)
+		s->last_stop.thread = s->threads[0].ptid;
+	return 0;
+}
+
+void rsp_server_release(struct rsp_server *s)
+{
+	rsp_buf_release(&s->reply);
+	rsp_buf_release(&s->scratch);
+	rsp_buf_release(&s->tdesc);
+	free(s->threads);
+	s->threads = NULL;
+}
+
+int rsp_server_threads(struct rsp_server *s)
+{
+	for (;;) {
+		int n = s->target.ops->threads(s->target.ctx, s->threads, s->threads_cap);
+		struct rsp_thread_info *grown;
+
+		if (n < 0)
+			return n;
+		if ((size_t)n <= s->threads_cap) {
+			s->nthreads = (size_t)n;
+			return n;
+		}
+		grown = realloc(s->threads, (size_t)n * 2 * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		s->threads = grown;
+		s->threads_cap = (size_t)n * 2;
+	}
+}
+
+struct rsp_ptid rsp_server_resolve(struct rsp_server *s, struct rsp_ptid ptid)
+{
+	if (ptid.tid > 0)
+		return (struct rsp_ptid){ ptid.pid > 0 ? ptid.pid : s->last_stop.thread.pid, ptid.tid };
+	return s->last_stop.thread;
+}
+
+int rsp_server_send(struct rsp_server *s, const struct rsp_buf *payload)
+{
+	return rsp_conn_send(&s->conn, payload->data, payload->len);
+}
+
+int rsp_server_resume(struct rsp_server *s, const struct rsp_resume *actions, size_t n)
+{
+	int err = n ? s->target.ops->resume(s->target.ctx, actions, n) : -ESRCH;
+
+	if (err)
+		return rsp_reply_error(&s->reply, &s->client, err,
+				       n ? NULL : "no thread to resume");
+	s->running = true;
+	return 0;
+}
+
+/* LLDB's threads: / thread-pcs: list for the stop reply. */
+static int thread_pcs(struct rsp_server *s, uint64_t **pcs)
+{
+	struct rsp_regs regs;
+	int n = rsp_server_threads(s);
+
+	*pcs = NULL;
+	if (n <= 0)
+		return n;
+	*pcs = calloc((size_t)n, sizeof(**pcs));
+	if (!*pcs)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		if (s->target.ops->read_regs(s->target.ctx, s->threads[i].ptid, &regs) == 0)
+			(*pcs)[i] = rsp_regs_get(&regs, RSP_REG_RIP);
+	return n;
+}
+
+int rsp_server_stop_reply(struct rsp_server *s, const struct rsp_stop *stop)
+{
+	struct rsp_stop_extra extra = { 0 };
+	struct rsp_regs regs;
+	uint64_t *pcs = NULL;
+	int err;
+
+	if (stop->kind == RSP_STOP_SIGNAL) {
+		memset(&regs, 0, sizeof(regs));
+		if (s->target.ops->read_regs(s->target.ctx, stop->thread, &regs) == 0)
+			extra.regs = &regs;
+		if (s->client.threads_in_stop && thread_pcs(s, &pcs) > 0) {
+			extra.threads = s->threads;
+			extra.thread_pcs = pcs;
+			extra.nthreads = s->nthreads;
+		}
+	}
+	err = rsp_reply_stop(&s->reply, &s->client, stop, &extra);
+	free(pcs);
+	return err;
+}
+
+/* The target stopped: remember it and answer the resume. */
+static int report_stop(struct rsp_server *s, const struct rsp_stop *stop)
+{
+	int err;
+
+	s->running = false;
+	s->last_stop = *stop;
+	if (stop->kind == RSP_STOP_EXITED || stop->kind == RSP_STOP_TERMINATED) {
+		s->has_process = false;
+	} else if (stop->kind == RSP_STOP_SIGNAL) {
+		s->g_thread = stop->thread;
+		s->c_thread = stop->thread;
+	}
+	rsp_buf_reset(&s->reply);
+	err = rsp_server_stop_reply(s, stop);
+	return err ? err : rsp_server_send(s, &s->reply);
+}
+
+static int poll_target(struct rsp_server *s, bool block)
+{
+	struct rsp_stop stop;
+	int r;
+
+	memset(&stop, 0, sizeof(stop));
+	r = s->target.ops->wait(s->target.ctx, &stop, block);
+	if (r < 0) {
+		/* The target cannot say how it stopped: report it gone rather
+		 * than leave the client waiting forever. */
+		stop.kind = RSP_STOP_TERMINATED;
+		stop.signo = SIGKILL;
+		stop.thread = s->last_stop.thread;
+		r = 1;
+	}
+	return r == 1 ? report_stop(s, &stop) : 0;
+}
+
+static int handle_packet(struct rsp_server *s, bool csum_ok)
+{
+	struct rsp_frame *f = &s->conn.frame;
+	struct rsp_request req;
+	uint8_t empty[1];
+	int err;
+
+	if (!csum_ok && !s->conn.noack)
+		return rsp_conn_ack(&s->conn, false);
+	err = rsp_conn_ack(&s->conn, true);
+	if (err)
+		return err;
+	if (s->running)
+		return 0; /* all-stop: nothing but 0x03 is expected now */
+	/* The parser writes a NUL after the payload: the buffer has room for it,
+	 * and an empty payload gets a byte of its own. */
+	rsp_request_parse(f->payload.data ? f->payload.data : empty, f->payload.len, &req);
+	rsp_buf_reset(&s->reply);
+	err = rsp_handle_request(s, &req);
+	if (err)
+		return err;
+	if (s->running)
+		return 0; /* the reply is the stop reply, later */
+	err = rsp_server_send(s, &s->reply);
+	if (s->noack_after_reply) {
+		s->noack_after_reply = false;
+		s->conn.noack = true;
+	}
+	return err;
+}
+
+static int handle_bad_packet(struct rsp_server *s)
+{
+	int err = rsp_conn_ack(&s->conn, true);
+	const char *why = s->conn.frame.error == -EMSGSIZE ? "packet too long" : "malformed packet";
+
+	if (err || s->running)
+		return err;
+	rsp_buf_reset(&s->reply);
+	err = rsp_reply_error(&s->reply, &s->client, s->conn.frame.error, why);
+	return err ? err : rsp_server_send(s, &s->reply);
+}
+
+static int feed_byte(struct rsp_server *s, uint8_t byte)
+{
+	switch (rsp_frame_feed(&s->conn.frame, byte)) {
+	case RSP_FRAME_PACKET:
+		return handle_packet(s, s->conn.frame.csum_ok);
+	case RSP_FRAME_ERROR:
+		return handle_bad_packet(s);
+	case RSP_FRAME_NACK:
+		return rsp_conn_resend(&s->conn);
+	case RSP_FRAME_INTERRUPT:
+		if (s->running)
+			s->target.ops->interrupt(s->target.ctx);
+		return 0;
+	case RSP_FRAME_ACK:
+	case RSP_FRAME_NONE:
+		return 0;
+	}
+	return 0;
+}
+
+/* Reads what the client sent; 1 at end of stream. */
+static int read_client(struct rsp_server *s)
+{
+	uint8_t buf[4096];
+	ssize_t n = rsp_conn_read(&s->conn, buf, sizeof(buf));
+
+	if (n <= 0)
+		return n == 0 ? 1 : (int)n;
+	for (ssize_t i = 0; i < n; i++) {
+		int err = feed_byte(s, buf[i]);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The client is gone while the target runs: stop it, so the process is
+ * in a known state for the next client (or for the kill at exit). */
+static void stop_running_target(struct rsp_server *s)
+{
+	struct rsp_stop stop;
+
+	if (!s->running)
+		return;
+	s->target.ops->interrupt(s->target.ctx);
+	if (s->target.ops->wait(s->target.ctx, &stop, true) == 1) {
+		s->last_stop = stop;
+		if (stop.kind == RSP_STOP_EXITED || stop.kind == RSP_STOP_TERMINATED)
+			s->has_process = false;
+	}
+	s->running = false;
+}
+
+static int serve_loop(struct rsp_server *s)
+{
+	for (;;) {
+		struct pollfd p[2] = { { .fd = s->conn.fd, .events = POLLIN } };
+		int efd = s->running ? s->target.ops->event_fd(s->target.ctx) : -1;
+		int r;
+
+		if (s->running && efd < 0) {
+			r = poll_target(s, true);
+			if (r)
+				return r;
+			continue;
+		}
+		p[1].fd = efd;
+		p[1].events = POLLIN;
+		if (poll(p, s->running ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (s->running && (p[1].revents & POLLIN)) {
+			r = poll_target(s, false);
+			if (r)
+				return r;
+		}
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			r = read_client(s);
+			if (r)
+				return r;
+		}
+	}
+}
+
+int rsp_server_serve(struct rsp_server *s, int fd)
+{
+	int r;
+
+	rsp_conn_init(&s->conn, fd, RSP_PACKET_SIZE);
+	s->conn.log = s->opt.log;
+	s->conn.log_arg = s->opt.log_arg;
+	memset(&s->client, 0, sizeof(s->client));
+	s->noack_after_reply = false;
+	r = serve_loop(s);
+	stop_running_target(s);
+	rsp_conn_release(&s->conn);
+	if (r < 0 && r != -EPIPE && r != -ECONNRESET)
+		return r;
+	return s->has_process ? RSP_SERVE_DISCONNECTED : RSP_SERVE_GONE;
+}

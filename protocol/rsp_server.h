@@ -1,0 +1,88 @@
+/*
+ * protocol/rsp_server.h: the server: one target, one connection at a time.
+ *
+ * rsp_server_serve() runs a connection until the client goes away: it reads
+ * bytes, frames them, parses each packet into a request, hands the request
+ * to its handler (protocol/rsp_handlers.c) and sends the reply. While the
+ * target runs it also waits on the target's event fd and sends the stop
+ * reply when the target stops. State that outlives a connection (the last
+ * stop, whether the target is running, `monitor exit`) stays in the server,
+ * so a client can reconnect to the same process, as with gdbserver.
+ */
+#ifndef HINDSIGHT_PROTOCOL_RSP_SERVER_H
+#define HINDSIGHT_PROTOCOL_RSP_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "protocol/rsp_buf.h"
+#include "protocol/rsp_conn.h"
+#include "protocol/rsp_packet.h"
+#include "protocol/rsp_reply.h"
+#include "protocol/target.h"
+
+/* The largest packet we accept, announced as PacketSize. */
+#define RSP_PACKET_SIZE 0x20000
+
+struct rsp_server_options {
+	rsp_log_fn log;     /* every packet, or NULL */
+	void *log_arg;
+	const char *name;   /* for qGDBServerVersion and monitor help */
+	const char *version;
+};
+
+struct rsp_server {
+	struct rsp_target target;
+	struct rsp_server_options opt;
+
+	/* This connection. */
+	struct rsp_conn conn;
+	struct rsp_client client;
+	struct rsp_buf reply;
+	bool noack_after_reply;
+
+	/* Across connections. */
+	struct rsp_ptid g_thread;   /* Hg: registers and memory */
+	struct rsp_ptid c_thread;   /* Hc: legacy resume packets, bs / bc */
+	struct rsp_stop last_stop;
+	bool running;               /* resumed, a stop reply is owed */
+	bool exit_requested;        /* monitor exit */
+	bool has_process;
+
+	struct rsp_thread_info *threads; /* scratch, refreshed by threads_get */
+	size_t nthreads, threads_cap;
+	struct rsp_buf scratch;
+	struct rsp_buf tdesc;
+};
+
+enum rsp_serve_end {
+	RSP_SERVE_DISCONNECTED,     /* the client closed the connection */
+	RSP_SERVE_GONE,             /* ... and the process is gone too */
+};
+
+/* Sets up a server for @target, whose process is stopped (the initial stop
+ * is reported as SIGTRAP in its first thread, as gdbserver does). */
+int rsp_server_init(struct rsp_server *s, struct rsp_target target,
+		    const struct rsp_server_options *opt);
+void rsp_server_release(struct rsp_server *s);
+
+/* Serves the client on @fd until it disconnects. Returns an enum
+ * rsp_serve_end or a negative errno for a failure of the connection. */
+int rsp_server_serve(struct rsp_server *s, int fd);
+
+/* For handlers (rsp_handlers.c). */
+
+/* Refreshes s->threads from the target; returns the count or an error. */
+int rsp_server_threads(struct rsp_server *s);
+/* Resolves "any" / "all" in @ptid to a real thread (the last stop's). */
+struct rsp_ptid rsp_server_resolve(struct rsp_server *s, struct rsp_ptid ptid);
+/* Resumes with per-thread @actions; the stop reply comes later. Fills
+ * s->reply with an error reply when the target refuses. */
+int rsp_server_resume(struct rsp_server *s, const struct rsp_resume *actions, size_t n);
+/* Appends the stop reply for @stop to s->reply (reading the registers to
+ * expedite). */
+int rsp_server_stop_reply(struct rsp_server *s, const struct rsp_stop *stop);
+/* Sends one extra packet before the reply (console output). */
+int rsp_server_send(struct rsp_server *s, const struct rsp_buf *payload);
+
+#endif
