@@ -5,7 +5,9 @@
  * function parses its arguments. A name ending in a separator (`:` `,` `;`)
  * is a prefix, and the separator is part of the match, so `qXfer:` never
  * takes `qXferX`; a word (`qSupported`) must be followed by the end or a
- * separator; a single letter (`m`, `H`) by what its arguments start with.
+ * separator. No packet a client sends shares its first letter with the
+ * single-letter rows (`m`, `H`, ...), so whatever follows one is its
+ * arguments, and bad arguments make the packet malformed.
  * Rows are tried in order: longer names sharing a prefix come first.
  */
 #include "protocol/rsp_packet.h"
@@ -520,48 +522,6 @@ static const struct packet_row packets[] = {
 	{ "qGDBServerVersion", MATCH_EXACT, RSP_REQ_SERVER_VERSION, NULL },
 };
 
-/*
- * Single-letter prefix rows (H, T, g, m, c, ...) would also match longer
- * names that start with the same letter and are not theirs; the parsers
- * reject those as malformed, except for the few well-known packets below
- * that must get the empty reply instead.
- */
-static bool is_other_packet(const char *payload, size_t len, const struct packet_row *row)
-{
-	size_t n = strlen(row->name);
-
-	if (n != 1 || len <= 1)
-		return false;
-	/* A single letter followed by a letter other than a hex digit or the
-	 * packet's own argument letters is some other packet (`qTStatus` is
-	 * not `q`, `vFile` is not `v`); for the rows above that means: */
-	switch (payload[0]) {
-	case 'H':
-		return payload[1] != 'g' && payload[1] != 'c';
-	case 'T':
-		return payload[1] != 'p' && payload[1] != '-' && rsp_hex_digit(payload[1]) < 0;
-	case 'D':
-		return payload[1] != ';';
-	case 'g':
-		return payload[1] != ';';
-	case 'C':
-	case 'S':
-	case 'c':
-	case 's':
-	case 'm':
-	case 'M':
-	case 'X':
-	case 'Z':
-	case 'z':
-	case 'p':
-	case 'P':
-	case 'G':
-		return rsp_hex_digit(payload[1]) < 0 && payload[1] != ';';
-	default:
-		return false;
-	}
-}
-
 static const struct packet_row *find_row(const char *payload, size_t len)
 {
 	for (size_t i = 0; i < sizeof(packets) / sizeof(packets[0]); i++) {
@@ -571,8 +531,6 @@ static const struct packet_row *find_row(const char *payload, size_t len)
 		if (n > len || memcmp(payload, row->name, n))
 			continue;
 		if (row->match == MATCH_EXACT && n != len)
-			continue;
-		if (row->match == MATCH_PREFIX && is_other_packet(payload, len, row))
 			continue;
 		if (row->match == MATCH_WORD && n < len && !strchr(":,;", payload[n]))
 			continue;

@@ -244,6 +244,10 @@ static int read_client(struct rsp_server *s)
 	for (ssize_t i = 0; i < n; i++) {
 		int err = feed_byte(s, buf[i]);
 
+		/* A target without an event fd finishes its resume at once, so
+		 * the bytes after the resume packet are read as packets. */
+		if (!err && s->running && s->target.ops->event_fd(s->target.ctx) < 0)
+			err = poll_target(s, true);
 		if (err)
 			return err;
 	}
