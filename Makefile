@@ -12,7 +12,9 @@
 # Each module folder (protocol stub replay dwarf) is a static library; cli/
 # links them into the one binary, so a wrong dependency is a link error.
 
-CC ?= gcc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
 PREFIX ?= /usr/local
 DESTDIR ?=
 
@@ -44,6 +46,9 @@ BIN := $(BUILD)/hindsight
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_PROGS_SRCS := $(wildcard tests/programs/*.c)
+
+# Keep intermediate objects (test objects are built through a chain).
+.SECONDARY:
 
 .PHONY: all check check-fast check-asan unit e2e fuzz demo install deps clean bench
 all: $(BIN)

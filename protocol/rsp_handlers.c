@@ -93,7 +93,7 @@ static int h_set_thread(struct rsp_server *s, struct rsp_request *req)
 	int err = check_thread(s, req->thread);
 
 	if (err)
-		return reply_err(s, err, "no such thread");
+		return reply_err(s, err, NULL);
 	if (req->u.thread_op == 'g')
 		s->g_thread = rsp_server_resolve(s, req->thread);
 	else
@@ -105,7 +105,7 @@ static int h_thread_alive(struct rsp_server *s, struct rsp_request *req)
 {
 	int err = check_thread(s, req->thread);
 
-	return err ? reply_err(s, err, "no such thread") : rsp_reply_ok(&s->reply);
+	return err ? reply_err(s, err, NULL) : rsp_reply_ok(&s->reply);
 }
 
 static int h_current_thread(struct rsp_server *s, struct rsp_request *req)
@@ -182,7 +182,7 @@ static int h_write_regs(struct rsp_server *s, struct rsp_request *req)
 
 	memset(&regs, 0, sizeof(regs));
 	if (req->u.reg.len > rsp_regs_size(s->target.ops->features(s->target.ctx)))
-		return reply_err(s, -EINVAL, "too many register bytes");
+		return reply_err(s, -EINVAL, NULL);
 	memcpy(regs.bytes, req->u.reg.data, req->u.reg.len);
 	for (size_t r = 0; r < count; r++)
 		regs.avail[r] = rsp_reg_descs[r].offset + rsp_reg_descs[r].size <= req->u.reg.len;
@@ -195,7 +195,7 @@ static int h_read_reg(struct rsp_server *s, struct rsp_request *req)
 	int err;
 
 	if (req->u.reg.regno >= reg_count(s))
-		return reply_err(s, -EINVAL, "no such register");
+		return reply_err(s, -EINVAL, NULL);
 	memset(&regs, 0, sizeof(regs));
 	err = s->target.ops->read_regs(s->target.ctx, req_thread(s, req), &regs);
 	if (err)
@@ -209,9 +209,9 @@ static int h_write_reg(struct rsp_server *s, struct rsp_request *req)
 	struct rsp_regs regs;
 
 	if (req->u.reg.regno >= reg_count(s))
-		return reply_err(s, -EINVAL, "no such register");
+		return reply_err(s, -EINVAL, NULL);
 	if (req->u.reg.len != rsp_reg_descs[r].size)
-		return reply_err(s, -EINVAL, "wrong register size");
+		return reply_err(s, -EINVAL, NULL);
 	memset(&regs, 0, sizeof(regs));
 	rsp_regs_set_bytes(&regs, r, req->u.reg.data);
 	return reply_status(s, s->target.ops->write_regs(s->target.ctx, req_thread(s, req), &regs));
@@ -233,7 +233,7 @@ static int h_read_mem(struct rsp_server *s, struct rsp_request *req)
 		return reply_err(s, err, NULL);
 	n = s->target.ops->read_mem(s->target.ctx, req->u.mem.addr, s->scratch.data, len);
 	if (n <= 0)
-		return reply_err(s, n < 0 ? n : -EIO, "cannot access memory");
+		return reply_err(s, n < 0 ? n : -EIO, NULL);
 	return rsp_buf_put_hex(&s->reply, s->scratch.data, (size_t)n);
 }
 
@@ -317,7 +317,7 @@ static int h_pass_signals(struct rsp_server *s, struct rsp_request *req)
 static int h_non_stop(struct rsp_server *s, struct rsp_request *req)
 {
 	if (req->u.flag)
-		return reply_err(s, -EOPNOTSUPP, "non-stop mode is not supported");
+		return reply_err(s, -EOPNOTSUPP, NULL);
 	return rsp_reply_ok(&s->reply);
 }
 
@@ -351,7 +351,7 @@ static int h_thread_stop_info(struct rsp_server *s, struct rsp_request *req)
 
 	if (stop.kind == RSP_STOP_SIGNAL && t.tid != stop.thread.tid) {
 		if (check_thread(s, t))
-			return reply_err(s, -ESRCH, "no such thread");
+			return reply_err(s, -ESRCH, NULL);
 		stop.thread = t;
 		stop.signo = 0;
 		stop.reason = RSP_REASON_NONE;
@@ -435,6 +435,6 @@ int rsp_handle_request(struct rsp_server *s, struct rsp_request *req)
 	if (!h)
 		return 0;
 	if (needs_process(req->type) && !s->has_process)
-		return reply_err(s, -ESRCH, "the program is not being run");
+		return reply_err(s, -ESRCH, NULL);
 	return h(s, req);
 }

@@ -71,7 +71,7 @@ int rsp_handle_xfer(struct rsp_server *s, struct rsp_request *req)
 		break;
 	}
 	if (err)
-		return reply_err(s, err, NULL);
+		return reply_err(s, err, strerror(-err));
 	return rsp_reply_xfer(&s->reply, obj->data, obj->len, req->u.xfer.offset, req->u.xfer.len);
 }
 

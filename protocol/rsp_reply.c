@@ -22,19 +22,19 @@ int rsp_reply_error(struct rsp_buf *out, const struct rsp_client *client, int er
 		    const char *text)
 {
 	int code = err < 0 ? -err : err;
+	int e;
 
 	if (code <= 0 || code > 0xff)
 		code = 0xff;
+	if (text && (client->features & RSP_CLIENT_VCONT_SUPPORTED))
+		return rsp_buf_printf(out, "E.%s", text);
+	e = rsp_buf_printf(out, "E%02x", code);
+	if (e || !client->error_strings)
+		return e;
 	if (!text)
 		text = strerror(code);
-	if (client->features & RSP_CLIENT_VCONT_SUPPORTED)
-		return rsp_buf_printf(out, "E.%s", text);
-	if (client->error_strings) {
-		int e = rsp_buf_printf(out, "E%02x;", code);
-
-		return e ? e : rsp_buf_put_hex(out, text, strlen(text));
-	}
-	return rsp_buf_printf(out, "E%02x", code);
+	e = rsp_buf_putc(out, ';');
+	return e ? e : rsp_buf_put_hex(out, text, strlen(text));
 }
 
 static int put_id(struct rsp_buf *out, int64_t id)

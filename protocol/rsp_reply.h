@@ -26,9 +26,12 @@ struct rsp_client {
 /* All return 0 or -ENOMEM. */
 int rsp_reply_ok(struct rsp_buf *out);
 
-/* An error reply for negative errno @err: `E.<text>` for GDB, `Exx;<hex
- * text>` for LLDB with error strings on, `Exx` otherwise (xx = the errno,
- * at most 0xff). @text may be NULL: strerror(-err) is used. */
+/* An error reply for negative errno @err: `Exx` (xx = the errno, at most
+ * 0xff), or `Exx;<hex text>` for LLDB once it enabled error strings. GDB 13
+ * takes `E.<text>` only for the packets it checks with packet_check_result
+ * (qXfer and its kin; `m`, for one, wants exactly two hex digits), so the
+ * text form is used only when @text is given: pass it for such packets
+ * only. With @text NULL, LLDB gets strerror(-err). */
 int rsp_reply_error(struct rsp_buf *out, const struct rsp_client *client, int err,
 		    const char *text);
 

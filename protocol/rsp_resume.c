@@ -61,7 +61,7 @@ int rsp_handle_vcont(struct rsp_server *s, struct rsp_request *req)
 
 	acts = alloc_actions(s, &n);
 	if (!acts)
-		return rsp_reply_error(&s->reply, &s->client, n < 0 ? n : -ESRCH, "no process");
+		return rsp_reply_error(&s->reply, &s->client, n < 0 ? n : -ESRCH, NULL);
 	for (int i = 0; i < n; i++) {
 		struct rsp_ptid t = s->threads[i].ptid;
 
@@ -105,7 +105,7 @@ int rsp_handle_legacy_resume(struct rsp_server *s, struct rsp_request *req)
 	}
 	acts = alloc_actions(s, &n);
 	if (!acts)
-		return rsp_reply_error(&s->reply, &s->client, n < 0 ? n : -ESRCH, "no process");
+		return rsp_reply_error(&s->reply, &s->client, n < 0 ? n : -ESRCH, NULL);
 	for (int i = 0; i < n; i++) {
 		struct rsp_ptid t = s->threads[i].ptid;
 		bool is_hc = t.tid == hc.tid;

@@ -88,8 +88,7 @@ int rsp_server_resume(struct rsp_server *s, const struct rsp_resume *actions, si
 	int err = n ? s->target.ops->resume(s->target.ctx, actions, n) : -ESRCH;
 
 	if (err)
-		return rsp_reply_error(&s->reply, &s->client, err,
-				       n ? NULL : "no thread to resume");
+		return rsp_reply_error(&s->reply, &s->client, err, NULL);
 	s->running = true;
 	return 0;
 }

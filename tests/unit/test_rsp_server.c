@@ -447,7 +447,7 @@ static void test_memory_read_write_and_errors(void **state)
 	assert_string_equal(t.items[2], "abcd0607");
 	assert_string_equal(t.items[3], "OK");
 	assert_string_equal(t.items[4], "E05");                      /* EIO, plain */
-	assert_string_equal(t.items[6], "E.cannot access memory");   /* GDB */
+	assert_string_equal(t.items[6], "E05");  /* GDB 13 wants Exx after m */
 	assert_string_equal(t.items[7], "E.malformed packet");
 	assert_string_equal(t.items[8], "feff");                     /* partial read */
 	transcript_free(&t);
@@ -535,9 +535,9 @@ static void test_threads(void **state)
 	assert_string_equal(t.items[2], "l");
 	assert_string_equal(t.items[3], "QCp64.64");
 	assert_string_equal(t.items[4], "OK");
-	assert_true(starts_with(t.items[5], "E."));
+	assert_string_equal(t.items[5], "E03");  /* ESRCH */
 	assert_string_equal(t.items[6], "OK");
-	assert_true(starts_with(t.items[7], "E."));
+	assert_string_equal(t.items[7], "E03");
 	assert_non_null(strstr(t.items[8], "<thread id=\"p64.65\" core=\"1\" name=\"fake&lt;1&gt;\"/>"));
 	assert_true(starts_with(t.items[8], "l<?xml"));
 	transcript_free(&t);
@@ -596,7 +596,7 @@ static void test_kill_and_after(void **state)
 	assert_string_equal(t.items[1], "0");
 	assert_string_equal(t.items[2], "OK");
 	assert_string_equal(t.items[3], "X09;process:64");
-	assert_true(starts_with(t.items[4], "E."));  /* no process any more */
+	assert_string_equal(t.items[4], "E03");  /* no process any more */
 	assert_string_equal(t.items[5], "X09;process:64");
 	assert_true(fake.killed);
 	transcript_free(&t);
@@ -663,7 +663,7 @@ static void test_lldb_session(void **state)
 	assert_string_equal(t.items[6], "2000");
 	assert_string_equal(t.items[7], "start:1000;size:1000;permissions:rwx;");
 	assert_string_equal(t.items[8], "start:1000;size:1000;");
-	assert_string_equal(t.items[10], "E05;63616e6e6f7420616363657373206d656d6f7279");
+	assert_string_equal(t.items[10], "E05;496e7075742f6f7574707574206572726f72");
 	assert_true(starts_with(t.items[11], "pid:64;parent-pid:1;"));
 	assert_true(starts_with(t.items[12], "T00"));
 	assert_non_null(strstr(t.items[12], "thread:p64.65;"));

@@ -1,0 +1,248 @@
+/*
+ * cli/cli_serve.c: `hindsight serve`, a gdbserver-compatible stub.
+ *
+ *   hindsight serve [--once] [--debug] [HOST]:PORT PROG [ARGS...]
+ *   hindsight serve [--once] [--debug] --attach PID [HOST]:PORT
+ *
+ * The command line and the messages are gdbserver's, so scripts and test
+ * harnesses written for gdbserver work unchanged (gdbserver's own order
+ * `--attach COMM PID` is accepted too). The listening socket is bound before
+ * the program starts, so a busy port costs no process.
+ */
+#include "cli/cli_serve.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli_net.h"
+#include "protocol/rsp_server.h"
+#include "stub/stub_target.h"
+
+#define HINDSIGHT_VERSION "0.1"
+
+struct serve_args {
+	bool once;
+	bool debug;
+	long attach_pid;      /* 0: spawn */
+	const char *addr;
+	char **argv;          /* program and arguments */
+};
+
+void cli_serve_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: hindsight serve [OPTIONS] [HOST]:PORT PROG [ARGS...]\n"
+		"       hindsight serve [OPTIONS] --attach PID [HOST]:PORT\n"
+		"\n"
+		"Serve PROG (started stopped at its first instruction) or the running\n"
+		"process PID to GDB (`target remote HOST:PORT`) or LLDB\n"
+		"(`gdb-remote HOST:PORT`), like gdbserver. HOST defaults to 127.0.0.1;\n"
+		"PORT 0 picks a free port, printed as `Listening on port N`.\n"
+		"\n"
+		"Options:\n"
+		"  --once          exit when the first connection closes\n"
+		"  --attach PID    attach to a running process instead of starting one\n"
+		"  --debug         log every packet to stderr\n"
+		"  -h, --help      show this help\n"
+		"\n"
+		"Without --once the stub keeps the process and listens again when the\n"
+		"debugger disconnects, until the process is gone or `monitor exit` was\n"
+		"given. See hindsight-serve(1).\n");
+}
+
+static int parse_pid(const char *s, long *pid)
+{
+	char *end;
+
+	errno = 0;
+	*pid = strtol(s, &end, 10);
+	return (errno || *end || *pid <= 0) ? -EINVAL : 0;
+}
+
+/* --attach PID [HOST]:PORT (ours) or --attach [HOST]:PORT PID (gdbserver's). */
+static int parse_attach(int argc, char **argv, struct serve_args *a)
+{
+	if (argc == 2 && parse_pid(argv[0], &a->attach_pid) == 0) {
+		a->addr = argv[1];
+		return 0;
+	}
+	if (argc == 2 && parse_pid(argv[1], &a->attach_pid) == 0) {
+		a->addr = argv[0];
+		return 0;
+	}
+	fprintf(stderr, "hindsight serve: --attach needs a PID and [HOST]:PORT\n");
+	return -EINVAL;
+}
+
+/* 0, or 1 after printing help, or -EINVAL after printing the error. */
+static int parse_args(int argc, char **argv, struct serve_args *a)
+{
+	static const struct option opts[] = {
+		{ "once", no_argument, NULL, 'o' },
+		{ "attach", no_argument, NULL, 'a' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "remote-debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool attach = false;
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': a->once = true; break;
+		case 'a': attach = true; break;
+		case 'd': a->debug = true; break;
+		case 'h': cli_serve_usage(stdout); return 1;
+		default: cli_serve_usage(stderr); return -EINVAL;
+		}
+	}
+	argv += optind;
+	argc -= optind;
+	if (attach)
+		return parse_attach(argc, argv, a);
+	if (argc < 1) {
+		cli_serve_usage(stderr);
+		return -EINVAL;
+	}
+	a->addr = argv[0];
+	if (argc < 2) {
+		fprintf(stderr, "hindsight serve: no program to debug (give PROG or --attach PID)\n");
+		return -EINVAL;
+	}
+	a->argv = argv + 1;
+	return 0;
+}
+
+/* --debug: one line per packet or ack, non-printable bytes as \xNN. */
+static void log_packet(void *arg, char dir, const uint8_t *data, size_t len)
+{
+	(void)arg;
+	fprintf(stderr, "[rsp] %s ", dir == '<' ? "<-" : "->");
+	for (size_t i = 0; i < len && i < 2048; i++) {
+		if (data[i] >= 0x20 && data[i] < 0x7f)
+			fputc(data[i], stderr);
+		else
+			fprintf(stderr, "\\x%02x", data[i]);
+	}
+	fprintf(stderr, len > 2048 ? "...\n" : "\n");
+}
+
+static int start_target(const struct serve_args *a, struct stub_target **t)
+{
+	int err;
+
+	if (a->attach_pid) {
+		err = stub_target_attach((pid_t)a->attach_pid, t);
+		if (err) {
+			fprintf(stderr, "Cannot attach to process %ld: %s\n", a->attach_pid, strerror(-err));
+			return err;
+		}
+		fprintf(stderr, "Attached; pid = %ld\n", a->attach_pid);
+		return 0;
+	}
+	err = stub_target_spawn(a->argv, t);
+	if (err) {
+		fprintf(stderr, "Cannot exec %s: %s.\n", a->argv[0], strerror(-err));
+		return err;
+	}
+	fprintf(stderr, "Process %s created; pid = %d\n", a->argv[0], (int)stub_target_pid(*t));
+	return 0;
+}
+
+static void report_end(const struct rsp_server *srv)
+{
+	const struct rsp_stop *st = &srv->last_stop;
+
+	if (st->kind == RSP_STOP_EXITED)
+		fprintf(stderr, "Child exited with status %d\n", st->status);
+	else if (st->kind == RSP_STOP_TERMINATED)
+		fprintf(stderr, "Child terminated with signal = %d (%s)\n", st->signo,
+			strsignal(st->signo));
+}
+
+/* Accepts and serves connections until the stub should end. */
+static int serve_connections(struct rsp_server *srv, int lfd, int port, bool once)
+{
+	for (;;) {
+		char peer[64];
+		int peer_port, fd, r;
+
+		fd = cli_net_accept(lfd, peer, sizeof(peer), &peer_port);
+		if (fd < 0) {
+			fprintf(stderr, "hindsight serve: accept: %s\n", strerror(-fd));
+			return 1;
+		}
+		fprintf(stderr, "Remote debugging from host %s, port %d\n", peer, peer_port);
+		r = rsp_server_serve(srv, fd);
+		close(fd);
+		if (r < 0) {
+			fprintf(stderr, "hindsight serve: connection failed: %s\n", strerror(-r));
+		}
+		if (r == RSP_SERVE_GONE || !srv->has_process) {
+			report_end(srv);
+			return 0;
+		}
+		if (once || srv->exit_requested)
+			return 0;
+		fprintf(stderr, "Remote side has terminated connection.  "
+				"hindsight will reopen the connection.\n");
+		fprintf(stderr, "Listening on port %d\n", port);
+	}
+}
+
+int cli_serve_main(int argc, char **argv)
+{
+	struct rsp_server_options opt = { .name = "hindsight", .version = HINDSIGHT_VERSION };
+	char host[256], port_s[16];
+	struct serve_args a;
+	struct stub_target *t = NULL;
+	struct rsp_server srv;
+	const char *what;
+	int lfd, port, err, status;
+
+	err = parse_args(argc, argv, &a);
+	if (err)
+		return err > 0 ? 0 : 2;
+	if (cli_net_parse_addr(a.addr, host, sizeof(host), port_s, sizeof(port_s))) {
+		fprintf(stderr, "hindsight serve: bad address '%s' (want [HOST]:PORT)\n", a.addr);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	lfd = cli_net_listen(host, port_s, &port, &what);
+	if (lfd < 0) {
+		if (lfd == -EADDRINUSE)
+			fprintf(stderr, "Can't bind address: Address already in use.\nExiting\n");
+		else
+			fprintf(stderr, "Can't %s address %s: %s.\nExiting\n", what, a.addr, strerror(-lfd));
+		return 1;
+	}
+	if (start_target(&a, &t)) {
+		close(lfd);
+		fprintf(stderr, "Exiting\n");
+		return 1;
+	}
+	if (a.debug) {
+		opt.log = log_packet;
+	}
+	err = rsp_server_init(&srv, stub_target_rsp(t), &opt);
+	if (err) {
+		fprintf(stderr, "hindsight serve: %s\n", strerror(-err));
+		stub_target_free(t);
+		close(lfd);
+		return 1;
+	}
+	fprintf(stderr, "Listening on port %d\n", port);
+	status = serve_connections(&srv, lfd, port, a.once);
+	rsp_server_release(&srv);
+	stub_target_free(t);
+	close(lfd);
+	return status;
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# run.sh BIN...: every test of one build, as `make check-fast` runs it:
+# the cmocka unit binaries given as arguments (tests/run-unit.sh), then the
+# end-to-end suite (tests/e2e/run.sh) against $HINDSIGHT. Ends with exactly
+# one line "check: N passed, N failed" (N = cmocka test cases + e2e tests;
+# skipped e2e tests are counted in neither) and exits non-zero on any failure.
+#   env: HINDSIGHT=/abs/path/to/hindsight  BUILD=build|build-asan
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BUILD=${BUILD:-build}
+export HINDSIGHT=${HINDSIGHT:-$(cd "$here/.." && pwd)/$BUILD/hindsight}
+# ASan: make leaks and errors fatal and readable in the e2e logs too.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+pass=0
+failed=0
+
+# count LOG PREFIX: add the "PREFIX: N passed, N failed" numbers of LOG.
+count()
+{
+    local line p f
+    line=$(grep -E "^$2: [0-9]+ passed, [0-9]+ failed" "$1" | tail -1)
+    if [ -z "$line" ]; then
+        echo "run.sh: no '$2:' summary line; counting one failure"
+        failed=$((failed + 1))
+        return
+    fi
+    p=$(echo "$line" | sed -E 's/^[^:]*: ([0-9]+) passed.*/\1/')
+    f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+    pass=$((pass + p))
+    failed=$((failed + f))
+}
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+echo "== unit tests ($BUILD): $# binaries"
+if [ $# -gt 0 ]; then
+    "$here/run-unit.sh" "$@" 2>&1 | tee "$log"
+    count "$log" unit
+fi
+
+echo "== end-to-end tests ($BUILD): $HINDSIGHT"
+"$here/e2e/run.sh" 2>&1 | tee "$log"
+count "$log" e2e
+
+echo "check: $pass passed, $failed failed"
+[ "$failed" -eq 0 ]
