@@ -366,6 +366,11 @@ static int h_server_version(struct rsp_server *s, struct rsp_request *req)
 			      s->opt.version ? s->opt.version : "0");
 }
 
+static int h_vfile(struct rsp_server *s, struct rsp_request *req)
+{
+	return rsp_vfile_handle(&s->vfile, req->u.vfile_args, &s->reply);
+}
+
 static const handler_fn handlers[] = {
 	[RSP_REQ_UNKNOWN] = h_unknown,
 	[RSP_REQ_MALFORMED] = h_malformed,
@@ -411,6 +416,7 @@ static const handler_fn handlers[] = {
 	[RSP_REQ_ERROR_STRINGS] = h_error_strings,
 	[RSP_REQ_THREAD_STOP_INFO] = h_thread_stop_info,
 	[RSP_REQ_SERVER_VERSION] = h_server_version,
+	[RSP_REQ_VFILE] = h_vfile,
 };
 
 /* Requests that need a process; without one they get an error. */

@@ -469,6 +469,13 @@ static int parse_addr(struct args *a, struct rsp_request *req)
 	return done(a);
 }
 
+static int parse_vfile(struct args *a, struct rsp_request *req)
+{
+	req->u.vfile_args = (char *)a->p; /* NUL-terminated by the parser */
+	a->p = a->end;
+	return 0;
+}
+
 static int parse_stop_info(struct args *a, struct rsp_request *req)
 {
 	return parse_thread_arg(a, req);
@@ -520,6 +527,7 @@ static const struct packet_row packets[] = {
 	{ "QEnableErrorStrings", MATCH_EXACT, RSP_REQ_ERROR_STRINGS, NULL },
 	{ "qThreadStopInfo", MATCH_PREFIX, RSP_REQ_THREAD_STOP_INFO, parse_stop_info },
 	{ "qGDBServerVersion", MATCH_EXACT, RSP_REQ_SERVER_VERSION, NULL },
+	{ "vFile:", MATCH_PREFIX, RSP_REQ_VFILE, parse_vfile },
 };
 
 static const struct packet_row *find_row(const char *payload, size_t len)

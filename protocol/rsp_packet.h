@@ -66,6 +66,7 @@ enum rsp_req_type {
 	RSP_REQ_ERROR_STRINGS,      /* QEnableErrorStrings (LLDB) */
 	RSP_REQ_THREAD_STOP_INFO,   /* qThreadStopInfo<tid> (LLDB) */
 	RSP_REQ_SERVER_VERSION,     /* qGDBServerVersion (LLDB) */
+	RSP_REQ_VFILE,              /* vFile:<op>:<args> (host I/O) */
 };
 
 /* Client features named in qSupported. */
@@ -145,6 +146,7 @@ struct rsp_request {
 		int64_t pid;                /* VKILL, DETACH, ATTACHED (-1: none) */
 		bool flag;                  /* NON_STOP */
 		uint64_t addr;              /* MEMORY_REGION_INFO */
+		char *vfile_args;           /* VFILE: "<op>:<args>", writable */
 	} u;
 };
 

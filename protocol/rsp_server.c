@@ -312,8 +312,10 @@ int rsp_server_serve(struct rsp_server *s, int fd)
 	s->conn.log_arg = s->opt.log_arg;
 	memset(&s->client, 0, sizeof(s->client));
 	s->noack_after_reply = false;
+	rsp_vfile_init(&s->vfile);
 	r = serve_loop(s);
 	stop_running_target(s);
+	rsp_vfile_release(&s->vfile);
 	rsp_conn_release(&s->conn);
 	if (r < 0 && r != -EPIPE && r != -ECONNRESET)
 		return r;

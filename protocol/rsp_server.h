@@ -19,6 +19,7 @@
 #include "protocol/rsp_conn.h"
 #include "protocol/rsp_packet.h"
 #include "protocol/rsp_reply.h"
+#include "protocol/rsp_vfile.h"
 #include "protocol/target.h"
 
 /* The largest packet we accept, announced as PacketSize. */
@@ -40,6 +41,7 @@ struct rsp_server {
 	struct rsp_client client;
 	struct rsp_buf reply;
 	bool noack_after_reply;
+	struct rsp_vfile vfile;     /* files the client opened with vFile */
 
 	/* Across connections. */
 	struct rsp_ptid g_thread;   /* Hg: registers and memory */

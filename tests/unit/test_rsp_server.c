@@ -613,7 +613,7 @@ static void test_unknown_and_malformed(void **state)
 		 "QNonStop:0", "QNonStop:1", "qSymbol::", "qOffsets");
 	assert_string_equal(t.items[0], "");
 	assert_string_equal(t.items[1], "");
-	assert_string_equal(t.items[2], "");
+	assert_string_equal(t.items[2], "F0");  /* vFile:setfs */
 	assert_string_equal(t.items[3], "");
 	assert_true(starts_with(t.items[4], "E"));
 	assert_string_equal(t.items[5], "OK");

@@ -1,0 +1,34 @@
+/*
+ * protocol/rsp_vfile.h: GDB's host I/O packets (vFile:*), read-only.
+ *
+ * GDB reads the program, its libraries and /proc files through these when
+ * its sysroot is "target:" (the default); without them it warns that the
+ * target cannot transfer files. The stub runs on the debugged machine, so
+ * the files are the stub's own, seen through /proc/PID/root after
+ * vFile:setfs:PID. Only reading is served: open with write flags, pwrite
+ * and unlink are refused (EACCES / empty reply).
+ */
+#ifndef HINDSIGHT_PROTOCOL_RSP_VFILE_H
+#define HINDSIGHT_PROTOCOL_RSP_VFILE_H
+
+#include <stdint.h>
+
+#include "protocol/rsp_buf.h"
+
+#define RSP_VFILE_MAX_FDS 32
+
+struct rsp_vfile {
+	int fds[RSP_VFILE_MAX_FDS]; /* -1: free; the index is the client's fd */
+	int64_t fs_pid;             /* 0: the stub's own file system */
+};
+
+void rsp_vfile_init(struct rsp_vfile *v);
+/* Closes every file the client left open. */
+void rsp_vfile_release(struct rsp_vfile *v);
+
+/* Handles `vFile:<op>:<args>` (@args points after "vFile:", NUL-terminated,
+ * writable) and appends the reply (`F<result>[,<errno>][;<data>]`, or empty
+ * for an operation not served). Returns 0 or -ENOMEM. */
+int rsp_vfile_handle(struct rsp_vfile *v, char *args, struct rsp_buf *reply);
+
+#endif
