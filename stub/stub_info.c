@@ -127,13 +127,22 @@ static void stub_info_thread(struct stub_proc *p, pid_t tid, struct rsp_thread_i
 int stub_info_threads(struct stub_proc *p, struct rsp_thread_info *out, size_t max)
 {
 	size_t n = 0;
+	struct stub_thread *last;
+	int total = 0;
 
 	if (!p->alive)
 		return 0;
-	if (stub_thread_find(&p->threads, p->last_tid) && n < max)
+	last = stub_thread_find(&p->threads, p->last_tid);
+	if (last && !last->zombie && n < max)
 		stub_info_thread(p, p->last_tid, &out[n++]);
-	for (size_t i = 0; i < p->threads.n && n < max; i++)
-		if (p->threads.v[i].tid != p->last_tid)
-			stub_info_thread(p, p->threads.v[i].tid, &out[n++]);
-	return (int)p->threads.n;
+	for (size_t i = 0; i < p->threads.n; i++) {
+		const struct stub_thread *t = &p->threads.v[i];
+
+		if (t->zombie)
+			continue;
+		total++;
+		if (t != last && n < max)
+			stub_info_thread(p, t->tid, &out[n++]);
+	}
+	return total;
 }

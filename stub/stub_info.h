@@ -25,7 +25,8 @@ int stub_info_xfer(struct stub_proc *p, enum rsp_xfer_object obj, const char *an
 int stub_info_shlib_addr(struct stub_proc *p, uint64_t *addr);
 int stub_info_region(struct stub_proc *p, uint64_t addr, struct rsp_region *out);
 int stub_info_process(struct stub_proc *p, struct rsp_process_info *out);
-/* As rsp_target_ops.threads: the last stopped thread first. */
+/* As rsp_target_ops.threads: the last stopped thread first, an exited
+ * leader (zombie) left out. */
 int stub_info_threads(struct stub_proc *p, struct rsp_thread_info *out, size_t max);
 
 #endif

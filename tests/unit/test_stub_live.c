@@ -68,6 +68,40 @@ static const char prog_fork[] =
 	"	return WIFEXITED(st) && WEXITSTATUS(st) == 5 ? 3 : 4;\n"
 	"}\n";
 
+static const char prog_exec[] =
+	"#include <unistd.h>\n"
+	"int main(void) { execl(\"/bin/true\", \"true\", (char *)0); return 9; }\n";
+
+static const char prog_int3[] =
+	"int main(void) { __asm__ volatile(\"int3\"); return 4; }\n";
+
+/* The leader exits first; a thread hits a breakpoint afterwards. */
+static const char prog_zombie[] =
+	"#include <pthread.h>\n"
+	"#include <unistd.h>\n"
+	"__attribute__((noinline)) void mark(void) { __asm__ volatile(\"\"); }\n"
+	"static void *run(void *a) { usleep(200000); mark(); return a; }\n"
+	"int main(void) {\n"
+	"	pthread_t t;\n"
+	"	pthread_create(&t, 0, run, 0);\n"
+	"	pthread_exit(0);\n"
+	"}\n";
+
+/* posix_spawn is a vfork: the child shares the parent's memory. */
+static const char prog_vfork[] =
+	"#include <spawn.h>\n"
+	"#include <sys/wait.h>\n"
+	"extern char **environ;\n"
+	"__attribute__((noinline)) int after(int st) { return st == 0 ? 6 : 8; }\n"
+	"int main(void) {\n"
+	"	char *argv[] = { \"true\", 0 };\n"
+	"	pid_t c;\n"
+	"	int st = 1;\n"
+	"	if (posix_spawn(&c, \"/bin/true\", 0, 0, argv, environ) == 0)\n"
+	"		waitpid(c, &st, 0);\n"
+	"	return after(st);\n"
+	"}\n";
+
 static void test_path(char *out, size_t size, const char *name)
 {
 	snprintf(out, size, "%s/%s", test_dir, name);
@@ -95,7 +129,9 @@ static int group_setup(void **state)
 	if (!mkdtemp(test_dir))
 		return -1;
 	if (compile("basic", prog_basic) || compile("threads", prog_threads) ||
-	    compile("fork", prog_fork))
+	    compile("fork", prog_fork) || compile("exec", prog_exec) ||
+	    compile("int3", prog_int3) || compile("zombie", prog_zombie) ||
+	    compile("vfork", prog_vfork))
 		return -1;
 	return 0;
 }
@@ -679,6 +715,101 @@ static void test_fork_child_runs_free(void **state)
 	stub_target_free(l.t);
 }
 
+static void test_vfork_keeps_breakpoints(void **state)
+{
+	uint64_t after = symbol("vfork", "after");
+	uint8_t pass[RSP_NSIG] = { 0 };
+	struct live l;
+	struct rsp_stop st;
+
+	(void)state;
+	live_spawn(&l, "vfork", NULL);
+	pass[SIGCHLD] = 1;
+	assert_int_equal(l.rt.ops->set_pass_signals(l.rt.ctx, pass), 0);
+	assert_int_equal(l.rt.ops->insert_point(l.rt.ctx, RSP_POINT_SW_BREAK, after, 1), 0);
+	st = live_cont(&l);
+	assert_int_equal(st.reason, RSP_REASON_SWBREAK);
+	assert_int_equal(live_pc(&l, st.thread), after);
+	assert_int_equal(l.rt.ops->remove_point(l.rt.ctx, RSP_POINT_SW_BREAK, after, 1), 0);
+	st = live_cont(&l);
+	assert_int_equal(st.kind, RSP_STOP_EXITED);
+	assert_int_equal(st.status, 6);
+	stub_target_free(l.t);
+}
+
+static void test_exec_event(void **state)
+{
+	struct live l;
+	struct rsp_stop st;
+	struct rsp_buf b;
+
+	(void)state;
+	rsp_buf_init(&b);
+	live_spawn(&l, "exec", NULL);
+	assert_int_equal(l.rt.ops->insert_point(l.rt.ctx, RSP_POINT_SW_BREAK, symbol("exec", "main"), 1), 0);
+	st = live_cont(&l);
+	assert_int_equal(st.reason, RSP_REASON_SWBREAK);
+	st = live_cont(&l); /* pc is at main, the int3 is hit again */
+	assert_int_equal(st.reason, RSP_REASON_SWBREAK);
+	assert_int_equal(l.rt.ops->remove_point(l.rt.ctx, RSP_POINT_SW_BREAK, symbol("exec", "main"), 1), 0);
+	st = live_cont(&l);
+	assert_int_equal(st.kind, RSP_STOP_SIGNAL);
+	assert_int_equal(st.signo, SIGTRAP);
+	assert_int_equal(st.reason, RSP_REASON_NONE);
+	assert_int_equal(l.rt.ops->xfer_read(l.rt.ctx, RSP_XFER_EXEC_FILE, "", &b), 0);
+	assert_non_null(strstr(rsp_buf_str(&b), "true"));
+	st = live_cont(&l);
+	assert_int_equal(st.kind, RSP_STOP_EXITED);
+	assert_int_equal(st.status, 0);
+	rsp_buf_release(&b);
+	stub_target_free(l.t);
+}
+
+static void test_foreign_int3(void **state)
+{
+	struct live l;
+	struct rsp_stop st;
+	uint8_t b;
+
+	(void)state;
+	live_spawn(&l, "int3", NULL);
+	st = live_cont(&l);
+	assert_int_equal(st.kind, RSP_STOP_SIGNAL);
+	assert_int_equal(st.signo, SIGTRAP);
+	assert_int_equal(st.reason, RSP_REASON_NONE);
+	assert_int_equal(l.rt.ops->read_mem(l.rt.ctx, live_pc(&l, st.thread) - 1, &b, 1), 1);
+	assert_int_equal(b, 0xcc);
+	st = live_cont(&l);
+	assert_int_equal(st.kind, RSP_STOP_EXITED);
+	assert_int_equal(st.status, 4);
+	stub_target_free(l.t);
+}
+
+static void test_leader_exits_first(void **state)
+{
+	uint64_t mark = symbol("zombie", "mark");
+	struct rsp_thread_info info[4];
+	struct live l;
+	struct rsp_stop st;
+
+	(void)state;
+	live_spawn(&l, "zombie", NULL);
+	assert_int_equal(l.rt.ops->insert_point(l.rt.ctx, RSP_POINT_SW_BREAK, mark, 1), 0);
+	st = live_cont(&l);
+	assert_int_equal(st.reason, RSP_REASON_SWBREAK);
+	assert_int_not_equal(st.thread.tid, l.pid);
+	assert_int_equal(live_pc(&l, st.thread), mark);
+	/* the exited leader is no longer listed */
+	assert_int_equal(l.rt.ops->threads(l.rt.ctx, info, 4), 1);
+	assert_int_equal(info[0].ptid.tid, st.thread.tid);
+	assert_int_equal(l.rt.ops->thread_alive(l.rt.ctx, live_ptid(&l)), -ESRCH);
+	assert_int_equal(l.rt.ops->remove_point(l.rt.ctx, RSP_POINT_SW_BREAK, mark, 1), 0);
+	st = live_cont(&l);
+	assert_int_equal(st.kind, RSP_STOP_EXITED);
+	assert_int_equal(st.status, 0);
+	stub_target_free(l.t);
+}
+
 static void live_spawn_sleep(struct live *l)
 {
 	char *argv[] = { "sleep", "20", NULL };
@@ -831,6 +962,10 @@ int main(void)
 		cmocka_unit_test_setup(test_threads_pending_hits, test_setup),
 		cmocka_unit_test_setup(test_watch_in_threads, test_setup),
 		cmocka_unit_test_setup(test_fork_child_runs_free, test_setup),
+		cmocka_unit_test_setup(test_vfork_keeps_breakpoints, test_setup),
+		cmocka_unit_test_setup(test_exec_event, test_setup),
+		cmocka_unit_test_setup(test_foreign_int3, test_setup),
+		cmocka_unit_test_setup(test_leader_exits_first, test_setup),
 		cmocka_unit_test_setup(test_killed_from_outside, test_setup),
 		cmocka_unit_test_setup(test_interrupt_and_kill, test_setup),
 		cmocka_unit_test_setup(test_pass_signals, test_setup),
