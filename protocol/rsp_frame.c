@@ -33,10 +33,16 @@ void rsp_frame_release(struct rsp_frame *f)
 
 static void start_packet(struct rsp_frame *f)
 {
+	f->error = 0;
 	rsp_buf_reset(&f->payload);
+	/* Keep a buffer even for an empty payload: parsers write a NUL
+	 * after it. */
+	if (rsp_buf_reserve(&f->payload, 0))
+		f->error = -ENOMEM;
+	else
+		f->payload.data[0] = 0;
 	f->state = RSP_FRAME_IN_PAYLOAD;
 	f->sum = 0;
-	f->error = 0;
 }
 
 static void store(struct rsp_frame *f, uint8_t c, size_t count)

@@ -23,7 +23,8 @@ enum rsp_frame_event {
 	RSP_FRAME_PACKET,    /* a whole packet: payload in frame->payload */
 	RSP_FRAME_ERROR,     /* a whole packet that could not be taken:
 			      * frame->error is -EMSGSIZE (longer than the
-			      * limit) or -EBADMSG (bad run-length) */
+			      * limit), -EBADMSG (bad run-length) or
+			      * -ENOMEM */
 	RSP_FRAME_ACK,       /* '+' between packets */
 	RSP_FRAME_NACK,      /* '-' between packets */
 	RSP_FRAME_INTERRUPT, /* 0x03 between packets */
@@ -52,7 +53,8 @@ void rsp_frame_init(struct rsp_frame *f, size_t max_payload);
 void rsp_frame_release(struct rsp_frame *f);
 
 /* Feeds one received byte. With PACKET the payload is valid until the next
- * call; csum_ok says whether the checksum matched. */
+ * call (payload.data is never NULL then, and has room for a NUL after
+ * payload.len bytes); csum_ok says whether the checksum matched. */
 enum rsp_frame_event rsp_frame_feed(struct rsp_frame *f, uint8_t byte);
 
 /* Appends `$<escaped payload>#<checksum>` to @out. 0 or -ENOMEM. */

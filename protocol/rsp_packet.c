@@ -296,8 +296,11 @@ static int parse_point(struct args *a, struct rsp_request *req)
 {
 	uint64_t type, kind;
 
-	if (hex(a, &type) || type > RSP_POINT_ACCESS_WATCH || !eat(a, ',') ||
-	    hex(a, &req->u.point.addr) || !eat(a, ',') || hex(a, &kind) || kind > 0xffff)
+	if (hex(a, &type) || !eat(a, ','))
+		return -EINVAL;
+	if (type > RSP_POINT_ACCESS_WATCH)
+		return -ENOENT; /* a type we do not know: the empty reply */
+	if (hex(a, &req->u.point.addr) || !eat(a, ',') || hex(a, &kind) || kind > 0xffff)
 		return -EINVAL;
 	req->u.point.type = (enum rsp_point_type)type;
 	req->u.point.kind = (int)kind;

@@ -101,7 +101,7 @@ struct rsp_request {
 	const char *error_text;    /* MALFORMED: for E.text replies */
 
 	/* A thread named by the packet (H, T, qThreadExtraInfo, qThreadStopInfo,
-	 * LLDB's ;thread: suffix on g/G/p/P/m/M). */
+	 * LLDB's ;thread: suffix on g / G / p / P / m). */
 	bool has_thread;
 	struct rsp_ptid thread;
 

@@ -208,7 +208,10 @@ int rsp_reply_xml_text(struct rsp_buf *out, const char *s)
 		case '&': err = rsp_buf_puts(out, "&amp;"); break;
 		case '"': err = rsp_buf_puts(out, "&quot;"); break;
 		case '\'': err = rsp_buf_puts(out, "&apos;"); break;
-		default: err = rsp_buf_putc(out, (uint8_t)*s); break;
+		default:
+			/* XML 1.0 has no control characters, escaped or not. */
+			err = rsp_buf_putc(out, (uint8_t)*s < 0x20 || *s == 0x7f ? '?' : (uint8_t)*s);
+			break;
 		}
 	}
 	return err;

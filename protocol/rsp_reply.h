@@ -64,7 +64,8 @@ struct rsp_stop_extra {
 int rsp_reply_stop(struct rsp_buf *out, const struct rsp_client *client,
 		   const struct rsp_stop *stop, const struct rsp_stop_extra *extra);
 
-/* Appends @s with XML's five special characters escaped. */
+/* Appends @s with XML's five special characters escaped and control
+ * characters (not allowed in XML 1.0) replaced by '?'. */
 int rsp_reply_xml_text(struct rsp_buf *out, const char *s);
 
 #endif

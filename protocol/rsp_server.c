@@ -173,7 +173,6 @@ static int handle_packet(struct rsp_server *s, bool csum_ok)
 {
 	struct rsp_frame *f = &s->conn.frame;
 	struct rsp_request req;
-	uint8_t empty[1];
 	int err;
 
 	if (!csum_ok && !s->conn.noack)
@@ -183,9 +182,7 @@ static int handle_packet(struct rsp_server *s, bool csum_ok)
 		return err;
 	if (s->running)
 		return 0; /* all-stop: nothing but 0x03 is expected now */
-	/* The parser writes a NUL after the payload: the buffer has room for it,
-	 * and an empty payload gets a byte of its own. */
-	rsp_request_parse(f->payload.data ? f->payload.data : empty, f->payload.len, &req);
+	rsp_request_parse(f->payload.data, f->payload.len, &req);
 	rsp_buf_reset(&s->reply);
 	err = rsp_handle_request(s, &req);
 	if (err)

@@ -221,6 +221,11 @@ static void reply(struct session *s, const struct rsp_request *req, const uint8_
 	case RSP_REQ_THREAD_EXTRA_INFO:
 		CHECK(rsp_reply_ptid(&s->reply, &s->client, s->thread) == 0);
 		break;
+	case RSP_REQ_VFILE:
+		CHECK(inside(req->u.vfile_args, buf, len));
+		CHECK(inside(req->u.vfile_args + strlen(req->u.vfile_args), buf, len));
+		CHECK(rsp_reply_error(&s->reply, &s->client, -ENOSYS, req->u.vfile_args) == 0);
+		break;
 	case RSP_REQ_UNKNOWN:
 		break;
 	default:
@@ -245,7 +250,7 @@ static void handle_packet(struct session *s, const struct rsp_buf *payload)
 
 	memset(&req, 0xa5, sizeof(req));
 	CHECK(rsp_request_parse(buf, len, &req) == 0);
-	CHECK((unsigned)req.type <= RSP_REQ_SERVER_VERSION);
+	CHECK((unsigned)req.type <= RSP_REQ_VFILE);
 	track(s, &req);
 	reply(s, &req, buf, len);
 	free(buf);

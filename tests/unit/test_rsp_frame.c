@@ -368,8 +368,8 @@ static void test_round_trip_all_bytes(void **state)
 	rsp_buf_release(&wire);
 }
 
-/* An empty first packet: nothing was ever stored, and the payload still
- * reads as "" (payload.data may be NULL then: rsp_buf_str is the way in). */
+/* An empty first packet: nothing was ever stored, yet the payload has a
+ * buffer with room for the NUL a parser writes after it. */
 static void test_empty_first_packet(void **state)
 {
 	struct rsp_frame f;
@@ -383,6 +383,7 @@ static void test_empty_first_packet(void **state)
 	assert_int_equal(ev, RSP_FRAME_PACKET);
 	assert_true(f.csum_ok);
 	assert_int_equal(f.payload.len, 0);
+	assert_non_null(f.payload.data);
 	assert_string_equal(rsp_buf_str(&f.payload), "");
 	rsp_frame_release(&f);
 }

@@ -24,12 +24,14 @@
 
 #include "protocol/rsp_packet.h"
 
+#define LAST_REQ_TYPE RSP_REQ_VFILE
+
 struct packet_case {
 	const char *payload;
 	size_t len;               /* 0: strlen(payload) */
 	struct rsp_request want;  /* type, has_thread / thread, and the type's fields */
 	const char *data;         /* WRITE_MEM / WRITE_REG(S): decoded bytes (length in want) */
-	const char *text;         /* MONITOR: the text; XFER_READ: the annex */
+	const char *text;         /* MONITOR: the text; XFER_READ: the annex; VFILE: the args */
 	bool any_pid;             /* thread ids given without `p`: only the tid is checked */
 	int signals[4];           /* PASS_SIGNALS: the host signals set (0 ends) */
 };
@@ -66,8 +68,11 @@ static const char *type_name(enum rsp_req_type t)
 		"DETACH", "XFER_READ", "MONITOR", "PASS_SIGNALS", "PROGRAM_SIGNALS",
 		"NON_STOP", "SYMBOL", "HOST_INFO", "PROCESS_INFO", "SHLIB_INFO_ADDR",
 		"MEMORY_REGION_INFO", "THREAD_SUFFIX", "THREADS_IN_STOP",
-		"ERROR_STRINGS", "THREAD_STOP_INFO", "SERVER_VERSION",
+		"ERROR_STRINGS", "THREAD_STOP_INFO", "SERVER_VERSION", "VFILE",
 	};
+
+	/* A new request type needs a name here (and rows below). */
+	_Static_assert(sizeof(names) / sizeof(names[0]) == LAST_REQ_TYPE + 1, "type_name table");
 
 	if ((size_t)t < sizeof(names) / sizeof(names[0]))
 		return names[t];
@@ -244,6 +249,11 @@ static void check_fields(const struct packet_case *c, const struct rsp_request *
 	case RSP_REQ_MEMORY_REGION_INFO:
 		if (r->u.addr != w->u.addr)
 			FAIL("\"%s\": addr %#llx", p, (unsigned long long)r->u.addr);
+		break;
+	case RSP_REQ_VFILE:
+		if (!r->u.vfile_args || strcmp(r->u.vfile_args, c->text))
+			FAIL("\"%s\": vFile args \"%s\", want \"%s\"", p,
+				 r->u.vfile_args ? r->u.vfile_args : "(null)", c->text);
 		break;
 	case RSP_REQ_MALFORMED:
 		if (r->error >= 0)
@@ -609,6 +619,21 @@ static const struct packet_case lldb_cases[] = {
 	{ "qGDBServerVersion", TYPE(SERVER_VERSION) },
 };
 
+/* Host I/O: the parser only splits off the name; the handler reads the op. */
+static const struct packet_case vfile_cases[] = {
+	{ "vFile:setfs:0", TYPE(VFILE), .text = "setfs:0" },
+	{ "vFile:open:2f746d702f74,0,1c0", TYPE(VFILE), .text = "open:2f746d702f74,0,1c0" },
+	{ "vFile:pread:6,47ff,0", TYPE(VFILE), .text = "pread:6,47ff,0" },
+	{ "vFile:close:6", TYPE(VFILE), .text = "close:6" },
+	{ "vFileX:close:6", TYPE(UNKNOWN) },
+};
+
+static void test_vfile_packets(void **state)
+{
+	(void)state;
+	RUN_TABLE(vfile_cases);
+}
+
 static void test_lldb_packets(void **state)
 {
 	(void)state;
@@ -622,7 +647,6 @@ static const struct packet_case unknown_cases[] = {
 	{ "vMustReplyEmpty", TYPE(UNKNOWN) },
 	{ "qTStatus", TYPE(UNKNOWN) },
 	{ "qTfP", TYPE(UNKNOWN) },
-	{ "vFile:setfs:0", TYPE(UNKNOWN) },
 	{ "qOffsets", TYPE(UNKNOWN) },
 	{ "qL1200000000000000000", TYPE(UNKNOWN) },
 	{ "x0,0", TYPE(UNKNOWN) },
@@ -805,7 +829,7 @@ static void parse_all_prefixes(const struct packet_case *cases, size_t n)
 			struct rsp_request req;
 
 			parse_copy(cases[i].payload, cut, &req);
-			if ((unsigned)req.type > RSP_REQ_SERVER_VERSION)
+			if ((unsigned)req.type > LAST_REQ_TYPE)
 				FAIL("\"%.*s\": type %d out of range", (int)cut,
 					 cases[i].payload, req.type);
 		}
@@ -827,6 +851,7 @@ static void test_every_prefix_parses(void **state)
 	ALL_PREFIXES(monitor_cases);
 	ALL_PREFIXES(pass_cases);
 	ALL_PREFIXES(lldb_cases);
+	ALL_PREFIXES(vfile_cases);
 	ALL_PREFIXES(malformed_cases);
 	ALL_PREFIXES(overflow_cases);
 	ALL_PREFIXES(trailing_cases);
@@ -913,6 +938,7 @@ int main(void)
 		cmocka_unit_test(test_monitor_packets),
 		cmocka_unit_test(test_pass_signals),
 		cmocka_unit_test(test_pass_signals_without_host_number),
+		cmocka_unit_test(test_vfile_packets),
 		cmocka_unit_test(test_lldb_packets),
 		cmocka_unit_test(test_unknown_packets),
 		cmocka_unit_test(test_prefix_names_do_not_mix),

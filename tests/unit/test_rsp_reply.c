@@ -127,8 +127,9 @@ static void test_error(void **state)
 	static const struct error_case cases[] = {
 		{ "GDB gets E.text", &gdb_client, -EIO, "Btrace not enabled.",
 		  "E.Btrace not enabled." },
-		{ "GDB, no text: strerror", &gdb_client, -ENOENT, NULL,
-		  "E.No such file or directory" },
+		/* GDB reads E.text only for some packets (not `m`): without a
+		 * text the reply is the two-digit form. */
+		{ "GDB, no text: two digits", &gdb_client, -ENOENT, NULL, "E02" },
 		{ "LLDB with error strings", &lldb_client, -EIO, "boom", "E05;626f6f6d" },
 		{ "LLDB with error strings, no text", &lldb_client, -EPERM, NULL,
 		  "E01;4f7065726174696f6e206e6f74207065726d6974746564" },
