@@ -1,0 +1,118 @@
+/*
+ * replay/bundle.h: a recording, in memory and on disk.
+ *
+ * A recording is a directory (a "bundle") whose manifest, trace.json, is a
+ * superset of LLDB's Intel PT trace bundle: LLDB's keys (type, cpuInfo,
+ * processes[].threads[].iptTrace, processes[].modules[]) plus hindsight's
+ * own under "hindsight" (format version, recorder, image mappings over
+ * time, state logs, gaps). docs/bundle.md is the format's reference.
+ *
+ * Time in a recording is a logical clock shared by all threads: the
+ * software recorder counts every instruction it steps, in any thread, and
+ * writes that count as the TSC value of its PT streams. An image mapping is
+ * valid for times [time_map, time_unmap).
+ *
+ * Lifetime: replay_bundle_new or replay_bundle_load, then replay_bundle_free.
+ * The add functions copy their strings. Nothing here prints.
+ */
+#ifndef HINDSIGHT_REPLAY_BUNDLE_H
+#define HINDSIGHT_REPLAY_BUNDLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define REPLAY_BUNDLE_VERSION 1
+#define REPLAY_TIME_NEVER UINT64_MAX
+
+struct replay_cpu {
+	char vendor[16];           /* "GenuineIntel", or "" when unknown */
+	unsigned family, model, stepping;
+};
+
+/* An executable mapping of a file (or of a dumped image such as the vDSO)
+ * into the process, over a span of time. */
+struct replay_mapping {
+	uint64_t time_map;         /* logical time it appeared; 0 from the start */
+	uint64_t time_unmap;       /* REPLAY_TIME_NEVER if it stayed */
+	uint64_t start;            /* address of the mapping */
+	uint64_t size;
+	uint64_t offset;           /* file offset mapped at start */
+	char *file;                /* the bytes: bundle-relative or absolute */
+	char *system_path;         /* the path the process mapped */
+	char *uuid;                /* build-id as hex, or NULL */
+};
+
+struct replay_thread {
+	int64_t tid;
+	char *pt_file;             /* bundle-relative PT stream */
+	char *state_file;          /* bundle-relative state log, or NULL */
+	uint64_t instructions;     /* as counted by the recorder; 0 if unknown */
+};
+
+/* Something missing from the recording: lost trace, unknown state, ... */
+struct replay_gap {
+	int64_t tid;
+	uint64_t time;
+	char *kind;                /* "lost", "state-unknown", "image-missing", ... */
+	char *text;
+};
+
+struct replay_bundle {
+	char *dir;                 /* where it was loaded from / saved to */
+	unsigned version;
+	char *recorder;            /* "software", "hardware", "lldb", "perf" */
+	struct replay_cpu cpu;
+	int64_t pid;
+	char **argv;               /* the command recorded, NULL-terminated */
+	uint32_t psb_period;       /* bytes between PSBs the recorder aimed at */
+	bool ret_compression;
+	bool complete;             /* false: the recorder did not finish */
+	char *exit_kind;           /* "exited", "signaled", "running", "detached" */
+	int exit_status;           /* exit code, or signal number */
+	uint64_t end_time;         /* the logical time at the end of recording */
+
+	/* libipt timing configuration (hardware recordings; 0 if none). */
+	uint8_t mtc_freq, nom_freq;
+	uint32_t cpuid_0x15_eax, cpuid_0x15_ebx;
+
+	struct replay_thread *threads;
+	size_t nthreads;
+	struct replay_mapping *maps;
+	size_t nmaps;
+	struct replay_gap *gaps;
+	size_t ngaps;
+};
+
+/* An empty bundle (version REPLAY_BUNDLE_VERSION, recorder NULL). 0 or
+ * -ENOMEM. */
+int replay_bundle_new(struct replay_bundle **out);
+void replay_bundle_free(struct replay_bundle *b);
+
+/* Reads @dir/trace.json: a hindsight bundle or an LLDB Intel PT bundle (its
+ * modules become mappings from time 0, from their ELF program headers).
+ * Returns 0, or a negative errno with a one-line reason in @err
+ * ("trace.json:12: ...", "bundle format 3 is newer than this hindsight
+ * reads (1)", "threads/4.pt: No such file or directory"). */
+int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, size_t errsize);
+
+/* Writes @b as @dir/trace.json, atomically (a temporary file renamed over
+ * the old one), so a reader never sees half a manifest. 0 or a negative
+ * errno. */
+int replay_bundle_save(const struct replay_bundle *b, const char *dir);
+
+/* Appenders; each returns the new element's index or -ENOMEM. */
+int replay_bundle_add_thread(struct replay_bundle *b, int64_t tid, const char *pt_file);
+int replay_bundle_add_mapping(struct replay_bundle *b, const struct replay_mapping *m);
+int replay_bundle_add_gap(struct replay_bundle *b, int64_t tid, uint64_t time,
+			  const char *kind, const char *text);
+/* Sets b->argv (copied); 0 or -ENOMEM. */
+int replay_bundle_set_argv(struct replay_bundle *b, char *const argv[]);
+/* Sets a string field (recorder, exit_kind) to a copy of @s; 0 or -ENOMEM. */
+int replay_bundle_set_str(char **field, const char *s);
+
+/* The path of bundle-relative @file (absolute paths are kept) in @buf.
+ * 0 or -ENAMETOOLONG. */
+int replay_bundle_path(const struct replay_bundle *b, const char *file, char *buf, size_t size);
+
+#endif
