@@ -16,7 +16,6 @@ ifeq ($(origin CC),default)
 CC := gcc
 endif
 PREFIX ?= /usr/local
-LDLIBS += -ldwarf -lelf -lz -lstdc++
 DESTDIR ?=
 
 ifeq ($(SANITIZE),1)
@@ -36,7 +35,8 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -I. $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
 # libipt (PT encode / decode), Zydis (x86 decoding), jansson (trace.json),
 # libdwarf + libelf (symbols and lines). docs/DEPENDENCIES.md says why.
-LDLIBS := -lipt -lZydis -ljansson -ldwarf -lelf -lz
+# -lstdc++: __cxa_demangle for C++ names (dwarf/).
+LDLIBS := -lipt -lZydis -ljansson -ldwarf -lelf -lz -lstdc++
 
 # Link order: users before what they use.
 MODULES := stub replay dwarf protocol
@@ -70,11 +70,11 @@ $(BUILD)/%.o: %.c
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BIN): $(CLI_OBJS) $(MODULE_LIBS)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(MODULE_LIBS) $(LDLIBS) $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(MODULE_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(MODULE_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(MODULE_LIBS) $(LDLIBS) -lcmocka $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(MODULE_LIBS) $(LDLIBS) -lcmocka
 
 unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
