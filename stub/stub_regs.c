@@ -166,6 +166,18 @@ static int stub_regs_get_xstate(pid_t tid, uint8_t *buf, size_t *size)
 	return iov.iov_len >= STUB_XSTATE_YMM + 256 ? 0 : -EIO;
 }
 
+/* The XSAVE area with the YMM upper halves as the program sees them: the
+ * processor leaves them stale in memory while they are in their initial
+ * state (XSTATE_BV bit 2 clear), when they read as zero. */
+static int stub_regs_load_xstate(pid_t tid, uint8_t *buf, size_t *size)
+{
+	int r = stub_regs_get_xstate(tid, buf, size);
+
+	if (r == 0 && !(buf[STUB_XSTATE_BV] & STUB_XSTATE_YMM_BIT))
+		memset(buf + STUB_XSTATE_YMM, 0, 256);
+	return r;
+}
+
 static int stub_regs_read_ymm(pid_t tid, struct rsp_regs *out)
 {
 	uint8_t *buf = malloc(STUB_XSTATE_MAX);
@@ -174,9 +186,7 @@ static int stub_regs_read_ymm(pid_t tid, struct rsp_regs *out)
 
 	if (!buf)
 		return -ENOMEM;
-	r = stub_regs_get_xstate(tid, buf, &size);
-	if (r == 0 && !(buf[STUB_XSTATE_BV] & STUB_XSTATE_YMM_BIT))
-		memset(buf + STUB_XSTATE_YMM, 0, 256);
+	r = stub_regs_load_xstate(tid, buf, &size);
 	for (int i = 0; r == 0 && i < 16; i++)
 		rsp_regs_set_bytes(out, RSP_REG_YMM0H + i, buf + STUB_XSTATE_YMM + 16 * i);
 	free(buf);
@@ -216,9 +226,7 @@ static int stub_regs_write_ymm(pid_t tid, const struct rsp_regs *in)
 
 	if (!buf)
 		return -ENOMEM;
-	r = stub_regs_get_xstate(tid, buf, &size);
-	if (r == 0 && !(buf[STUB_XSTATE_BV] & STUB_XSTATE_YMM_BIT))
-		memset(buf + STUB_XSTATE_YMM, 0, 256);
+	r = stub_regs_load_xstate(tid, buf, &size);
 	for (int i = 0; r == 0 && i < 16; i++)
 		if (in->avail[RSP_REG_YMM0H + i])
 			memcpy(buf + STUB_XSTATE_YMM + 16 * i,
