@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "protocol/rsp_btrace.h"
 #include "protocol/rsp_query.h"
 #include "protocol/rsp_resume.h"
 #include "protocol/rsp_server.h"
@@ -64,7 +65,7 @@ static int h_supported(struct rsp_server *s, struct rsp_request *req)
 		RSP_PACKET_SIZE);
 	if (!err && (features & RSP_TARGET_REVERSE))
 		err = rsp_buf_puts(&s->reply, ";ReverseStep+;ReverseContinue+");
-	return err;
+	return err ? err : rsp_btrace_supported(s, &s->reply);
 }
 
 static int h_start_noack(struct rsp_server *s, struct rsp_request *req)
@@ -417,6 +418,8 @@ static const handler_fn handlers[] = {
 	[RSP_REQ_THREAD_STOP_INFO] = h_thread_stop_info,
 	[RSP_REQ_SERVER_VERSION] = h_server_version,
 	[RSP_REQ_VFILE] = h_vfile,
+	[RSP_REQ_BTRACE] = rsp_handle_btrace,
+	[RSP_REQ_BTRACE_CONF] = rsp_handle_btrace_conf,
 };
 
 /* Requests that need a process; without one they get an error. */

@@ -13,6 +13,7 @@
 #include "protocol/rsp_packet.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "protocol/rsp_hex.h"
@@ -393,11 +394,28 @@ static const char *take_field(struct args *a)
 	return start;
 }
 
+/* The annex of qXfer:btrace:read. */
+static int parse_btrace_annex(struct rsp_request *req)
+{
+	static const char *const names[] = { "all", "new", "delta" };
+
+	for (int i = 0; i < 3; i++) {
+		if (!strcmp(req->u.xfer.annex, names[i])) {
+			req->u.xfer.btrace_read = (enum rsp_btrace_read)i;
+			return 0;
+		}
+	}
+	req->error_text = "Bad annex.";
+	return -EINVAL;
+}
+
 static int parse_xfer(struct args *a, struct rsp_request *req)
 {
 	static const struct { const char *name; enum rsp_xfer_kind kind; enum rsp_xfer_object obj; } objects[] = {
 		{ "features", RSP_XFER_KIND_FEATURES, 0 },
 		{ "threads", RSP_XFER_KIND_THREADS, 0 },
+		{ "btrace", RSP_XFER_KIND_BTRACE, 0 },
+		{ "btrace-conf", RSP_XFER_KIND_BTRACE_CONF, 0 },
 		{ "auxv", RSP_XFER_KIND_TARGET, RSP_XFER_AUXV },
 		{ "exec-file", RSP_XFER_KIND_TARGET, RSP_XFER_EXEC_FILE },
 		{ "libraries-svr4", RSP_XFER_KIND_TARGET, RSP_XFER_LIBRARIES_SVR4 },
@@ -416,6 +434,8 @@ static int parse_xfer(struct args *a, struct rsp_request *req)
 	req->u.xfer.object = objects[i].obj;
 	req->u.xfer.annex = annex;
 	if (hex(a, &req->u.xfer.offset) || !eat(a, ',') || hex(a, &req->u.xfer.len))
+		return -EINVAL;
+	if (req->u.xfer.kind == RSP_XFER_KIND_BTRACE && parse_btrace_annex(req))
 		return -EINVAL;
 	return done(a);
 }
@@ -479,6 +499,58 @@ static int parse_vfile(struct args *a, struct rsp_request *req)
 	return 0;
 }
 
+static int parse_btrace_format(struct args *a, enum rsp_btrace_format *out)
+{
+	size_t n = (size_t)(a->end - a->p);
+
+	if (n >= 3 && !memcmp(a->p, "bts", 3)) {
+		*out = RSP_BTRACE_BTS;
+		a->p += 3;
+		return 0;
+	}
+	if (n >= 2 && !memcmp(a->p, "pt", 2)) {
+		*out = RSP_BTRACE_PT;
+		a->p += 2;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Qbtrace:bts | pt | off, with gdbserver's error text. */
+static int parse_btrace(struct args *a, struct rsp_request *req)
+{
+	req->u.btrace.off = (size_t)(a->end - a->p) == 3 && !memcmp(a->p, "off", 3);
+	if (req->u.btrace.off)
+		a->p = a->end;
+	if (!req->u.btrace.off && (parse_btrace_format(a, &req->u.btrace.format) || !at_end(a))) {
+		req->error_text = "Bad Qbtrace operation.  Use bts, pt, or off.";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Qbtrace-conf:bts:size=<n> | pt:size=<n>; n in C syntax (GDB sends 0x..). */
+static int parse_btrace_conf(struct args *a, struct rsp_request *req)
+{
+	static const char key[] = ":size=";
+	char *end;
+
+	if (parse_btrace_format(a, &req->u.btrace.format) ||
+	    (size_t)(a->end - a->p) < sizeof(key) - 1 || memcmp(a->p, key, sizeof(key) - 1)) {
+		req->error_text = "Bad Qbtrace configuration option.";
+		return -EINVAL;
+	}
+	a->p += sizeof(key) - 1;
+	errno = 0;
+	req->u.btrace.size = strtoull(a->p, &end, 0);
+	if (end == a->p || end != a->end || errno || req->u.btrace.size > UINT32_MAX) {
+		req->error_text = "Bad size value.";
+		return -EINVAL;
+	}
+	a->p = a->end;
+	return 0;
+}
+
 static int parse_stop_info(struct args *a, struct rsp_request *req)
 {
 	return parse_thread_arg(a, req);
@@ -531,6 +603,8 @@ static const struct packet_row packets[] = {
 	{ "qThreadStopInfo", MATCH_PREFIX, RSP_REQ_THREAD_STOP_INFO, parse_stop_info },
 	{ "qGDBServerVersion", MATCH_EXACT, RSP_REQ_SERVER_VERSION, NULL },
 	{ "vFile:", MATCH_PREFIX, RSP_REQ_VFILE, parse_vfile },
+	{ "Qbtrace:", MATCH_PREFIX, RSP_REQ_BTRACE, parse_btrace },
+	{ "Qbtrace-conf:", MATCH_PREFIX, RSP_REQ_BTRACE_CONF, parse_btrace_conf },
 };
 
 static const struct packet_row *find_row(const char *payload, size_t len)
@@ -574,7 +648,8 @@ int rsp_request_parse(uint8_t *payload, size_t len, struct rsp_request *req)
 	} else if (err) {
 		req->type = RSP_REQ_MALFORMED;
 		req->error = err;
-		req->error_text = "malformed packet";
+		if (!req->error_text)
+			req->error_text = "malformed packet";
 	}
 	return 0;
 }

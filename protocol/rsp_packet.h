@@ -67,6 +67,8 @@ enum rsp_req_type {
 	RSP_REQ_THREAD_STOP_INFO,   /* qThreadStopInfo<tid> (LLDB) */
 	RSP_REQ_SERVER_VERSION,     /* qGDBServerVersion (LLDB) */
 	RSP_REQ_VFILE,              /* vFile:<op>:<args> (host I/O) */
+	RSP_REQ_BTRACE,             /* Qbtrace:{bts,pt,off} */
+	RSP_REQ_BTRACE_CONF,        /* Qbtrace-conf:{bts,pt}:size=<n> */
 };
 
 /* Client features named in qSupported. */
@@ -82,6 +84,8 @@ enum rsp_client_feature {
 enum rsp_xfer_kind {
 	RSP_XFER_KIND_FEATURES,
 	RSP_XFER_KIND_THREADS,
+	RSP_XFER_KIND_BTRACE,      /* annex all / new / delta, in .btrace_read */
+	RSP_XFER_KIND_BTRACE_CONF,
 	RSP_XFER_KIND_TARGET,      /* one of enum rsp_xfer_object, in .object */
 };
 
@@ -135,6 +139,7 @@ struct rsp_request {
 		struct {
 			enum rsp_xfer_kind kind;
 			enum rsp_xfer_object object;
+			enum rsp_btrace_read btrace_read;
 			const char *annex;      /* NUL-terminated, in the payload */
 			uint64_t offset;
 			uint64_t len;
@@ -147,6 +152,11 @@ struct rsp_request {
 		bool flag;                  /* NON_STOP */
 		uint64_t addr;              /* MEMORY_REGION_INFO */
 		char *vfile_args;           /* VFILE: "<op>:<args>", writable */
+		struct {
+			bool off;               /* BTRACE: Qbtrace:off */
+			enum rsp_btrace_format format; /* BTRACE (unless off), BTRACE_CONF */
+			uint64_t size;          /* BTRACE_CONF */
+		} btrace;
 	} u;
 };
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "protocol/rsp_btrace.h"
 #include "protocol/rsp_server.h"
 
 static int reply_err(struct rsp_server *s, int err, const char *text)
@@ -51,6 +52,9 @@ int rsp_handle_xfer(struct rsp_server *s, struct rsp_request *req)
 
 	rsp_buf_reset(obj);
 	switch (req->u.xfer.kind) {
+	case RSP_XFER_KIND_BTRACE:
+	case RSP_XFER_KIND_BTRACE_CONF:
+		return rsp_btrace_xfer(s, req);
 	case RSP_XFER_KIND_FEATURES:
 		if (strcmp(req->u.xfer.annex, "target.xml"))
 			return reply_err(s, -ENOENT, "no such target description annex");

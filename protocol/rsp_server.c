@@ -29,6 +29,7 @@ int rsp_server_init(struct rsp_server *s, struct rsp_target target,
 	rsp_buf_init(&s->reply);
 	rsp_buf_init(&s->scratch);
 	rsp_buf_init(&s->tdesc);
+	rsp_btrace_init(&s->btrace);
 	s->g_thread = (struct rsp_ptid){ 0, 0 };
 	s->c_thread = (struct rsp_ptid){ 0, 0 };
 	n = rsp_server_threads(s);
@@ -47,6 +48,7 @@ void rsp_server_release(struct rsp_server *s)
 	rsp_buf_release(&s->reply);
 	rsp_buf_release(&s->scratch);
 	rsp_buf_release(&s->tdesc);
+	rsp_btrace_release(&s->btrace);
 	free(s->threads);
 	s->threads = NULL;
 }

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "protocol/rsp_btrace.h"
 #include "protocol/rsp_buf.h"
 #include "protocol/rsp_conn.h"
 #include "protocol/rsp_packet.h"
@@ -55,6 +56,7 @@ struct rsp_server {
 	size_t nthreads, threads_cap;
 	struct rsp_buf scratch;
 	struct rsp_buf tdesc;
+	struct rsp_btrace_state btrace;
 };
 
 enum rsp_serve_end {

@@ -125,6 +125,38 @@ struct rsp_region {
 enum rsp_target_feature {
 	RSP_TARGET_AVX = 1u << 0,  /* ymm upper halves exist: tdesc has i386.avx */
 	RSP_TARGET_REVERSE = 1u << 1, /* bs / bc are served */
+	RSP_TARGET_BTRACE_PT = 1u << 2,  /* GDB's record btrace pt */
+	RSP_TARGET_BTRACE_BTS = 1u << 3, /* GDB's record btrace bts */
+};
+
+/* Branch trace for GDB's `record btrace` (Qbtrace, qXfer:btrace). */
+enum rsp_btrace_format {
+	RSP_BTRACE_BTS,            /* blocks of sequential instructions */
+	RSP_BTRACE_PT,             /* an Intel PT stream */
+};
+
+enum rsp_btrace_read {
+	RSP_BTRACE_READ_ALL,       /* everything there is */
+	RSP_BTRACE_READ_NEW,       /* everything, if it changed since the last read */
+	RSP_BTRACE_READ_DELTA,     /* only what was added (BTS only) */
+};
+
+/* A run of sequential instructions, `begin` to `end` inclusive (the
+ * address of the last one). */
+struct rsp_btrace_block {
+	uint64_t begin, end;
+};
+
+/* What btrace_read fills: PT bytes (oldest first, starting at a PSB) and
+ * the CPU they were recorded on, or BTS blocks (newest first; the newest
+ * ends at the thread's pc). */
+struct rsp_btrace_data {
+	enum rsp_btrace_format format;
+	struct rsp_buf *raw;       /* PT: append the stream here */
+	struct rsp_btrace_block *blocks; /* BTS: set by the target, freed by */
+	size_t nblocks;            /* the server with free() */
+	char cpu_vendor[16];       /* PT: "" when not an Intel CPU */
+	unsigned cpu_family, cpu_model, cpu_stepping;
 };
 
 struct rsp_target_ops {
@@ -186,6 +218,20 @@ struct rsp_target_ops {
 
 	/* Signals (host numbers) to deliver without stopping: pass[sig] != 0. */
 	int (*set_pass_signals)(void *ctx, const uint8_t pass[RSP_NSIG]);
+
+	/* Branch tracing of one thread, for GDB's `record btrace` (optional;
+	 * announced through RSP_TARGET_BTRACE_*). enable: 0, -EALREADY,
+	 * -EOPNOTSUPP (format), -ESRCH. disable / conf: -ENOENT when the thread
+	 * is not traced. read: 0 and @out filled, 1 when kind is NEW and nothing
+	 * changed since the last read, -ENOENT when not traced, -EOPNOTSUPP
+	 * for DELTA with PT. */
+	int (*btrace_enable)(void *ctx, struct rsp_ptid thread, enum rsp_btrace_format format,
+			     uint64_t size);
+	int (*btrace_disable)(void *ctx, struct rsp_ptid thread);
+	int (*btrace_conf)(void *ctx, struct rsp_ptid thread, enum rsp_btrace_format *format,
+			   uint64_t *size);
+	int (*btrace_read)(void *ctx, struct rsp_ptid thread, enum rsp_btrace_read kind,
+			   struct rsp_btrace_data *out);
 
 	/* A monitor command the server does not know itself. Appends the text
 	 * to print to @out; -ENOENT if the command is unknown. */

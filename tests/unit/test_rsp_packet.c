@@ -24,7 +24,7 @@
 
 #include "protocol/rsp_packet.h"
 
-#define LAST_REQ_TYPE RSP_REQ_VFILE
+#define LAST_REQ_TYPE RSP_REQ_BTRACE_CONF
 
 struct packet_case {
 	const char *payload;
@@ -69,6 +69,7 @@ static const char *type_name(enum rsp_req_type t)
 		"NON_STOP", "SYMBOL", "HOST_INFO", "PROCESS_INFO", "SHLIB_INFO_ADDR",
 		"MEMORY_REGION_INFO", "THREAD_SUFFIX", "THREADS_IN_STOP",
 		"ERROR_STRINGS", "THREAD_STOP_INFO", "SERVER_VERSION", "VFILE",
+		"BTRACE", "BTRACE_CONF",
 	};
 
 	/* A new request type needs a name here (and rows below). */
@@ -169,6 +170,9 @@ static void check_xfer(const struct packet_case *c, const struct rsp_request *r)
 	if (r->u.xfer.offset != w->u.xfer.offset || r->u.xfer.len != w->u.xfer.len)
 		FAIL("\"%s\": offset,len %#llx,%#llx", c->payload,
 			 (unsigned long long)r->u.xfer.offset, (unsigned long long)r->u.xfer.len);
+	if (w->u.xfer.kind == RSP_XFER_KIND_BTRACE && r->u.xfer.btrace_read != w->u.xfer.btrace_read)
+		FAIL("\"%s\": btrace read %d, want %d", c->payload, r->u.xfer.btrace_read,
+			 w->u.xfer.btrace_read);
 }
 
 /* The fields of the union that belong to the row's type. */
@@ -249,6 +253,14 @@ static void check_fields(const struct packet_case *c, const struct rsp_request *
 	case RSP_REQ_MEMORY_REGION_INFO:
 		if (r->u.addr != w->u.addr)
 			FAIL("\"%s\": addr %#llx", p, (unsigned long long)r->u.addr);
+		break;
+	case RSP_REQ_BTRACE:
+	case RSP_REQ_BTRACE_CONF:
+		if (r->u.btrace.off != w->u.btrace.off ||
+		    (!w->u.btrace.off && r->u.btrace.format != w->u.btrace.format) ||
+		    r->u.btrace.size != w->u.btrace.size)
+			FAIL("\"%s\": btrace off %d format %d size %#llx", p, r->u.btrace.off,
+			     r->u.btrace.format, (unsigned long long)r->u.btrace.size);
 		break;
 	case RSP_REQ_VFILE:
 		if (!r->u.vfile_args || strcmp(r->u.vfile_args, c->text))
@@ -628,6 +640,42 @@ static const struct packet_case vfile_cases[] = {
 	{ "vFileX:close:6", TYPE(UNKNOWN) },
 };
 
+/* GDB's record btrace: Qbtrace, Qbtrace-conf and the two qXfer objects. */
+static const struct packet_case btrace_cases[] = {
+	{ "Qbtrace:pt", .want = { .type = RSP_REQ_BTRACE, .u.btrace = { false, RSP_BTRACE_PT, 0 } } },
+	{ "Qbtrace:bts", .want = { .type = RSP_REQ_BTRACE, .u.btrace = { false, RSP_BTRACE_BTS, 0 } } },
+	{ "Qbtrace:off", .want = { .type = RSP_REQ_BTRACE, .u.btrace = { true, 0, 0 } } },
+	{ "Qbtrace:ptx", TYPE(MALFORMED) },
+	{ "Qbtrace:", TYPE(MALFORMED) },
+	{ "Qbtrace-conf:pt:size=0x4000",
+	  .want = { .type = RSP_REQ_BTRACE_CONF, .u.btrace = { false, RSP_BTRACE_PT, 0x4000 } } },
+	{ "Qbtrace-conf:bts:size=65536",
+	  .want = { .type = RSP_REQ_BTRACE_CONF, .u.btrace = { false, RSP_BTRACE_BTS, 65536 } } },
+	{ "Qbtrace-conf:pt:size=", TYPE(MALFORMED) },
+	{ "Qbtrace-conf:pt:size=0x1z", TYPE(MALFORMED) },
+	{ "Qbtrace-conf:pt:sizes=1", TYPE(MALFORMED) },
+	{ "Qbtrace-conf:lbr:size=1", TYPE(MALFORMED) },
+	{ "qXfer:btrace:read:all:0,1000", .text = "all",
+	  .want = { .type = RSP_REQ_XFER_READ, .u.xfer = { .kind = RSP_XFER_KIND_BTRACE,
+		    .btrace_read = RSP_BTRACE_READ_ALL, .offset = 0, .len = 0x1000 } } },
+	{ "qXfer:btrace:read:new:1000,1000", .text = "new",
+	  .want = { .type = RSP_REQ_XFER_READ, .u.xfer = { .kind = RSP_XFER_KIND_BTRACE,
+		    .btrace_read = RSP_BTRACE_READ_NEW, .offset = 0x1000, .len = 0x1000 } } },
+	{ "qXfer:btrace:read:delta:0,1000", .text = "delta",
+	  .want = { .type = RSP_REQ_XFER_READ, .u.xfer = { .kind = RSP_XFER_KIND_BTRACE,
+		    .btrace_read = RSP_BTRACE_READ_DELTA, .offset = 0, .len = 0x1000 } } },
+	{ "qXfer:btrace:read:some:0,1000", TYPE(MALFORMED) },
+	{ "qXfer:btrace-conf:read::0,1000", .text = "",
+	  .want = { .type = RSP_REQ_XFER_READ, .u.xfer = { .kind = RSP_XFER_KIND_BTRACE_CONF,
+		    .offset = 0, .len = 0x1000 } } },
+};
+
+static void test_btrace_packets(void **state)
+{
+	(void)state;
+	RUN_TABLE(btrace_cases);
+}
+
 static void test_vfile_packets(void **state)
 {
 	(void)state;
@@ -655,10 +703,6 @@ static const struct packet_case unknown_cases[] = {
 	{ "qStructuredDataPlugins", TYPE(UNKNOWN) },
 	{ "_M1000,rwx", TYPE(UNKNOWN) },
 	{ "QThreadEvents:1", TYPE(UNKNOWN) },
-	{ "Qbtrace:pt", TYPE(UNKNOWN) },
-	{ "Qbtrace-conf:pt:size=0x4000", TYPE(UNKNOWN) },
-	{ "qXfer:btrace:read:all:0,1000", TYPE(UNKNOWN) },
-	{ "qXfer:btrace-conf:read::0,1000", TYPE(UNKNOWN) },
 	{ "qXfer:features:write:target.xml:0:abcd", TYPE(UNKNOWN) },
 	{ "qXfer:siginfo:write::0:abcd", TYPE(UNKNOWN) },
 	{ "qXfer:nosuchobject:read::0,1000", TYPE(UNKNOWN) },
@@ -939,6 +983,7 @@ int main(void)
 		cmocka_unit_test(test_pass_signals),
 		cmocka_unit_test(test_pass_signals_without_host_number),
 		cmocka_unit_test(test_vfile_packets),
+		cmocka_unit_test(test_btrace_packets),
 		cmocka_unit_test(test_lldb_packets),
 		cmocka_unit_test(test_unknown_packets),
 		cmocka_unit_test(test_prefix_names_do_not_mix),

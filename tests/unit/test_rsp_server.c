@@ -243,9 +243,87 @@ static const struct rsp_target_ops fake_ops = {
 	.set_pass_signals = f_set_pass_signals, .monitor = f_monitor,
 };
 
+/* Branch tracing: one traced thread at most; "PT" bytes are fixed. */
+static struct {
+	bool on;
+	enum rsp_btrace_format format;
+	uint64_t size;
+	int reads;
+} bt;
+
+static unsigned f_features_bt(void *ctx)
+{
+	(void)ctx;
+	return RSP_TARGET_AVX | RSP_TARGET_BTRACE_PT | RSP_TARGET_BTRACE_BTS;
+}
+
+static int f_btrace_enable(void *ctx, struct rsp_ptid t, enum rsp_btrace_format f, uint64_t size)
+{
+	(void)ctx;
+	(void)t;
+	if (bt.on)
+		return -EALREADY;
+	bt.on = true;
+	bt.format = f;
+	bt.size = size;
+	return 0;
+}
+
+static int f_btrace_disable(void *ctx, struct rsp_ptid t)
+{
+	(void)ctx;
+	(void)t;
+	if (!bt.on)
+		return -ENOENT;
+	bt.on = false;
+	return 0;
+}
+
+static int f_btrace_conf(void *ctx, struct rsp_ptid t, enum rsp_btrace_format *f, uint64_t *size)
+{
+	(void)ctx;
+	(void)t;
+	if (!bt.on)
+		return -ENOENT;
+	*f = bt.format;
+	*size = bt.size;
+	return 0;
+}
+
+static int f_btrace_read(void *ctx, struct rsp_ptid t, enum rsp_btrace_read kind,
+			 struct rsp_btrace_data *out)
+{
+	(void)ctx;
+	(void)t;
+	if (!bt.on)
+		return -ENOENT;
+	if (kind == RSP_BTRACE_READ_DELTA && bt.format == RSP_BTRACE_PT)
+		return -EOPNOTSUPP;
+	if (kind == RSP_BTRACE_READ_NEW && bt.reads++ > 0)
+		return 1;
+	out->format = bt.format;
+	if (bt.format == RSP_BTRACE_PT) {
+		snprintf(out->cpu_vendor, sizeof(out->cpu_vendor), "GenuineIntel");
+		out->cpu_family = 6;
+		out->cpu_model = 140;
+		out->cpu_stepping = 1;
+		return rsp_buf_append(out->raw, "\x02\x82\x02\x82", 4);
+	}
+	out->blocks = calloc(2, sizeof(*out->blocks));
+	out->blocks[0] = (struct rsp_btrace_block){ 0x1010, 0x1010 };
+	out->blocks[1] = (struct rsp_btrace_block){ 0x1000, 0x100c };
+	out->nblocks = 2;
+	return 0;
+}
+
+static struct rsp_target_ops fake_bt_ops;
+static const struct rsp_target_ops *ops_under_test = &fake_ops;
+
 static int setup(void **state)
 {
 	(void)state;
+	ops_under_test = &fake_ops;
+	memset(&bt, 0, sizeof(bt));
 	memset(&fake, 0, sizeof(fake));
 	for (int i = 0; i < MEM_SIZE; i++)
 		fake.mem[i] = (uint8_t)i;
@@ -325,7 +403,7 @@ static void exchange(const char *const *packets, size_t npackets, bool noack,
 		shutdown(sv[1], SHUT_WR);
 		_exit(0);
 	}
-	assert_int_equal(rsp_server_init(srv, (struct rsp_target){ &fake_ops, &fake }, &opt), 0);
+	assert_int_equal(rsp_server_init(srv, (struct rsp_target){ ops_under_test, &fake }, &opt), 0);
 	assert_true(rsp_server_serve(srv, sv[0]) >= 0);
 	close(sv[0]);
 	while ((n = read(sv[1], buf, sizeof(buf))) > 0)
@@ -687,6 +765,84 @@ static void test_pass_signals_in_host_numbers(void **state)
 	rsp_server_release(&srv);
 }
 
+static int setup_btrace(void **state)
+{
+	setup(state);
+	fake_bt_ops = fake_ops;
+	fake_bt_ops.features = f_features_bt;
+	fake_bt_ops.btrace_enable = f_btrace_enable;
+	fake_bt_ops.btrace_disable = f_btrace_disable;
+	fake_bt_ops.btrace_conf = f_btrace_conf;
+	fake_bt_ops.btrace_read = f_btrace_read;
+	ops_under_test = &fake_bt_ops;
+	return 0;
+}
+
+/* GDB's `record btrace pt` flow (RSP-REFERENCE.md 5.3 / 8.1): nothing is
+ * configured at connect; Qbtrace:pt on the Hg thread; the configuration;
+ * delta refused for PT; `new` gives the whole trace once, then an empty one;
+ * the object is read in slices; Qbtrace:off. */
+static void test_btrace_pt_session(void **state)
+{
+	struct transcript t;
+	struct rsp_server srv;
+
+	(void)state;
+	EXCHANGE(&t, &srv, gdb_supported, "qXfer:btrace-conf:read::0,1000",
+		 "Qbtrace-conf:pt:size=0x10000", "Hgp64.64", "Qbtrace:pt", "Qbtrace:pt",
+		 "qXfer:btrace-conf:read::0,1000", "qXfer:btrace:read:delta:0,1000",
+		 "qXfer:btrace:read:new:0,40", "qXfer:btrace:read:new:40,1000",
+		 "qXfer:btrace:read:new:0,1000", "qXfer:btrace:read:bogus:0,1000",
+		 "Qbtrace:off", "Qbtrace:off", "Qbtrace:xyz");
+	assert_non_null(strstr(t.items[0], ";Qbtrace:pt+;Qbtrace-conf:pt:size+"));
+	assert_non_null(strstr(t.items[0], ";qXfer:btrace:read+;qXfer:btrace-conf:read+"));
+	assert_string_equal(t.items[1], "E.Btrace not enabled.");
+	assert_string_equal(t.items[2], "OK");
+	assert_string_equal(t.items[4], "OK");
+	assert_string_equal(t.items[5], "E.Btrace already enabled.");
+	assert_string_equal(t.items[6], "l<!DOCTYPE btrace-conf SYSTEM \"btrace-conf.dtd\">\n"
+		"<btrace-conf version=\"1.0\">\n<pt size=\"0x10000\"/>\n</btrace-conf>\n");
+	assert_true(starts_with(t.items[7], "E.Delta not supported"));
+	/* The first slice, then the rest of the same object. */
+	assert_true(starts_with(t.items[8], "m<!DOCTYPE btrace SYSTEM"));
+	assert_true(starts_with(t.items[9], "l"));
+	{
+		char whole[4096];
+
+		snprintf(whole, sizeof(whole), "%s%s", t.items[8] + 1, t.items[9] + 1);
+		assert_non_null(strstr(whole, "<cpu vendor=\"GenuineIntel\" family=\"6\" model=\"140\" stepping=\"1\"/>"));
+		assert_non_null(strstr(whole, "<raw>\n02820282\n</raw>"));
+	}
+	/* Read again: nothing new. */
+	assert_string_equal(t.items[10], "l<!DOCTYPE btrace SYSTEM \"btrace.dtd\">\n"
+		"<btrace version=\"1.0\">\n</btrace>\n");
+	assert_string_equal(t.items[11], "E.Bad annex.");
+	assert_string_equal(t.items[12], "OK");
+	assert_string_equal(t.items[13], "E.Branch tracing not enabled.");
+	assert_string_equal(t.items[14], "E.Bad Qbtrace operation.  Use bts, pt, or off.");
+	assert_int_equal(bt.size, 0x10000);
+	transcript_free(&t);
+	rsp_server_release(&srv);
+}
+
+static void test_btrace_bts_blocks(void **state)
+{
+	struct transcript t;
+	struct rsp_server srv;
+
+	(void)state;
+	EXCHANGE(&t, &srv, gdb_supported, "Qbtrace-conf:bts:size=4096", "Qbtrace:bts",
+		 "qXfer:btrace:read:all:0,1000", "Qbtrace-conf:bts:size=zz");
+	assert_string_equal(t.items[1], "OK");
+	assert_string_equal(t.items[2], "OK");
+	assert_non_null(strstr(t.items[3], "<block begin=\"0x1010\" end=\"0x1010\"/>\n"
+				"<block begin=\"0x1000\" end=\"0x100c\"/>\n</btrace>"));
+	assert_string_equal(t.items[4], "E.Bad size value.");
+	assert_int_equal(bt.size, 4096);
+	transcript_free(&t);
+	rsp_server_release(&srv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -707,6 +863,8 @@ int main(void)
 		cmocka_unit_test_setup(test_oversized_packet_keeps_connection, setup),
 		cmocka_unit_test_setup(test_lldb_session, setup),
 		cmocka_unit_test_setup(test_pass_signals_in_host_numbers, setup),
+		cmocka_unit_test_setup(test_btrace_pt_session, setup_btrace),
+		cmocka_unit_test_setup(test_btrace_bts_blocks, setup_btrace),
 	};
 
 	return cmocka_run_group_tests_name("rsp_server", tests, NULL, NULL);
