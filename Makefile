@@ -5,6 +5,7 @@
 #   make check-fast      unit + end-to-end tests of the normal build only
 #   make fuzz            libFuzzer targets, FUZZ_SECONDS each (default 60)
 #   make demo            the bundled example: a scripted GDB session
+#   make bench           measurements against peers (GDB record full, libipt)
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make deps            install what a fresh Debian 12 machine lacks
 #
@@ -101,6 +102,14 @@ fuzz:
 
 demo: deps $(BIN)
 	@examples/demo.sh $(abspath $(BIN))
+
+# Side-by-side measurements against peers (GDB record full, plain libipt).
+$(BUILD)/bench/bench_decode: bench/bench_decode.c $(MODULE_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(MODULE_LIBS) $(LDLIBS)
+
+bench: deps $(BIN) $(BUILD)/bench/bench_decode
+	@bench/run.sh $(abspath $(BIN)) $(abspath $(BUILD)/bench/bench_decode)
 
 deps:
 	@scripts/install-deps.sh

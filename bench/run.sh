@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# bench/run.sh: `make bench`. Measures hindsight against its peers on this
+# machine, side by side, and prints one markdown table (docs/performance.md
+# quotes it):
+#   - recording rate: `hindsight record` vs GDB's `record full` on the same
+#     program (bench/work.c), in instructions per second;
+#   - trace size: PT bytes and state-log bytes per instruction;
+#   - decoding: libipt's own instruction and block decoders on the same stream
+#     (build/bench/bench_decode), the peers of hindsight's indexing.
+# Usage: bench/run.sh HINDSIGHT BENCH_DECODE
+# Environment: BENCH_GDB_N (work() iterations under GDB, default 20000, ~0.5M
+# instructions, ~25 s), BENCH_N (iterations under hindsight, default 200000).
+set -u
+
+HINDSIGHT=${1:?usage: bench/run.sh HINDSIGHT BENCH_DECODE}
+BENCH_DECODE=${2:?usage: bench/run.sh HINDSIGHT BENCH_DECODE}
+GDB_N=${BENCH_GDB_N:-20000}
+HS_N=${BENCH_N:-200000}
+PY=/usr/bin/python3
+W=$(mktemp -d /tmp/hindsight-bench.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+
+cc -O0 -g "$(dirname "$0")/work.c" -o "$W/work" || exit 1
+
+now() { date +%s.%N; }
+rate() { $PY -c "import sys; n,t=float(sys.argv[1]),float(sys.argv[2]); print(f'{n/t:.0f}' if t>0 else 'n/a')" "$1" "$2"; }
+
+# GDB record full: the time of `finish` out of work(), recorded.
+gdb_line=$(timeout 600 gdb -batch -nx \
+    -ex 'break work' -ex 'run' -ex 'record full' \
+    -ex 'set record full insn-number-max unlimited' \
+    -ex 'python import time; t0 = time.time()' \
+    -ex 'finish' \
+    -ex 'python print("BENCH-ELAPSED %f" % (time.time() - t0))' \
+    -ex 'info record' --args "$W/work" "$GDB_N" 2>&1)
+gdb_insns=$(echo "$gdb_line" | sed -n 's/^Log contains \([0-9]*\) instructions.*/\1/p')
+gdb_secs=$(echo "$gdb_line" | sed -n 's/^BENCH-ELAPSED //p')
+gdb_rate=$(rate "${gdb_insns:-0}" "${gdb_secs:-0}")
+
+echo "| measure | hindsight | peer | ratio |"
+echo "|---|---|---|---|"
+
+# hindsight record (software PT).
+if "$HINDSIGHT" record --help >/dev/null 2>&1; then
+    t0=$(now)
+    "$HINDSIGHT" record -o "$W/rec" -- "$W/work" "$HS_N" >"$W/record.out" 2>&1
+    t1=$(now)
+    secs=$($PY -c "print($t1 - $t0)")
+    read -r insns pt_bytes state_bytes < <($PY - "$W/rec" <<'PYEOF'
+import json, os, sys
+d = sys.argv[1]
+m = json.load(open(os.path.join(d, "trace.json")))
+ins = pt = st = 0
+for t in m.get("hindsight", {}).get("threads", []):
+    ins += t.get("instructions", 0)
+    if t.get("stateLog"):
+        p = os.path.join(d, t["stateLog"])
+        st += os.path.getsize(p) if os.path.exists(p) else 0
+for p in m["processes"]:
+    for t in p["threads"]:
+        pt += os.path.getsize(os.path.join(d, t["iptTrace"]))
+print(ins, pt, st)
+PYEOF
+)
+    hs_rate=$(rate "$insns" "$secs")
+    ratio=$($PY -c "print(f'{float(\"$hs_rate\")/float(\"$gdb_rate\"):.1f}x' if '$gdb_rate' not in ('n/a','0') else 'n/a')")
+    echo "| recording rate (insn/s) | $hs_rate ($insns insns in ${secs%???????} s) | GDB record full: $gdb_rate ($gdb_insns insns in ${gdb_secs%????} s) | $ratio (target >= 2x) |"
+    echo "| PT bytes per instruction | $($PY -c "print(f'{$pt_bytes/max($insns,1):.3f}')") | | target <= 0.5 |"
+    echo "| state-log bytes per instruction | $($PY -c "print(f'{$state_bytes/max($insns,1):.2f}')") | | target <= 16 |"
+    dec=$("$BENCH_DECODE" "$W/rec")
+    insn_rate=$(echo "$dec" | awk '/^insn-decoder/ {print $6}')
+    blk_rate=$(echo "$dec" | awk '/^block-decoder/ {print $6}')
+    echo "| libipt instruction decoder (insn/s) | | $insn_rate | |"
+    echo "| libipt block decoder (insn/s) | | $blk_rate | |"
+else
+    echo "| recording rate (insn/s) | (hindsight record not available) | GDB record full: $gdb_rate ($gdb_insns insns in ${gdb_secs:-?} s) | |"
+fi
