@@ -372,7 +372,7 @@ static int h_vfile(struct rsp_server *s, struct rsp_request *req)
 	return rsp_vfile_handle(&s->vfile, req->u.vfile_args, &s->reply);
 }
 
-static const handler_fn handlers[] = {
+static const handler_fn handlers[RSP_REQ_COUNT] = {
 	[RSP_REQ_UNKNOWN] = h_unknown,
 	[RSP_REQ_MALFORMED] = h_malformed,
 	[RSP_REQ_SUPPORTED] = h_supported,

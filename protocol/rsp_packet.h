@@ -69,6 +69,7 @@ enum rsp_req_type {
 	RSP_REQ_VFILE,              /* vFile:<op>:<args> (host I/O) */
 	RSP_REQ_BTRACE,             /* Qbtrace:{bts,pt,off} */
 	RSP_REQ_BTRACE_CONF,        /* Qbtrace-conf:{bts,pt}:size=<n> */
+	RSP_REQ_COUNT,              /* not a request: the number of types */
 };
 
 /* Client features named in qSupported. */

@@ -8,7 +8,7 @@ set -u
 PACKAGES=(
     build-essential make gcc pkg-config
     libipt-dev libelf-dev libdwarf-dev libreadline-dev libzydis-dev
-    libjansson-dev libcmocka-dev
+    libjansson-dev libcmocka-dev zlib1g-dev libc6-dbg
     gdb gdbserver lldb
     clang libclang-rt-14-dev
     python3 procps iproute2

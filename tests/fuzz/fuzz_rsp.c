@@ -1,5 +1,6 @@
 /*
  * tests/fuzz/fuzz_rsp.c: libFuzzer target for the RSP protocol layer.
+ * fuzz-build: protocol
  *
  * The input is what a client might send: it is fed to an rsp_frame decoder
  * one byte at a time, and every complete packet is copied into a buffer with
@@ -250,7 +251,7 @@ static void handle_packet(struct session *s, const struct rsp_buf *payload)
 
 	memset(&req, 0xa5, sizeof(req));
 	CHECK(rsp_request_parse(buf, len, &req) == 0);
-	CHECK((unsigned)req.type <= RSP_REQ_VFILE);
+	CHECK((unsigned)req.type < RSP_REQ_COUNT);
 	track(s, &req);
 	reply(s, &req, buf, len);
 	free(buf);

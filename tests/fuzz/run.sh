@@ -7,6 +7,9 @@
 # tests/fuzz/seeds/TARGET/, and it runs for SECONDS. Crash inputs land in
 # build-fuzz/artifacts-TARGET/, the log in build-fuzz/TARGET.log; reproduce
 # one with `build-fuzz/TARGET build-fuzz/artifacts-TARGET/crash-...`.
+# What a target is built with comes from its `fuzz-build:` comment line: the
+# module folders whose sources it needs, then libraries (`-l...`), e.g.
+#   * fuzz-build: dwarf -ldwarf -lelf -lz -lstdc++
 # Exit status: 0 if no target found a crash, leak or timeout, 1 otherwise,
 # 2 on a usage or build error.
 set -u
@@ -38,9 +41,22 @@ for target in "$@"; do
 		echo "fuzz: $target: no $src" >&2
 		exit 2
 	fi
+	build=$(sed -n 's/^.*fuzz-build: *//p' "$src" | head -n 1)
+	if [ -z "$build" ]; then
+		echo "fuzz: $target: no 'fuzz-build:' line in $src" >&2
+		exit 2
+	fi
+	srcs= libs=
+	for word in $build; do
+		case $word in
+		-*) libs="$libs $word" ;;
+		*) srcs="$srcs $(ls "$word"/*.c)" ;;
+		esac
+	done
 	echo "fuzz: $target: building"
+	# shellcheck disable=SC2086 # word lists on purpose
 	if ! $CLANG -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-g -O1 -std=c11 -D_GNU_SOURCE -I. "$src" protocol/*.c -o "$bin"; then
+		-g -O1 -std=c11 -D_GNU_SOURCE -I. "$src" $srcs -o "$bin" $libs; then
 		echo "fuzz: $target: build failed" >&2
 		exit 2
 	fi

@@ -24,7 +24,7 @@
 
 #include "protocol/rsp_packet.h"
 
-#define LAST_REQ_TYPE RSP_REQ_BTRACE_CONF
+#define LAST_REQ_TYPE (RSP_REQ_COUNT - 1)
 
 struct packet_case {
 	const char *payload;
