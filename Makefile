@@ -108,8 +108,15 @@ $(BUILD)/bench/bench_decode: bench/bench_decode.c $(MODULE_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(MODULE_LIBS) $(LDLIBS)
 
-bench: deps $(BIN) $(BUILD)/bench/bench_decode
+$(BUILD)/bench/dw_bench: bench/dw_bench.c $(MODULE_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(MODULE_LIBS) $(LDLIBS)
+
+bench: deps $(BIN) $(BUILD)/bench/bench_decode $(BUILD)/bench/dw_bench
 	@bench/run.sh $(abspath $(BIN)) $(abspath $(BUILD)/bench/bench_decode)
+	@echo
+	@echo "dwarf/ on libc with libc6-dbg:"
+	@$(BUILD)/bench/dw_bench
 
 deps:
 	@scripts/install-deps.sh

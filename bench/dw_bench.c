@@ -1,9 +1,7 @@
 /* dw_bench: dwarf/ timings on libc with its debug file: time to the first
  * answer (open + one lookup, cold), lookups per second (first pass loads
- * units lazily, then warm), and bytes per line-table row kept. Not built by
- * default:
- *   cc -O2 -std=c11 -D_GNU_SOURCE -I. bench/dw_bench.c build/libdwarf.a \
- *      -ldwarf -lelf -lz -lstdc++ -o build/dw_bench */
+ * units lazily, then warm), and bytes per line-table row kept. Built and run
+ * by `make bench`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
