@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli_history.h"
 #include "cli/cli_serve.h"
 
 #define HINDSIGHT_VERSION "0.1"
@@ -22,6 +23,10 @@ struct command {
 static const struct command commands[] = {
 	{ "serve", "serve a program to GDB or LLDB over the remote protocol, like gdbserver",
 	  cli_serve_main, cli_serve_usage },
+	{ "history", "print a recording's instruction history, like GDB's record instruction-history",
+	  cli_history_main, cli_history_usage },
+	{ "calls", "print a recording's function-call history, like GDB's record function-call-history",
+	  cli_calls_main, cli_calls_usage },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,601 @@
+/*
+ * cli/cli_history.c: `hindsight history` and `hindsight calls`.
+ *
+ * GDB's `record instruction-history` and `record function-call-history`
+ * over a saved recording: the same range syntax (N / N,M / N,+K / N,-K,
+ * plus N, and ,M), the same modifiers and the same line layout, so what
+ * a GDB user knows carries over. `--json` writes one object per line for
+ * tools. The index is built first (one pass counting blocks); a listing
+ * then decodes only its window. Decoding that takes over a second says so
+ * on stderr.
+ */
+#include "cli/cli_history.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "replay/bundle.h"
+#include "replay/calls.h"
+#include "replay/decode.h"
+#include "replay/index.h"
+#include "replay/insn.h"
+#include "replay/dwarf_symbols.h"
+#include "replay/symbols.h"
+
+struct hist_args {
+	const char *dir;
+	char range[128];
+	bool json, intel, have_tid;
+	int64_t tid;
+	uint64_t size;
+	/* history: /m /s (source), /r (raw), /f (no function), /p (no prefix);
+	 * calls: /i (instruction range), /l (lines), /c (indent) */
+	bool src, raw, nofunc, noprefix, insns, lines, indent;
+};
+
+/* Everything a listing needs, opened from the bundle. */
+struct session {
+	struct replay_bundle *b;
+	size_t thread;
+	struct replay_dwarf_symbols *syms;
+	struct replay_symbolizer symbolizer;
+	struct replay_decoder *d;
+	struct replay_index idx;
+	struct timespec t0;
+	bool progress_shown;
+	time_t last_progress;
+};
+
+void cli_history_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: hindsight history DIR [RANGE] [/m] [/s] [/r] [/f] [/p] [OPTIONS]\n"
+		"\n"
+		"Print the instructions a recording's thread executed, numbered from 1,\n"
+		"like GDB's `record instruction-history`. RANGE:\n"
+		"  (none)   the last 10 instructions\n"
+		"  N        10 instructions from N\n"
+		"  N,M      N to M, inclusive\n"
+		"  N,+K     K instructions from N;   N,-K  K instructions up to N\n"
+		"  N,       10 instructions from N;  ,M    10 instructions up to M\n"
+		"Modifiers: /m or /s source lines, /r raw bytes, /f no function names,\n"
+		"/p no position prefix. A gap in the trace prints as\n"
+		"`[decode error (E): libipt's text]` and takes a number.\n"
+		"\n"
+		"Options:\n"
+		"  --thread TID  the thread (default: the first one in the recording)\n"
+		"  --size N      instructions for a RANGE without an end (default 10)\n"
+		"  --intel       Intel syntax (default: AT&T, as GDB)\n"
+		"  --json        one JSON object per line: {\"index\",\"thread\",\"addr\",\n"
+		"                \"function\",\"file\",\"line\",\"insn\"} or {\"index\",\"gap\",...}\n"
+		"  -h, --help    show this help\n"
+		"See docs/history.md.\n");
+}
+
+void cli_calls_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: hindsight calls DIR [RANGE] [/i] [/l] [/c] [OPTIONS]\n"
+		"\n"
+		"Print a recording's thread as function segments, numbered from 1, like\n"
+		"GDB's `record function-call-history`: one line per run of instructions\n"
+		"in one function; a call goes one level deeper, a return back up.\n"
+		"RANGE is as for `hindsight history` (default: the last 10 segments).\n"
+		"Modifiers: /i instruction numbers, /l source lines, /c indent by depth.\n"
+		"\n"
+		"Options:\n"
+		"  --thread TID  the thread (default: the first one in the recording)\n"
+		"  --size N      segments for a RANGE without an end (default 10)\n"
+		"  --json        one JSON object per line\n"
+		"  -h, --help    show this help\n"
+		"See docs/history.md.\n");
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	return errno || *end ? -EINVAL : 0;
+}
+
+static int modifiers(const char *m, struct hist_args *a, bool calls)
+{
+	for (m++; *m; m++) {
+		switch (calls ? *m | 0x100 : *m) {
+		case 'm': case 's': a->src = true; break;
+		case 'r': a->raw = true; break;
+		case 'f': a->nofunc = true; break;
+		case 'p': a->noprefix = true; break;
+		case 'i' | 0x100: a->insns = true; break;
+		case 'l' | 0x100: a->lines = true; break;
+		case 'c' | 0x100: a->indent = true; break;
+		default:
+			fprintf(stderr, "hindsight: invalid modifier: %c\n", *m);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void append_range(struct hist_args *a, const char *s)
+{
+	size_t len = strlen(a->range);
+
+	snprintf(a->range + len, sizeof(a->range) - len, "%s", s);
+}
+
+/* 0 to run, 1 for --help (done), -1 for a usage error (message printed). */
+static int parse_args(int argc, char **argv, struct hist_args *a, bool calls)
+{
+	a->size = 10;
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+
+		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+			(calls ? cli_calls_usage : cli_history_usage)(stdout);
+			return 1;
+		} else if (!strcmp(s, "--json")) {
+			a->json = true;
+		} else if (!strcmp(s, "--intel") && !calls) {
+			a->intel = true;
+		} else if (!strcmp(s, "--thread") || !strcmp(s, "--size")) {
+			uint64_t v;
+
+			if (i + 1 >= argc || parse_u64(argv[i + 1], &v) < 0 || (s[2] == 's' && !v)) {
+				fprintf(stderr, "hindsight: %s needs a positive number\n", s);
+				return -1;
+			}
+			i++;
+			if (s[2] == 's') {
+				a->size = v;
+			} else {
+				a->tid = (int64_t)v;
+				a->have_tid = true;
+			}
+		} else if (s[0] == '/' && s[1] && !s[strspn(s + 1, calls ? "ilc" : "msrfp") + 1]) {
+			/* GDB's modifiers; any other word with a slash is a path. */
+			if (modifiers(s, a, calls) < 0)
+				return -1;
+		} else if (s[0] == '-' && s[1] == '-') {
+			fprintf(stderr, "hindsight: unknown option '%s'. Try 'hindsight %s --help'.\n", s,
+				argv[0]);
+			return -1;
+		} else if (!a->dir) {
+			a->dir = s;
+		} else {
+			append_range(a, s);
+		}
+	}
+	if (!a->dir) {
+		(calls ? cli_calls_usage : cli_history_usage)(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* GDB's range syntax over items 1..@total: [*begin, *end]. 0, or -1 with
+ * GDB's message printed. */
+static int resolve_range(const char *r, uint64_t size, uint64_t total, uint64_t *begin,
+			 uint64_t *end)
+{
+	char first[64] = "", second[64] = "";
+	const char *comma = strchr(r, ',');
+	uint64_t n = 0, m = 0;
+
+	if (total == 0) {
+		fprintf(stderr, "No trace.\n");
+		return -1;
+	}
+	if (!*r) {
+		*end = total;
+		*begin = total > size ? total - size + 1 : 1;
+		return 0;
+	}
+	snprintf(first, sizeof(first), "%.*s", comma ? (int)(comma - r) : (int)strlen(r), r);
+	if (comma)
+		snprintf(second, sizeof(second), "%s", comma + 1);
+	if ((first[0] && parse_u64(first, &n) < 0) || (!first[0] && (!comma || !second[0]))) {
+		fprintf(stderr, "Expected positive number, got: %s.\n", r);
+		return -1;
+	}
+	if (!comma || !second[0]) {
+		*begin = n;
+		*end = n + size - 1;
+	} else if (second[0] == '+' || second[0] == '-') {
+		if (parse_u64(second + 1, &m) < 0 || !m || !first[0]) {
+			fprintf(stderr, "Expected positive number, got: %s.\n", second);
+			return -1;
+		}
+		*begin = second[0] == '+' ? n : (n >= m ? n - m + 1 : 1);
+		*end = second[0] == '+' ? n + m - 1 : n;
+	} else {
+		if (parse_u64(second, &m) < 0) {
+			fprintf(stderr, "Expected positive number, got: %s.\n", second);
+			return -1;
+		}
+		if (!first[0]) {
+			*end = m;
+			*begin = m > size ? m - size + 1 : 1;
+		} else {
+			*begin = n;
+			*end = m;
+		}
+	}
+	if (*end < *begin) {
+		fprintf(stderr, "Bad range.\n");
+		return -1;
+	}
+	if (*begin < 1)
+		*begin = 1;
+	if (*begin > total) {
+		fprintf(stderr, "Range out of bounds.\n");
+		return -1;
+	}
+	if (*end > total)
+		*end = total;
+	return 0;
+}
+
+static double elapsed(const struct session *s)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - s->t0.tv_sec) + (double)(t.tv_nsec - s->t0.tv_nsec) / 1e9;
+}
+
+/* A progress line on stderr once a second, after the first second. */
+static int progress(void *ctx, uint64_t items)
+{
+	struct session *s = ctx;
+	double t = elapsed(s);
+
+	if (t >= 1.0 && (time_t)t != s->last_progress) {
+		s->last_progress = (time_t)t;
+		s->progress_shown = true;
+		fprintf(stderr, "decoding: %" PRIu64 " instructions...\n", items);
+	}
+	return 0;
+}
+
+static void session_close(struct session *s)
+{
+	replay_index_release(&s->idx);
+	replay_decoder_free(s->d);
+	replay_dwarf_symbols_free(s->syms);
+	replay_bundle_free(s->b);
+}
+
+static int pick_thread(struct session *s, const struct hist_args *a)
+{
+	s->thread = 0;
+	if (!s->b->nthreads) {
+		fprintf(stderr, "hindsight: %s: the recording has no threads\n", a->dir);
+		return -1;
+	}
+	if (!a->have_tid)
+		return 0;
+	for (size_t i = 0; i < s->b->nthreads; i++) {
+		if (s->b->threads[i].tid == a->tid) {
+			s->thread = i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "hindsight: %s: no thread %" PRId64 " in the recording\n", a->dir, a->tid);
+	return -1;
+}
+
+static const char *decoder_error(int rc)
+{
+	return rc == -EINVAL ? "the trace's configuration is not supported (unknown cpu?)"
+			     : strerror(-rc);
+}
+
+/* Loads the bundle, the symbols and a decoder. 0, or -1 with the reason
+ * printed. */
+static int session_open(struct session *s, const struct hist_args *a)
+{
+	char err[512];
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	clock_gettime(CLOCK_MONOTONIC, &s->t0);
+	rc = replay_bundle_load(a->dir, &s->b, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "hindsight: %s\n", err);
+		return -1;
+	}
+	if (pick_thread(s, a) < 0)
+		return -1;
+	/* Functions, files and lines from DWARF (dwarf/ falls back to ELF
+	 * symbols and name@plt where there is no debug info). */
+	if (replay_dwarf_symbols_new(s->b, &s->syms) < 0) {
+		fprintf(stderr, "hindsight: out of memory\n");
+		return -1;
+	}
+	s->symbolizer.lookup = replay_dwarf_symbols_lookup;
+	s->symbolizer.ctx = s->syms;
+	rc = replay_decoder_new(s->b, s->thread, &s->d);
+	if (rc < 0) {
+		fprintf(stderr, "hindsight: %s: thread %" PRId64 ": %s\n", a->dir,
+			s->b->threads[s->thread].tid, decoder_error(rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- history --------------------------------------------------------- */
+
+static void print_symbolic(const struct session *s, uint64_t addr, bool with_name, bool always_off)
+{
+	struct replay_symbol sym;
+
+	if (s->symbolizer.lookup(s->symbolizer.ctx, addr, &sym) < 0 || !sym.function)
+		return;
+	printf(" <%s", with_name ? sym.function : "");
+	if (always_off || addr != sym.start)
+		printf("+%" PRId64, (int64_t)(addr - sym.start));
+	printf(">");
+}
+
+static void print_source(const struct replay_symbol *sym, const char **last_file, unsigned *last_line)
+{
+	if (!sym->file || !sym->line || (*last_file && !strcmp(*last_file, sym->file) &&
+					 *last_line == sym->line))
+		return;
+	printf("%s:%u\n", sym->file, sym->line);
+	*last_file = sym->file;
+	*last_line = sym->line;
+}
+
+static void print_gap_text(const struct replay_item *it)
+{
+	if (it->error)
+		printf("[decode error (%d): %s]\n", it->error, it->text);
+	else
+		printf("[%s]\n", it->text);
+}
+
+static void print_insn(const struct session *s, const struct hist_args *a,
+		       const struct replay_item *it, const char **last_file, unsigned *last_line)
+{
+	struct replay_symbol sym;
+	char text[256];
+
+	if (a->src && s->symbolizer.lookup(s->symbolizer.ctx, it->insn.ip, &sym) == 0)
+		print_source(&sym, last_file, last_line);
+	printf("%" PRIu64 "\t%s0x%016" PRIx64, it->index, a->noprefix ? "" : "   ", it->insn.ip);
+	print_symbolic(s, it->insn.ip, !a->nofunc, true);
+	printf(":\t");
+	if (a->raw && it->insn.size) {
+		for (unsigned i = 0; i < it->insn.size; i++)
+			printf("%s%02x", i ? " " : "", it->insn.raw[i]);
+		printf("\t");
+	}
+	if (!it->insn.size) {
+		printf("(unreadable)\n");
+		return;
+	}
+	replay_insn_format(&it->insn, it->bits, a->intel ? REPLAY_SYNTAX_INTEL : REPLAY_SYNTAX_ATT,
+			   text, sizeof(text));
+	printf("%s", text);
+	if (it->insn.direct)
+		print_symbolic(s, it->insn.target, true, false);
+	printf("\n");
+}
+
+static void json_line(json_t *o)
+{
+	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+
+	if (text)
+		printf("%s\n", text);
+	free(text);
+	json_decref(o);
+}
+
+static json_t *json_hex(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_string(buf);
+}
+
+static void add_symbol(json_t *o, const struct replay_symbol *sym)
+{
+	if (sym->function)
+		json_object_set_new(o, "function", json_string(sym->function));
+	if (sym->file)
+		json_object_set_new(o, "file", json_string(sym->file));
+	if (sym->line)
+		json_object_set_new(o, "line", json_integer(sym->line));
+}
+
+static void print_json_item(const struct session *s, const struct hist_args *a,
+			    const struct replay_item *it)
+{
+	json_t *o = json_object();
+	struct replay_symbol sym;
+	char text[256];
+
+	if (!o)
+		return;
+	json_object_set_new(o, "index", json_integer((json_int_t)it->index));
+	json_object_set_new(o, "thread", json_integer(s->b->threads[s->thread].tid));
+	if (it->kind == REPLAY_ITEM_GAP) {
+		json_object_set_new(o, "gap", json_string(it->text));
+		json_object_set_new(o, "error", json_integer(it->error));
+		if (it->has_addr)
+			json_object_set_new(o, "addr", json_hex(it->addr));
+		json_line(o);
+		return;
+	}
+	json_object_set_new(o, "addr", json_hex(it->insn.ip));
+	if (s->symbolizer.lookup(s->symbolizer.ctx, it->insn.ip, &sym) == 0)
+		add_symbol(o, &sym);
+	if (it->insn.size &&
+	    replay_insn_format(&it->insn, it->bits, a->intel ? REPLAY_SYNTAX_INTEL : REPLAY_SYNTAX_ATT,
+			       text, sizeof(text)) == 0)
+		json_object_set_new(o, "insn", json_string(text));
+	json_line(o);
+}
+
+static int build_index(struct session *s, const struct hist_args *a)
+{
+	int rc = replay_index_build(&s->idx, s->b, s->thread, progress, s);
+
+	if (rc < 0) {
+		fprintf(stderr, "hindsight: %s: %s\n", a->dir, decoder_error(rc));
+		return -1;
+	}
+	if (s->progress_shown)
+		fprintf(stderr, "decoding: %" PRIu64 " instructions, done\n", s->idx.nitems);
+	return 0;
+}
+
+static int list_items(struct session *s, const struct hist_args *a, uint64_t begin, uint64_t end)
+{
+	const char *last_file = NULL;
+	unsigned last_line = 0;
+	struct replay_item it;
+	int rc;
+
+	rc = replay_index_seek(&s->idx, s->d, begin);
+	while (rc == 0 && (rc = replay_decoder_next(s->d, &it)) == 1 && it.index <= end) {
+		rc = 0;
+		if (a->json)
+			print_json_item(s, a, &it);
+		else if (it.kind == REPLAY_ITEM_GAP)
+			printf("%" PRIu64 "\t", it.index), print_gap_text(&it);
+		else
+			print_insn(s, a, &it, &last_file, &last_line);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "hindsight: %s: %s\n", a->dir, strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+int cli_history_main(int argc, char **argv)
+{
+	struct hist_args a = { 0 };
+	struct session s;
+	uint64_t begin, end;
+	int rc = parse_args(argc, argv, &a, false);
+
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (session_open(&s, &a) < 0 || build_index(&s, &a) < 0 ||
+	    resolve_range(a.range, a.size, s.idx.nitems, &begin, &end) < 0 ||
+	    list_items(&s, &a, begin, end) < 0) {
+		session_close(&s);
+		return 1;
+	}
+	session_close(&s);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* ---- calls ----------------------------------------------------------- */
+
+static void print_segment(const struct session *s, const struct hist_args *a, uint64_t number,
+			  const struct replay_segment *g)
+{
+	printf("%" PRIu64 "\t", number);
+	if (g->gap) {
+		struct replay_item it = { .error = g->error, .text = g->text };
+
+		print_gap_text(&it);
+		return;
+	}
+	for (int i = 0; a->indent && i < g->level; i++)
+		printf("  ");
+	printf("%s", g->function ? g->function : "??");
+	if (a->insns)
+		printf("\tinst %" PRIu64 ",%" PRIu64, g->first, g->last);
+	if (a->lines) {
+		printf("\tat ");
+		if (g->file && g->line_min) {
+			printf("%s:%u", g->file, g->line_min);
+			if (g->line_max != g->line_min)
+				printf(",%u", g->line_max);
+		}
+	}
+	printf("\n");
+	(void)s;
+}
+
+static void print_json_segment(const struct session *s, uint64_t number, const struct replay_segment *g)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return;
+	json_object_set_new(o, "index", json_integer((json_int_t)number));
+	json_object_set_new(o, "thread", json_integer(s->b->threads[s->thread].tid));
+	if (g->gap) {
+		json_object_set_new(o, "gap", json_string(g->text));
+		json_object_set_new(o, "error", json_integer(g->error));
+	} else {
+		if (g->function)
+			json_object_set_new(o, "function", json_string(g->function));
+		json_object_set_new(o, "level", json_integer(g->level));
+		if (g->file)
+			json_object_set_new(o, "file", json_string(g->file));
+		if (g->line_min) {
+			json_object_set_new(o, "line_min", json_integer(g->line_min));
+			json_object_set_new(o, "line_max", json_integer(g->line_max));
+		}
+	}
+	json_object_set_new(o, "first", json_integer((json_int_t)g->first));
+	json_object_set_new(o, "last", json_integer((json_int_t)g->last));
+	json_line(o);
+}
+
+int cli_calls_main(int argc, char **argv)
+{
+	struct replay_calls calls = { 0 };
+	struct hist_args a = { 0 };
+	struct session s;
+	uint64_t begin, end;
+	int rc = parse_args(argc, argv, &a, true);
+
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (session_open(&s, &a) < 0)
+		goto fail;
+	rc = replay_calls_build(&calls, s.d, &s.symbolizer, progress, &s);
+	if (rc < 0) {
+		fprintf(stderr, "hindsight: %s: %s\n", a.dir, strerror(-rc));
+		goto fail;
+	}
+	if (s.progress_shown)
+		fprintf(stderr, "decoding: done\n");
+	if (resolve_range(a.range, a.size, calls.n, &begin, &end) < 0)
+		goto fail;
+	for (uint64_t i = begin; i <= end; i++) {
+		if (a.json)
+			print_json_segment(&s, i, &calls.segs[i - 1]);
+		else
+			print_segment(&s, &a, i, &calls.segs[i - 1]);
+	}
+	replay_calls_release(&calls);
+	session_close(&s);
+	return fflush(stdout) == 0 ? 0 : 1;
+fail:
+	replay_calls_release(&calls);
+	session_close(&s);
+	return 1;
+}

@@ -1,0 +1,566 @@
+/*
+ * replay/bundle_load.c: reading trace.json (replay_bundle_load).
+ *
+ * Two kinds of manifest: hindsight's own (with a "hindsight" object whose
+ * mappings are used as they are) and LLDB's per-thread Intel PT bundles,
+ * whose modules become mappings valid from time 0, one per executable
+ * PT_LOAD segment of the module's file. Per-cpu LLDB bundles ("cpus") are
+ * refused for now. Every failure leaves a one-line reason in the caller's
+ * buffer, naming the key ("trace.json: processes[0].threads[1]: missing
+ * \"tid\"") or the file.
+ */
+#include "replay/bundle.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "replay/elf_load.h"
+
+struct reader {
+	struct replay_bundle *b;
+	char *err;
+	size_t errsize;
+};
+
+static int fail(struct reader *r, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct reader *r, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->err && r->errsize) {
+		va_start(ap, fmt);
+		vsnprintf(r->err, r->errsize, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+/* @o's member @key of JSON type @type; NULL with the error set if it is
+ * missing (and @required) or of another type. */
+static json_t *member(struct reader *r, const json_t *o, const char *where, const char *key,
+		      json_type type, int required, int *rc)
+{
+	json_t *v = json_object_get(o, key);
+	static const char *const names[] = {
+		[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
+		[JSON_STRING] = "a string", [JSON_INTEGER] = "an integer",
+		[JSON_TRUE] = "a boolean",
+	};
+
+	if (!v || json_is_null(v)) {
+		if (required)
+			*rc = fail(r, -EINVAL, "trace.json: %s: missing \"%s\"", where, key);
+		return NULL;
+	}
+	if (json_typeof(v) == type || (type == JSON_TRUE && json_is_boolean(v)))
+		return v;
+	/* Numbers may be written as integers, reals or strings (LLDB's
+	 * JSONUINT64 and values beyond int64); get_u64 sorts them out. */
+	if (type == JSON_INTEGER && (json_is_real(v) || json_is_string(v)))
+		return v;
+	*rc = fail(r, -EINVAL, "trace.json: %s: \"%s\" must be %s, not %s", where, key,
+		   names[type], type_name(v));
+	return NULL;
+}
+
+static int get_u64(struct reader *r, const json_t *o, const char *where, const char *key,
+		   int required, uint64_t *out)
+{
+	int rc = 0;
+	json_t *v = member(r, o, where, key, JSON_INTEGER, required, &rc);
+	char *end;
+
+	if (!v)
+		return rc;
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*out = (uint64_t)json_integer_value(v);
+		return 0;
+	}
+	if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 18446744073709551616.0 &&
+	    (double)(uint64_t)json_real_value(v) == json_real_value(v)) {
+		*out = (uint64_t)json_real_value(v);
+		return 0;
+	}
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+
+		errno = 0;
+		*out = strtoull(s, &end, 0);
+		if (s[0] && s[0] != '-' && !*end && !errno)
+			return 0;
+	}
+	return fail(r, -EINVAL, "trace.json: %s: \"%s\" must be a non-negative integer", where, key);
+}
+
+static int get_i64(struct reader *r, const json_t *o, const char *where, const char *key,
+		   int required, int64_t *out)
+{
+	int rc = 0;
+	json_t *v = member(r, o, where, key, JSON_INTEGER, required, &rc);
+
+	if (!v)
+		return rc;
+	if (json_is_integer(v)) {
+		*out = json_integer_value(v);
+		return 0;
+	}
+	if (json_is_real(v) && json_real_value(v) < 9007199254740992.0 &&
+	    json_real_value(v) > -9007199254740992.0 &&
+	    (double)(int64_t)json_real_value(v) == json_real_value(v)) {
+		*out = (int64_t)json_real_value(v);
+		return 0;
+	}
+	return fail(r, -EINVAL, "trace.json: %s: \"%s\" must be an integer", where, key);
+}
+
+static int get_u32(struct reader *r, const json_t *o, const char *where, const char *key,
+		   int required, uint32_t *out)
+{
+	uint64_t v = *out;
+	int rc = get_u64(r, o, where, key, required, &v);
+
+	if (rc < 0)
+		return rc;
+	if (v > UINT32_MAX)
+		return fail(r, -EINVAL, "trace.json: %s: \"%s\" is too large", where, key);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* A copy of string member @key into *@out (NULL if absent and optional). */
+static int get_str(struct reader *r, const json_t *o, const char *where, const char *key,
+		   int required, char **out)
+{
+	int rc = 0;
+	json_t *v = member(r, o, where, key, JSON_STRING, required, &rc);
+
+	if (!v)
+		return rc;
+	return replay_bundle_set_str(out, json_string_value(v));
+}
+
+static int get_bool(struct reader *r, const json_t *o, const char *where, const char *key,
+		    bool *out)
+{
+	int rc = 0;
+	json_t *v = member(r, o, where, key, JSON_TRUE, 0, &rc);
+
+	if (v)
+		*out = json_is_true(v);
+	return rc;
+}
+
+static int read_cpu(struct reader *r, const json_t *root)
+{
+	int rc = 0;
+	json_t *c = member(r, root, "top level", "cpuInfo", JSON_OBJECT, 1, &rc);
+	char *vendor = NULL;
+	uint32_t f = 0, m = 0, s = 0;
+
+	if (!c)
+		return rc;
+	if ((rc = get_str(r, c, "cpuInfo", "vendor", 1, &vendor)) < 0 ||
+	    (rc = get_u32(r, c, "cpuInfo", "family", 1, &f)) < 0 ||
+	    (rc = get_u32(r, c, "cpuInfo", "model", 1, &m)) < 0 ||
+	    (rc = get_u32(r, c, "cpuInfo", "stepping", 1, &s)) < 0) {
+		free(vendor);
+		return rc;
+	}
+	snprintf(r->b->cpu.vendor, sizeof(r->b->cpu.vendor), "%s",
+		 strcmp(vendor, "unknown") ? vendor : "");
+	free(vendor);
+	r->b->cpu.family = f;
+	r->b->cpu.model = m;
+	r->b->cpu.stepping = s;
+	return 0;
+}
+
+/* The PT file of a thread must exist and be a regular file. */
+static int check_file(struct reader *r, const char *file)
+{
+	char path[4096];
+	struct stat st;
+
+	if (replay_bundle_path(r->b, file, path, sizeof(path)) < 0)
+		return fail(r, -ENAMETOOLONG, "%s: file name too long", file);
+	if (stat(path, &st) < 0)
+		return fail(r, -errno, "%s: %s", file, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return fail(r, -EINVAL, "%s: not a regular file", file);
+	return 0;
+}
+
+static int read_thread(struct reader *r, const json_t *t, const char *where)
+{
+	int64_t tid = 0;
+	char *file = NULL;
+	int rc;
+
+	if (!json_is_object(t))
+		return fail(r, -EINVAL, "trace.json: %s must be an object", where);
+	if ((rc = get_i64(r, t, where, "tid", 1, &tid)) < 0 ||
+	    (rc = get_str(r, t, where, "iptTrace", 0, &file)) < 0)
+		goto out;
+	if (file && (rc = check_file(r, file)) < 0)
+		goto out;
+	rc = replay_bundle_add_thread(r->b, tid, file);
+out:
+	free(file);
+	return rc < 0 ? rc : 0;
+}
+
+/* LLDB module @file at @load: one mapping per executable PT_LOAD. */
+static int module_mappings(struct reader *r, const char *file, const char *system_path,
+			   const char *uuid, uint64_t load)
+{
+	struct replay_elf_segment segs[REPLAY_ELF_MAX_SEGMENTS];
+	struct replay_mapping m = { 0 };
+	char path[4096];
+	int n, rc;
+
+	if (replay_bundle_path(r->b, file, path, sizeof(path)) < 0)
+		return fail(r, -ENAMETOOLONG, "%s: file name too long", file);
+	n = replay_elf_load_segments(path, segs);
+	if (n == -ENOEXEC)
+		return fail(r, n, "%s: not an ELF file with program headers", file);
+	if (n < 0)
+		return fail(r, n, "%s: %s", file, strerror(-n));
+	if (n == 0)
+		return fail(r, -ENOEXEC, "%s: no PT_LOAD segments", file);
+	m.time_unmap = REPLAY_TIME_NEVER;
+	m.file = (char *)file;
+	m.system_path = (char *)system_path;
+	m.uuid = (char *)uuid;
+	for (int i = 0; i < n; i++) {
+		if (!segs[i].executable)
+			continue;
+		m.start = load - segs[0].vaddr + segs[i].vaddr;
+		m.offset = segs[i].offset;
+		m.size = segs[i].size;
+		rc = replay_bundle_add_mapping(r->b, &m);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int read_module(struct reader *r, const json_t *mo, const char *where)
+{
+	char *file = NULL, *sys = NULL, *uuid = NULL;
+	uint64_t load = 0;
+	int rc;
+
+	if (!json_is_object(mo))
+		return fail(r, -EINVAL, "trace.json: %s must be an object", where);
+	if ((rc = get_str(r, mo, where, "file", 0, &file)) < 0 ||
+	    (rc = get_str(r, mo, where, "systemPath", 1, &sys)) < 0 ||
+	    (rc = get_str(r, mo, where, "uuid", 0, &uuid)) < 0 ||
+	    (rc = get_u64(r, mo, where, "loadAddress", 1, &load)) < 0)
+		goto out;
+	rc = module_mappings(r, file ? file : sys, sys, uuid, load);
+out:
+	free(file);
+	free(sys);
+	free(uuid);
+	return rc;
+}
+
+/* Runs @fn on each element of array member @key of @o. */
+static int each(struct reader *r, const json_t *o, const char *where, const char *key,
+		int required, int (*fn)(struct reader *, const json_t *, const char *))
+{
+	int rc = 0;
+	json_t *a = member(r, o, where, key, JSON_ARRAY, required, &rc);
+	int nested = strcmp(where, "top level") && strcmp(where, "hindsight");
+	char here[160];
+	size_t i;
+	json_t *v;
+
+	if (!a)
+		return rc;
+	json_array_foreach(a, i, v) {
+		if (nested)
+			snprintf(here, sizeof(here), "%.100s.%.20s[%zu]", where, key, i);
+		else
+			snprintf(here, sizeof(here), "%.20s[%zu]", key, i);
+		rc = fn(r, v, here);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int read_process_threads(struct reader *r, const json_t *p, const char *where)
+{
+	int rc;
+
+	if (!json_is_object(p))
+		return fail(r, -EINVAL, "trace.json: %s must be an object", where);
+	if (r->b->pid == 0 && (rc = get_i64(r, p, where, "pid", 1, &r->b->pid)) < 0)
+		return rc;
+	return each(r, p, where, "threads", 1, read_thread);
+}
+
+static int read_process_modules(struct reader *r, const json_t *p, const char *where)
+{
+	return each(r, p, where, "modules", 0, read_module);
+}
+
+/* hindsight.mappings[i] */
+static int read_mapping(struct reader *r, const json_t *o, const char *where)
+{
+	struct replay_mapping m = { .time_unmap = REPLAY_TIME_NEVER };
+	int rc;
+
+	if (!json_is_object(o))
+		return fail(r, -EINVAL, "trace.json: hindsight.%s must be an object", where);
+	if ((rc = get_u64(r, o, where, "timeMap", 0, &m.time_map)) < 0 ||
+	    (rc = get_u64(r, o, where, "timeUnmap", 0, &m.time_unmap)) < 0 ||
+	    (rc = get_u64(r, o, where, "start", 1, &m.start)) < 0 ||
+	    (rc = get_u64(r, o, where, "size", 1, &m.size)) < 0 ||
+	    (rc = get_u64(r, o, where, "offset", 0, &m.offset)) < 0 ||
+	    (rc = get_str(r, o, where, "file", 1, &m.file)) < 0 ||
+	    (rc = get_str(r, o, where, "systemPath", 0, &m.system_path)) < 0 ||
+	    (rc = get_str(r, o, where, "uuid", 0, &m.uuid)) < 0)
+		goto out;
+	rc = replay_bundle_add_mapping(r->b, &m);
+out:
+	free(m.file);
+	free(m.system_path);
+	free(m.uuid);
+	return rc < 0 ? rc : 0;
+}
+
+/* hindsight.threads[i]: extra per-thread data, matched by tid. */
+static int read_hs_thread(struct reader *r, const json_t *o, const char *where)
+{
+	struct replay_thread *t = NULL;
+	int64_t tid = 0;
+	int rc;
+
+	if (!json_is_object(o))
+		return fail(r, -EINVAL, "trace.json: hindsight.%s must be an object", where);
+	if ((rc = get_i64(r, o, where, "tid", 1, &tid)) < 0)
+		return rc;
+	for (size_t i = 0; i < r->b->nthreads; i++)
+		if (r->b->threads[i].tid == tid)
+			t = &r->b->threads[i];
+	if (!t)
+		return fail(r, -EINVAL, "trace.json: hindsight.%s: thread %" PRId64
+			    " is not in processes[].threads", where, tid);
+	if ((rc = get_str(r, o, where, "stateLog", 0, &t->state_file)) < 0 ||
+	    (rc = get_u64(r, o, where, "instructions", 0, &t->instructions)) < 0)
+		return rc;
+	return 0;
+}
+
+static int read_gap(struct reader *r, const json_t *o, const char *where)
+{
+	char *kind = NULL, *text = NULL;
+	int64_t tid = 0;
+	uint64_t time = 0;
+	int rc;
+
+	if (!json_is_object(o))
+		return fail(r, -EINVAL, "trace.json: hindsight.%s must be an object", where);
+	if ((rc = get_i64(r, o, where, "tid", 1, &tid)) < 0 ||
+	    (rc = get_u64(r, o, where, "time", 0, &time)) < 0 ||
+	    (rc = get_str(r, o, where, "kind", 1, &kind)) < 0 ||
+	    (rc = get_str(r, o, where, "text", 0, &text)) < 0)
+		goto out;
+	rc = replay_bundle_add_gap(r->b, tid, time, kind, text);
+out:
+	free(kind);
+	free(text);
+	return rc < 0 ? rc : 0;
+}
+
+static int read_argv(struct reader *r, const json_t *h)
+{
+	int rc = 0;
+	json_t *a = member(r, h, "hindsight", "argv", JSON_ARRAY, 0, &rc);
+	size_t n = a ? json_array_size(a) : 0, i;
+	char **v;
+	json_t *s;
+
+	if (!a)
+		return rc;
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	json_array_foreach(a, i, s) {
+		v[i] = (char *)json_string_value(s);
+		if (!v[i]) {
+			free(v);
+			return fail(r, -EINVAL, "trace.json: hindsight: argv[%zu] must be a string", i);
+		}
+	}
+	rc = replay_bundle_set_argv(r->b, v);
+	free(v);
+	return rc;
+}
+
+static int read_exit_timing(struct reader *r, const json_t *h)
+{
+	int rc = 0;
+	json_t *e = member(r, h, "hindsight", "exit", JSON_OBJECT, 0, &rc);
+	json_t *t = rc < 0 ? NULL : member(r, h, "hindsight", "timing", JSON_OBJECT, 0, &rc);
+	uint32_t mtc = 0, nom = 0;
+	int64_t status = 0;
+
+	if (rc < 0)
+		return rc;
+	if (e && ((rc = get_str(r, e, "hindsight.exit", "kind", 1, &r->b->exit_kind)) < 0 ||
+		  (rc = get_i64(r, e, "hindsight.exit", "status", 0, &status)) < 0))
+		return rc;
+	r->b->exit_status = (int)status;
+	if (t && ((rc = get_u32(r, t, "hindsight.timing", "mtcFreq", 0, &mtc)) < 0 ||
+		  (rc = get_u32(r, t, "hindsight.timing", "nomFreq", 0, &nom)) < 0 ||
+		  (rc = get_u32(r, t, "hindsight.timing", "cpuid15Eax", 0, &r->b->cpuid_0x15_eax)) < 0 ||
+		  (rc = get_u32(r, t, "hindsight.timing", "cpuid15Ebx", 0, &r->b->cpuid_0x15_ebx)) < 0))
+		return rc;
+	if (mtc > UINT8_MAX || nom > UINT8_MAX)
+		return fail(r, -EINVAL, "trace.json: hindsight.timing: mtcFreq / nomFreq out of range");
+	r->b->mtc_freq = (uint8_t)mtc;
+	r->b->nom_freq = (uint8_t)nom;
+	return 0;
+}
+
+/* Checked before anything else, so a newer bundle is refused for its
+ * version and not for a key this reader does not know. */
+static int read_version(struct reader *r, const json_t *h)
+{
+	uint64_t version = 0;
+	int rc;
+
+	if ((rc = get_u64(r, h, "hindsight", "version", 1, &version)) < 0)
+		return rc;
+	if (version > REPLAY_BUNDLE_VERSION)
+		return fail(r, -EPROTONOSUPPORT,
+			    "bundle format %" PRIu64 " is newer than this hindsight reads (%d)",
+			    version, REPLAY_BUNDLE_VERSION);
+	if (version == 0)
+		return fail(r, -EINVAL, "trace.json: hindsight: \"version\" must be at least 1");
+	r->b->version = (unsigned)version;
+	return 0;
+}
+
+static int read_hindsight(struct reader *r, const json_t *h)
+{
+	int rc;
+
+	if ((rc = get_str(r, h, "hindsight", "recorder", 0, &r->b->recorder)) < 0 ||
+	    (rc = read_argv(r, h)) < 0 ||
+	    (rc = get_u32(r, h, "hindsight", "psbPeriod", 0, &r->b->psb_period)) < 0 ||
+	    (rc = get_bool(r, h, "hindsight", "retCompression", &r->b->ret_compression)) < 0 ||
+	    (rc = get_bool(r, h, "hindsight", "complete", &r->b->complete)) < 0 ||
+	    (rc = get_u64(r, h, "hindsight", "endTime", 0, &r->b->end_time)) < 0 ||
+	    (rc = read_exit_timing(r, h)) < 0 ||
+	    (rc = each(r, h, "hindsight", "threads", 0, read_hs_thread)) < 0 ||
+	    (rc = each(r, h, "hindsight", "mappings", 0, read_mapping)) < 0 ||
+	    (rc = each(r, h, "hindsight", "gaps", 0, read_gap)) < 0)
+		return rc;
+	return 0;
+}
+
+static int read_root(struct reader *r, const json_t *root)
+{
+	int rc = 0;
+	json_t *type, *h;
+
+	if (!json_is_object(root))
+		return fail(r, -EINVAL, "trace.json: the top level must be an object");
+	type = member(r, root, "top level", "type", JSON_STRING, 1, &rc);
+	if (!type)
+		return rc;
+	if (strcmp(json_string_value(type), "intel-pt"))
+		return fail(r, -EINVAL, "trace.json: trace type \"%s\" is not supported (only \"intel-pt\")",
+			    json_string_value(type));
+	h = member(r, root, "top level", "hindsight", JSON_OBJECT, 0, &rc);
+	if (rc < 0)
+		return rc;
+	if (h && (rc = read_version(r, h)) < 0)
+		return rc;
+	if (json_object_get(root, "cpus"))
+		return fail(r, -ENOTSUP, "trace.json: per-cpu traces (\"cpus\") are not supported yet; "
+			    "only per-thread \"iptTrace\" files are");
+	if ((rc = read_cpu(r, root)) < 0 ||
+	    (rc = each(r, root, "top level", "processes", 1, read_process_threads)) < 0)
+		return rc;
+	if (h)
+		return read_hindsight(r, h);
+	rc = replay_bundle_set_str(&r->b->recorder, "lldb");
+	if (rc < 0)
+		return rc;
+	r->b->complete = true;
+	return each(r, root, "top level", "processes", 1, read_process_modules);
+}
+
+int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, size_t errsize)
+{
+	struct reader r = { .err = err, .errsize = errsize };
+	json_error_t jerr;
+	char path[4096];
+	json_t *root;
+	int rc;
+
+	*out = NULL;
+	if (err && errsize)
+		err[0] = 0;
+	if (snprintf(path, sizeof(path), "%s/trace.json", dir) >= (int)sizeof(path))
+		return fail(&r, -ENAMETOOLONG, "%s: directory name too long", dir);
+	rc = replay_bundle_new(&r.b);
+	if (rc < 0)
+		return fail(&r, rc, "out of memory");
+	r.b->version = 0;
+	rc = replay_bundle_set_str(&r.b->dir, dir);
+	if (rc < 0)
+		goto out;
+	if (access(path, R_OK) < 0) {
+		rc = fail(&r, -errno, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	/* LLDB writes uint64 values beyond int64 (timeZero); jansson reads
+	 * them only as reals. Integers up to 2^53 stay exact that way. */
+	if (!root && strstr(jerr.text, "too big integer"))
+		root = json_load_file(path, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &jerr);
+	if (!root) {
+		rc = fail(&r, -EINVAL, "trace.json:%d: %s", jerr.line, jerr.text);
+		goto out;
+	}
+	rc = read_root(&r, root);
+	json_decref(root);
+out:
+	if (rc < 0) {
+		if (rc == -ENOMEM && err && errsize && !err[0])
+			fail(&r, rc, "out of memory");
+		replay_bundle_free(r.b);
+		return rc;
+	}
+	*out = r.b;
+	return 0;
+}

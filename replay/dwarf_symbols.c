@@ -1,0 +1,86 @@
+/*
+ * replay/dwarf_symbols.c: struct replay_symbolizer over dw_space.
+ *
+ * For each mapping, the load bias is where it puts its file's addresses:
+ * start minus the file address at the mapped offset, from the file's
+ * PT_LOAD segments.
+ */
+#include "replay/dwarf_symbols.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "dwarf/dw_space.h"
+#include "replay/bundle.h"
+#include "replay/elf_load.h"
+
+struct replay_dwarf_symbols {
+	struct dw_space *space;
+};
+
+/* The bias of mapping @m of file @path, or -ENOENT. */
+static int mapping_bias(const char *path, const struct replay_mapping *m, uint64_t *bias)
+{
+	struct replay_elf_segment segs[REPLAY_ELF_MAX_SEGMENTS];
+	int n = replay_elf_load_segments(path, segs);
+
+	for (int i = 0; i < n; i++) {
+		if (m->offset >= segs[i].offset && m->offset < segs[i].offset + segs[i].size) {
+			*bias = m->start - (segs[i].vaddr + (m->offset - segs[i].offset));
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int replay_dwarf_symbols_new(const struct replay_bundle *b, struct replay_dwarf_symbols **out)
+{
+	struct replay_dwarf_symbols *s = calloc(1, sizeof(*s));
+	char path[4096];
+
+	if (!s || dw_space_new(&s->space)) {
+		free(s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < b->nmaps; i++) {
+		const struct replay_mapping *m = &b->maps[i];
+		uint64_t bias;
+
+		if (replay_bundle_path(b, m->file, path, sizeof(path)) ||
+		    mapping_bias(path, m, &bias))
+			continue;
+		/* Overlaps (an address reused later) and unreadable files are
+		 * skipped: the first mapping of a range names it. */
+		if (dw_space_add(s->space, path, bias, m->start, m->start + m->size) == -ENOMEM) {
+			replay_dwarf_symbols_free(s);
+			return -ENOMEM;
+		}
+	}
+	*out = s;
+	return 0;
+}
+
+void replay_dwarf_symbols_free(struct replay_dwarf_symbols *s)
+{
+	if (!s)
+		return;
+	dw_space_free(s->space);
+	free(s);
+}
+
+int replay_dwarf_symbols_lookup(void *ctx, uint64_t addr, struct replay_symbol *out)
+{
+	struct replay_dwarf_symbols *s = ctx;
+	struct dw_location loc;
+	int err = dw_space_lookup(s->space, addr, &loc, NULL);
+
+	if (err)
+		return err;
+	if (loc.nframes == 0)
+		return -ENOENT;
+	out->function = loc.frames[loc.nframes - 1].function;
+	out->start = loc.function_start;
+	out->file = loc.has_line ? loc.frames[0].file : NULL;
+	out->line = loc.has_line ? loc.frames[0].line : 0;
+	return 0;
+}

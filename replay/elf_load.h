@@ -1,0 +1,29 @@
+/*
+ * replay/elf_load.h: the executable PT_LOAD segments of an ELF file.
+ *
+ * LLDB's trace bundles give a module's load address only; the mappings a
+ * decoder needs (address, file offset, size) come from the file's program
+ * headers. Nothing here prints.
+ */
+#ifndef HINDSIGHT_REPLAY_ELF_LOAD_H
+#define HINDSIGHT_REPLAY_ELF_LOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct replay_elf_segment {
+	uint64_t vaddr;            /* p_vaddr, page-aligned down */
+	uint64_t offset;           /* p_offset, page-aligned down */
+	uint64_t size;             /* file bytes from offset to the segment's end */
+	int executable;            /* PF_X */
+};
+
+#define REPLAY_ELF_MAX_SEGMENTS 16
+
+/* Reads @path's PT_LOAD headers into @segs (at most
+ * REPLAY_ELF_MAX_SEGMENTS, in file order). Returns their number, -errno if
+ * the file cannot be opened, -ENOEXEC if it is not an ELF file with
+ * program headers. */
+int replay_elf_load_segments(const char *path, struct replay_elf_segment *segs);
+
+#endif
