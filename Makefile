@@ -73,6 +73,9 @@ $(BUILD)/%.o: %.c
 $(BIN): $(CLI_OBJS) $(MODULE_LIBS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(MODULE_LIBS) $(LDLIBS)
 
+# Tests read the real recordings in ../shared/ptdata (never copied in).
+$(BUILD)/tests/unit/%.o: ALL_CFLAGS += -DHINDSIGHT_SHARED='"$(abspath ../shared)"'
+
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(MODULE_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(MODULE_LIBS) $(LDLIBS) -lcmocka

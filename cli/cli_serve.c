@@ -3,6 +3,7 @@
  *
  *   hindsight serve [--once] [--debug] [HOST]:PORT PROG [ARGS...]
  *   hindsight serve [--once] [--debug] --attach PID [HOST]:PORT
+ *   hindsight serve [--once] [--debug] --replay DIR [HOST]:PORT
  *
  * The command line and the messages are gdbserver's, so scripts and test
  * harnesses written for gdbserver work unchanged (gdbserver's own order
@@ -21,6 +22,7 @@
 
 #include "cli/cli_net.h"
 #include "protocol/rsp_server.h"
+#include "replay/replay_target.h"
 #include "stub/stub_target.h"
 
 #define HINDSIGHT_VERSION "0.1"
@@ -29,6 +31,7 @@ struct serve_args {
 	bool once;
 	bool debug;
 	long attach_pid;      /* 0: spawn */
+	const char *replay;   /* a recording to serve instead of a process */
 	const char *addr;
 	char **argv;          /* program and arguments */
 };
@@ -38,6 +41,7 @@ void cli_serve_usage(FILE *out)
 	fprintf(out,
 		"Usage: hindsight serve [OPTIONS] [HOST]:PORT PROG [ARGS...]\n"
 		"       hindsight serve [OPTIONS] --attach PID [HOST]:PORT\n"
+		"       hindsight serve [OPTIONS] --replay DIR [HOST]:PORT\n"
 		"\n"
 		"Serve PROG (started stopped at its first instruction) or the running\n"
 		"process PID to GDB (`target remote HOST:PORT`) or LLDB\n"
@@ -47,6 +51,9 @@ void cli_serve_usage(FILE *out)
 		"Options:\n"
 		"  --once          exit when the first connection closes\n"
 		"  --attach PID    attach to a running process instead of starting one\n"
+		"  --replay DIR    serve a recording (made by `hindsight record`, or an LLDB\n"
+		"                  trace bundle): its end is the present; GDB's\n"
+		"                  `record btrace pt` reads its trace\n"
 		"  --debug         log every packet to stderr\n"
 		"  -h, --help      show this help\n"
 		"\n"
@@ -85,6 +92,7 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 	static const struct option opts[] = {
 		{ "once", no_argument, NULL, 'o' },
 		{ "attach", no_argument, NULL, 'a' },
+		{ "replay", required_argument, NULL, 'r' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "remote-debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -99,6 +107,7 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 		switch (c) {
 		case 'o': a->once = true; break;
 		case 'a': attach = true; break;
+		case 'r': a->replay = optarg; break;
 		case 'd': a->debug = true; break;
 		case 'h': cli_serve_usage(stdout); return 1;
 		default: cli_serve_usage(stderr); return -EINVAL;
@@ -108,6 +117,14 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 	argc -= optind;
 	if (attach)
 		return parse_attach(argc, argv, a);
+	if (a->replay) {
+		if (argc != 1) {
+			fprintf(stderr, "hindsight serve: --replay takes DIR and [HOST]:PORT only\n");
+			return -EINVAL;
+		}
+		a->addr = argv[0];
+		return 0;
+	}
 	if (argc < 1) {
 		cli_serve_usage(stderr);
 		return -EINVAL;
@@ -135,26 +152,52 @@ static void log_packet(void *arg, char dir, const uint8_t *data, size_t len)
 	fprintf(stderr, len > 2048 ? "...\n" : "\n");
 }
 
-static int start_target(const struct serve_args *a, struct stub_target **t)
-{
-	int err;
+/* The target being served: a live process or a recording. */
+struct served {
+	struct stub_target *live;
+	struct replay_target *replay;
+};
 
-	if (a->attach_pid) {
-		err = stub_target_attach((pid_t)a->attach_pid, t);
-		if (err) {
-			fprintf(stderr, "Cannot attach to process %ld: %s\n", a->attach_pid, strerror(-err));
-			return err;
+static int start_target(const struct serve_args *a, struct served *t, struct rsp_target *out)
+{
+	char err[512];
+	int r;
+
+	if (a->replay) {
+		r = replay_target_open(a->replay, &t->replay, err, sizeof(err));
+		if (r) {
+			fprintf(stderr, "Cannot replay %s: %s\n", a->replay, err);
+			return r;
 		}
-		fprintf(stderr, "Attached; pid = %ld\n", a->attach_pid);
+		fprintf(stderr, "Replaying %s; pid = %lld\n", a->replay,
+			(long long)replay_target_pid(t->replay));
+		*out = replay_target_rsp(t->replay);
 		return 0;
 	}
-	err = stub_target_spawn(a->argv, t);
-	if (err) {
-		fprintf(stderr, "Cannot exec %s: %s.\n", a->argv[0], strerror(-err));
-		return err;
+	if (a->attach_pid) {
+		r = stub_target_attach((pid_t)a->attach_pid, &t->live);
+		if (r) {
+			fprintf(stderr, "Cannot attach to process %ld: %s\n", a->attach_pid, strerror(-r));
+			return r;
+		}
+		fprintf(stderr, "Attached; pid = %ld\n", a->attach_pid);
+	} else {
+		r = stub_target_spawn(a->argv, &t->live);
+		if (r) {
+			fprintf(stderr, "Cannot exec %s: %s.\n", a->argv[0], strerror(-r));
+			return r;
+		}
+		fprintf(stderr, "Process %s created; pid = %d\n", a->argv[0],
+			(int)stub_target_pid(t->live));
 	}
-	fprintf(stderr, "Process %s created; pid = %d\n", a->argv[0], (int)stub_target_pid(*t));
+	*out = stub_target_rsp(t->live);
 	return 0;
+}
+
+static void stop_target(struct served *t)
+{
+	stub_target_free(t->live);
+	replay_target_free(t->replay);
 }
 
 static void report_end(const struct rsp_server *srv)
@@ -203,7 +246,8 @@ int cli_serve_main(int argc, char **argv)
 	struct rsp_server_options opt = { .name = "hindsight", .version = HINDSIGHT_VERSION };
 	char host[256], port_s[16];
 	struct serve_args a;
-	struct stub_target *t = NULL;
+	struct served t = { 0 };
+	struct rsp_target target;
 	struct rsp_server srv;
 	const char *what;
 	int lfd, port, err, status;
@@ -224,7 +268,7 @@ int cli_serve_main(int argc, char **argv)
 			fprintf(stderr, "Can't %s address %s: %s.\nExiting\n", what, a.addr, strerror(-lfd));
 		return 1;
 	}
-	if (start_target(&a, &t)) {
+	if (start_target(&a, &t, &target)) {
 		close(lfd);
 		fprintf(stderr, "Exiting\n");
 		return 1;
@@ -232,17 +276,17 @@ int cli_serve_main(int argc, char **argv)
 	if (a.debug) {
 		opt.log = log_packet;
 	}
-	err = rsp_server_init(&srv, stub_target_rsp(t), &opt);
+	err = rsp_server_init(&srv, target, &opt);
 	if (err) {
 		fprintf(stderr, "hindsight serve: %s\n", strerror(-err));
-		stub_target_free(t);
+		stop_target(&t);
 		close(lfd);
 		return 1;
 	}
 	fprintf(stderr, "Listening on port %d\n", port);
 	status = serve_connections(&srv, lfd, port, a.once);
 	rsp_server_release(&srv);
-	stub_target_free(t);
+	stop_target(&t);
 	close(lfd);
 	return status;
 }

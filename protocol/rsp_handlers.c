@@ -53,16 +53,30 @@ static int h_malformed(struct rsp_server *s, struct rsp_request *req)
 
 static int h_supported(struct rsp_server *s, struct rsp_request *req)
 {
+	static const struct {
+		unsigned feature;
+		const char *name;
+	} xfers[] = {
+		{ RSP_TARGET_XFER_AUXV, ";qXfer:auxv:read+" },
+		{ RSP_TARGET_XFER_EXEC_FILE, ";qXfer:exec-file:read+" },
+		{ RSP_TARGET_XFER_LIBRARIES, ";qXfer:libraries-svr4:read+" },
+		{ RSP_TARGET_XFER_SIGINFO, ";qXfer:siginfo:read+" },
+	};
 	unsigned features = s->target.ops->features(s->target.ctx);
 	int err;
 
 	s->client.features = req->u.client_features;
 	err = rsp_buf_printf(&s->reply,
 		"PacketSize=%x;QStartNoAckMode+;multiprocess+;swbreak+;hwbreak+;"
-		"vContSupported+;qXfer:features:read+;qXfer:threads:read+;"
-		"qXfer:auxv:read+;qXfer:exec-file:read+;qXfer:libraries-svr4:read+;"
-		"qXfer:siginfo:read+;QPassSignals+",
+		"vContSupported+;qXfer:features:read+;qXfer:threads:read+",
 		RSP_PACKET_SIZE);
+	if (!err && s->target.ops->set_pass_signals)
+		err = rsp_buf_puts(&s->reply, ";QPassSignals+");
+	/* Announce only what the target serves: GDB treats an empty reply to
+	 * an announced qXfer object as a protocol error. */
+	for (size_t i = 0; i < sizeof(xfers) / sizeof(xfers[0]) && !err; i++)
+		if (features & xfers[i].feature)
+			err = rsp_buf_puts(&s->reply, xfers[i].name);
 	if (!err && (features & RSP_TARGET_REVERSE))
 		err = rsp_buf_puts(&s->reply, ";ReverseStep+;ReverseContinue+");
 	return err ? err : rsp_btrace_supported(s, &s->reply);

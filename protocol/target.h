@@ -127,6 +127,11 @@ enum rsp_target_feature {
 	RSP_TARGET_REVERSE = 1u << 1, /* bs / bc are served */
 	RSP_TARGET_BTRACE_PT = 1u << 2,  /* GDB's record btrace pt */
 	RSP_TARGET_BTRACE_BTS = 1u << 3, /* GDB's record btrace bts */
+	/* qXfer objects xfer_read serves (exec-file is always asked for). */
+	RSP_TARGET_XFER_AUXV = 1u << 4,
+	RSP_TARGET_XFER_LIBRARIES = 1u << 5, /* libraries-svr4 */
+	RSP_TARGET_XFER_SIGINFO = 1u << 6,
+	RSP_TARGET_XFER_EXEC_FILE = 1u << 7,
 };
 
 /* Branch trace for GDB's `record btrace` (Qbtrace, qXfer:btrace). */

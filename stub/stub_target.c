@@ -28,7 +28,10 @@ static struct stub_proc *stub_target_proc(void *ctx)
 
 static unsigned stub_target_features(void *ctx)
 {
-	return stub_target_proc(ctx)->avx ? RSP_TARGET_AVX : 0;
+	unsigned xfer = RSP_TARGET_XFER_AUXV | RSP_TARGET_XFER_LIBRARIES |
+			RSP_TARGET_XFER_SIGINFO | RSP_TARGET_XFER_EXEC_FILE;
+
+	return xfer | (stub_target_proc(ctx)->avx ? RSP_TARGET_AVX : 0);
 }
 
 static int stub_target_threads(void *ctx, struct rsp_thread_info *out, size_t max)

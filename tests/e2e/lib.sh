@@ -58,6 +58,9 @@ e2e_cleanup()
 trap e2e_cleanup EXIT
 trap 'exit 130' INT TERM
 
+# ../shared beside the repository: the real recordings in shared/ptdata.
+SHARED_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/shared
+
 track_pid() { T_PIDS+=("$1"); }
 
 # ---- results ---------------------------------------------------------------
@@ -181,11 +184,12 @@ rand_int() { echo $(($1 + RANDOM % ($2 - $1 + 1))); }
 # the array SERVER_CMD with the command line for $SERVER.
 server_cmd()
 {
-    local once= attach=
+    local once= attach= replay=
     while [ $# -gt 0 ]; do
         case $1 in
         --once) once=--once; shift ;;
         --attach) attach=$2; shift 2 ;;
+        --replay) replay=$2; shift 2 ;;
         *) break ;;
         esac
     done
@@ -193,6 +197,7 @@ server_cmd()
     shift
     case $SERVER in
     gdbserver)
+        [ -n "$replay" ] && { echo "gdbserver cannot replay a recording" >&2; return 1; }
         SERVER_CMD=(gdbserver ${once:+$once})
         if [ -n "$attach" ]; then
             SERVER_CMD+=(--attach "$addr" "$attach")
@@ -208,6 +213,9 @@ server_cmd()
         SERVER_CMD=("$HINDSIGHT" serve ${once:+$once})
         if [ -n "$attach" ]; then
             SERVER_CMD+=(--attach "$attach")
+        fi
+        if [ -n "$replay" ]; then
+            SERVER_CMD+=(--replay "$replay")
         fi
         SERVER_CMD+=("$addr" "$@")
         ;;
@@ -262,6 +270,7 @@ server_start()
         case $1 in
         --once) opts+=(--once); shift ;;
         --attach) opts+=(--attach "$2"); attach=$2; shift 2 ;;
+        --replay) opts+=(--replay "$2"); shift 2 ;;
         *) break ;;
         esac
     done

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 hindsight_only "history reads hindsight bundles"
 
-LLDB=/work/shared/ptdata/lldb
+LLDB=$SHARED_DIR/ptdata/lldb
 BUNDLE=$LLDB/intelpt-trace
 [ -r "$BUNDLE/trace.json" ] || skip "no LLDB test bundle at $BUNDLE"
 

@@ -16,7 +16,7 @@
 
 #include "replay/bundle.h"
 
-#define LLDB "/work/shared/ptdata/lldb"
+#define LLDB HINDSIGHT_SHARED "/ptdata/lldb"
 
 static char tmpdir[64];
 
@@ -99,7 +99,7 @@ static void test_round_trip(void **state)
 	m.time_unmap = REPLAY_TIME_NEVER;
 	m.start = 0x400000;
 	m.size = 0x1000;
-	m.file = "/work/shared/ptdata/lldb/intelpt-trace/a.out";
+	m.file = LLDB "/intelpt-trace/a.out";
 	m.system_path = "/tmp/a.out";
 	m.uuid = "abcdef";
 	assert_int_equal(replay_bundle_add_mapping(b, &m), 0);

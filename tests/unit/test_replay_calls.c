@@ -20,7 +20,7 @@
 #include "replay/decode.h"
 #include "replay/symbols.h"
 
-#define MF "/work/shared/ptdata/lldb/intelpt-trace-multi-file"
+#define MF HINDSIGHT_SHARED "/ptdata/lldb/intelpt-trace-multi-file"
 
 static char tmpdir[64];
 static struct replay_bundle *bundle;

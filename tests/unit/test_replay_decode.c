@@ -20,7 +20,7 @@
 #include "replay/decode.h"
 #include "replay/index.h"
 
-#define LLDB "/work/shared/ptdata/lldb"
+#define LLDB HINDSIGHT_SHARED "/ptdata/lldb"
 #define MF LLDB "/intelpt-trace-multi-file"
 
 static char tmpdir[64];

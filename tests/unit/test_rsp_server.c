@@ -45,7 +45,7 @@ static struct fake fake;
 static unsigned f_features(void *ctx)
 {
 	(void)ctx;
-	return RSP_TARGET_AVX;
+	return RSP_TARGET_AVX | RSP_TARGET_XFER_AUXV | RSP_TARGET_XFER_LIBRARIES;
 }
 
 static int f_threads(void *ctx, struct rsp_thread_info *out, size_t max)
@@ -254,7 +254,8 @@ static struct {
 static unsigned f_features_bt(void *ctx)
 {
 	(void)ctx;
-	return RSP_TARGET_AVX | RSP_TARGET_BTRACE_PT | RSP_TARGET_BTRACE_BTS;
+	return RSP_TARGET_AVX | RSP_TARGET_BTRACE_PT | RSP_TARGET_BTRACE_BTS |
+	       RSP_TARGET_XFER_AUXV | RSP_TARGET_XFER_LIBRARIES;
 }
 
 static int f_btrace_enable(void *ctx, struct rsp_ptid t, enum rsp_btrace_format f, uint64_t size)
@@ -453,6 +454,8 @@ static void test_supported_announces_only_what_works(void **state)
 	assert_true(starts_with(t.items[0], "PacketSize=20000;QStartNoAckMode+;"));
 	assert_non_null(strstr(t.items[0], "swbreak+"));
 	assert_non_null(strstr(t.items[0], "qXfer:libraries-svr4:read+"));
+	assert_non_null(strstr(t.items[0], "qXfer:auxv:read+"));
+	assert_null(strstr(t.items[0], "qXfer:siginfo:read+")); /* the fake has none */
 	assert_null(strstr(t.items[0], "ReverseStep+"));  /* a live target */
 	assert_null(strstr(t.items[0], "Qbtrace"));
 	assert_null(strstr(t.items[0], "Tracepoints"));
