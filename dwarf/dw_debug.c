@@ -230,6 +230,52 @@ static bool dw_attr_offset(Dwarf_Debug dbg, Dwarf_Attribute a, Dwarf_Half form, 
 	return false;
 }
 
+/* The largest offset-table count of the .debug_rnglists units (their
+ * header chain was checked by dw_units_sane before libdwarf saw it). */
+static uint64_t dw_rnglists_max_count(const uint8_t *p, size_t size)
+{
+	uint64_t max = 0;
+	size_t off = 0;
+
+	while (size - off >= 12) {
+		uint32_t len32, count;
+		uint64_t len;
+		size_t hdr = 4;
+
+		memcpy(&len32, p + off, 4);
+		len = len32;
+		if (len32 == 0xffffffffu) {
+			if (size - off < 20)
+				break;
+			memcpy(&len, p + off + 4, 8);
+			hdr = 12;
+		}
+		memcpy(&count, p + off + hdr + 4, 4);
+		if (count > max)
+			max = count;
+		if (len > size - off - hdr)
+			break;
+		off += hdr + (size_t)len;
+	}
+	return max;
+}
+
+/* libdwarf 20210528 reads wild memory for a range-list offset past
+ * .debug_rnglists or an index past the offset tables (found by fuzzing):
+ * take only references that land inside. */
+static bool dw_rnglist_ref_sane(struct dw_debug *d, Dwarf_Half form, Dwarf_Unsigned off)
+{
+	size_t idx = dw_elf_find(d->elf, ".debug_rnglists");
+	const void *data;
+	size_t size;
+
+	if (!idx || d->elf->sections[idx].hidden || dw_elf_load(d->elf, idx, &data, &size))
+		return false;
+	if (form != DW_FORM_rnglistx)
+		return off < size;
+	return off < dw_rnglists_max_count(data, size);
+}
+
 static int dw_ranges_v5(struct dw_debug *d, Dwarf_Attribute a, Dwarf_Half form, Dwarf_Unsigned off,
 			uint32_t owner, struct dw_range **out, size_t *n, size_t *cap)
 {
@@ -238,6 +284,10 @@ static int dw_ranges_v5(struct dw_debug *d, Dwarf_Attribute a, Dwarf_Half form, 
 	Dwarf_Error err = NULL;
 	int added = 0;
 
+	if (!dw_rnglist_ref_sane(d, form, off)) {
+		d->damaged = true;
+		return 0;
+	}
 	if (dwarf_rnglists_get_rle_head(a, form, off, &head, &count, &goff, &err) != DW_DLV_OK) {
 		dw_err_free(d, err);
 		d->damaged = true;

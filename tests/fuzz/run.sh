@@ -7,9 +7,10 @@
 # tests/fuzz/seeds/TARGET/, and it runs for SECONDS. Crash inputs land in
 # build-fuzz/artifacts-TARGET/, the log in build-fuzz/TARGET.log; reproduce
 # one with `build-fuzz/TARGET build-fuzz/artifacts-TARGET/crash-...`.
-# What a target is built with comes from its `fuzz-build:` comment line: the
-# module folders whose sources it needs, then libraries (`-l...`), e.g.
+# What a target is built with comes from its `fuzz-build:` comment line:
+# module folders or source globs it needs, then libraries (`-l...`), e.g.
 #   * fuzz-build: dwarf -ldwarf -lelf -lz -lstdc++
+#   * fuzz-build: replay/perf_*.c replay/bundle*.c -lipt -ljansson
 # Exit status: 0 if no target found a crash, leak or timeout, 1 otherwise,
 # 2 on a usage or build error.
 set -u
@@ -50,6 +51,7 @@ for target in "$@"; do
 	for word in $build; do
 		case $word in
 		-*) libs="$libs $word" ;;
+		*.c) srcs="$srcs $(ls $word)" ;;
 		*) srcs="$srcs $(ls "$word"/*.c)" ;;
 		esac
 	done
@@ -67,7 +69,10 @@ for target in "$@"; do
 	fi
 
 	echo "fuzz: $target: running ${seconds}s (log: $log)"
-	if "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+	# A hostile input may make a library ask for an absurd allocation; as
+	# in a normal run, the allocator then returns NULL (and the code must
+	# cope) rather than the sanitizer stopping.
+	if ASAN_OPTIONS=allocator_may_return_null=1 "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix="$artifacts/" -print_final_stats=1 "$corpus" >"$log" 2>&1; then
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 		echo "fuzz: $target: ok, ${runs:-?} runs, corpus $(ls "$corpus" | wc -l) inputs"
