@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli_history.h"
+#include "cli/cli_record.h"
 #include "cli/cli_serve.h"
 
 #define HINDSIGHT_VERSION "0.1"
@@ -23,6 +24,8 @@ struct command {
 static const struct command commands[] = {
 	{ "serve", "serve a program to GDB or LLDB over the remote protocol, like gdbserver",
 	  cli_serve_main, cli_serve_usage },
+	{ "record", "run a program (or follow a process) and record its execution",
+	  cli_record_main, cli_record_usage },
 	{ "history", "print a recording's instruction history, like GDB's record instruction-history",
 	  cli_history_main, cli_history_usage },
 	{ "calls", "print a recording's function-call history, like GDB's record function-call-history",

@@ -25,7 +25,7 @@ check_recording()
     expect "$out" "Recording format: Intel Processor Trace."
     expect_re "$out" "^Recorded $n instructions in [0-9]+ functions \(0 gaps\) for thread 1 "
     # The same addresses, in the same order.
-    sed -n 's/^[0-9][0-9]*\t *0x0*\([0-9a-f]*\) .*/0x\1/p' "$out" >"$T_DIR/gdb-$name.addrs"
+    sed -n 's/^[0-9][0-9]*\t *0x0*\([0-9a-f]*\)[ :].*/0x\1/p' "$out" >"$T_DIR/gdb-$name.addrs"
     sed -n 's/.*"addr":"\(0x[0-9a-f]*\)".*/\1/p' "$hs" >"$T_DIR/hs-$name.addrs"
     if ! cmp -s "$T_DIR/gdb-$name.addrs" "$T_DIR/hs-$name.addrs"; then
         fail "$name: GDB's instruction history differs from hindsight's"
@@ -40,5 +40,14 @@ check_recording()
 LLDB=$SHARED_DIR/ptdata/lldb/intelpt-trace
 [ -r "$LLDB/trace.json" ] || skip "no LLDB test bundle at $LLDB"
 check_recording "$LLDB" "$LLDB/a.out" lldb
+
+# A software recording of a dynamically linked program, from its first
+# instruction in ld.so to its exit.
+if "$HINDSIGHT" record --help >/dev/null 2>&1; then
+    prog=$(build_prog basic) || finish
+    "$HINDSIGHT" record -o "$T_DIR/rec" -- "$prog" 3 4 >"$T_DIR/record.out" 2>&1
+    expect "$T_DIR/record.out" "recording in $T_DIR/rec"
+    check_recording "$T_DIR/rec" "$prog" software
+fi
 
 finish

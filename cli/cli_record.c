@@ -1,0 +1,278 @@
+/*
+ * cli/cli_record.c: `hindsight record`.
+ *
+ *   hindsight record [-o DIR] [--record=auto|sw|pt] [--psb-period N]
+ *                    [--noretcomp] -- PROG [ARGS...]
+ *   hindsight record [OPTIONS] --attach PID
+ *
+ * Picks the recorder (hardware PT needs the intel_pt PMU; without it, auto
+ * says so and records in software, pt fails), runs the software recorder
+ * (stub/stub_rec.h) and prints where the bundle is and a one-line summary.
+ * The exit status is the program's (128 + signal if it was killed), like
+ * rr record. The hidden --ip-log FILE writes every stepped instruction for
+ * the round-trip tests. SIGTERM ends the recording (a started program is
+ * killed, an attached one detached); SIGINT detaches an attached process
+ * and is otherwise left to the program, which shares the terminal.
+ */
+#include "cli/cli_record.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "replay/bundle.h"
+#include "stub/stub_hwpt_caps.h"
+#include "stub/stub_rec.h"
+
+
+struct record_args {
+	const char *dir;
+	const char *mode;          /* auto, sw, pt */
+	long psb_period;
+	bool noretcomp;
+	long attach_pid;
+	const char *ip_log;
+	char **argv;
+};
+
+static struct stub_rec *cli_record_active;
+
+void cli_record_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: hindsight record [OPTIONS] [--] PROG [ARGS...]\n"
+		"       hindsight record [OPTIONS] --attach PID\n"
+		"\n"
+		"Run PROG (or follow the running process PID) and record every\n"
+		"instruction each thread executes as an Intel PT trace, in a bundle\n"
+		"directory that `hindsight replay`, GDB and LLDB read.\n"
+		"\n"
+		"Options:\n"
+		"  -o, --output DIR     the bundle directory (default\n"
+		"                       hindsight-PROG-PID in the current directory)\n"
+		"  --record=MODE        auto (default): hardware Intel PT if this CPU\n"
+		"                       has it, else software; sw: software (ptrace\n"
+		"                       single-step); pt: hardware only\n"
+		"  --psb-period N       bytes of trace between sync points (default %d)\n"
+		"  --noretcomp          no return compression\n"
+		"  --attach PID         record a running process until it ends or\n"
+		"                       until Ctrl-C (then it is detached)\n"
+		"  -h, --help           show this help\n"
+		"\n"
+		"The exit status is the program's, 128 + N if signal N killed it.\n"
+		"See docs/record.md.\n", STUB_REC_PSB_PERIOD);
+}
+
+static int cli_record_number(const char *s, long min, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	return (errno || end == s || *end || *out < min || *out > max) ? -1 : 0;
+}
+
+/* 0, 1 for --help, or 2 (after a message) for a bad command line. */
+static int cli_record_parse(int argc, char **argv, struct record_args *a)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "record", required_argument, NULL, 'r' },
+		{ "psb-period", required_argument, NULL, 'p' },
+		{ "noretcomp", no_argument, NULL, 'n' },
+		{ "attach", required_argument, NULL, 'a' },
+		{ "ip-log", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->mode = "auto";
+	a->psb_period = STUB_REC_PSB_PERIOD;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': a->dir = optarg; break;
+		case 'r': a->mode = optarg; break;
+		case 'n': a->noretcomp = true; break;
+		case 'l': a->ip_log = optarg; break;
+		case 'h': return 1;
+		case 'p':
+			if (cli_record_number(optarg, 64, 1L << 30, &a->psb_period) < 0) {
+				fprintf(stderr, "hindsight: --psb-period wants a number of bytes from 64 to 2^30, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'a':
+			if (cli_record_number(optarg, 1, 1L << 22, &a->attach_pid) < 0) {
+				fprintf(stderr, "hindsight: --attach wants a process id, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		default:
+			fprintf(stderr, "Try 'hindsight record --help'.\n");
+			return 2;
+		}
+	}
+	if (strcmp(a->mode, "auto") && strcmp(a->mode, "sw") && strcmp(a->mode, "pt")) {
+		fprintf(stderr, "hindsight: --record wants auto, sw or pt, not '%s'\n", a->mode);
+		return 2;
+	}
+	a->argv = argv + optind;
+	if (!a->attach_pid == !a->argv[0]) {
+		fprintf(stderr, "hindsight: record wants a program to run or --attach PID (not both)\n"
+			"Try 'hindsight record --help'.\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* 0 to record in software, or 1 (after a message) for --record=pt. */
+/* Hardware or software PT: 0 to record in software, 1 to give up. The
+ * reason Intel PT cannot be used comes from stub_hwpt_available (no PMU:
+ * an AMD CPU, or a VM that does not expose it). */
+static int cli_record_pick(const char *mode)
+{
+	char why[256];
+
+	if (!strcmp(mode, "sw"))
+		return 0;
+	if (stub_hwpt_available(NULL, why, sizeof(why)) > 0) {
+		/* The hardware recorder (stub/stub_hwpt.c) is not driven by
+		 * the recording loop yet. */
+		fprintf(stderr, "hindsight: Intel PT is available, but this hindsight records it "
+				"in software only; %s\n",
+			!strcmp(mode, "pt") ? "--record=pt is not available yet" : "recording in software");
+		return !strcmp(mode, "pt");
+	}
+	if (!strcmp(mode, "pt")) {
+		fprintf(stderr, "hindsight: %s\n", why);
+		return 1;
+	}
+	fprintf(stderr, "hindsight: %s; recording in software\n", why);
+	return 0;
+}
+
+static void cli_record_on_signal(int sig)
+{
+	(void)sig;
+	if (cli_record_active)
+		stub_rec_stop(cli_record_active);
+}
+
+static void cli_record_summary(const struct stub_rec *r, const char *dir)
+{
+	struct stub_rec_summary s;
+
+	stub_rec_get_summary(r, &s);
+	fprintf(stderr, "hindsight: recording in %s\n", dir);
+	fprintf(stderr, "hindsight: %llu instructions, %zu thread%s, %zu gap%s, %llu bytes of trace "
+		"(%.3f B/insn), %llu bytes of state\n",
+		(unsigned long long)s.instructions, s.threads, s.threads == 1 ? "" : "s",
+		s.gaps, s.gaps == 1 ? "" : "s", (unsigned long long)s.trace_bytes,
+		s.instructions ? (double)s.trace_bytes / (double)s.instructions : 0.0,
+		(unsigned long long)s.state_bytes);
+}
+
+/* The exit status `hindsight record` passes on. */
+static int cli_record_status(const struct replay_bundle *b)
+{
+	if (!b->exit_kind || !strcmp(b->exit_kind, "detached") || !strcmp(b->exit_kind, "running"))
+		return 0;
+	if (!strcmp(b->exit_kind, "signaled"))
+		return 128 + b->exit_status;
+	return b->exit_status;
+}
+
+/* The command name of @pid (for the default directory), "attach" if
+ * unknown. */
+static const char *cli_record_comm(pid_t pid)
+{
+	static char comm[64];
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f || !fgets(comm, sizeof(comm), f) || !comm[0] || comm[0] == '\n')
+		snprintf(comm, sizeof(comm), "attach");
+	if (f)
+		fclose(f);
+	comm[strcspn(comm, "\n/")] = 0;
+	return comm;
+}
+
+static int cli_record_start(const struct record_args *a, pid_t *pid)
+{
+	int e;
+
+	if (a->attach_pid) {
+		*pid = (pid_t)a->attach_pid;
+		e = stub_rec_attach(*pid);
+		if (e < 0)
+			fprintf(stderr, "hindsight: cannot attach to process %ld: %s\n",
+				a->attach_pid, strerror(-e));
+		return e;
+	}
+	e = stub_rec_spawn(a->argv, pid);
+	if (e < 0)
+		fprintf(stderr, "hindsight: cannot start %s: %s\n", a->argv[0], strerror(-e));
+	return e;
+}
+
+int cli_record_main(int argc, char **argv)
+{
+	struct record_args a;
+	struct stub_rec_options o;
+	struct stub_rec *r = NULL;
+	char dir[4096];
+	pid_t pid;
+	int e, status;
+
+	e = cli_record_parse(argc, argv, &a);
+	if (e == 1) {
+		cli_record_usage(stdout);
+		return 0;
+	}
+	if (e || cli_record_pick(a.mode))
+		return e ? e : 1;
+	if (cli_record_start(&a, &pid) < 0)
+		return 1;
+	if (a.dir)
+		snprintf(dir, sizeof(dir), "%s", a.dir);
+	else
+		snprintf(dir, sizeof(dir), "hindsight-%s-%d",
+			 a.argv[0] ? basename(a.argv[0]) : cli_record_comm(pid), (int)pid);
+	memset(&o, 0, sizeof(o));
+	o.dir = dir;
+	o.psb_period = (uint32_t)a.psb_period;
+	o.noretcomp = a.noretcomp;
+	o.ip_log = a.ip_log;
+	e = stub_rec_new(&r, &o, pid, a.attach_pid ? NULL : a.argv, a.attach_pid != 0);
+	if (e < 0) {
+		fprintf(stderr, "hindsight: cannot record into %s: %s\n", dir, strerror(-e));
+		kill(pid, a.attach_pid ? 0 : SIGKILL);
+		stub_rec_free(r);
+		return 1;
+	}
+	cli_record_active = r;
+	/* A started program gets Ctrl-C itself (same terminal), like under rr;
+	 * an attached one is detached. */
+	signal(SIGINT, a.attach_pid ? cli_record_on_signal : SIG_IGN);
+	signal(SIGTERM, cli_record_on_signal);
+	e = stub_rec_run(r);
+	cli_record_active = NULL;
+	if (e < 0)
+		fprintf(stderr, "hindsight: recording stopped early: %s (the bundle in %s is incomplete)\n",
+			strerror(-e), dir);
+	cli_record_summary(r, dir);
+	status = cli_record_status(stub_rec_bundle(r));
+	stub_rec_free(r);
+	return e < 0 && !status ? 1 : status;
+}

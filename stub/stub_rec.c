@@ -1,0 +1,843 @@
+/*
+ * stub/stub_rec.c: the single-step loop of the software recorder.
+ *
+ * Each thread is a task in one of three states: READY (stopped, its
+ * registers known), SYSCALL (resumed over a syscall instruction, not
+ * waited for) or GONE; a NEW task is a clone whose first stop has not
+ * arrived yet. A READY task is stepped with PTRACE_SINGLESTEP and waited
+ * for alone; a SIGTRAP means the instruction executed (a rep-string
+ * iteration leaves the ip unchanged and is not counted), any other signal
+ * means it did not (the signal is delivered at the next step: a caught one
+ * stops again at the handler's first instruction). A syscall instruction
+ * is logged when its completion is collected, so a signal that arrives
+ * before it enters the kernel does not leave a false instruction behind.
+ * A syscall that ends with -ERESTART* is re-executed by the kernel unless a
+ * handler runs: the task is then resumed as a syscall at ip - 2.
+ */
+#include "stub/stub_rec.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "protocol/rsp_buf.h"
+#include "replay/bundle.h"
+#include "stub/stub_mem.h"
+#include "stub/stub_procfs.h"
+#include "stub/stub_rec_insn.h"
+#include "stub/stub_rec_maps.h"
+#include "stub/stub_rec_thread.h"
+#include "stub/stub_spawn.h"
+
+#define STUB_REC_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
+	PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
+#define STUB_REC_CHECKPOINT (1u << 22)  /* instructions between flushes */
+
+enum stub_rec_state { STUB_REC_NEW, STUB_REC_READY, STUB_REC_SYSCALL, STUB_REC_GONE };
+
+struct stub_rec_task {
+	struct stub_rec_thread th;
+	FILE *pt;
+	enum stub_rec_state state;
+	struct user_regs_struct regs;  /* READY: the registers at the stop */
+	int sig;                       /* to deliver at the next resume */
+	bool restart;                  /* READY after a syscall to be restarted */
+	struct stub_rec_insn sc;       /* SYSCALL: the instruction */
+	uint64_t sc_resume_ip;         /* SYSCALL: rip when it was resumed */
+	long sc_nr;                    /* SYSCALL: the syscall number */
+	bool sc_restart;               /* SYSCALL: resumed as a restart */
+	bool sc_logged;                /* SYSCALL: already logged (exec) */
+	size_t bundle_index;
+};
+
+struct stub_rec {
+	struct stub_rec_options opt;
+	pid_t pid;
+	bool attached;
+	volatile sig_atomic_t stop;
+	struct stub_rec_task **tasks;
+	size_t ntasks;
+	size_t cur;
+	uint64_t clock;
+	uint64_t next_checkpoint;
+	struct replay_bundle *b;
+	struct stub_mem mem;
+	struct stub_rec_icache icache;
+	struct stub_rec_maps maps;
+	FILE *iplog;
+	bool exited;
+};
+
+/* --- small helpers ------------------------------------------------------ */
+
+static int stub_rec_wait(pid_t tid, int *st, int flags)
+{
+	pid_t r;
+
+	do
+		r = waitpid(tid, st, flags | __WALL);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
+static int stub_rec_getregs(struct stub_rec_task *t)
+{
+	return ptrace(PTRACE_GETREGS, t->th.tid, 0, &t->regs) < 0 ? -errno : 0;
+}
+
+static int stub_rec_resume(pid_t tid, int sig)
+{
+	return ptrace(PTRACE_SINGLESTEP, tid, 0, (void *)(long)sig) < 0 ? -errno : 0;
+}
+
+static bool stub_rec_is_restart(const struct user_regs_struct *regs)
+{
+	long ax = (long)regs->rax;
+
+	return ax == -512 || ax == -513 || ax == -514 || ax == -516;
+}
+
+static bool stub_rec_maps_syscall(long nr)
+{
+	return nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mprotect ||
+	       nr == SYS_mremap || nr == SYS_shmat || nr == SYS_shmdt ||
+	       nr == SYS_pkey_mprotect;
+}
+
+/* Whether the process has a handler for @sig (SigCgt of its status). */
+static bool stub_rec_caught(pid_t pid, int sig)
+{
+	struct rsp_buf text;
+	const char *p;
+	uint64_t mask = 0;
+
+	rsp_buf_init(&text);
+	if (stub_procfs_read(pid, "status", &text) == 0 &&
+	    (p = strstr((const char *)text.data, "SigCgt:")))
+		mask = strtoull(p + 7, NULL, 16);
+	rsp_buf_release(&text);
+	return sig >= 1 && sig <= 64 && (mask >> (sig - 1)) & 1;
+}
+
+/* Thread @tid belongs to process @pid (Tgid in its status). */
+static bool stub_rec_is_thread_of(pid_t pid, pid_t tid)
+{
+	struct rsp_buf text;
+	const char *p;
+	bool r = false;
+
+	rsp_buf_init(&text);
+	if (stub_procfs_read(tid, "status", &text) == 0 &&
+	    (p = strstr((const char *)text.data, "Tgid:")))
+		r = atoi(p + 5) == pid;
+	rsp_buf_release(&text);
+	return r;
+}
+
+/* --- tasks, bundle, log ---------------------------------------------- */
+
+static struct stub_rec_task *stub_rec_find(struct stub_rec *r, pid_t tid)
+{
+	for (size_t i = 0; i < r->ntasks; i++)
+		if (r->tasks[i]->th.tid == tid && r->tasks[i]->state != STUB_REC_GONE)
+			return r->tasks[i];
+	return NULL;
+}
+
+static int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_state state,
+			     struct stub_rec_task **out)
+{
+	struct stub_rec_task *t, **nv;
+	char rel[64], path[4096];
+	int idx, e;
+
+	nv = realloc(r->tasks, (r->ntasks + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	r->tasks = nv;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	snprintf(rel, sizeof(rel), "threads/%d.pt", (int)tid);
+	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
+	t->pt = fopen(path, "we");
+	if (!t->pt) {
+		e = -errno;
+		free(t);
+		return e;
+	}
+	e = stub_rec_thread_init(&t->th, tid, t->pt, r->opt.psb_period, !r->opt.noretcomp,
+				 r->clock);
+	idx = replay_bundle_add_thread(r->b, tid, rel);
+	if (e < 0 || idx < 0) {
+		stub_rec_thread_release(&t->th);
+		fclose(t->pt);
+		free(t);
+		return e < 0 ? e : idx;
+	}
+	t->bundle_index = (size_t)idx;
+	t->state = state;
+	r->tasks[r->ntasks++] = t;
+	if (r->iplog)
+		fprintf(r->iplog, "psb %d %" PRIu64 " 0\n", (int)tid, t->th.pt.last_psb);
+	*out = t;
+	return 0;
+}
+
+static int stub_rec_save(struct stub_rec *r)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct stub_rec_task *t = r->tasks[i];
+
+		stub_swpt_flush(&t->th.pt);
+		r->b->threads[t->bundle_index].instructions = t->th.ninsn;
+	}
+	if (r->iplog)
+		fflush(r->iplog);
+	r->b->end_time = r->clock;
+	return replay_bundle_save(r->b, r->opt.dir);
+}
+
+/* @insn executed in @t and the thread went on at @after. */
+static int stub_rec_log(struct stub_rec *r, struct stub_rec_task *t,
+			const struct stub_rec_insn *insn, uint64_t after)
+{
+	int e;
+
+	e = stub_rec_thread_enter(&t->th, insn->ip, r->clock);
+	if (e < 0)
+		return e;
+	r->clock++;
+	if (r->iplog)
+		fprintf(r->iplog, "%d %" PRIx64 "\n", (int)t->th.tid, insn->ip);
+	e = stub_rec_thread_step(&t->th, insn, after, r->clock);
+	if (e == 1 && r->iplog)
+		fprintf(r->iplog, "psb %d %" PRIu64 " %" PRIu64 "\n", (int)t->th.tid,
+			t->th.pt.last_psb, t->th.ninsn);
+	return e < 0 ? e : 0;
+}
+
+static int stub_rec_update_maps(struct stub_rec *r)
+{
+	int e = stub_rec_maps_update(&r->maps, r->b, r->pid, r->mem.fd, r->clock);
+
+	if (e == 1) {
+		stub_rec_icache_clear(&r->icache);
+		e = stub_rec_save(r);
+	}
+	return e < 0 ? e : 0;
+}
+
+static void stub_rec_gone(struct stub_rec *r, struct stub_rec_task *t, int st)
+{
+	t->state = STUB_REC_GONE;
+	stub_swpt_flush(&t->th.pt);
+	if (t->th.tid != r->pid)
+		return;
+	r->exited = true;
+	if (WIFEXITED(st)) {
+		replay_bundle_set_str(&r->b->exit_kind, "exited");
+		r->b->exit_status = WEXITSTATUS(st);
+	} else {
+		replay_bundle_set_str(&r->b->exit_kind, "signaled");
+		r->b->exit_status = WTERMSIG(st);
+	}
+}
+
+/* --- syscalls and ptrace events -------------------------------------- */
+
+/* Resumes READY @t over the syscall instruction at @ip without waiting. */
+static int stub_rec_enter_syscall(struct stub_rec *r, struct stub_rec_task *t, uint64_t ip)
+{
+	int e = stub_rec_icache_get(&r->icache, r->mem.fd, ip, &t->sc);
+
+	if (e < 0)
+		return e;
+	t->sc_resume_ip = t->regs.rip;
+	t->sc_restart = t->restart;
+	t->sc_nr = t->restart ? (long)t->regs.orig_rax : (long)t->regs.rax;
+	t->sc_logged = false;
+	e = stub_rec_resume(t->th.tid, t->sig);
+	if (e < 0)
+		return e;
+	t->sig = 0;
+	t->restart = false;
+	t->state = STUB_REC_SYSCALL;
+	return 0;
+}
+
+/* The syscall of SYSCALL @t executed: log it once. */
+static int stub_rec_log_syscall(struct stub_rec *r, struct stub_rec_task *t)
+{
+	if (t->sc_logged)
+		return 0;
+	t->sc_logged = true;
+	return stub_rec_log(r, t, &t->sc, 0);
+}
+
+static void stub_rec_detach_child(pid_t child)
+{
+	int st;
+
+	if (stub_rec_wait(child, &st, 0) == child && WIFSTOPPED(st))
+		ptrace(PTRACE_DETACH, child, 0, 0);
+}
+
+static int stub_rec_exec(struct stub_rec *r, struct stub_rec_task *t)
+{
+	int e = stub_rec_log_syscall(r, t);
+
+	if (e < 0)
+		return e;
+	stub_rec_maps_unmap_all(&r->maps, r->b, r->clock);
+	e = stub_mem_open(&r->mem, r->pid);
+	if (e < 0)
+		return e;
+	stub_rec_icache_clear(&r->icache);
+	return stub_rec_update_maps(r);
+}
+
+/* A PTRACE_EVENT stop of @t inside its syscall; @t is resumed. */
+static int stub_rec_event(struct stub_rec *r, struct stub_rec_task *t, int ev)
+{
+	unsigned long msg = 0;
+	struct stub_rec_task *n;
+	int e = 0;
+
+	ptrace(PTRACE_GETEVENTMSG, t->th.tid, 0, &msg);
+	if (ev == PTRACE_EVENT_CLONE && !stub_rec_find(r, (pid_t)msg))
+		e = stub_rec_add_task(r, (pid_t)msg, STUB_REC_NEW, &n);
+	else if (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK)
+		stub_rec_detach_child((pid_t)msg);
+	else if (ev == PTRACE_EVENT_EXEC)
+		e = stub_rec_exec(r, t);
+	if (e < 0)
+		return e;
+	return stub_rec_resume(t->th.tid, 0);
+}
+
+/* The stop of SYSCALL @t (not an event): the syscall completed, or a
+ * signal stopped it before it entered the kernel. */
+static int stub_rec_syscall_stop(struct stub_rec *r, struct stub_rec_task *t, int st)
+{
+	int sig = WSTOPSIG(st), e;
+
+	e = stub_rec_getregs(t);
+	if (e < 0)
+		return e;
+	t->state = STUB_REC_READY;
+	if (sig != SIGTRAP && t->regs.rip == t->sc_resume_ip) {
+		t->sig = sig;
+		t->restart = t->sc_restart;
+		return 0;
+	}
+	e = stub_rec_log_syscall(r, t);
+	if (e < 0)
+		return e;
+	t->restart = stub_rec_is_restart(&t->regs);
+	if (sig != SIGTRAP)
+		t->sig = sig;
+	if (stub_rec_maps_syscall(t->sc_nr))
+		return stub_rec_update_maps(r);
+	return 0;
+}
+
+/* A stop of a thread not known yet: a new thread, or a forked child. */
+static int stub_rec_unknown(struct stub_rec *r, pid_t tid, int st)
+{
+	struct stub_rec_task *t;
+	int e;
+
+	if (!WIFSTOPPED(st))
+		return 0;
+	if (!stub_rec_is_thread_of(r->pid, tid)) {
+		ptrace(PTRACE_DETACH, tid, 0, 0);
+		return 0;
+	}
+	e = stub_rec_add_task(r, tid, STUB_REC_READY, &t);
+	return e < 0 ? e : stub_rec_getregs(t);
+}
+
+/* One waitpid report for a thread that is not being stepped. */
+static int stub_rec_async(struct stub_rec *r, pid_t tid, int st)
+{
+	struct stub_rec_task *t = stub_rec_find(r, tid);
+
+	if (!t)
+		return stub_rec_unknown(r, tid, st);
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		int e = t->state == STUB_REC_SYSCALL ? stub_rec_log_syscall(r, t) : 0;
+
+		stub_rec_gone(r, t, st);
+		return e;
+	}
+	if (!WIFSTOPPED(st))
+		return 0;
+	if (t->state == STUB_REC_NEW) {
+		/* Its first stop (the SIGSTOP of a new clone): swallowed. */
+		t->state = STUB_REC_READY;
+		return stub_rec_getregs(t);
+	}
+	if (t->state != STUB_REC_SYSCALL)
+		return 0;
+	if (st >> 16)
+		return stub_rec_event(r, t, st >> 16);
+	return stub_rec_syscall_stop(r, t, st);
+}
+
+/* Collects what is waiting (@flags WNOHANG) or the next report. 1 if one
+ * was handled, 0 if none, -ECHILD when no thread is left. */
+static int stub_rec_collect(struct stub_rec *r, int flags)
+{
+	int st, e;
+	pid_t tid = stub_rec_wait(-1, &st, flags);
+
+	if (tid <= 0)
+		return tid;
+	e = stub_rec_async(r, tid, st);
+	return e < 0 ? e : 1;
+}
+
+/* --- stepping a READY task ------------------------------------------- */
+
+/* Delivers the caught signal pending on @t: it stops at the handler. */
+static int stub_rec_deliver(struct stub_rec *r, struct stub_rec_task *t)
+{
+	int st, e;
+
+	e = stub_rec_thread_interrupt(&t->th, t->regs.rip);
+	if (e >= 0)
+		e = stub_rec_resume(t->th.tid, t->sig);
+	if (e < 0)
+		return e;
+	t->sig = 0;
+	t->restart = false;
+	e = stub_rec_wait(t->th.tid, &st, 0);
+	if (e < 0)
+		return e;
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		stub_rec_gone(r, t, st);
+		return 0;
+	}
+	if (WSTOPSIG(st) != SIGTRAP)
+		t->sig = WSTOPSIG(st);
+	return stub_rec_getregs(t);
+}
+
+/* The report after single-stepping @insn in @t. */
+static int stub_rec_stepped(struct stub_rec *r, struct stub_rec_task *t,
+			    const struct stub_rec_insn *insn, int st)
+{
+	int e;
+
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		stub_rec_gone(r, t, st);
+		return 0;
+	}
+	if (!WIFSTOPPED(st))
+		return 0;
+	if (WSTOPSIG(st) != SIGTRAP || (st >> 16)) {
+		/* Signal-delivery-stop: the instruction did not execute. */
+		t->sig = WSTOPSIG(st);
+		return 0;
+	}
+	e = stub_rec_getregs(t);
+	if (e < 0)
+		return e;
+	if (insn->rep && t->regs.rip == insn->ip)
+		return 0;
+	return stub_rec_log(r, t, insn, t->regs.rip);
+}
+
+/* Sets DR7 (and DR0 = @addr when @addr != 0) of @tid: an execution
+ * breakpoint at @addr, or none. */
+static int stub_rec_dr0(pid_t tid, uint64_t addr)
+{
+	size_t dr0 = offsetof(struct user, u_debugreg[0]);
+	size_t dr7 = offsetof(struct user, u_debugreg[7]);
+
+	if (addr && ptrace(PTRACE_POKEUSER, tid, (void *)dr0, (void *)addr) < 0)
+		return -errno;
+	if (ptrace(PTRACE_POKEUSER, tid, (void *)dr7, (void *)(addr ? 1ul : 0ul)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* A rep-string instruction with many iterations left runs to an execution
+ * breakpoint on the next instruction instead of one step per iteration.
+ * Falls back to stepping if the debug registers cannot be set. */
+static int stub_rec_rep(struct stub_rec *r, struct stub_rec_task *t,
+			const struct stub_rec_insn *insn)
+{
+	int st, e;
+
+	if (stub_rec_dr0(t->th.tid, insn->ip + insn->len) < 0)
+		return 1;
+	e = ptrace(PTRACE_CONT, t->th.tid, 0, (void *)(long)t->sig) < 0 ? -errno : 0;
+	if (e < 0)
+		return e;
+	t->sig = 0;
+	e = stub_rec_wait(t->th.tid, &st, 0);
+	if (e < 0)
+		return e;
+	if (WIFSTOPPED(st))
+		stub_rec_dr0(t->th.tid, 0);
+	return stub_rec_stepped(r, t, insn, st);
+}
+
+#define STUB_REC_REP_MIN 64   /* iterations worth a breakpoint */
+
+/* One step of READY @t. */
+static int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
+{
+	struct stub_rec_insn insn;
+	int st, e;
+
+	if (t->sig && stub_rec_caught(r->pid, t->sig))
+		return stub_rec_deliver(r, t);
+	if (t->restart)
+		return stub_rec_enter_syscall(r, t, t->regs.rip - 2);
+	e = stub_rec_icache_get(&r->icache, r->mem.fd, t->regs.rip, &insn);
+	if (e < 0)
+		return e;
+	if (insn.cls == STUB_REC_KERNEL)
+		return stub_rec_enter_syscall(r, t, t->regs.rip);
+	if (insn.rep && t->regs.rcx >= STUB_REC_REP_MIN && (e = stub_rec_rep(r, t, &insn)) <= 0)
+		return e;
+	e = stub_rec_resume(t->th.tid, t->sig);
+	if (e < 0)
+		return e;
+	t->sig = 0;
+	e = stub_rec_wait(t->th.tid, &st, 0);
+	if (e < 0)
+		return e;
+	return stub_rec_stepped(r, t, &insn, st);
+}
+
+/* --- the loop ------------------------------------------------------- */
+
+/* The next READY task after the current one (the current one last). */
+static struct stub_rec_task *stub_rec_pick(struct stub_rec *r)
+{
+	for (size_t k = 1; k <= r->ntasks; k++) {
+		size_t i = (r->cur + k) % r->ntasks;
+
+		if (r->tasks[i]->state == STUB_REC_READY) {
+			r->cur = i;
+			return r->tasks[i];
+		}
+	}
+	return NULL;
+}
+
+static bool stub_rec_live(const struct stub_rec *r)
+{
+	for (size_t i = 0; i < r->ntasks; i++)
+		if (r->tasks[i]->state != STUB_REC_GONE)
+			return true;
+	return false;
+}
+
+/* Runs READY @t for up to one slice. */
+static int stub_rec_slice(struct stub_rec *r, struct stub_rec_task *t)
+{
+	for (uint32_t n = 0; n < r->opt.slice && t->state == STUB_REC_READY && !r->stop; n++) {
+		int e = stub_rec_step(r, t);
+
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+/* Ends an attached recording: every thread detached, running on. */
+static void stub_rec_detach_all(struct stub_rec *r)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct stub_rec_task *t = r->tasks[i];
+		int st;
+
+		if (t->state == STUB_REC_SYSCALL) {
+			syscall(SYS_tgkill, r->pid, t->th.tid, SIGSTOP);
+			while (stub_rec_wait(t->th.tid, &st, 0) > 0 && WIFSTOPPED(st) &&
+			       WSTOPSIG(st) != SIGSTOP)
+				ptrace(PTRACE_CONT, t->th.tid, 0,
+				       (void *)(long)(WSTOPSIG(st) == SIGTRAP ? 0 : WSTOPSIG(st)));
+			t->sig = 0;
+		} else if (t->state == STUB_REC_READY) {
+			stub_rec_thread_interrupt(&t->th, t->regs.rip);
+		}
+		if (t->state != STUB_REC_GONE)
+			ptrace(PTRACE_DETACH, t->th.tid, 0, (void *)(long)t->sig);
+		t->state = STUB_REC_GONE;
+	}
+	replay_bundle_set_str(&r->b->exit_kind, "detached");
+}
+
+static int stub_rec_loop(struct stub_rec *r)
+{
+	struct stub_rec_task *t, *prev = NULL;
+	int e;
+
+	while (stub_rec_live(r) && !r->stop) {
+		while ((e = stub_rec_collect(r, WNOHANG)) > 0)
+			;
+		if (e == -ECHILD)
+			break;
+		if (e < 0)
+			return e;
+		/* Round robin: the next READY task after the last one. */
+		t = stub_rec_pick(r);
+		if (!t) {
+			e = stub_rec_collect(r, 0);
+			if (e == -ECHILD)
+				break;
+			if (e < 0)
+				return e;
+			continue;
+		}
+		if (prev && prev != t && prev->state == STUB_REC_READY) {
+			e = stub_rec_thread_interrupt(&prev->th, prev->regs.rip);
+			if (e < 0)
+				return e;
+		}
+		e = stub_rec_slice(r, t);
+		if (e < 0)
+			return e;
+		prev = t;
+		if (r->clock >= r->next_checkpoint) {
+			r->next_checkpoint = r->clock + STUB_REC_CHECKPOINT;
+			e = stub_rec_save(r);
+			if (e < 0)
+				return e;
+		}
+	}
+	return 0;
+}
+
+int stub_rec_run(struct stub_rec *r)
+{
+	int e = stub_rec_loop(r), e2;
+
+	if (r->stop && !r->exited) {
+		if (r->attached) {
+			stub_rec_detach_all(r);
+		} else {
+			kill(r->pid, SIGKILL);
+			while (stub_rec_collect(r, 0) > 0 && stub_rec_live(r))
+				;
+		}
+	}
+	if (!stub_rec_live(r) || r->exited || r->attached)
+		r->b->complete = e >= 0;
+	if (!r->b->exit_kind)
+		replay_bundle_set_str(&r->b->exit_kind, "running");
+	e2 = stub_rec_save(r);
+	return e < 0 ? e : e2;
+}
+
+/* --- setup ---------------------------------------------------------- */
+
+int stub_rec_spawn(char *const argv[], pid_t *pid)
+{
+	int e = stub_spawn_start(argv, pid);
+
+	if (e < 0)
+		return e;
+	if (ptrace(PTRACE_SETOPTIONS, *pid, 0,
+		   (void *)(long)(STUB_REC_OPTIONS | PTRACE_O_EXITKILL)) < 0) {
+		e = -errno;
+		kill(*pid, SIGKILL);
+		stub_rec_wait(*pid, &(int){ 0 }, 0);
+		return e;
+	}
+	return 0;
+}
+
+/* Attaches @tid and waits for its stop; 1 if attached now, 0 if it was. */
+static int stub_rec_attach_one(pid_t tid, pid_t **done, size_t *ndone)
+{
+	pid_t *nv;
+	int st;
+
+	for (size_t i = 0; i < *ndone; i++)
+		if ((*done)[i] == tid)
+			return 0;
+	if (ptrace(PTRACE_ATTACH, tid, 0, 0) < 0)
+		return errno == ESRCH ? 0 : -errno;
+	nv = realloc(*done, (*ndone + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*done = nv;
+	nv[(*ndone)++] = tid;
+	if (stub_rec_wait(tid, &st, 0) < 0 || !WIFSTOPPED(st))
+		return 1;
+	ptrace(PTRACE_SETOPTIONS, tid, 0, (void *)(long)STUB_REC_OPTIONS);
+	return 1;
+}
+
+int stub_rec_attach(pid_t pid)
+{
+	pid_t *done = NULL, *tids;
+	size_t ndone = 0;
+	int n, e = 0, added;
+
+	/* Until a pass over the task list finds no new thread. */
+	do {
+		added = 0;
+		n = stub_procfs_tids(pid, &tids);
+		if (n < 0) {
+			e = n;
+			break;
+		}
+		for (int i = 0; i < n && e >= 0; i++) {
+			e = stub_rec_attach_one(tids[i], &done, &ndone);
+			added += e > 0;
+		}
+		free(tids);
+	} while (e >= 0 && added);
+	if (e < 0)
+		for (size_t i = 0; i < ndone; i++)
+			ptrace(PTRACE_DETACH, done[i], 0, 0);
+	free(done);
+	return e < 0 ? e : 0;
+}
+
+/* The bundle's fixed fields. */
+static int stub_rec_bundle_init(struct stub_rec *r, char *const argv[])
+{
+	struct replay_bundle *b = r->b;
+	int e;
+
+	e = replay_bundle_set_str(&b->recorder, "software");
+	if (e >= 0)
+		e = replay_bundle_set_str(&b->dir, r->opt.dir);
+	if (e >= 0 && argv)
+		e = replay_bundle_set_argv(b, argv);
+	/* Family 6 model 0x9c: pt_cpu_errata (libipt 2.0.5) knows it and
+	 * enables only APL11, which concerns OVF packets (never written
+	 * here). docs/record.md says why. */
+	snprintf(b->cpu.vendor, sizeof(b->cpu.vendor), "GenuineIntel");
+	b->cpu.family = 6;
+	b->cpu.model = 0x9c;
+	b->cpu.stepping = 0;
+	b->pid = r->pid;
+	b->psb_period = r->opt.psb_period;
+	b->ret_compression = !r->opt.noretcomp;
+	b->complete = false;
+	return e;
+}
+
+/* Every stopped thread becomes a READY task. */
+static int stub_rec_initial_tasks(struct stub_rec *r)
+{
+	pid_t *tids;
+	int n = stub_procfs_tids(r->pid, &tids), e = 0;
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n && e >= 0; i++) {
+		struct stub_rec_task *t;
+
+		e = stub_rec_add_task(r, tids[i], STUB_REC_READY, &t);
+		if (e >= 0)
+			e = stub_rec_getregs(t);
+		/* Attached in a syscall: the kernel restarts it. */
+		if (e >= 0 && r->attached && (long)t->regs.orig_rax >= 0)
+			t->restart = stub_rec_is_restart(&t->regs);
+	}
+	free(tids);
+	return e;
+}
+
+int stub_rec_new(struct stub_rec **out, const struct stub_rec_options *opt, pid_t pid,
+		 char *const argv[], bool attached)
+{
+	struct stub_rec *r = calloc(1, sizeof(*r));
+	char path[4096];
+	int e;
+
+	if (!r)
+		return -ENOMEM;
+	r->opt = *opt;
+	if (!r->opt.psb_period)
+		r->opt.psb_period = STUB_REC_PSB_PERIOD;
+	if (!r->opt.slice)
+		r->opt.slice = STUB_REC_SLICE;
+	r->pid = pid;
+	r->attached = attached;
+	r->mem.fd = -1;
+	r->next_checkpoint = STUB_REC_CHECKPOINT;
+	stub_rec_maps_init(&r->maps);
+	*out = r;
+	if (mkdir(opt->dir, 0777) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/threads", opt->dir);
+	if (mkdir(path, 0777) < 0 && errno != EEXIST)
+		return -errno;
+	if (opt->ip_log && !(r->iplog = fopen(opt->ip_log, "we")))
+		return -errno;
+	e = replay_bundle_new(&r->b);
+	if (e >= 0)
+		e = stub_rec_bundle_init(r, argv);
+	if (e >= 0)
+		e = stub_rec_icache_init(&r->icache);
+	if (e >= 0)
+		e = stub_mem_open(&r->mem, pid);
+	if (e >= 0)
+		e = stub_rec_initial_tasks(r);
+	if (e >= 0)
+		e = stub_rec_maps_update(&r->maps, r->b, pid, r->mem.fd, 0);
+	if (e >= 0)
+		e = stub_rec_save(r);
+	return e < 0 ? e : 0;
+}
+
+void stub_rec_stop(struct stub_rec *r)
+{
+	r->stop = 1;
+}
+
+const struct replay_bundle *stub_rec_bundle(const struct stub_rec *r)
+{
+	return r->b;
+}
+
+void stub_rec_get_summary(const struct stub_rec *r, struct stub_rec_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->instructions = r->clock;
+	s->threads = r->ntasks;
+	s->gaps = r->b ? r->b->ngaps : 0;
+	for (size_t i = 0; i < r->ntasks; i++)
+		s->trace_bytes += stub_swpt_offset(&r->tasks[i]->th.pt);
+}
+
+void stub_rec_free(struct stub_rec *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->ntasks; i++) {
+		stub_rec_thread_release(&r->tasks[i]->th);
+		fclose(r->tasks[i]->pt);
+		free(r->tasks[i]);
+	}
+	free(r->tasks);
+	if (r->iplog)
+		fclose(r->iplog);
+	stub_mem_close(&r->mem);
+	stub_rec_icache_release(&r->icache);
+	stub_rec_maps_release(&r->maps);
+	replay_bundle_free(r->b);
+	free(r);
+}

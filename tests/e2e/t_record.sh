@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# t_record: `hindsight record` from the command line: the program's output and
+# exit status pass through (128 + N when signal N kills it), the messages
+# (software fallback, where the bundle is, the summary), the bundle's files,
+# -o and the default directory name, --record=pt failing without a PT PMU,
+# bad options, a missing program, and --attach to a running process.
+. "$(dirname "$0")/lib.sh"
+hindsight_only "hindsight record"
+
+exitcode=$(build_prog exitcode) || finish
+crash=$(build_prog crash) || finish
+loop=$(build_prog loop) || finish
+cd "$T_DIR" || finish
+
+# A program's exit status and the summary.
+timeout 120 "$HINDSIGHT" record -o "$T_DIR/ec" -- "$exitcode" >ec.out 2>ec.err
+expect_eq "exit status of exitcode" "$?" 7
+show ec.err
+expect ec.err "hindsight: recording in $T_DIR/ec"
+expect_re ec.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps, [0-9]+ bytes of trace \([0-9.]+ B/insn\), [0-9]+ bytes of state$"
+if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
+    expect ec.err "Intel PT is not available here"
+    expect ec.err "recording in software"
+fi
+[ -s "$T_DIR/ec/trace.json" ] || fail "no trace.json"
+ls "$T_DIR"/ec/threads/*.pt >/dev/null 2>&1 || fail "no PT stream"
+ls "$T_DIR"/ec/images/vdso-*.so >/dev/null 2>&1 || fail "no vDSO image"
+expect "$T_DIR/ec/trace.json" '"intel-pt"'
+expect "$T_DIR/ec/trace.json" "$exitcode"
+
+# A crash: 128 + SIGSEGV, the program's stdout still there.
+timeout 120 "$HINDSIGHT" record -o "$T_DIR/crash" -- "$crash" >crash.out 2>crash.err
+expect_eq "exit status of crash" "$?" 139
+expect crash.out "crash: about to crash"
+
+# The default directory: hindsight-PROG-PID in the current directory.
+timeout 120 "$HINDSIGHT" record --record=sw --psb-period 256 --noretcomp -- "$exitcode" 2>def.err
+expect_eq "exit status with options" "$?" 7
+expect_re def.err "^hindsight: recording in hindsight-exitcode-[0-9]+$"
+ls -d hindsight-exitcode-* >/dev/null 2>&1 || fail "no default directory"
+expect_not def.err "not available"
+
+# --record=pt without the PMU, bad options, a missing program.
+if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
+    "$HINDSIGHT" record --record=pt -- "$exitcode" 2>pt.err
+    expect_eq "exit status of --record=pt" "$?" 1
+    expect pt.err "Intel PT is not available here"
+fi
+"$HINDSIGHT" record --record=maybe -- "$exitcode" 2>bad.err
+expect_eq "exit status of a bad --record" "$?" 2
+expect bad.err "--record wants auto, sw or pt"
+"$HINDSIGHT" record --psb-period x -- "$exitcode" 2>bad2.err
+expect_eq "exit status of a bad --psb-period" "$?" 2
+"$HINDSIGHT" record -o "$T_DIR/missing" -- "$T_DIR/no-such-program" 2>missing.err
+expect_eq "exit status of a missing program" "$?" 1
+expect missing.err "No such file or directory"
+
+# --attach: record a running loop for a moment, then Ctrl-C detaches it.
+"$loop" >/dev/null 2>&1 &
+lpid=$!
+track_pid "$lpid"
+sleep 0.3
+timeout 60 "$HINDSIGHT" record -o "$T_DIR/att" --attach "$lpid" 2>att.err &
+rpid=$!
+track_pid "$rpid"
+sleep 2
+kill -INT "$rpid"
+wait "$rpid"
+expect_eq "exit status of an attached recording" "$?" 0
+show att.err
+expect att.err "hindsight: recording in $T_DIR/att"
+expect "$T_DIR/att/trace.json" '"detached"'
+kill -0 "$lpid" 2>/dev/null || fail "the attached program did not survive the detach"
+kill "$lpid" 2>/dev/null
+finish
