@@ -1,0 +1,468 @@
+/*
+ * replay/perf_data.c: the data section of a perf.data file of Intel PT
+ * (replay/perf_data.h); saving it as a bundle is in perf_data_write.c.
+ *
+ * The walk: each record's header is checked against the data section
+ * before anything else is read; perf's own record types (>= 64) are
+ * handled here (AUXTRACE_INFO, AUXTRACE and its payload), the kernel's go
+ * through replay_perf_record_parse and the sideband.
+ */
+#include "replay/perf_data.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "replay/perf_record.h"
+#include "replay/perf_sideband.h"
+
+#define REC_AUXTRACE_INFO 70
+#define REC_AUXTRACE 71
+#define REC_COMPRESSED 81
+#define AUXTRACE_HDR_SIZE 48   /* header, size, offset, reference, idx, tid, cpu, pad */
+#define MAX_TIDS 64
+
+struct walk {
+	struct replay_perf_data *pd;
+	const uint8_t *buf;
+	const char *name;
+	char *err;
+	size_t errsize;
+	struct replay_perf_sideband sb;
+	struct replay_perf_sid_layout sid;  /* when all attrs agree */
+	bool sid_by_id;                     /* else: look the attr up by IDENTIFIER */
+	int64_t tids[MAX_TIDS];             /* threads of the traced process seen */
+	size_t ntids;
+};
+
+static int fail(struct walk *w, int rc, uint64_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(struct walk *w, int rc, uint64_t at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!w->err || !w->errsize)
+		return rc;
+	n = snprintf(w->err, w->errsize, "%s: record at offset 0x%" PRIx64 ": ", w->name, at);
+	if (n < 0 || (size_t)n >= w->errsize)
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf(w->err + n, w->errsize - (size_t)n, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static const struct replay_perf_attr *find_pt_attr(const struct replay_perf_file *f,
+						   uint64_t pmu_type)
+{
+	for (size_t i = 0; i < f->nattrs; i++)
+		if (f->attrs[i].attr.type == pmu_type)
+			return &f->attrs[i];
+	return NULL;
+}
+
+static uint64_t sid_bits(const struct perf_event_attr *a)
+{
+	return a->sample_type & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+				 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER);
+}
+
+/* One sample_id layout for all records if the attributes agree; else
+ * records are matched to attributes by their trailing IDENTIFIER. */
+static void choose_sid_layout(struct walk *w)
+{
+	const struct replay_perf_file *f = &w->pd->file;
+	bool all_ident = true;
+
+	if (!f->nattrs)
+		return;
+	w->sid.sample_id_all = f->attrs[0].attr.sample_id_all;
+	w->sid.sample_type = sid_bits(&f->attrs[0].attr);
+	for (size_t i = 1; i < f->nattrs; i++) {
+		const struct perf_event_attr *a = &f->attrs[i].attr;
+
+		all_ident &= (bool)(a->sample_type & PERF_SAMPLE_IDENTIFIER);
+		if (a->sample_id_all != w->sid.sample_id_all || sid_bits(a) != w->sid.sample_type)
+			w->sid_by_id = true;
+	}
+	all_ident &= (bool)(f->attrs[0].attr.sample_type & PERF_SAMPLE_IDENTIFIER);
+	w->sid_by_id &= all_ident;
+}
+
+static struct replay_perf_sid_layout sid_for(const struct walk *w, const uint8_t *rec,
+					     uint16_t size)
+{
+	struct replay_perf_sid_layout l = w->sid;
+	const struct replay_perf_attr *a;
+	uint64_t id;
+
+	if (!w->sid_by_id || size < 16)
+		return l;
+	memcpy(&id, rec + size - 8, 8);
+	a = replay_perf_file_attr_by_id(&w->pd->file, id);
+	if (a) {
+		l.sample_id_all = a->attr.sample_id_all;
+		l.sample_type = sid_bits(&a->attr);
+	}
+	return l;
+}
+
+static struct replay_perf_stream *stream_for(struct replay_perf_data *pd, uint32_t idx)
+{
+	struct replay_perf_stream *s;
+
+	for (size_t i = 0; i < pd->nstreams; i++)
+		if (pd->streams[i].idx == idx)
+			return &pd->streams[i];
+	s = realloc(pd->streams, (pd->nstreams + 1) * sizeof(*s));
+	if (!s)
+		return NULL;
+	pd->streams = s;
+	s += pd->nstreams++;
+	memset(s, 0, sizeof(*s));
+	s->idx = idx;
+	s->cpu = -1;
+	s->tid = -1;
+	return s;
+}
+
+static int append_segment(struct replay_perf_stream *s, const uint8_t *payload,
+			  const struct replay_perf_segment *seg)
+{
+	struct replay_perf_segment *segs;
+	uint8_t *data;
+
+	segs = realloc(s->segs, (s->nsegs + 1) * sizeof(*segs));
+	if (!segs)
+		return -ENOMEM;
+	s->segs = segs;
+	data = realloc(s->data, s->size + seg->size ? s->size + seg->size : 1);
+	if (!data)
+		return -ENOMEM;
+	s->data = data;
+	memcpy(s->data + s->size, payload, seg->size);
+	segs[s->nsegs] = *seg;
+	segs[s->nsegs].stream_offset = s->size;
+	s->nsegs++;
+	s->size += seg->size;
+	return 0;
+}
+
+/* A hole between the previous segment and @seg (full-trace mode), or the
+ * boundary between two snapshots: a gap. */
+static int note_gap(struct walk *w, const struct replay_perf_stream *s,
+		    const struct replay_perf_segment *seg)
+{
+	const struct replay_perf_segment *prev = &s->segs[s->nsegs - 1];
+	char text[200];
+	int rc;
+
+	if (w->pd->info.snapshot_mode)
+		snprintf(text, sizeof(text), "snapshot %zu starts at byte 0x%zx of the stream: "
+			 "what ran since the previous snapshot was not recorded", s->nsegs,
+			 s->size);
+	else if (seg->aux_offset > prev->aux_offset + prev->size)
+		snprintf(text, sizeof(text), "%" PRIu64 " bytes of trace lost before byte 0x%zx "
+			 "of the stream", seg->aux_offset - (prev->aux_offset + prev->size),
+			 s->size);
+	else
+		return 0;
+	rc = replay_bundle_add_gap(w->pd->bundle, s->tid, seg->time, "lost", text);
+	return rc < 0 ? rc : 0;
+}
+
+static int do_auxtrace(struct walk *w, uint64_t at, uint16_t hsize, uint64_t end,
+		       uint64_t *next)
+{
+	const uint8_t *p = w->buf + at;
+	struct replay_perf_segment seg = { 0 };
+	struct replay_perf_stream *s;
+	uint32_t idx, tid, cpu;
+	int rc;
+
+	if (hsize < AUXTRACE_HDR_SIZE)
+		return fail(w, -EBADMSG, at, "AUXTRACE record of %u bytes is too short", hsize);
+	memcpy(&seg.size, p + 8, 8);
+	memcpy(&seg.aux_offset, p + 16, 8);
+	memcpy(&idx, p + 32, 4);
+	memcpy(&tid, p + 36, 4);
+	memcpy(&cpu, p + 40, 4);
+	seg.file_offset = at + hsize;
+	seg.time = w->sb.last_time;
+	if (seg.size > end - seg.file_offset)
+		return fail(w, -EBADMSG, at, "AUXTRACE payload of %" PRIu64 " bytes runs past "
+			    "the end of the data section at 0x%" PRIx64, seg.size, end);
+	s = stream_for(w->pd, idx);
+	if (!s)
+		return -ENOMEM;
+	if (!s->nsegs) {
+		s->cpu = (int32_t)cpu;
+		s->tid = tid == UINT32_MAX ? -1 : (int64_t)tid;
+	} else if ((rc = note_gap(w, s, &seg))) {
+		return rc;
+	}
+	*next = seg.file_offset + seg.size;
+	return append_segment(s, w->buf + seg.file_offset, &seg);
+}
+
+static int do_auxtrace_info(struct walk *w, uint64_t at, uint16_t size)
+{
+	struct replay_perf_data *pd = w->pd;
+	int rc = replay_perf_ptinfo_parse(&pd->info, w->buf + at + 8, size - 8u);
+
+	if (rc == -ENOTSUP)
+		return fail(w, rc, at, "AUXTRACE_INFO is not Intel PT's (only intel_pt is "
+			    "supported)");
+	if (rc)
+		return fail(w, rc, at, "AUXTRACE_INFO of %u bytes is too short", size);
+	pd->have_info = true;
+	pd->pt_attr = find_pt_attr(&pd->file, pd->info.priv[REPLAY_PERF_PT_PMU_TYPE]);
+	w->sb.tconv = pd->info.tconv;
+	return 0;
+}
+
+static void note_tid(struct walk *w, uint32_t pid, uint32_t tid)
+{
+	if (w->sb.pid < 0 || w->sb.pid != (int64_t)pid)
+		return;
+	for (size_t i = 0; i < w->ntids; i++)
+		if (w->tids[i] == (int64_t)tid)
+			return;
+	if (w->ntids < MAX_TIDS)
+		w->tids[w->ntids++] = tid;
+}
+
+static int do_kernel_record(struct walk *w, uint64_t at, uint16_t size)
+{
+	struct replay_perf_sid_layout l = sid_for(w, w->buf + at, size);
+	struct replay_perf_record r;
+	const char *why;
+	int rc = replay_perf_record_parse(w->buf + at, size, &l, &r, &why);
+
+	if (rc < 0)
+		return fail(w, -EBADMSG, at, "%s: %s", replay_perf_record_name(r.type),
+			    why ? why : "cut short");
+	if (r.type == PERF_RECORD_ITRACE_START && w->sb.pid < 0)
+		w->sb.pid = r.u.itrace_start.pid;
+	rc = replay_perf_sideband_add(&w->sb, &r);
+	if (rc)
+		return rc;
+	if (r.type == PERF_RECORD_ITRACE_START)
+		note_tid(w, r.u.itrace_start.pid, r.u.itrace_start.tid);
+	else if (r.type == PERF_RECORD_COMM)
+		note_tid(w, r.u.comm.pid, r.u.comm.tid);
+	else if (r.type == PERF_RECORD_FORK)
+		note_tid(w, r.u.task.pid, r.u.task.tid);
+	return 0;
+}
+
+static int do_record(struct walk *w, uint64_t at, uint64_t end, uint64_t *next)
+{
+	struct perf_event_header h;
+
+	if (end - at < sizeof(h))
+		return fail(w, -EBADMSG, at, "the data section ends at 0x%" PRIx64
+			    " inside the record header", end);
+	memcpy(&h, w->buf + at, sizeof(h));
+	if (h.size < sizeof(h))
+		return fail(w, -EBADMSG, at, "size %u is invalid", h.size);
+	if (h.size > end - at)
+		return fail(w, -EBADMSG, at, "size %u runs past the end of the data section "
+			    "at 0x%" PRIx64, h.size, end);
+	*next = at + h.size;
+	switch (h.type) {
+	case REC_AUXTRACE:
+		return do_auxtrace(w, at, h.size, end, next);
+	case REC_AUXTRACE_INFO:
+		return do_auxtrace_info(w, at, h.size);
+	case REC_COMPRESSED:
+		return fail(w, -ENOTSUP, at, "compressed records (perf record -z) are not "
+			    "supported: record without -z");
+	default:
+		if (h.type >= 64)
+			return 0;       /* perf's own bookkeeping */
+		return do_kernel_record(w, at, h.size);
+	}
+}
+
+static int walk_data(struct walk *w)
+{
+	uint64_t at = w->pd->file.data_offset;
+	uint64_t end = at + w->pd->file.data_size;
+	int rc = 0;
+
+	while (at < end && !rc)
+		rc = do_record(w, at, end, &at);
+	if (rc == -ENOMEM)
+		fail(w, rc, at, "out of memory");
+	return rc;
+}
+
+/* Per-cpu mmaps leave the AUXTRACE records' tid unset: if one thread of
+ * the traced process was seen and one stream holds trace, it is that
+ * thread's. */
+static void attribute_streams(struct walk *w)
+{
+	struct replay_perf_data *pd = w->pd;
+	struct replay_perf_stream *only = NULL;
+	size_t nonempty = 0;
+
+	for (size_t i = 0; i < pd->nstreams; i++)
+		if (pd->streams[i].size) {
+			nonempty++;
+			only = &pd->streams[i];
+		}
+	if (nonempty == 1 && only->tid < 0 && w->ntids == 1)
+		only->tid = w->tids[0];
+}
+
+/* Bundle fields from the header and AUXTRACE_INFO. */
+static int fill_bundle(struct walk *w)
+{
+	struct replay_perf_data *pd = w->pd;
+	struct replay_bundle *b = pd->bundle;
+	int rc = replay_bundle_set_str(&b->recorder, "perf");
+
+	if (rc)
+		return rc;
+	if (pd->file.cpuid)
+		replay_perf_cpuid_parse(pd->file.cpuid, &b->cpu);
+	replay_perf_ptinfo_fill(&pd->info, pd->pt_attr->attr.config, b);
+	b->pid = w->sb.pid;
+	b->complete = true;
+	/* build-ids from HEADER_BUILD_ID, matched by path */
+	for (size_t i = 0; i < b->nmaps; i++)
+		for (size_t j = 0; j < pd->file.nbuild_ids && !b->maps[i].uuid; j++)
+			if (b->maps[i].system_path &&
+			    !strcmp(b->maps[i].system_path, pd->file.build_ids[j].filename))
+				rc = replay_bundle_set_str(&b->maps[i].uuid, pd->file.build_ids[j].hex);
+	return rc;
+}
+
+static int parse(struct walk *w, size_t len)
+{
+	struct replay_perf_data *pd = w->pd;
+	char ferr[256] = "";
+	int rc = replay_perf_file_parse(&pd->file, w->buf, len, ferr, sizeof(ferr));
+
+	if (rc) {
+		if (w->err && w->errsize)
+			snprintf(w->err, w->errsize, "%s: %s", w->name, ferr);
+		return rc;
+	}
+	pd->file.buf = NULL;
+	rc = replay_bundle_new(&pd->bundle);
+	if (rc)
+		return rc;
+	replay_perf_sideband_init(&w->sb, pd->bundle, NULL, -1);
+	choose_sid_layout(w);
+	rc = walk_data(w);
+	if (rc)
+		return rc;
+	if (!pd->have_info)
+		return fail(w, -EBADMSG, pd->file.data_offset, "no AUXTRACE_INFO in the data "
+			    "section: not an Intel PT recording");
+	if (!pd->pt_attr)
+		return fail(w, -EBADMSG, pd->file.data_offset, "no event of the intel_pt PMU "
+			    "(type %" PRIu64 ")", pd->info.priv[REPLAY_PERF_PT_PMU_TYPE]);
+	attribute_streams(w);
+	return fill_bundle(w);
+}
+
+int replay_perf_data_parse(const void *buf, size_t len, const char *name,
+			   struct replay_perf_data **out, char *err, size_t errsize)
+{
+	struct walk w = { .buf = buf, .name = name ? name : "perf.data", .err = err,
+			  .errsize = errsize };
+	int rc;
+
+	*out = NULL;
+	if (err && errsize)
+		err[0] = 0;
+	w.pd = calloc(1, sizeof(*w.pd));
+	if (!w.pd)
+		return -ENOMEM;
+	rc = parse(&w, len);
+	if (rc == -ENOMEM && err && errsize && !err[0])
+		snprintf(err, errsize, "%s: out of memory", w.name);
+	if (rc) {
+		replay_perf_data_free(w.pd);
+		return rc;
+	}
+	*out = w.pd;
+	return 0;
+}
+
+int replay_perf_data_read(const char *path, struct replay_perf_data **out, char *err,
+			  size_t errsize)
+{
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	struct stat st;
+	void *map;
+	int fd, rc;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		rc = -errno;
+		snprintf(err, errsize, "%s: %s", path, strerror(-rc));
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode) || !st.st_size) {
+		close(fd);
+		snprintf(err, errsize, "%s: %s", path, st.st_size ? "not a regular file"
+								 : "empty file");
+		return -EINVAL;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	rc = map == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (rc) {
+		snprintf(err, errsize, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	rc = replay_perf_data_parse(map, (size_t)st.st_size, name, out, err, errsize);
+	munmap(map, (size_t)st.st_size);
+	return rc;
+}
+
+struct replay_bundle *replay_perf_data_detach_bundle(struct replay_perf_data *pd)
+{
+	struct replay_bundle *b = pd->bundle;
+
+	pd->bundle = NULL;
+	return b;
+}
+
+const struct replay_perf_stream *replay_perf_data_stream(const struct replay_perf_data *pd,
+							 int64_t tid)
+{
+	for (size_t i = 0; i < pd->nstreams; i++)
+		if (pd->streams[i].tid == tid)
+			return &pd->streams[i];
+	return NULL;
+}
+
+void replay_perf_data_free(struct replay_perf_data *pd)
+{
+	if (!pd)
+		return;
+	replay_perf_file_release(&pd->file);
+	for (size_t i = 0; i < pd->nstreams; i++) {
+		free(pd->streams[i].data);
+		free(pd->streams[i].segs);
+	}
+	free(pd->streams);
+	replay_bundle_free(pd->bundle);
+	free(pd);
+}

@@ -1,0 +1,121 @@
+/*
+ * replay/perf_data_write.c: a perf.data recording saved as a bundle
+ * directory (replay_perf_data_write in replay/perf_data.h).
+ *
+ * Each stream's PT goes to threads/TID.pt (or cpus/CPU.pt if its thread is
+ * unknown), written to a temporary name and renamed, then the threads are
+ * added to the bundle and trace.json is saved.
+ */
+#include "replay/perf_data.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int write_file(const char *path, const uint8_t *p, size_t n)
+{
+	char tmp[4096];
+	int fd, rc;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	rc = write_all(fd, p, n);
+	if (!rc && fsync(fd))
+		rc = -errno;
+	if (close(fd) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+static int mkdir_p1(const char *dir)
+{
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int write_stream(struct replay_perf_data *pd, const struct replay_perf_stream *s,
+			const char *dir, char *err, size_t errsize)
+{
+	char rel[64], path[4096];
+	const char *sub = s->tid >= 0 ? "threads" : "cpus";
+	int rc;
+
+	snprintf(rel, sizeof(rel), "%s", sub);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	rc = mkdir_p1(path);
+	if (s->tid >= 0)
+		snprintf(rel, sizeof(rel), "threads/%lld.pt", (long long)s->tid);
+	else
+		snprintf(rel, sizeof(rel), "cpus/%d.pt", s->cpu);
+	if (!rc && snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
+		rc = -ENAMETOOLONG;
+	if (!rc)
+		rc = write_file(path, s->data, s->size);
+	if (rc) {
+		snprintf(err, errsize, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	if (s->tid < 0)
+		return 0;
+	rc = replay_bundle_add_thread(pd->bundle, s->tid, rel);
+	return rc < 0 ? rc : 0;
+}
+
+int replay_perf_data_write(struct replay_perf_data *pd, const char *dir, char *err,
+			   size_t errsize)
+{
+	int rc;
+
+	if (!pd->bundle)
+		return -EINVAL;
+	rc = mkdir_p1(dir);
+	if (rc) {
+		snprintf(err, errsize, "%s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	for (size_t i = 0; i < pd->nstreams && !rc; i++) {
+		if (pd->streams[i].tid >= 0 &&
+		    replay_perf_data_stream(pd, pd->streams[i].tid) != &pd->streams[i]) {
+			snprintf(err, errsize, "thread %lld has trace in more than one stream "
+				 "(per-cpu trace of a thread that migrated): not supported yet",
+				 (long long)pd->streams[i].tid);
+			return -ENOTSUP;
+		}
+		rc = write_stream(pd, &pd->streams[i], dir, err, errsize);
+	}
+	if (rc)
+		return rc;
+	rc = replay_bundle_set_str(&pd->bundle->dir, dir);
+	if (!rc)
+		rc = replay_bundle_save(pd->bundle, dir);
+	if (rc)
+		snprintf(err, errsize, "%s/trace.json: %s", dir, strerror(-rc));
+	return rc;
+}
