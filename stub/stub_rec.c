@@ -36,6 +36,7 @@
 #include "stub/stub_procfs.h"
 #include "stub/stub_rec_insn.h"
 #include "stub/stub_rec_maps.h"
+#include "stub/stub_rec_state.h"
 #include "stub/stub_rec_thread.h"
 #include "stub/stub_spawn.h"
 
@@ -43,12 +44,14 @@
 	PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
 #define STUB_REC_CHECKPOINT (1u << 22)  /* instructions between flushes */
 
-enum stub_rec_state { STUB_REC_NEW, STUB_REC_READY, STUB_REC_SYSCALL, STUB_REC_GONE };
+enum stub_rec_task_state { STUB_REC_NEW, STUB_REC_READY, STUB_REC_SYSCALL, STUB_REC_GONE };
 
 struct stub_rec_task {
 	struct stub_rec_thread th;
 	FILE *pt;
-	enum stub_rec_state state;
+	struct stub_rec_state st;      /* the state log (threads/TID.state) */
+	FILE *stf;
+	enum stub_rec_task_state state;
 	struct user_regs_struct regs;  /* READY: the registers at the stop */
 	int sig;                       /* to deliver at the next resume */
 	bool restart;                  /* READY after a syscall to be restarted */
@@ -74,6 +77,7 @@ struct stub_rec {
 	struct stub_mem mem;
 	struct stub_rec_icache icache;
 	struct stub_rec_maps maps;
+	struct stub_rec_state_proc sp;
 	FILE *iplog;
 	bool exited;
 };
@@ -154,7 +158,22 @@ static struct stub_rec_task *stub_rec_find(struct stub_rec *r, pid_t tid)
 	return NULL;
 }
 
-static int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_state state,
+/* The state log of new task @t, bundle thread @idx. */
+static int stub_rec_task_state(struct stub_rec *r, struct stub_rec_task *t, size_t idx)
+{
+	char rel[64], path[4096];
+
+	snprintf(rel, sizeof(rel), "threads/%d.state", (int)t->th.tid);
+	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
+	t->stf = fopen(path, "we");
+	if (!t->stf)
+		return -errno;
+	if (replay_bundle_set_str(&r->b->threads[idx].state_file, rel) < 0)
+		return -ENOMEM;
+	return stub_rec_state_init(&t->st, t->th.tid, t->stf);
+}
+
+static int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_task_state state,
 			     struct stub_rec_task **out)
 {
 	struct stub_rec_task *t, **nv;
@@ -179,7 +198,12 @@ static int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_state 
 	e = stub_rec_thread_init(&t->th, tid, t->pt, r->opt.psb_period, !r->opt.noretcomp,
 				 r->clock);
 	idx = replay_bundle_add_thread(r->b, tid, rel);
+	if (e >= 0 && idx >= 0)
+		e = stub_rec_task_state(r, t, (size_t)idx);
 	if (e < 0 || idx < 0) {
+		stub_rec_state_release(&t->st);
+		if (t->stf)
+			fclose(t->stf);
 		stub_rec_thread_release(&t->th);
 		fclose(t->pt);
 		free(t);
@@ -200,10 +224,13 @@ static int stub_rec_save(struct stub_rec *r)
 		struct stub_rec_task *t = r->tasks[i];
 
 		stub_swpt_flush(&t->th.pt);
+		stub_rec_state_flush(&t->st);
 		r->b->threads[t->bundle_index].instructions = t->th.ninsn;
 	}
 	if (r->iplog)
 		fflush(r->iplog);
+	if (r->sp.check)
+		fflush(r->sp.check);
 	r->b->end_time = r->clock;
 	return replay_bundle_save(r->b, r->opt.dir);
 }
@@ -224,6 +251,10 @@ static int stub_rec_log(struct stub_rec *r, struct stub_rec_task *t,
 	if (e == 1 && r->iplog)
 		fprintf(r->iplog, "psb %d %" PRIu64 " %" PRIu64 "\n", (int)t->th.tid,
 			t->th.pt.last_psb, t->th.ninsn);
+	if (e >= 0)
+		e = stub_rec_state_insn(&t->st, &r->sp, insn, &t->regs, t->th.ninsn, r->clock);
+	if (e >= 0)
+		e = stub_rec_state_check(&t->st, &r->sp, &t->regs, t->th.ninsn, r->clock);
 	return e < 0 ? e : 0;
 }
 
@@ -267,7 +298,9 @@ static int stub_rec_enter_syscall(struct stub_rec *r, struct stub_rec_task *t, u
 	t->sc_restart = t->restart;
 	t->sc_nr = t->restart ? (long)t->regs.orig_rax : (long)t->regs.rax;
 	t->sc_logged = false;
-	e = stub_rec_resume(t->th.tid, t->sig);
+	e = stub_rec_state_syscall(&t->st, &r->sp, t->sc_nr, &t->regs, t->th.ninsn, r->clock);
+	if (e >= 0)
+		e = stub_rec_resume(t->th.tid, t->sig);
 	if (e < 0)
 		return e;
 	t->sig = 0;
@@ -295,8 +328,12 @@ static void stub_rec_detach_child(pid_t child)
 
 static int stub_rec_exec(struct stub_rec *r, struct stub_rec_task *t)
 {
-	int e = stub_rec_log_syscall(r, t);
+	int e = stub_rec_getregs(t);
 
+	if (e >= 0)
+		e = stub_rec_log_syscall(r, t);
+	if (e >= 0)
+		e = stub_rec_state_exec(&t->st, t->th.ninsn, r->clock);
 	if (e < 0)
 		return e;
 	stub_rec_maps_unmap_all(&r->maps, r->b, r->clock);
@@ -417,6 +454,8 @@ static int stub_rec_deliver(struct stub_rec *r, struct stub_rec_task *t)
 
 	e = stub_rec_thread_interrupt(&t->th, t->regs.rip);
 	if (e >= 0)
+		e = stub_rec_state_signal_before(&t->st, &r->sp, &t->regs, t->th.ninsn);
+	if (e >= 0)
 		e = stub_rec_resume(t->th.tid, t->sig);
 	if (e < 0)
 		return e;
@@ -431,7 +470,9 @@ static int stub_rec_deliver(struct stub_rec *r, struct stub_rec_task *t)
 	}
 	if (WSTOPSIG(st) != SIGTRAP)
 		t->sig = WSTOPSIG(st);
-	return stub_rec_getregs(t);
+	e = stub_rec_getregs(t);
+	return e < 0 ? e : stub_rec_state_signal_after(&t->st, &r->sp, &t->regs, t->th.ninsn,
+						       r->clock);
 }
 
 /* The report after single-stepping @insn in @t. */
@@ -503,6 +544,9 @@ static int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 	struct stub_rec_insn insn;
 	int st, e;
 
+	e = stub_rec_state_ready(&t->st, &r->sp, &t->regs, t->th.ninsn, r->clock);
+	if (e < 0)
+		return e;
 	if (t->sig && stub_rec_caught(r->pid, t->sig))
 		return stub_rec_deliver(r, t);
 	if (t->restart)
@@ -512,6 +556,9 @@ static int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 		return e;
 	if (insn.cls == STUB_REC_KERNEL)
 		return stub_rec_enter_syscall(r, t, t->regs.rip);
+	e = stub_rec_state_before(&t->st, &r->sp, &insn, &t->regs, t->th.ninsn + 1);
+	if (e < 0)
+		return e;
 	if (insn.rep && t->regs.rcx >= STUB_REC_REP_MIN && (e = stub_rec_rep(r, t, &insn)) <= 0)
 		return e;
 	e = stub_rec_resume(t->th.tid, t->sig);
@@ -787,6 +834,8 @@ int stub_rec_new(struct stub_rec **out, const struct stub_rec_options *opt, pid_
 		return -errno;
 	if (opt->ip_log && !(r->iplog = fopen(opt->ip_log, "we")))
 		return -errno;
+	if (opt->state_check && !(r->sp.check = fopen(opt->state_check, "we")))
+		return -errno;
 	e = replay_bundle_new(&r->b);
 	if (e >= 0)
 		e = stub_rec_bundle_init(r, argv);
@@ -794,6 +843,9 @@ int stub_rec_new(struct stub_rec **out, const struct stub_rec_options *opt, pid_
 		e = stub_rec_icache_init(&r->icache);
 	if (e >= 0)
 		e = stub_mem_open(&r->mem, pid);
+	if (e >= 0)
+		e = stub_rec_state_proc_init(&r->sp, &r->mem.fd, r->b, r->sp.check,
+					     opt->state_check_every);
 	if (e >= 0)
 		e = stub_rec_initial_tasks(r);
 	if (e >= 0)
@@ -819,8 +871,10 @@ void stub_rec_get_summary(const struct stub_rec *r, struct stub_rec_summary *s)
 	s->instructions = r->clock;
 	s->threads = r->ntasks;
 	s->gaps = r->b ? r->b->ngaps : 0;
-	for (size_t i = 0; i < r->ntasks; i++)
+	for (size_t i = 0; i < r->ntasks; i++) {
 		s->trace_bytes += stub_swpt_offset(&r->tasks[i]->th.pt);
+		s->state_bytes += r->tasks[i]->st.bytes;
+	}
 }
 
 void stub_rec_free(struct stub_rec *r)
@@ -829,12 +883,16 @@ void stub_rec_free(struct stub_rec *r)
 		return;
 	for (size_t i = 0; i < r->ntasks; i++) {
 		stub_rec_thread_release(&r->tasks[i]->th);
+		stub_rec_state_release(&r->tasks[i]->st);
 		fclose(r->tasks[i]->pt);
+		fclose(r->tasks[i]->stf);
 		free(r->tasks[i]);
 	}
 	free(r->tasks);
 	if (r->iplog)
 		fclose(r->iplog);
+	if (r->sp.check)
+		fclose(r->sp.check);
 	stub_mem_close(&r->mem);
 	stub_rec_icache_release(&r->icache);
 	stub_rec_maps_release(&r->maps);

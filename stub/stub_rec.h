@@ -34,6 +34,8 @@ struct stub_rec_options {
 	uint32_t psb_period;       /* bytes between PSBs; 0: STUB_REC_PSB_PERIOD */
 	bool noretcomp;            /* return compression off */
 	const char *ip_log;        /* NULL, or a file for "tid ip" lines */
+	const char *state_check;   /* NULL, or a file for state samples (tests) */
+	uint32_t state_check_every;/* logical time between samples */
 	uint32_t slice;            /* 0: STUB_REC_SLICE */
 };
 

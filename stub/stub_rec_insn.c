@@ -67,6 +67,60 @@ static enum stub_rec_class stub_rec_class_map0f(const ZydisDecodedInstruction *i
 	}
 }
 
+/* Registers the state log diffs through GETREGS (general, flags, segment). */
+static bool stub_rec_insn_gp_reg(ZydisRegister reg)
+{
+	switch (ZydisRegisterGetClass(reg)) {
+	case ZYDIS_REGCLASS_GPR8: case ZYDIS_REGCLASS_GPR16: case ZYDIS_REGCLASS_GPR32:
+	case ZYDIS_REGCLASS_GPR64: case ZYDIS_REGCLASS_FLAGS: case ZYDIS_REGCLASS_IP:
+	case ZYDIS_REGCLASS_SEGMENT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Instructions that change x87 / vector state with no register operand. */
+static bool stub_rec_insn_fp_implicit(ZydisMnemonic m)
+{
+	switch (m) {
+	case ZYDIS_MNEMONIC_VZEROUPPER: case ZYDIS_MNEMONIC_VZEROALL:
+	case ZYDIS_MNEMONIC_EMMS: case ZYDIS_MNEMONIC_FEMMS:
+	case ZYDIS_MNEMONIC_FNINIT: case ZYDIS_MNEMONIC_FXRSTOR: case ZYDIS_MNEMONIC_FXRSTOR64:
+	case ZYDIS_MNEMONIC_XRSTOR: case ZYDIS_MNEMONIC_XRSTOR64:
+	case ZYDIS_MNEMONIC_XRSTORS: case ZYDIS_MNEMONIC_XRSTORS64:
+	case ZYDIS_MNEMONIC_FRSTOR: case ZYDIS_MNEMONIC_FLDENV: case ZYDIS_MNEMONIC_FNSAVE:
+	case ZYDIS_MNEMONIC_LDTILECFG: case ZYDIS_MNEMONIC_TILERELEASE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The state log's hints: a memory operand written (explicit or hidden:
+ * push, call, string stores), a non-general register written. */
+static void stub_rec_insn_hints(const ZydisDecoder *dec, const ZydisDecodedInstruction *in,
+				struct stub_rec_insn *out)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+
+	out->memw = false;
+	out->fpw = stub_rec_insn_fp_implicit(in->mnemonic);
+	if (ZYAN_FAILED(ZydisDecoderDecodeOperands(dec, NULL, in, ops, in->operand_count))) {
+		out->memw = out->fpw = true;
+		return;
+	}
+	for (unsigned i = 0; i < in->operand_count; i++) {
+		if (!(ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			continue;
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY)
+			out->memw = true;
+		else if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			 !stub_rec_insn_gp_reg(ops[i].reg.value))
+			out->fpw = true;
+	}
+}
+
 int stub_rec_insn_decode(const ZydisDecoder *dec, const uint8_t *bytes, size_t len,
 			 uint64_t ip, struct stub_rec_insn *out)
 {
@@ -83,6 +137,9 @@ int stub_rec_insn_decode(const ZydisDecoder *dec, const uint8_t *bytes, size_t l
 	}
 	out->ip = ip;
 	out->len = in.length;
+	memset(out->bytes, 0, sizeof(out->bytes));
+	memcpy(out->bytes, bytes, in.length);
+	stub_rec_insn_hints(dec, &in, out);
 	out->cls = (uint8_t)cls;
 	/* pt_insn_proceed: no push for a call to the next instruction. */
 	out->push = cls == STUB_REC_CALL_IND ||

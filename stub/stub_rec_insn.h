@@ -40,10 +40,13 @@ struct stub_rec_insn {
 	uint8_t cls;         /* enum stub_rec_class */
 	bool push;           /* a call that pushes ip + len */
 	bool rep;            /* rep-prefixed string instruction */
+	bool memw;           /* may write memory (an operand, explicit or not) */
+	bool fpw;            /* may write x87 / SSE / AVX / AVX-512 state */
+	uint8_t bytes[ZYDIS_MAX_INSTRUCTION_LENGTH]; /* the encoding (len used) */
 };
 
-/* Classifies @len bytes at @ip into @out: 0, or -EINVAL if Zydis cannot
- * decode them. */
+/* Classifies @len bytes at @ip into @out (with the state log's memw / fpw
+ * hints from the operands): 0, or -EINVAL if Zydis cannot decode them. */
 int stub_rec_insn_decode(const ZydisDecoder *dec, const uint8_t *bytes, size_t len,
 			 uint64_t ip, struct stub_rec_insn *out);
 

@@ -1,0 +1,72 @@
+/*
+ * replay/state.h: past registers and memory from a software recording's
+ * state logs (threads/TID.state; docs/bundle.md, "State log").
+ *
+ * A position is (thread, instruction index): the thread is stopped before
+ * its instruction number @index (1-based, the numbering of the decoded
+ * history), i.e. after instruction @index - 1. Registers there are redone
+ * from the nearest checkpoint at or before it (one every 16K
+ * instructions; stepping forward continues from the last answer). Memory
+ * is shared by the threads and answered by logical time: at time T it is
+ * what every write up to T left (the new bytes of the latest write), or
+ * for bytes written only later the old bytes of the first later write.
+ * Bytes no write ever touched, or that a mapping change, exec or the
+ * kernel (rseq, shared mappings) made unknowable, are not known: the
+ * caller reads them from the images or reports them unavailable.
+ *
+ * The logs are read into memory at open. Lifetime: replay_state_open /
+ * replay_state_free. Nothing here prints.
+ */
+#ifndef HINDSIGHT_REPLAY_STATE_H
+#define HINDSIGHT_REPLAY_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/rsp_regs.h"
+
+struct replay_bundle;
+struct replay_state;
+
+#define REPLAY_STATE_NGP 27        /* struct user_regs_struct, 8-byte fields */
+#define REPLAY_STATE_XMAX 16384    /* largest XSAVE area */
+
+/* Reads the state log of every thread of @b that has one. 0, -ENOENT
+ * (no thread has a state log; the recording is not a software one),
+ * -EINVAL for a log that is not one (with the file in @err), -ENOMEM.
+ * A log that ends mid-record (a recorder that died) is read up to there. */
+int replay_state_open(const struct replay_bundle *b, struct replay_state **out, char *err,
+		      size_t errsize);
+void replay_state_free(struct replay_state *st);
+
+/* The index of @tid's last record (instructions after it changed nothing
+ * the log records; the bundle's thread.instructions is the count), or 0. */
+uint64_t replay_state_last_index(const struct replay_state *st, int64_t tid);
+
+/* The logical time at position (@tid, @index): what read_mem takes. 0 or
+ * -ENOENT (no such thread or index 0). */
+int replay_state_time_at(struct replay_state *st, int64_t tid, uint64_t index, uint64_t *time);
+
+/* The registers at (@tid, @index) as struct user_regs_struct's 27 fields
+ * in @gp (rip is the value of the last record: the caller knows the real
+ * one from the history) and the XSAVE area (standard layout, as ptrace's
+ * NT_X86_XSTATE) in @xs, REPLAY_STATE_XMAX bytes, its length in *@xs_len.
+ * Either may be NULL. Positions after the last record have its state
+ * (the caller bounds @index by the history). 0, -ENOENT (no such thread,
+ * or @index 0), -EINVAL (a corrupt log). */
+int replay_state_raw_at(struct replay_state *st, int64_t tid, uint64_t index,
+			uint64_t gp[REPLAY_STATE_NGP], uint8_t *xs, size_t *xs_len);
+
+/* The same as GDB's registers (general, segment, x87, SSE, ymm upper
+ * halves, fs / gs base, orig_rax); rip is left unavailable for the caller
+ * to fill from the history. Same returns as replay_state_raw_at. */
+int replay_state_regs_at(struct replay_state *st, int64_t tid, uint64_t index,
+			 struct rsp_regs *out);
+
+/* @len bytes at @addr as they were at logical time @time, into @buf. In
+ * @known (NULL or @len bytes), 1 for each byte the log knows, else 0 (its
+ * byte in @buf is 0). 0 if all were known, -ENOENT if some were not. */
+int replay_state_read_mem(const struct replay_state *st, uint64_t time, uint64_t addr,
+			  void *buf, size_t len, uint8_t *known);
+
+#endif

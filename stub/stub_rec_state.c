@@ -1,0 +1,745 @@
+/*
+ * stub/stub_rec_state.c: the state log writer: records built in memory
+ * (varints, docs/bundle.md "State log"), one fwrite per step.
+ *
+ * General registers are compared with the copy as of the last record; the
+ * XSAVE area is read and compared only after instructions that may change
+ * it (stub_rec_insn.fpw), syscalls and signal deliveries. Memory ranges
+ * are read before the step (old bytes) and after it (new bytes), each
+ * with one pread; a range that runs into unmapped memory is cut to its
+ * readable pieces (a masked AVX-512 store near the end of a mapping writes
+ * only those).
+ */
+#include "stub/stub_rec_state.h"
+
+#include <cpuid.h>
+#include <elf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "replay/bundle.h"
+#include "stub/stub_rec_state_ops.h"
+#include "stub/stub_rec_state_sys.h"
+
+#define STUB_REC_PAGE 4096ull
+#define STUB_REC_REDZONE 128
+#define STUB_REC_FRAME 1024       /* rt_sigframe beyond the XSAVE area */
+
+/* user_regs_struct fields (8-byte slots) in the order of the REGS mask:
+ * the most often changed first, so the mask is one byte; rip (slot 16)
+ * is not logged (the PT history gives it). */
+static const uint8_t stub_rec_slots[] = {
+	18, 10, 11, 12, 19, 13, 14, 5, 4, 9, 8, 7, 6, 3, 2, 1, 0,
+	15, 21, 22, 17, 20, 23, 24, 25, 26,
+};
+#define STUB_REC_NSLOTS (sizeof(stub_rec_slots))
+
+static struct stub_rec_xoff stub_rec_xoff;
+
+/* --- encoding ------------------------------------------------------------ */
+
+static int stub_rec_rec_room(struct stub_rec_state *s, size_t more)
+{
+	uint8_t *nv;
+	size_t cap;
+
+	if (s->nrec + more <= s->caprec)
+		return 0;
+	cap = s->caprec ? s->caprec : 4096;
+	while (cap < s->nrec + more)
+		cap *= 2;
+	nv = realloc(s->rec, cap);
+	if (!nv)
+		return -ENOMEM;
+	s->rec = nv;
+	s->caprec = cap;
+	return 0;
+}
+
+/* Callers reserve room first (stub_rec_rec_room). */
+static void stub_rec_put(struct stub_rec_state *s, uint64_t v)
+{
+	while (v >= 0x80) {
+		s->rec[s->nrec++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	s->rec[s->nrec++] = (uint8_t)v;
+}
+
+static void stub_rec_put_s(struct stub_rec_state *s, int64_t v)
+{
+	stub_rec_put(s, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static void stub_rec_put_bytes(struct stub_rec_state *s, const void *p, size_t n)
+{
+	memcpy(s->rec + s->nrec, p, n);
+	s->nrec += n;
+}
+
+static void stub_rec_tag(struct stub_rec_state *s, unsigned kind, uint64_t index)
+{
+	uint64_t d = index - s->last_index;
+
+	s->rec[s->nrec++] = (uint8_t)(kind | (d < 31 ? d : 31) << 3);
+	if (d >= 31)
+		stub_rec_put(s, d);
+	s->last_index = index;
+}
+
+/* A record of @kind at @index, @time (a TIME record first if time minus
+ * index changed), with room for @more bytes. */
+static int stub_rec_begin(struct stub_rec_state *s, unsigned kind, uint64_t index,
+			  uint64_t time, size_t more)
+{
+	int e = stub_rec_rec_room(s, more + 32);
+
+	if (e < 0)
+		return e;
+	if (time - index != s->base) {
+		s->base = time - index;
+		stub_rec_tag(s, STUB_REC_STATE_TIME, index);
+		stub_rec_put(s, s->base);
+	}
+	if (kind != STUB_REC_STATE_TIME)
+		stub_rec_tag(s, kind, index);
+	return 0;
+}
+
+static int stub_rec_emit(struct stub_rec_state *s)
+{
+	if (!s->nrec)
+		return 0;
+	if (fwrite(s->rec, 1, s->nrec, s->out) != s->nrec)
+		return -EIO;
+	s->bytes += s->nrec;
+	s->nrec = 0;
+	return 0;
+}
+
+/* XSAVE words of @now that differ from @was, as runs of XOR. */
+static void stub_rec_put_xdiff(struct stub_rec_state *s, const uint8_t *was, const uint8_t *now)
+{
+	size_t words = s->xs_len / 8, nruns = 0, at, from = 0;
+	uint64_t a, b;
+
+	for (size_t w = 0; w < words; w++) {
+		memcpy(&a, was + 8 * w, 8);
+		memcpy(&b, now + 8 * w, 8);
+		nruns += a != b && (w == 0 || memcmp(was + 8 * w - 8, now + 8 * w - 8, 8) == 0);
+	}
+	stub_rec_put(s, nruns);
+	for (size_t w = 0; w < words; w = at) {
+		size_t end;
+
+		at = w + 1;
+		if (!memcmp(was + 8 * w, now + 8 * w, 8))
+			continue;
+		for (end = w; end < words && memcmp(was + 8 * end, now + 8 * end, 8); end++)
+			;
+		stub_rec_put(s, w - from);
+		stub_rec_put(s, end - w);
+		for (size_t k = w; k < end; k++) {
+			memcpy(&a, was + 8 * k, 8);
+			memcpy(&b, now + 8 * k, 8);
+			a ^= b;
+			stub_rec_put_bytes(s, &a, 8);
+		}
+		from = at = end;
+	}
+}
+
+/* --- reading the thread ---------------------------------------------- */
+
+static int stub_rec_xread(pid_t tid, uint8_t *buf, size_t *len)
+{
+	struct iovec iov = { buf, STUB_REC_STATE_XMAX };
+
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov) < 0)
+		return -errno;
+	*len = iov.iov_len;
+	return 0;
+}
+
+static uint64_t stub_rec_slot(const struct user_regs_struct *r, unsigned slot)
+{
+	uint64_t v;
+
+	memcpy(&v, (const uint8_t *)r + 8 * slot, 8);
+	return v;
+}
+
+/* --- records ---------------------------------------------------------- */
+
+static int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_struct *regs,
+			       uint64_t index, uint64_t time)
+{
+	static const uint8_t zero[STUB_REC_STATE_XMAX];
+	int e = stub_rec_rec_room(s, 32 + 10 * STUB_REC_STATE_NGP + 2 * s->xs_len);
+
+	if (e < 0)
+		return e;
+	stub_rec_tag(s, STUB_REC_STATE_CKPT_REC, index);
+	s->base = time - index;
+	stub_rec_put(s, index);
+	stub_rec_put(s, s->base);
+	for (unsigned i = 0; i < STUB_REC_STATE_NGP; i++)
+		stub_rec_put(s, stub_rec_slot(regs, i));
+	stub_rec_put_xdiff(s, zero, s->xs);
+	s->regs = *regs;
+	s->last_ckpt = index;
+	s->mem_end = 0;
+	return 0;
+}
+
+static int stub_rec_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
+			 uint64_t index, uint64_t time)
+{
+	uint64_t mask = 0;
+	int e;
+
+	for (unsigned i = 0; i < STUB_REC_NSLOTS; i++)
+		if (stub_rec_slot(regs, stub_rec_slots[i]) != stub_rec_slot(&s->regs, stub_rec_slots[i]))
+			mask |= 1ull << i;
+	if (!mask)
+		return 0;
+	e = stub_rec_begin(s, STUB_REC_STATE_REGS, index, time, 8 + 10 * STUB_REC_NSLOTS);
+	if (e < 0)
+		return e;
+	stub_rec_put(s, mask);
+	for (unsigned i = 0; i < STUB_REC_NSLOTS; i++)
+		if (mask & (1ull << i))
+			stub_rec_put_s(s, (int64_t)(stub_rec_slot(regs, stub_rec_slots[i]) -
+						    stub_rec_slot(&s->regs, stub_rec_slots[i])));
+	s->regs = *regs;
+	return 0;
+}
+
+/* Reads the XSAVE area and logs what changed. */
+static int stub_rec_xstate(struct stub_rec_state *s, uint64_t index, uint64_t time)
+{
+	size_t len = 0;
+	uint8_t *t;
+	int e = stub_rec_xread(s->tid, s->xs_new, &len);
+
+	if (e < 0)
+		return e == -ESRCH ? 0 : e;
+	if (len != s->xs_len || !memcmp(s->xs, s->xs_new, len))
+		return 0;
+	e = stub_rec_begin(s, STUB_REC_STATE_XSTATE, index, time, 2 * s->xs_len + 16);
+	if (e < 0)
+		return e;
+	stub_rec_put_xdiff(s, s->xs, s->xs_new);
+	t = s->xs;
+	s->xs = s->xs_new;
+	s->xs_new = t;
+	return 0;
+}
+
+static int stub_rec_map(struct stub_rec_state *s, uint64_t addr, uint64_t len, unsigned kind,
+			uint64_t index, uint64_t time)
+{
+	int e = stub_rec_begin(s, STUB_REC_STATE_MAP, index, time, 32);
+
+	if (e < 0)
+		return e;
+	stub_rec_put_s(s, (int64_t)(addr - s->mem_end));
+	stub_rec_put(s, len);
+	s->rec[s->nrec++] = (uint8_t)kind;
+	s->mem_end = addr + len;
+	return 0;
+}
+
+/* --- pending writes ------------------------------------------------- */
+
+void stub_rec_state_drop(struct stub_rec_state *s)
+{
+	s->nrg = 0;
+	s->npend = 0;
+	s->pend_valid = false;
+	s->pend_syscall = false;
+}
+
+static int stub_rec_pend_room(struct stub_rec_state *s, uint64_t len)
+{
+	uint8_t *nv;
+	size_t cap;
+
+	if (s->nrg == s->caprg) {
+		struct stub_rec_state_range *rv;
+
+		s->caprg = s->caprg ? 2 * s->caprg : 64;
+		rv = realloc(s->rg, s->caprg * sizeof(*rv));
+		if (!rv)
+			return -ENOMEM;
+		s->rg = rv;
+	}
+	if (s->npend + len <= s->cappend)
+		return 0;
+	cap = s->cappend ? s->cappend : 65536;
+	while (cap < s->npend + len)
+		cap *= 2;
+	nv = realloc(s->pend, cap);
+	if (!nv)
+		return -ENOMEM;
+	s->pend = nv;
+	s->cappend = cap;
+	return 0;
+}
+
+/* The old bytes of [@addr, +@len): its readable pieces become ranges. */
+static int stub_rec_pend_add(struct stub_rec_state *s, int fd, uint64_t addr, uint64_t len)
+{
+	uint64_t end = addr + len;
+
+	while (addr < end) {
+		uint64_t want = end - addr;
+		ssize_t n;
+		int e = stub_rec_pend_room(s, want);
+
+		if (e < 0)
+			return e;
+		n = pread(fd, s->pend + s->npend, want, (off_t)addr);
+		if (n <= 0) {
+			addr = (addr | (STUB_REC_PAGE - 1)) + 1;   /* the next page */
+			continue;
+		}
+		s->rg[s->nrg++] = (struct stub_rec_state_range){ addr, (uint64_t)n, s->npend };
+		s->npend += (size_t)n;
+		addr += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int stub_rec_gap(struct stub_rec_state_proc *p, pid_t tid, uint64_t time, const char *text)
+{
+	int e = replay_bundle_add_gap(p->b, tid, time, "state-unknown", text);
+
+	return e < 0 ? e : 0;
+}
+
+/* Logs every pending range with its bytes now; one that cannot be read
+ * any more is logged as unknown instead. */
+static int stub_rec_pend_log(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			     uint64_t index, uint64_t time)
+{
+	for (size_t i = 0; i < s->nrg; i++) {
+		const struct stub_rec_state_range *g = &s->rg[i];
+		size_t at = s->nrec;
+		uint64_t li = s->last_index, base = s->base, me = s->mem_end;
+		int e = stub_rec_begin(s, STUB_REC_STATE_MEM, index, time, 32 + 2 * g->len);
+
+		if (e < 0)
+			return e;
+		stub_rec_put_s(s, (int64_t)(g->addr - s->mem_end));
+		stub_rec_put(s, g->len);
+		stub_rec_put_bytes(s, s->pend + g->old, g->len);
+		if (pread(*p->mem_fd, s->rec + s->nrec, g->len, (off_t)g->addr) != (ssize_t)g->len) {
+			s->nrec = at;
+			s->last_index = li;
+			s->base = base;
+			s->mem_end = me;
+			e = stub_rec_map(s, g->addr, g->len, STUB_REC_MAP_UNKNOWN, index, time);
+			if (e < 0)
+				return e;
+			continue;
+		}
+		s->nrec += g->len;
+		s->mem_end = g->addr + g->len;
+		s->last_write = g->addr;
+	}
+	stub_rec_state_drop(s);
+	return 0;
+}
+
+/* --- the process ------------------------------------------------------- */
+
+int stub_rec_state_proc_init(struct stub_rec_state_proc *p, const int *mem_fd,
+			     struct replay_bundle *b, FILE *check, uint64_t every)
+{
+	unsigned a, bx, c, d;
+
+	memset(p, 0, sizeof(*p));
+	p->mem_fd = mem_fd;
+	p->b = b;
+	p->check = check;
+	p->check_every = every;
+	if (ZYAN_FAILED(ZydisDecoderInit(&p->dec, ZYDIS_MACHINE_MODE_LONG_64,
+					 ZYDIS_STACK_WIDTH_64)))
+		return -EINVAL;
+	p->xsave_size = 4096;
+	if (__get_cpuid_count(0xd, 0, &a, &bx, &c, &d) && bx)
+		p->xsave_size = bx;
+	stub_rec_xoff = (struct stub_rec_xoff){ 576, 1152, 1664 };
+	if (__get_cpuid_count(0xd, 2, &a, &bx, &c, &d) && a)
+		stub_rec_xoff.ymm = bx;
+	if (__get_cpuid_count(0xd, 6, &a, &bx, &c, &d) && a)
+		stub_rec_xoff.zmm_hi256 = bx;
+	if (__get_cpuid_count(0xd, 7, &a, &bx, &c, &d) && a)
+		stub_rec_xoff.hi16_zmm = bx;
+	return 0;
+}
+
+/* --- the thread ------------------------------------------------------ */
+
+int stub_rec_state_init(struct stub_rec_state *s, pid_t tid, FILE *out)
+{
+	memset(s, 0, sizeof(*s));
+	s->tid = tid;
+	s->out = out;
+	s->xs = calloc(1, STUB_REC_STATE_XMAX);
+	s->xs_new = calloc(1, STUB_REC_STATE_XMAX);
+	if (!s->xs || !s->xs_new)
+		return -ENOMEM;
+	return 0;
+}
+
+void stub_rec_state_release(struct stub_rec_state *s)
+{
+	free(s->xs);
+	free(s->xs_new);
+	free(s->rg);
+	free(s->pend);
+	free(s->rec);
+	memset(s, 0, sizeof(*s));
+}
+
+int stub_rec_state_flush(struct stub_rec_state *s)
+{
+	int e = stub_rec_emit(s);
+
+	if (e >= 0 && s->out && fflush(s->out) != 0)
+		e = -EIO;
+	return e;
+}
+
+/* The header and the first checkpoint. */
+static int stub_rec_start(struct stub_rec_state *s, const struct user_regs_struct *regs,
+			  uint64_t index, uint64_t time)
+{
+	int e = stub_rec_xread(s->tid, s->xs, &s->xs_len);
+
+	if (e < 0)
+		return e;
+	e = stub_rec_rec_room(s, 64);
+	if (e < 0)
+		return e;
+	stub_rec_put_bytes(s, STUB_REC_STATE_MAGIC, 8);
+	stub_rec_put(s, (uint64_t)s->tid);
+	stub_rec_put(s, s->xs_len);
+	stub_rec_put(s, STUB_REC_STATE_NGP);
+	s->last_index = index;
+	e = stub_rec_checkpoint(s, regs, index, time);
+	s->started = true;
+	return e < 0 ? e : stub_rec_emit(s);
+}
+
+int stub_rec_state_ready(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			 const struct user_regs_struct *regs, uint64_t index, uint64_t time)
+{
+	int e;
+
+	(void)p;
+	if (!s->started)
+		return stub_rec_start(s, regs, index, time);
+	if (!memcmp(regs, &s->regs, sizeof(*regs)))
+		return 0;
+	e = stub_rec_regs(s, regs, index, time);
+	if (e >= 0)
+		e = stub_rec_xstate(s, index, time);
+	return e < 0 ? e : stub_rec_emit(s);
+}
+
+int stub_rec_state_before(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			  const struct stub_rec_insn *insn,
+			  const struct user_regs_struct *regs, uint64_t index)
+{
+	struct stub_rec_span sp[STUB_REC_SPANS];
+	int n;
+
+	if (!insn->memw)
+		return 0;
+	if (s->pend_valid && insn->rep && s->pend_ip == insn->ip && s->pend_index == index)
+		return 0;                  /* the next iteration of a rep */
+	stub_rec_state_drop(s);
+	n = stub_rec_state_ops(&p->dec, insn, regs, s->xs, s->xs_len, &stub_rec_xoff,
+			       p->xsave_size, sp, STUB_REC_SPANS);
+	if (n < 0)
+		return n == -E2BIG || n == -EINVAL ? 0 : n;
+	for (int i = 0; i < n; i++) {
+		int e = sp[i].len > STUB_REC_STATE_BIG ? 0 :
+			stub_rec_pend_add(s, *p->mem_fd, sp[i].addr, sp[i].len);
+
+		if (e < 0)
+			return e;
+	}
+	s->pend_valid = true;
+	s->pend_ip = insn->ip;
+	s->pend_index = index;
+	return 0;
+}
+
+int stub_rec_state_syscall(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			   long nr, const struct user_regs_struct *regs, uint64_t index,
+			   uint64_t time)
+{
+	struct stub_rec_span sp[STUB_REC_SPANS];
+	char text[96];
+	int n;
+
+	stub_rec_state_drop(s);
+	s->sc_nr = nr;
+	s->sc_args[0] = regs->rdi;
+	s->sc_args[1] = regs->rsi;
+	s->sc_args[2] = regs->rdx;
+	s->sc_args[3] = regs->r10;
+	s->sc_args[4] = regs->r8;
+	s->sc_args[5] = regs->r9;
+	s->pend_syscall = true;
+	s->pend_valid = true;
+	s->pend_index = index;
+	if (nr == SYS_sigaltstack && regs->rdi) {
+		uint64_t ss[3];
+
+		if (pread(*p->mem_fd, ss, sizeof(ss), (off_t)regs->rdi) == (ssize_t)sizeof(ss)) {
+			s->alt_sp = (ss[1] & 2) ? 0 : ss[0];       /* SS_DISABLE */
+			s->alt_size = (ss[1] & 2) ? 0 : ss[2];
+		}
+	}
+	n = stub_rec_state_sys(nr, s->sc_args, *p->mem_fd, sp, STUB_REC_SPANS);
+	if (n < 0) {
+		snprintf(text, sizeof(text), "syscall %ld may write memory", nr);
+		return stub_rec_gap(p, s->tid, time, text);
+	}
+	for (int i = 0; i < n; i++) {
+		int e = 0;
+
+		if (sp[i].len > STUB_REC_STATE_BIG || sp[i].kind == STUB_REC_SPAN_VOLATILE)
+			continue;
+		e = stub_rec_pend_add(s, *p->mem_fd, sp[i].addr, sp[i].len);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+static uint64_t stub_rec_page_up(uint64_t a)
+{
+	return (a + STUB_REC_PAGE - 1) & ~(STUB_REC_PAGE - 1);
+}
+
+/* Mapping changes of the syscall that returned @ret. */
+static int stub_rec_sys_maps(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			     int64_t ret, uint64_t index, uint64_t time)
+{
+	const uint64_t *a = s->sc_args;
+	uint64_t r = (uint64_t)ret;
+	int e = 0;
+
+	if (ret < 0 && ret > -4096)
+		return 0;
+	switch (s->sc_nr) {
+	case SYS_mmap:
+		if ((a[3] & MAP_SHARED) && (a[2] & PROT_WRITE)) {
+			e = stub_rec_map(s, r, stub_rec_page_up(a[1]), STUB_REC_MAP_VOLATILE,
+					 index, time);
+			return e < 0 ? e : stub_rec_gap(p, s->tid, time,
+				"a writable shared mapping: other processes may write it");
+		}
+		return stub_rec_map(s, r, stub_rec_page_up(a[1]),
+				    (a[3] & MAP_ANONYMOUS) ? STUB_REC_MAP_ZERO : STUB_REC_MAP_UNKNOWN,
+				    index, time);
+	case SYS_munmap:
+		return stub_rec_map(s, a[0], stub_rec_page_up(a[1]), STUB_REC_MAP_GONE, index, time);
+	case SYS_mremap:
+		e = stub_rec_map(s, a[0], stub_rec_page_up(a[1]), STUB_REC_MAP_GONE, index, time);
+		return e < 0 ? e : stub_rec_map(s, r, stub_rec_page_up(a[2]),
+						STUB_REC_MAP_UNKNOWN, index, time);
+	case SYS_madvise:                  /* DONTNEED, FREE, REMOVE: contents go */
+		if (a[2] == 4 || a[2] == 8 || a[2] == 9)
+			return stub_rec_map(s, a[0], stub_rec_page_up(a[1]), STUB_REC_MAP_UNKNOWN,
+					    index, time);
+		return 0;
+	case SYS_brk:
+		if (p->brk && stub_rec_page_up(r) > stub_rec_page_up(p->brk))
+			e = stub_rec_map(s, stub_rec_page_up(p->brk),
+					 stub_rec_page_up(r) - stub_rec_page_up(p->brk),
+					 STUB_REC_MAP_ZERO, index, time);
+		else if (p->brk && stub_rec_page_up(r) < stub_rec_page_up(p->brk))
+			e = stub_rec_map(s, stub_rec_page_up(r),
+					 stub_rec_page_up(p->brk) - stub_rec_page_up(r),
+					 STUB_REC_MAP_GONE, index, time);
+		p->brk = r;
+		return e;
+	case SYS_shmat: case SYS_shmdt:
+		return stub_rec_gap(p, s->tid, time, "System V shared memory: state unknown");
+	default:
+		return 0;
+	}
+}
+
+/* The pending syscall ranges: trimmed to what it returned, volatile
+ * ranges as such, mapping changes. */
+static int stub_rec_sys_done(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			     int64_t ret, uint64_t index, uint64_t time)
+{
+	struct stub_rec_span sp[STUB_REC_SPANS];
+	int n = stub_rec_state_sys(s->sc_nr, s->sc_args, -1, sp, STUB_REC_SPANS), e;
+
+	/* Trims apply to the table's plain entries (never to pointer reads,
+	 * which fail with fd -1 and so give no span). */
+	for (int i = 0; i < n; i++) {
+		uint64_t keep = ret > 0 ? (uint64_t)ret * sp[i].trim : 0;
+
+		if (sp[i].kind == STUB_REC_SPAN_VOLATILE) {
+			e = stub_rec_map(s, sp[i].addr, sp[i].len, STUB_REC_MAP_VOLATILE, index, time);
+			if (e < 0)
+				return e;
+			continue;
+		}
+		if (!sp[i].trim)
+			continue;
+		for (size_t k = 0; k < s->nrg; k++) {
+			struct stub_rec_state_range *g = &s->rg[k];
+			uint64_t cut = sp[i].addr + (keep < sp[i].len ? keep : sp[i].len);
+
+			if (g->addr >= sp[i].addr && g->addr < sp[i].addr + sp[i].len)
+				g->len = g->addr >= cut ? 0 : (g->addr + g->len > cut ? cut - g->addr : g->len);
+		}
+	}
+	e = stub_rec_sys_maps(s, p, ret, index, time);
+	return e;
+}
+
+static void stub_rec_compact(struct stub_rec_state *s)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nrg; i++)
+		if (s->rg[i].len)
+			s->rg[k++] = s->rg[i];
+	s->nrg = k;
+}
+
+int stub_rec_state_insn(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			const struct stub_rec_insn *insn,
+			const struct user_regs_struct *regs, uint64_t index, uint64_t time)
+{
+	bool sys = insn->cls == STUB_REC_KERNEL;
+	int e = 0;
+
+	/* The time of every instruction must be known: a TIME record as soon
+	 * as it moves (another thread ran), even with nothing else to log. */
+	if (time - index != s->base)
+		e = stub_rec_begin(s, STUB_REC_STATE_TIME, index, time, 0);
+	if (e >= 0)
+		e = stub_rec_regs(s, regs, index, time);
+
+	if (e >= 0 && (insn->fpw || sys))
+		e = stub_rec_xstate(s, index, time);
+	if (e >= 0 && sys && s->pend_syscall) {
+		e = stub_rec_sys_done(s, p, (int64_t)regs->rax, index, time);
+		stub_rec_compact(s);
+	}
+	if (e >= 0 && s->pend_valid)
+		e = stub_rec_pend_log(s, p, index, time);
+	if (e >= 0 && index - s->last_ckpt >= STUB_REC_STATE_CKPT)
+		e = stub_rec_checkpoint(s, regs, index, time);
+	return e < 0 ? e : stub_rec_emit(s);
+}
+
+int stub_rec_state_exec(struct stub_rec_state *s, uint64_t index, uint64_t time)
+{
+	int e;
+
+	stub_rec_state_drop(s);
+	e = stub_rec_map(s, 0, 0, STUB_REC_MAP_ALL, index, time);
+	return e < 0 ? e : stub_rec_emit(s);
+}
+
+/* --- signals -------------------------------------------------------- */
+
+int stub_rec_state_signal_before(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+				 const struct user_regs_struct *regs, uint64_t index)
+{
+	uint64_t frame = s->xs_len + STUB_REC_FRAME + STUB_REC_REDZONE;
+	int e;
+
+	(void)index;
+	/* A rep string instruction interrupted half-way wrote some of its
+	 * range: that is logged first, by stub_rec_state_signal_after. */
+	if (!s->pend_valid || s->pend_syscall)
+		stub_rec_state_drop(s);
+	e = stub_rec_pend_add(s, *p->mem_fd, regs->rsp - frame, frame);
+	if (e >= 0 && s->alt_size) {
+		uint64_t top = s->alt_sp + s->alt_size;
+		uint64_t lo = top - (frame < s->alt_size ? frame : s->alt_size);
+
+		e = stub_rec_pend_add(s, *p->mem_fd, lo, top - lo);
+	}
+	s->pend_valid = true;
+	s->pend_syscall = false;
+	return e;
+}
+
+int stub_rec_state_signal_after(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+				const struct user_regs_struct *regs, uint64_t index,
+				uint64_t time)
+{
+	bool covered = false;
+	int e;
+
+	for (size_t i = 0; i < s->nrg; i++)
+		covered |= regs->rsp >= s->rg[i].addr && regs->rsp < s->rg[i].addr + s->rg[i].len;
+	e = stub_rec_pend_log(s, p, index, time);
+	if (e >= 0)
+		e = stub_rec_emit(s);
+	if (e >= 0 && !covered)
+		e = stub_rec_gap(p, s->tid, time, "signal frame outside the saved stack areas");
+	return e;
+}
+
+/* --- the --state-check dump ----------------------------------------- */
+
+static void stub_rec_check_page(FILE *f, int fd, uint64_t addr)
+{
+	uint8_t page[STUB_REC_PAGE];
+	uint32_t len = STUB_REC_PAGE;
+
+	addr &= ~(STUB_REC_PAGE - 1);
+	if (pread(fd, page, sizeof(page), (off_t)addr) != (ssize_t)sizeof(page))
+		len = 0;
+	fwrite(&addr, 8, 1, f);
+	fwrite(&len, 4, 1, f);
+	fwrite(page, 1, len, f);
+}
+
+int stub_rec_state_check(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			 const struct user_regs_struct *regs, uint64_t index, uint64_t time)
+{
+	uint32_t tid = (uint32_t)s->tid, xl;
+	size_t len = 0;
+
+	if (!p->check || !p->check_every || time % p->check_every)
+		return 0;
+	/* Read afresh, not the log's copy: a missed change must show. */
+	if (stub_rec_xread(s->tid, s->xs_new, &len) < 0)
+		len = 0;
+	xl = (uint32_t)len;
+	fwrite("HSCK", 1, 4, p->check);
+	fwrite(&tid, 4, 1, p->check);
+	fwrite(&index, 8, 1, p->check);
+	fwrite(&time, 8, 1, p->check);
+	fwrite(regs, sizeof(*regs), 1, p->check);
+	fwrite(&xl, 4, 1, p->check);
+	fwrite(s->xs_new, 1, xl, p->check);
+	stub_rec_check_page(p->check, *p->mem_fd, regs->rsp);
+	stub_rec_check_page(p->check, *p->mem_fd, s->last_write);
+	return ferror(p->check) ? -EIO : 0;
+}

@@ -1,0 +1,167 @@
+/*
+ * stub/stub_rec_state.h: the software recorder's state log, one per thread.
+ *
+ * For every instruction a thread executes: the general registers it
+ * changed (differences, so the log runs both ways), the x87 / SSE / AVX /
+ * AVX-512 state it changed (only read when the instruction may write such
+ * a register: XOR of the changed 8-byte words of the XSAVE area), and
+ * every range of memory it wrote with the bytes before and after. Writes
+ * are found from the instruction's operands (Zydis: explicit and hidden
+ * memory operands, push / call / enter, rep string stores over RCX
+ * elements, VSIB scatters element by element, the xsave family), from a
+ * table of the syscalls that write user memory, and around signal
+ * delivery (the frame below the stack pointer). Mapping changes (mmap,
+ * munmap, brk, exec, ...) are logged as such; what cannot be known is a
+ * "state-unknown" gap in the bundle. A full checkpoint starts the log and
+ * follows every STUB_REC_STATE_CKPT instructions. docs/bundle.md ("State
+ * log") is the format, replay/state.h the reader.
+ *
+ * Registers are given by the caller (it already has them from
+ * PTRACE_GETREGS); the XSAVE area is read here (PTRACE_GETREGSET) and
+ * memory through /proc/PID/mem. Lifetime: stub_rec_state_init /
+ * stub_rec_state_release; the process-wide part: stub_rec_state_proc_init.
+ * Nothing here prints.
+ */
+#ifndef HINDSIGHT_STUB_STUB_REC_STATE_H
+#define HINDSIGHT_STUB_STUB_REC_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include <Zydis/Zydis.h>
+
+#include "stub/stub_rec_insn.h"
+
+struct replay_bundle;
+
+#define STUB_REC_STATE_MAGIC "HSSTATE1"
+#define STUB_REC_STATE_CKPT 16384      /* instructions between checkpoints */
+#define STUB_REC_STATE_XMAX 16384      /* largest XSAVE area read */
+#define STUB_REC_STATE_BIG (64u << 20) /* a larger write range is a gap */
+
+/* Record kinds: the low 3 bits of a record's first byte. */
+enum stub_rec_state_kind {
+	STUB_REC_STATE_REGS = 1,       /* general register differences */
+	STUB_REC_STATE_XSTATE = 2,     /* XSAVE words XORed */
+	STUB_REC_STATE_MEM = 3,        /* address, length, old bytes, new bytes */
+	STUB_REC_STATE_MAP = 4,        /* memory appeared / went / is unknown */
+	STUB_REC_STATE_TIME = 5,       /* logical time minus index changes */
+	STUB_REC_STATE_CKPT_REC = 6,   /* everything, to start reading from */
+};
+
+/* MAP record contents. */
+enum stub_rec_state_map {
+	STUB_REC_MAP_UNKNOWN = 0,      /* file mapping, mremap target, madvise */
+	STUB_REC_MAP_ZERO = 1,         /* new anonymous memory: zeros */
+	STUB_REC_MAP_GONE = 2,         /* unmapped */
+	STUB_REC_MAP_VOLATILE = 3,     /* the kernel writes it (rseq, tid words, shared) */
+	STUB_REC_MAP_ALL = 4,          /* exec: every address unknown (no range) */
+};
+
+#define STUB_REC_STATE_NGP 27          /* 8-byte fields of user_regs_struct */
+
+/* What all threads of a process share. */
+struct stub_rec_state_proc {
+	const int *mem_fd;             /* /proc/PID/mem, reopened on exec */
+	struct replay_bundle *b;       /* for gaps */
+	ZydisDecoder dec;
+	uint32_t xsave_size;           /* CPUID 0xD: what XSAVE* may store */
+	uint64_t brk;                  /* the last program break seen, or 0 */
+	FILE *check;                   /* --state-check output, or NULL */
+	uint64_t check_every;
+};
+
+/* A range written by the instruction (or syscall, or signal) in flight. */
+struct stub_rec_state_range {
+	uint64_t addr;
+	uint64_t len;
+	size_t old;                    /* offset of its old bytes in pend */
+};
+
+struct stub_rec_state {
+	pid_t tid;
+	FILE *out;                     /* borrowed: must outlive the log */
+	bool started;                  /* the first checkpoint is written */
+	uint64_t bytes;                /* written so far */
+	uint64_t last_index;           /* of the last record */
+	uint64_t base;                 /* time - index of the last record */
+	uint64_t last_ckpt;            /* index of the last checkpoint */
+	uint64_t mem_end;              /* end of the last MEM / MAP range */
+	uint64_t last_write;           /* address of the last MEM range */
+	struct user_regs_struct regs;  /* as of the last record */
+	uint8_t *xs, *xs_new;          /* XSAVE area as of the last record */
+	size_t xs_len;
+	/* Writes of the step in flight: ranges and their old bytes. */
+	struct stub_rec_state_range *rg;
+	size_t nrg, caprg;
+	uint8_t *pend;
+	size_t npend, cappend;
+	uint64_t pend_ip;              /* the instruction they belong to */
+	uint64_t pend_index;           /* ... and its thread index */
+	bool pend_valid;
+	bool pend_syscall;
+	long sc_nr;                    /* the syscall in flight */
+	uint64_t sc_args[6];
+	uint64_t alt_sp, alt_size;     /* sigaltstack, if the thread set one */
+	uint8_t *rec;                  /* the record being built */
+	size_t nrec, caprec;
+};
+
+/* CPUID and the decoder; @mem_fd must outlive it, @check (samples every
+ * @every logical time, or NULL) too. 0 or -EINVAL. */
+int stub_rec_state_proc_init(struct stub_rec_state_proc *p, const int *mem_fd,
+			     struct replay_bundle *b, FILE *check, uint64_t every);
+
+/* The log of @tid on @out (header written). 0 or a negative errno. */
+int stub_rec_state_init(struct stub_rec_state *s, pid_t tid, FILE *out);
+void stub_rec_state_release(struct stub_rec_state *s);
+
+/* The thread is stopped before instruction @index + 1 with @regs, at
+ * logical time @time: the first call writes the checkpoint; later ones log
+ * what changed since the last record without an instruction (signal
+ * delivery, exec). 0 or a negative errno. */
+int stub_rec_state_ready(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			 const struct user_regs_struct *regs, uint64_t index, uint64_t time);
+/* Before stepping @insn with @regs: the ranges it will write and their old
+ * bytes (kept across the iterations of a rep string instruction, whose
+ * whole range is taken at the first). 0 or a negative errno. */
+int stub_rec_state_before(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			  const struct stub_rec_insn *insn,
+			  const struct user_regs_struct *regs, uint64_t index);
+/* Before resuming over syscall @nr with @regs (its arguments): the ranges
+ * the table says it writes, and their old bytes. 0 or a negative errno. */
+int stub_rec_state_syscall(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			   long nr, const struct user_regs_struct *regs, uint64_t index,
+			   uint64_t time);
+/* @insn executed as instruction @index at @time and the registers are now
+ * @regs: the register, XSAVE and memory records. 0 or a negative errno. */
+int stub_rec_state_insn(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			const struct stub_rec_insn *insn,
+			const struct user_regs_struct *regs, uint64_t index, uint64_t time);
+/* Around the delivery of a caught signal (stopped at the handler):
+ * _signal_before saves the frame area below @regs->rsp (and the top of the
+ * alternate stack), _signal_after logs it and checks that the handler's
+ * stack lies in it (else a gap). 0 or a negative errno. */
+int stub_rec_state_signal_before(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+				 const struct user_regs_struct *regs, uint64_t index);
+int stub_rec_state_signal_after(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+				const struct user_regs_struct *regs, uint64_t index,
+				uint64_t time);
+/* A successful execve at @index, @time: all memory is new (a MAP record
+ * for everything). 0 or a negative errno. */
+int stub_rec_state_exec(struct stub_rec_state *s, uint64_t index, uint64_t time);
+/* Whatever is pending did not happen (the step was interrupted). */
+void stub_rec_state_drop(struct stub_rec_state *s);
+/* fflush; 0 or -EIO. */
+int stub_rec_state_flush(struct stub_rec_state *s);
+
+/* The hidden --state-check dump: registers, XSAVE area, the stack page
+ * and the page of the last write, at instruction @index (after it). */
+int stub_rec_state_check(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			 const struct user_regs_struct *regs, uint64_t index, uint64_t time);
+
+#endif

@@ -1,0 +1,291 @@
+/*
+ * tests/unit/test_replay_state.c: the state log reader on logs written by
+ * hand, byte by byte (docs/bundle.md, "State log"): registers redone from
+ * a checkpoint, memory before / between / after writes, mapping records,
+ * two threads merged by time, a truncated tail, a file that is not a log.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "replay/bundle.h"
+#include "replay/state.h"
+
+static char dir[64];
+
+struct wbuf {
+	uint8_t b[4096];
+	size_t n;
+};
+
+static void put(struct wbuf *w, uint64_t v)
+{
+	while (v >= 0x80) {
+		w->b[w->n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	w->b[w->n++] = (uint8_t)v;
+}
+
+static void put_s(struct wbuf *w, int64_t v)
+{
+	put(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static void tag(struct wbuf *w, unsigned kind, unsigned delta)
+{
+	w->b[w->n++] = (uint8_t)(kind | delta << 3);
+}
+
+/* Header (xsave_len 16: two words) and a checkpoint at @index, @base
+ * with rax (slot 10) = @rax, everything else 0. */
+static void start(struct wbuf *w, uint64_t index, uint64_t base, uint64_t rax)
+{
+	memcpy(w->b, "HSSTATE1", 8);
+	w->n = 8;
+	put(w, 7);
+	put(w, 16);
+	put(w, 27);
+	tag(w, 6, 0);
+	put(w, index);
+	put(w, base);
+	for (int i = 0; i < 27; i++)
+		put(w, i == 10 ? rax : 0);
+	put(w, 0);                         /* no XSAVE runs: all zero */
+}
+
+static void mem(struct wbuf *w, unsigned delta, int64_t rel, const char *old, const char *new)
+{
+	size_t len = strlen(old);
+
+	tag(w, 3, delta);
+	put_s(w, rel);
+	put(w, len);
+	memcpy(w->b + w->n, old, len);
+	memcpy(w->b + w->n + len, new, len);
+	w->n += 2 * len;
+}
+
+static struct replay_bundle *bundle_of(struct wbuf *w, size_t nthreads)
+{
+	struct replay_bundle *b;
+	char path[128], rel[32];
+
+	assert_int_equal(replay_bundle_new(&b), 0);
+	assert_int_equal(replay_bundle_set_str(&b->dir, dir), 0);
+	for (size_t i = 0; i < nthreads; i++) {
+		FILE *f;
+
+		snprintf(rel, sizeof(rel), "t%zu.state", i);
+		snprintf(path, sizeof(path), "%s/%s", dir, rel);
+		f = fopen(path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(w[i].b, 1, w[i].n, f), w[i].n);
+		fclose(f);
+		assert_true(replay_bundle_add_thread(b, 7 + (int64_t)i, "x.pt") >= 0);
+		assert_int_equal(replay_bundle_set_str(&b->threads[i].state_file, rel), 0);
+	}
+	return b;
+}
+
+static void test_registers(void **state)
+{
+	struct wbuf w = { 0 };
+	struct replay_bundle *b;
+	struct replay_state *st;
+	uint64_t gp[REPLAY_STATE_NGP], time;
+	struct rsp_regs r;
+	(void)state;
+
+	start(&w, 0, 0, 100);
+	tag(&w, 1, 1);                     /* insn 1: rax += 5 (mask bit 1) */
+	put(&w, 2);
+	put_s(&w, 5);
+	tag(&w, 1, 2);                     /* insn 3: rax -= 1, rsp (bit 4) = 8 */
+	put(&w, 2 | 16);
+	put_s(&w, -1);
+	put_s(&w, 8);
+	tag(&w, 5, 1);                     /* insn 4 ran at time 14 */
+	put(&w, 10);
+	tag(&w, 2, 0);                     /* ... and set XSAVE word 1 to 0xff */
+	put(&w, 1);
+	put(&w, 1);
+	put(&w, 1);
+	memcpy(w.b + w.n, "\xff\0\0\0\0\0\0\0", 8);
+	w.n += 8;
+	b = bundle_of(&w, 1);
+	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+	assert_int_equal(replay_state_raw_at(st, 7, 1, gp, NULL, NULL), 0);
+	assert_int_equal(gp[10], 100);
+	assert_int_equal(replay_state_raw_at(st, 7, 2, gp, NULL, NULL), 0);
+	assert_int_equal(gp[10], 105);
+	assert_int_equal(replay_state_raw_at(st, 7, 4, gp, NULL, NULL), 0);
+	assert_int_equal(gp[10], 104);
+	assert_int_equal(gp[19], 8);
+	assert_int_equal(replay_state_regs_at(st, 7, 2, &r), 0);   /* backward */
+	assert_int_equal(rsp_regs_get(&r, RSP_REG_RAX), 105);
+	assert_false(r.avail[RSP_REG_RIP]);
+	assert_int_equal(replay_state_time_at(st, 7, 4, &time), 0);
+	assert_int_equal(time, 3);
+	assert_int_equal(replay_state_time_at(st, 7, 5, &time), 0);
+	assert_int_equal(time, 14);
+	assert_int_equal(replay_state_raw_at(st, 7, 0, gp, NULL, NULL), -ENOENT);
+	assert_int_equal(replay_state_raw_at(st, 8, 1, gp, NULL, NULL), -ENOENT);
+	assert_int_equal(replay_state_last_index(st, 7), 4);
+	replay_state_free(st);
+	replay_bundle_free(b);
+}
+
+static void test_memory(void **state)
+{
+	struct wbuf w = { 0 };
+	struct replay_bundle *b;
+	struct replay_state *st;
+	char buf[8];
+	uint8_t known[8];
+	(void)state;
+
+	start(&w, 0, 0, 0);
+	mem(&w, 2, 0x1000, "abcd", "ABCD");        /* time 2: [0x1000, 0x1004) */
+	mem(&w, 3, -2, "CD", "xy");                /* time 5: [0x1002, 0x1004) */
+	tag(&w, 4, 1);                             /* time 6: [0x1003, 0x1005) zeros */
+	put_s(&w, -1);
+	put(&w, 2);
+	w.b[w.n++] = 1;
+	b = bundle_of(&w, 1);
+	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+	assert_int_equal(replay_state_read_mem(st, 1, 0x1000, buf, 4, NULL), 0);
+	assert_memory_equal(buf, "abcd", 4);
+	assert_int_equal(replay_state_read_mem(st, 2, 0x1000, buf, 4, NULL), 0);
+	assert_memory_equal(buf, "ABCD", 4);
+	assert_int_equal(replay_state_read_mem(st, 5, 0x1000, buf, 4, NULL), 0);
+	assert_memory_equal(buf, "ABxy", 4);
+	assert_int_equal(replay_state_read_mem(st, 9, 0x1000, buf, 5, known), 0);
+	assert_memory_equal(buf, "ABx\0\0", 5);
+	/* Before the zeros appeared, 0x1004 was never written: unknown. */
+	assert_int_equal(replay_state_read_mem(st, 5, 0x1003, buf, 3, known), -ENOENT);
+	assert_int_equal(known[0], 1);
+	assert_int_equal(known[1], 0);
+	assert_int_equal(known[2], 0);
+	replay_state_free(st);
+	replay_bundle_free(b);
+}
+
+static void test_threads_merge(void **state)
+{
+	struct wbuf w[2] = { 0 };
+	struct replay_bundle *b;
+	struct replay_state *st;
+	char buf[2];
+	(void)state;
+
+	start(&w[0], 0, 0, 0);
+	mem(&w[0], 1, 0x2000, "aa", "bb");         /* thread 7, time 1 */
+	start(&w[1], 0, 10, 0);
+	mem(&w[1], 1, 0x2000, "bb", "cc");         /* thread 8, time 11 */
+	b = bundle_of(w, 2);
+	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+	assert_int_equal(replay_state_read_mem(st, 0, 0x2000, buf, 2, NULL), 0);
+	assert_memory_equal(buf, "aa", 2);
+	assert_int_equal(replay_state_read_mem(st, 5, 0x2000, buf, 2, NULL), 0);
+	assert_memory_equal(buf, "bb", 2);
+	assert_int_equal(replay_state_read_mem(st, 11, 0x2000, buf, 2, NULL), 0);
+	assert_memory_equal(buf, "cc", 2);
+	replay_state_free(st);
+	replay_bundle_free(b);
+}
+
+static void test_exec_and_volatile(void **state)
+{
+	struct wbuf w = { 0 };
+	struct replay_bundle *b;
+	struct replay_state *st;
+	char buf[4];
+	(void)state;
+
+	start(&w, 0, 0, 0);
+	mem(&w, 1, 0x3000, "ab", "cd");            /* time 1 */
+	tag(&w, 4, 1);                             /* time 2: exec */
+	put_s(&w, -0x3002);
+	put(&w, 0);
+	w.b[w.n++] = 4;
+	tag(&w, 4, 1);                             /* time 3: [0x4000, +4) volatile */
+	put_s(&w, 0x4000);
+	put(&w, 4);
+	w.b[w.n++] = 3;
+	b = bundle_of(&w, 1);
+	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+	assert_int_equal(replay_state_read_mem(st, 1, 0x3000, buf, 2, NULL), 0);
+	assert_memory_equal(buf, "cd", 2);
+	assert_int_equal(replay_state_read_mem(st, 2, 0x3000, buf, 2, NULL), -ENOENT);
+	assert_int_equal(replay_state_read_mem(st, 3, 0x4000, buf, 4, NULL), -ENOENT);
+	replay_state_free(st);
+	replay_bundle_free(b);
+}
+
+static void test_truncated_and_bad(void **state)
+{
+	struct wbuf w = { 0 };
+	struct replay_bundle *b;
+	struct replay_state *st;
+	uint64_t gp[REPLAY_STATE_NGP];
+	char err[128];
+	(void)state;
+
+	start(&w, 0, 0, 1);
+	tag(&w, 1, 1);
+	put(&w, 2);
+	put_s(&w, 1);
+	mem(&w, 1, 0x1000, "abcd", "ABCD");
+	w.n -= 3;                                  /* the recorder died mid-record */
+	b = bundle_of(&w, 1);
+	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+	assert_int_equal(replay_state_raw_at(st, 7, 3, gp, NULL, NULL), 0);
+	assert_int_equal(gp[10], 2);
+	assert_int_equal(replay_state_last_index(st, 7), 1);
+	replay_state_free(st);
+	replay_bundle_free(b);
+
+	memcpy(w.b, "HSSTATE9", 8);
+	b = bundle_of(&w, 1);
+	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "t0.state: not a state log");
+	replay_bundle_free(b);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/hindsight-state.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	(void)state;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registers),
+		cmocka_unit_test(test_memory),
+		cmocka_unit_test(test_threads_merge),
+		cmocka_unit_test(test_exec_and_volatile),
+		cmocka_unit_test(test_truncated_and_bad),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
