@@ -107,15 +107,11 @@ demo: deps $(BIN)
 	@examples/demo.sh $(abspath $(BIN))
 
 # Side-by-side measurements against peers (GDB record full, plain libipt).
-$(BUILD)/bench/bench_decode: bench/bench_decode.c $(MODULE_LIBS)
+$(BUILD)/bench/%: bench/%.c $(MODULE_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(MODULE_LIBS) $(LDLIBS)
 
-$(BUILD)/bench/dw_bench: bench/dw_bench.c $(MODULE_LIBS)
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(MODULE_LIBS) $(LDLIBS)
-
-bench: deps $(BIN) $(BUILD)/bench/bench_decode $(BUILD)/bench/dw_bench
+bench: deps $(BIN) $(BUILD)/bench/bench_decode $(BUILD)/bench/dw_bench $(BUILD)/bench/bench_replay
 	@bench/run.sh $(abspath $(BIN)) $(abspath $(BUILD)/bench/bench_decode)
 	@echo
 	@echo "dwarf/ on libc with libc6-dbg:"

@@ -9,13 +9,13 @@
 #     (build/bench/bench_decode), the peers of hindsight's indexing.
 # Usage: bench/run.sh HINDSIGHT BENCH_DECODE
 # Environment: BENCH_GDB_N (work() iterations under GDB, default 20000, ~0.5M
-# instructions, ~25 s), BENCH_N (iterations under hindsight, default 200000).
+# instructions, ~25 s), BENCH_N (iterations under hindsight, default 60000, ~1.5M instructions).
 set -u
 
 HINDSIGHT=${1:?usage: bench/run.sh HINDSIGHT BENCH_DECODE}
 BENCH_DECODE=${2:?usage: bench/run.sh HINDSIGHT BENCH_DECODE}
 GDB_N=${BENCH_GDB_N:-20000}
-HS_N=${BENCH_N:-200000}
+HS_N=${BENCH_N:-60000}
 PY=/usr/bin/python3
 W=$(mktemp -d /tmp/hindsight-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -75,3 +75,4 @@ PYEOF
 else
     echo "| recording rate (insn/s) | (hindsight record not available) | GDB record full: $gdb_rate ($gdb_insns insns in ${gdb_secs:-?} s) | |"
 fi
+"$(dirname "$0")/replay.sh" "$HINDSIGHT" "$(dirname "$BENCH_DECODE")/bench_replay" "$(dirname "$BENCH_DECODE")/../bench-cache"

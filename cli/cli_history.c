@@ -25,6 +25,7 @@
 #include "replay/calls.h"
 #include "replay/decode.h"
 #include "replay/index.h"
+#include "replay/history_format.h"
 #include "replay/insn.h"
 #include "replay/dwarf_symbols.h"
 #include "replay/symbols.h"
@@ -32,12 +33,10 @@
 struct hist_args {
 	const char *dir;
 	char range[128];
-	bool json, intel, have_tid;
+	bool json, have_tid;
 	int64_t tid;
 	uint64_t size;
-	/* history: /m /s (source), /r (raw), /f (no function), /p (no prefix);
-	 * calls: /i (instruction range), /l (lines), /c (indent) */
-	bool src, raw, nofunc, noprefix, insns, lines, indent;
+	struct replay_history_opts o;  /* modifiers and --intel */
 };
 
 /* Everything a listing needs, opened from the bundle. */
@@ -111,19 +110,11 @@ static int parse_u64(const char *s, uint64_t *out)
 
 static int modifiers(const char *m, struct hist_args *a, bool calls)
 {
-	for (m++; *m; m++) {
-		switch (calls ? *m | 0x100 : *m) {
-		case 'm': case 's': a->src = true; break;
-		case 'r': a->raw = true; break;
-		case 'f': a->nofunc = true; break;
-		case 'p': a->noprefix = true; break;
-		case 'i' | 0x100: a->insns = true; break;
-		case 'l' | 0x100: a->lines = true; break;
-		case 'c' | 0x100: a->indent = true; break;
-		default:
-			fprintf(stderr, "hindsight: invalid modifier: %c\n", *m);
-			return -EINVAL;
-		}
+	char bad = 0;
+
+	if (replay_history_modifiers(m, calls, &a->o, &bad) < 0) {
+		fprintf(stderr, "hindsight: invalid modifier: %c\n", bad);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -148,7 +139,7 @@ static int parse_args(int argc, char **argv, struct hist_args *a, bool calls)
 		} else if (!strcmp(s, "--json")) {
 			a->json = true;
 		} else if (!strcmp(s, "--intel") && !calls) {
-			a->intel = true;
+			a->o.intel = true;
 		} else if (!strcmp(s, "--thread") || !strcmp(s, "--size")) {
 			uint64_t v;
 
@@ -189,61 +180,12 @@ static int parse_args(int argc, char **argv, struct hist_args *a, bool calls)
 static int resolve_range(const char *r, uint64_t size, uint64_t total, uint64_t *begin,
 			 uint64_t *end)
 {
-	char first[64] = "", second[64] = "";
-	const char *comma = strchr(r, ',');
-	uint64_t n = 0, m = 0;
+	char msg[160];
 
-	if (total == 0) {
-		fprintf(stderr, "No trace.\n");
+	if (replay_history_range(r, size, total, total, begin, end, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "%s\n", msg);
 		return -1;
 	}
-	if (!*r) {
-		*end = total;
-		*begin = total > size ? total - size + 1 : 1;
-		return 0;
-	}
-	snprintf(first, sizeof(first), "%.*s", comma ? (int)(comma - r) : (int)strlen(r), r);
-	if (comma)
-		snprintf(second, sizeof(second), "%s", comma + 1);
-	if ((first[0] && parse_u64(first, &n) < 0) || (!first[0] && (!comma || !second[0]))) {
-		fprintf(stderr, "Expected positive number, got: %s.\n", r);
-		return -1;
-	}
-	if (!comma || !second[0]) {
-		*begin = n;
-		*end = n + size - 1;
-	} else if (second[0] == '+' || second[0] == '-') {
-		if (parse_u64(second + 1, &m) < 0 || !m || !first[0]) {
-			fprintf(stderr, "Expected positive number, got: %s.\n", second);
-			return -1;
-		}
-		*begin = second[0] == '+' ? n : (n >= m ? n - m + 1 : 1);
-		*end = second[0] == '+' ? n + m - 1 : n;
-	} else {
-		if (parse_u64(second, &m) < 0) {
-			fprintf(stderr, "Expected positive number, got: %s.\n", second);
-			return -1;
-		}
-		if (!first[0]) {
-			*end = m;
-			*begin = m > size ? m - size + 1 : 1;
-		} else {
-			*begin = n;
-			*end = m;
-		}
-	}
-	if (*end < *begin) {
-		fprintf(stderr, "Bad range.\n");
-		return -1;
-	}
-	if (*begin < 1)
-		*begin = 1;
-	if (*begin > total) {
-		fprintf(stderr, "Range out of bounds.\n");
-		return -1;
-	}
-	if (*end > total)
-		*end = total;
 	return 0;
 }
 
@@ -337,64 +279,6 @@ static int session_open(struct session *s, const struct hist_args *a)
 
 /* ---- history --------------------------------------------------------- */
 
-static void print_symbolic(const struct session *s, uint64_t addr, bool with_name, bool always_off)
-{
-	struct replay_symbol sym;
-
-	if (s->symbolizer.lookup(s->symbolizer.ctx, addr, &sym) < 0 || !sym.function)
-		return;
-	printf(" <%s", with_name ? sym.function : "");
-	if (always_off || addr != sym.start)
-		printf("+%" PRId64, (int64_t)(addr - sym.start));
-	printf(">");
-}
-
-static void print_source(const struct replay_symbol *sym, const char **last_file, unsigned *last_line)
-{
-	if (!sym->file || !sym->line || (*last_file && !strcmp(*last_file, sym->file) &&
-					 *last_line == sym->line))
-		return;
-	printf("%s:%u\n", sym->file, sym->line);
-	*last_file = sym->file;
-	*last_line = sym->line;
-}
-
-static void print_gap_text(const struct replay_item *it)
-{
-	if (it->error)
-		printf("[decode error (%d): %s]\n", it->error, it->text);
-	else
-		printf("[%s]\n", it->text);
-}
-
-static void print_insn(const struct session *s, const struct hist_args *a,
-		       const struct replay_item *it, const char **last_file, unsigned *last_line)
-{
-	struct replay_symbol sym;
-	char text[256];
-
-	if (a->src && s->symbolizer.lookup(s->symbolizer.ctx, it->insn.ip, &sym) == 0)
-		print_source(&sym, last_file, last_line);
-	printf("%" PRIu64 "\t%s0x%016" PRIx64, it->index, a->noprefix ? "" : "   ", it->insn.ip);
-	print_symbolic(s, it->insn.ip, !a->nofunc, true);
-	printf(":\t");
-	if (a->raw && it->insn.size) {
-		for (unsigned i = 0; i < it->insn.size; i++)
-			printf("%s%02x", i ? " " : "", it->insn.raw[i]);
-		printf("\t");
-	}
-	if (!it->insn.size) {
-		printf("(unreadable)\n");
-		return;
-	}
-	replay_insn_format(&it->insn, it->bits, a->intel ? REPLAY_SYNTAX_INTEL : REPLAY_SYNTAX_ATT,
-			   text, sizeof(text));
-	printf("%s", text);
-	if (it->insn.direct)
-		print_symbolic(s, it->insn.target, true, false);
-	printf("\n");
-}
-
 static void json_line(json_t *o)
 {
 	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -446,7 +330,7 @@ static void print_json_item(const struct session *s, const struct hist_args *a,
 	if (s->symbolizer.lookup(s->symbolizer.ctx, it->insn.ip, &sym) == 0)
 		add_symbol(o, &sym);
 	if (it->insn.size &&
-	    replay_insn_format(&it->insn, it->bits, a->intel ? REPLAY_SYNTAX_INTEL : REPLAY_SYNTAX_ATT,
+	    replay_insn_format(&it->insn, it->bits, a->o.intel ? REPLAY_SYNTAX_INTEL : REPLAY_SYNTAX_ATT,
 			       text, sizeof(text)) == 0)
 		json_object_set_new(o, "insn", json_string(text));
 	json_line(o);
@@ -467,8 +351,7 @@ static int build_index(struct session *s, const struct hist_args *a)
 
 static int list_items(struct session *s, const struct hist_args *a, uint64_t begin, uint64_t end)
 {
-	const char *last_file = NULL;
-	unsigned last_line = 0;
+	struct replay_history_src last = { 0 };
 	struct replay_item it;
 	int rc;
 
@@ -478,9 +361,9 @@ static int list_items(struct session *s, const struct hist_args *a, uint64_t beg
 		if (a->json)
 			print_json_item(s, a, &it);
 		else if (it.kind == REPLAY_ITEM_GAP)
-			printf("%" PRIu64 "\t", it.index), print_gap_text(&it);
+			printf("%" PRIu64 "\t", it.index), replay_history_print_gap(stdout, it.error, it.text);
 		else
-			print_insn(s, a, &it, &last_file, &last_line);
+			replay_history_print_insn(stdout, &s->symbolizer, &a->o, &it, false, &last);
 	}
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: %s: %s\n", a->dir, strerror(-rc));
@@ -509,33 +392,6 @@ int cli_history_main(int argc, char **argv)
 }
 
 /* ---- calls ----------------------------------------------------------- */
-
-static void print_segment(const struct session *s, const struct hist_args *a, uint64_t number,
-			  const struct replay_segment *g)
-{
-	printf("%" PRIu64 "\t", number);
-	if (g->gap) {
-		struct replay_item it = { .error = g->error, .text = g->text };
-
-		print_gap_text(&it);
-		return;
-	}
-	for (int i = 0; a->indent && i < g->level; i++)
-		printf("  ");
-	printf("%s", g->function ? g->function : "??");
-	if (a->insns)
-		printf("\tinst %" PRIu64 ",%" PRIu64, g->first, g->last);
-	if (a->lines) {
-		printf("\tat ");
-		if (g->file && g->line_min) {
-			printf("%s:%u", g->file, g->line_min);
-			if (g->line_max != g->line_min)
-				printf(",%u", g->line_max);
-		}
-	}
-	printf("\n");
-	(void)s;
-}
 
 static void print_json_segment(const struct session *s, uint64_t number, const struct replay_segment *g)
 {
@@ -589,7 +445,7 @@ int cli_calls_main(int argc, char **argv)
 		if (a.json)
 			print_json_segment(&s, i, &calls.segs[i - 1]);
 		else
-			print_segment(&s, &a, i, &calls.segs[i - 1]);
+			replay_history_print_segment(stdout, &a.o, i, &calls.segs[i - 1]);
 	}
 	replay_calls_release(&calls);
 	session_close(&s);

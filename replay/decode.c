@@ -261,6 +261,7 @@ static int gap(struct replay_decoder *d, struct replay_chunk *c, int err)
 	c->index = d->next_index++;
 	c->ninsn = 0;
 	c->ip = 0;
+	c->isid = 0;
 	d->state = DEC_UNSYNCED;
 	d->gap_err = err;
 	return 1;
@@ -371,6 +372,7 @@ int replay_decoder_next_chunk(struct replay_decoder *d, struct replay_chunk *c)
 			c->index = d->next_index;
 			c->ninsn = blk.ninsn;
 			c->ip = blk.ip;
+			c->isid = blk.isid;
 			d->next_index += blk.ninsn;
 			if (st == -pte_eos)
 				d->state = DEC_END;

@@ -48,6 +48,7 @@ struct replay_chunk {
 	uint64_t index;            /* of its first instruction, or of the gap */
 	uint64_t ninsn;            /* instructions; 0 for a gap */
 	uint64_t ip;               /* the first instruction */
+	int isid;                  /* libipt's image section id of the block (0 if none) */
 };
 
 /* Called when decoding passes a PSB: its offset in the PT file, the index

@@ -1,0 +1,43 @@
+/*
+ * replay/replay_monitor.h: the replay target's monitor commands.
+ *
+ *   when                    the current position and the history's size
+ *   goto N                  move the current thread to position N
+ *   record-info             recorder, instructions, threads, gaps, bytes
+ *   history [RANGE] [/msrfp]  GDB's record instruction-history
+ *   calls [RANGE] [/ilc]    GDB's record function-call-history
+ *
+ * `history` and `calls` take the range syntax and modifiers of
+ * `hindsight history` (replay/history_format.h); `=>` marks the current
+ * position. Output is text for GDB's console, at most
+ * REPLAY_MONITOR_MAX_TEXT bytes (a longer listing is cut and says so).
+ * Nothing here prints.
+ */
+#ifndef HINDSIGHT_REPLAY_REPLAY_MONITOR_H
+#define HINDSIGHT_REPLAY_REPLAY_MONITOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define REPLAY_MONITOR_MAX_TEXT 48000
+
+struct replay_bundle;
+struct replay_cursor;
+struct replay_symbolizer;
+struct rsp_buf;
+
+/* What a command sees: the recording, every thread's cursor (in the
+ * bundle's thread order), the current thread, and a symbolizer. */
+struct replay_monitor_ctx {
+	const struct replay_bundle *b;
+	struct replay_cursor *const *cursors;
+	size_t current;
+	const struct replay_symbolizer *sym;
+};
+
+/* Runs @cmd, appending its text to @out. 0; -ENOENT for a command that is
+ * not one of these; -ENOMEM. Bad arguments are answered with a message
+ * (GDB's for ranges), not an error. "help" appends the help lines. */
+int replay_monitor_run(const struct replay_monitor_ctx *m, const char *cmd, struct rsp_buf *out);
+
+#endif
