@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli_history.h"
+#include "cli/cli_import.h"
 #include "cli/cli_record.h"
 #include "cli/cli_serve.h"
 
@@ -28,6 +29,8 @@ static const struct command commands[] = {
 	  cli_record_main, cli_record_usage },
 	{ "history", "print a recording's instruction history, like GDB's record instruction-history",
 	  cli_history_main, cli_history_usage },
+	{ "import", "turn a perf.data, an LLDB trace bundle or a raw PT file into a recording",
+	  cli_import_main, cli_import_usage },
 	{ "calls", "print a recording's function-call history, like GDB's record function-call-history",
 	  cli_calls_main, cli_calls_usage },
 };

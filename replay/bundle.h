@@ -89,8 +89,10 @@ struct replay_bundle {
 int replay_bundle_new(struct replay_bundle **out);
 void replay_bundle_free(struct replay_bundle *b);
 
-/* Reads @dir/trace.json: a hindsight bundle or an LLDB Intel PT bundle (its
- * modules become mappings from time 0, from their ELF program headers).
+/* Reads @dir/trace.json, or @dir itself when it names a manifest file (as
+ * LLDB's `trace load` takes it): a hindsight bundle or an LLDB Intel PT
+ * bundle (its modules become mappings from time 0, from their ELF program
+ * headers).
  * Returns 0, or a negative errno with a one-line reason in @err
  * ("trace.json:12: ...", "bundle format 3 is newer than this hindsight
  * reads (1)", "threads/4.pt: No such file or directory"). */

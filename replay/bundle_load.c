@@ -519,24 +519,46 @@ static int read_root(struct reader *r, const json_t *root)
 	return each(r, root, "top level", "processes", 1, read_process_modules);
 }
 
+/* @dir/trace.json, or @dir itself when it is a file (LLDB's `trace load`
+ * takes the manifest's path, whatever its name); @base gets the directory
+ * the manifest's relative paths start from. 0 or -ENAMETOOLONG. */
+static int manifest_path(const char *dir, char *path, size_t size, char *base, size_t bsize)
+{
+	struct stat st;
+	const char *slash;
+
+	if (stat(dir, &st) == 0 && S_ISREG(st.st_mode)) {
+		slash = strrchr(dir, '/');
+		if (snprintf(path, size, "%s", dir) >= (int)size)
+			return -ENAMETOOLONG;
+		if (!slash)
+			return snprintf(base, bsize, ".") >= (int)bsize ? -ENAMETOOLONG : 0;
+		return snprintf(base, bsize, "%.*s", (int)(slash - dir), dir) >= (int)bsize
+			       ? -ENAMETOOLONG : 0;
+	}
+	if (snprintf(path, size, "%s/trace.json", dir) >= (int)size)
+		return -ENAMETOOLONG;
+	return snprintf(base, bsize, "%s", dir) >= (int)bsize ? -ENAMETOOLONG : 0;
+}
+
 int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, size_t errsize)
 {
 	struct reader r = { .err = err, .errsize = errsize };
 	json_error_t jerr;
-	char path[4096];
+	char path[4096], base[4096];
 	json_t *root;
 	int rc;
 
 	*out = NULL;
 	if (err && errsize)
 		err[0] = 0;
-	if (snprintf(path, sizeof(path), "%s/trace.json", dir) >= (int)sizeof(path))
-		return fail(&r, -ENAMETOOLONG, "%s: directory name too long", dir);
+	if (manifest_path(dir, path, sizeof(path), base, sizeof(base)))
+		return fail(&r, -ENAMETOOLONG, "%s: name too long", dir);
 	rc = replay_bundle_new(&r.b);
 	if (rc < 0)
 		return fail(&r, rc, "out of memory");
 	r.b->version = 0;
-	rc = replay_bundle_set_str(&r.b->dir, dir);
+	rc = replay_bundle_set_str(&r.b->dir, base);
 	if (rc < 0)
 		goto out;
 	if (access(path, R_OK) < 0) {
