@@ -5,7 +5,9 @@
 # instructions `hindsight history` lists, one by one; reverse-continue stops
 # at the latest earlier breakpoint hit with pc = the breakpoint address, and
 # at the beginning with "No more reverse-execution history."; stepi and
-# continue replay forward to the end; rip is known, writes are refused; the
+# continue replay forward to the end; the past registers and memory come
+# from the state log (GDB shows the real arguments of a past call and a
+# backtrace through main); writes are refused; the
 # monitor commands when / goto / record-info / history answer; and GDB's
 # own `set exec-direction reverse` drives the same packets.
 . "$(dirname "$0")/lib.sh"
@@ -39,7 +41,7 @@ gdb_run "$out" \
     -ex 'echo ==rsi1\n' -ex 'reverse-stepi' -ex 'p/x $pc' \
     -ex 'echo ==rsi2\n' -ex 'reverse-stepi' -ex 'p/x $pc' \
     -ex 'break basic_compute' \
-    -ex 'echo ==rc1\n' -ex 'reverse-continue' -ex 'p $pc' -ex 'info breakpoints' \
+    -ex 'echo ==rc1\n' -ex 'reverse-continue' -ex 'p $pc' -ex 'info breakpoints' -ex 'bt' \
     -ex 'echo ==when1\n' -ex 'monitor when' \
     -ex 'delete' \
     -ex 'echo ==rc2\n' -ex 'reverse-continue' -ex 'p/x $pc' -ex 'monitor when' \
@@ -63,7 +65,10 @@ section rsi1 | grep -qE "= $last\$" || fail "reverse-stepi: pc is not item $N ($
 section rsi2 | grep -qE "= $before_last\$" || fail "second reverse-stepi: pc is not item $((N - 1))"
 bp=$(sed -n 's/^Breakpoint 1 at \(0x[0-9a-f]*\): file .*basic\.c, line [0-9]*\./\1/p' "$out")
 [ -n "$bp" ] || fail "no address for breakpoint 1"
-section rc1 | grep -q "^Breakpoint 1, basic_compute (" || fail "reverse-continue did not stop at basic_compute"
+section rc1 | grep -q "^Breakpoint 1, basic_compute (a=$A, b=$B)" ||
+    fail "reverse-continue did not stop at basic_compute (a=$A, b=$B) (past registers and stack)"
+section rc1 | grep -qE "^#1 +0x[0-9a-f]+ in main \(argc=3, argv=0x[0-9a-f]+\)" ||
+    fail "no backtrace through main in the past"
 section rc1 | grep -qE "= \(void \(\*\)\(\)\) $bp <basic_compute\+[0-9]+>" ||
     fail "reverse-continue: pc is not the breakpoint address $bp"
 section when1 | grep -qE "^position [0-9]+ of $N in thread [0-9]+, pc $bp" ||
@@ -80,7 +85,7 @@ section c2 | grep -q "^position $((N + 1)) of $N in thread [0-9]* (the end of hi
     fail "monitor when at the end"
 section regs | grep -qE "^rip +0x[0-9a-f]+ +0x[0-9a-f]+" || fail "info registers rip"
 section regs | grep -qE "^=> 0x[0-9a-f]+" || fail "x/i \$pc"
-section regs | grep -qE "^rsp +<unavailable>" || fail "rsp should be unavailable"
+section regs | grep -qE "^rsp +0x[0-9a-f]+ +0x[0-9a-f]+" || fail "rsp is not known from the state log"
 [ "$(section write | grep -c 'Cannot access memory')" -ge 2 ] || fail "memory writes were not refused"
 section goto | grep -q "^position 100 of $N in thread" || fail "monitor goto 100"
 section goto | grep -qE "= $at100\$" || fail "after goto 100 pc is not item 100 ($at100)"
