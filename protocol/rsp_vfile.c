@@ -81,9 +81,17 @@ static int host_path(const struct rsp_vfile *v, char *hexname, char *out, size_t
 	if (n <= 0 || memchr(hexname, 0, (size_t)n))
 		return -EINVAL;
 	hexname[n] = 0;
-	if (v->fs_pid > 0)
-		n = snprintf(out, size, "/proc/%lld/root%s", (long long)v->fs_pid, hexname);
-	else
+	n = -1;
+	if (v->fs_pid > 0) {
+		char root[64];
+
+		/* A recording's process is gone: then its files are the stub's
+		 * own (the stub runs where the recording was made or copied). */
+		snprintf(root, sizeof(root), "/proc/%lld/root", (long long)v->fs_pid);
+		if (access(root, F_OK) == 0)
+			n = snprintf(out, size, "%s%s", root, hexname);
+	}
+	if (n < 0)
 		n = snprintf(out, size, "%s", hexname);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }

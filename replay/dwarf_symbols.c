@@ -1,9 +1,8 @@
 /*
  * replay/dwarf_symbols.c: struct replay_symbolizer over dw_space.
  *
- * For each mapping, the load bias is where it puts its file's addresses:
- * start minus the file address at the mapped offset, from the file's
- * PT_LOAD segments.
+ * For each mapping, the load bias (replay_elf_mapping_bias) places its
+ * file's addresses.
  */
 #include "replay/dwarf_symbols.h"
 
@@ -17,21 +16,6 @@
 struct replay_dwarf_symbols {
 	struct dw_space *space;
 };
-
-/* The bias of mapping @m of file @path, or -ENOENT. */
-static int mapping_bias(const char *path, const struct replay_mapping *m, uint64_t *bias)
-{
-	struct replay_elf_segment segs[REPLAY_ELF_MAX_SEGMENTS];
-	int n = replay_elf_load_segments(path, segs);
-
-	for (int i = 0; i < n; i++) {
-		if (m->offset >= segs[i].offset && m->offset < segs[i].offset + segs[i].size) {
-			*bias = m->start - (segs[i].vaddr + (m->offset - segs[i].offset));
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
 
 int replay_dwarf_symbols_new(const struct replay_bundle *b, struct replay_dwarf_symbols **out)
 {
@@ -47,7 +31,7 @@ int replay_dwarf_symbols_new(const struct replay_bundle *b, struct replay_dwarf_
 		uint64_t bias;
 
 		if (replay_bundle_path(b, m->file, path, sizeof(path)) ||
-		    mapping_bias(path, m, &bias))
+		    replay_elf_mapping_bias(path, m->start, m->offset, &bias))
 			continue;
 		/* Overlaps (an address reused later) and unreadable files are
 		 * skipped: the first mapping of a range names it. */

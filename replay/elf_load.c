@@ -11,8 +11,9 @@
 
 #define PAGE 4096u
 
-static int read_segments(Elf *elf, struct replay_elf_segment *segs)
+static int read_segments(Elf *elf, void *arg)
 {
+	struct replay_elf_segment *segs = arg;
 	size_t nph;
 	int n = 0;
 
@@ -34,7 +35,26 @@ static int read_segments(Elf *elf, struct replay_elf_segment *segs)
 	return n;
 }
 
-int replay_elf_load_segments(const char *path, struct replay_elf_segment *segs)
+static int find_dynamic(Elf *elf, void *arg)
+{
+	uint64_t *vaddr = arg;
+	size_t nph;
+
+	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nph) != 0)
+		return -ENOEXEC;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_DYNAMIC) {
+			*vaddr = ph.p_vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Opens @path with libelf and runs @fn on it. */
+static int with_elf(const char *path, int (*fn)(Elf *, void *), void *arg)
 {
 	Elf *elf;
 	int fd, n;
@@ -45,8 +65,32 @@ int replay_elf_load_segments(const char *path, struct replay_elf_segment *segs)
 	if (fd < 0)
 		return -errno;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	n = elf ? read_segments(elf, segs) : -ENOEXEC;
+	n = elf ? fn(elf, arg) : -ENOEXEC;
 	elf_end(elf);
 	close(fd);
 	return n;
+}
+
+int replay_elf_load_segments(const char *path, struct replay_elf_segment *segs)
+{
+	return with_elf(path, read_segments, segs);
+}
+
+int replay_elf_dynamic_vaddr(const char *path, uint64_t *vaddr)
+{
+	return with_elf(path, find_dynamic, vaddr);
+}
+
+int replay_elf_mapping_bias(const char *path, uint64_t start, uint64_t offset, uint64_t *bias)
+{
+	struct replay_elf_segment segs[REPLAY_ELF_MAX_SEGMENTS];
+	int n = replay_elf_load_segments(path, segs);
+
+	for (int i = 0; i < n; i++) {
+		if (offset >= segs[i].offset && offset < segs[i].offset + segs[i].size) {
+			*bias = start - (segs[i].vaddr + (offset - segs[i].offset));
+			return 0;
+		}
+	}
+	return n < 0 ? n : -ENOENT;
 }

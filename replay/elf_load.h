@@ -1,5 +1,6 @@
 /*
- * replay/elf_load.h: the executable PT_LOAD segments of an ELF file.
+ * replay/elf_load.h: the PT_LOAD segments of an ELF file, its dynamic
+ * section and where a mapping of it puts its addresses.
  *
  * LLDB's trace bundles give a module's load address only; the mappings a
  * decoder needs (address, file offset, size) come from the file's program
@@ -25,5 +26,14 @@ struct replay_elf_segment {
  * the file cannot be opened, -ENOEXEC if it is not an ELF file with
  * program headers. */
 int replay_elf_load_segments(const char *path, struct replay_elf_segment *segs);
+
+/* The p_vaddr of @path's PT_DYNAMIC: 0, -ENOENT (a static program), or the
+ * errors of replay_elf_load_segments. */
+int replay_elf_dynamic_vaddr(const char *path, uint64_t *vaddr);
+
+/* The load bias of a mapping of @path at @start from file @offset: where it
+ * puts the file's addresses (runtime = file address + bias). 0, -ENOENT if
+ * no PT_LOAD segment holds @offset, or the errors above. */
+int replay_elf_mapping_bias(const char *path, uint64_t start, uint64_t offset, uint64_t *bias);
 
 #endif

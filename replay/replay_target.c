@@ -24,6 +24,7 @@
 #include "replay/dwarf_symbols.h"
 #include "replay/image.h"
 #include "replay/state.h"
+#include "replay/svr4.h"
 #include "replay/replay_monitor.h"
 
 struct replay_target_thread {
@@ -145,7 +146,7 @@ static unsigned rt_features(void *ctx)
 
 	/* With a state log every register of the past is known, AVX included. */
 	return RSP_TARGET_BTRACE_PT | RSP_TARGET_XFER_EXEC_FILE | RSP_TARGET_XFER_AUXV |
-	       RSP_TARGET_REVERSE | (t->state ? RSP_TARGET_AVX : 0);
+	       RSP_TARGET_XFER_LIBRARIES | RSP_TARGET_REVERSE | (t->state ? RSP_TARGET_AVX : 0);
 }
 
 static int rt_threads(void *ctx, struct rsp_thread_info *out, size_t max)
@@ -460,6 +461,8 @@ static int rt_xfer_read(void *ctx, enum rsp_xfer_object obj, const char *annex,
 	(void)annex;
 	if (obj == RSP_XFER_AUXV)
 		return replay_auxv_build(t->b, exec_path(t->b), out);
+	if (obj == RSP_XFER_LIBRARIES_SVR4)
+		return replay_svr4_build(t->b, exec_path(t->b), t->b->end_time, out);
 	if (obj != RSP_XFER_EXEC_FILE)
 		return -EOPNOTSUPP;
 	path = exec_path(t->b);

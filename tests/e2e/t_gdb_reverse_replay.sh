@@ -51,7 +51,7 @@ gdb_run "$out" \
     -ex 'delete' \
     -ex 'echo ==c2\n' -ex 'continue' -ex 'p/x $pc' -ex 'monitor when' \
     -ex 'echo ==regs\n' -ex 'info registers rip' -ex 'x/i $pc' -ex 'info registers rsp' \
-    -ex 'echo ==write\n' -ex 'set var g_counter = 5' -ex 'set {int}$pc = 1' \
+    -ex 'echo ==write\n' -ex 'set {int}&g_counter = 5' -ex 'set {int}$pc = 1' \
     -ex 'echo ==goto\n' -ex 'monitor goto 100' -ex 'maintenance flush register-cache' -ex 'p/x $pc' \
     -ex 'echo ==info\n' -ex 'monitor record-info' -ex 'monitor history 99,101' \
     -ex 'echo ==done\n' "$prog"
