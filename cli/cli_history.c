@@ -305,6 +305,14 @@ static void add_symbol(json_t *o, const struct replay_symbol *sym)
 		json_object_set_new(o, "file", json_string(sym->file));
 	if (sym->line)
 		json_object_set_new(o, "line", json_integer(sym->line));
+	if (sym->ninlined) {
+		json_t *a = json_array();
+
+		for (size_t i = 0; a && i < sym->ninlined; i++)
+			json_array_append_new(a, json_string(sym->inlined[i] ? sym->inlined[i] : "??"));
+		if (a)
+			json_object_set_new(o, "inlined", a);
+	}
 }
 
 static void print_json_item(const struct session *s, const struct hist_args *a,
@@ -365,6 +373,7 @@ static int list_items(struct session *s, const struct hist_args *a, uint64_t beg
 		else
 			replay_history_print_insn(stdout, &s->symbolizer, &a->o, &it, false, &last);
 	}
+	replay_history_src_release(&last);
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: %s: %s\n", a->dir, strerror(-rc));
 		return -1;

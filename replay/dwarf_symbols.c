@@ -66,5 +66,8 @@ int replay_dwarf_symbols_lookup(void *ctx, uint64_t addr, struct replay_symbol *
 	out->start = loc.function_start;
 	out->file = loc.has_line ? loc.frames[0].file : NULL;
 	out->line = loc.has_line ? loc.frames[0].line : 0;
+	out->ninlined = 0;
+	for (size_t i = 0; i + 1 < loc.nframes && i < REPLAY_SYMBOL_MAX_INLINED; i++)
+		out->inlined[out->ninlined++] = loc.frames[i].function;
 	return 0;
 }

@@ -116,12 +116,26 @@ static void print_symbolic(FILE *out, const struct replay_symbolizer *s, uint64_
 	fprintf(out, ">");
 }
 
+void replay_history_src_release(struct replay_history_src *last)
+{
+	replay_source_release(&last->source);
+}
+
+/* GDB's /s header before a new line: FILE:LINE, then the line's text when
+ * the source file is here. */
 static void print_source(FILE *out, const struct replay_symbol *sym, struct replay_history_src *last)
 {
+	const char *text;
+	size_t len;
+
 	if (!sym->file || !sym->line ||
 	    (last->file && !strcmp(last->file, sym->file) && last->line == sym->line))
 		return;
-	fprintf(out, "%s:%u\n", sym->file, sym->line);
+	text = replay_source_line(&last->source, sym->file, sym->line, &len);
+	if (text)
+		fprintf(out, "%s:%u\t%.*s\n", sym->file, sym->line, (int)len, text);
+	else
+		fprintf(out, "%s:%u\n", sym->file, sym->line);
 	last->file = sym->file;
 	last->line = sym->line;
 }

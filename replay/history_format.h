@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "replay/source.h"
+
 #include "replay/calls.h"
 #include "replay/decode.h"
 #include "replay/symbols.h"
@@ -31,7 +33,11 @@ struct replay_history_opts {
 struct replay_history_src {
 	const char *file;
 	unsigned line;
+	struct replay_source source;  /* the text of the lines */
 };
+
+/* Frees what a listing's source state holds. */
+void replay_history_src_release(struct replay_history_src *last);
 
 /* Applies the modifiers of "/xyz" (@m includes the slash) for a history
  * (@calls false) or calls listing. 0, or -EINVAL with the offending

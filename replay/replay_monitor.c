@@ -184,6 +184,7 @@ static int list_history(const struct replay_monitor_ctx *m, struct replay_decode
 		if (ftell(f) > REPLAY_MONITOR_MAX_TEXT)
 			break;
 	}
+	replay_history_src_release(&last);
 	return rc < 0 ? rc : 0;
 }
 

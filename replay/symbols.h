@@ -17,11 +17,17 @@
 
 struct replay_bundle;
 
+#define REPLAY_SYMBOL_MAX_INLINED 8
+
 struct replay_symbol {
 	const char *function;      /* NULL if unknown; valid as long as the symbolizer */
 	uint64_t start;            /* the function's first address (for <fn+off>) */
 	const char *file;          /* source file, or NULL */
 	unsigned line;             /* 0 if unknown */
+	/* Functions inlined at the address, innermost first (the real
+	 * function, @function, not among them). */
+	const char *inlined[REPLAY_SYMBOL_MAX_INLINED];
+	size_t ninlined;
 };
 
 struct replay_symbolizer {
