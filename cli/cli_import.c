@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "replay/bundle.h"
+#include "replay/percpu.h"
 #include "replay/elf_load.h"
 #include "replay/perf_data.h"
 
@@ -172,10 +173,18 @@ static int make_dirs(const char *dir)
 static int take_trace(struct replay_bundle *b, size_t i, const char *dir)
 {
 	char from[4096], rel[64], to[4200];
-	int err = replay_bundle_path(b, b->threads[i].pt_file, from, sizeof(from));
+	int err = b->threads[i].pt_file ? replay_bundle_path(b, b->threads[i].pt_file, from, sizeof(from))
+					: 0;
 
 	snprintf(rel, sizeof(rel), "threads/%lld.pt", (long long)b->threads[i].tid);
 	snprintf(to, sizeof(to), "%s/%s", dir, rel);
+	if (!b->threads[i].pt_file) {
+		/* per-cpu bundles: the thread's pieces of the cpus' streams */
+		if (!b->threads[i].nsegs)
+			return 0;
+		err = replay_percpu_write_thread(b, i, to);
+		return err ? err : replay_bundle_set_str(&b->threads[i].pt_file, rel);
+	}
 	if (!err)
 		err = copy_file(from, to);
 	return err ? err : replay_bundle_set_str(&b->threads[i].pt_file, rel);

@@ -43,11 +43,26 @@ struct replay_mapping {
 	char *uuid;                /* build-id as hex, or NULL */
 };
 
+/* A piece of a per-cpu PT stream that belongs to one thread (LLDB per-cpu
+ * bundles, replay/percpu.h): one PSB block, [offset, offset + size) of
+ * @file, decoded on its own; decoding stops at an event whose TSC is at or
+ * past @tsc_end (the thread was switched out there). */
+struct replay_pt_segment {
+	char *file;                /* bundle-relative per-cpu PT file */
+	uint64_t offset, size;     /* the PSB block: starts with a PSB */
+	uint64_t tsc_end;          /* UINT64_MAX: no known end */
+	uint32_t cpu;
+};
+
 struct replay_thread {
 	int64_t tid;
 	char *pt_file;             /* bundle-relative PT stream */
 	char *state_file;          /* bundle-relative state log, or NULL */
 	uint64_t instructions;     /* as counted by the recorder; 0 if unknown */
+	/* When pt_file is NULL: the thread's history as pieces of per-cpu
+	 * streams, in time order (not written by replay_bundle_save). */
+	struct replay_pt_segment *segs;
+	size_t nsegs;
 };
 
 /* Something missing from the recording: lost trace, unknown state, ... */

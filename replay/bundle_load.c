@@ -5,7 +5,7 @@
  * mappings are used as they are) and LLDB's per-thread Intel PT bundles,
  * whose modules become mappings valid from time 0, one per executable
  * PT_LOAD segment of the module's file. Per-cpu LLDB bundles ("cpus") are
- * refused for now. Every failure leaves a one-line reason in the caller's
+ * split into threads by replay/percpu.c. Every failure leaves a one-line reason in the caller's
  * buffer, naming the key ("trace.json: processes[0].threads[1]: missing
  * \"tid\"") or the file.
  */
@@ -22,11 +22,15 @@
 #include <unistd.h>
 
 #include "replay/elf_load.h"
+#include "replay/percpu.h"
 
 struct reader {
 	struct replay_bundle *b;
 	char *err;
 	size_t errsize;
+	const char *text;          /* the manifest, for numbers beyond 2^53 */
+	struct replay_percpu_cpu *cpus;
+	size_t ncpus;
 };
 
 static int fail(struct reader *r, int code, const char *fmt, ...)
@@ -486,6 +490,93 @@ static int read_hindsight(struct reader *r, const json_t *h)
 	return 0;
 }
 
+/* cpus[i]: a per-cpu PT stream and its context-switch records. */
+static int read_cpu_trace(struct reader *r, const json_t *o, const char *where)
+{
+	struct replay_percpu_cpu c = { 0 }, *v;
+	int rc;
+
+	if (!json_is_object(o))
+		return fail(r, -EINVAL, "trace.json: %s must be an object", where);
+	if ((rc = get_u32(r, o, where, "id", 1, &c.id)) < 0 ||
+	    (rc = get_str(r, o, where, "iptTrace", 1, &c.pt_file)) < 0 ||
+	    (rc = get_str(r, o, where, "contextSwitchTrace", 1, &c.switch_file)) < 0)
+		goto out;
+	v = realloc(r->cpus, (r->ncpus + 1) * sizeof(*v));
+	if (!v) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	r->cpus = v;
+	r->cpus[r->ncpus++] = c;
+	return 0;
+out:
+	free(c.pt_file);
+	free(c.switch_file);
+	return rc;
+}
+
+/* The exact digits of integer @key in the manifest's text, when jansson
+ * could only read it as a real (LLDB writes timeZero as a uint64 beyond
+ * int64): the first "@key" followed by a number within the real's error. */
+static void exact_u64(const struct reader *r, const char *key, uint64_t *v)
+{
+	char pat[64];
+	const char *p;
+	char *end;
+	uint64_t x, diff;
+
+	snprintf(pat, sizeof(pat), "\"%s\"", key);
+	p = r->text ? strstr(r->text, pat) : NULL;
+	if (!p)
+		return;
+	p += strlen(pat);
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ':')
+		p++;
+	if (*p < '0' || *p > '9')
+		return;
+	errno = 0;
+	x = strtoull(p, &end, 10);
+	diff = x > *v ? x - *v : *v - x;
+	if (!errno && diff <= 4096)
+		*v = x;
+}
+
+static int read_tsc_conversion(struct reader *r, const json_t *root, struct replay_perf_tconv *tc)
+{
+	const char *where = "tscPerfZeroConversion";
+	int rc = 0;
+	json_t *c = member(r, root, "top level", where, JSON_OBJECT, 1, &rc);
+	uint32_t shift = 0;
+
+	if (!c)
+		return rc;
+	if ((rc = get_u32(r, c, where, "timeMult", 1, &tc->time_mult)) < 0 ||
+	    (rc = get_u32(r, c, where, "timeShift", 1, &shift)) < 0 ||
+	    (rc = get_u64(r, c, where, "timeZero", 1, &tc->time_zero)) < 0)
+		return rc;
+	if (json_is_real(json_object_get(c, "timeZero")))
+		exact_u64(r, "timeZero", &tc->time_zero);
+	if (shift > 63 || !tc->time_mult)
+		return fail(r, -EINVAL, "trace.json: %s: timeShift must be below 64 and timeMult not 0",
+			    where);
+	tc->time_shift = (uint16_t)shift;
+	tc->valid = true;
+	return 0;
+}
+
+/* LLDB's per-cpu bundles: each thread's history from the cpus' streams. */
+static int read_cpus(struct reader *r, const json_t *root)
+{
+	struct replay_perf_tconv tc = { 0 };
+	int rc;
+
+	if ((rc = each(r, root, "top level", "cpus", 1, read_cpu_trace)) < 0 ||
+	    (rc = read_tsc_conversion(r, root, &tc)) < 0)
+		return rc;
+	return replay_percpu_split(r->b, r->cpus, r->ncpus, &tc, r->err, r->errsize);
+}
+
 static int read_root(struct reader *r, const json_t *root)
 {
 	int rc = 0;
@@ -504,11 +595,10 @@ static int read_root(struct reader *r, const json_t *root)
 		return rc;
 	if (h && (rc = read_version(r, h)) < 0)
 		return rc;
-	if (json_object_get(root, "cpus"))
-		return fail(r, -ENOTSUP, "trace.json: per-cpu traces (\"cpus\") are not supported yet; "
-			    "only per-thread \"iptTrace\" files are");
 	if ((rc = read_cpu(r, root)) < 0 ||
 	    (rc = each(r, root, "top level", "processes", 1, read_process_threads)) < 0)
+		return rc;
+	if (json_object_get(root, "cpus") && (rc = read_cpus(r, root)) < 0)
 		return rc;
 	if (h)
 		return read_hindsight(r, h);
@@ -541,11 +631,58 @@ static int manifest_path(const char *dir, char *path, size_t size, char *base, s
 	return snprintf(base, bsize, "%s", dir) >= (int)bsize ? -ENAMETOOLONG : 0;
 }
 
+/* The manifest's text (NUL-terminated) into *@text. 0 or -errno. */
+static int read_text(const char *path, char **text)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = 0, cap = 0, got;
+	char *buf = NULL, *nb;
+	int err;
+
+	*text = NULL;
+	if (!f)
+		return -errno;
+	do {
+		if (cap - n < 4096) {
+			cap = cap ? cap * 2 : 8192;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got);
+	err = ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[n] = 0;
+	*text = buf;
+	return 0;
+}
+
+static json_t *parse(const char *text, json_error_t *jerr)
+{
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, jerr);
+
+	/* LLDB writes uint64 values beyond int64 (timeZero); jansson reads
+	 * them only as reals (exact_u64 recovers the digits). */
+	if (!root && strstr(jerr->text, "too big integer"))
+		root = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, jerr);
+	return root;
+}
+
 int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, size_t errsize)
 {
 	struct reader r = { .err = err, .errsize = errsize };
 	json_error_t jerr;
-	char path[4096], base[4096];
+	char path[4096], base[4096], *text = NULL;
 	json_t *root;
 	int rc;
 
@@ -565,18 +702,26 @@ int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, s
 		rc = fail(&r, -errno, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-	/* LLDB writes uint64 values beyond int64 (timeZero); jansson reads
-	 * them only as reals. Integers up to 2^53 stay exact that way. */
-	if (!root && strstr(jerr.text, "too big integer"))
-		root = json_load_file(path, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &jerr);
+	rc = read_text(path, &text);
+	if (rc < 0) {
+		rc = fail(&r, rc, "%s: %s", path, strerror(-rc));
+		goto out;
+	}
+	root = parse(text, &jerr);
 	if (!root) {
 		rc = fail(&r, -EINVAL, "trace.json:%d: %s", jerr.line, jerr.text);
 		goto out;
 	}
+	r.text = text;
 	rc = read_root(&r, root);
 	json_decref(root);
 out:
+	free(text);
+	for (size_t i = 0; i < r.ncpus; i++) {
+		free(r.cpus[i].pt_file);
+		free(r.cpus[i].switch_file);
+	}
+	free(r.cpus);
 	if (rc < 0) {
 		if (rc == -ENOMEM && err && errsize && !err[0])
 			fail(&r, rc, "out of memory");

@@ -5,6 +5,14 @@
  * error) -> synced (drain pending events, then take the next block) ->
  * end. A block may come with an error that applies after it; it is kept
  * and turned into a gap once the block has been handed out.
+ *
+ * A thread of a per-cpu bundle has segments (PSB blocks of the cpus'
+ * streams, replay/percpu.h) instead of a PT file: their bytes are copied
+ * one after the other into one buffer, so offsets (PSBs, the index) are
+ * offsets in that buffer, but libipt decodes one segment at a time (a
+ * decoder over just its bytes), goes to the next at the segment's end, and
+ * stops a segment early at an event whose TSC is past the segment's
+ * tsc_end (the thread was switched out: a "decoding truncated" gap).
  */
 #include "replay/decode.h"
 
@@ -51,7 +59,18 @@ struct replay_decoder {
 	uint64_t last_psb;
 	replay_psb_fn on_psb;
 	void *psb_ctx;
+	/* segments (per-cpu bundles); nsegs 0 for a PT file */
+	const struct replay_pt_segment *segs;
+	size_t nsegs, seg;
+	uint64_t *seg_base;        /* where each segment starts in pt */
+	bool own_pt;               /* pt is malloced (segments), not mapped */
+	struct pt_image *image;    /* the last image given to libipt (img owns it) */
+	bool trunc;                /* the current segment was cut short */
+	const char *gap_text;      /* text of the last gap, when not libipt's */
 };
+
+static const char truncated_text[] =
+	"decoding truncated: the thread was switched out (TSC past its execution on this cpu)";
 
 static int map_pt(struct replay_decoder *d, const char *file)
 {
@@ -84,13 +103,59 @@ static int map_pt(struct replay_decoder *d, const char *file)
 	return 0;
 }
 
+/* Copies the thread's segments into one buffer. */
+static int load_segments(struct replay_decoder *d, const struct replay_thread *t)
+{
+	char path[4096];
+	uint64_t total = 0;
+	int fd;
+
+	d->segs = t->segs;
+	d->nsegs = t->nsegs;
+	d->seg_base = calloc(t->nsegs, sizeof(*d->seg_base));
+	if (!d->seg_base)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nsegs; i++) {
+		d->seg_base[i] = total;
+		total += t->segs[i].size;
+	}
+	if (!total || total > SIZE_MAX)
+		return 0;
+	d->pt = malloc((size_t)total);
+	if (!d->pt)
+		return -ENOMEM;
+	d->own_pt = true;
+	d->pt_size = (size_t)total;
+	for (size_t i = 0; i < t->nsegs; i++) {
+		const struct replay_pt_segment *g = &t->segs[i];
+
+		if (replay_bundle_path(d->b, g->file, path, sizeof(path)) < 0)
+			return -ENAMETOOLONG;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (pread(fd, d->pt + d->seg_base[i], g->size, (off_t)g->offset) != (ssize_t)g->size) {
+			close(fd);
+			return -EIO;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* Where the current segment starts in pt (0 without segments). */
+static uint64_t seg_start(const struct replay_decoder *d)
+{
+	return d->nsegs ? d->seg_base[d->seg] : 0;
+}
+
 static int alloc_blk(struct replay_decoder *d)
 {
 	struct pt_config cfg;
 
 	pt_config_init(&cfg);
-	cfg.begin = d->pt;
-	cfg.end = d->pt + d->pt_size;
+	cfg.begin = d->pt + seg_start(d);
+	cfg.end = d->nsegs ? cfg.begin + d->segs[d->seg].size : d->pt + d->pt_size;
 	if (!strcmp(d->b->cpu.vendor, "GenuineIntel")) {
 		cfg.cpu.vendor = pcv_intel;
 		cfg.cpu.family = (uint16_t)d->b->cpu.family;
@@ -104,7 +169,13 @@ static int alloc_blk(struct replay_decoder *d)
 	cfg.cpuid_0x15_eax = d->b->cpuid_0x15_eax;
 	cfg.cpuid_0x15_ebx = d->b->cpuid_0x15_ebx;
 	d->blk = pt_blk_alloc_decoder(&cfg);
-	return d->blk ? 0 : -EINVAL;
+	if (!d->blk)
+		return -EINVAL;
+	/* A new decoder (rewind, next segment) gets the current image too:
+	 * replay_image_at only reports changes. */
+	if (d->image && pt_blk_set_image(d->blk, d->image) < 0)
+		return -EINVAL;
+	return 0;
 }
 
 static uint64_t now(struct replay_decoder *d)
@@ -123,8 +194,11 @@ static int update_image(struct replay_decoder *d)
 	struct pt_image *image;
 	int rc = replay_image_at(d->img, now(d), &image);
 
-	if (rc == 1 && pt_blk_set_image(d->blk, image) < 0)
-		return -EINVAL;
+	if (rc == 1) {
+		d->image = image;
+		if (pt_blk_set_image(d->blk, image) < 0)
+			return -EINVAL;
+	}
 	return rc < 0 ? rc : 0;
 }
 
@@ -145,6 +219,8 @@ int replay_decoder_new(const struct replay_bundle *b, size_t thread, struct repl
 	rc = replay_image_new(b, &d->img);
 	if (!rc && b->threads[thread].pt_file)
 		rc = map_pt(d, b->threads[thread].pt_file);
+	else if (!rc && b->threads[thread].nsegs)
+		rc = load_segments(d, &b->threads[thread]);
 	if (!rc && d->pt_size) {
 		rc = alloc_blk(d);
 		d->state = DEC_UNSYNCED;
@@ -165,8 +241,11 @@ void replay_decoder_free(struct replay_decoder *d)
 		return;
 	pt_blk_free_decoder(d->blk);
 	replay_image_free(d->img);
-	if (d->pt)
+	if (d->pt && d->own_pt)
+		free(d->pt);
+	else if (d->pt)
 		munmap(d->pt, d->pt_size);
+	free(d->seg_base);
 	free(d->psbs);
 	free(d);
 }
@@ -215,6 +294,7 @@ static int psb_before(const struct replay_decoder *d, uint64_t *off)
 
 	if (pt_blk_get_offset(d->blk, &cur) < 0)
 		return -1;
+	cur += seg_start(d);
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -245,8 +325,13 @@ static void note_psb(struct replay_decoder *d, bool synced)
 
 	if (!d->on_psb)
 		return;
-	if (synced ? pt_blk_get_sync_offset(d->blk, &off) < 0 : psb_before(d, &off) < 0)
+	if (synced) {
+		if (pt_blk_get_sync_offset(d->blk, &off) < 0)
+			return;
+		off += seg_start(d);
+	} else if (psb_before(d, &off) < 0) {
 		return;
+	}
 	if (d->have_psb && off == d->last_psb)
 		return;
 	d->have_psb = true;
@@ -264,7 +349,31 @@ static int gap(struct replay_decoder *d, struct replay_chunk *c, int err)
 	c->isid = 0;
 	d->state = DEC_UNSYNCED;
 	d->gap_err = err;
+	d->gap_text = NULL;
 	return 1;
+}
+
+/* Makes segment @i the current one, before its first PSB. 0, -ENOMEM. */
+static int use_segment(struct replay_decoder *d, size_t i)
+{
+	pt_blk_free_decoder(d->blk);
+	d->blk = NULL;
+	d->seg = i;
+	d->trunc = false;
+	if (alloc_blk(d) < 0)
+		return -ENOMEM;
+	return update_image(d);
+}
+
+/* The end of the current stream: the next segment, or the end. */
+static int end_of_stream(struct replay_decoder *d)
+{
+	if (d->seg + 1 >= d->nsegs) {
+		d->state = DEC_END;
+		return 0;
+	}
+	d->state = DEC_UNSYNCED;
+	return use_segment(d, d->seg + 1);
 }
 
 /* Where the instruction after @blk's last one is, for errors that are
@@ -296,11 +405,12 @@ static void addr_after(struct replay_decoder *d, const struct pt_block *blk, int
 
 static int sync_next(struct replay_decoder *d, struct replay_chunk *c)
 {
-	int st = pt_blk_sync_forward(d->blk);
+	int st = d->trunc ? -pte_eos : pt_blk_sync_forward(d->blk);
 
 	if (st == -pte_eos) {
-		d->state = DEC_END;
-		return 0;
+		if (end_of_stream(d) < 0)
+			return -ENOMEM;
+		return d->state == DEC_END ? 0 : 3;
 	}
 	if (st < 0) {
 		d->pending_has_addr = false;
@@ -324,6 +434,13 @@ static int drain_events(struct replay_decoder *d, struct replay_chunk *c)
 			return gap(d, c, st);
 		}
 		d->status = st;
+		if (d->nsegs && ev.has_tsc && ev.tsc >= d->segs[d->seg].tsc_end) {
+			d->pending_has_addr = false;
+			gap(d, c, 0);
+			d->gap_text = truncated_text;
+			d->trunc = true;
+			return 1;
+		}
 		if (ev.status_update)
 			note_psb(d, false);
 		if (update_image(d) < 0)
@@ -353,6 +470,8 @@ int replay_decoder_next_chunk(struct replay_decoder *d, struct replay_chunk *c)
 			return 0;
 		if (d->state == DEC_UNSYNCED) {
 			rc = sync_next(d, c);
+			if (rc == 3)
+				continue;
 			if (rc != 2)
 				return rc;
 		}
@@ -374,17 +493,19 @@ int replay_decoder_next_chunk(struct replay_decoder *d, struct replay_chunk *c)
 			c->ip = blk.ip;
 			c->isid = blk.isid;
 			d->next_index += blk.ninsn;
-			if (st == -pte_eos)
-				d->state = DEC_END;
-			else if (st < 0)
+			if (st == -pte_eos) {
+				if (end_of_stream(d) < 0)
+					return -ENOMEM;
+			} else if (st < 0)
 				d->after = st;     /* it applies after the block */
 			else
 				d->status = st;
 			return 1;
 		}
 		if (st == -pte_eos) {
-			d->state = DEC_END;
-			return 0;
+			if (end_of_stream(d) < 0)
+				return -ENOMEM;
+			continue;
 		}
 		if (st < 0)
 			return gap(d, c, st);
@@ -430,7 +551,8 @@ static void gap_item(struct replay_decoder *d, const struct replay_chunk *c, str
 	it->kind = REPLAY_ITEM_GAP;
 	it->index = c->index;
 	it->error = d->gap_err;
-	it->text = d->gap_err ? pt_errstr(pt_errcode(d->gap_err)) : "overflow";
+	it->text = d->gap_text ? d->gap_text
+		   : d->gap_err ? pt_errstr(pt_errcode(d->gap_err)) : "overflow";
 	it->has_addr = d->pending_has_addr;
 	it->addr = d->pending_addr;
 }
@@ -467,6 +589,8 @@ int replay_decoder_rewind(struct replay_decoder *d)
 		return 0;
 	pt_blk_free_decoder(d->blk);
 	d->blk = NULL;
+	d->seg = 0;
+	d->trunc = false;
 	if (alloc_blk(d) < 0)
 		return -ENOMEM;
 	d->state = DEC_UNSYNCED;
@@ -486,6 +610,17 @@ int replay_decoder_seek(struct replay_decoder *d, uint64_t offset, uint64_t inde
 
 	if (!d->blk)
 		return -EINVAL;
+	if (d->nsegs) {
+		size_t i = d->nsegs;
+
+		while (i > 0 && d->seg_base[i - 1] > offset)
+			i--;
+		if (i == 0)
+			return -EINVAL;
+		if ((i - 1 != d->seg || d->trunc) && use_segment(d, i - 1) < 0)
+			return -ENOMEM;
+		offset -= seg_start(d);
+	}
 	st = pt_blk_sync_set(d->blk, offset);
 	if (st < 0)
 		return -EINVAL;

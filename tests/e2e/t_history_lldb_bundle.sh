@@ -100,7 +100,6 @@ run "$T_DIR/corrupt.txt" history "$T_DIR/corrupt"
 expect_eq "corrupt bundle status" "$RC" 1
 expect_re "$T_DIR/corrupt.txt" '^hindsight: trace.json:[0-9]+: '
 expect_eq "corrupt bundle: one line" "$(wc -l <"$T_DIR/corrupt.txt")" 1
-run "$T_DIR/percpu.txt" calls "$LLDB/intelpt-multi-core-trace"
-expect "$T_DIR/percpu.txt" "not supported yet"
+# (Per-cpu bundles: t_history_percpu.sh.)
 
 finish

@@ -253,16 +253,16 @@ static void test_lldb_two_threads(void **state)
 	replay_bundle_free(b);
 }
 
-static void test_lldb_per_cpu_refused(void **state)
+/* Per-cpu bundles load; the split itself is tested in test_replay_percpu.c. */
+static void test_lldb_per_cpu_loads(void **state)
 {
 	struct replay_bundle *b;
 	char err[256];
 
 	(void)state;
-	assert_int_equal(replay_bundle_load(LLDB "/intelpt-multi-core-trace", &b, err, sizeof(err)),
-			 -ENOTSUP);
-	assert_null(b);
-	assert_non_null(strstr(err, "not supported yet"));
+	assert_int_equal(replay_bundle_load(LLDB "/intelpt-multi-core-trace", &b, err, sizeof(err)), 0);
+	assert_int_equal(b->nthreads, 3);
+	replay_bundle_free(b);
 }
 
 struct bad_case {
@@ -352,7 +352,7 @@ int main(void)
 		cmocka_unit_test(test_lldb_single),
 		cmocka_unit_test(test_lldb_multi_file),
 		cmocka_unit_test(test_lldb_two_threads),
-		cmocka_unit_test(test_lldb_per_cpu_refused),
+		cmocka_unit_test(test_lldb_per_cpu_loads),
 		cmocka_unit_test(test_bad_manifests),
 		cmocka_unit_test(test_missing_manifest),
 		cmocka_unit_test(test_ok_minimal),

@@ -1,0 +1,110 @@
+/*
+ * tests/fuzz/fuzz_bundle.c: libFuzzer target over the bundle reader
+ * (replay/bundle_load.c) and the per-cpu split (replay/percpu.c).
+ *
+ * The input is written as trace.json into a temporary directory that also
+ * holds a tiny PT file (t.pt: a PSB+, a TSC, PSBEND) and a context-switch
+ * trace (s.cs: in and out of thread 2 around that TSC) the manifest may
+ * name; a bundle that loads is then decoded, every thread to its end. Any
+ * step may fail; none may crash, leak or hit undefined behaviour.
+ *
+ * fuzz-build: replay/bundle*.c replay/percpu.c replay/perf_sideband.c replay/perf_record.c replay/decode.c replay/image.c replay/insn.c replay/elf_load.c -lipt -ljansson -lelf -lZydis
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "replay/bundle.h"
+#include "replay/decode.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char dir[64];
+
+static const uint8_t pt[] = {
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x82, 0x02, 0x82,                         /* PSB */
+	0x19, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* TSC 0x10 */
+	0x02, 0x23,                                     /* PSBEND */
+	0x00, 0x00,
+};
+
+static void put_switch(uint8_t *p, int out, uint64_t time)
+{
+	uint32_t type = 15, pid = 1, tid = 2;
+	uint16_t misc = out ? 1u << 13 : 0, rsize = 32;
+
+	memset(p, 0, 32);
+	memcpy(p, &type, 4);
+	memcpy(p + 4, &misc, 2);
+	memcpy(p + 6, &rsize, 2);
+	memcpy(p + 16, &pid, 4);
+	memcpy(p + 20, &tid, 4);
+	memcpy(p + 24, &time, 8);
+}
+
+static int write_file(const char *name, const void *p, size_t n)
+{
+	char path[128];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	ok = fwrite(p, 1, n, f) == n;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static int setup(void)
+{
+	uint8_t cs[64];
+
+	snprintf(dir, sizeof(dir), "/tmp/fuzz_bundle.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	put_switch(cs, 0, 1);
+	put_switch(cs + 32, 1, 100);
+	if (write_file("t.pt", pt, sizeof(pt)) || write_file("s.cs", cs, sizeof(cs)))
+		return -1;
+	return 0;
+}
+
+static void decode_all(const struct replay_bundle *b)
+{
+	for (size_t t = 0; t < b->nthreads; t++) {
+		struct replay_decoder *d;
+		struct replay_item it;
+		int n = 0;
+
+		if (replay_decoder_new(b, t, &d))
+			continue;
+		while (n++ < 10000 && replay_decoder_next(d, &it) == 1)
+			;
+		replay_decoder_free(d);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int ready;
+	struct replay_bundle *b;
+	char err[256];
+
+	if (!ready) {
+		if (setup())
+			abort();
+		ready = 1;
+	}
+	if (write_file("trace.json", data, size))
+		return 0;
+	if (replay_bundle_load(dir, &b, err, sizeof(err)) == 0) {
+		decode_all(b);
+		replay_bundle_free(b);
+	}
+	return 0;
+}
