@@ -36,8 +36,9 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -I. $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
 # libipt (PT encode / decode), Zydis (x86 decoding), jansson (trace.json),
 # libdwarf + libelf (symbols and lines). docs/DEPENDENCIES.md says why.
-# -lstdc++: __cxa_demangle for C++ names (dwarf/).
-LDLIBS := -lipt -lZydis -ljansson -ldwarf -lelf -lz -lstdc++
+# -lstdc++: __cxa_demangle for C++ names (dwarf/). -lreadline: the
+# interactive `hindsight replay`.
+LDLIBS := -lipt -lZydis -ljansson -ldwarf -lelf -lz -lstdc++ -lreadline
 
 # Link order: users before what they use.
 MODULES := stub replay dwarf protocol

@@ -226,14 +226,77 @@ static int cli_record_start(const struct record_args *a, pid_t *pid)
 	return e;
 }
 
+/* Records @a (after the recorder was picked) into @res->dir: the part
+ * `hindsight run` shares. Prints what goes wrong; @summary prints the
+ * closing summary. */
+static void cli_record_go(const struct record_args *a, bool summary, struct cli_record_result *res)
+{
+	const struct replay_bundle *b;
+	struct stub_rec_options o;
+	struct stub_rec *r = NULL;
+	pid_t pid;
+	int e;
+
+	memset(res, 0, sizeof(*res));
+	res->status = 1;
+	if (cli_record_start(a, &pid) < 0)
+		return;
+	if (a->dir)
+		snprintf(res->dir, sizeof(res->dir), "%s", a->dir);
+	else
+		snprintf(res->dir, sizeof(res->dir), "hindsight-%s-%d",
+			 a->argv[0] ? basename(a->argv[0]) : cli_record_comm(pid), (int)pid);
+	memset(&o, 0, sizeof(o));
+	o.dir = res->dir;
+	o.psb_period = (uint32_t)a->psb_period;
+	o.noretcomp = a->noretcomp;
+	o.ip_log = a->ip_log;
+	e = stub_rec_new(&r, &o, pid, a->attach_pid ? NULL : a->argv, a->attach_pid != 0);
+	if (e < 0) {
+		fprintf(stderr, "hindsight: cannot record into %s: %s\n", res->dir, strerror(-e));
+		kill(pid, a->attach_pid ? 0 : SIGKILL);
+		stub_rec_free(r);
+		return;
+	}
+	cli_record_active = r;
+	/* A started program gets Ctrl-C itself (same terminal), like under rr;
+	 * an attached one is detached. */
+	signal(SIGINT, a->attach_pid ? cli_record_on_signal : SIG_IGN);
+	signal(SIGTERM, cli_record_on_signal);
+	e = stub_rec_run(r);
+	cli_record_active = NULL;
+	if (e < 0)
+		fprintf(stderr, "hindsight: recording stopped early: %s (the bundle in %s is incomplete)\n",
+			strerror(-e), res->dir);
+	if (summary)
+		cli_record_summary(r, res->dir);
+	b = stub_rec_bundle(r);
+	res->status = cli_record_status(b);
+	res->recorded = true;
+	res->signo = b->exit_kind && !strcmp(b->exit_kind, "signaled") ? b->exit_status : 0;
+	stub_rec_free(r);
+	if (e < 0 && !res->status)
+		res->status = 1;
+}
+
+int cli_record_program(char **argv, const char *dir, struct cli_record_result *res)
+{
+	struct record_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.mode = "sw";
+	a.psb_period = STUB_REC_PSB_PERIOD;
+	a.dir = dir;
+	a.argv = argv;
+	cli_record_go(&a, false, res);
+	return res->recorded ? 0 : -1;
+}
+
 int cli_record_main(int argc, char **argv)
 {
 	struct record_args a;
-	struct stub_rec_options o;
-	struct stub_rec *r = NULL;
-	char dir[4096];
-	pid_t pid;
-	int e, status;
+	struct cli_record_result res;
+	int e;
 
 	e = cli_record_parse(argc, argv, &a);
 	if (e == 1) {
@@ -242,37 +305,6 @@ int cli_record_main(int argc, char **argv)
 	}
 	if (e || cli_record_pick(a.mode))
 		return e ? e : 1;
-	if (cli_record_start(&a, &pid) < 0)
-		return 1;
-	if (a.dir)
-		snprintf(dir, sizeof(dir), "%s", a.dir);
-	else
-		snprintf(dir, sizeof(dir), "hindsight-%s-%d",
-			 a.argv[0] ? basename(a.argv[0]) : cli_record_comm(pid), (int)pid);
-	memset(&o, 0, sizeof(o));
-	o.dir = dir;
-	o.psb_period = (uint32_t)a.psb_period;
-	o.noretcomp = a.noretcomp;
-	o.ip_log = a.ip_log;
-	e = stub_rec_new(&r, &o, pid, a.attach_pid ? NULL : a.argv, a.attach_pid != 0);
-	if (e < 0) {
-		fprintf(stderr, "hindsight: cannot record into %s: %s\n", dir, strerror(-e));
-		kill(pid, a.attach_pid ? 0 : SIGKILL);
-		stub_rec_free(r);
-		return 1;
-	}
-	cli_record_active = r;
-	/* A started program gets Ctrl-C itself (same terminal), like under rr;
-	 * an attached one is detached. */
-	signal(SIGINT, a.attach_pid ? cli_record_on_signal : SIG_IGN);
-	signal(SIGTERM, cli_record_on_signal);
-	e = stub_rec_run(r);
-	cli_record_active = NULL;
-	if (e < 0)
-		fprintf(stderr, "hindsight: recording stopped early: %s (the bundle in %s is incomplete)\n",
-			strerror(-e), dir);
-	cli_record_summary(r, dir);
-	status = cli_record_status(stub_rec_bundle(r));
-	stub_rec_free(r);
-	return e < 0 && !status ? 1 : status;
+	cli_record_go(&a, true, &res);
+	return res.status;
 }

@@ -4,7 +4,22 @@
 #ifndef HINDSIGHT_CLI_CLI_RECORD_H
 #define HINDSIGHT_CLI_CLI_RECORD_H
 
+#include <stdbool.h>
 #include <stdio.h>
+
+/* How a recorded run ended. */
+struct cli_record_result {
+	char dir[4096];            /* the bundle */
+	bool recorded;             /* false: the program could not be started or recorded */
+	int status;                /* the exit status to pass on (128 + signal if killed) */
+	int signo;                 /* the signal that killed the program, or 0 */
+};
+
+/* Runs @argv under the software recorder into @dir (NULL: the default
+ * hindsight-PROG-PID), silently unless something goes wrong (then a
+ * message on stderr). 0 with @res filled, or -1 if nothing was recorded
+ * (@res->status is then 1). Shared with `hindsight run`. */
+int cli_record_program(char **argv, const char *dir, struct cli_record_result *res);
 
 int cli_record_main(int argc, char **argv);
 void cli_record_usage(FILE *out);

@@ -11,6 +11,8 @@
 #include "cli/cli_history.h"
 #include "cli/cli_import.h"
 #include "cli/cli_record.h"
+#include "cli/cli_replay.h"
+#include "cli/cli_run.h"
 #include "cli/cli_serve.h"
 
 #define HINDSIGHT_VERSION "0.1"
@@ -27,6 +29,10 @@ static const struct command commands[] = {
 	  cli_serve_main, cli_serve_usage },
 	{ "record", "run a program (or follow a process) and record its execution",
 	  cli_record_main, cli_record_usage },
+	{ "run", "run a program under the recorder; if it crashes, explain how it got there",
+	  cli_run_main, cli_run_usage },
+	{ "replay", "debug a recording forward and backward with GDB's commands",
+	  cli_replay_main, cli_replay_usage },
 	{ "history", "print a recording's instruction history, like GDB's record instruction-history",
 	  cli_history_main, cli_history_usage },
 	{ "import", "turn a perf.data, an LLDB trace bundle or a raw PT file into a recording",

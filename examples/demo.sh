@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# demo.sh BIN: build examples/demo.c, serve it with `BIN serve 127.0.0.1:0`,
-# and run a scripted `gdb -batch` session against it: a breakpoint, a
-# backtrace, locals, next/step/finish, a watchpoint-free continue to the
-# exit. Prints the GDB transcript and the program's own output.
+# demo.sh BIN: three sessions.
+#  1. `BIN run` records examples/cart.c, which crashes (SIGSEGV): hindsight
+#     explains how it got there and keeps the recording.
+#  2. examples/demo.c served with `BIN serve 127.0.0.1:0` and a scripted
+#     `gdb -batch` session against it: a breakpoint, a backtrace, locals,
+#     next/step/finish, a watchpoint-free continue to the exit.
+#  3. GDB on cart's recording (`BIN serve --replay`): from the crash back to
+#     the write that broke the pointer, with reverse-continue.
+# Prints the transcripts and the programs' own output. Under
+# SERVER=gdbserver only session 2 runs.
 #   examples/demo.sh build/hindsight
 #   SERVER=gdbserver examples/demo.sh      # same session against gdbserver
 set -u
@@ -31,6 +37,46 @@ trap cleanup EXIT
 
 (cd "$here" && cc -g -O0 demo.c -o "$work/demo") || exit 1
 
+gdb_batch()
+{
+    local port=$1
+    shift
+    local args=() c
+    for c in "$@"; do args+=(-ex "echo (gdb) $c\\n" -ex "$c"); done
+    timeout -k 5 60 gdb -batch -nx -iex 'set debuginfod enabled off' \
+        -ex 'set confirm off' -ex 'set pagination off' \
+        -ex "target remote 127.0.0.1:$port" "${args[@]}" </dev/null 2>&1 |
+        grep -v -e '^Reading .* from remote target' -e 'File transfers from remote targets'
+    return "${PIPESTATUS[0]}"
+}
+
+# wait_port PID ERRFILE: the port a server printed, empty if it did not.
+wait_port()
+{
+    local port= i
+    for ((i = 0; i < 200; i++)); do
+        port=$(sed -n 's/.*Listening on port \([0-9][0-9]*\).*/\1/p' "$2" | head -1)
+        [ -n "$port" ] && break
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.05
+    done
+    echo "$port"
+}
+
+# 1. A crash, recorded and explained.
+crash_position=
+if [ "$SERVER" = hindsight ]; then
+    (cd "$here" && cc -g -O0 cart.c -o "$work/cart") || exit 1
+    echo "=== 1. hindsight run: a program that crashes, and how it got there"
+    echo "\$ hindsight run -o $work/cart.rec -- $work/cart"
+    "$BIN" run -o "$work/cart.rec" -- "$work/cart" 2>"$work/run.err"
+    echo "(exit status $?)"
+    cat "$work/run.err"
+    crash_position=$(sed -n 's/.*instruction, number \([0-9][0-9]*\) of thread.*/\1/p' "$work/run.err")
+    echo
+    echo "=== 2. hindsight serve: a scripted GDB session on a live program"
+fi
+
 if [ "$SERVER" = gdbserver ]; then
     cmd=(gdbserver --once 127.0.0.1:0 "$work/demo")
 else
@@ -39,13 +85,7 @@ fi
 echo "\$ ${cmd[*]}"
 "${cmd[@]}" </dev/null >"$work/program.out" 2>"$work/server.err" &
 server_pid=$!
-port=
-for ((i = 0; i < 200; i++)); do
-    port=$(sed -n 's/.*Listening on port \([0-9][0-9]*\).*/\1/p' "$work/server.err" | head -1)
-    [ -n "$port" ] && break
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.05
-done
+port=$(wait_port "$server_pid" "$work/server.err")
 inferior=$(sed -n 's/.*created; pid = \([0-9][0-9]*\).*/\1/p' "$work/server.err" | head -1)
 cat "$work/server.err"
 if [ -z "$port" ]; then
@@ -68,15 +108,32 @@ gdb_cmds=(
     'delete'
     'continue'
 )
-args=()
-for c in "${gdb_cmds[@]}"; do args+=(-ex "echo (gdb) $c\\n" -ex "$c"); done
 echo "\$ gdb -batch -ex 'target remote 127.0.0.1:$port' ..."
-timeout -k 5 60 gdb -batch -nx -iex 'set debuginfod enabled off' \
-    -ex 'set confirm off' -ex 'set pagination off' \
-    -ex "target remote 127.0.0.1:$port" "${args[@]}" </dev/null 2>&1 |
-    grep -v -e '^Reading .* from remote target' -e 'File transfers from remote targets'
-rc=${PIPESTATUS[0]}
+gdb_batch "$port" "${gdb_cmds[@]}"
+rc=$?
 echo "--- the program's output:"
 cat "$work/program.out"
 for ((i = 0; i < 100; i++)); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.05; done
+
+# 3. Back from the crash to the bad write, in the recording of session 1.
+if [ "$SERVER" = hindsight ] && [ -n "$crash_position" ]; then
+    echo
+    echo "=== 3. hindsight serve --replay: GDB walks back from the crash to its cause"
+    echo "\$ hindsight serve --once --replay $work/cart.rec 127.0.0.1:0"
+    "$BIN" serve --once --replay "$work/cart.rec" 127.0.0.1:0 </dev/null \
+        >/dev/null 2>"$work/replay.err" &
+    server_pid=$!
+    port=$(wait_port "$server_pid" "$work/replay.err")
+    cat "$work/replay.err"
+    if [ -z "$port" ]; then
+        echo "demo: the replay server did not start listening" >&2
+        exit 1
+    fi
+    echo "\$ gdb -batch -ex 'target remote 127.0.0.1:$port' $work/cart ..."
+    gdb_batch "$port" \
+        "monitor goto $crash_position" 'maintenance flush register-cache' \
+        'backtrace' 'print it' 'break add_day' 'reverse-continue' 'backtrace' \
+        'print day' 'print &c->subtotal[day] == (long *)&c->cheapest' \
+        'print c->cheapest' 'next' 'print c->cheapest' || rc=1
+fi
 exit "$rc"

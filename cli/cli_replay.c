@@ -1,0 +1,1024 @@
+/*
+ * cli/cli_replay.c: `hindsight replay`, a debugger's front end over a
+ * recording.
+ *
+ *   hindsight replay RECORDING [--batch] [-ex CMD]... [-x FILE]...
+ *
+ * GDB's command names and output where GDB has the same thing (docs/
+ * replay-cli.md): stepping both ways at instruction and source level,
+ * breakpoints, continue both ways, backtraces from the recorded calls,
+ * registers and memory of the past, history and calls listings, threads.
+ * The session and its moves are replay/frontend.h; this file reads
+ * commands (readline when interactive: history, completion of commands
+ * and of the functions in the recorded calls, Ctrl-C stops a long move),
+ * dispatches them through one table, and prints.
+ */
+#include "cli/cli_replay.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+#include "protocol/rsp_buf.h"
+#include "replay/bundle.h"
+#include "replay/cursor.h"
+#include "replay/explain.h"
+#include "replay/frontend.h"
+#include "replay/frontend_break.h"
+#include "replay/frontend_expr.h"
+#include "replay/image.h"
+#include "replay/insn.h"
+#include "replay/replay_monitor.h"
+#include "replay/source.h"
+
+#define GP(field) (offsetof(struct user_regs_struct, field) / 8)
+#define MAX_SCRIPT 64
+
+struct session {
+	struct replay_frontend *f;
+	struct replay_source src;
+	int nvalues;               /* $1, $2, ... */
+	unsigned list_line;        /* the next line `list` shows, 0: around the position */
+	const char *list_file;
+	bool quit;
+};
+
+static volatile sig_atomic_t cli_replay_interrupted;
+static struct session *cli_replay_completing;
+
+void cli_replay_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: hindsight replay RECORDING [--batch] [-ex CMD]... [-x FILE]...\n"
+		"\n"
+		"Debug a recording (a hindsight bundle, an LLDB trace bundle or an\n"
+		"import) with GDB's commands, forward and backward: break, continue,\n"
+		"step, next, finish, stepi, nexti and their reverse-* forms, bt,\n"
+		"print and x of registers and memory, info registers, history, calls,\n"
+		"goto, list, thread. `help` in the session lists them.\n"
+		"\n"
+		"Options:\n"
+		"  -ex CMD              run CMD (in order with -x)\n"
+		"  -x FILE              run the commands in FILE\n"
+		"  --batch              exit after the -ex / -x commands (status 1 if\n"
+		"                       one of them failed)\n"
+		"  -h, --help           show this help\n"
+		"\n"
+		"See docs/replay-cli.md.\n");
+}
+
+/* ---- printing locations ------------------------------------------------ */
+
+static void print_source_line(struct session *s, const char *file, unsigned line)
+{
+	size_t len;
+	const char *text = file ? replay_source_line(&s->src, file, line, &len) : NULL;
+
+	if (text)
+		printf("%u\t%.*s\n", line, (int)len, text);
+	else if (file)
+		printf("%u\tin %s\n", line, file);
+}
+
+static void print_func(const struct replay_symbol *sym)
+{
+	printf("%s ()", sym->ninlined ? sym->inlined[0] : sym->function ? sym->function : "??");
+	if (sym->file)
+		printf(" at %s:%u", sym->file, sym->line);
+}
+
+/* Where the position is, as GDB shows a stop: "func () at file:line" and
+ * the line when the function changed (@always: every time), else the line
+ * alone; the address first when mid-line (@with_pc). */
+static void print_location(struct session *s, const char *prev_function, bool always, bool with_pc)
+{
+	struct replay_symbol sym;
+	uint64_t pc;
+	int rc = replay_frontend_where(s->f, &pc, &sym);
+
+	if (rc == -ENODATA) {
+		printf("(the position is in a gap: no pc)\n");
+		return;
+	}
+	if (rc < 0 || !sym.function) {
+		printf("0x%016" PRIx64 " in ?? ()\n", pc);
+		return;
+	}
+	if (always || !prev_function || strcmp(prev_function, sym.function)) {
+		if (with_pc)
+			printf("0x%016" PRIx64 " in ", pc);
+		print_func(&sym);
+		putchar('\n');
+	} else if (with_pc && sym.file) {
+		printf("0x%016" PRIx64 "\t", pc);
+	}
+	if (sym.file)
+		print_source_line(s, sym.file, sym.line);
+	else if (!always && prev_function && !strcmp(prev_function, sym.function))
+		printf("0x%016" PRIx64 " in %s ()\n", pc, sym.function);
+	s->list_line = 0;
+}
+
+static const char *current_function(struct session *s)
+{
+	struct replay_symbol sym;
+	uint64_t pc;
+
+	return replay_frontend_where(s->f, &pc, &sym) == 0 ? sym.function : NULL;
+}
+
+/* What a move ended with, as GDB says it. */
+static int report_stop(struct session *s, int r, const char *prev, bool with_pc)
+{
+	struct replay_frontend_break *bp;
+	struct replay_symbol sym;
+	uint64_t pc;
+
+	if (r < 0) {
+		fprintf(stderr, "%s.\n", strerror(-r));
+		return -1;
+	}
+	switch (r) {
+	case REPLAY_FRONTEND_BREAK:
+		replay_frontend_where(s->f, &pc, &sym);
+		bp = replay_frontend_break_at(s->f, pc);
+		if (bp)
+			bp->hits++;
+		printf("\nBreakpoint %d, ", bp ? bp->number : 0);
+		print_location(s, NULL, true, false);
+		return 0;
+	case REPLAY_FRONTEND_BEGIN:
+		printf("\nNo more reverse-execution history.\n");
+		print_location(s, NULL, true, false);
+		return 0;
+	case REPLAY_FRONTEND_END:
+		printf("\nNo more reverse-execution history.\n");
+		print_location(s, NULL, true, false);
+		return 0;
+	case REPLAY_FRONTEND_GAP:
+		printf("\nStopped after a gap in the trace.\n");
+		print_location(s, NULL, true, false);
+		return 0;
+	case REPLAY_FRONTEND_INTERRUPTED:
+		printf("\nInterrupted.\n");
+		print_location(s, NULL, true, true);
+		return 0;
+	default:
+		print_location(s, prev, false, with_pc);
+		return 0;
+	}
+}
+
+/* ---- commands --------------------------------------------------------- */
+
+struct command {
+	const char *name;
+	const char *alias;         /* or NULL */
+	int (*run)(struct session *s, const char *args, const struct command *c);
+	int arg;                   /* a command-specific flag */
+	const char *help;
+};
+
+enum { FWD = 0, REV = 1 };
+
+static int cmd_stepi(struct session *s, const char *args, const struct command *c)
+{
+	long n = *args ? strtol(args, NULL, 0) : 1;
+	const char *prev = current_function(s);
+	int r = REPLAY_FRONTEND_DONE;
+
+	for (long i = 0; i < n && r == REPLAY_FRONTEND_DONE; i++)
+		r = replay_frontend_stepi(s->f, c->arg & REV, (c->arg & 2) != 0);
+	return report_stop(s, r, prev, true);
+}
+
+static int cmd_step(struct session *s, const char *args, const struct command *c)
+{
+	long n = *args ? strtol(args, NULL, 0) : 1;
+	const char *prev = current_function(s);
+	int r = REPLAY_FRONTEND_DONE;
+
+	for (long i = 0; i < n && r == REPLAY_FRONTEND_DONE; i++)
+		r = replay_frontend_step(s->f, c->arg & REV, (c->arg & 2) != 0);
+	return report_stop(s, r, prev, false);
+}
+
+static int cmd_finish(struct session *s, const char *args, const struct command *c)
+{
+	struct replay_symbol sym;
+	uint64_t pc;
+	int r;
+
+	(void)args;
+	if (replay_frontend_where(s->f, &pc, &sym) == 0) {
+		printf("Run %s #0  ", c->arg & REV ? "back to call of" : "till exit from");
+		print_func(&sym);
+		putchar('\n');
+	}
+	r = replay_frontend_finish(s->f, c->arg & REV);
+	if (r == -ENODATA) {
+		fprintf(stderr, "\"finish\" not meaningful here: the history has no call structure.\n");
+		return -1;
+	}
+	return report_stop(s, r, NULL, r == REPLAY_FRONTEND_DONE);
+}
+
+static int cmd_continue(struct session *s, const char *args, const struct command *c)
+{
+	(void)args;
+	printf("%s.\n", c->arg & REV ? "Continuing backward" : "Continuing");
+	return report_stop(s, replay_frontend_continue(s->f, c->arg & REV), NULL, false);
+}
+
+static int cmd_goto(struct session *s, const char *args, const struct command *c)
+{
+	struct replay_cursor *cur = replay_frontend_cursor(s->f);
+	uint64_t n;
+	char *end;
+
+	(void)c;
+	if (!strcmp(args, "begin") || !strcmp(args, "start")) {
+		n = 1;
+	} else if (!strcmp(args, "end")) {
+		n = replay_cursor_size(cur) + 1;
+	} else {
+		errno = 0;
+		n = strtoull(args, &end, 0);
+		if (!*args || errno || *end) {
+			fprintf(stderr, "goto: expected a position, begin or end, got '%s'.\n", args);
+			return -1;
+		}
+	}
+	if (replay_cursor_goto(cur, n) < 0) {
+		fprintf(stderr, "Target insn not found (the history has positions 1 to %" PRIu64 ").\n",
+			replay_cursor_size(cur) + 1);
+		return -1;
+	}
+	printf("#0  ");
+	print_location(s, NULL, true, false);
+	return 0;
+}
+
+static int cmd_break(struct session *s, const char *args, const struct command *c)
+{
+	uint64_t addrs[REPLAY_FRONTEND_MAX_ADDRS];
+	struct replay_symbol sym;
+	char spec[512];
+	uint64_t pc;
+	int n, number;
+
+	(void)c;
+	if (!*args) {
+		if (replay_frontend_where(s->f, &pc, &sym) == -ENODATA) {
+			fprintf(stderr, "No default breakpoint address now.\n");
+			return -1;
+		}
+		snprintf(spec, sizeof(spec), "*0x%" PRIx64, pc);
+		args = spec;
+	}
+	n = replay_frontend_resolve(s->f, args, addrs, REPLAY_FRONTEND_MAX_ADDRS);
+	if (n == -EINVAL) {
+		fprintf(stderr, "Malformed location \"%s\".\n", args);
+		return -1;
+	}
+	if (n <= 0) {
+		fprintf(stderr, n == 0 ? "Function \"%s\" not defined.\n" : "%s: out of memory\n", args);
+		return -1;
+	}
+	number = replay_frontend_break_add(s->f, args, addrs, (size_t)n);
+	if (number < 0) {
+		fprintf(stderr, "out of memory\n");
+		return -1;
+	}
+	printf("Breakpoint %d at 0x%" PRIx64, number, addrs[0]);
+	if (s->f->sym.lookup(s->f->sym.ctx, addrs[0], &sym) == 0 && sym.file)
+		printf(": %sfile %s, line %u.\n", n > 1 ? "" : "", sym.file, sym.line);
+	else
+		printf("\n");
+	if (n > 1)
+		printf("(%d locations)\n", n);
+	return 0;
+}
+
+static int cmd_delete(struct session *s, const char *args, const struct command *c)
+{
+	char *end;
+	long n = *args ? strtol(args, &end, 10) : 0;
+
+	(void)c;
+	if (*args && (*end || n <= 0)) {
+		fprintf(stderr, "Convenience variable must have integer value.\n"
+			"Args must be numbers or '$' variables.\n");
+		return -1;
+	}
+	if (replay_frontend_break_delete(s->f, (int)n) < 0) {
+		fprintf(stderr, "No breakpoint number %ld.\n", n);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_info_breaks(struct session *s)
+{
+	struct replay_frontend *f = s->f;
+
+	if (!f->nbreaks) {
+		printf("No breakpoints or watchpoints.\n");
+		return 0;
+	}
+	printf("Num     Type           Disp Enb Address            What\n");
+	for (size_t i = 0; i < f->nbreaks; i++) {
+		const struct replay_frontend_break *bp = &f->breaks[i];
+		struct replay_symbol sym;
+
+		printf("%-7d breakpoint     keep y   0x%016" PRIx64 " ", bp->number,
+		       bp->naddrs ? bp->addrs[0] : 0);
+		if (bp->naddrs && f->sym.lookup(f->sym.ctx, bp->addrs[0], &sym) == 0 && sym.function)
+			printf("in %s at %s:%u\n", sym.function, sym.file ? sym.file : "??", sym.line);
+		else
+			printf("%s\n", bp->spec);
+		if (bp->hits)
+			printf("\tbreakpoint already hit %" PRIu64 " time%s\n", bp->hits,
+			       bp->hits == 1 ? "" : "s");
+	}
+	return 0;
+}
+
+static int cmd_bt(struct session *s, const char *args, const struct command *c)
+{
+	struct replay_explain_frame frames[64];
+	struct replay_cursor *cur = replay_frontend_cursor(s->f);
+	const struct replay_calls *calls;
+	uint64_t pos = replay_cursor_position(cur), pc;
+	long max = *args ? strtol(args, NULL, 0) : 64;
+	bool more;
+	size_t n;
+	int rc;
+
+	(void)c;
+	if (replay_cursor_pc(cur, &pc) < 0) {
+		fprintf(stderr, "No stack (the position is in a gap).\n");
+		return -1;
+	}
+	rc = replay_frontend_calls(s->f, &calls);
+	if (rc < 0) {
+		fprintf(stderr, "No stack: %s.\n", strerror(-rc));
+		return -1;
+	}
+	if (pos > replay_cursor_size(cur))
+		pos = replay_cursor_size(cur);
+	n = replay_explain_frames(calls, cur, &s->f->sym, pos, pc, frames,
+				  max > 0 && max < 64 ? (size_t)max : 64, &more);
+	for (size_t i = 0; i < n; i++) {
+		printf("#%-2zu ", i);
+		if (i)
+			printf("0x%016" PRIx64 " in ", frames[i].pc);
+		print_func(&frames[i].sym);
+		putchar('\n');
+	}
+	if (more)
+		printf("(More stack frames follow...)\n");
+	return 0;
+}
+
+static void print_value(struct session *s, const struct replay_expr_value *v)
+{
+	struct replay_symbol sym;
+
+	printf("$%d = ", ++s->nvalues);
+	switch (v->kind) {
+	case REPLAY_EXPR_CODE:
+		printf("(void (*)()) 0x%" PRIx64, v->v);
+		if (s->f->sym.lookup(s->f->sym.ctx, v->v, &sym) == 0 && sym.function)
+			printf(" <%s+%" PRIu64 ">", sym.function, v->v - sym.start);
+		break;
+	case REPLAY_EXPR_VOIDP:
+		printf("(void *) 0x%" PRIx64, v->v);
+		break;
+	case REPLAY_EXPR_POINTER:
+		printf("(%s %.*s) 0x%" PRIx64, v->type, (int)v->ptr, "********", v->v);
+		break;
+	default:
+		if (v->size == 1)
+			printf("%d '%c'", v->is_signed ? (int)(int8_t)v->v : (int)(uint8_t)v->v,
+			       isprint((int)(v->v & 0xff)) ? (int)(v->v & 0xff) : '?');
+		else if (v->is_signed)
+			printf("%" PRId64, v->size == 8 ? (int64_t)v->v :
+			       v->size == 4 ? (int64_t)(int32_t)v->v : (int64_t)(int16_t)v->v);
+		else
+			printf("%" PRIu64, v->size == 8 ? v->v : v->v & (((uint64_t)1 << (v->size * 8)) - 1));
+	}
+	putchar('\n');
+}
+
+static int cmd_print(struct session *s, const char *args, const struct command *c)
+{
+	struct replay_expr_value v;
+	char err[256];
+	bool hex = false;
+
+	(void)c;
+	if (!strncmp(args, "/x", 2)) {
+		hex = true;
+		for (args += 2; *args == ' '; args++)
+			;
+	}
+	if (replay_frontend_eval(s->f, args, &v, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	if (hex) {
+		printf("$%d = 0x%" PRIx64 "\n", ++s->nvalues,
+		       v.size < 8 && v.kind == REPLAY_EXPR_INT ? v.v & (((uint64_t)1 << (v.size * 8)) - 1) : v.v);
+		return 0;
+	}
+	print_value(s, &v);
+	return 0;
+}
+
+/* x/NFU ADDR: N units of size U (b h w g) in format F (x d u c i s). */
+static int cmd_x(struct session *s, const char *args, const struct command *c)
+{
+	static char fmt = 'x', unit = 'w';
+	struct replay_expr_value v;
+	char err[256];
+	long count = 1;
+	uint64_t addr;
+
+	(void)c;
+	if (*args == '/') {
+		char *end;
+
+		args++;
+		count = isdigit((unsigned char)*args) ? strtol(args, &end, 10) : 1;
+		if (isdigit((unsigned char)*args))
+			args = end;
+		for (; *args && *args != ' '; args++) {
+			if (strchr("bhwg", *args))
+				unit = *args;
+			else if (strchr("xduocis", *args))
+				fmt = *args;
+			else {
+				fprintf(stderr, "Invalid number \"%c\".\n", *args);
+				return -1;
+			}
+		}
+		while (*args == ' ')
+			args++;
+	}
+	if (replay_frontend_eval(s->f, args, &v, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	addr = v.v;
+	if (fmt == 'i') {
+		for (long i = 0; i < count; i++) {
+			uint8_t buf[16];
+			struct replay_insn in;
+			char text[160];
+			uint64_t pc = 0;
+			int n = replay_frontend_read(s->f, addr, buf, sizeof(buf));
+
+			if (n <= 0 || replay_insn_decode(&in, buf, (size_t)n, addr, 64) < 0 ||
+			    replay_insn_format(&in, 64, REPLAY_SYNTAX_ATT, text, sizeof(text)) < 0) {
+				fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", addr);
+				return -1;
+			}
+			replay_cursor_pc(replay_frontend_cursor(s->f), &pc);
+			printf("%s0x%" PRIx64 ":\t%s\n", pc == addr ? "=> " : "   ", addr, text);
+			addr += in.size;
+		}
+		return 0;
+	}
+	if (fmt == 's' || fmt == 'c')
+		unit = 'b';
+	{
+		unsigned size = unit == 'b' ? 1 : unit == 'h' ? 2 : unit == 'w' ? 4 : 8;
+		unsigned per_line = size == 8 ? 2 : size == 4 ? 4 : 8;
+
+		for (long i = 0; i < count; i++) {
+			uint64_t val = 0;
+
+			if (replay_frontend_read(s->f, addr, &val, size) < (int)size) {
+				if (i % per_line)
+					putchar('\n');
+				fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", addr);
+				return -1;
+			}
+			if (i % per_line == 0)
+				printf("%s0x%" PRIx64 ":", i ? "\n" : "", addr);
+			if (fmt == 'x')
+				printf("\t0x%0*" PRIx64, (int)size * 2, val);
+			else if (fmt == 'u')
+				printf("\t%" PRIu64, val);
+			else if (fmt == 'c')
+				printf("\t%d '%c'", (int)(int8_t)val, isprint((int)val) ? (int)val : '?');
+			else
+				printf("\t%" PRId64, size == 8 ? (int64_t)val : size == 4 ?
+				       (int64_t)(int32_t)val : size == 2 ? (int64_t)(int16_t)val :
+				       (int64_t)(int8_t)val);
+			addr += size;
+		}
+		putchar('\n');
+	}
+	return 0;
+}
+
+static const struct { const char *name; size_t gp; } reg_table[] = {
+	{ "rax", GP(rax) }, { "rbx", GP(rbx) }, { "rcx", GP(rcx) }, { "rdx", GP(rdx) },
+	{ "rsi", GP(rsi) }, { "rdi", GP(rdi) }, { "rbp", GP(rbp) }, { "rsp", GP(rsp) },
+	{ "r8", GP(r8) }, { "r9", GP(r9) }, { "r10", GP(r10) }, { "r11", GP(r11) },
+	{ "r12", GP(r12) }, { "r13", GP(r13) }, { "r14", GP(r14) }, { "r15", GP(r15) },
+	{ "rip", GP(rip) }, { "eflags", GP(eflags) }, { "cs", GP(cs) }, { "ss", GP(ss) },
+	{ "ds", GP(ds) }, { "es", GP(es) }, { "fs", GP(fs) }, { "gs", GP(gs) },
+	{ "fs_base", GP(fs_base) }, { "gs_base", GP(gs_base) },
+};
+
+static void print_eflags(uint64_t v)
+{
+	static const struct { int bit; const char *name; } flags[] = {
+		{ 0, "CF" }, { 2, "PF" }, { 4, "AF" }, { 6, "ZF" }, { 7, "SF" },
+		{ 8, "TF" }, { 9, "IF" }, { 10, "DF" }, { 11, "OF" },
+	};
+
+	printf("[ ");
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (v & (1ull << flags[i].bit))
+			printf("%s ", flags[i].name);
+	printf("]");
+}
+
+static int cmd_info_regs(struct session *s, const char *args)
+{
+	uint64_t gp[27];
+	bool any = false;
+
+	if (replay_frontend_regs(s->f, gp) < 0) {
+		uint64_t pc;
+
+		if (replay_cursor_pc(replay_frontend_cursor(s->f), &pc) < 0) {
+			fprintf(stderr, "The registers are not known here.\n");
+			return -1;
+		}
+		/* Without a state log only rip is known. */
+		printf("%-15s0x%-18" PRIx64 "0x%" PRIx64 "\n", "rip", pc, pc);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(reg_table) / sizeof(reg_table[0]); i++) {
+		const char *name = reg_table[i].name;
+		uint64_t v = gp[reg_table[i].gp];
+		const char *a = args;
+		bool want = !*a;
+
+		while (*a && !want) {
+			size_t n = strcspn(a + (*a == '$'), " ");
+
+			want = n == strlen(name) && !strncmp(a + (*a == '$'), name, n);
+			a += (*a == '$') + n;
+			while (*a == ' ')
+				a++;
+		}
+		if (!want)
+			continue;
+		any = true;
+		printf("%-15s0x%-18" PRIx64, name, v);
+		if (!strcmp(name, "eflags"))
+			print_eflags(v);
+		else if (!strcmp(name, "rip") || !strcmp(name, "rbp") || !strcmp(name, "rsp")) {
+			struct replay_symbol sym;
+
+			printf("0x%" PRIx64, v);
+			if (!strcmp(name, "rip") && s->f->sym.lookup(s->f->sym.ctx, v, &sym) == 0 &&
+			    sym.function)
+				printf(" <%s+%" PRIu64 ">", sym.function, v - sym.start);
+		} else if (i >= 18 && i < 24)
+			printf("%" PRIu64, v);
+		else
+			printf("%" PRId64, (int64_t)v);
+		putchar('\n');
+	}
+	if (!any) {
+		fprintf(stderr, "Invalid register `%s'\n", args);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_info_threads(struct session *s)
+{
+	struct replay_frontend *f = s->f;
+	size_t cur = f->current;
+
+	printf("  Id   Target Id                     Frame \n");
+	for (size_t i = 0; i < f->nthreads; i++) {
+		struct replay_symbol sym;
+		uint64_t pc;
+
+		f->current = i;
+		printf("%c %-4zu Thread %" PRId64 ".%" PRId64 " %*s", i == cur ? '*' : ' ', i + 1,
+		       f->b->pid, f->b->threads[i].tid, 8, "");
+		if (replay_frontend_where(f, &pc, &sym) == 0 && sym.function) {
+			print_func(&sym);
+			putchar('\n');
+		} else {
+			printf("(no pc here)\n");
+		}
+	}
+	f->current = cur;
+	return 0;
+}
+
+static int cmd_thread(struct session *s, const char *args, const struct command *c)
+{
+	char *end;
+	long n;
+
+	(void)c;
+	if (!*args) {
+		printf("[Current thread is %zu (Thread %" PRId64 ".%" PRId64 ")]\n",
+		       s->f->current + 1, s->f->b->pid, replay_frontend_tid(s->f));
+		return 0;
+	}
+	n = strtol(args, &end, 10);
+	if (*end || n < 1 || (size_t)n > s->f->nthreads) {
+		fprintf(stderr, "Invalid thread ID: %s\n", args);
+		return -1;
+	}
+	s->f->current = (size_t)n - 1;
+	printf("[Switching to thread %ld (Thread %" PRId64 ".%" PRId64 ")]\n#0  ", n, s->f->b->pid,
+	       replay_frontend_tid(s->f));
+	print_location(s, NULL, true, false);
+	return 0;
+}
+
+/* history, calls and `info record` through the monitor's commands. */
+static int monitor(struct session *s, const char *cmd)
+{
+	struct replay_monitor_ctx m = { s->f->b, s->f->cur, s->f->current, &s->f->sym };
+	struct rsp_buf out;
+	int rc;
+
+	rsp_buf_init(&out);
+	rc = replay_monitor_run(&m, cmd, &out);
+	if (rc == 0 && out.len)
+		fwrite(out.data, 1, out.len, stdout);
+	rsp_buf_release(&out);
+	if (rc < 0)
+		fprintf(stderr, "%s: %s\n", cmd, strerror(-rc));
+	return rc < 0 ? -1 : 0;
+}
+
+static int cmd_history(struct session *s, const char *args, const struct command *c)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s%s%s", c->arg ? "calls" : "history", *args ? " " : "", args);
+	return monitor(s, cmd);
+}
+
+static int cmd_info(struct session *s, const char *args, const struct command *c)
+{
+	const char *rest = args + strcspn(args, " ");
+	size_t n = (size_t)(rest - args);
+
+	(void)c;
+	while (*rest == ' ')
+		rest++;
+	if (n && !strncmp(args, "record", n))
+		return monitor(s, "record-info");
+	if (n && !strncmp(args, "breakpoints", n))
+		return cmd_info_breaks(s);
+	if (n && (!strncmp(args, "registers", n) || !strncmp(args, "all-registers", n)))
+		return cmd_info_regs(s, rest);
+	if (n && !strncmp(args, "threads", n))
+		return cmd_info_threads(s);
+	fprintf(stderr, "Undefined info command: \"%s\".  Try \"help info\".\n", args);
+	return -1;
+}
+
+static int cmd_list(struct session *s, const char *args, const struct command *c)
+{
+	uint64_t addrs[1];
+	struct replay_symbol sym;
+	uint64_t pc;
+	unsigned first;
+
+	(void)c;
+	if (*args) {
+		if (replay_frontend_resolve(s->f, args, addrs, 1) <= 0 ||
+		    s->f->sym.lookup(s->f->sym.ctx, addrs[0], &sym) < 0 || !sym.file) {
+			fprintf(stderr, "Function \"%s\" not defined.\n", args);
+			return -1;
+		}
+		s->list_file = sym.file;
+		s->list_line = sym.line > 5 ? sym.line - 5 : 1;
+	} else if (!s->list_line) {
+		if (replay_frontend_where(s->f, &pc, &sym) < 0 || !sym.file) {
+			fprintf(stderr, "No symbol table is loaded.  Use the \"file\" command.\n");
+			return -1;
+		}
+		s->list_file = sym.file;
+		s->list_line = sym.line > 5 ? sym.line - 5 : 1;
+	}
+	first = s->list_line;
+	for (unsigned l = first; l < first + 10; l++) {
+		size_t len;
+		const char *text = replay_source_line(&s->src, s->list_file, l, &len);
+
+		if (!text) {
+			if (l == first)
+				fprintf(stderr, "Line number %u out of range; \"%s\" has fewer lines.\n",
+					l, s->list_file);
+			break;
+		}
+		printf("%u\t%.*s\n", l, (int)len, text);
+		s->list_line = l + 1;
+	}
+	return 0;
+}
+
+static int cmd_quit(struct session *s, const char *args, const struct command *c)
+{
+	(void)args;
+	(void)c;
+	s->quit = true;
+	return 0;
+}
+
+static int cmd_help(struct session *s, const char *args, const struct command *c);
+
+static const struct command commands[] = {
+	{ "break", "b", cmd_break, 0, "break FUNC | FILE:LINE | LINE | *ADDR  set a breakpoint" },
+	{ "delete", "d", cmd_delete, 0, "delete [N]          delete breakpoint N (all without N)" },
+	{ "continue", "c", cmd_continue, FWD, "continue            run forward to a breakpoint or the end" },
+	{ "reverse-continue", "rc", cmd_continue, REV, "reverse-continue    run backward to a breakpoint or the beginning" },
+	{ "step", "s", cmd_step, FWD, "step [N]            to the next line, into calls" },
+	{ "next", "n", cmd_step, FWD | 2, "next [N]            to the next line, over calls" },
+	{ "stepi", "si", cmd_stepi, FWD, "stepi [N]           one instruction" },
+	{ "nexti", "ni", cmd_stepi, FWD | 2, "nexti [N]           one instruction, over calls" },
+	{ "finish", "fin", cmd_finish, FWD, "finish              until the current function returns" },
+	{ "reverse-step", "rs", cmd_step, REV, "reverse-step [N]    back to the previous line, into calls" },
+	{ "reverse-next", "rn", cmd_step, REV | 2, "reverse-next [N]    back to the previous line, over calls" },
+	{ "reverse-stepi", "rsi", cmd_stepi, REV, "reverse-stepi [N]   one instruction back" },
+	{ "reverse-nexti", "rni", cmd_stepi, REV | 2, "reverse-nexti [N]   one instruction back, over calls" },
+	{ "reverse-finish", NULL, cmd_finish, REV, "reverse-finish      back to the call of the current function" },
+	{ "goto", NULL, cmd_goto, 0, "goto N | begin | end  move to position N of the history" },
+	{ "backtrace", "bt", cmd_bt, 0, "backtrace [N]       the call stack (from the recorded calls)" },
+	{ "where", NULL, cmd_bt, 0, "where               the same as backtrace" },
+	{ "print", "p", cmd_print, 0, "print[/x] EXPR      a register, address or cast: $rax, *(int *)($rbp-20)" },
+	{ "x", NULL, cmd_x, 0, "x/NFU ADDR          memory: N units (b h w g) as x d u c i" },
+	{ "info", "i", cmd_info, 0, "info record | breakpoints | registers [REG...] | threads" },
+	{ "history", NULL, cmd_history, 0, "history [RANGE] [/m /s /r /f /p]  record instruction-history" },
+	{ "calls", NULL, cmd_history, 1, "calls [RANGE] [/i /l /c]  record function-call-history" },
+	{ "list", "l", cmd_list, 0, "list [FUNC | FILE:LINE]  source around the position" },
+	{ "thread", NULL, cmd_thread, 0, "thread [N]          switch to thread N" },
+	{ "help", "h", cmd_help, 0, "help                this list" },
+	{ "quit", "q", cmd_quit, 0, "quit                leave" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static int cmd_help(struct session *s, const char *args, const struct command *c)
+{
+	(void)s;
+	(void)args;
+	(void)c;
+	printf("Commands (GDB's names; aliases in parentheses):\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		printf("  %s%s%s%s\n    %s\n", commands[i].name, commands[i].alias ? " (" : "",
+		       commands[i].alias ? commands[i].alias : "", commands[i].alias ? ")" : "",
+		       commands[i].help);
+	printf("print and x take registers ($rax, $pc, $sp, $eax ...), numbers, + and -,\n"
+	       "casts to scalar types and pointers, and * (not C variables).\n");
+	return 0;
+}
+
+/* The command named by @word: exact name, alias, or a unique prefix. */
+static const struct command *find_command(const char *word, size_t n)
+{
+	const struct command *hit = NULL;
+	int hits = 0;
+
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		if ((strlen(commands[i].name) == n && !strncmp(commands[i].name, word, n)) ||
+		    (commands[i].alias && strlen(commands[i].alias) == n &&
+		     !strncmp(commands[i].alias, word, n)))
+			return &commands[i];
+		if (!strncmp(commands[i].name, word, n)) {
+			hit = &commands[i];
+			hits++;
+		}
+	}
+	return hits == 1 ? hit : NULL;
+}
+
+/* Runs one command line: 0, or -1 after an error message. */
+static int run_line(struct session *s, const char *line)
+{
+	char buf[1024], *p, *end;
+	const struct command *c;
+	size_t n;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (p = buf; isspace((unsigned char)*p); p++)
+		;
+	end = p + strlen(p);
+	while (end > p && isspace((unsigned char)end[-1]))
+		*--end = 0;
+	if (!*p || *p == '#')
+		return 0;
+	n = strcspn(p, " /");
+	c = find_command(p, n);
+	if (!c) {
+		fprintf(stderr, "Undefined command: \"%.*s\".  Try \"help\".\n", (int)n, p);
+		return -1;
+	}
+	p += n;
+	while (*p == ' ')
+		p++;
+	cli_replay_interrupted = 0;
+	return c->run(s, p, c);
+}
+
+/* ---- reading commands -------------------------------------------------- */
+
+static int run_file(struct session *s, const char *path)
+{
+	char line[1024];
+	FILE *f = fopen(path, "re");
+	int failed = 0;
+
+	if (!f) {
+		fprintf(stderr, "%s: %s.\n", path, strerror(errno));
+		return -1;
+	}
+	while (!s->quit && fgets(line, sizeof(line), f))
+		failed |= run_line(s, line) < 0;
+	fclose(f);
+	return failed ? -1 : 0;
+}
+
+static char *complete_name(const char *text, int state)
+{
+	static size_t i, seg;
+	const struct replay_calls *calls;
+	size_t len = strlen(text);
+
+	if (!state)
+		i = seg = 0;
+	for (; i < NCOMMANDS; i++)
+		if (!strncmp(commands[i].name, text, len) && rl_point == (int)len)
+			return strdup(commands[i++].name);
+	if (!cli_replay_completing ||
+	    replay_frontend_calls(cli_replay_completing->f, &calls) < 0)
+		return NULL;
+	/* Function names of the recorded calls, each once. */
+	for (; seg < calls->n; seg++) {
+		const char *fn = calls->segs[seg].function;
+		bool dup = false;
+
+		if (!fn || strncmp(fn, text, len))
+			continue;
+		for (size_t k = 0; k < seg && !dup; k++)
+			dup = calls->segs[k].function && !strcmp(calls->segs[k].function, fn);
+		if (!dup)
+			return strdup(calls->segs[seg++].function);
+	}
+	return NULL;
+}
+
+static char **complete(const char *text, int start, int end)
+{
+	(void)start;
+	(void)end;
+	rl_attempted_completion_over = 1;
+	return rl_completion_matches(text, complete_name);
+}
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	cli_replay_interrupted = 1;
+}
+
+static int interactive(struct session *s)
+{
+	bool tty = isatty(STDIN_FILENO);
+	char line[1024], *l;
+	int failed = 0;
+
+	cli_replay_completing = s;
+	rl_readline_name = "hindsight";
+	rl_attempted_completion_function = complete;
+	while (!s->quit) {
+		fflush(stdout);
+		if (tty) {
+			l = readline("(hindsight) ");
+			if (!l)
+				break;
+			if (*l)
+				add_history(l);
+			failed = run_line(s, l) < 0;
+			free(l);
+		} else {
+			if (!fgets(line, sizeof(line), stdin))
+				break;
+			failed = run_line(s, line) < 0;
+		}
+	}
+	if (tty && !s->quit)
+		printf("quit\n");
+	return failed;
+}
+
+/* ---- the command line -------------------------------------------------- */
+
+struct replay_args {
+	const char *dir;
+	bool batch;
+	const char *script[MAX_SCRIPT]; /* "-ex" then CMD, or "-x" then FILE, in order */
+	bool is_file[MAX_SCRIPT];
+	size_t n;
+};
+
+/* GDB's single-dash options, so not getopt: 0, 1 for --help, 2 (after a
+ * message) for a bad command line. */
+static int parse(int argc, char **argv, struct replay_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i];
+
+		if (!strcmp(o, "-h") || !strcmp(o, "--help"))
+			return 1;
+		if (!strcmp(o, "--batch") || !strcmp(o, "-batch")) {
+			a->batch = true;
+		} else if (!strcmp(o, "-ex") || !strcmp(o, "--ex") || !strcmp(o, "-x") ||
+			   !strcmp(o, "--x")) {
+			if (i + 1 >= argc || a->n == MAX_SCRIPT) {
+				fprintf(stderr, "hindsight: %s wants an argument\n", o);
+				return 2;
+			}
+			a->is_file[a->n] = strstr(o, "x") && !strstr(o, "ex");
+			a->script[a->n++] = argv[++i];
+		} else if (o[0] == '-' && o[1]) {
+			fprintf(stderr, "hindsight: unknown option '%s'\nTry 'hindsight replay --help'.\n", o);
+			return 2;
+		} else if (!a->dir) {
+			a->dir = o;
+		} else {
+			fprintf(stderr, "hindsight: replay takes one recording ('%s' is a second)\n", o);
+			return 2;
+		}
+	}
+	if (!a->dir) {
+		fprintf(stderr, "hindsight: replay wants a recording\nTry 'hindsight replay --help'.\n");
+		return 2;
+	}
+	return 0;
+}
+
+int cli_replay_main(int argc, char **argv)
+{
+	struct replay_args a;
+	struct session s;
+	struct sigaction sa;
+	char err[512] = "";
+	int rc = parse(argc, argv, &a), failed = 0;
+
+	if (rc == 1) {
+		cli_replay_usage(stdout);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	memset(&s, 0, sizeof(s));
+	rc = replay_frontend_open(a.dir, &s.f, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "hindsight: cannot open the recording %s: %s\n", a.dir,
+			err[0] ? err : strerror(-rc));
+		return 1;
+	}
+	s.f->interrupt = &cli_replay_interrupted;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigaction(SIGINT, &sa, NULL);
+	for (size_t i = 0; i < a.n && !s.quit; i++)
+		failed |= (a.is_file[i] ? run_file(&s, a.script[i]) : run_line(&s, a.script[i])) < 0;
+	if (!a.batch && !s.quit)
+		failed = interactive(&s);
+	fflush(stdout);
+	replay_source_release(&s.src);
+	replay_frontend_free(s.f);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,211 @@
+/*
+ * cli/cli_run.c: `hindsight run`.
+ *
+ *   hindsight run [-o DIR] [--keep] [--] PROG [ARGS...]
+ *
+ * Runs PROG under the software recorder (the record path of
+ * cli/cli_record.c), with no debugger. When a signal kills it, the
+ * recording is kept and an explanation of how it got there goes to stderr
+ * (replay/explain.h: the faulting instruction and line, the registers it
+ * uses, the call stack from the recorded calls, the last lines executed),
+ * then the commands that open the recording. When it exits, the recording
+ * is deleted unless --keep. The exit status is the program's (128 +
+ * signal if killed); 1 if it cannot be started, 2 for a bad command line.
+ */
+#include "cli/cli_run.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli_record.h"
+#include "replay/bundle.h"
+#include "replay/cursor.h"
+#include "replay/dwarf_symbols.h"
+#include "replay/explain.h"
+#include "replay/image.h"
+#include "replay/state.h"
+
+struct run_args {
+	const char *dir;
+	bool keep;
+	char **argv;
+};
+
+void cli_run_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: hindsight run [-o DIR] [--keep] [--] PROG [ARGS...]\n"
+		"\n"
+		"Run PROG under the software recorder, with no debugger. If a signal\n"
+		"kills it (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, ...), keep the\n"
+		"recording and explain how it got there: the faulting instruction and\n"
+		"its source line, the registers it uses, the call stack and the last\n"
+		"lines executed, and the commands that open the recording. If it\n"
+		"exits, delete the recording (unless --keep).\n"
+		"\n"
+		"Options:\n"
+		"  -o, --output DIR     the recording (default hindsight-PROG-PID)\n"
+		"  -k, --keep           keep the recording when the program exits\n"
+		"  -h, --help           show this help\n"
+		"\n"
+		"The exit status is the program's, 128 + N if signal N killed it.\n"
+		"See docs/run.md.\n");
+}
+
+/* 0, 1 for --help, 2 (after a message) for a bad command line. */
+static int cli_run_parse(int argc, char **argv, struct run_args *a)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "keep", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:kh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': a->dir = optarg; break;
+		case 'k': a->keep = true; break;
+		case 'h': return 1;
+		default:
+			fprintf(stderr, "Try 'hindsight run --help'.\n");
+			return 2;
+		}
+	}
+	a->argv = argv + optind;
+	if (!a->argv[0]) {
+		fprintf(stderr, "hindsight: run wants a program to run\n"
+			"Try 'hindsight run --help'.\n");
+		return 2;
+	}
+	return 0;
+}
+
+static int cli_run_unlink(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Deletes what the recorder wrote into @dir (its manifest, threads/ and
+ * images/), then @dir if nothing else is in it. */
+static void cli_run_delete(const char *dir)
+{
+	static const char *const subdirs[] = { "threads", "images" };
+	char path[PATH_MAX + 32];
+
+	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, subdirs[i]);
+		if (access(path, F_OK) == 0)
+			nftw(path, cli_run_unlink, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	snprintf(path, sizeof(path), "%s/trace.json", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* The explanation of a recording whose program @signo killed. 0, or -1
+ * after a message. */
+static int cli_run_explain(const char *dir, int signo)
+{
+	struct replay_bundle *b = NULL;
+	struct replay_state *st = NULL;
+	struct replay_image *img = NULL;
+	struct replay_cursor *c = NULL;
+	struct replay_dwarf_symbols *ds = NULL;
+	struct replay_explain *e = NULL;
+	struct pt_image *unused;
+	char err[512] = "";
+	size_t thread;
+	int rc;
+
+	rc = replay_bundle_load(dir, &b, err, sizeof(err));
+	if (rc == 0 && !b->nthreads) {
+		rc = -ENOENT;
+		snprintf(err, sizeof(err), "no thread was recorded");
+	}
+	if (rc == 0 && replay_state_open(b, &st, err, sizeof(err)) < 0)
+		st = NULL; /* no registers: the rest still works */
+	if (rc == 0) {
+		thread = replay_explain_thread(b, st);
+		rc = replay_image_new(b, &img);
+		if (rc == 0 && replay_image_at(img, b->end_time, &unused) < 0)
+			rc = -ENOMEM;
+		if (rc == 0)
+			rc = replay_cursor_new(b, thread, NULL, NULL, &c);
+		if (rc == 0)
+			rc = replay_dwarf_symbols_new(b, &ds);
+		e = rc == 0 ? malloc(sizeof(*e)) : NULL;
+		if (rc == 0 && !e)
+			rc = -ENOMEM;
+		if (rc == 0) {
+			struct replay_symbolizer sym = { replay_dwarf_symbols_lookup, ds };
+
+			rc = replay_explain_build(b, thread, c, img, st, &sym, e);
+			if (rc == 0)
+				replay_explain_print(stderr, e, signo);
+		}
+		if (rc < 0 && !err[0])
+			snprintf(err, sizeof(err), "%s", strerror(-rc));
+	}
+	if (rc < 0)
+		fprintf(stderr, "hindsight: cannot explain the crash from %s: %s\n", dir, err);
+	free(e);
+	replay_dwarf_symbols_free(ds);
+	replay_cursor_free(c);
+	replay_image_free(img);
+	replay_state_free(st);
+	replay_bundle_free(b);
+	return rc < 0 ? -1 : 0;
+}
+
+static void cli_run_open_hint(const char *dir, const char *prog)
+{
+	fprintf(stderr,
+		"\nThe recording is in %s. To look at it:\n"
+		"  hindsight history %s /s            # the last instructions, with source\n"
+		"  hindsight serve --replay %s :2345\n"
+		"  gdb -ex 'target remote :2345' %s   # then bt, reverse-step, reverse-continue\n",
+		dir, dir, dir, prog);
+}
+
+int cli_run_main(int argc, char **argv)
+{
+	struct cli_record_result res;
+	struct run_args a;
+	int e = cli_run_parse(argc, argv, &a);
+
+	if (e == 1) {
+		cli_run_usage(stdout);
+		return 0;
+	}
+	if (e)
+		return e;
+	if (cli_record_program(a.argv, a.dir, &res) < 0)
+		return res.status;
+	if (res.signo) {
+		fflush(stdout);
+		cli_run_explain(res.dir, res.signo);
+		cli_run_open_hint(res.dir, a.argv[0]);
+	} else if (a.keep) {
+		fprintf(stderr, "hindsight: %s exited with status %d; the recording is in %s\n",
+			a.argv[0], res.status, res.dir);
+	} else {
+		cli_run_delete(res.dir);
+		fprintf(stderr, "hindsight: %s exited with status %d; recording deleted "
+			"(--keep keeps it)\n", a.argv[0], res.status);
+	}
+	return res.status;
+}

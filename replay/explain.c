@@ -1,0 +1,418 @@
+/*
+ * replay/explain.c: the faulting instruction, its registers, the call
+ * stack and the last lines of a recording that ended in a signal (see
+ * explain.h).
+ */
+#include "replay/explain.h"
+
+#include <Zydis/Zydis.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include "replay/bundle.h"
+#include "replay/cursor.h"
+#include "replay/decode.h"
+#include "replay/image.h"
+#include "replay/source.h"
+
+#define CALLS_WINDOW (4u << 20)    /* items of history the call stack is built from */
+#define LINES_WINDOW (1u << 20)    /* items walked back for the last lines */
+
+#define GP(field) (offsetof(struct user_regs_struct, field) / 8)
+
+/* Zydis's 64-bit registers and their slot in struct user_regs_struct. */
+static const struct { ZydisRegister reg; size_t gp; } gp_slots[] = {
+	{ ZYDIS_REGISTER_RAX, GP(rax) }, { ZYDIS_REGISTER_RBX, GP(rbx) },
+	{ ZYDIS_REGISTER_RCX, GP(rcx) }, { ZYDIS_REGISTER_RDX, GP(rdx) },
+	{ ZYDIS_REGISTER_RSI, GP(rsi) }, { ZYDIS_REGISTER_RDI, GP(rdi) },
+	{ ZYDIS_REGISTER_RBP, GP(rbp) }, { ZYDIS_REGISTER_RSP, GP(rsp) },
+	{ ZYDIS_REGISTER_R8, GP(r8) },   { ZYDIS_REGISTER_R9, GP(r9) },
+	{ ZYDIS_REGISTER_R10, GP(r10) }, { ZYDIS_REGISTER_R11, GP(r11) },
+	{ ZYDIS_REGISTER_R12, GP(r12) }, { ZYDIS_REGISTER_R13, GP(r13) },
+	{ ZYDIS_REGISTER_R14, GP(r14) }, { ZYDIS_REGISTER_R15, GP(r15) },
+};
+
+static int gp_slot(ZydisRegister reg)
+{
+	reg = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, reg);
+	for (size_t i = 0; i < sizeof(gp_slots) / sizeof(gp_slots[0]); i++)
+		if (gp_slots[i].reg == reg)
+			return (int)gp_slots[i].gp;
+	return -1;
+}
+
+size_t replay_explain_thread(const struct replay_bundle *b, struct replay_state *st)
+{
+	uint64_t best = 0, time;
+	size_t pick = 0;
+
+	/* Threads run one at a time under the software recorder: the one
+	 * that ran last is the one the signal killed. */
+	for (size_t i = 0; st && i < b->nthreads; i++) {
+		uint64_t last = replay_state_last_index(st, b->threads[i].tid);
+
+		if (last && replay_state_time_at(st, b->threads[i].tid, last, &time) == 0 &&
+		    time >= best) {
+			best = time;
+			pick = i;
+		}
+	}
+	return pick;
+}
+
+uint64_t replay_explain_position(const struct replay_bundle *b, size_t thread,
+				 struct replay_cursor *c)
+{
+	const struct replay_index *idx = replay_cursor_index(c);
+	uint64_t size = replay_cursor_size(c), n = b->threads[thread].instructions;
+
+	/* The recorder's count excludes the faulting instruction; gaps take a
+	 * number each. Without a count, the end of the decoded history. */
+	if (!n)
+		return size + 1;
+	n += idx->ngaps + 1;
+	return n > size + 1 ? size + 1 : n;
+}
+
+/* Registers and the memory operand of the instruction in @e. */
+static void explain_operands(struct replay_explain *e)
+{
+	ZydisDecoder dec;
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+
+	if (ZYAN_FAILED(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, e->insn.raw, e->insn.size, &in, ops)))
+		return;
+	for (size_t i = 0; i < in.operand_count; i++) {
+		const ZydisDecodedOperand *op = &ops[i];
+		ZydisRegister used[2] = { ZYDIS_REGISTER_NONE, ZYDIS_REGISTER_NONE };
+
+		if (op->type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    op->visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT) {
+			used[0] = op->reg.value;
+		} else if (op->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			   op->mem.type == ZYDIS_MEMOP_TYPE_MEM) {
+			int b = gp_slot(op->mem.base), x = gp_slot(op->mem.index);
+
+			used[0] = op->mem.base;
+			used[1] = op->mem.index;
+			if (e->has_regs && !e->has_addr && (b >= 0 || x >= 0 || op->mem.base == ZYDIS_REGISTER_RIP)) {
+				e->addr = (b >= 0 ? e->gp[b] : 0) +
+					  (x >= 0 ? e->gp[x] * op->mem.scale : 0) +
+					  (uint64_t)op->mem.disp.value;
+				if (op->mem.base == ZYDIS_REGISTER_RIP)
+					e->addr += e->pc + e->insn.size;
+				if (op->mem.segment == ZYDIS_REGISTER_FS)
+					e->addr += e->gp[GP(fs_base)];
+				if (op->mem.segment == ZYDIS_REGISTER_GS)
+					e->addr += e->gp[GP(gs_base)];
+				e->has_addr = true;
+				e->writes = (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0;
+			}
+		}
+		for (size_t k = 0; k < 2; k++) {
+			int slot = gp_slot(used[k]);
+			const char *name = slot >= 0 ? ZydisRegisterGetString(
+				ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, used[k])) : NULL;
+			bool seen = false;
+
+			for (size_t j = 0; name && j < e->nregs; j++)
+				seen |= !strcmp(e->regs[j].name, name);
+			if (name && !seen && e->nregs < REPLAY_EXPLAIN_REGS && e->has_regs)
+				e->regs[e->nregs++] = (struct replay_explain_reg){ name, e->gp[slot] };
+		}
+	}
+}
+
+/* The faulting instruction's bytes, text and operands. */
+static void explain_insn(struct replay_explain *e, struct replay_image *img)
+{
+	uint8_t buf[16];
+	int n = replay_image_read(img, 0, e->pc, buf, sizeof(buf));
+
+	if (n <= 0 || replay_insn_decode(&e->insn, buf, (size_t)n, e->pc, 64) < 0)
+		return;
+	e->has_insn = replay_insn_format(&e->insn, 64, REPLAY_SYNTAX_ATT, e->text,
+					 sizeof(e->text)) == 0;
+	explain_operands(e);
+}
+
+/* The segment holding item @pos, or the last one before it; -1 if none. */
+static ptrdiff_t segment_of(const struct replay_calls *calls, uint64_t pos)
+{
+	for (size_t i = calls->n; i-- > 0;)
+		if (calls->segs[i].first <= pos)
+			return (ptrdiff_t)i;
+	return -1;
+}
+
+size_t replay_explain_frames(const struct replay_calls *calls, struct replay_cursor *c,
+			     const struct replay_symbolizer *sym, uint64_t pos, uint64_t pc,
+			     struct replay_explain_frame *frames, size_t max, bool *more)
+{
+	ptrdiff_t k = segment_of(calls, pos);
+	size_t n = 0;
+	int level;
+
+	*more = false;
+	if (k < 0 || max == 0)
+		return 0;
+	level = calls->segs[k].level;
+	frames[n].pc = pc;
+	frames[n].position = pos;
+	if (sym->lookup(sym->ctx, pc, &frames[n].sym) < 0)
+		memset(&frames[n].sym, 0, sizeof(frames[n].sym));
+	n++;
+	for (ptrdiff_t j = k - 1; j >= 0 && level > 0; j--) {
+		const struct replay_segment *g = &calls->segs[j];
+		struct replay_explain_frame *f = &frames[n];
+
+		if (g->gap || g->level >= level)
+			continue;
+		if (n == max) {
+			*more = true;
+			break;
+		}
+		level = g->level;
+		f->position = g->last;
+		if (replay_cursor_item_ip(c, g->last, &f->pc) < 0)
+			continue;
+		if (sym->lookup(sym->ctx, f->pc, &f->sym) < 0)
+			memset(&f->sym, 0, sizeof(f->sym));
+		n++;
+	}
+	return n;
+}
+
+/* The call structure of the last CALLS_WINDOW items up to @pos, then the
+ * frames. */
+static int explain_stack(struct replay_explain *e, const struct replay_bundle *b,
+			 struct replay_cursor *c, const struct replay_symbolizer *sym)
+{
+	struct replay_calls calls = { 0 };
+	struct replay_decoder *d = NULL;
+	uint64_t item = e->position <= e->size ? e->position : e->size;
+	uint64_t from = item > CALLS_WINDOW ? item - CALLS_WINDOW : 1;
+	int rc = replay_decoder_new(b, e->thread, &d);
+
+	if (rc == 0 && from > 1)
+		rc = replay_index_seek(replay_cursor_index(c), d, from);
+	if (rc == 0)
+		rc = replay_calls_build(&calls, d, sym, NULL, NULL);
+	replay_decoder_free(d);
+	if (rc == 0)
+		e->nframes = replay_explain_frames(&calls, c, sym, item, e->pc, e->frames,
+						   REPLAY_EXPLAIN_FRAMES, &e->more_frames);
+	/* Calls made before the window are not seen. */
+	if (rc == 0 && from > 1)
+		e->more_frames = true;
+	replay_calls_release(&calls);
+	return rc;
+}
+
+static bool file_here(const char *file)
+{
+	return file && access(file, R_OK) == 0;
+}
+
+/* The last REPLAY_EXPLAIN_LINES distinct lines before @e->position, of
+ * files on this machine (any file if none is). */
+static void explain_lines(struct replay_explain *e, struct replay_cursor *c,
+			  const struct replay_symbolizer *sym, bool readable_only)
+{
+	struct replay_explain_line found[REPLAY_EXPLAIN_LINES];
+	uint64_t stop = e->position > LINES_WINDOW ? e->position - LINES_WINDOW : 0;
+	size_t n = 0;
+
+	for (uint64_t i = e->position + 1; i-- > stop + 1 && i >= 1 && n < REPLAY_EXPLAIN_LINES;) {
+		struct replay_symbol s;
+		uint64_t ip;
+		bool seen = false;
+
+		if (i > e->size || replay_cursor_item_ip(c, i, &ip) < 0 ||
+		    sym->lookup(sym->ctx, ip, &s) < 0 || !s.file || !s.line)
+			continue;
+		if (readable_only && !file_here(s.file))
+			continue;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = found[j].line == s.line && !strcmp(found[j].file, s.file);
+		if (!seen)
+			found[n++] = (struct replay_explain_line){ s.file, s.line, s.function };
+	}
+	e->nlines = n;
+	for (size_t j = 0; j < n; j++)
+		e->lines[j] = found[n - 1 - j];
+}
+
+int replay_explain_build(const struct replay_bundle *b, size_t thread, struct replay_cursor *c,
+			 struct replay_image *img, struct replay_state *st,
+			 const struct replay_symbolizer *sym, struct replay_explain *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->thread = thread;
+	e->tid = b->threads[thread].tid;
+	e->size = replay_cursor_size(c);
+	e->position = replay_explain_position(b, thread, c);
+	if (replay_cursor_goto(c, e->position) == 0)
+		e->has_pc = replay_cursor_pc(c, &e->pc) == 0;
+	if (st && replay_state_raw_at(st, e->tid, e->position, e->gp, NULL, NULL) == 0) {
+		e->has_regs = true;
+		if (!e->has_pc) {
+			e->pc = e->gp[GP(rip)];
+			e->has_pc = true;
+		}
+		e->gp[GP(rip)] = e->pc;
+	}
+	if (e->has_pc)
+		explain_insn(e, img);
+	explain_lines(e, c, sym, true);
+	if (!e->nlines)
+		explain_lines(e, c, sym, false);
+	return explain_stack(e, b, c, sym);
+}
+
+/* ---- printing ---------------------------------------------------------- */
+
+static void print_where(FILE *out, const struct replay_symbol *s)
+{
+	if (s->ninlined)
+		fprintf(out, "%s () [inlined into %s]", s->inlined[0], s->function);
+	else
+		fprintf(out, "%s ()", s->function ? s->function : "??");
+	if (s->file)
+		fprintf(out, " at %s:%u", s->file, s->line);
+}
+
+static void print_text(FILE *out, struct replay_source *src, const char *file, unsigned line,
+		       const char *prefix)
+{
+	size_t len;
+	const char *text = file ? replay_source_line(src, file, line, &len) : NULL;
+
+	if (text)
+		fprintf(out, "%s%u\t%.*s\n", prefix, line, (int)len, text);
+}
+
+/* A signal the instruction itself raises, rather than one sent (abort,
+ * kill, raise: the signal arrives after the system call that sent it). */
+static bool is_fault(int signo)
+{
+	return signo == SIGSEGV || signo == SIGBUS || signo == SIGFPE || signo == SIGILL ||
+	       signo == SIGTRAP;
+}
+
+static void print_insn(FILE *out, const struct replay_explain *e, struct replay_source *src,
+		       int signo)
+{
+	const struct replay_symbol *s = e->nframes ? &e->frames[0].sym : NULL;
+
+	fprintf(out, is_fault(signo) ?
+		"The faulting instruction, number %" PRIu64 " of thread %" PRId64 "'s history:\n" :
+		"The signal arrived before instruction number %" PRIu64 " of thread %" PRId64
+		"'s history (after the system call that sent it):\n", e->position, e->tid);
+	fprintf(out, "   0x%016" PRIx64, e->pc);
+	if (s && s->function)
+		fprintf(out, " <%s+%" PRIu64 ">", s->function, e->pc - s->start);
+	fprintf(out, ":\t%s\n", e->has_insn ? e->text : "(its bytes are not in the recording)");
+	if (s && s->function) {
+		print_where(out, s);
+		fputc('\n', out);
+		print_text(out, src, s->file, s->line, "");
+	}
+}
+
+/* When frame 0 has no source here (a library), the innermost frame that
+ * has: where the program's own code was. */
+static void print_own_frame(FILE *out, const struct replay_explain *e, struct replay_source *src)
+{
+	if (!e->nframes || file_here(e->frames[0].sym.file))
+		return;
+	for (size_t i = 1; i < e->nframes; i++) {
+		const struct replay_explain_frame *f = &e->frames[i];
+
+		if (file_here(f->sym.file)) {
+			fprintf(out, "called from #%zu ", i);
+			print_where(out, &f->sym);
+			fputc('\n', out);
+			print_text(out, src, f->sym.file, f->sym.line, "");
+			return;
+		}
+	}
+}
+
+static void print_regs(FILE *out, const struct replay_explain *e)
+{
+	if (!e->has_regs) {
+		fprintf(out, "\nRegisters: not in this recording (no state log).\n");
+		return;
+	}
+	fprintf(out, "\nRegisters:\n  rip 0x%" PRIx64 "  rsp 0x%" PRIx64 "\n", e->pc,
+		e->gp[GP(rsp)]);
+	for (size_t i = 0; i < e->nregs; i++) {
+		if (strcmp(e->regs[i].name, "rsp"))
+			fprintf(out, "  %s 0x%" PRIx64 " (%" PRId64 ")\n", e->regs[i].name,
+				e->regs[i].value, (int64_t)e->regs[i].value);
+	}
+	if (e->has_addr)
+		fprintf(out, "  memory operand: 0x%" PRIx64 " (%s)%s\n", e->addr,
+			e->writes ? "written" : "read",
+			e->addr < 4096 ? ": in the first page, a null or corrupted pointer" : "");
+}
+
+static void print_frames(FILE *out, const struct replay_explain *e)
+{
+	fprintf(out, "\nCall stack (from the recorded calls):\n");
+	for (size_t i = 0; i < e->nframes; i++) {
+		fprintf(out, "#%zu  ", i);
+		if (i)
+			fprintf(out, "0x%016" PRIx64 " in ", e->frames[i].pc);
+		print_where(out, &e->frames[i].sym);
+		fputc('\n', out);
+	}
+	if (e->more_frames)
+		fprintf(out, "(more frames above)\n");
+	if (!e->nframes)
+		fprintf(out, "(no calls in the history)\n");
+}
+
+static void print_lines(FILE *out, const struct replay_explain *e, struct replay_source *src)
+{
+	fprintf(out, "\nThe last lines executed, oldest first:\n");
+	for (size_t i = 0; i < e->nlines; i++) {
+		const struct replay_explain_line *l = &e->lines[i];
+		size_t len;
+		const char *text = replay_source_line(src, l->file, l->line, &len);
+		const char *base = strrchr(l->file, '/');
+
+		fprintf(out, "  %s:%u", base ? base + 1 : l->file, l->line);
+		if (l->function)
+			fprintf(out, " (%s)", l->function);
+		if (text)
+			fprintf(out, "\t%.*s", (int)len, text);
+		fputc('\n', out);
+	}
+}
+
+void replay_explain_print(FILE *out, const struct replay_explain *e, int signo)
+{
+	struct replay_source src = { 0 };
+	const char *abbrev = sigabbrev_np(signo);
+
+	fprintf(out, "\nProgram terminated with signal SIG%s, %s.\n", abbrev ? abbrev : "?",
+		strsignal(signo));
+	if (!e->has_pc)
+		fprintf(out, "The faulting instruction is not known (the history ends in a gap).\n");
+	else
+		print_insn(out, e, &src, signo);
+	print_own_frame(out, e, &src);
+	print_regs(out, e);
+	print_frames(out, e);
+	print_lines(out, e, &src);
+	replay_source_release(&src);
+}

@@ -1,0 +1,487 @@
+/*
+ * replay/frontend.c: the session of `hindsight replay` and its moves at
+ * source level over the history (see frontend.h).
+ */
+#include "replay/frontend.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/bundle.h"
+#include "replay/decode.h"
+#include "replay/dwarf_symbols.h"
+#include "replay/frontend_break.h"
+#include "replay/image.h"
+#include "replay/state.h"
+
+/* rip in struct user_regs_struct. */
+#define GP_RIP 16
+
+int replay_frontend_open(const char *dir, struct replay_frontend **out, char *err, size_t errsize)
+{
+	struct replay_frontend *f = calloc(1, sizeof(*f));
+	struct pt_image *unused;
+	int r;
+
+	if (!f)
+		return -ENOMEM;
+	r = replay_bundle_load(dir, &f->b, err, errsize);
+	if (r)
+		goto fail;
+	r = -ENOENT;
+	snprintf(err, errsize, "%s: the recording has no thread", dir);
+	if (!f->b->nthreads)
+		goto fail;
+	r = -ENOMEM;
+	snprintf(err, errsize, "out of memory");
+	f->nthreads = f->b->nthreads;
+	f->cur = calloc(f->nthreads, sizeof(*f->cur));
+	f->calls = calloc(f->nthreads, sizeof(*f->calls));
+	f->calls_built = calloc(f->nthreads, sizeof(*f->calls_built));
+	if (!f->cur || !f->calls || !f->calls_built || replay_image_new(f->b, &f->img) < 0 ||
+	    replay_image_at(f->img, f->b->end_time, &unused) < 0 ||
+	    replay_dwarf_symbols_new(f->b, &f->ds) < 0)
+		goto fail;
+	f->sym = (struct replay_symbolizer){ replay_dwarf_symbols_lookup, f->ds };
+	r = replay_state_open(f->b, &f->st, err, errsize);
+	if (r == -ENOENT)
+		f->st = NULL;
+	else if (r)
+		goto fail;
+	for (size_t i = 0; i < f->nthreads; i++) {
+		r = replay_cursor_new(f->b, i, NULL, NULL, &f->cur[i]);
+		if (r) {
+			snprintf(err, errsize, "%s: thread %lld: %s", dir,
+				 (long long)f->b->threads[i].tid, strerror(-r));
+			goto fail;
+		}
+	}
+	*out = f;
+	return 0;
+fail:
+	replay_frontend_free(f);
+	return r;
+}
+
+void replay_frontend_free(struct replay_frontend *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->nthreads; i++) {
+		if (f->cur)
+			replay_cursor_free(f->cur[i]);
+		if (f->calls)
+			replay_calls_release(&f->calls[i]);
+	}
+	for (size_t i = 0; i < f->nbreaks; i++)
+		free(f->breaks[i].spec);
+	replay_frontend_images_free(f);
+	free(f->breaks);
+	free(f->addrs);
+	free(f->cur);
+	free(f->calls);
+	free(f->calls_built);
+	replay_dwarf_symbols_free(f->ds);
+	replay_state_free(f->st);
+	replay_image_free(f->img);
+	replay_bundle_free(f->b);
+	free(f);
+}
+
+struct replay_cursor *replay_frontend_cursor(struct replay_frontend *f)
+{
+	return f->cur[f->current];
+}
+
+int64_t replay_frontend_tid(const struct replay_frontend *f)
+{
+	return f->b->threads[f->current].tid;
+}
+
+static int frontend_progress(void *ctx, uint64_t items)
+{
+	struct replay_frontend *f = ctx;
+
+	(void)items;
+	return f->interrupt && *f->interrupt ? -ECANCELED : 0;
+}
+
+int replay_frontend_calls(struct replay_frontend *f, const struct replay_calls **out)
+{
+	struct replay_decoder *d = NULL;
+	struct replay_calls *c = &f->calls[f->current];
+	int rc;
+
+	if (!f->calls_built[f->current]) {
+		rc = replay_decoder_new(f->b, f->current, &d);
+		if (rc == 0)
+			rc = replay_calls_build(c, d, &f->sym, frontend_progress, f);
+		replay_decoder_free(d);
+		if (rc < 0) {
+			replay_calls_release(c);
+			memset(c, 0, sizeof(*c));
+			return rc;
+		}
+		f->calls_built[f->current] = true;
+	}
+	*out = c;
+	return 0;
+}
+
+int replay_frontend_level(struct replay_frontend *f, uint64_t pos)
+{
+	const struct replay_calls *c;
+	size_t lo = 0, hi;
+
+	if (replay_frontend_calls(f, &c) < 0 || !c->n)
+		return -1;
+	/* The last segment whose first item is <= pos. */
+	hi = c->n;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->segs[mid].first <= pos)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return c->segs[lo].level;
+}
+
+int replay_frontend_where(struct replay_frontend *f, uint64_t *pc, struct replay_symbol *sym)
+{
+	memset(sym, 0, sizeof(*sym));
+	if (replay_cursor_pc(replay_frontend_cursor(f), pc) < 0)
+		return -ENODATA;
+	return f->sym.lookup(f->sym.ctx, *pc, sym) < 0 ? -ENOENT : 0;
+}
+
+int replay_frontend_regs(struct replay_frontend *f, uint64_t gp[27])
+{
+	struct replay_cursor *c = replay_frontend_cursor(f);
+	uint64_t pc;
+	int rc;
+
+	if (!f->st)
+		return -ENODATA;
+	rc = replay_state_raw_at(f->st, replay_frontend_tid(f), replay_cursor_position(c), gp,
+				 NULL, NULL);
+	if (rc < 0)
+		return rc == -ENOENT ? -ENODATA : rc;
+	if (replay_cursor_pc(c, &pc) == 0)
+		gp[GP_RIP] = pc;
+	return 0;
+}
+
+int replay_frontend_read(struct replay_frontend *f, uint64_t addr, void *buf, size_t len)
+{
+	uint8_t known[4096], *p = buf;
+	uint64_t time;
+	size_t n = 0;
+
+	if (len > sizeof(known))
+		len = sizeof(known);
+	if (f->st && replay_state_time_at(f->st, replay_frontend_tid(f),
+					  replay_cursor_position(replay_frontend_cursor(f)),
+					  &time) == 0) {
+		replay_state_read_mem(f->st, time, addr, buf, len, known);
+		/* Bytes never written while recording: the images' (code and
+		 * read-only data), as the replay target answers them. */
+		for (; n < len; n++)
+			if (!known[n] && replay_image_read(f->img, 0, addr + n, p + n, 1) != 1)
+				break;
+		return n ? (int)n : -EIO;
+	}
+	n = (size_t)replay_image_read(f->img, 0, addr, buf, len);
+	return (int)n > 0 ? (int)n : -EIO;
+}
+
+/* ---- moves ------------------------------------------------------------- */
+
+static bool at_break(struct replay_frontend *f)
+{
+	uint64_t pc;
+
+	return replay_cursor_pc(replay_frontend_cursor(f), &pc) == 0 &&
+	       replay_frontend_break_at(f, pc) != NULL;
+}
+
+/* One instruction in either direction: DONE, BEGIN, END, or < 0. */
+static int one(struct replay_frontend *f, bool reverse)
+{
+	int r = replay_cursor_step(replay_frontend_cursor(f), reverse ? REPLAY_BACKWARD : REPLAY_FORWARD);
+
+	if (r < 0)
+		return r;
+	if (r == REPLAY_CURSOR_BEGIN)
+		return REPLAY_FRONTEND_BEGIN;
+	if (r == REPLAY_CURSOR_END && replay_cursor_position(replay_frontend_cursor(f)) >
+					      replay_cursor_size(replay_frontend_cursor(f)))
+		return REPLAY_FRONTEND_END;
+	return REPLAY_FRONTEND_DONE;
+}
+
+static int level_here(struct replay_frontend *f)
+{
+	return replay_frontend_level(f, replay_cursor_position(replay_frontend_cursor(f)));
+}
+
+/* The line at the current position: file (NULL if none) and line. */
+static void line_here(struct replay_frontend *f, const char **file, unsigned *line)
+{
+	struct replay_symbol s;
+	uint64_t pc;
+
+	*file = NULL;
+	*line = 0;
+	if (replay_frontend_where(f, &pc, &s) == 0 && s.file && s.line) {
+		*file = s.file;
+		*line = s.line;
+	}
+}
+
+static bool same_line(const char *fa, unsigned la, const char *fb, unsigned lb)
+{
+	return la == lb && fa && fb && !strcmp(fa, fb);
+}
+
+/* Runs in a direction while @keep says so: each step checks breakpoints,
+ * edges and the interrupt flag. */
+typedef bool (*keep_fn)(struct replay_frontend *f, void *ctx);
+
+static int run_while(struct replay_frontend *f, bool reverse, keep_fn keep, void *ctx)
+{
+	for (;;) {
+		int r = one(f, reverse);
+
+		if (r != REPLAY_FRONTEND_DONE)
+			return r;
+		if (f->interrupt && *f->interrupt)
+			return REPLAY_FRONTEND_INTERRUPTED;
+		if (at_break(f))
+			return REPLAY_FRONTEND_BREAK;
+		if (!keep(f, ctx))
+			return REPLAY_FRONTEND_DONE;
+	}
+}
+
+struct deeper_ctx { int level; };
+
+static bool while_deeper(struct replay_frontend *f, void *ctx)
+{
+	const struct deeper_ctx *d = ctx;
+
+	return level_here(f) > d->level;
+}
+
+int replay_frontend_stepi(struct replay_frontend *f, bool reverse, bool over)
+{
+	struct deeper_ctx d = { level_here(f) };
+	int r = one(f, reverse);
+
+	if (r != REPLAY_FRONTEND_DONE || !over || d.level < 0 || level_here(f) <= d.level)
+		return r;
+	return run_while(f, reverse, while_deeper, &d);
+}
+
+struct line_ctx {
+	const char *file;
+	unsigned line;
+	int level;
+	bool over;
+};
+
+/* Steps on while on the same line at the same depth, or deeper when
+ * stepping over (or into code without lines). */
+static bool while_line(struct replay_frontend *f, void *ctx)
+{
+	struct line_ctx *l = ctx;
+	int level = level_here(f);
+	const char *file;
+	unsigned line;
+
+	if (level > l->level && (l->over || l->level < 0))
+		return true;
+	line_here(f, &file, &line);
+	if (level > l->level)
+		return !file; /* a callee without lines is stepped through */
+	if (level < l->level)
+		return !file; /* returned: stop in the caller if it has lines */
+	return !file || same_line(file, line, l->file, l->line);
+}
+
+/* Backward to the first instruction of the line at the position. */
+static int to_line_start(struct replay_frontend *f)
+{
+	struct replay_cursor *c = replay_frontend_cursor(f);
+	int level = level_here(f);
+	const char *file, *pfile;
+	unsigned line, pline;
+
+	line_here(f, &file, &line);
+	while (replay_cursor_position(c) > 1) {
+		int r = one(f, true);
+
+		if (r != REPLAY_FRONTEND_DONE)
+			return r;
+		line_here(f, &pfile, &pline);
+		if (level_here(f) == level && same_line(file, line, pfile, pline) && at_break(f))
+			return REPLAY_FRONTEND_DONE; /* the breakpoint starts the line */
+		if (level_here(f) != level || !same_line(file, line, pfile, pline)) {
+			r = one(f, false);
+			return r == REPLAY_FRONTEND_END ? REPLAY_FRONTEND_DONE : r;
+		}
+	}
+	return REPLAY_FRONTEND_DONE;
+}
+
+int replay_frontend_step(struct replay_frontend *f, bool reverse, bool over)
+{
+	struct line_ctx l = { NULL, 0, level_here(f), over };
+	int r;
+
+	line_here(f, &l.file, &l.line);
+	r = run_while(f, reverse, while_line, &l);
+	if (r != REPLAY_FRONTEND_DONE)
+		return r;
+	if (reverse) {
+		struct replay_symbol s;
+		uint64_t pc;
+
+		r = to_line_start(f);
+		/* A function's opening line is its prologue: GDB goes on back
+		 * to the caller's line. */
+		if (r == REPLAY_FRONTEND_DONE && replay_frontend_where(f, &pc, &s) == 0 &&
+		    pc == s.start && level_here(f) > l.level - 1 && level_here(f) >= 0) {
+			struct line_ctx back = { NULL, 0, level_here(f), over };
+
+			line_here(f, &back.file, &back.line);
+			r = run_while(f, true, while_line, &back);
+			if (r == REPLAY_FRONTEND_DONE)
+				r = to_line_start(f);
+		}
+		return r;
+	}
+	/* Stepped into a function: past its opening line, as GDB skips the
+	 * prologue. */
+	if (level_here(f) > l.level && l.level >= 0) {
+		struct line_ctx in = { NULL, 0, level_here(f), true };
+
+		line_here(f, &in.file, &in.line);
+		r = run_while(f, false, while_line, &in);
+	}
+	return r;
+}
+
+static bool while_not_returned(struct replay_frontend *f, void *ctx)
+{
+	const struct deeper_ctx *d = ctx;
+
+	return level_here(f) >= d->level;
+}
+
+int replay_frontend_finish(struct replay_frontend *f, bool reverse)
+{
+	struct deeper_ctx d = { level_here(f) };
+	int r;
+
+	if (d.level < 0)
+		return -ENODATA;
+	r = run_while(f, reverse, while_not_returned, &d);
+	/* Backward, that is the call instruction itself: where GDB's
+	 * reverse-finish stops. */
+	return r;
+}
+
+int replay_frontend_continue(struct replay_frontend *f, bool reverse)
+{
+	struct replay_cursor_breaks bps = { f->addrs, f->naddrs };
+	int r = replay_cursor_continue(replay_frontend_cursor(f),
+				       reverse ? REPLAY_BACKWARD : REPLAY_FORWARD, &bps);
+
+	switch (r) {
+	case REPLAY_CURSOR_BREAK: return REPLAY_FRONTEND_BREAK;
+	case REPLAY_CURSOR_GAP: return REPLAY_FRONTEND_GAP;
+	case REPLAY_CURSOR_BEGIN: return REPLAY_FRONTEND_BEGIN;
+	case REPLAY_CURSOR_END: return REPLAY_FRONTEND_END;
+	default: return r < 0 ? r : REPLAY_FRONTEND_DONE;
+	}
+}
+
+/* ---- breakpoints ------------------------------------------------------- */
+
+static int rebuild_addrs(struct replay_frontend *f)
+{
+	size_t n = 0;
+	uint64_t *a;
+
+	for (size_t i = 0; i < f->nbreaks; i++)
+		n += f->breaks[i].naddrs;
+	a = realloc(f->addrs, (n ? n : 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	f->addrs = a;
+	n = 0;
+	for (size_t i = 0; i < f->nbreaks; i++)
+		for (size_t k = 0; k < f->breaks[i].naddrs; k++)
+			a[n++] = f->breaks[i].addrs[k];
+	f->naddrs = n ? replay_cursor_breaks_sort(a, n) : 0;
+	return 0;
+}
+
+int replay_frontend_break_add(struct replay_frontend *f, const char *spec, const uint64_t *addrs,
+			      size_t n)
+{
+	struct replay_frontend_break *bp;
+
+	if (f->nbreaks == f->capbreaks) {
+		size_t cap = f->capbreaks ? f->capbreaks * 2 : 8;
+		struct replay_frontend_break *nb = realloc(f->breaks, cap * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		f->breaks = nb;
+		f->capbreaks = cap;
+	}
+	bp = &f->breaks[f->nbreaks];
+	memset(bp, 0, sizeof(*bp));
+	bp->spec = strdup(spec);
+	if (!bp->spec)
+		return -ENOMEM;
+	bp->number = ++f->next_break;
+	bp->naddrs = n < REPLAY_FRONTEND_MAX_ADDRS ? n : REPLAY_FRONTEND_MAX_ADDRS;
+	memcpy(bp->addrs, addrs, bp->naddrs * sizeof(*addrs));
+	f->nbreaks++;
+	return rebuild_addrs(f) < 0 ? -ENOMEM : bp->number;
+}
+
+int replay_frontend_break_delete(struct replay_frontend *f, int n)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < f->nbreaks;) {
+		if (n == 0 || f->breaks[i].number == n) {
+			free(f->breaks[i].spec);
+			memmove(&f->breaks[i], &f->breaks[i + 1],
+				(f->nbreaks - i - 1) * sizeof(f->breaks[0]));
+			f->nbreaks--;
+			found = true;
+		} else {
+			i++;
+		}
+	}
+	if (!found && n)
+		return -ENOENT;
+	return rebuild_addrs(f);
+}
+
+struct replay_frontend_break *replay_frontend_break_at(struct replay_frontend *f, uint64_t pc)
+{
+	for (size_t i = 0; i < f->nbreaks; i++)
+		for (size_t k = 0; k < f->breaks[i].naddrs; k++)
+			if (f->breaks[i].addrs[k] == pc)
+				return &f->breaks[i];
+	return NULL;
+}

@@ -1,0 +1,119 @@
+/*
+ * replay/frontend.h: a debugging session over a recording, for
+ * `hindsight replay` (cli/cli_replay.c).
+ *
+ * Holds what the commands need: the bundle, a cursor per thread, the
+ * state log (software recordings; NULL otherwise), the code image, a DWARF
+ * symbolizer, each thread's call structure (replay/calls.h, built on first
+ * use: it gives the call depth of every position), and the breakpoints.
+ * The moves are GDB's at source level, computed over the history:
+ *
+ *   step     instructions forward until the line changes; a call into a
+ *            function with line information stops at its first line after
+ *            the opening one, into one without is stepped over
+ *   next     the same, stepping over every call (deeper call depth)
+ *   finish   until the current function has returned (the depth drops)
+ *   reverse-step / reverse-next: backward to the start of the previous line
+ *   reverse-finish: back to the call instruction of the current function
+ *
+ * Each stops early at a breakpoint, a gap or an edge of the history, and
+ * when *@interrupt (set from a signal handler) becomes non-zero. Nothing
+ * here prints.
+ */
+#ifndef HINDSIGHT_REPLAY_FRONTEND_H
+#define HINDSIGHT_REPLAY_FRONTEND_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay/calls.h"
+#include "replay/cursor.h"
+#include "replay/symbols.h"
+
+struct replay_bundle;
+struct replay_dwarf_symbols;
+struct replay_image;
+struct replay_state;
+
+#define REPLAY_FRONTEND_MAX_ADDRS 16
+
+struct replay_frontend_break {
+	int number;                /* GDB's numbering, from 1 */
+	char *spec;                /* as typed */
+	uint64_t addrs[REPLAY_FRONTEND_MAX_ADDRS];
+	size_t naddrs;
+	uint64_t hits;
+};
+
+struct replay_frontend {
+	struct replay_bundle *b;
+	struct replay_image *img;
+	struct replay_state *st;   /* NULL: no state log */
+	struct replay_dwarf_symbols *ds;
+	struct replay_symbolizer sym;
+	struct replay_cursor **cur;
+	struct replay_calls *calls; /* per thread; .segs NULL until built */
+	bool *calls_built;
+	size_t nthreads, current;
+	struct replay_frontend_break *breaks;
+	size_t nbreaks, capbreaks;
+	int next_break;
+	uint64_t *addrs;           /* sorted addresses of every breakpoint */
+	size_t naddrs;
+	volatile sig_atomic_t *interrupt;
+	void *images;              /* frontend_break.c's DWARF images */
+};
+
+/* How a move ended. */
+enum replay_frontend_stop {
+	REPLAY_FRONTEND_DONE,      /* the move completed */
+	REPLAY_FRONTEND_BREAK,     /* at a breakpoint */
+	REPLAY_FRONTEND_GAP,
+	REPLAY_FRONTEND_BEGIN,     /* at the beginning of the history */
+	REPLAY_FRONTEND_END,       /* at the end */
+	REPLAY_FRONTEND_INTERRUPTED,
+};
+
+/* Opens the recording @dir (a hindsight bundle, an LLDB bundle or its
+ * manifest, an import). Every thread at the end of its history. 0, or a
+ * negative errno with a one-line reason in @err. */
+int replay_frontend_open(const char *dir, struct replay_frontend **out, char *err, size_t errsize);
+void replay_frontend_free(struct replay_frontend *f);
+
+struct replay_cursor *replay_frontend_cursor(struct replay_frontend *f);
+int64_t replay_frontend_tid(const struct replay_frontend *f);
+
+/* The current thread's call structure (built now if need be). 0 or < 0. */
+int replay_frontend_calls(struct replay_frontend *f, const struct replay_calls **out);
+/* The call depth of item @pos of the current thread, or -1 if unknown. */
+int replay_frontend_level(struct replay_frontend *f, uint64_t pos);
+
+/* The location at the current position: the pc and its symbol. 0, or
+ * -ENODATA (pc unknown), -ENOENT (pc known, nothing else: *@pc is set). */
+int replay_frontend_where(struct replay_frontend *f, uint64_t *pc, struct replay_symbol *sym);
+
+/* Registers of the current position as struct user_regs_struct's fields
+ * (rip from the history). 0, -ENODATA without a state log. */
+int replay_frontend_regs(struct replay_frontend *f, uint64_t gp[27]);
+/* Up to @len bytes at @addr at the current position; the count read, or
+ * -ENODATA / -EIO. */
+int replay_frontend_read(struct replay_frontend *f, uint64_t addr, void *buf, size_t len);
+
+/* The moves; each returns an enum replay_frontend_stop or < 0. */
+int replay_frontend_stepi(struct replay_frontend *f, bool reverse, bool over);
+int replay_frontend_step(struct replay_frontend *f, bool reverse, bool over);
+int replay_frontend_finish(struct replay_frontend *f, bool reverse);
+int replay_frontend_continue(struct replay_frontend *f, bool reverse);
+
+/* Breakpoints: adds one at the addresses @addrs (@spec kept for `info
+ * breakpoints`); returns its number or -ENOMEM. Deletes number @n (0:
+ * all): 0 or -ENOENT. */
+int replay_frontend_break_add(struct replay_frontend *f, const char *spec, const uint64_t *addrs,
+			      size_t n);
+int replay_frontend_break_delete(struct replay_frontend *f, int n);
+/* The breakpoint at @pc, or NULL. */
+struct replay_frontend_break *replay_frontend_break_at(struct replay_frontend *f, uint64_t pc);
+
+#endif

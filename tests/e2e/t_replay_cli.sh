@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# t_replay_cli: `hindsight replay --batch` on a recording of a small program
+# (tests/programs/crash_kinds.c exit N: main calls step(i) N times, which
+# adds 3 * i to acc and returns it). A breakpoint on step and K continues
+# from the beginning stop at the K-th call: bt names step and main at their
+# lines, the argument i (K - 1) is read from $rdi and from the frame through
+# memory, finish returns to main with acc in $rax, reverse-step goes back
+# into step, reverse-continue stops at the K-th call's breakpoint, then at
+# the (K-1)-th; history marks the
+# position; a script through -x; a corrupt or missing recording is refused
+# with a one-line reason.
+. "$(dirname "$0")/lib.sh"
+hindsight_only "hindsight replay"
+
+prog=$(build_prog crash_kinds) || finish
+cd "$T_DIR" || finish
+src=crash_kinds.c
+n=$(rand_int 5 40)
+k=$(rand_int 2 "$n")
+timeout 120 "$HINDSIGHT" record -o "$T_DIR/rec" -- "$prog" exit "$n" >rec.out 2>rec.err
+expect_eq "exit status of the recorded program" "$?" "$n"
+
+step_open=$(grep -n '^long step(long i)' "$PROG_SRC/$src" | cut -d: -f1)
+step_body=$((step_open + 2))   # acc += i * 3;
+main_call=$(grep -n '        step(i);' "$PROG_SRC/$src" | cut -d: -f1)
+
+cmds=(-ex 'goto begin' -ex 'break step' -ex 'info breakpoints')
+for ((i = 0; i < k; i++)); do cmds+=(-ex continue); done
+cmds+=(-ex bt -ex 'print $rdi' -ex 'print *(long *)($rbp - 8)' -ex 'x/2xg $rsp'
+       -ex 'info registers rip' -ex finish -ex 'print $rax' -ex 'reverse-step'
+       -ex 'info record' -ex 'reverse-continue' -ex 'print $rdi'
+       -ex 'reverse-continue' -ex 'print $rdi' -ex 'history'
+       -ex 'list' -ex 'delete' -ex 'continue')
+timeout 120 "$HINDSIGHT" replay "$T_DIR/rec" --batch "${cmds[@]}" >out 2>err
+expect_eq "exit status of replay --batch" "$?" 0
+show out err
+
+acc=$(( 3 * k * (k - 1) / 2 ))
+expect_re out "^Breakpoint 1 at 0x[0-9a-f]+: file .*/$src, line $step_body\.\$"
+expect_re out "^1 +breakpoint +keep y +0x[0-9a-f]+ in step at .*/$src:$step_body\$"
+expect_eq "breakpoint stops" "$(grep -c "^Breakpoint 1, step () at .*/$src:$step_body\$" out)" "$((k + 2))"
+expect_re out "^#0  step \(\) at .*/$src:$step_body\$"
+expect_re out "^#1  0x[0-9a-f]+ in main \(\) at .*/$src:$main_call\$"
+# The K-th call has i = K - 1: in the register and in the frame.
+expect_eq "\$rdi at the K-th call" "$(sed -n 's/^\$1 = //p' out)" "$((k - 1))"
+expect_eq "i in the frame at the K-th call" "$(sed -n 's/^\$2 = //p' out)" "$((k - 1))"
+expect_re out "^0x[0-9a-f]+:	0x[0-9a-f]{16}	0x[0-9a-f]{16}\$"
+expect_re out "^rip +0x[0-9a-f]+ +0x[0-9a-f]+ <step\+[0-9]+>\$"
+expect out "Run till exit from #0  step () at"
+expect_re out "in main \(\) at .*/$src:$main_call\$"
+expect_eq "\$rax after finish (acc)" "$(sed -n 's/^\$3 = //p' out)" "$acc"
+expect_re out "^step \(\) at .*/$src:[0-9]+\$"
+expect_re out "thread [0-9]+: [0-9]+ instructions, 0 gaps, at position [0-9]+ \(current\)"
+expect out "Continuing backward."
+# Back from inside the K-th call: its own breakpoint first, then the one before.
+expect_eq "\$rdi back in the K-th call" "$(sed -n 's/^\$4 = //p' out)" "$((k - 1))"
+expect_eq "\$rdi at the call before" "$(sed -n 's/^\$5 = //p' out)" "$((k - 2))"
+expect_re out "^[0-9]+	=> 0x[0-9a-f]+ <step\+[0-9]+>:	"
+expect_re out "^$step_body	    acc \+= i \* 3;\$"
+expect out "No more reverse-execution history."
+
+# A script file, a bad command (status 1), an expression it cannot read.
+printf 'goto end\nbt\nnonsense\nprint $rsp\n' >script.gdb
+timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -x script.gdb >x.out 2>x.err
+expect_eq "exit status after a bad command" "$?" 1
+expect x.err 'Undefined command: "nonsense".'
+expect_re x.out '^\$1 = \(void \*\) 0x7f[0-9a-f]+$'
+timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'print some_var' >v.out 2>v.err
+expect v.err 'No symbol "some_var" in current context'
+
+# Missing and corrupt recordings.
+timeout 60 "$HINDSIGHT" replay "$T_DIR/nothing-here" --batch -ex bt >m.out 2>m.err
+expect_eq "exit status of a missing recording" "$?" 1
+expect m.err "hindsight: cannot open the recording $T_DIR/nothing-here: "
+expect m.err "No such file or directory"
+mkdir -p bad && cp -r "$T_DIR/rec/." bad/ && printf '{"type": "intel-pt", "hindsight": ' >bad/trace.json
+timeout 60 "$HINDSIGHT" replay "$T_DIR/bad" --batch -ex bt >b.out 2>b.err
+expect_eq "exit status of a corrupt recording" "$?" 1
+expect_re b.err "^hindsight: cannot open the recording $T_DIR/bad: trace.json"
+"$HINDSIGHT" replay --batch 2>u.err
+expect_eq "exit status without a recording" "$?" 2
+finish

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# t_run: `hindsight run`. A program killed by SIGSEGV, SIGABRT (abort()),
+# SIGBUS (a truncated mapping), SIGFPE (integer division by zero) and SIGILL
+# (ud2): the exit status is 128 + the signal, the recording is kept, the
+# explanation names the function and file:line of the fault (the source
+# marker's line, and addr2line's answer for the faulting pc taken from the
+# history's instruction there), the registers the instruction uses hold what
+# the program computed, and `hindsight history` opens the recording. A
+# normal exit keeps nothing unless --keep; bad command lines.
+. "$(dirname "$0")/lib.sh"
+hindsight_only "hindsight run"
+
+prog=$(build_prog crash_kinds) || finish
+cd "$T_DIR" || finish
+src=crash_kinds.c
+
+# addr2line's file:line of FUNC+OFF in the program (independent of dwarf/).
+a2l()
+{
+    local func=$1 off=$2 base
+    base=$(nm "$prog" | awk -v f="$func" '$3 == f { print $1 }')
+    [ -n "$base" ] || { echo "?"; return; }
+    addr2line -e "$prog" "$(printf '0x%x' $((0x$base + off)))" | sed 's|.*/||; s/ (discriminator.*//'
+}
+
+declare -A SIGNO=([segv]=11 [abrt]=6 [bus]=7 [fpe]=8 [ill]=4)
+declare -A SIGNAME=([segv]=SIGSEGV [abrt]=SIGABRT [bus]=SIGBUS [fpe]=SIGFPE [ill]=SIGILL)
+
+for kind in segv abrt bus fpe ill; do
+    n=$(rand_int 1 60)
+    line=$(line_of "$src" "$kind")
+    out=$kind.out err=$kind.err rec=$T_DIR/rec-$kind
+    timeout 120 "$HINDSIGHT" run -o "$rec" -- "$prog" "$kind" "$n" >"$out" 2>"$err"
+    expect_eq "exit status of $kind" "$?" $((128 + SIGNO[$kind]))
+    show "$err"
+    acc=$(( 3 * n * (n - 1) / 2 ))
+    expect "$out" "crash_kinds: $kind after $n steps, acc $acc"
+    expect "$err" "Program terminated with signal ${SIGNAME[$kind]}"
+    # The frame of fault_KIND at the marker's line.
+    expect_re "$err" "^#[0-9]+  (0x[0-9a-f]+ in )?fault_$kind \(\) at .*/$src:$line\$"
+    [ -s "$rec/trace.json" ] || fail "$kind: the recording was not kept"
+    expect "$err" "The recording is in $rec."
+    expect "$err" "hindsight serve --replay $rec :2345"
+    expect "$err" "gdb -ex 'target remote :2345' $prog"
+    # The history opens, and its instruction at the fault's number is the
+    # one the explanation names; addr2line agrees on its line.
+    pos=$(sed -n 's/.*instruction,* number \([0-9]*\) of thread.*/\1/p' "$err")
+    [ -n "$pos" ] || { fail "$kind: no position"; continue; }
+    # abort(): the signal came from the system call just before.
+    hpos=$pos
+    [ "$kind" = abrt ] && hpos=$((pos - 1))
+    timeout 60 "$HINDSIGHT" history "$rec" "$hpos,$hpos" >"$kind.hist" 2>&1
+    expect_eq "history of $kind" "$?" 0
+    show "$kind.hist"
+    at=$(sed -n 's/.*<\([A-Za-z_0-9]*\)+\([0-9]*\)>:.*/\1 \2/p' "$kind.hist")
+    if [ "$kind" != abrt ]; then
+        expect "$err" "$(sed -n 's/^[0-9]*\t *//p' "$kind.hist" | head -1 | cut -c1-40)"
+        expect_eq "$kind: function at the fault" "${at% *}" "fault_$kind"
+        expect_eq "$kind: addr2line of the fault" "$(a2l ${at% *} ${at#* })" "$src:$line"
+        expect_re "$err" "^fault_$kind \(\) at .*/$src:$line\$"
+        expect_re "$err" "^$line	.*LINE:$kind"
+    else
+        expect "$err" "The signal arrived before instruction number $pos"
+        expect_re "$kind.hist" "syscall"
+        expect_re "$err" "^called from #[0-9]+ fault_abrt \(\) at .*/$src:$line\$"
+    fi
+    expect_re "$err" "^#1  0x[0-9a-f]+ in "
+    expect_re "$err" "in go \(\) at .*/$src:[0-9]+\$"
+    expect_re "$err" "in main \(\) at .*/$src:[0-9]+\$"
+    expect_re "$err" "^  $src:$line \(fault_$kind\)"
+    expect_re "$err" "^  rip 0x[0-9a-f]+  rsp 0x[0-9a-f]+\$"
+    case $kind in
+    segv)
+        # *h.target = n with h.target = n * 8: the value and the address.
+        expect "$err" "$(printf 'memory operand: 0x%x (written)' $((n * 8)))"
+        expect_re "$err" "^  rdx $(printf '0x%x' "$n") \($n\)\$" ;;
+    fpe)
+        expect_re "$err" "idiv +%rcx"
+        expect_re "$err" "^  rcx 0x0 \(0\)\$" ;;
+    ill)
+        expect_re "$err" "ud2" ;;
+    bus)
+        expect "$err" "(written)" ;;
+    esac
+done
+
+# A normal exit: nothing kept, the status passed on; --keep keeps it.
+n=$(rand_int 1 200)
+timeout 120 "$HINDSIGHT" run -o "$T_DIR/exit" -- "$prog" exit "$n" >exit.out 2>exit.err
+expect_eq "exit status of a normal exit" "$?" "$n"
+expect exit.err "exited with status $n; recording deleted"
+[ -e "$T_DIR/exit" ] && fail "the recording of a normal exit was kept"
+timeout 120 "$HINDSIGHT" run --keep -o "$T_DIR/kept" -- "$prog" exit "$n" >kept.out 2>kept.err
+expect_eq "exit status with --keep" "$?" "$n"
+expect kept.err "the recording is in $T_DIR/kept"
+[ -s "$T_DIR/kept/trace.json" ] || fail "--keep did not keep the recording"
+timeout 60 "$HINDSIGHT" history "$T_DIR/kept" >kept.hist 2>&1 || fail "history of the kept recording"
+
+# Bad command lines.
+"$HINDSIGHT" run 2>noprog.err
+expect_eq "exit status without a program" "$?" 2
+expect noprog.err "run wants a program"
+"$HINDSIGHT" run --bogus -- "$prog" 2>bogus.err
+expect_eq "exit status of a bad option" "$?" 2
+"$HINDSIGHT" run -o "$T_DIR/missing" -- "$T_DIR/no-such-program" 2>missing.err
+expect_eq "exit status of a missing program" "$?" 1
+expect missing.err "No such file or directory"
+finish
