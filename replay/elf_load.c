@@ -30,6 +30,7 @@ static int read_segments(Elf *elf, void *arg)
 		segs[n].offset = ph.p_offset & ~(uint64_t)(PAGE - 1);
 		segs[n].size = ph.p_offset + ph.p_filesz - segs[n].offset;
 		segs[n].executable = (ph.p_flags & PF_X) != 0;
+		segs[n].writable = (ph.p_flags & PF_W) != 0;
 		n++;
 	}
 	return n;

@@ -17,6 +17,7 @@ struct replay_elf_segment {
 	uint64_t offset;           /* p_offset, page-aligned down */
 	uint64_t size;             /* file bytes from offset to the segment's end */
 	int executable;            /* PF_X */
+	int writable;              /* PF_W */
 };
 
 #define REPLAY_ELF_MAX_SEGMENTS 16

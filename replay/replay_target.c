@@ -23,6 +23,7 @@
 #include "replay/cursor.h"
 #include "replay/dwarf_symbols.h"
 #include "replay/image.h"
+#include "replay/rodata.h"
 #include "replay/state.h"
 #include "replay/svr4.h"
 #include "replay/replay_monitor.h"
@@ -45,6 +46,7 @@ struct replay_target {
 	struct replay_image *img;
 	struct replay_state *state;  /* past registers and memory; NULL without
 				      * a state log (hardware or imported) */
+	struct replay_rodata *rodata; /* read-only data of the recorded files */
 	struct replay_target_thread *threads;
 	size_t nthreads;
 	size_t current;            /* the thread of the last stop */
@@ -82,6 +84,8 @@ int replay_target_open(const char *dir, struct replay_target **out, char *err, s
 	if (!t->threads || replay_image_new(t->b, &t->img) < 0 ||
 	    replay_image_at(t->img, t->b->end_time, &unused) < 0)
 		goto fail;
+	if (replay_rodata_new(t->b, &t->rodata))
+		goto fail;
 	/* Only software recordings have state logs; without one, the past
 	 * has rip only. A log that is there but unreadable is an error. */
 	r = replay_state_open(t->b, &t->state, err, errsize);
@@ -115,6 +119,7 @@ void replay_target_free(struct replay_target *t)
 		replay_cursor_free(t->threads[i].cur);
 	replay_dwarf_symbols_free(t->syms);
 	replay_state_free(t->state);
+	replay_rodata_free(t->rodata);
 	replay_image_free(t->img);
 	replay_bundle_free(t->b);
 	free(t->threads);
@@ -181,6 +186,14 @@ int replay_target_past_regs(struct replay_target *t, int64_t tid, uint64_t posit
 	return replay_state_regs_at(t->state, tid, position, regs);
 }
 
+/* Bytes that never change: code from the image, read-only file data. */
+static int static_read(struct replay_target *t, uint64_t addr, uint8_t *buf, size_t len)
+{
+	int got = replay_image_read(t->img, 0, addr, buf, len);
+
+	return got > 0 ? got : replay_rodata_read(t->rodata, addr, buf, len);
+}
+
 int replay_target_past_mem(struct replay_target *t, int64_t tid, uint64_t position,
 			   uint64_t addr, void *buf, size_t len)
 {
@@ -193,12 +206,23 @@ int replay_target_past_mem(struct replay_target *t, int64_t tid, uint64_t positi
 	if (len > sizeof(known))
 		len = sizeof(known);
 	replay_state_read_mem(t->state, time, addr, buf, len, known);
-	/* Bytes the log does not know (never written while recording) are the
-	 * images' where they map code or read-only data; the run of bytes
-	 * known from the start is what can be answered. */
-	for (; n < len; n++) {
-		if (!known[n] && replay_image_read(t->img, 0, addr + n, p + n, 1) != 1)
+	/* Runs of bytes the log does not know (never written while recording)
+	 * come from the files: code, then read-only data. What is known from
+	 * the start of the range is what can be answered. */
+	while (n < len) {
+		size_t run = 0;
+		int got;
+
+		if (known[n]) {
+			n++;
+			continue;
+		}
+		while (n + run < len && !known[n + run])
+			run++;
+		got = static_read(t, addr + n, p + n, run);
+		if (got <= 0)
 			break;
+		n += (size_t)got;
 	}
 	return n ? (int)n : -ENODATA;
 }
@@ -241,7 +265,7 @@ static int rt_read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 
 	if (n > 0)
 		return n;
-	n = replay_image_read(t->img, 0, addr, buf, len);
+	n = static_read(t, addr, buf, len);
 	return n > 0 ? n : -EIO;
 }
 
