@@ -457,9 +457,17 @@ static int redo(struct sthread *t, uint64_t target)
 			hi = mid;
 	}
 	if (!t->cur_valid || ps->index > target || ps->index < t->ck[lo].index) {
+		unsigned kind;
+
+		/* The checkpoint itself whatever its tag's delta says: that is
+		 * from the record before it (instructions that changed nothing
+		 * the log records leave a delta > 0), and the checkpoint holds
+		 * its own index, which is <= target. */
 		*ps = (struct parser){ .p = t->data + t->ck[lo].off, .end = t->data + t->len,
-				       .index = t->ck[lo].index, .xs = t->xs_cur,
-				       .xs_len = t->xs_len };
+				       .xs = t->xs_cur, .xs_len = t->xs_len };
+		t->cur_valid = false;
+		if (head(ps, &kind) <= 0 || kind != K_CKPT || body(ps, kind, NULL) < 0)
+			return -EINVAL;
 		t->cur_valid = true;
 	}
 	while (ps->p < ps->end) {

@@ -55,6 +55,8 @@ struct stub_rec_task {
 	struct user_regs_struct regs;  /* READY: the registers at the stop */
 	int sig;                       /* to deliver at the next resume */
 	bool restart;                  /* READY after a syscall to be restarted */
+	bool in_rep;                   /* READY between iterations of a rep string insn */
+	bool held;                     /* READY, but its clone is not collected yet */
 	struct stub_rec_insn sc;       /* SYSCALL: the instruction */
 	uint64_t sc_resume_ip;         /* SYSCALL: rip when it was resumed */
 	long sc_nr;                    /* SYSCALL: the syscall number */
@@ -344,6 +346,8 @@ static int stub_rec_exec(struct stub_rec *r, struct stub_rec_task *t)
 	return stub_rec_update_maps(r);
 }
 
+static int stub_rec_async(struct stub_rec *r, pid_t tid, int st);
+
 /* A PTRACE_EVENT stop of @t inside its syscall; @t is resumed. */
 static int stub_rec_event(struct stub_rec *r, struct stub_rec_task *t, int ev)
 {
@@ -352,7 +356,9 @@ static int stub_rec_event(struct stub_rec *r, struct stub_rec_task *t, int ev)
 	int e = 0;
 
 	ptrace(PTRACE_GETEVENTMSG, t->th.tid, 0, &msg);
-	if (ev == PTRACE_EVENT_CLONE && !stub_rec_find(r, (pid_t)msg))
+	if (ev == PTRACE_EVENT_CLONE && (n = stub_rec_find(r, (pid_t)msg)))
+		n->held = false;
+	else if (ev == PTRACE_EVENT_CLONE)
 		e = stub_rec_add_task(r, (pid_t)msg, STUB_REC_NEW, &n);
 	else if (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK)
 		stub_rec_detach_child((pid_t)msg);
@@ -360,7 +366,20 @@ static int stub_rec_event(struct stub_rec *r, struct stub_rec_task *t, int ev)
 		e = stub_rec_exec(r, t);
 	if (e < 0)
 		return e;
-	return stub_rec_resume(t->th.tid, 0);
+	e = stub_rec_resume(t->th.tid, 0);
+	/* The kernel has written the parent's tid word (CLONE_PARENT_SETTID:
+	 * glibc's pd->tid, on the new thread's stack page) and the new thread
+	 * may run: the clone is logged now, before the new thread's first step
+	 * (it returns at once), so that no step of the new thread comes before
+	 * the clone's effects in logical time. */
+	while (e >= 0 && ev == PTRACE_EVENT_CLONE && t->state == STUB_REC_SYSCALL) {
+		int st;
+
+		e = stub_rec_wait(t->th.tid, &st, 0);
+		if (e >= 0)
+			e = stub_rec_async(r, t->th.tid, st);
+	}
+	return e < 0 ? e : 0;
 }
 
 /* The stop of SYSCALL @t (not an event): the syscall completed, or a
@@ -402,7 +421,12 @@ static int stub_rec_unknown(struct stub_rec *r, pid_t tid, int st)
 		return 0;
 	}
 	e = stub_rec_add_task(r, tid, STUB_REC_READY, &t);
-	return e < 0 ? e : stub_rec_getregs(t);
+	if (e < 0)
+		return e;
+	/* Its stop came before its parent's PTRACE_EVENT_CLONE: not stepped
+	 * before that (stub_rec_event), so the clone is logged first. */
+	t->held = true;
+	return stub_rec_getregs(t);
 }
 
 /* One waitpid report for a thread that is not being stepped. */
@@ -461,6 +485,7 @@ static int stub_rec_deliver(struct stub_rec *r, struct stub_rec_task *t)
 		return e;
 	t->sig = 0;
 	t->restart = false;
+	t->in_rep = false;             /* the handler's registers are logged */
 	e = stub_rec_wait(t->th.tid, &st, 0);
 	if (e < 0)
 		return e;
@@ -495,8 +520,11 @@ static int stub_rec_stepped(struct stub_rec *r, struct stub_rec_task *t,
 	e = stub_rec_getregs(t);
 	if (e < 0)
 		return e;
-	if (insn->rep && t->regs.rip == insn->ip)
+	if (insn->rep && t->regs.rip == insn->ip) {
+		t->in_rep = true;          /* not counted, nor logged: see stub_rec_step */
 		return 0;
+	}
+	t->in_rep = false;
 	return stub_rec_log(r, t, insn, t->regs.rip);
 }
 
@@ -544,7 +572,10 @@ static int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 	struct stub_rec_insn insn;
 	int st, e;
 
-	e = stub_rec_state_ready(&t->st, &r->sp, &t->regs, t->th.ninsn, r->clock);
+	/* Between iterations of a rep string instruction the registers are
+	 * its own progress: the position before it keeps the registers it
+	 * started with, and its record has the ones it ends with. */
+	e = t->in_rep ? 0 : stub_rec_state_ready(&t->st, &r->sp, &t->regs, t->th.ninsn, r->clock);
 	if (e < 0)
 		return e;
 	if (t->sig && stub_rec_caught(r->pid, t->sig))
@@ -576,10 +607,24 @@ static int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 /* The next READY task after the current one (the current one last). */
 static struct stub_rec_task *stub_rec_pick(struct stub_rec *r)
 {
+	bool waiting = false;
+
 	for (size_t k = 1; k <= r->ntasks; k++) {
 		size_t i = (r->cur + k) % r->ntasks;
 
+		waiting |= r->tasks[i]->state == STUB_REC_SYSCALL;
+		if (r->tasks[i]->state == STUB_REC_READY && !r->tasks[i]->held) {
+			r->cur = i;
+			return r->tasks[i];
+		}
+	}
+	/* A held thread whose clone event will not come (no thread is in a
+	 * syscall any more) runs rather than never. */
+	for (size_t k = 1; k <= r->ntasks && !waiting; k++) {
+		size_t i = (r->cur + k) % r->ntasks;
+
 		if (r->tasks[i]->state == STUB_REC_READY) {
+			r->tasks[i]->held = false;
 			r->cur = i;
 			return r->tasks[i];
 		}
@@ -689,6 +734,12 @@ int stub_rec_run(struct stub_rec *r)
 		r->b->complete = e >= 0;
 	if (!r->b->exit_kind)
 		replay_bundle_set_str(&r->b->exit_kind, "running");
+	for (size_t i = 0; i < r->ntasks && r->sp.check; i++) {
+		int e3 = stub_rec_state_check_end(&r->tasks[i]->st, &r->sp);
+
+		if (e >= 0 && e3 < 0)
+			e = e3;
+	}
 	e2 = stub_rec_save(r);
 	return e < 0 ? e : e2;
 }

@@ -42,6 +42,9 @@ static const uint8_t stub_rec_slots[] = {
 
 static struct stub_rec_xoff stub_rec_xoff;
 
+static void stub_rec_check_again(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+				 const struct user_regs_struct *regs, uint64_t index);
+
 /* --- encoding ------------------------------------------------------------ */
 
 static int stub_rec_rec_room(struct stub_rec_state *s, size_t more)
@@ -407,6 +410,7 @@ void stub_rec_state_release(struct stub_rec_state *s)
 	free(s->rg);
 	free(s->pend);
 	free(s->rec);
+	free(s->chk);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -445,7 +449,6 @@ int stub_rec_state_ready(struct stub_rec_state *s, struct stub_rec_state_proc *p
 {
 	int e;
 
-	(void)p;
 	if (!s->started)
 		return stub_rec_start(s, regs, index, time);
 	if (!memcmp(regs, &s->regs, sizeof(*regs)))
@@ -453,6 +456,8 @@ int stub_rec_state_ready(struct stub_rec_state *s, struct stub_rec_state_proc *p
 	e = stub_rec_regs(s, regs, index, time);
 	if (e >= 0)
 		e = stub_rec_xstate(s, index, time);
+	if (e >= 0 && s->nrec)
+		stub_rec_check_again(s, p, regs, index);
 	return e < 0 ? e : stub_rec_emit(s);
 }
 
@@ -494,6 +499,7 @@ int stub_rec_state_syscall(struct stub_rec_state *s, struct stub_rec_state_proc 
 	int n;
 
 	stub_rec_state_drop(s);
+	s->nvol = 0;
 	s->sc_nr = nr;
 	s->sc_args[0] = regs->rdi;
 	s->sc_args[1] = regs->rsi;
@@ -520,6 +526,11 @@ int stub_rec_state_syscall(struct stub_rec_state *s, struct stub_rec_state_proc 
 	for (int i = 0; i < n; i++) {
 		int e = 0;
 
+		if (sp[i].kind == STUB_REC_SPAN_VOLATILE &&
+		    s->nvol < sizeof(s->vol) / sizeof(s->vol[0])) {
+			s->vol[s->nvol][0] = sp[i].addr;
+			s->vol[s->nvol++][1] = sp[i].len;
+		}
 		if (sp[i].len > STUB_REC_STATE_BIG || sp[i].kind == STUB_REC_SPAN_VOLATILE)
 			continue;
 		e = stub_rec_pend_add(s, *p->mem_fd, sp[i].addr, sp[i].len);
@@ -592,18 +603,21 @@ static int stub_rec_sys_done(struct stub_rec_state *s, struct stub_rec_state_pro
 	struct stub_rec_span sp[STUB_REC_SPANS];
 	int n = stub_rec_state_sys(s->sc_nr, s->sc_args, -1, sp, STUB_REC_SPANS), e;
 
+	/* Volatile ranges as found at entry: some come from memory the
+	 * syscall's arguments point to (clone3's child_tid), which the table
+	 * cannot read again here. */
+	for (size_t i = 0; i < s->nvol; i++) {
+		e = stub_rec_map(s, s->vol[i][0], s->vol[i][1], STUB_REC_MAP_VOLATILE, index, time);
+		if (e < 0)
+			return e;
+	}
+	s->nvol = 0;
 	/* Trims apply to the table's plain entries (never to pointer reads,
 	 * which fail with fd -1 and so give no span). */
 	for (int i = 0; i < n; i++) {
 		uint64_t keep = ret > 0 ? (uint64_t)ret * sp[i].trim : 0;
 
-		if (sp[i].kind == STUB_REC_SPAN_VOLATILE) {
-			e = stub_rec_map(s, sp[i].addr, sp[i].len, STUB_REC_MAP_VOLATILE, index, time);
-			if (e < 0)
-				return e;
-			continue;
-		}
-		if (!sp[i].trim)
+		if (sp[i].kind == STUB_REC_SPAN_VOLATILE || !sp[i].trim)
 			continue;
 		for (size_t k = 0; k < s->nrg; k++) {
 			struct stub_rec_state_range *g = &s->rg[k];
@@ -632,11 +646,11 @@ int stub_rec_state_insn(struct stub_rec_state *s, struct stub_rec_state_proc *p,
 			const struct user_regs_struct *regs, uint64_t index, uint64_t time)
 {
 	bool sys = insn->cls == STUB_REC_KERNEL;
-	int e = 0;
+	int e = p->check ? stub_rec_state_check_end(s, p) : 0;
 
 	/* The time of every instruction must be known: a TIME record as soon
 	 * as it moves (another thread ran), even with nothing else to log. */
-	if (time - index != s->base)
+	if (e >= 0 && time - index != s->base)
 		e = stub_rec_begin(s, STUB_REC_STATE_TIME, index, time, 0);
 	if (e >= 0)
 		e = stub_rec_regs(s, regs, index, time);
@@ -693,13 +707,22 @@ int stub_rec_state_signal_after(struct stub_rec_state *s, struct stub_rec_state_
 				uint64_t time)
 {
 	bool covered = false;
+	uint64_t bytes = s->bytes;
 	int e;
 
 	for (size_t i = 0; i < s->nrg; i++)
 		covered |= regs->rsp >= s->rg[i].addr && regs->rsp < s->rg[i].addr + s->rg[i].len;
 	e = stub_rec_pend_log(s, p, index, time);
+	/* The handler's registers and the XSAVE area the kernel set up for
+	 * it, here rather than at the next step: the thread may not get one. */
+	if (e >= 0)
+		e = stub_rec_regs(s, regs, index, time);
+	if (e >= 0)
+		e = stub_rec_xstate(s, index, time);
 	if (e >= 0)
 		e = stub_rec_emit(s);
+	if (e >= 0 && s->bytes != bytes)
+		stub_rec_check_again(s, p, regs, index);
 	if (e >= 0 && !covered)
 		e = stub_rec_gap(p, s->tid, time, "signal frame outside the saved stack areas");
 	return e;
@@ -707,39 +730,90 @@ int stub_rec_state_signal_after(struct stub_rec_state *s, struct stub_rec_state_
 
 /* --- the --state-check dump ----------------------------------------- */
 
-static void stub_rec_check_page(FILE *f, int fd, uint64_t addr)
-{
-	uint8_t page[STUB_REC_PAGE];
-	uint32_t len = STUB_REC_PAGE;
+struct stub_rec_state_sample {
+	uint32_t tid;
+	uint64_t index, time;
+	struct user_regs_struct regs;
+	uint32_t xl;
+	uint64_t page[2];
+	uint32_t plen[2];
+	uint8_t bytes[2][STUB_REC_PAGE];
+	uint8_t xs[STUB_REC_STATE_XMAX];
+};
 
-	addr &= ~(STUB_REC_PAGE - 1);
-	if (pread(fd, page, sizeof(page), (off_t)addr) != (ssize_t)sizeof(page))
-		len = 0;
-	fwrite(&addr, 8, 1, f);
-	fwrite(&len, 4, 1, f);
-	fwrite(page, 1, len, f);
+static void stub_rec_check_page(struct stub_rec_state_sample *c, int k, int fd, uint64_t addr)
+{
+	c->page[k] = addr & ~(STUB_REC_PAGE - 1);
+	c->plen[k] = STUB_REC_PAGE;
+	if (pread(fd, c->bytes[k], STUB_REC_PAGE, (off_t)c->page[k]) != (ssize_t)STUB_REC_PAGE)
+		c->plen[k] = 0;
+}
+
+/* Takes the sample of position @index + 1 now; false if the thread
+ * cannot be read. */
+static bool stub_rec_check_take(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+				const struct user_regs_struct *regs, uint64_t index, uint64_t time)
+{
+	struct stub_rec_state_sample *c = s->chk;
+	size_t len = 0;
+
+	/* Read afresh, not the log's copy: a missed change must show. */
+	if (stub_rec_xread(s->tid, c->xs, &len) < 0)
+		return false;
+	c->tid = (uint32_t)s->tid;
+	c->index = index;
+	c->time = time;
+	c->regs = *regs;
+	c->xl = (uint32_t)len;
+	stub_rec_check_page(c, 0, *p->mem_fd, regs->rsp);
+	stub_rec_check_page(c, 1, *p->mem_fd, s->last_write);
+	return true;
+}
+
+int stub_rec_state_check_end(struct stub_rec_state *s, struct stub_rec_state_proc *p)
+{
+	const struct stub_rec_state_sample *c = s->chk;
+
+	if (!s->chk_pending)
+		return 0;
+	s->chk_pending = false;
+	fwrite("HSCK", 1, 4, p->check);
+	fwrite(&c->tid, 4, 1, p->check);
+	fwrite(&c->index, 8, 1, p->check);
+	fwrite(&c->time, 8, 1, p->check);
+	fwrite(&c->regs, sizeof(c->regs), 1, p->check);
+	fwrite(&c->xl, 4, 1, p->check);
+	fwrite(c->xs, 1, c->xl, p->check);
+	for (int k = 0; k < 2; k++) {
+		fwrite(&c->page[k], 8, 1, p->check);
+		fwrite(&c->plen[k], 4, 1, p->check);
+		fwrite(c->bytes[k], 1, c->plen[k], p->check);
+	}
+	return ferror(p->check) ? -EIO : 0;
+}
+
+/* Something was logged at @index after the instruction: the held sample
+ * of position @index + 1 is taken again, with the registers now and the
+ * log's time of that position. */
+static void stub_rec_check_again(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+				 const struct user_regs_struct *regs, uint64_t index)
+{
+	if (s->chk_pending && s->chk->index == index)
+		s->chk_pending = stub_rec_check_take(s, p, regs, index, index + s->base);
 }
 
 int stub_rec_state_check(struct stub_rec_state *s, struct stub_rec_state_proc *p,
 			 const struct user_regs_struct *regs, uint64_t index, uint64_t time)
 {
-	uint32_t tid = (uint32_t)s->tid, xl;
-	size_t len = 0;
+	int e;
 
 	if (!p->check || !p->check_every || time % p->check_every)
 		return 0;
-	/* Read afresh, not the log's copy: a missed change must show. */
-	if (stub_rec_xread(s->tid, s->xs_new, &len) < 0)
-		len = 0;
-	xl = (uint32_t)len;
-	fwrite("HSCK", 1, 4, p->check);
-	fwrite(&tid, 4, 1, p->check);
-	fwrite(&index, 8, 1, p->check);
-	fwrite(&time, 8, 1, p->check);
-	fwrite(regs, sizeof(*regs), 1, p->check);
-	fwrite(&xl, 4, 1, p->check);
-	fwrite(s->xs_new, 1, xl, p->check);
-	stub_rec_check_page(p->check, *p->mem_fd, regs->rsp);
-	stub_rec_check_page(p->check, *p->mem_fd, s->last_write);
-	return ferror(p->check) ? -EIO : 0;
+	e = stub_rec_state_check_end(s, p);
+	if (e < 0)
+		return e;
+	if (!s->chk && !(s->chk = malloc(sizeof(*s->chk))))
+		return -ENOMEM;
+	s->chk_pending = stub_rec_check_take(s, p, regs, index, time);
+	return 0;
 }

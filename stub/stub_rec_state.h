@@ -82,6 +82,8 @@ struct stub_rec_state_range {
 	size_t old;                    /* offset of its old bytes in pend */
 };
 
+struct stub_rec_state_sample;
+
 struct stub_rec_state {
 	pid_t tid;
 	FILE *out;                     /* borrowed: must outlive the log */
@@ -106,7 +108,11 @@ struct stub_rec_state {
 	bool pend_syscall;
 	long sc_nr;                    /* the syscall in flight */
 	uint64_t sc_args[6];
+	uint64_t vol[4][2];            /* the syscall's volatile ranges (addr, len) */
+	size_t nvol;
 	uint64_t alt_sp, alt_size;     /* sigaltstack, if the thread set one */
+	struct stub_rec_state_sample *chk;  /* --state-check: the sample not written yet */
+	bool chk_pending;
 	uint8_t *rec;                  /* the record being built */
 	size_t nrec, caprec;
 };
@@ -160,8 +166,16 @@ void stub_rec_state_drop(struct stub_rec_state *s);
 int stub_rec_state_flush(struct stub_rec_state *s);
 
 /* The hidden --state-check dump: registers, XSAVE area, the stack page
- * and the page of the last write, at instruction @index (after it). */
+ * and the page of the last write, at instruction @index (after it), i.e.
+ * what the reader gives for position @index + 1. The sample is written
+ * when the thread logs its next instruction (or at stub_rec_state_check_end):
+ * if something is logged at @index in between (a signal delivered, the
+ * registers changed without an instruction), it is taken again then, as
+ * the position before instruction @index + 1 is what follows. A thread
+ * whose state cannot be read (it exited) gives no sample. */
 int stub_rec_state_check(struct stub_rec_state *s, struct stub_rec_state_proc *p,
 			 const struct user_regs_struct *regs, uint64_t index, uint64_t time);
+/* Writes the sample still held, if any. 0 or -EIO. */
+int stub_rec_state_check_end(struct stub_rec_state *s, struct stub_rec_state_proc *p);
 
 #endif
