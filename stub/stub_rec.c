@@ -580,6 +580,15 @@ static int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 		return e;
 	if (t->sig && stub_rec_caught(r->pid, t->sig))
 		return stub_rec_deliver(r, t);
+	/* A signal with no handler: the instruction at rip did not run, and
+	 * may never (a fault that kills). As a CPU would when the kernel takes
+	 * over, the trace ends here (FUP + TIP.PGD); a thread that survives is
+	 * enabled again at its next step. */
+	if (t->sig) {
+		e = stub_rec_thread_interrupt(&t->th, t->regs.rip);
+		if (e < 0)
+			return e;
+	}
 	if (t->restart)
 		return stub_rec_enter_syscall(r, t, t->regs.rip - 2);
 	e = stub_rec_icache_get(&r->icache, r->mem.fd, t->regs.rip, &insn);
