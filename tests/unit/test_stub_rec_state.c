@@ -147,6 +147,23 @@ static void run(const char *cmd)
 	assert_int_equal(r, 0);
 }
 
+/* Right after each checkpoint (one every 16384 instructions, docs/record.md)
+ * the reader restarts from it: registers there were once read back as all
+ * zero. rsp is never 0 in a running thread. Deterministic, unlike sampling. */
+static void check_after_checkpoints(struct replay_state *st, const struct replay_thread *th)
+{
+	uint64_t gp[REPLAY_STATE_NGP];
+
+	for (uint64_t cp = 16384; cp + 5 <= th->instructions; cp += 16384) {
+		for (uint64_t j = 0; j < 5; j++) {
+			assert_int_equal(replay_state_raw_at(st, th->tid, cp + j, gp, NULL, NULL), 0);
+			if (gp[offsetof(struct user_regs_struct, rsp) / 8] == 0)
+				fail_msg("thread %" PRId64 " index %" PRIu64 ": rsp read back as 0",
+					 th->tid, cp + j);
+		}
+	}
+}
+
 static void record_check(const char *name, char *const argv[], uint32_t every)
 {
 	struct stub_rec_options o;
@@ -181,6 +198,7 @@ static void record_check(const char *name, char *const argv[], uint32_t every)
 
 		assert_true(replay_state_last_index(st, th->tid) <= th->instructions);
 		assert_true(replay_state_last_index(st, th->tid) + 2 >= th->instructions);
+		check_after_checkpoints(st, th);
 	}
 	f = fopen(chk, "rb");
 	assert_non_null(f);
