@@ -11,7 +11,7 @@ PACKAGES=(
     libjansson-dev libcmocka-dev zlib1g-dev libc6-dbg
     gdb gdbserver lldb
     clang libclang-rt-14-dev
-    python3 procps iproute2
+    python3 procps iproute2 tmux
 )
 
 missing=()
