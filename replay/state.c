@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/rsp_ftag.h"
 #include "replay/bundle.h"
 
 enum {
@@ -523,35 +524,6 @@ int replay_state_time_at(struct replay_state *st, int64_t tid, uint64_t index, u
 
 /* --- registers in GDB's form ------------------------------------------- */
 
-static unsigned ftag_classify(const uint8_t *reg)
-{
-	uint64_t mant;
-	unsigned exp = ((unsigned)reg[9] << 8 | reg[8]) & 0x7fff;
-
-	memcpy(&mant, reg, 8);
-	if (exp == 0x7fff)
-		return 2;
-	if (exp == 0)
-		return mant == 0 ? 1 : 2;
-	return (mant >> 63) ? 0 : 2;
-}
-
-/* fxsave's abridged tag to GDB's full tag word (as stub/stub_ftag.c). */
-static uint16_t ftag_full(uint8_t abridged, uint16_t fstat, const uint8_t *st_space)
-{
-	unsigned top = (fstat >> 11) & 7;
-	uint16_t full = 0;
-
-	for (unsigned phys = 0; phys < 8; phys++) {
-		unsigned tag = 3;
-
-		if (abridged & (1u << phys))
-			tag = ftag_classify(st_space + 16 * ((phys - top) & 7));
-		full |= (uint16_t)(tag << (2 * phys));
-	}
-	return full;
-}
-
 static uint64_t le(const uint8_t *p, unsigned n)
 {
 	uint64_t v = 0;
@@ -590,7 +562,7 @@ int replay_state_regs_at(struct replay_state *st, int64_t tid, uint64_t index,
 		rsp_regs_set_bytes(out, RSP_REG_ST0 + i, xs + 32 + 16 * i);
 	rsp_regs_set(out, RSP_REG_FCTRL, le(xs, 2));
 	rsp_regs_set(out, RSP_REG_FSTAT, le(xs + 2, 2));
-	rsp_regs_set(out, RSP_REG_FTAG, ftag_full(xs[4], (uint16_t)le(xs + 2, 2), xs + 32));
+	rsp_regs_set(out, RSP_REG_FTAG, rsp_ftag_full(xs[4], (uint16_t)le(xs + 2, 2), xs + 32));
 	rsp_regs_set(out, RSP_REG_FISEG, (le(xs + 8, 8) >> 32) & 0xffff);
 	rsp_regs_set(out, RSP_REG_FIOFF, le(xs + 8, 8) & 0xffffffffu);
 	rsp_regs_set(out, RSP_REG_FOSEG, (le(xs + 16, 8) >> 32) & 0xffff);

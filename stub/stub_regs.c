@@ -2,7 +2,7 @@
  * stub/stub_regs.c: register conversion and the ptrace calls behind it.
  *
  * The x87 environment: fctrl / fstat come from cwd / swd, ftag is rebuilt
- * from the abridged tag (stub/stub_ftag.h), fiseg:fioff and foseg:fooff are
+ * from the abridged tag (protocol/rsp_ftag.h), fiseg:fioff and foseg:fooff are
  * the two halves of the 64-bit FIP and FDP, fop keeps its low 11 bits.
  * ymm upper halves live at offset 576 of the standard XSAVE layout and are
  * zero when XSTATE_BV bit 2 is clear.
@@ -19,7 +19,7 @@
 #include <sys/uio.h>
 
 #include "protocol/target.h"
-#include "stub/stub_ftag.h"
+#include "protocol/rsp_ftag.h"
 
 #define STUB_XSTATE_MAX 16384
 #define STUB_XSTATE_BV 512
@@ -75,7 +75,7 @@ static void stub_regs_x87_from(const struct user_fpregs_struct *fp, struct rsp_r
 		rsp_regs_set_bytes(out, RSP_REG_ST0 + i, st + 16 * i);
 	rsp_regs_set(out, RSP_REG_FCTRL, fp->cwd);
 	rsp_regs_set(out, RSP_REG_FSTAT, fp->swd);
-	rsp_regs_set(out, RSP_REG_FTAG, stub_ftag_full((uint8_t)fp->ftw, fp->swd, st));
+	rsp_regs_set(out, RSP_REG_FTAG, rsp_ftag_full((uint8_t)fp->ftw, fp->swd, st));
 	rsp_regs_set(out, RSP_REG_FISEG, (fp->rip >> 32) & 0xffff);
 	rsp_regs_set(out, RSP_REG_FIOFF, fp->rip & 0xffffffffu);
 	rsp_regs_set(out, RSP_REG_FOSEG, (fp->rdp >> 32) & 0xffff);
@@ -111,7 +111,7 @@ static void stub_regs_x87_to(const struct rsp_regs *in, struct user_fpregs_struc
 	if (in->avail[RSP_REG_FSTAT])
 		fp->swd = (uint16_t)rsp_regs_get(in, RSP_REG_FSTAT);
 	if (in->avail[RSP_REG_FTAG])
-		fp->ftw = stub_ftag_abridged((uint16_t)rsp_regs_get(in, RSP_REG_FTAG));
+		fp->ftw = rsp_ftag_abridged((uint16_t)rsp_regs_get(in, RSP_REG_FTAG));
 	if (in->avail[RSP_REG_FIOFF])
 		fp->rip = (fp->rip & ~0xffffffffull) | rsp_regs_get(in, RSP_REG_FIOFF);
 	if (in->avail[RSP_REG_FISEG])
