@@ -15,21 +15,31 @@
  *   step / range / reverse action names, else the current one; the others
  *   stay where they are;
  * - breakpoints (Z0 / Z1) are kept in a table, never written anywhere;
- *   watchpoints are not supported yet (they come with the state log);
+ * - write watchpoints (Z2) with a state log: the logged writes of every
+ *   thread are searched by logical time; bc stops at the latest earlier
+ *   write to a watched range (pc = the writing instruction, memory holds
+ *   the old value), a forward resume right after the next later one,
+ *   in the thread that wrote, which becomes the current one; a
+ *   breakpoint, gap or edge met first wins. Z3 / Z4 (reads are not logged), and Z2
+ *   without a state log, are refused (-EOPNOTSUPP);
  * - registers: rip from the cursor; the others from
- *   replay_target_past_regs (the state log's hook), unavailable until then
+ *   replay_target_past_regs (the state log), unavailable without one
  *   (never present values shown as past ones);
- * - memory: replay_target_past_mem (the state log's hook), then the code
- *   and read-only data of the mapped files; anything else is an error;
- *   writes to registers and memory are refused;
+ * - memory: replay_target_past_mem (the state log), then for bytes never
+ *   touched the present (replay_target_set_present_mem) if there is one,
+ *   then the code and read-only data of the mapped files; anything else is
+ *   an error; writes to registers and memory are refused;
  * - branch trace: GDB's `record btrace pt` gets each thread's recorded PT
- *   stream with the CPU it claims, so GDB's own decoder reads it;
+ *   stream with the CPU it claims, so GDB's own decoder reads it; `record
+ *   btrace bts` gets the history up to the thread's position as BTS blocks
+ *   (replay/replay_bts.h), as many as GDB's buffer size holds;
  * - monitor commands: when, goto N, record-info, history, calls
  *   (replay/replay_monitor.h).
  */
 #ifndef HINDSIGHT_REPLAY_REPLAY_TARGET_H
 #define HINDSIGHT_REPLAY_REPLAY_TARGET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,16 +61,32 @@ int64_t replay_target_pid(const struct replay_target *t);
 /* The cursor of thread @tid, or NULL. */
 struct replay_cursor *replay_target_cursor(struct replay_target *t, int64_t tid);
 
-/* Hooks for the state log (software recordings: every register and all
- * written memory at every position). Until it exists both return
+/* The past from the state log (software recordings: every register and
+ * all written memory at every position); without one both return
  * -ENODATA. past_regs fills @regs (avail[] set for what is known) for
- * thread @tid at @position: 0 or -ENODATA. past_mem reads @len bytes at
- * @addr: the number read, -ENODATA when the log does not know (the images
- * are asked next), or -EIO. */
+ * thread @tid at @position: 0, -ENODATA, or -ENOENT (no such position).
+ * past_mem reads up to @len (at most 4096) bytes at @addr at that
+ * position's logical time, bytes the log does not know from the present
+ * or the files: the number read from @addr on, or -ENODATA when nothing
+ * there is known. */
 struct rsp_regs;
 int replay_target_past_regs(struct replay_target *t, int64_t tid, uint64_t position,
 			    struct rsp_regs *regs);
 int replay_target_past_mem(struct replay_target *t, int64_t tid, uint64_t position,
 			   uint64_t addr, void *buf, size_t len);
+
+/* For a recording whose process is still there (a live recording): bytes
+ * of a past read that the state log shows were never touched while
+ * recording (no write, mapping change or exec since) have their present
+ * value, so they are read through @read (the convention of
+ * rsp_target_ops.read_mem: bytes read, or a negative errno) before the
+ * files are. A NULL @read turns it off, as it is at open. */
+void replay_target_set_present_mem(struct replay_target *t,
+				   int (*read)(void *ctx, uint64_t addr, void *buf, size_t len),
+				   void *ctx);
+
+/* True when every thread's cursor is at the end of its history (position
+ * size + 1): the present. */
+bool replay_target_at_end(const struct replay_target *t);
 
 #endif

@@ -1,12 +1,15 @@
 /*
  * replay/state.c: the state log reader.
  *
- * Each log is parsed once at open: its checkpoints (file offset, index)
- * and every memory record (time, range, where its bytes are) go into
+ * Each log is parsed once at open: its checkpoints (file offset, index),
+ * the points where its time base changes (index, base) and every memory
+ * record (time, thread, index, range, where its bytes are) go into
  * tables; memory records of all threads are then sorted by time and
- * indexed by page. Registers are redone from a checkpoint by parsing
- * forward (a cursor per thread remembers the last answer). The format is
- * docs/bundle.md's; the writer is stub/stub_rec_state.c.
+ * indexed by page, each page's references in time order, so the writes
+ * around a time are found by binary search. Registers are redone from a
+ * checkpoint by parsing forward (a cursor per thread remembers the last
+ * answer); times and positions map to each other through the base table.
+ * The format is docs/bundle.md's; the writer is stub/stub_rec_state.c.
  */
 #include "replay/state.h"
 
@@ -47,9 +50,16 @@ struct ckpt {
 
 struct mwrite {
 	uint64_t time, addr, len;
+	uint64_t index;            /* of the record in its thread's log */
 	const uint8_t *old;        /* MEM: old bytes, then len new bytes */
 	uint8_t kind;              /* K_MEM, or M_* + 16 for MAP */
+	uint32_t thread;           /* into replay_state.t */
 	uint32_t seq;
+};
+
+/* From @index on (until the next entry), time = index + base. */
+struct tbase {
+	uint64_t index, base;
 };
 
 struct sthread {
@@ -59,6 +69,8 @@ struct sthread {
 	size_t xs_len;
 	struct ckpt *ck;
 	size_t nck;
+	struct tbase *tb;          /* CKPT and TIME records, in order */
+	size_t ntb, captb;
 	uint64_t last_index;
 	struct parser cur;         /* the last answer */
 	bool cur_valid;
@@ -197,6 +209,7 @@ static int body(struct parser *ps, unsigned kind, struct mwrite *w)
 			w->addr = ps->mem_end + (uint64_t)d;
 			w->len = len;
 			w->time = ps->index + ps->base;
+			w->index = ps->index;
 			w->old = ps->p;
 		}
 		ps->mem_end += (uint64_t)d + len;
@@ -232,6 +245,25 @@ static int add_write(struct replay_state *st, const struct mwrite *w)
 	st->w[st->nw] = *w;
 	st->w[st->nw].seq = (uint32_t)st->nw;
 	st->nw++;
+	return 0;
+}
+
+static int add_base(struct sthread *t, uint64_t index, uint64_t base)
+{
+	struct tbase *nv;
+
+	if (t->ntb && t->tb[t->ntb - 1].base == base)
+		return 0;
+	if (t->ntb == t->captb) {
+		size_t cap = t->captb ? 2 * t->captb : 64;
+
+		nv = realloc(t->tb, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		t->tb = nv;
+		t->captb = cap;
+	}
+	t->tb[t->ntb++] = (struct tbase){ index, base };
 	return 0;
 }
 
@@ -273,10 +305,13 @@ static int scan(struct replay_state *st, struct sthread *t)
 			ps.index = t->last_index;
 			break;             /* a truncated tail: read up to it */
 		}
+		w.thread = (uint32_t)(t - st->t);
 		if (kind == K_CKPT)
 			r = add_ckpt(t, ps.index, (size_t)(at - t->data));
 		else if (kind == K_MEM || kind == K_MAP)
 			r = add_write(st, &w);
+		if (r >= 0 && (kind == K_CKPT || kind == K_TIME))
+			r = add_base(t, ps.index, ps.base);
 		if (r < 0)
 			return r;
 		t->last_index = ps.index;
@@ -416,6 +451,7 @@ void replay_state_free(struct replay_state *st)
 	for (size_t i = 0; i < st->nt; i++) {
 		free(st->t[i].data);
 		free(st->t[i].ck);
+		free(st->t[i].tb);
 	}
 	free(st->t);
 	free(st->w);
@@ -508,17 +544,61 @@ int replay_state_raw_at(struct replay_state *st, int64_t tid, uint64_t index,
 	return 0;
 }
 
+/* --- time ---------------------------------------------------------------- */
+
+/* The time base after every record of index <= @index. */
+static uint64_t base_of(const struct sthread *t, uint64_t index)
+{
+	size_t lo = 0, hi = t->ntb;
+
+	while (hi - lo > 1) {              /* the last entry <= index */
+		size_t mid = (lo + hi) / 2;
+
+		if (t->tb[mid].index <= index)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return t->ntb ? t->tb[lo].base : 0;
+}
+
+/* Position @p's time: after instruction p - 1 ran. */
+static uint64_t time_of(const struct sthread *t, uint64_t p)
+{
+	return p - 1 + base_of(t, p - 1);
+}
+
 int replay_state_time_at(struct replay_state *st, int64_t tid, uint64_t index, uint64_t *time)
 {
 	struct sthread *t = find(st, tid);
-	int e;
 
 	if (!t || !index)
 		return -ENOENT;
-	e = redo(t, index - 1);
-	if (e < 0)
-		return e;
-	*time = index - 1 + t->cur.base;
+	*time = time_of(t, index);
+	return 0;
+}
+
+int replay_state_position_at(struct replay_state *st, int64_t tid, uint64_t time,
+			     uint64_t *position)
+{
+	struct sthread *t = find(st, tid);
+	uint64_t lo = 1, hi;
+
+	*position = 1;
+	if (!t || !t->ntb || time < time_of(t, 1))
+		return -ENOENT;
+	/* Times grow with positions by at least one each: the answer is at
+	 * most time - (the first base) + 1. Largest p with time_of(p) <= time. */
+	hi = time - t->tb[0].base + 1;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo + 1) / 2;
+
+		if (time_of(t, mid) <= time)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	*position = lo;
 	return 0;
 }
 
@@ -658,6 +738,21 @@ static void epoch(const struct replay_state *st, uint64_t time, uint64_t *from, 
 	}
 }
 
+/* The first of a page's refs [a, b) (in time order) whose write is
+ * later than @time, or b. */
+static size_t first_after(const struct replay_state *st, size_t a, size_t b, uint64_t time)
+{
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (st->w[st->pr[m].w].time <= time)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
 /* One page's part [lo, hi) of the query. */
 static void read_page(const struct replay_state *st, uint64_t time, uint64_t addr, uint64_t lo,
 		      uint64_t hi, uint8_t *buf, uint8_t *state, uint64_t from, uint64_t to)
@@ -667,8 +762,7 @@ static void read_page(const struct replay_state *st, uint64_t time, uint64_t add
 	for (uint64_t x = lo; x < hi; x++)
 		left += !state[x - addr];
 	page_refs(st, lo >> PAGE_SHIFT, &a, &b);
-	for (m = a; m < b && st->w[st->pr[m].w].time <= time; m++)
-		;
+	m = first_after(st, a, b, time);
 	for (size_t k = m; k > a && left; k--) {        /* latest first */
 		const struct mwrite *w = &st->w[st->pr[k - 1].w];
 
@@ -685,34 +779,124 @@ static void read_page(const struct replay_state *st, uint64_t time, uint64_t add
 	}
 }
 
-int replay_state_read_mem(const struct replay_state *st, uint64_t time, uint64_t addr,
-			  void *buf, size_t len, uint8_t *known)
+int replay_state_read_mem_status(const struct replay_state *st, uint64_t time, uint64_t addr,
+				 void *buf, size_t len, uint8_t *status)
 {
-	uint8_t *state = calloc(len ? len : 1, 1);
 	uint64_t from, to, x = addr;
 	int r = 0;
 
-	if (!state)
-		return -ENOMEM;
+	memset(status, REPLAY_STATE_UNTOUCHED, len);
 	memset(buf, 0, len);
 	epoch(st, time, &from, &to);
-	volatile_mask(st, time, addr, len, state);
+	volatile_mask(st, time, addr, len, status);
 	while (x < addr + len) {
 		uint64_t end = ((x >> PAGE_SHIFT) + 1) << PAGE_SHIFT;
 
 		if (end > addr + len)
 			end = addr + len;
-		read_page(st, time, addr, x, end, buf, state, from, to);
+		read_page(st, time, addr, x, end, buf, status, from, to);
 		x = end;
 	}
 	for (size_t i = 0; i < len; i++) {
-		if (state[i] != 1) {
+		/* A later exec replaces what nothing touched before it. */
+		if (status[i] == REPLAY_STATE_UNTOUCHED && to != UINT64_MAX)
+			status[i] = REPLAY_STATE_UNKNOWN;
+		if (status[i] != REPLAY_STATE_KNOWN) {
 			((uint8_t *)buf)[i] = 0;
 			r = -ENOENT;
 		}
-		if (known)
-			known[i] = state[i] == 1;
 	}
-	free(state);
 	return r;
+}
+
+int replay_state_read_mem(const struct replay_state *st, uint64_t time, uint64_t addr,
+			  void *buf, size_t len, uint8_t *known)
+{
+	uint8_t *status = calloc(len ? len : 1, 1);
+	int r;
+
+	if (!status)
+		return -ENOMEM;
+	r = replay_state_read_mem_status(st, time, addr, buf, len, status);
+	for (size_t i = 0; known && i < len; i++)
+		known[i] = status[i] == REPLAY_STATE_KNOWN;
+	free(status);
+	return r;
+}
+
+/* --- writes ------------------------------------------------------------- */
+
+static bool overlaps(const struct mwrite *w, uint64_t addr, uint64_t len)
+{
+	return w->kind == K_MEM && w->addr < addr + len && addr < w->addr + w->len;
+}
+
+static void write_out(const struct replay_state *st, size_t i, struct replay_state_write *out)
+{
+	const struct mwrite *w = &st->w[i];
+
+	*out = (struct replay_state_write){ st->t[w->thread].tid, w->index, w->time, w->addr,
+					    w->len };
+}
+
+int replay_state_write_before(const struct replay_state *st, uint64_t addr, uint64_t len,
+			      uint64_t time, struct replay_state_write *out)
+{
+	uint64_t from, to, last;
+	size_t best = SIZE_MAX;
+
+	if (!len || !time || addr + len < addr)
+		return -ENOENT;
+	epoch(st, time - 1, &from, &to);
+	last = (addr + len - 1) >> PAGE_SHIFT;
+	for (uint64_t pg = addr >> PAGE_SHIFT; pg <= last; pg++) {
+		size_t a, b;
+
+		page_refs(st, pg, &a, &b);
+		for (size_t k = first_after(st, a, b, time - 1); k > a; k--) {
+			size_t i = st->pr[k - 1].w;
+
+			if (st->w[i].time < from || (best != SIZE_MAX && i <= best))
+				break;
+			if (overlaps(&st->w[i], addr, len)) {
+				best = i;
+				break;
+			}
+		}
+	}
+	if (best == SIZE_MAX)
+		return -ENOENT;
+	write_out(st, best, out);
+	return 0;
+}
+
+int replay_state_write_after(const struct replay_state *st, uint64_t addr, uint64_t len,
+			     uint64_t time, struct replay_state_write *out)
+{
+	uint64_t from, to, last;
+	size_t best = SIZE_MAX;
+
+	if (!len || addr + len < addr)
+		return -ENOENT;
+	epoch(st, time, &from, &to);
+	last = (addr + len - 1) >> PAGE_SHIFT;
+	for (uint64_t pg = addr >> PAGE_SHIFT; pg <= last; pg++) {
+		size_t a, b;
+
+		page_refs(st, pg, &a, &b);
+		for (size_t k = first_after(st, a, b, time); k < b; k++) {
+			size_t i = st->pr[k].w;
+
+			if (st->w[i].time >= to || i >= best)
+				break;
+			if (overlaps(&st->w[i], addr, len)) {
+				best = i;
+				break;
+			}
+		}
+	}
+	if (best == SIZE_MAX)
+		return -ENOENT;
+	write_out(st, best, out);
+	return 0;
 }

@@ -14,6 +14,10 @@
  * kernel (rseq, shared mappings) made unknowable, are not known: the
  * caller reads them from the images or reports them unavailable.
  *
+ * Times and positions map both ways (a thread's positions have growing
+ * times: other threads' instructions fall between two of them), and the
+ * logged writes of a range can be searched by time, for watchpoints.
+ *
  * The logs are read into memory at open. Lifetime: replay_state_open /
  * replay_state_free. Nothing here prints.
  */
@@ -44,8 +48,18 @@ void replay_state_free(struct replay_state *st);
 uint64_t replay_state_last_index(const struct replay_state *st, int64_t tid);
 
 /* The logical time at position (@tid, @index): what read_mem takes. 0 or
- * -ENOENT (no such thread or index 0). */
+ * -ENOENT (no such thread or index 0). It is the time of instruction
+ * @index - 1 (so the time instruction @index runs at is the time at
+ * @index + 1); positions past the log continue it one by one. */
 int replay_state_time_at(struct replay_state *st, int64_t tid, uint64_t index, uint64_t *time);
+
+/* The inverse: the position of @tid at logical time @time, the last one
+ * whose time is <= @time (the thread's state once everything up to @time
+ * ran). It may lie past the thread's history: the caller bounds it. 0, or
+ * -ENOENT (no such thread, or @time is before its position 1; *@position
+ * is then 1). */
+int replay_state_position_at(struct replay_state *st, int64_t tid, uint64_t time,
+			     uint64_t *position);
 
 /* The registers at (@tid, @index) as struct user_regs_struct's 27 fields
  * in @gp (rip is the value of the last record: the caller knows the real
@@ -65,8 +79,48 @@ int replay_state_regs_at(struct replay_state *st, int64_t tid, uint64_t index,
 
 /* @len bytes at @addr as they were at logical time @time, into @buf. In
  * @known (NULL or @len bytes), 1 for each byte the log knows, else 0 (its
- * byte in @buf is 0). 0 if all were known, -ENOENT if some were not. */
+ * byte in @buf is 0). 0 if all were known, -ENOENT if some were not (or
+ * -ENOMEM). */
 int replay_state_read_mem(const struct replay_state *st, uint64_t time, uint64_t addr,
 			  void *buf, size_t len, uint8_t *known);
+
+/* What replay_state_read_mem_status says of each byte. */
+enum replay_state_byte {
+	REPLAY_STATE_UNTOUCHED = 0, /* nothing logged ever changed it (no write,
+				     * mapping change or exec): its value at the
+				     * end of the recording is its value then */
+	REPLAY_STATE_KNOWN = 1,     /* from the log */
+	REPLAY_STATE_UNKNOWN = 2,   /* made unknowable: a mapping change, the
+				     * kernel writing it unseen, an exec */
+};
+
+/* replay_state_read_mem with a status per byte in @status (@len bytes,
+ * enum replay_state_byte). Same returns, never -ENOMEM. */
+int replay_state_read_mem_status(const struct replay_state *st, uint64_t time, uint64_t addr,
+				 void *buf, size_t len, uint8_t *status);
+
+/* A logged write (a MEM record): the thread and instruction that made it
+ * (the record applies after instruction @index: position @index is the
+ * state before it, @index + 1 the state after it), its logical time and
+ * its range. */
+struct replay_state_write {
+	int64_t tid;
+	uint64_t index;
+	uint64_t time;
+	uint64_t addr, len;
+};
+
+/* The latest logged write overlapping [@addr, @addr + @len) with time <
+ * @time (write_before), or the earliest with time > @time (write_after),
+ * into *@out; of several writes at one time, the last (before) or first
+ * (after) logged. Writes of every thread count; memory a mapping change or
+ * the kernel altered does not (those are not writes), and neither search
+ * crosses an exec. 0, or -ENOENT when there is none. Cost: a binary search
+ * per page of the range, then the writes to those pages that do not
+ * overlap the range, between @time and the answer. */
+int replay_state_write_before(const struct replay_state *st, uint64_t addr, uint64_t len,
+			      uint64_t time, struct replay_state_write *out);
+int replay_state_write_after(const struct replay_state *st, uint64_t addr, uint64_t len,
+			     uint64_t time, struct replay_state_write *out);
 
 #endif

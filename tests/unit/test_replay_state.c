@@ -2,7 +2,11 @@
  * tests/unit/test_replay_state.c: the state log reader on logs written by
  * hand, byte by byte (docs/bundle.md, "State log"): registers redone from
  * a checkpoint, memory before / between / after writes, mapping records,
- * two threads merged by time, a truncated tail, a file that is not a log.
+ * two threads merged by time, a truncated tail, a file that is not a log;
+ * the writes of a range searched both ways by time, times and positions
+ * mapped both ways, and what each byte of a read is (known, untouched,
+ * unknowable). tests/unit/test_replay_target.c does the same on a real
+ * recording.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -72,6 +76,22 @@ static void mem(struct wbuf *w, unsigned delta, int64_t rel, const char *old, co
 	memcpy(w->b + w->n, old, len);
 	memcpy(w->b + w->n + len, new, len);
 	w->n += 2 * len;
+}
+
+/* A MAP record @delta after the last one: @len bytes at end + @rel, @how. */
+static void map(struct wbuf *w, unsigned delta, int64_t rel, uint64_t len, uint8_t how)
+{
+	tag(w, 4, delta);
+	put_s(w, rel);
+	put(w, len);
+	w->b[w->n++] = how;
+}
+
+/* A TIME record: from @delta after the last record on, time - index is @base. */
+static void time_base(struct wbuf *w, unsigned delta, uint64_t base)
+{
+	tag(w, 5, delta);
+	put(w, base);
 }
 
 static struct replay_bundle *bundle_of(struct wbuf *w, size_t nthreads)
@@ -261,6 +281,180 @@ static void test_truncated_and_bad(void **state)
 	replay_bundle_free(b);
 }
 
+static void expect_write(const struct replay_state_write *w, int64_t tid, uint64_t index,
+			 uint64_t time, uint64_t addr, uint64_t len)
+{
+	assert_int_equal(w->tid, tid);
+	assert_int_equal(w->index, index);
+	assert_int_equal(w->time, time);
+	assert_int_equal(w->addr, addr);
+	assert_int_equal(w->len, len);
+}
+
+static void test_writes(void **state)
+{
+	struct wbuf w = { 0 };
+	struct replay_bundle *b;
+	struct replay_state *st;
+	struct replay_state_write wr;
+	(void)state;
+
+	start(&w, 0, 0, 0);
+	mem(&w, 2, 0x1000, "abcd", "ABCD");        /* time 2: [0x1000, 0x1004) */
+	mem(&w, 3, -2, "CD", "xy");                /* time 5: [0x1002, 0x1004) */
+	map(&w, 1, -1, 2, 1);                      /* time 6: [0x1003, 0x1005) zeros */
+	mem(&w, 2, 0x1ffe - 0x1005, "pqrs", "PQRS"); /* time 8: [0x1ffe, 0x2002) */
+	mem(&w, 0, -4, "PQ", "PQ");                /* time 8 again, unchanged bytes */
+	b = bundle_of(&w, 1);
+	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+
+	assert_int_equal(replay_state_write_before(st, 0x1000, 4, 100, &wr), 0);
+	expect_write(&wr, 7, 5, 5, 0x1002, 2);
+	assert_int_equal(replay_state_write_before(st, 0x1000, 2, 100, &wr), 0);
+	expect_write(&wr, 7, 2, 2, 0x1000, 4);     /* [0x1002, ..) is not in the range */
+	assert_int_equal(replay_state_write_before(st, 0x1000, 4, 5, &wr), 0);
+	expect_write(&wr, 7, 2, 2, 0x1000, 4);     /* strictly before */
+	assert_int_equal(replay_state_write_before(st, 0x1000, 4, 2, &wr), -ENOENT);
+	/* The zeros at time 6 are a mapping change, not a write. */
+	assert_int_equal(replay_state_write_before(st, 0x1003, 2, 100, &wr), 0);
+	expect_write(&wr, 7, 5, 5, 0x1002, 2);
+	assert_int_equal(replay_state_write_after(st, 0x1000, 4, 0, &wr), 0);
+	expect_write(&wr, 7, 2, 2, 0x1000, 4);
+	assert_int_equal(replay_state_write_after(st, 0x1000, 4, 2, &wr), 0);
+	expect_write(&wr, 7, 5, 5, 0x1002, 2);
+	assert_int_equal(replay_state_write_after(st, 0x1000, 4, 5, &wr), -ENOENT);
+	/* Across a page boundary, from either page; of two writes at one
+	 * time, the last logged backward and the first forward; a write of
+	 * the same bytes counts. */
+	assert_int_equal(replay_state_write_before(st, 0x2001, 1, 100, &wr), 0);
+	expect_write(&wr, 7, 8, 8, 0x1ffe, 4);
+	assert_int_equal(replay_state_write_before(st, 0x1ffe, 1, 100, &wr), 0);
+	expect_write(&wr, 7, 8, 8, 0x1ffe, 2);
+	assert_int_equal(replay_state_write_after(st, 0x1f00, 0x200, 5, &wr), 0);
+	expect_write(&wr, 7, 8, 8, 0x1ffe, 4);
+	assert_int_equal(replay_state_write_before(st, 0x1000, 0, 100, &wr), -ENOENT);
+	assert_int_equal(replay_state_write_before(st, 0x3000, 8, 100, &wr), -ENOENT);
+	replay_state_free(st);
+	replay_bundle_free(b);
+}
+
+static void test_writes_threads(void **state)
+{
+	struct wbuf w[2] = { 0 };
+	struct replay_bundle *b;
+	struct replay_state *st;
+	struct replay_state_write wr;
+	uint64_t pos, time;
+	(void)state;
+
+	/* Thread 7 runs instructions 1, 2 at times 1, 2; thread 8 (base 5)
+	 * runs at times 5 .. 12; thread 7 again from instruction 3 at 13. */
+	start(&w[0], 0, 0, 0);
+	mem(&w[0], 1, 0x3000, "ab", "cd");         /* thread 7, insn 1, time 1 */
+	time_base(&w[0], 2, 10);                   /* insn 3 at time 13 */
+	mem(&w[0], 1, 0x3000 - 0x3002, "ef", "gh"); /* insn 4, time 14 */
+	start(&w[1], 0, 5, 0);
+	mem(&w[1], 3, 0x3001, "d", "e");           /* thread 8, insn 3, time 8 */
+	b = bundle_of(w, 2);
+	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+
+	assert_int_equal(replay_state_write_before(st, 0x3000, 2, 100, &wr), 0);
+	expect_write(&wr, 7, 4, 14, 0x3000, 2);
+	assert_int_equal(replay_state_write_before(st, 0x3000, 2, 14, &wr), 0);
+	expect_write(&wr, 8, 3, 8, 0x3001, 1);
+	assert_int_equal(replay_state_write_before(st, 0x3000, 2, 8, &wr), 0);
+	expect_write(&wr, 7, 1, 1, 0x3000, 2);
+	assert_int_equal(replay_state_write_after(st, 0x3000, 2, 1, &wr), 0);
+	expect_write(&wr, 8, 3, 8, 0x3001, 1);
+	assert_int_equal(replay_state_write_after(st, 0x3000, 1, 1, &wr), 0);
+	expect_write(&wr, 7, 4, 14, 0x3000, 2);    /* thread 8 wrote the other byte */
+
+	/* Times of thread 7's positions: 0, 1, 2, then 13, 14, ... */
+	assert_int_equal(replay_state_time_at(st, 7, 3, &time), 0);
+	assert_int_equal(time, 2);
+	assert_int_equal(replay_state_time_at(st, 7, 4, &time), 0);
+	assert_int_equal(time, 13);
+	assert_int_equal(replay_state_time_at(st, 7, 5, &time), 0);
+	assert_int_equal(time, 14);
+	/* ... and back: while thread 8 runs, thread 7 waits at position 3. */
+	assert_int_equal(replay_state_position_at(st, 7, 0, &pos), 0);
+	assert_int_equal(pos, 1);
+	assert_int_equal(replay_state_position_at(st, 7, 2, &pos), 0);
+	assert_int_equal(pos, 3);
+	assert_int_equal(replay_state_position_at(st, 7, 8, &pos), 0);
+	assert_int_equal(pos, 3);
+	assert_int_equal(replay_state_position_at(st, 7, 12, &pos), 0);
+	assert_int_equal(pos, 3);
+	assert_int_equal(replay_state_position_at(st, 7, 13, &pos), 0);
+	assert_int_equal(pos, 4);
+	assert_int_equal(replay_state_position_at(st, 7, 14, &pos), 0);
+	assert_int_equal(pos, 5);
+	assert_int_equal(replay_state_position_at(st, 7, 100, &pos), 0);
+	assert_int_equal(pos, 91);                 /* past the log: one a tick */
+	/* A write's position after it has its time. */
+	assert_int_equal(replay_state_position_at(st, 8, 8, &pos), 0);
+	assert_int_equal(pos, 4);
+	assert_int_equal(replay_state_time_at(st, 8, 4, &time), 0);
+	assert_int_equal(time, 8);
+	assert_int_equal(replay_state_position_at(st, 8, 4, &pos), -ENOENT);
+	assert_int_equal(pos, 1);                  /* before thread 8 began */
+	assert_int_equal(replay_state_position_at(st, 9, 4, &pos), -ENOENT);
+	replay_state_free(st);
+	replay_bundle_free(b);
+}
+
+static void test_read_status(void **state)
+{
+	struct wbuf w = { 0 };
+	struct replay_bundle *b;
+	struct replay_state *st;
+	struct replay_state_write wr;
+	uint8_t buf[8], status[8];
+	static const uint8_t untouched_known[8] = { 0, 0, 1, 1, 1, 1, 0, 0 };
+	static const uint8_t unknown[4] = { 2, 2, 2, 2 };
+	(void)state;
+
+	start(&w, 0, 0, 0);
+	mem(&w, 2, 0x1000, "abcd", "ABCD");        /* time 2 */
+	map(&w, 1, 0x5000 - 0x1004, 4, 3);         /* time 3: volatile */
+	map(&w, 1, 0x6000 - 0x5004, 4, 0);         /* time 4: unknown contents */
+	b = bundle_of(&w, 1);
+	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+	assert_int_equal(replay_state_read_mem_status(st, 1, 0x0ffe, buf, 8, status), -ENOENT);
+	assert_memory_equal(status, untouched_known, 8);
+	assert_memory_equal(buf + 2, "abcd", 4);
+	assert_int_equal(replay_state_read_mem_status(st, 1, 0x5000, buf, 4, status), -ENOENT);
+	assert_memory_equal(status, unknown, 4);
+	assert_int_equal(replay_state_read_mem_status(st, 9, 0x5000, buf, 4, status), -ENOENT);
+	assert_memory_equal(status, unknown, 4);
+	assert_int_equal(replay_state_read_mem_status(st, 1, 0x6000, buf, 4, status), -ENOENT);
+	assert_memory_equal(status, unknown, 4);
+	assert_int_equal(replay_state_read_mem_status(st, 9, 0x6000, buf, 4, status), -ENOENT);
+	assert_memory_equal(status, unknown, 4);
+	assert_int_equal(replay_state_read_mem_status(st, 9, 0x1000, buf, 4, status), 0);
+	assert_memory_equal(buf, "ABCD", 4);
+	replay_state_free(st);
+	replay_bundle_free(b);
+
+	/* An exec later: what nothing touched before it is gone by the end. */
+	w.n = 0;
+	start(&w, 0, 0, 0);
+	map(&w, 2, 0, 0, 4);                       /* time 2: exec */
+	mem(&w, 1, 0x1000, "ab", "cd");            /* time 3 */
+	b = bundle_of(&w, 1);
+	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+	assert_int_equal(replay_state_read_mem_status(st, 1, 0x9000, buf, 1, status), -ENOENT);
+	assert_int_equal(status[0], REPLAY_STATE_UNKNOWN);
+	assert_int_equal(replay_state_read_mem_status(st, 2, 0x9000, buf, 1, status), -ENOENT);
+	assert_int_equal(status[0], REPLAY_STATE_UNTOUCHED);
+	/* Writes of another exec epoch are not searched. */
+	assert_int_equal(replay_state_write_after(st, 0x1000, 2, 0, &wr), -ENOENT);
+	assert_int_equal(replay_state_write_after(st, 0x1000, 2, 2, &wr), 0);
+	assert_int_equal(wr.time, 3);
+	replay_state_free(st);
+	replay_bundle_free(b);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -285,6 +479,9 @@ int main(void)
 		cmocka_unit_test(test_threads_merge),
 		cmocka_unit_test(test_exec_and_volatile),
 		cmocka_unit_test(test_truncated_and_bad),
+		cmocka_unit_test(test_writes),
+		cmocka_unit_test(test_writes_threads),
+		cmocka_unit_test(test_read_status),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,628 @@
+/*
+ * tests/unit/test_replay_target.c: replay/replay_target.c driven through
+ * its struct rsp_target_ops, as the server drives it, over software
+ * recordings made here (tests/programs/watch.c and
+ * tests/programs/rec/threads.c, built without PIE so nm gives the
+ * addresses of their globals).
+ *
+ * Write watchpoints (Z2) from the state log: reverse-continue stops at each
+ * write of the watched global with pc = the writing instruction and the
+ * old value in memory, forward continue after it with the new one, the
+ * beginning and the end still stop; a breakpoint between two writes wins
+ * in both directions; with three threads adding to one counter each stop
+ * is in the thread that wrote, and the values step by that thread's
+ * addend. Z3 / Z4 are refused, and Z2 without a state log. Also the state
+ * log's write searches and time <-> position maps on the real log, the
+ * present-memory hook and at_end, and BTS blocks (they split the history
+ * up to the position into runs of consecutive instructions; the buffer
+ * size bounds them; `new` reads only after a move).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "protocol/rsp_buf.h"
+#include "replay/bundle.h"
+#include "replay/cursor.h"
+#include "replay/replay_target.h"
+#include "replay/state.h"
+#include "stub/stub_rec.h"
+
+#define PROGS "tests/programs"
+#define LLDB HINDSIGHT_SHARED "/ptdata/lldb/intelpt-trace"
+
+static char work[256];
+static char watch_dir[512], threads_dir[512];
+static uint64_t g_addr, main_addr, counter_addr;
+
+/* ---- recordings ------------------------------------------------------- */
+
+static void run(const char *cmd)
+{
+	int r = system(cmd);
+
+	if (r != 0)
+		print_error("command failed (%d): %s\n", r, cmd);
+	assert_int_equal(r, 0);
+}
+
+/* The address nm gives @sym in @exe. */
+static uint64_t symbol(const char *exe, const char *sym)
+{
+	char cmd[1024], line[512], type, name[256];
+	uint64_t addr, found = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm %s", exe);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) == 3 &&
+		    !strcmp(name, sym))
+			found = addr;
+	pclose(f);
+	assert_true(found != 0);
+	return found;
+}
+
+static void record(const char *dir, char *const argv[], uint32_t slice)
+{
+	struct stub_rec_options o = { 0 };
+	struct stub_rec *rec = NULL;
+	pid_t pid;
+
+	o.dir = dir;
+	o.slice = slice;
+	assert_int_equal(stub_rec_spawn(argv, &pid), 0);
+	assert_int_equal(stub_rec_new(&rec, &o, pid, argv, false), 0);
+	assert_int_equal(stub_rec_run(rec), 0);
+	stub_rec_free(rec);
+}
+
+static int setup(void **state)
+{
+	char exe[512], exe2[512], cmd[2048];
+	char a[] = "11", b[] = "22", c[] = "33";
+	char *wargv[] = { exe, a, b, c, NULL }, *targv[] = { exe2, NULL };
+	(void)state;
+
+	snprintf(work, sizeof(work), "/tmp/hindsight-target.XXXXXX");
+	if (!mkdtemp(work))
+		return -1;
+	snprintf(exe, sizeof(exe), "%s/watch", work);
+	snprintf(exe2, sizeof(exe2), "%s/threads", work);
+	snprintf(cmd, sizeof(cmd), "gcc -g -O0 -no-pie -o %s %s/watch.c && "
+		 "gcc -g -O0 -no-pie -pthread -o %s %s/rec/threads.c", exe, PROGS, exe2, PROGS);
+	run(cmd);
+	g_addr = symbol(exe, "g");
+	main_addr = symbol(exe, "main");
+	counter_addr = symbol(exe2, "counter");
+	snprintf(watch_dir, sizeof(watch_dir), "%s/watch.bundle", work);
+	snprintf(threads_dir, sizeof(threads_dir), "%s/threads.bundle", work);
+	record(watch_dir, wargv, 0);
+	record(threads_dir, targv, 97);     /* short slices: many switches */
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[512];
+	(void)state;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", work);
+	return getenv("KEEP_WORK") || system(cmd) == 0 ? 0 : -1;
+}
+
+/* ---- driving the target ---------------------------------------------- */
+
+struct session {
+	struct replay_target *t;
+	struct rsp_target rt;
+	int64_t tid;               /* the thread of the last stop */
+};
+
+static void open_session(struct session *s, const char *dir)
+{
+	struct rsp_thread_info info[8];
+	char err[256];
+
+	assert_int_equal(replay_target_open(dir, &s->t, err, sizeof(err)), 0);
+	s->rt = replay_target_rsp(s->t);
+	assert_true(s->rt.ops->threads(s->rt.ctx, info, 8) >= 1);
+	s->tid = info[0].ptid.tid;
+}
+
+/* Resumes the last stop's thread with @kind; the stop. */
+static struct rsp_stop resume(struct session *s, enum rsp_resume_kind kind)
+{
+	struct rsp_resume act = { { replay_target_pid(s->t), s->tid }, kind, 0, 0, 0 };
+	struct rsp_stop stop;
+
+	assert_int_equal(s->rt.ops->resume(s->rt.ctx, &act, 1), 0);
+	assert_int_equal(s->rt.ops->wait(s->rt.ctx, &stop, true), 1);
+	assert_int_equal(stop.kind, RSP_STOP_SIGNAL);
+	s->tid = stop.thread.tid;
+	return stop;
+}
+
+static uint64_t read_u64(struct session *s, uint64_t addr, size_t len)
+{
+	uint64_t v = 0;
+
+	assert_int_equal(s->rt.ops->read_mem(s->rt.ctx, addr, &v, len), (int)len);
+	return v;
+}
+
+static uint64_t pc_of(struct session *s)
+{
+	struct rsp_regs r;
+
+	assert_int_equal(s->rt.ops->read_regs(s->rt.ctx, (struct rsp_ptid){ 0, s->tid }, &r), 0);
+	assert_true(r.avail[RSP_REG_RIP]);
+	return rsp_regs_get(&r, RSP_REG_RIP);
+}
+
+static uint64_t position_of(struct session *s)
+{
+	return replay_cursor_position(replay_target_cursor(s->t, s->tid));
+}
+
+/* ---- the state log's queries on a real log ------------------------------ */
+
+static void test_state_queries(void **state)
+{
+	static const uint32_t values[] = { 34, 33, 22, 11 };
+	struct replay_state_write w[5];
+	struct replay_bundle *b;
+	struct replay_state *st;
+	uint64_t time = UINT64_MAX, pos, t2;
+	uint32_t v;
+	char err[256];
+	(void)state;
+
+	assert_int_equal(replay_bundle_load(watch_dir, &b, err, sizeof(err)), 0);
+	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), 0);
+	/* Backward from the end: the four writes to g, newest first, each
+	 * with the new value at its time and the old one just before. */
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(replay_state_write_before(st, g_addr, 4, time, &w[i]), 0);
+		assert_int_equal(w[i].tid, b->threads[0].tid);
+		assert_int_equal(replay_state_read_mem(st, w[i].time, g_addr, &v, 4, NULL), 0);
+		assert_int_equal(v, values[i]);
+		assert_int_equal(replay_state_read_mem(st, w[i].time - 1, g_addr, &v, 4, NULL), 0);
+		assert_int_equal(v, i < 3 ? values[i + 1] : 0);
+		/* The write's instruction: time_at(index + 1) is its time, and back. */
+		assert_int_equal(replay_state_time_at(st, w[i].tid, w[i].index + 1, &t2), 0);
+		assert_int_equal(t2, w[i].time);
+		assert_int_equal(replay_state_position_at(st, w[i].tid, w[i].time, &pos), 0);
+		assert_int_equal(pos, w[i].index + 1);
+		assert_int_equal(replay_state_position_at(st, w[i].tid, w[i].time - 1, &pos), 0);
+		assert_int_equal(pos, w[i].index);
+		time = w[i].time;
+	}
+	assert_int_equal(replay_state_write_before(st, g_addr, 4, time, &w[4]), -ENOENT);
+	/* Forward: the same writes, oldest first. */
+	time = 0;
+	for (int i = 3; i >= 0; i--) {
+		struct replay_state_write f;
+
+		assert_int_equal(replay_state_write_after(st, g_addr, 4, time, &f), 0);
+		assert_int_equal(f.time, w[i].time);
+		assert_int_equal(f.index, w[i].index);
+		time = f.time;
+	}
+	assert_int_equal(replay_state_write_after(st, g_addr, 4, time, &w[4]), -ENOENT);
+	/* One byte of g is enough. */
+	assert_int_equal(replay_state_write_before(st, g_addr + 3, 1, UINT64_MAX, &w[4]), 0);
+	assert_int_equal(w[4].time, w[0].time);
+	/* Positions and times, both ways, across the history. */
+	for (pos = 1; pos <= b->threads[0].instructions; pos += 997) {
+		uint64_t back;
+
+		assert_int_equal(replay_state_time_at(st, b->threads[0].tid, pos, &t2), 0);
+		assert_int_equal(replay_state_position_at(st, b->threads[0].tid, t2, &back), 0);
+		assert_int_equal(back, pos);
+	}
+	replay_state_free(st);
+	replay_bundle_free(b);
+}
+
+/* ---- watchpoints ------------------------------------------------------ */
+
+/* A stop at a write of g: the value there, pc = the writing instruction. */
+static void expect_watch_stop(struct session *s, struct rsp_stop stop, uint32_t value)
+{
+	uint64_t ip;
+
+	assert_int_equal(stop.reason, RSP_REASON_WATCH);
+	assert_int_equal(stop.watch_addr, g_addr);
+	assert_int_equal(read_u64(s, g_addr, 4), value);
+	assert_int_equal(replay_cursor_item_ip(replay_target_cursor(s->t, s->tid), position_of(s),
+					       &ip), 0);
+	assert_int_equal(pc_of(s), ip);
+}
+
+static void test_watch(void **state)
+{
+	struct session s;
+	struct rsp_stop stop;
+	uint64_t pos[4], bp;
+	(void)state;
+
+	open_session(&s, watch_dir);
+	assert_true(replay_target_at_end(s.t));
+	assert_int_equal(s.rt.ops->insert_point(s.rt.ctx, RSP_POINT_WRITE_WATCH, g_addr, 4), 0);
+	assert_int_equal(s.rt.ops->insert_point(s.rt.ctx, RSP_POINT_WRITE_WATCH, g_addr, 4), 0);
+	assert_int_equal(s.rt.ops->insert_point(s.rt.ctx, RSP_POINT_READ_WATCH, g_addr, 4),
+			 -EOPNOTSUPP);
+	assert_int_equal(s.rt.ops->insert_point(s.rt.ctx, RSP_POINT_ACCESS_WATCH, g_addr, 4),
+			 -EOPNOTSUPP);
+	assert_int_equal(read_u64(&s, g_addr, 4), 34);
+	/* Backward: g = g + 1 (34 -> 33 seen backward), watch_set, g = b, g = a. */
+	stop = resume(&s, RSP_RESUME_REVERSE_CONTINUE);
+	expect_watch_stop(&s, stop, 33);
+	assert_false(replay_target_at_end(s.t));
+	pos[0] = position_of(&s);
+	expect_watch_stop(&s, resume(&s, RSP_RESUME_REVERSE_CONTINUE), 22);
+	pos[1] = position_of(&s);
+	expect_watch_stop(&s, resume(&s, RSP_RESUME_REVERSE_CONTINUE), 11);
+	pos[2] = position_of(&s);
+	expect_watch_stop(&s, resume(&s, RSP_RESUME_REVERSE_CONTINUE), 0);
+	pos[3] = position_of(&s);
+	assert_true(pos[0] > pos[1] && pos[1] > pos[2] && pos[2] > pos[3]);
+	stop = resume(&s, RSP_RESUME_REVERSE_CONTINUE);
+	assert_int_equal(stop.reason, RSP_REASON_REPLAY_BEGIN);
+	assert_int_equal(position_of(&s), 1);
+	/* Forward: after each write, at the instruction after it. */
+	stop = resume(&s, RSP_RESUME_CONTINUE);
+	assert_int_equal(stop.reason, RSP_REASON_WATCH);
+	assert_int_equal(read_u64(&s, g_addr, 4), 11);
+	assert_int_equal(position_of(&s), pos[3] + 1);
+	stop = resume(&s, RSP_RESUME_CONTINUE);
+	assert_int_equal(read_u64(&s, g_addr, 4), 22);
+	assert_int_equal(position_of(&s), pos[2] + 1);
+	/* Back from after a write: that same write. */
+	expect_watch_stop(&s, resume(&s, RSP_RESUME_REVERSE_CONTINUE), 11);
+	assert_int_equal(position_of(&s), pos[2]);
+	/* A reverse step over the write stops as a watchpoint too. */
+	stop = resume(&s, RSP_RESUME_STEP);
+	assert_int_equal(stop.reason, RSP_REASON_WATCH);
+	assert_int_equal(position_of(&s), pos[2] + 1);
+	stop = resume(&s, RSP_RESUME_REVERSE_STEP);
+	assert_int_equal(stop.reason, RSP_REASON_WATCH);
+	assert_int_equal(position_of(&s), pos[2]);
+	stop = resume(&s, RSP_RESUME_REVERSE_STEP);
+	assert_int_equal(stop.reason, RSP_REASON_STEP);
+
+	/* A breakpoint at the instruction two after the g = b write, before
+	 * watch_set's: it wins going forward, then the write wins. */
+	assert_int_equal(replay_cursor_item_ip(replay_target_cursor(s.t, s.tid), pos[2] + 2, &bp),
+			 0);
+	assert_int_equal(s.rt.ops->insert_point(s.rt.ctx, RSP_POINT_SW_BREAK, bp, 1), 0);
+	stop = resume(&s, RSP_RESUME_CONTINUE);
+	assert_int_equal(stop.reason, RSP_REASON_WATCH);  /* g = b itself comes first */
+	assert_int_equal(position_of(&s), pos[2] + 1);
+	stop = resume(&s, RSP_RESUME_CONTINUE);
+	assert_int_equal(stop.reason, RSP_REASON_SWBREAK);
+	assert_int_equal(position_of(&s), pos[2] + 2);
+	stop = resume(&s, RSP_RESUME_CONTINUE);
+	assert_int_equal(stop.reason, RSP_REASON_WATCH);
+	assert_int_equal(position_of(&s), pos[1] + 1);
+	/* Backward from after watch_set's write: the write, the breakpoint. */
+	expect_watch_stop(&s, resume(&s, RSP_RESUME_REVERSE_CONTINUE), 22);
+	stop = resume(&s, RSP_RESUME_REVERSE_CONTINUE);
+	assert_int_equal(stop.reason, RSP_REASON_SWBREAK);
+	assert_int_equal(position_of(&s), pos[2] + 2);
+	/* Without the watchpoint: to the end. */
+	assert_int_equal(s.rt.ops->remove_point(s.rt.ctx, RSP_POINT_WRITE_WATCH, g_addr, 4), 0);
+	stop = resume(&s, RSP_RESUME_CONTINUE);
+	assert_int_equal(stop.reason, RSP_REASON_REPLAY_END);
+	assert_true(replay_target_at_end(s.t));
+	assert_int_equal(read_u64(&s, g_addr, 4), 34);
+	replay_target_free(s.t);
+}
+
+static void test_watch_refused(void **state)
+{
+	struct replay_target *t;
+	struct rsp_target rt;
+	char err[256];
+	(void)state;
+
+	/* No length. */
+	assert_int_equal(replay_target_open(watch_dir, &t, err, sizeof(err)), 0);
+	rt = replay_target_rsp(t);
+	assert_int_equal(rt.ops->insert_point(rt.ctx, RSP_POINT_WRITE_WATCH, g_addr, 0),
+			 -EOPNOTSUPP);
+	replay_target_free(t);
+	/* A hardware PT recording has no state log. */
+	if (access(LLDB "/trace.json", R_OK) != 0) {
+		printf("  (no LLDB bundle at %s)\n", LLDB);
+		return;
+	}
+	assert_int_equal(replay_target_open(LLDB, &t, err, sizeof(err)), 0);
+	rt = replay_target_rsp(t);
+	assert_int_equal(rt.ops->insert_point(rt.ctx, RSP_POINT_WRITE_WATCH, 0x1000, 4),
+			 -EOPNOTSUPP);
+	assert_int_equal(rt.ops->insert_point(rt.ctx, RSP_POINT_SW_BREAK, 0x1000, 1), 0);
+	replay_target_free(t);
+}
+
+/* The time at @tid's position (+ @plus). */
+static uint64_t time_of(struct replay_state *st, struct session *s, int64_t tid, uint64_t plus)
+{
+	uint64_t time, pos = replay_cursor_position(replay_target_cursor(s->t, tid));
+
+	assert_int_equal(replay_state_time_at(st, tid, pos + plus, &time), 0);
+	return time;
+}
+
+/* Three workers add 1, 2, 3 to counter 2000 times each, under a mutex
+ * (recorded with short slices: the threads interleave). Every write, from
+ * the end back to the first: each stop is in the writing thread, the
+ * values step by its addend, and the thread that was resumed is left where
+ * it was at the moment before the write. */
+static void test_watch_threads(void **state)
+{
+	struct session s;
+	struct replay_bundle *b;
+	struct replay_state *st;
+	int64_t main_tid, tids[3] = { 0 };
+	uint64_t value, delta_of[3] = { 0 };
+	int stops = 0, switches = 0;
+	struct timeval t0, t1;
+	char err[256];
+	(void)state;
+
+	assert_int_equal(replay_bundle_load(threads_dir, &b, err, sizeof(err)), 0);
+	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), 0);
+	open_session(&s, threads_dir);
+	main_tid = s.tid;
+	value = read_u64(&s, counter_addr, 8);
+	assert_int_equal(value, 12000);
+	assert_int_equal(s.rt.ops->insert_point(s.rt.ctx, RSP_POINT_WRITE_WATCH, counter_addr, 8),
+			 0);
+	gettimeofday(&t0, NULL);
+	for (int i = 0; i < 6000; i++) {
+		int64_t resumed = s.tid;
+		struct rsp_stop stop = resume(&s, RSP_RESUME_REVERSE_CONTINUE);
+		uint64_t old = read_u64(&s, counter_addr, 8), d = value - old;
+		uint64_t moment = time_of(st, &s, s.tid, 1) - 1;   /* before the write */
+		int k;
+
+		assert_int_equal(stop.reason, RSP_REASON_WATCH);
+		assert_int_equal(stop.thread.tid, s.tid);
+		assert_true(s.tid != main_tid);
+		if (resumed != s.tid) {
+			switches++;
+			assert_true(time_of(st, &s, resumed, 0) <= moment);
+			assert_true(time_of(st, &s, resumed, 1) > moment ||
+				    replay_cursor_position(replay_target_cursor(s.t, resumed)) >
+					    replay_cursor_size(replay_target_cursor(s.t, resumed)));
+		}
+		assert_true(d >= 1 && d <= 3);
+		/* Each thread always adds the same. */
+		for (k = 0; k < 3 && tids[k] && tids[k] != s.tid; k++)
+			;
+		assert_true(k < 3);
+		if (!tids[k]) {
+			tids[k] = s.tid;
+			delta_of[k] = d;
+		}
+		assert_int_equal(delta_of[k], d);
+		value = old;
+		stops++;
+	}
+	gettimeofday(&t1, NULL);
+	printf("  threads: %d stops back (%d in another thread) in %.2f s, counter %" PRIu64 "\n",
+	       stops, switches,
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_usec - t0.tv_usec) / 1e6, value);
+	assert_int_equal(value, 0);
+	assert_true(tids[0] && tids[1] && tids[2]);
+	assert_true(switches > 3);
+	/* Forward again: the same writes, in order. */
+	for (int i = 0; i < 50; i++) {
+		struct rsp_stop stop = resume(&s, RSP_RESUME_CONTINUE);
+		uint64_t now = read_u64(&s, counter_addr, 8);
+
+		assert_int_equal(stop.reason, RSP_REASON_WATCH);
+		assert_true(now - value >= 1 && now - value <= 3);
+		value = now;
+	}
+	replay_target_free(s.t);
+	replay_state_free(st);
+	replay_bundle_free(b);
+}
+
+/* ---- hooks ------------------------------------------------------------ */
+
+static int present_calls;
+
+static int present_fill(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)addr;
+	present_calls++;
+	memset(buf, *(const uint8_t *)ctx, len);
+	return (int)len;
+}
+
+static int present_fail(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)ctx;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	present_calls++;
+	return -EIO;
+}
+
+static void test_present_mem(void **state)
+{
+	struct session s;
+	uint8_t code[16], got[16], pattern = 0xab, want[16];
+	(void)state;
+
+	open_session(&s, watch_dir);
+	/* Code no one wrote: from the file, then from the present when there
+	 * is one (a live process), the file again when the present fails. */
+	assert_int_equal(s.rt.ops->read_mem(s.rt.ctx, main_addr, code, 16), 16);
+	replay_target_set_present_mem(s.t, present_fill, &pattern);
+	assert_int_equal(s.rt.ops->read_mem(s.rt.ctx, main_addr, got, 16), 16);
+	memset(want, pattern, 16);
+	assert_memory_equal(got, want, 16);
+	assert_true(present_calls > 0);
+	/* What the log knows does not ask the present. */
+	present_calls = 0;
+	assert_int_equal(read_u64(&s, g_addr, 4), 34);
+	assert_int_equal(present_calls, 0);
+	replay_target_set_present_mem(s.t, present_fail, NULL);
+	assert_int_equal(s.rt.ops->read_mem(s.rt.ctx, main_addr, got, 16), 16);
+	assert_memory_equal(got, code, 16);
+	replay_target_set_present_mem(s.t, NULL, NULL);
+	present_calls = 0;
+	assert_int_equal(s.rt.ops->read_mem(s.rt.ctx, main_addr, got, 16), 16);
+	assert_int_equal(present_calls, 0);
+	/* at_end: every thread at its end. */
+	assert_true(replay_target_at_end(s.t));
+	resume(&s, RSP_RESUME_REVERSE_STEP);
+	assert_false(replay_target_at_end(s.t));
+	resume(&s, RSP_RESUME_STEP);
+	assert_true(replay_target_at_end(s.t));
+	replay_target_free(s.t);
+}
+
+/* ---- BTS -------------------------------------------------------------- */
+
+/* The blocks, oldest first, hold items 1 .. position - 1 and then the pc,
+ * in order, each block a run of increasing addresses from its begin to
+ * its end; the newest ends at the pc. */
+static void check_blocks(struct replay_cursor *c, const struct rsp_btrace_data *d)
+{
+	uint64_t n = 1, pos = replay_cursor_position(c), ip, pc;
+
+	assert_int_equal(replay_cursor_pc(c, &pc), 0);
+	assert_int_equal(d->blocks[0].end, pc);
+	for (size_t i = d->nblocks; i-- > 0;) {
+		const struct rsp_btrace_block *blk = &d->blocks[i];
+		uint64_t prev = 0;
+
+		do {
+			if (n < pos)
+				assert_int_equal(replay_cursor_item_ip(c, n, &ip), 0);
+			else
+				ip = pc;
+			if (prev)
+				assert_true(ip > prev);
+			else
+				assert_int_equal(ip, blk->begin);
+			assert_true(ip <= blk->end);
+			prev = ip;
+			n++;
+		} while (ip != blk->end);
+	}
+	assert_int_equal(n, pos + 1);
+}
+
+static int bts_read(struct session *s, enum rsp_btrace_read kind, struct rsp_btrace_data *d)
+{
+	struct rsp_ptid th = { replay_target_pid(s->t), s->tid };
+
+	free(d->blocks);
+	memset(d, 0, sizeof(*d));
+	return s->rt.ops->btrace_read(s->rt.ctx, th, kind, d);
+}
+
+static void test_bts(void **state)
+{
+	struct session s;
+	struct rsp_btrace_data d = { 0 }, all = { 0 };
+	struct rsp_ptid th;
+	enum rsp_btrace_format f;
+	struct replay_cursor *c;
+	uint64_t size, n;
+	(void)state;
+
+	open_session(&s, watch_dir);
+	th = (struct rsp_ptid){ replay_target_pid(s.t), s.tid };
+	c = replay_target_cursor(s.t, s.tid);
+	assert_true(s.rt.ops->features(s.rt.ctx) & RSP_TARGET_BTRACE_BTS);
+	assert_int_equal(bts_read(&s, RSP_BTRACE_READ_ALL, &d), -ENOENT);
+	assert_int_equal(s.rt.ops->btrace_enable(s.rt.ctx, th, RSP_BTRACE_BTS, 0), 0);
+	assert_int_equal(s.rt.ops->btrace_enable(s.rt.ctx, th, RSP_BTRACE_BTS, 0), -EALREADY);
+	assert_int_equal(s.rt.ops->btrace_conf(s.rt.ctx, th, &f, &size), 0);
+	assert_int_equal(f, RSP_BTRACE_BTS);
+	assert_int_equal(size, 0);
+	assert_int_equal(bts_read(&s, RSP_BTRACE_READ_DELTA, &d), -EOPNOTSUPP);
+	/* Everything: the whole history, far fewer blocks than instructions. */
+	assert_int_equal(bts_read(&s, RSP_BTRACE_READ_NEW, &all), 0);
+	assert_int_equal(all.format, RSP_BTRACE_BTS);
+	n = replay_cursor_size(c);
+	printf("  bts: %zu blocks for %" PRIu64 " instructions\n", all.nblocks, n);
+	assert_true(all.nblocks > 100 && all.nblocks < n / 2);
+	check_blocks(c, &all);
+	assert_int_equal(bts_read(&s, RSP_BTRACE_READ_NEW, &d), 1);    /* nothing moved */
+	/* In the past: up to the position. */
+	resume(&s, RSP_RESUME_REVERSE_STEP);
+	resume(&s, RSP_RESUME_REVERSE_STEP);
+	assert_int_equal(bts_read(&s, RSP_BTRACE_READ_NEW, &d), 0);
+	check_blocks(c, &d);
+	resume(&s, RSP_RESUME_STEP);
+	resume(&s, RSP_RESUME_STEP);
+	/* A 240-byte buffer: the newest 10 blocks. */
+	assert_int_equal(s.rt.ops->btrace_disable(s.rt.ctx, th), 0);
+	assert_int_equal(s.rt.ops->btrace_enable(s.rt.ctx, th, RSP_BTRACE_BTS, 240), 0);
+	assert_int_equal(bts_read(&s, RSP_BTRACE_READ_ALL, &d), 0);
+	assert_int_equal(d.nblocks, 10);
+	assert_memory_equal(d.blocks, all.blocks, 10 * sizeof(*d.blocks));
+	/* PT still works as it did. */
+	assert_int_equal(s.rt.ops->btrace_disable(s.rt.ctx, th), 0);
+	assert_int_equal(s.rt.ops->btrace_enable(s.rt.ctx, th, RSP_BTRACE_PT, 0), 0);
+	assert_int_equal(s.rt.ops->btrace_conf(s.rt.ctx, th, &f, &size), 0);
+	assert_int_equal(f, RSP_BTRACE_PT);
+	{
+		struct rsp_buf raw;
+
+		rsp_buf_init(&raw);
+		free(d.blocks);
+		memset(&d, 0, sizeof(d));
+		d.raw = &raw;
+		assert_int_equal(s.rt.ops->btrace_read(s.rt.ctx, th, RSP_BTRACE_READ_ALL, &d), 0);
+		assert_int_equal(d.format, RSP_BTRACE_PT);
+		assert_true(raw.len > 0);
+		assert_int_equal(raw.len, size);
+		rsp_buf_release(&raw);
+		d.raw = NULL;
+	}
+	free(d.blocks);
+	free(all.blocks);
+	replay_target_free(s.t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_state_queries),
+		cmocka_unit_test(test_watch),
+		cmocka_unit_test(test_watch_refused),
+		cmocka_unit_test(test_watch_threads),
+		cmocka_unit_test(test_present_mem),
+		cmocka_unit_test(test_bts),
+	};
+
+	if (access(PROGS "/watch.c", R_OK) != 0) {
+		fprintf(stderr, "run from the repository root (no %s)\n", PROGS "/watch.c");
+		return 1;
+	}
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
