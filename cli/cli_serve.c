@@ -23,6 +23,7 @@
 #include "cli/cli_net.h"
 #include "protocol/rsp_server.h"
 #include "replay/replay_target.h"
+#include "stub/stub_rec_target.h"
 #include "stub/stub_target.h"
 
 #define HINDSIGHT_VERSION "0.1"
@@ -32,6 +33,8 @@ struct serve_args {
 	bool debug;
 	long attach_pid;      /* 0: spawn */
 	const char *replay;   /* a recording to serve instead of a process */
+	bool no_record;       /* serve the process without recording it */
+	const char *rec_dir;  /* keep the recording here */
 	const char *addr;
 	char **argv;          /* program and arguments */
 };
@@ -47,6 +50,9 @@ void cli_serve_usage(FILE *out)
 		"process PID to GDB (`target remote HOST:PORT`) or LLDB\n"
 		"(`gdb-remote HOST:PORT`), like gdbserver. HOST defaults to 127.0.0.1;\n"
 		"PORT 0 picks a free port, printed as `Listening on port N`.\n"
+		"The program is recorded (in software, from its first instruction or the\n"
+		"attach) while it is debugged, so GDB's reverse-step, reverse-next,\n"
+		"reverse-finish and reverse-continue work on it.\n"
 		"\n"
 		"Options:\n"
 		"  --once          exit when the first connection closes\n"
@@ -54,6 +60,11 @@ void cli_serve_usage(FILE *out)
 		"  --replay DIR    serve a recording (made by `hindsight record`, or an LLDB\n"
 		"                  trace bundle): its end is the present; GDB's\n"
 		"                  `record btrace pt` reads its trace\n"
+		"  -o, --record-dir DIR\n"
+		"                  keep the recording of the served program in DIR\n"
+		"                  (default: a temporary directory, removed at the end)\n"
+		"  --no-record     serve the program like gdbserver, without recording it\n"
+		"                  (full speed; no reverse execution)\n"
 		"  --debug         log every packet to stderr\n"
 		"  -h, --help      show this help\n"
 		"\n"
@@ -90,9 +101,11 @@ static int parse_attach(int argc, char **argv, struct serve_args *a)
 static int parse_args(int argc, char **argv, struct serve_args *a)
 {
 	static const struct option opts[] = {
-		{ "once", no_argument, NULL, 'o' },
+		{ "once", no_argument, NULL, 1 },
 		{ "attach", no_argument, NULL, 'a' },
 		{ "replay", required_argument, NULL, 'r' },
+		{ "record-dir", required_argument, NULL, 'O' },
+		{ "no-record", no_argument, NULL, 'n' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "remote-debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -103,12 +116,15 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 
 	memset(a, 0, sizeof(*a));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': a->once = true; break;
+		case 1: a->once = true; break;
 		case 'a': attach = true; break;
 		case 'r': a->replay = optarg; break;
+		case 'O': a->rec_dir = optarg; break;
+		case 'n': a->no_record = true; break;
 		case 'd': a->debug = true; break;
+		case 'o': a->rec_dir = optarg; break;
 		case 'h': cli_serve_usage(stdout); return 1;
 		default: cli_serve_usage(stderr); return -EINVAL;
 		}
@@ -155,8 +171,35 @@ static void log_packet(void *arg, char dir, const uint8_t *data, size_t len)
 /* The target being served: a live process or a recording. */
 struct served {
 	struct stub_target *live;
+	struct stub_rec_target *rec;
 	struct replay_target *replay;
 };
+
+/* The program recorded while it is served (the default). */
+static int start_recorded(const struct serve_args *a, struct served *t, struct rsp_target *out)
+{
+	struct stub_rec_target_options o = { .dir = a->rec_dir };
+	char err[512];
+	int r;
+
+	r = stub_rec_target_new(a->attach_pid ? NULL : a->argv, (pid_t)a->attach_pid, &o, &t->rec,
+				err, sizeof(err));
+	if (r) {
+		if (a->attach_pid)
+			fprintf(stderr, "Cannot attach to process %ld: %s\n", a->attach_pid, err);
+		else
+			fprintf(stderr, "Cannot exec %s: %s.\n", a->argv[0], err);
+		return r;
+	}
+	if (a->attach_pid)
+		fprintf(stderr, "Attached; pid = %ld\n", a->attach_pid);
+	else
+		fprintf(stderr, "Process %s created; pid = %d\n", a->argv[0],
+			(int)stub_rec_target_pid(t->rec));
+	fprintf(stderr, "Recording in %s\n", stub_rec_target_dir(t->rec));
+	*out = stub_rec_target_rsp(t->rec);
+	return 0;
+}
 
 static int start_target(const struct serve_args *a, struct served *t, struct rsp_target *out)
 {
@@ -174,6 +217,8 @@ static int start_target(const struct serve_args *a, struct served *t, struct rsp
 		*out = replay_target_rsp(t->replay);
 		return 0;
 	}
+	if (!a->no_record)
+		return start_recorded(a, t, out);
 	if (a->attach_pid) {
 		r = stub_target_attach((pid_t)a->attach_pid, &t->live);
 		if (r) {
@@ -197,6 +242,7 @@ static int start_target(const struct serve_args *a, struct served *t, struct rsp
 static void stop_target(struct served *t)
 {
 	stub_target_free(t->live);
+	stub_rec_target_free(t->rec);
 	replay_target_free(t->replay);
 }
 

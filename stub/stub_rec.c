@@ -37,52 +37,9 @@
 #include "stub/stub_rec_insn.h"
 #include "stub/stub_rec_maps.h"
 #include "stub/stub_rec_state.h"
+#include "stub/stub_rec_priv.h"
 #include "stub/stub_rec_thread.h"
 #include "stub/stub_spawn.h"
-
-#define STUB_REC_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
-	PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
-#define STUB_REC_CHECKPOINT (1u << 22)  /* instructions between flushes */
-
-enum stub_rec_task_state { STUB_REC_NEW, STUB_REC_READY, STUB_REC_SYSCALL, STUB_REC_GONE };
-
-struct stub_rec_task {
-	struct stub_rec_thread th;
-	FILE *pt;
-	struct stub_rec_state st;      /* the state log (threads/TID.state) */
-	FILE *stf;
-	enum stub_rec_task_state state;
-	struct user_regs_struct regs;  /* READY: the registers at the stop */
-	int sig;                       /* to deliver at the next resume */
-	bool restart;                  /* READY after a syscall to be restarted */
-	bool in_rep;                   /* READY between iterations of a rep string insn */
-	bool held;                     /* READY, but its clone is not collected yet */
-	struct stub_rec_insn sc;       /* SYSCALL: the instruction */
-	uint64_t sc_resume_ip;         /* SYSCALL: rip when it was resumed */
-	long sc_nr;                    /* SYSCALL: the syscall number */
-	bool sc_restart;               /* SYSCALL: resumed as a restart */
-	bool sc_logged;                /* SYSCALL: already logged (exec) */
-	size_t bundle_index;
-};
-
-struct stub_rec {
-	struct stub_rec_options opt;
-	pid_t pid;
-	bool attached;
-	volatile sig_atomic_t stop;
-	struct stub_rec_task **tasks;
-	size_t ntasks;
-	size_t cur;
-	uint64_t clock;
-	uint64_t next_checkpoint;
-	struct replay_bundle *b;
-	struct stub_mem mem;
-	struct stub_rec_icache icache;
-	struct stub_rec_maps maps;
-	struct stub_rec_state_proc sp;
-	FILE *iplog;
-	bool exited;
-};
 
 /* --- small helpers ------------------------------------------------------ */
 
@@ -220,7 +177,7 @@ static int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_task_s
 	return 0;
 }
 
-static int stub_rec_save(struct stub_rec *r)
+int stub_rec_save(struct stub_rec *r)
 {
 	for (size_t i = 0; i < r->ntasks; i++) {
 		struct stub_rec_task *t = r->tasks[i];
@@ -247,6 +204,8 @@ static int stub_rec_log(struct stub_rec *r, struct stub_rec_task *t,
 	if (e < 0)
 		return e;
 	r->clock++;
+	t->moves++;
+	r->last_mover = t;
 	if (r->iplog)
 		fprintf(r->iplog, "%d %" PRIx64 "\n", (int)t->th.tid, insn->ip);
 	e = stub_rec_thread_step(&t->th, insn, after, r->clock);
@@ -458,7 +417,7 @@ static int stub_rec_async(struct stub_rec *r, pid_t tid, int st)
 
 /* Collects what is waiting (@flags WNOHANG) or the next report. 1 if one
  * was handled, 0 if none, -ECHILD when no thread is left. */
-static int stub_rec_collect(struct stub_rec *r, int flags)
+int stub_rec_collect(struct stub_rec *r, int flags)
 {
 	int st, e;
 	pid_t tid = stub_rec_wait(-1, &st, flags);
@@ -486,6 +445,8 @@ static int stub_rec_deliver(struct stub_rec *r, struct stub_rec_task *t)
 	t->sig = 0;
 	t->restart = false;
 	t->in_rep = false;             /* the handler's registers are logged */
+	t->moves++;
+	r->last_mover = t;             /* it wrote the signal frame */
 	e = stub_rec_wait(t->th.tid, &st, 0);
 	if (e < 0)
 		return e;
@@ -567,7 +528,7 @@ static int stub_rec_rep(struct stub_rec *r, struct stub_rec_task *t,
 #define STUB_REC_REP_MIN 64   /* iterations worth a breakpoint */
 
 /* One step of READY @t. */
-static int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
+int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 {
 	struct stub_rec_insn insn;
 	int st, e;
@@ -599,7 +560,8 @@ static int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 	e = stub_rec_state_before(&t->st, &r->sp, &insn, &t->regs, t->th.ninsn + 1);
 	if (e < 0)
 		return e;
-	if (insn.rep && t->regs.rcx >= STUB_REC_REP_MIN && (e = stub_rec_rep(r, t, &insn)) <= 0)
+	if (insn.rep && t->regs.rcx >= STUB_REC_REP_MIN && !r->no_rep_accel &&
+	    (e = stub_rec_rep(r, t, &insn)) <= 0)
 		return e;
 	e = stub_rec_resume(t->th.tid, t->sig);
 	if (e < 0)
@@ -614,7 +576,7 @@ static int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 /* --- the loop ------------------------------------------------------- */
 
 /* The next READY task after the current one (the current one last). */
-static struct stub_rec_task *stub_rec_pick(struct stub_rec *r)
+struct stub_rec_task *stub_rec_pick(struct stub_rec *r)
 {
 	bool waiting = false;
 
@@ -641,7 +603,7 @@ static struct stub_rec_task *stub_rec_pick(struct stub_rec *r)
 	return NULL;
 }
 
-static bool stub_rec_live(const struct stub_rec *r)
+bool stub_rec_live(const struct stub_rec *r)
 {
 	for (size_t i = 0; i < r->ntasks; i++)
 		if (r->tasks[i]->state != STUB_REC_GONE)
@@ -662,7 +624,7 @@ static int stub_rec_slice(struct stub_rec *r, struct stub_rec_task *t)
 }
 
 /* Ends an attached recording: every thread detached, running on. */
-static void stub_rec_detach_all(struct stub_rec *r)
+void stub_rec_detach_all(struct stub_rec *r)
 {
 	for (size_t i = 0; i < r->ntasks; i++) {
 		struct stub_rec_task *t = r->tasks[i];
@@ -726,9 +688,9 @@ static int stub_rec_loop(struct stub_rec *r)
 	return 0;
 }
 
-int stub_rec_run(struct stub_rec *r)
+int stub_rec_finish(struct stub_rec *r, int e)
 {
-	int e = stub_rec_loop(r), e2;
+	int e2;
 
 	if (r->stop && !r->exited) {
 		if (r->attached) {
@@ -751,6 +713,11 @@ int stub_rec_run(struct stub_rec *r)
 	}
 	e2 = stub_rec_save(r);
 	return e < 0 ? e : e2;
+}
+
+int stub_rec_run(struct stub_rec *r)
+{
+	return stub_rec_finish(r, stub_rec_loop(r));
 }
 
 /* --- setup ---------------------------------------------------------- */

@@ -22,8 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/user.h>
 
 struct replay_bundle;
+struct stub_dreg_set;
 struct stub_rec;
 
 #define STUB_REC_PSB_PERIOD 4096
@@ -69,5 +71,101 @@ void stub_rec_stop(struct stub_rec *r);
 const struct replay_bundle *stub_rec_bundle(const struct stub_rec *r);
 void stub_rec_get_summary(const struct stub_rec *r, struct stub_rec_summary *s);
 void stub_rec_free(struct stub_rec *r);
+
+/* --- A recording served live (stub/stub_rec_live.c) ---------------------
+ *
+ * `hindsight serve` records the program it debugs: the debugger's resumes
+ * become goals the loop runs towards in short bursts (stub_rec_run_until),
+ * so the caller can read its socket in between, and the loop pauses where
+ * a debugger expects a stop. At a pause every stopped thread's trace is
+ * interrupted (FUP + TIP.PGD) so its history ends exactly there; a thread
+ * inside a syscall stays in the kernel and its instruction is logged when
+ * the syscall completes. */
+
+#define STUB_REC_WATCH_MAX 64      /* bytes of one watched range */
+
+/* A write watchpoint: a change of the bytes is a hit. */
+struct stub_rec_watch {
+	uint64_t addr;
+	uint32_t len;              /* 1 .. STUB_REC_WATCH_MAX */
+	uint8_t val[STUB_REC_WATCH_MAX]; /* the bytes at the last check */
+	bool known;                /* val was read */
+};
+
+enum stub_rec_go { STUB_REC_GO_CONTINUE, STUB_REC_GO_STEP, STUB_REC_GO_RANGE };
+
+struct stub_rec_goal {
+	enum stub_rec_go kind;
+	pid_t tid;                 /* STEP / RANGE: the thread that steps */
+	bool only;                 /* STEP / RANGE: no other thread runs */
+	uint64_t range_start, range_end; /* RANGE: step while inside */
+	const uint64_t *breaks;    /* sorted addresses: pause before one runs */
+	size_t nbreaks;
+	struct stub_rec_watch *watches;
+	size_t nwatches;
+	/* Access watchpoints in the debug registers (stub/stub_dreg.h), or
+	 * NULL: while there are any, rep string instructions are stepped one
+	 * iteration at a time (DR0 is not borrowed for them). */
+	const struct stub_dreg_set *dregs;
+	const uint8_t *pass;       /* NULL or [65]: signals delivered unreported */
+};
+
+enum stub_rec_pause_kind {
+	STUB_REC_PAUSE_BREAK,      /* tid is before an instruction at a breakpoint */
+	STUB_REC_PAUSE_STEP,       /* the goal's step or range step ended */
+	STUB_REC_PAUSE_WATCH,      /* tid changed watched bytes (watch_addr) */
+	STUB_REC_PAUSE_ACCESS,     /* tid accessed an access watchpoint's bytes */
+	STUB_REC_PAUSE_SIGNAL,     /* a signal (sig) is pending for tid */
+	STUB_REC_PAUSE_INTERRUPT,  /* stub_rec_interrupt */
+	STUB_REC_PAUSE_EXITED,     /* the process ended: status, or killed by sig */
+};
+
+struct stub_rec_pause {
+	enum stub_rec_pause_kind kind;
+	pid_t tid;
+	int sig;
+	int status;
+	uint64_t watch_addr;
+};
+
+/* The start of a resume towards @g: the stepped thread's progress is
+ * counted from here and the watched bytes read. 0 or a negative errno. */
+int stub_rec_goal_start(struct stub_rec *r, struct stub_rec_goal *g);
+/* Sets what thread @tid gets at the resume: @sig replaces the signal it
+ * reported (0 discards it), or is delivered to it (a new one). */
+int stub_rec_set_signal(struct stub_rec *r, pid_t tid, int sig);
+/* Runs towards @g for at most about @budget instructions. 1 and @out
+ * filled at a pause; 0 when the budget is spent or when no thread can run
+ * until a syscall completes (stub_rec_waiting; SIGCHLD tells when); or a
+ * negative errno. */
+int stub_rec_run_until(struct stub_rec *r, struct stub_rec_goal *g, uint32_t budget,
+		       struct stub_rec_pause *out);
+bool stub_rec_waiting(const struct stub_rec *r);
+/* Pause at the next instruction (async-signal-safe). */
+void stub_rec_interrupt(struct stub_rec *r);
+bool stub_rec_interrupted(const struct stub_rec *r);
+/* Saves the bundle as it is (traces and state logs flushed) for readers. */
+int stub_rec_sync(struct stub_rec *r);
+/* Ends a paused recording: the process is detached (running on) or
+ * killed; the final bundle is saved. 0 or a negative errno. */
+int stub_rec_end(struct stub_rec *r, bool detach);
+
+/* The live threads (up to @max ids into @out); returns how many there are. */
+size_t stub_rec_tids(const struct stub_rec *r, pid_t *out, size_t max);
+bool stub_rec_has_thread(const struct stub_rec *r, pid_t tid);
+/* The general registers of @tid as of the pause; @stopped false when the
+ * thread is inside a syscall (they are those it entered it with). */
+int stub_rec_task_regs(const struct stub_rec *r, pid_t tid, struct user_regs_struct *out,
+		       bool *stopped);
+/* After the debugger changed the registers of stopped @tid: re-read. */
+int stub_rec_regs_changed(struct stub_rec *r, pid_t tid);
+/* Writes the process's memory, logging old and new bytes in the state
+ * log of @tid's thread (a change without an instruction). */
+int stub_rec_write_mem(struct stub_rec *r, pid_t tid, uint64_t addr, const void *buf,
+		       size_t len);
+/* /proc/PID/mem of the process (reopened at exec). */
+int stub_rec_mem_fd(const struct stub_rec *r);
+pid_t stub_rec_pid(const struct stub_rec *r);
+bool stub_rec_alive(const struct stub_rec *r);
 
 #endif

@@ -728,6 +728,29 @@ int stub_rec_state_signal_after(struct stub_rec_state *s, struct stub_rec_state_
 	return e;
 }
 
+int stub_rec_state_poke_before(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			       uint64_t addr, uint64_t len)
+{
+	stub_rec_state_drop(s);
+	/* Before the first checkpoint the bytes are simply the start state. */
+	if (!s->started)
+		return 0;
+	s->pend_valid = true;
+	s->pend_syscall = false;
+	return stub_rec_pend_add(s, *p->mem_fd, addr, len);
+}
+
+int stub_rec_state_poke_after(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			      uint64_t index, uint64_t time)
+{
+	int e;
+
+	if (!s->pend_valid)
+		return 0;
+	e = stub_rec_pend_log(s, p, index, time);
+	return e < 0 ? e : stub_rec_emit(s);
+}
+
 /* --- the --state-check dump ----------------------------------------- */
 
 struct stub_rec_state_sample {

@@ -160,6 +160,14 @@ int stub_rec_state_signal_after(struct stub_rec_state *s, struct stub_rec_state_
 /* A successful execve at @index, @time: all memory is new (a MAP record
  * for everything). 0 or a negative errno. */
 int stub_rec_state_exec(struct stub_rec_state *s, uint64_t index, uint64_t time);
+/* Around a write into the process by someone else (the debugger), while
+ * the thread is stopped before instruction @index + 1: _poke_before saves
+ * the old bytes of [@addr, +@len), _poke_after logs them with the new
+ * ones at @time. 0 or a negative errno. */
+int stub_rec_state_poke_before(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			       uint64_t addr, uint64_t len);
+int stub_rec_state_poke_after(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			      uint64_t index, uint64_t time);
 /* Whatever is pending did not happen (the step was interrupted). */
 void stub_rec_state_drop(struct stub_rec_state *s);
 /* fflush; 0 or -EIO. */

@@ -1,0 +1,400 @@
+/*
+ * stub/stub_rec_live.c: the software recorder driven by a debugger.
+ *
+ * The same tasks and steps as the recording loop of stub_rec.c, run in
+ * bursts towards a goal (continue, step, range step) and paused where a
+ * debugger expects a stop: before an instruction at a breakpoint, after the
+ * instruction that changed watched bytes, before a signal is delivered (the
+ * debugger decides whether it is), when the step ends, on interrupt, at the
+ * exit. Between bursts nothing blocks: a burst returns when no thread can
+ * run until a syscall completes, and the caller waits for SIGCHLD.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include "replay/bundle.h"
+#include "stub/stub_dreg.h"
+#include "stub/stub_hw.h"
+#include "stub/stub_rec.h"
+#include "stub/stub_rec_priv.h"
+
+static struct stub_rec_task *live_find(const struct stub_rec *r, pid_t tid)
+{
+	for (size_t i = 0; i < r->ntasks; i++)
+		if (r->tasks[i]->th.tid == tid && r->tasks[i]->state != STUB_REC_GONE)
+			return r->tasks[i];
+	return NULL;
+}
+
+static bool live_is_break(const struct stub_rec_goal *g, uint64_t ip)
+{
+	size_t lo = 0, hi = g->nbreaks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->breaks[mid] == ip)
+			return true;
+		if (g->breaks[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Reads every watched range; 1 with @out filled if one changed. */
+static int live_check_watches(struct stub_rec *r, struct stub_rec_goal *g,
+			      struct stub_rec_pause *out)
+{
+	int hit = 0;
+
+	for (size_t i = 0; i < g->nwatches; i++) {
+		struct stub_rec_watch *w = &g->watches[i];
+		uint8_t now[STUB_REC_WATCH_MAX];
+
+		if (stub_mem_read(&r->mem, w->addr, now, w->len) != (int)w->len)
+			continue;          /* unmapped now: nothing to compare */
+		if (w->known && memcmp(now, w->val, w->len) != 0 && !hit) {
+			hit = 1;
+			out->kind = STUB_REC_PAUSE_WATCH;
+			out->tid = r->last_mover ? r->last_mover->th.tid : r->pid;
+			out->watch_addr = w->addr;
+		}
+		memcpy(w->val, now, w->len);
+		w->known = true;
+	}
+	return hit;
+}
+
+/* The access watchpoints into @t's debug registers, if it has older ones. */
+static int live_dregs_apply(struct stub_rec *r, const struct stub_rec_goal *g,
+			    struct stub_rec_task *t)
+{
+	struct stub_dreg_set none;
+	int e;
+
+	if (t->dr_gen == r->dr_gen)
+		return 0;
+	stub_dreg_set_init(&none);
+	e = stub_hw_apply(t->th.tid, g->dregs ? g->dregs : &none);
+	if (e >= 0)
+		t->dr_gen = r->dr_gen;
+	return e;
+}
+
+/* After a step of @t: 1 with @out filled if an access watchpoint was hit. */
+static int live_dregs_hit(const struct stub_rec_goal *g, struct stub_rec_task *t,
+			  struct stub_rec_pause *out)
+{
+	uint64_t dr6;
+	int i;
+
+	if (!g->dregs || stub_hw_read_dr6(t->th.tid, &dr6) < 0 || !(dr6 & 0xf))
+		return 0;
+	stub_hw_clear_dr6(t->th.tid);
+	i = stub_dreg_hit(g->dregs, dr6);
+	if (i < 0)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->kind = STUB_REC_PAUSE_ACCESS;
+	out->tid = t->th.tid;
+	out->watch_addr = g->dregs->point[i].addr;
+	return 1;
+}
+
+/* The stepped task has moved and, for a range step, left the range. */
+static bool live_step_done(const struct stub_rec *r, const struct stub_rec_goal *g,
+			   const struct stub_rec_task *t)
+{
+	if (g->kind == STUB_REC_GO_CONTINUE || t->th.tid != g->tid || t->moves == r->goal_moves ||
+	    t->state != STUB_REC_READY || t->in_rep)
+		return false;
+	return g->kind == STUB_REC_GO_STEP || t->regs.rip < g->range_start ||
+	       t->regs.rip >= g->range_end;
+}
+
+/* Why @t should not run its next instruction, if it should not. */
+static bool live_check_before(struct stub_rec *r, const struct stub_rec_goal *g,
+			      struct stub_rec_task *t, struct stub_rec_pause *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->tid = t->th.tid;
+	if (t->sig && !t->sig_ok && !(g->pass && t->sig < RSP_NSIG && g->pass[t->sig])) {
+		out->kind = STUB_REC_PAUSE_SIGNAL;
+		out->sig = t->sig;
+		t->sig_reported = true;
+		return true;
+	}
+	if (live_step_done(r, g, t)) {
+		out->kind = STUB_REC_PAUSE_STEP;
+		return true;
+	}
+	if (live_is_break(g, t->regs.rip)) {
+		out->kind = STUB_REC_PAUSE_BREAK;
+		return true;
+	}
+	return false;
+}
+
+/* Every stopped thread's trace ends where it is. 1. */
+static int live_pause(struct stub_rec *r)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct stub_rec_task *t = r->tasks[i];
+
+		if (t->state == STUB_REC_READY && !t->in_rep)
+			stub_rec_thread_interrupt(&t->th, t->regs.rip);
+	}
+	r->lcur = NULL;
+	r->lprev = NULL;
+	return 1;
+}
+
+static int live_exited(struct stub_rec *r, struct stub_rec_pause *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = STUB_REC_PAUSE_EXITED;
+	out->tid = r->pid;
+	if (r->b->exit_kind && strcmp(r->b->exit_kind, "signaled") == 0)
+		out->sig = r->b->exit_status;
+	else
+		out->status = r->b->exit_status;
+	return 1;
+}
+
+/* The task to run now: the current slice's, else the next in turn. */
+static struct stub_rec_task *live_pick(struct stub_rec *r, const struct stub_rec_goal *g)
+{
+	struct stub_rec_task *t = r->lcur;
+
+	if (g->kind != STUB_REC_GO_CONTINUE && g->only) {
+		t = live_find(r, g->tid);
+		return t && t->state == STUB_REC_READY ? t : NULL;
+	}
+	if (t && t->state == STUB_REC_READY && !t->held && r->lused < r->opt.slice)
+		return t;
+	r->lused = 0;
+	return stub_rec_pick(r);
+}
+
+int stub_rec_goal_start(struct stub_rec *r, struct stub_rec_goal *g)
+{
+	struct stub_rec_task *t = g->kind == STUB_REC_GO_CONTINUE ? NULL : live_find(r, g->tid);
+	struct stub_rec_pause ignored;
+
+	if (g->kind != STUB_REC_GO_CONTINUE && !t)
+		return -ESRCH;
+	r->goal_moves = t ? t->moves : 0;
+	/* Every thread gets the access watchpoints (or none) before it runs. */
+	r->dr_gen++;
+	r->no_rep_accel = g->dregs && !stub_dreg_empty(g->dregs);
+	if (!r->no_rep_accel)
+		g->dregs = NULL;
+	for (size_t i = 0; i < g->nwatches; i++)
+		g->watches[i].known = false;
+	live_check_watches(r, g, &ignored);
+	for (size_t i = 0; i < r->ntasks; i++)
+		r->tasks[i]->sig_reported = false;
+	return 0;
+}
+
+int stub_rec_set_signal(struct stub_rec *r, pid_t tid, int sig)
+{
+	struct stub_rec_task *t = live_find(r, tid);
+
+	if (!t)
+		return -ESRCH;
+	if (t->sig_reported || sig) {
+		t->sig = sig;
+		t->sig_ok = sig != 0;
+	}
+	t->sig_reported = false;
+	return 0;
+}
+
+int stub_rec_run_until(struct stub_rec *r, struct stub_rec_goal *g, uint32_t budget,
+		       struct stub_rec_pause *out)
+{
+	uint32_t n = 0;
+	int e;
+
+	while (n < budget) {
+		struct stub_rec_task *t;
+
+		while ((e = stub_rec_collect(r, WNOHANG)) > 0)
+			if (live_check_watches(r, g, out))
+				return live_pause(r);
+		if (e < 0 && e != -ECHILD)
+			return e;
+		if (r->exited || !stub_rec_live(r) || e == -ECHILD)
+			return live_exited(r, out);
+		t = live_pick(r, g);
+		if (r->interrupt) {
+			r->interrupt = 0;
+			memset(out, 0, sizeof(*out));
+			out->kind = STUB_REC_PAUSE_INTERRUPT;
+			out->tid = t ? t->th.tid : (g->kind != STUB_REC_GO_CONTINUE ? g->tid : r->pid);
+			return live_pause(r);
+		}
+		if (!t)
+			return 0;          /* every runnable thread is in a syscall */
+		if (r->lprev && r->lprev != t && r->lprev->state == STUB_REC_READY) {
+			e = stub_rec_thread_interrupt(&r->lprev->th, r->lprev->regs.rip);
+			if (e < 0)
+				return e;
+		}
+		r->lcur = r->lprev = t;
+		while (n < budget && t->state == STUB_REC_READY && r->lused < r->opt.slice &&
+		       !r->interrupt) {
+			if (!t->in_rep && live_check_before(r, g, t, out))
+				return live_pause(r);
+			e = live_dregs_apply(r, g, t);
+			if (e >= 0)
+				e = stub_rec_step(r, t);
+			if (e < 0)
+				return e;
+			t->sig_ok = false;     /* a step delivers what was pending */
+			n++;
+			r->lused++;
+			if (t->state == STUB_REC_READY && live_dregs_hit(g, t, out))
+				return live_pause(r);
+			if (t->in_rep)
+				continue;
+			if (live_check_watches(r, g, out))
+				return live_pause(r);
+			if (live_step_done(r, g, t)) {
+				memset(out, 0, sizeof(*out));
+				out->kind = STUB_REC_PAUSE_STEP;
+				out->tid = t->th.tid;
+				return live_pause(r);
+			}
+		}
+		if (r->clock >= r->next_checkpoint) {
+			r->next_checkpoint = r->clock + STUB_REC_CHECKPOINT;
+			e = stub_rec_save(r);
+			if (e < 0)
+				return e;
+		}
+	}
+	return 0;
+}
+
+bool stub_rec_waiting(const struct stub_rec *r)
+{
+	for (size_t i = 0; i < r->ntasks; i++)
+		if (r->tasks[i]->state == STUB_REC_READY)
+			return false;
+	return true;
+}
+
+void stub_rec_interrupt(struct stub_rec *r)
+{
+	r->interrupt = 1;
+}
+
+bool stub_rec_interrupted(const struct stub_rec *r)
+{
+	return r->interrupt != 0;
+}
+
+int stub_rec_sync(struct stub_rec *r)
+{
+	return stub_rec_save(r);
+}
+
+int stub_rec_end(struct stub_rec *r, bool detach)
+{
+	if (detach && !r->exited)
+		stub_rec_detach_all(r);
+	else
+		r->stop = 1;
+	return stub_rec_finish(r, 0);
+}
+
+size_t stub_rec_tids(const struct stub_rec *r, pid_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->ntasks; i++) {
+		const struct stub_rec_task *t = r->tasks[i];
+
+		if (t->state == STUB_REC_GONE || t->state == STUB_REC_NEW)
+			continue;
+		if (n < max)
+			out[n] = t->th.tid;
+		n++;
+	}
+	return n;
+}
+
+bool stub_rec_has_thread(const struct stub_rec *r, pid_t tid)
+{
+	const struct stub_rec_task *t = live_find(r, tid);
+
+	return t && t->state != STUB_REC_NEW;
+}
+
+int stub_rec_task_regs(const struct stub_rec *r, pid_t tid, struct user_regs_struct *out,
+		       bool *stopped)
+{
+	const struct stub_rec_task *t = live_find(r, tid);
+
+	if (!t || t->state == STUB_REC_NEW)
+		return -ESRCH;
+	*out = t->regs;
+	*stopped = t->state == STUB_REC_READY;
+	return 0;
+}
+
+int stub_rec_regs_changed(struct stub_rec *r, pid_t tid)
+{
+	struct stub_rec_task *t = live_find(r, tid);
+
+	if (!t || t->state != STUB_REC_READY)
+		return -ESRCH;
+	/* The state log sees the difference at the thread's next step
+	 * (stub_rec_state_ready): a change without an instruction. */
+	return ptrace(PTRACE_GETREGS, tid, 0, &t->regs) < 0 ? -errno : 0;
+}
+
+int stub_rec_write_mem(struct stub_rec *r, pid_t tid, uint64_t addr, const void *buf,
+		       size_t len)
+{
+	struct stub_rec_task *t = live_find(r, tid);
+	int e;
+
+	/* Logged in a stopped thread's log, between two of its instructions;
+	 * one half-way through a rep string instruction has its own pending. */
+	for (size_t i = 0; (!t || t->state != STUB_REC_READY || t->in_rep) && i < r->ntasks; i++)
+		t = r->tasks[i];
+	if (!t || t->state != STUB_REC_READY || t->in_rep)
+		return stub_mem_write(&r->mem, addr, buf, len);
+	e = stub_rec_state_poke_before(&t->st, &r->sp, addr, len);
+	if (e >= 0)
+		e = stub_mem_write(&r->mem, addr, buf, len);
+	if (e >= 0)
+		e = stub_rec_state_poke_after(&t->st, &r->sp, t->th.ninsn, r->clock);
+	else
+		stub_rec_state_drop(&t->st);
+	return e;
+}
+
+int stub_rec_mem_fd(const struct stub_rec *r)
+{
+	return r->mem.fd;
+}
+
+pid_t stub_rec_pid(const struct stub_rec *r)
+{
+	return r->pid;
+}
+
+bool stub_rec_alive(const struct stub_rec *r)
+{
+	return !r->exited && stub_rec_live(r);
+}

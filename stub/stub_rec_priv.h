@@ -1,0 +1,91 @@
+/*
+ * stub/stub_rec_priv.h: the software recorder's insides, shared by its
+ * ptrace loop (stub/stub_rec.c) and the control of a recording served live
+ * (stub/stub_rec_live.c). Not for other modules.
+ */
+#ifndef HINDSIGHT_STUB_STUB_REC_PRIV_H
+#define HINDSIGHT_STUB_STUB_REC_PRIV_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+
+#include "protocol/target.h"
+#include "stub/stub_mem.h"
+#include "stub/stub_rec.h"
+#include "stub/stub_rec_insn.h"
+#include "stub/stub_rec_maps.h"
+#include "stub/stub_rec_state.h"
+#include "stub/stub_rec_thread.h"
+
+#define STUB_REC_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
+	PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
+#define STUB_REC_CHECKPOINT (1u << 22)  /* instructions between flushes */
+
+enum stub_rec_task_state { STUB_REC_NEW, STUB_REC_READY, STUB_REC_SYSCALL, STUB_REC_GONE };
+
+struct stub_rec_task {
+	struct stub_rec_thread th;
+	FILE *pt;
+	struct stub_rec_state st;      /* the state log (threads/TID.state) */
+	FILE *stf;
+	enum stub_rec_task_state state;
+	struct user_regs_struct regs;  /* READY: the registers at the stop */
+	int sig;                       /* to deliver at the next resume */
+	bool restart;                  /* READY after a syscall to be restarted */
+	bool in_rep;                   /* READY between iterations of a rep string insn */
+	bool held;                     /* READY, but its clone is not collected yet */
+	struct stub_rec_insn sc;       /* SYSCALL: the instruction */
+	uint64_t sc_resume_ip;         /* SYSCALL: rip when it was resumed */
+	long sc_nr;                    /* SYSCALL: the syscall number */
+	bool sc_restart;               /* SYSCALL: resumed as a restart */
+	bool sc_logged;                /* SYSCALL: already logged (exec) */
+	size_t bundle_index;
+	/* Served live (stub_rec_live.c): */
+	uint64_t moves;                /* instructions logged + signals delivered */
+	bool sig_ok;                   /* @sig may be delivered without a pause */
+	bool sig_reported;             /* @sig was the reason of the last pause */
+	unsigned dr_gen;               /* its debug registers are of this generation */
+};
+
+struct stub_rec {
+	struct stub_rec_options opt;
+	pid_t pid;
+	bool attached;
+	volatile sig_atomic_t stop;
+	struct stub_rec_task **tasks;
+	size_t ntasks;
+	size_t cur;
+	uint64_t clock;
+	uint64_t next_checkpoint;
+	struct replay_bundle *b;
+	struct stub_mem mem;
+	struct stub_rec_icache icache;
+	struct stub_rec_maps maps;
+	struct stub_rec_state_proc sp;
+	FILE *iplog;
+	bool exited;
+	/* Served live (stub_rec_live.c): */
+	volatile sig_atomic_t interrupt;   /* pause at the next instruction */
+	struct stub_rec_task *last_mover;  /* the task of the last logged change */
+	struct stub_rec_task *lcur;        /* the task whose slice runs */
+	struct stub_rec_task *lprev;       /* the task that ran before it */
+	uint32_t lused;                    /* instructions of lcur's slice */
+	uint64_t goal_moves;               /* the stepped task's moves at resume */
+	bool no_rep_accel;                 /* DR0 holds a watchpoint: no rep breakpoint */
+	unsigned dr_gen;                   /* the debug registers' generation */
+};
+
+/* The loop's steps, for stub_rec_live.c. */
+int stub_rec_save(struct stub_rec *r);
+int stub_rec_collect(struct stub_rec *r, int flags);
+struct stub_rec_task *stub_rec_pick(struct stub_rec *r);
+int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t);
+bool stub_rec_live(const struct stub_rec *r);
+void stub_rec_detach_all(struct stub_rec *r);
+int stub_rec_finish(struct stub_rec *r, int e);
+
+#endif

@@ -1,0 +1,879 @@
+/*
+ * stub/stub_rec_target.c: a live process recorded while it is debugged
+ * (stub/stub_rec_target.h): the present from the recorder, the past from a
+ * replay target over the recording so far.
+ */
+#include "stub/stub_rec_target.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "replay/cursor.h"
+#include "replay/replay_target.h"
+#include "stub/stub_dreg.h"
+#include "stub/stub_info.h"
+#include "stub/stub_proc.h"
+#include "stub/stub_procfs.h"
+#include "stub/stub_regs.h"
+#include "stub/stub_rec.h"
+
+#define SRT_MAX_WATCH 16
+#define SRT_BURST 256             /* instructions between looks at the clock */
+#define SRT_SLICE_NS 10000000L    /* wait(block = false) returns after 10 ms */
+
+struct srt_point {
+	uint64_t addr;
+	enum rsp_point_type type;
+	int kind;
+};
+
+struct stub_rec_target {
+	struct stub_rec *rec;
+	char dir[4096];
+	bool own_dir;              /* a temporary directory: removed at the end */
+	bool attached;
+	bool avx;
+	bool gone;                 /* exited, killed or detached */
+	int sigfd;                 /* SIGCHLD, while every thread is in a syscall */
+	sigset_t old_mask;
+	int busyfd;                /* always readable: work to do */
+	/* The present. */
+	bool running;              /* a live resume is under way */
+	struct stub_rec_goal goal;
+	uint64_t *breaks;
+	struct srt_point *points;
+	size_t npoints, cappoints;
+	struct stub_rec_watch watches[SRT_MAX_WATCH];
+	size_t nwatches;
+	struct stub_dreg_set dregs; /* access watchpoints (Z4) */
+	uint8_t pass[RSP_NSIG];
+	pid_t last_tid;            /* the thread of the last stop */
+	struct stub_proc shadow;   /* for stub_info's queries of the process */
+	/* The past. */
+	struct replay_target *past;
+	bool stale;                /* the recording went on since it was opened */
+	bool in_past;              /* a cursor is before the present */
+	struct rsp_stop past_stop;
+	bool past_pending;         /* past_stop is to be reported */
+	int64_t *btrace_tids;      /* threads GDB enabled `record btrace` for */
+	enum rsp_btrace_format *btrace_fmt;
+	uint64_t *btrace_size;
+	size_t nbtrace;
+};
+
+/* ---- plumbing ------------------------------------------------------------ */
+
+static struct stub_proc *srt_shadow(struct stub_rec_target *t)
+{
+	t->shadow.pid = stub_rec_pid(t->rec);
+	t->shadow.alive = !t->gone && stub_rec_alive(t->rec);
+	t->shadow.attached = t->attached;
+	t->shadow.mem.fd = stub_rec_mem_fd(t->rec);
+	t->shadow.last_tid = t->last_tid;
+	return &t->shadow;
+}
+
+static int srt_present_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct stub_rec_target *t = ctx;
+	struct stub_mem m = { stub_rec_mem_fd(t->rec) };
+
+	return stub_mem_read(&m, addr, buf, len);
+}
+
+static struct rsp_target srt_past_rsp(struct stub_rec_target *t)
+{
+	return replay_target_rsp(t->past);
+}
+
+/* The replay target over the recording as it is now. */
+static int srt_open_past(struct stub_rec_target *t)
+{
+	struct replay_target *np;
+	struct rsp_target rt;
+	char err[512];
+	int e;
+
+	if (t->past && !t->stale)
+		return 0;
+	e = stub_rec_sync(t->rec);
+	if (e < 0)
+		return e;
+	e = replay_target_open(t->dir, &np, err, sizeof(err));
+	if (e < 0)
+		return e;
+	replay_target_free(t->past);
+	t->past = np;
+	t->stale = false;
+	t->in_past = false;
+	replay_target_set_present_mem(np, srt_present_read, t);
+	rt = srt_past_rsp(t);
+	for (size_t i = 0; i < t->npoints; i++)
+		rt.ops->insert_point(rt.ctx, t->points[i].type, t->points[i].addr, t->points[i].kind);
+	for (size_t i = 0; i < t->nbtrace; i++)
+		rt.ops->btrace_enable(rt.ctx,
+				      (struct rsp_ptid){ stub_rec_pid(t->rec), t->btrace_tids[i] },
+				      t->btrace_fmt[i], t->btrace_size[i]);
+	return 0;
+}
+
+/* The process's present is what is served: the past is left. */
+static void srt_to_present(struct stub_rec_target *t)
+{
+	t->in_past = false;
+}
+
+/* ---- threads, registers, memory ----------------------------------------- */
+
+static unsigned srt_features(void *ctx)
+{
+	struct stub_rec_target *t = ctx;
+
+	return (t->avx ? RSP_TARGET_AVX : 0) | RSP_TARGET_REVERSE | RSP_TARGET_BTRACE_PT |
+	       RSP_TARGET_BTRACE_BTS |
+	       RSP_TARGET_XFER_AUXV | RSP_TARGET_XFER_LIBRARIES | RSP_TARGET_XFER_SIGINFO |
+	       RSP_TARGET_XFER_EXEC_FILE;
+}
+
+static int srt_threads(void *ctx, struct rsp_thread_info *out, size_t max)
+{
+	struct stub_rec_target *t = ctx;
+	pid_t tids[256];
+	size_t n;
+
+	if (t->gone)
+		return 0;
+	n = stub_rec_tids(t->rec, tids, 256);
+	for (size_t i = 0; i < n && i < max && i < 256; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].ptid = (struct rsp_ptid){ stub_rec_pid(t->rec), tids[i] };
+		stub_procfs_thread(stub_rec_pid(t->rec), tids[i], out[i].name,
+				   sizeof(out[i].name), &out[i].core);
+	}
+	return (int)n;
+}
+
+static int srt_thread_alive(void *ctx, struct rsp_ptid thread)
+{
+	struct stub_rec_target *t = ctx;
+
+	return !t->gone && stub_rec_has_thread(t->rec, (pid_t)thread.tid) ? 0 : -ESRCH;
+}
+
+static int srt_read_regs(void *ctx, struct rsp_ptid thread, struct rsp_regs *out)
+{
+	struct stub_rec_target *t = ctx;
+	struct user_regs_struct gp;
+	bool stopped;
+	int e;
+
+	if (t->gone)
+		return -ESRCH;
+	if (t->in_past)
+		return srt_past_rsp(t).ops->read_regs(t->past, thread, out);
+	e = stub_rec_task_regs(t->rec, (pid_t)thread.tid, &gp, &stopped);
+	if (e < 0)
+		return e;
+	if (stopped)
+		return stub_regs_read((pid_t)thread.tid, t->avx, out);
+	/* Inside a syscall: the general registers it entered it with; the
+	 * others cannot be read while it runs. */
+	memset(out, 0, sizeof(*out));
+	stub_regs_from_user(&gp, &(struct user_fpregs_struct){ 0 }, out);
+	for (int r = RSP_REG_ST0; r <= RSP_REG_MXCSR; r++)
+		out->avail[r] = false;
+	for (int r = RSP_REG_YMM0H; r < RSP_REG_COUNT; r++)
+		out->avail[r] = false;
+	return 0;
+}
+
+static int srt_write_regs(void *ctx, struct rsp_ptid thread, const struct rsp_regs *in)
+{
+	struct stub_rec_target *t = ctx;
+	struct user_regs_struct gp;
+	bool stopped;
+	int e;
+
+	if (t->gone)
+		return -ESRCH;
+	if (t->in_past)
+		return srt_past_rsp(t).ops->write_regs(t->past, thread, in);
+	e = stub_rec_task_regs(t->rec, (pid_t)thread.tid, &gp, &stopped);
+	if (e < 0)
+		return e;
+	if (!stopped)
+		return -EBUSY;
+	e = stub_regs_write((pid_t)thread.tid, t->avx, in);
+	if (e >= 0)
+		e = stub_rec_regs_changed(t->rec, (pid_t)thread.tid);
+	t->stale = true;
+	return e;
+}
+
+static int srt_read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct stub_rec_target *t = ctx;
+
+	if (t->gone)
+		return -ESRCH;
+	if (t->in_past)
+		return srt_past_rsp(t).ops->read_mem(t->past, addr, buf, len);
+	return srt_present_read(t, addr, buf, len);
+}
+
+static int srt_write_mem(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	struct stub_rec_target *t = ctx;
+
+	if (t->gone)
+		return -ESRCH;
+	if (t->in_past)
+		return srt_past_rsp(t).ops->write_mem(t->past, addr, buf, len);
+	t->stale = true;
+	return stub_rec_write_mem(t->rec, t->last_tid, addr, buf, len);
+}
+
+/* ---- breakpoints and watchpoints ---------------------------------------- */
+
+static int srt_insert_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
+{
+	struct stub_rec_target *t = ctx;
+
+	if (type == RSP_POINT_READ_WATCH)
+		return -EOPNOTSUPP;    /* as the live target: GDB uses Z4 */
+	if (type == RSP_POINT_ACCESS_WATCH) {
+		int e = stub_dreg_insert(&t->dregs, type, addr, (uint64_t)kind);
+
+		if (e >= 0 && t->past)
+			srt_past_rsp(t).ops->insert_point(t->past, type, addr, kind);
+		return e;
+	}
+	for (size_t i = 0; i < t->npoints; i++)
+		if (t->points[i].addr == addr && t->points[i].type == type &&
+		    (type != RSP_POINT_WRITE_WATCH || t->points[i].kind == kind))
+			return 0;
+	if (type == RSP_POINT_WRITE_WATCH) {
+		if (kind < 1 || kind > STUB_REC_WATCH_MAX || t->nwatches == SRT_MAX_WATCH)
+			return -ENOSPC;
+		t->watches[t->nwatches++] = (struct stub_rec_watch){ .addr = addr,
+								     .len = (uint32_t)kind };
+	}
+	if (t->npoints == t->cappoints) {
+		size_t cap = t->cappoints ? 2 * t->cappoints : 16;
+		struct srt_point *p = realloc(t->points, cap * sizeof(*p));
+		uint64_t *b = realloc(t->breaks, cap * sizeof(*b));
+
+		if (p)
+			t->points = p;
+		if (b)
+			t->breaks = b;
+		if (!p || !b)
+			return -ENOMEM;
+		t->cappoints = cap;
+	}
+	t->points[t->npoints++] = (struct srt_point){ addr, type, kind };
+	if (t->past)
+		srt_past_rsp(t).ops->insert_point(t->past, type, addr, kind);
+	return 0;
+}
+
+static int srt_remove_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
+{
+	struct stub_rec_target *t = ctx;
+
+	if (type == RSP_POINT_READ_WATCH)
+		return -EOPNOTSUPP;
+	if (type == RSP_POINT_ACCESS_WATCH) {
+		if (t->past)
+			srt_past_rsp(t).ops->remove_point(t->past, type, addr, kind);
+		return stub_dreg_remove(&t->dregs, type, addr, (uint64_t)kind);
+	}
+	for (size_t i = 0; i < t->npoints; i++) {
+		if (t->points[i].addr != addr || t->points[i].type != type ||
+		    (type == RSP_POINT_WRITE_WATCH && t->points[i].kind != kind))
+			continue;
+		t->points[i] = t->points[--t->npoints];
+		break;
+	}
+	for (size_t i = 0; type == RSP_POINT_WRITE_WATCH && i < t->nwatches; i++) {
+		if (t->watches[i].addr == addr && t->watches[i].len == (uint32_t)kind) {
+			t->watches[i] = t->watches[--t->nwatches];
+			break;
+		}
+	}
+	if (t->past)
+		srt_past_rsp(t).ops->remove_point(t->past, type, addr, kind);
+	return 0;
+}
+
+static int srt_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* swbreak or hwbreak, as the debugger inserted the breakpoint at @pc. */
+static enum rsp_stop_reason srt_break_reason(const struct stub_rec_target *t, uint64_t pc)
+{
+	for (size_t i = 0; i < t->npoints; i++)
+		if (t->points[i].addr == pc && t->points[i].type == RSP_POINT_SW_BREAK)
+			return RSP_REASON_SWBREAK;
+	return RSP_REASON_HWBREAK;
+}
+
+/* ---- resuming ------------------------------------------------------------ */
+
+static int srt_resume_live(struct stub_rec_target *t, const struct rsp_resume *actions, size_t n)
+{
+	struct stub_rec_goal *g = &t->goal;
+	const struct rsp_resume *step = NULL;
+	bool others = false;
+	size_t nb = 0;
+	int e;
+
+	for (size_t i = 0; i < n; i++)
+		if (!step && (actions[i].kind == RSP_RESUME_STEP ||
+			      actions[i].kind == RSP_RESUME_RANGE))
+			step = &actions[i];
+	for (size_t i = 0; i < n; i++)
+		others |= actions[i].kind == RSP_RESUME_CONTINUE &&
+			  (!step || actions[i].thread.tid != step->thread.tid);
+	memset(g, 0, sizeof(*g));
+	g->kind = !step ? STUB_REC_GO_CONTINUE :
+		  step->kind == RSP_RESUME_STEP ? STUB_REC_GO_STEP : STUB_REC_GO_RANGE;
+	if (step) {
+		g->tid = (pid_t)step->thread.tid;
+		g->only = !others;
+		g->range_start = step->range_start;
+		g->range_end = step->range_end;
+	}
+	for (size_t i = 0; i < t->npoints; i++)
+		if (t->points[i].type == RSP_POINT_SW_BREAK || t->points[i].type == RSP_POINT_HW_BREAK)
+			t->breaks[nb++] = t->points[i].addr;
+	qsort(t->breaks, nb, sizeof(*t->breaks), srt_cmp_u64);
+	g->breaks = t->breaks;
+	g->nbreaks = nb;
+	g->watches = t->watches;
+	g->nwatches = t->nwatches;
+	g->dregs = &t->dregs;
+	g->pass = t->pass;
+	for (size_t i = 0; i < n; i++) {
+		if (actions[i].kind == RSP_RESUME_STOP)
+			continue;
+		e = stub_rec_set_signal(t->rec, (pid_t)actions[i].thread.tid, actions[i].signo);
+		if (e < 0 && e != -ESRCH)
+			return e;
+	}
+	e = stub_rec_goal_start(t->rec, g);
+	if (e < 0)
+		return e;
+	srt_to_present(t);
+	t->stale = true;
+	t->running = true;
+	t->past_pending = false;
+	return 0;
+}
+
+/* The thread a forward resume moves (as the replay target picks it). */
+static int64_t srt_moved_thread(const struct stub_rec_target *t, const struct rsp_resume *a,
+				size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].kind == RSP_RESUME_STEP || a[i].kind == RSP_RESUME_RANGE)
+			return a[i].thread.tid;
+	return t->last_tid;
+}
+
+static bool srt_cursor_at_end(struct stub_rec_target *t, int64_t tid)
+{
+	struct replay_cursor *c = replay_target_cursor(t->past, tid);
+
+	return !c || replay_cursor_position(c) > replay_cursor_size(c);
+}
+
+static int srt_resume_past(struct stub_rec_target *t, const struct rsp_resume *actions, size_t n,
+			   bool reverse)
+{
+	struct rsp_target rt;
+	int e;
+
+	if (!reverse && srt_cursor_at_end(t, srt_moved_thread(t, actions, n)))
+		return srt_resume_live(t, actions, n);
+	rt = srt_past_rsp(t);
+	e = rt.ops->resume(rt.ctx, actions, n);
+	if (e < 0)
+		return e;
+	e = rt.ops->wait(rt.ctx, &t->past_stop, true);
+	if (e < 0)
+		return e;
+	if (!reverse && t->past_stop.reason == RSP_REASON_REPLAY_END) {
+		bool step = false;
+
+		for (size_t i = 0; i < n; i++)
+			step |= actions[i].kind == RSP_RESUME_STEP;
+		/* The end of the history is the live process: a continue or
+		 * range step goes on there; a step has ended. */
+		if (!step)
+			return srt_resume_live(t, actions, n);
+		t->past_stop.reason = RSP_REASON_STEP;
+	}
+	t->in_past = !replay_target_at_end(t->past);
+	t->past_pending = true;
+	t->running = false;
+	return 0;
+}
+
+static int srt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
+{
+	struct stub_rec_target *t = ctx;
+	bool reverse = false;
+	int e;
+
+	if (t->gone || !n)
+		return -ESRCH;
+	for (size_t i = 0; i < n; i++)
+		reverse |= actions[i].kind == RSP_RESUME_REVERSE_STEP ||
+			   actions[i].kind == RSP_RESUME_REVERSE_CONTINUE;
+	if (!reverse && !t->in_past)
+		return srt_resume_live(t, actions, n);
+	if (!t->in_past) {
+		e = srt_open_past(t);
+		if (e < 0)
+			return e;
+	}
+	return srt_resume_past(t, actions, n, reverse);
+}
+
+static int srt_event_fd(void *ctx)
+{
+	struct stub_rec_target *t = ctx;
+
+	if (!t->running)
+		return t->past_pending ? -1 : t->busyfd;
+	return stub_rec_waiting(t->rec) && !stub_rec_interrupted(t->rec) ? t->sigfd : t->busyfd;
+}
+
+static void srt_drain_sigfd(struct stub_rec_target *t)
+{
+	struct signalfd_siginfo si;
+
+	while (read(t->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		;
+}
+
+static void srt_stop_of(struct stub_rec_target *t, const struct stub_rec_pause *p,
+			struct rsp_stop *out)
+{
+	struct user_regs_struct gp;
+	bool stopped;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = RSP_STOP_SIGNAL;
+	out->thread = (struct rsp_ptid){ stub_rec_pid(t->rec), p->tid };
+	out->signo = SIGTRAP;
+	switch (p->kind) {
+	case STUB_REC_PAUSE_BREAK:
+		out->reason = RSP_REASON_SWBREAK;
+		if (stub_rec_task_regs(t->rec, p->tid, &gp, &stopped) == 0)
+			out->reason = srt_break_reason(t, gp.rip);
+		break;
+	case STUB_REC_PAUSE_STEP:
+		out->reason = RSP_REASON_STEP;
+		break;
+	case STUB_REC_PAUSE_WATCH:
+		out->reason = RSP_REASON_WATCH;
+		out->watch_addr = p->watch_addr;
+		break;
+	case STUB_REC_PAUSE_ACCESS:
+		out->reason = RSP_REASON_AWATCH;
+		out->watch_addr = p->watch_addr;
+		break;
+	case STUB_REC_PAUSE_SIGNAL:
+		out->signo = p->sig;
+		break;
+	case STUB_REC_PAUSE_INTERRUPT:
+		out->signo = SIGINT;
+		break;
+	case STUB_REC_PAUSE_EXITED:
+		out->kind = p->sig ? RSP_STOP_TERMINATED : RSP_STOP_EXITED;
+		out->thread.tid = out->thread.pid;
+		out->signo = p->sig;
+		out->status = p->status;
+		break;
+	}
+}
+
+static long srt_ns_since(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) * 1000000000L + (b.tv_nsec - a->tv_nsec);
+}
+
+static int srt_wait(void *ctx, struct rsp_stop *out, bool block)
+{
+	struct stub_rec_target *t = ctx;
+	struct stub_rec_pause p;
+	struct timespec start;
+	int e;
+
+	if (t->past_pending) {
+		*out = t->past_stop;
+		t->past_pending = false;
+		t->last_tid = (pid_t)out->thread.tid;
+		return 1;
+	}
+	if (!t->running)
+		return -EINVAL;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		srt_drain_sigfd(t);
+		e = stub_rec_run_until(t->rec, &t->goal, SRT_BURST, &p);
+		if (e < 0)
+			return e;
+		if (e == 1)
+			break;
+		if (stub_rec_waiting(t->rec) && !stub_rec_interrupted(t->rec)) {
+			if (!block)
+				return 0;
+			poll(&(struct pollfd){ .fd = t->sigfd, .events = POLLIN }, 1, -1);
+		} else if (!block && srt_ns_since(&start) > SRT_SLICE_NS) {
+			return 0;
+		}
+	}
+	t->running = false;
+	srt_stop_of(t, &p, out);
+	if (p.kind == STUB_REC_PAUSE_EXITED) {
+		stub_rec_end(t->rec, false);
+		t->gone = true;
+	} else {
+		t->last_tid = p.tid;
+	}
+	return 1;
+}
+
+static int srt_interrupt(void *ctx)
+{
+	struct stub_rec_target *t = ctx;
+
+	if (t->running)
+		stub_rec_interrupt(t->rec);
+	return 0;
+}
+
+static int srt_kill(void *ctx)
+{
+	struct stub_rec_target *t = ctx;
+
+	if (!t->gone)
+		stub_rec_end(t->rec, false);
+	t->gone = true;
+	t->running = false;
+	return 0;
+}
+
+static int srt_detach(void *ctx)
+{
+	struct stub_rec_target *t = ctx;
+
+	if (!t->gone)
+		stub_rec_end(t->rec, true);
+	t->gone = true;
+	t->running = false;
+	return 0;
+}
+
+/* ---- queries --------------------------------------------------------------- */
+
+static int srt_xfer_read(void *ctx, enum rsp_xfer_object obj, const char *annex,
+			 struct rsp_buf *out)
+{
+	struct stub_rec_target *t = ctx;
+
+	if (t->gone)
+		return -ESRCH;
+	return stub_info_xfer(srt_shadow(t), obj, annex, out);
+}
+
+static int srt_process_info(void *ctx, struct rsp_process_info *out)
+{
+	return stub_info_process(srt_shadow(ctx), out);
+}
+
+static int srt_shlib_info_addr(void *ctx, uint64_t *addr)
+{
+	return stub_info_shlib_addr(srt_shadow(ctx), addr);
+}
+
+static int srt_memory_region(void *ctx, uint64_t addr, struct rsp_region *out)
+{
+	return stub_info_region(srt_shadow(ctx), addr, out);
+}
+
+static int srt_set_pass_signals(void *ctx, const uint8_t pass[RSP_NSIG])
+{
+	struct stub_rec_target *t = ctx;
+
+	memcpy(t->pass, pass, sizeof(t->pass));
+	return 0;
+}
+
+/* ---- branch trace and monitor: the recording as it is now ----------------- */
+
+static int srt_btrace_enable(void *ctx, struct rsp_ptid thread, enum rsp_btrace_format format,
+			     uint64_t size)
+{
+	struct stub_rec_target *t = ctx;
+	int64_t *tids;
+	enum rsp_btrace_format *fmt;
+	uint64_t *sz;
+	int e;
+
+	if (t->gone || !stub_rec_has_thread(t->rec, (pid_t)thread.tid))
+		return -ESRCH;
+	for (size_t i = 0; i < t->nbtrace; i++)
+		if (t->btrace_tids[i] == thread.tid)
+			return -EALREADY;
+	/* Nothing recorded yet (GDB enables it at the first instruction): the
+	 * replay target opened later is enabled then (srt_open_past). */
+	if (srt_open_past(t) == 0) {
+		e = srt_past_rsp(t).ops->btrace_enable(t->past, thread, format, size);
+		if (e < 0)
+			return e;
+	}
+	tids = realloc(t->btrace_tids, (t->nbtrace + 1) * sizeof(*tids));
+	if (tids)
+		t->btrace_tids = tids;
+	fmt = realloc(t->btrace_fmt, (t->nbtrace + 1) * sizeof(*fmt));
+	if (fmt)
+		t->btrace_fmt = fmt;
+	sz = realloc(t->btrace_size, (t->nbtrace + 1) * sizeof(*sz));
+	if (sz)
+		t->btrace_size = sz;
+	if (!tids || !fmt || !sz)
+		return -ENOMEM;
+	t->btrace_tids[t->nbtrace] = thread.tid;
+	t->btrace_fmt[t->nbtrace] = format;
+	t->btrace_size[t->nbtrace++] = size;
+	return 0;
+}
+
+static int srt_btrace_disable(void *ctx, struct rsp_ptid thread)
+{
+	struct stub_rec_target *t = ctx;
+
+	for (size_t i = 0; i < t->nbtrace; i++) {
+		if (t->btrace_tids[i] != thread.tid)
+			continue;
+		t->nbtrace--;
+		t->btrace_tids[i] = t->btrace_tids[t->nbtrace];
+		t->btrace_fmt[i] = t->btrace_fmt[t->nbtrace];
+		t->btrace_size[i] = t->btrace_size[t->nbtrace];
+		return t->past ? srt_past_rsp(t).ops->btrace_disable(t->past, thread) : 0;
+	}
+	return -ENOENT;
+}
+
+static int srt_btrace_conf(void *ctx, struct rsp_ptid thread, enum rsp_btrace_format *format,
+			   uint64_t *size)
+{
+	struct stub_rec_target *t = ctx;
+
+	for (size_t i = 0; i < t->nbtrace; i++) {
+		if (t->btrace_tids[i] == thread.tid) {
+			*format = t->btrace_fmt[i];
+			*size = t->btrace_size[i];
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int srt_btrace_read(void *ctx, struct rsp_ptid thread, enum rsp_btrace_read kind,
+			   struct rsp_btrace_data *out)
+{
+	struct stub_rec_target *t = ctx;
+	enum rsp_btrace_format format;
+	uint64_t size;
+
+	if (srt_btrace_conf(t, thread, &format, &size) < 0)
+		return -ENOENT;
+	if (srt_open_past(t) < 0) {
+		out->format = format;  /* nothing recorded yet: an empty trace */
+		return 0;
+	}
+	return srt_past_rsp(t).ops->btrace_read(t->past, thread, kind, out);
+}
+
+static int srt_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
+{
+	struct stub_rec_target *t = ctx;
+	int e;
+
+	if (t->gone)
+		return -ENOENT;
+	e = srt_open_past(t);
+	if (e < 0)             /* nothing recorded yet, say: only the server's */
+		return strcmp(cmd, "help") == 0 ? -ENOENT : e;
+	e = srt_past_rsp(t).ops->monitor(t->past, cmd, out);
+	/* `goto` may have moved a cursor into the past (or back). */
+	t->in_past = !replay_target_at_end(t->past);
+	return e;
+}
+
+static const struct rsp_target_ops srt_ops = {
+	.features = srt_features,
+	.threads = srt_threads,
+	.thread_alive = srt_thread_alive,
+	.read_regs = srt_read_regs,
+	.write_regs = srt_write_regs,
+	.read_mem = srt_read_mem,
+	.write_mem = srt_write_mem,
+	.insert_point = srt_insert_point,
+	.remove_point = srt_remove_point,
+	.resume = srt_resume,
+	.event_fd = srt_event_fd,
+	.wait = srt_wait,
+	.interrupt = srt_interrupt,
+	.kill = srt_kill,
+	.detach = srt_detach,
+	.xfer_read = srt_xfer_read,
+	.process_info = srt_process_info,
+	.shlib_info_addr = srt_shlib_info_addr,
+	.memory_region = srt_memory_region,
+	.set_pass_signals = srt_set_pass_signals,
+	.btrace_enable = srt_btrace_enable,
+	.btrace_disable = srt_btrace_disable,
+	.btrace_conf = srt_btrace_conf,
+	.btrace_read = srt_btrace_read,
+	.monitor = srt_monitor,
+};
+
+/* ---- lifetime -------------------------------------------------------------- */
+
+static int srt_open_fds(struct stub_rec_target *t)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &t->old_mask) < 0)
+		return -errno;
+	t->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	t->busyfd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
+	return t->sigfd < 0 || t->busyfd < 0 ? -errno : 0;
+}
+
+int stub_rec_target_new(char *const argv[], pid_t pid, const struct stub_rec_target_options *opt,
+			struct stub_rec_target **out, char *err, size_t errsize)
+{
+	struct stub_rec_options ro = { 0 };
+	struct stub_rec_target *t = calloc(1, sizeof(*t));
+	int e;
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	t->sigfd = t->busyfd = -1;
+	t->attached = !argv;
+	t->avx = stub_regs_features() & RSP_TARGET_AVX;
+	t->shadow.sigfd = -1;
+	stub_dreg_set_init(&t->dregs);
+	if (opt->dir) {
+		snprintf(t->dir, sizeof(t->dir), "%s", opt->dir);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(t->dir, sizeof(t->dir), "%s/hindsight-serve.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(t->dir)) {
+			e = -errno;
+			snprintf(err, errsize, "cannot make a directory for the recording: %s",
+				 strerror(-e));
+			free(t);
+			return e;
+		}
+		t->own_dir = true;
+	}
+	e = srt_open_fds(t);
+	if (e < 0) {
+		snprintf(err, errsize, "%s", strerror(-e));
+		stub_rec_target_free(t);
+		return e;
+	}
+	e = argv ? stub_rec_spawn(argv, &pid) : stub_rec_attach(pid);
+	if (e < 0) {
+		snprintf(err, errsize, "%s", strerror(-e));
+		stub_rec_target_free(t);
+		return e;
+	}
+	ro.dir = t->dir;
+	ro.psb_period = opt->psb_period;
+	ro.noretcomp = opt->noretcomp;
+	e = stub_rec_new(&t->rec, &ro, pid, argv, !argv);
+	if (e < 0) {
+		snprintf(err, errsize, "cannot record in %s: %s", t->dir, strerror(-e));
+		stub_rec_target_free(t);
+		return e;
+	}
+	t->last_tid = pid;
+	*out = t;
+	return 0;
+}
+
+static int srt_rm(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void stub_rec_target_free(struct stub_rec_target *t)
+{
+	if (!t)
+		return;
+	if (t->rec && !t->gone)
+		stub_rec_end(t->rec, t->attached);
+	stub_rec_free(t->rec);
+	replay_target_free(t->past);
+	if (t->own_dir)
+		nftw(t->dir, srt_rm, 16, FTW_DEPTH | FTW_PHYS);
+	if (t->sigfd >= 0)
+		close(t->sigfd);
+	if (t->busyfd >= 0)
+		close(t->busyfd);
+	sigprocmask(SIG_SETMASK, &t->old_mask, NULL);
+	free(t->points);
+	free(t->breaks);
+	free(t->btrace_tids);
+	free(t->btrace_fmt);
+	free(t->btrace_size);
+	free(t);
+}
+
+struct rsp_target stub_rec_target_rsp(struct stub_rec_target *t)
+{
+	return (struct rsp_target){ &srt_ops, t };
+}
+
+pid_t stub_rec_target_pid(const struct stub_rec_target *t)
+{
+	return stub_rec_pid(t->rec);
+}
+
+const char *stub_rec_target_dir(const struct stub_rec_target *t)
+{
+	return t->dir;
+}
