@@ -66,8 +66,18 @@ struct replay_decoder {
 	bool own_pt;               /* pt is malloced (segments), not mapped */
 	struct pt_image *image;    /* the last image given to libipt (img owns it) */
 	bool trunc;                /* the current segment was cut short */
+	uint64_t idle;             /* instructions decoded since the last packet
+				    * of the current stream was read */
 	const char *gap_text;      /* text of the last gap, when not libipt's */
 };
+
+/* After its last packet a trace can only go on along direct branches; a
+ * stream cut short inside a loop made of them (`for (;;) n++;`) would
+ * decode for ever. Past this many instructions the stream has ended. */
+#define REPLAY_DECODE_IDLE_MAX (1u << 16)
+
+static const char idle_text[] =
+	"the trace ends inside a loop that needs no packets (it was cut short): decoding stops";
 
 static const char truncated_text[] =
 	"decoding truncated: the thread was switched out (TSC past its execution on this cpu)";
@@ -168,6 +178,11 @@ static int alloc_blk(struct replay_decoder *d)
 	cfg.nom_freq = d->b->nom_freq;
 	cfg.cpuid_0x15_eax = d->b->cpuid_0x15_eax;
 	cfg.cpuid_0x15_ebx = d->b->cpuid_0x15_ebx;
+	/* libipt 2.0.5 follows a direct jump to itself (`jmp .`) by recursion
+	 * without end once the trace has run out: ending blocks at direct
+	 * jumps keeps that to one instruction per block (past_the_end stops
+	 * the rest). */
+	cfg.flags.variant.block.end_on_jump = 1;
 	d->blk = pt_blk_alloc_decoder(&cfg);
 	if (!d->blk)
 		return -EINVAL;
@@ -455,6 +470,20 @@ static int drain_events(struct replay_decoder *d, struct replay_chunk *c)
 	return 2;
 }
 
+/* Whether @blk, decoded with every packet of the stream read, goes
+ * beyond what can be believed (REPLAY_DECODE_IDLE_MAX). */
+static bool past_the_end(struct replay_decoder *d, const struct pt_block *blk)
+{
+	uint64_t off, size = d->nsegs ? d->segs[d->seg].size : d->pt_size;
+
+	if (pt_blk_get_offset(d->blk, &off) < 0 || off < size) {
+		d->idle = 0;
+		return false;
+	}
+	d->idle += blk->ninsn;
+	return d->idle > REPLAY_DECODE_IDLE_MAX;
+}
+
 int replay_decoder_next_chunk(struct replay_decoder *d, struct replay_chunk *c)
 {
 	struct pt_block blk;
@@ -482,6 +511,12 @@ int replay_decoder_next_chunk(struct replay_decoder *d, struct replay_chunk *c)
 		st = pt_blk_next(d->blk, &blk, sizeof(blk));
 		if (st < 0 && st != -pte_eos)
 			addr_after(d, &blk, st);
+		if (blk.ninsn && past_the_end(d, &blk)) {
+			gap(d, c, 0);
+			d->gap_text = idle_text;
+			d->state = DEC_END;
+			return 1;
+		}
 		if (blk.ninsn) {
 			d->block = blk;
 			d->block_index = d->next_index;

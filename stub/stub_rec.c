@@ -154,6 +154,8 @@ static int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_task_s
 		free(t);
 		return e;
 	}
+	/* Larger than the trace of STUB_REC_FLUSH instructions can be. */
+	setvbuf(t->pt, NULL, _IOFBF, STUB_REC_PT_BUFFER);
 	e = stub_rec_thread_init(&t->th, tid, t->pt, r->opt.psb_period, !r->opt.noretcomp,
 				 r->clock);
 	idx = replay_bundle_add_thread(r->b, tid, rel);
@@ -192,6 +194,35 @@ int stub_rec_save(struct stub_rec *r)
 		fflush(r->sp.check);
 	r->b->end_time = r->clock;
 	return replay_bundle_save(r->b, r->opt.dir);
+}
+
+/* A recorder killed at any moment leaves what was flushed: the traces and
+ * state logs are flushed often (a write each), the bundle saved less often. */
+int stub_rec_periodic(struct stub_rec *r)
+{
+	if (r->clock >= r->next_checkpoint) {
+		r->next_checkpoint = r->clock + STUB_REC_CHECKPOINT;
+		r->next_flush = r->clock + STUB_REC_FLUSH;
+		return stub_rec_save(r);
+	}
+	if (r->clock < r->next_flush)
+		return 0;
+	r->next_flush = r->clock + STUB_REC_FLUSH;
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct stub_rec_task *t = r->tasks[i];
+
+		/* The trace on disk ends with FUP + TIP.PGD at the thread's next
+		 * instruction (the next step enables it again): a decoder of what
+		 * a killed recorder left stops there, not in a loop that needs
+		 * no packets. Its buffer (see stub_rec_add_task) is never
+		 * written out between two flushes. */
+		if (t->state == STUB_REC_READY && !t->in_rep &&
+		    stub_rec_thread_interrupt(&t->th, t->regs.rip) < 0)
+			return -EIO;
+		if (stub_swpt_flush(&t->th.pt) < 0 || stub_rec_state_flush(&t->st) < 0)
+			return -EIO;
+	}
+	return 0;
 }
 
 /* @insn executed in @t and the thread went on at @after. */
@@ -678,12 +709,9 @@ static int stub_rec_loop(struct stub_rec *r)
 		if (e < 0)
 			return e;
 		prev = t;
-		if (r->clock >= r->next_checkpoint) {
-			r->next_checkpoint = r->clock + STUB_REC_CHECKPOINT;
-			e = stub_rec_save(r);
-			if (e < 0)
-				return e;
-		}
+		e = stub_rec_periodic(r);
+		if (e < 0)
+			return e;
 	}
 	return 0;
 }
@@ -852,6 +880,7 @@ int stub_rec_new(struct stub_rec **out, const struct stub_rec_options *opt, pid_
 	r->attached = attached;
 	r->mem.fd = -1;
 	r->next_checkpoint = STUB_REC_CHECKPOINT;
+	r->next_flush = STUB_REC_FLUSH;
 	stub_rec_maps_init(&r->maps);
 	*out = r;
 	if (mkdir(opt->dir, 0777) < 0 && errno != EEXIST)

@@ -274,12 +274,9 @@ int stub_rec_run_until(struct stub_rec *r, struct stub_rec_goal *g, uint32_t bud
 				return live_pause(r);
 			}
 		}
-		if (r->clock >= r->next_checkpoint) {
-			r->next_checkpoint = r->clock + STUB_REC_CHECKPOINT;
-			e = stub_rec_save(r);
-			if (e < 0)
-				return e;
-		}
+		e = stub_rec_periodic(r);
+		if (e < 0)
+			return e;
 	}
 	return 0;
 }

@@ -23,7 +23,9 @@
 
 #define STUB_REC_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
 	PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
-#define STUB_REC_CHECKPOINT (1u << 22)  /* instructions between flushes */
+#define STUB_REC_CHECKPOINT (1u << 22)  /* instructions between saves of the bundle */
+#define STUB_REC_FLUSH (1u << 14)       /* ... between flushes of traces and state logs */
+#define STUB_REC_PT_BUFFER (1u << 20)   /* > 9 bytes (a TIP) per instruction flushed */
 
 enum stub_rec_task_state { STUB_REC_NEW, STUB_REC_READY, STUB_REC_SYSCALL, STUB_REC_GONE };
 
@@ -61,6 +63,7 @@ struct stub_rec {
 	size_t cur;
 	uint64_t clock;
 	uint64_t next_checkpoint;
+	uint64_t next_flush;
 	struct replay_bundle *b;
 	struct stub_mem mem;
 	struct stub_rec_icache icache;
@@ -81,6 +84,8 @@ struct stub_rec {
 
 /* The loop's steps, for stub_rec_live.c. */
 int stub_rec_save(struct stub_rec *r);
+/* Saves the bundle or flushes the files when their time has come. */
+int stub_rec_periodic(struct stub_rec *r);
 int stub_rec_collect(struct stub_rec *r, int flags);
 struct stub_rec_task *stub_rec_pick(struct stub_rec *r);
 int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t);

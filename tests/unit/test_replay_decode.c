@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <intel-pt.h>
 
 #include "replay/bundle.h"
 #include "replay/decode.h"
@@ -313,6 +314,76 @@ static void test_unknown_cpu(void **state)
 	replay_bundle_free(b);
 }
 
+
+/* A stream that ends (no PGD, no more packets) at the entry of a loop made
+ * of a direct jump: the decoder stops after a bounded number of
+ * instructions with a gap saying why, instead of decoding for ever. */
+static void test_endless_loop(void **state)
+{
+	static const char src[] = "void spin(void) { for (;;); }\nint main(void) { spin(); }\n";
+	struct pt_packet pkts[] = {
+		{ .type = ppt_psb }, { .type = ppt_mode },
+		{ .type = ppt_psbend }, { .type = ppt_tip_pge },
+	};
+	uint8_t pt[256];
+	struct pt_encoder *enc;
+	struct pt_config cfg;
+	struct replay_bundle *b;
+	struct replay_item gaps[4];
+	static uint64_t addrs[1u << 18];
+	char cmd[512], json[1024];
+	unsigned long long spin = 0;
+	size_t ngaps, n;
+	FILE *p;
+
+	(void)state;
+	write_file("spin.c", src, strlen(src));
+	snprintf(cmd, sizeof(cmd), "cc -O0 -no-pie -o %s/spin %s/spin.c && nm %s/spin", tmpdir,
+		 tmpdir, tmpdir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(json, sizeof(json), p))
+		if (strstr(json, " T spin\n"))
+			spin = strtoull(json, NULL, 16);
+	pclose(p);
+	assert_true(spin != 0);
+
+	pt_config_init(&cfg);
+	cfg.begin = pt;
+	cfg.end = pt + sizeof(pt);
+	enc = pt_alloc_encoder(&cfg);
+	assert_non_null(enc);
+	pkts[1].payload.mode.leaf = pt_mol_exec;
+	pkts[1].payload.mode.bits.exec.csl = 1;
+	pkts[3].payload.ip.ipc = pt_ipc_full;
+	pkts[3].payload.ip.ip = spin;
+	for (size_t i = 0; i < sizeof(pkts) / sizeof(pkts[0]); i++)
+		assert_true(pt_enc_next(enc, &pkts[i]) > 0);
+	assert_true(pt_enc_get_offset(enc, &(uint64_t){ 0 }) == 0);
+	{
+		uint64_t len;
+
+		pt_enc_get_offset(enc, &len);
+		write_file("spin.pt", pt, len);
+	}
+	pt_free_encoder(enc);
+	snprintf(json, sizeof(json),
+		 "{\"type\":\"intel-pt\",\"cpuInfo\":{" CPU_BDW "},\"processes\":[{\"pid\":1,"
+		 "\"threads\":[{\"tid\":1,\"iptTrace\":\"spin.pt\"}],\"modules\":["
+		 "{\"file\":\"%s/spin\",\"systemPath\":\"spin\",\"loadAddress\":4194304}]}]}",
+		 tmpdir);
+	write_file("trace.json", json, strlen(json));
+	b = load(tmpdir);
+	n = decode_all(b, addrs, sizeof(addrs) / sizeof(addrs[0]), gaps, &ngaps);
+	replay_bundle_free(b);
+	/* push %rbp; mov %rsp,%rbp; then the jump to itself, over and over. */
+	assert_true(n > 1000 && n < (1u << 17) + 16);
+	assert_int_equal(ngaps, 1);
+	assert_int_equal(addrs[n - 1], 0);
+	assert_non_null(strstr(gaps[0].text, "loop that needs no packets"));
+	assert_int_equal(addrs[0], spin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_no_image),
 		cmocka_unit_test(test_unknown_cpu),
+		cmocka_unit_test(test_endless_loop),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
