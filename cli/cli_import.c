@@ -12,9 +12,11 @@
  * A perf.data file goes through replay/perf_data (one PT stream per thread,
  * images from MMAP2 records); an LLDB bundle is loaded as it is and saved
  * with its traces copied in; a raw PT file takes ptxed's options. Images
- * named by paths of the recording machine are looked for by base name next
- * to the source and in each --image-dir. The result is checked by loading
- * it back before success is reported.
+ * named by paths of the recording machine, or whose file here has another
+ * build-id, are looked for by build-id in perf's build-id cache, then by
+ * build-id and base name next to the source and in each --image-dir
+ * (replay/image_find.h); each one still missing gets a line. The result is
+ * checked by loading it back before success is reported.
  */
 #include "cli/cli_import.h"
 
@@ -31,6 +33,7 @@
 #include "replay/bundle.h"
 #include "replay/percpu.h"
 #include "replay/elf_load.h"
+#include "replay/image_find.h"
 #include "replay/perf_data.h"
 
 #define MAX_ELFS 64
@@ -56,7 +59,9 @@ void cli_import_usage(FILE *out)
 		"       hindsight import [-o DIR] --raw PT --cpu F/M/S [--elf FILE[:ADDR]]...\n"
 		"                        [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N]\n"
 		"                        [--cpuid-0x15.ebx N] [--tid N]\n"
-		"Any form: [--image-dir DIR]... where to look for images by base name.\n"
+		"Any form: [--image-dir DIR]... where to look for images by build-id\n"
+		"(DIR/.build-id/NN/REST) and by base name, after perf's build-id cache\n"
+		"($PERF_BUILDID_DIR or ~/.debug).\n"
 		"\n"
 		"Turn an Intel PT recording made elsewhere into a hindsight recording that\n"
 		"`hindsight history`, `calls` and `serve --replay` open: a perf.data from\n"
@@ -331,44 +336,81 @@ static int import_raw(const struct import_args *a, const char *dir, char *why, s
 	return err;
 }
 
-/* A file named @name in @dir, if it exists: 0 and @out, else -ENOENT. */
-static int try_dir(const char *dir, const char *name, char *out, size_t size)
+/* The directory searched first: the source's own if it is one (an LLDB
+ * bundle), else the one holding it. */
+static void near_dir(const char *src, char *out, size_t size)
 {
-	if (snprintf(out, size, "%s/%s", dir, name) >= (int)size)
-		return -ENAMETOOLONG;
-	return access(out, R_OK) == 0 ? 0 : -ENOENT;
+	struct stat st;
+	char copy[4096];
+
+	snprintf(copy, sizeof(copy), "%s", src);
+	if (stat(src, &st) == 0 && S_ISDIR(st.st_mode))
+		snprintf(out, size, "%s", src);
+	else
+		snprintf(out, size, "%s", dirname(copy));
 }
 
-/* Points mappings whose file is not here at a file of the same base name
- * next to the source or in an --image-dir. Those still missing stay as they
- * are: decoding through them gives "no memory mapped" gaps, not a failure. */
+/* Whether mapping @i's image was already looked at (an earlier mapping of
+ * the same file and build-id). */
+static bool seen_before(const struct replay_bundle *b, size_t i)
+{
+	const struct replay_mapping *m = &b->maps[i];
+
+	for (size_t j = 0; j < i; j++) {
+		const struct replay_mapping *o = &b->maps[j];
+
+		if (!strcmp(o->file, m->file) && !o->uuid == !m->uuid &&
+		    (!m->uuid || !strcmp(o->uuid, m->uuid)))
+			return true;
+	}
+	return false;
+}
+
+/* The line for an image that is not here, or not the recorded build. */
+static void say_missing(const struct replay_mapping *m, const char *path)
+{
+	const char *name = m->system_path ? m->system_path : m->file;
+
+	if (access(path, R_OK) == 0)
+		fprintf(stderr, "hindsight: %s has another build-id than the recording's (%s), and "
+			"no copy with it was found: using it, its code may differ\n", path, m->uuid);
+	else
+		fprintf(stderr, "hindsight: image %s%s%s%s not found (perf's build-id cache, "
+			"next to the recording, --image-dir): its code will be a gap\n", name,
+			m->uuid ? " (build-id " : "", m->uuid ? m->uuid : "", m->uuid ? ")" : "");
+}
+
+/* Points each mapping whose image is not here (or is another build) at a
+ * copy found by replay_image_find; each image still missing gets a line.
+ * Decoding through a missing image gives "no memory mapped" gaps, not a
+ * failure. */
 static int resolve_images(const struct import_args *a, const char *dir, char *why, size_t n)
 {
 	struct replay_bundle *b;
-	char src[4096], path[4096], found[4200];
+	char near[4096], path[4096], found[4096];
 	int err = replay_bundle_load(dir, &b, why, n), changed = 0;
 
 	if (err)
 		return err;
-	snprintf(src, sizeof(src), "%s", a->src);
+	near_dir(a->src, near, sizeof(near));
 	for (size_t i = 0; i < b->nmaps && !err; i++) {
-		const char *file = b->maps[i].file, *base = strrchr(file, '/');
-		bool ok = false;
+		struct replay_mapping *m = &b->maps[i];
+		char *abs;
 
-		if (replay_bundle_path(b, file, path, sizeof(path)) == 0 && access(path, R_OK) == 0)
+		if (replay_bundle_path(b, m->file, path, sizeof(path)) < 0)
 			continue;
-		base = base ? base + 1 : file;
-		ok = try_dir(dirname(src), base, found, sizeof(found)) == 0;
-		snprintf(src, sizeof(src), "%s", a->src);
-		for (size_t d = 0; !ok && d < a->nimage_dirs; d++)
-			ok = try_dir(a->image_dirs[d], base, found, sizeof(found)) == 0;
-		if (ok) {
-			char *abs = realpath(found, NULL);
-
-			err = replay_bundle_set_str(&b->maps[i].file, abs ? abs : found);
-			free(abs);
-			changed = 1;
+		if (replay_image_find(path, m->system_path, m->uuid, near, found, sizeof(found),
+				      NULL) < 0) {
+			if (!seen_before(b, i))
+				say_missing(m, path);
+			continue;
 		}
+		if (!strcmp(found, path))
+			continue;
+		abs = realpath(found, NULL);
+		err = replay_bundle_set_str(&m->file, abs ? abs : found);
+		free(abs);
+		changed = 1;
 	}
 	if (!err && changed)
 		err = replay_bundle_save(b, dir);
@@ -396,6 +438,7 @@ int cli_import_main(int argc, char **argv)
 
 	if (err)
 		return err > 0 ? 0 : 2;
+	replay_image_set_dirs(a.image_dirs, a.nimage_dirs);
 	snprintf(name, sizeof(name), "%s", a.src);
 	snprintf(dir, sizeof(dir), "%s", a.out ? a.out : "");
 	if (!a.out)

@@ -2,11 +2,14 @@
  * cli/cli_record.c: `hindsight record`.
  *
  *   hindsight record [-o DIR] [--record=auto|sw|pt] [--psb-period N]
- *                    [--noretcomp] -- PROG [ARGS...]
+ *                    [--noretcomp] [--snapshot SIZE] [--aux-size SIZE]
+ *                    -- PROG [ARGS...]
  *   hindsight record [OPTIONS] --attach PID
  *
  * Picks the recorder (hardware PT needs the intel_pt PMU; without it, auto
- * says so and records in software, pt fails), runs the software recorder
+ * says so and records in software, pt fails; with it, auto also falls
+ * back to software when the events cannot be opened, saying why), runs
+ * the hardware recorder (stub/stub_hwpt_rec.h) or the software one
  * (stub/stub_rec.h) and prints where the bundle is and a one-line summary.
  * The exit status is the program's (128 + signal if it was killed), like
  * rr record. The hidden --ip-log FILE writes every stepped instruction for
@@ -26,21 +29,31 @@
 #include <unistd.h>
 
 #include "replay/bundle.h"
+#include "stub/stub_hwpt.h"
 #include "stub/stub_hwpt_caps.h"
+#include "stub/stub_hwpt_rec.h"
 #include "stub/stub_rec.h"
 
+/* cli_record_pick's answers. */
+enum { CLI_RECORD_SW, CLI_RECORD_FAIL, CLI_RECORD_HW };
 
 struct record_args {
 	const char *dir;
 	const char *mode;          /* auto, sw, pt */
 	long psb_period;
+	bool psb_given;
 	bool noretcomp;
 	long attach_pid;
 	const char *ip_log;
+	uint64_t snapshot;         /* hardware: snapshot mode with this many bytes per thread */
+	uint64_t aux_size;         /* hardware, full mode: AUX bytes per thread (0: default) */
+	bool hw;                   /* cli_record_pick chose the hardware recorder */
+	int hw_psb;                /* the psb_period term, -1: the default */
 	char **argv;
 };
 
 static struct stub_rec *cli_record_active;
+static struct stub_hwpt_rec *cli_record_hw_active;
 
 void cli_record_usage(FILE *out)
 {
@@ -58,8 +71,13 @@ void cli_record_usage(FILE *out)
 		"  --record=MODE        auto (default): hardware Intel PT if this CPU\n"
 		"                       has it, else software; sw: software (ptrace\n"
 		"                       single-step); pt: hardware only\n"
-		"  --psb-period N       bytes of trace between sync points (default %d)\n"
+		"  --psb-period N       bytes of trace between sync points (default %d;\n"
+		"                       hardware: a power of two the CPU supports)\n"
 		"  --noretcomp          no return compression\n"
+		"  --snapshot SIZE      hardware: keep only the newest SIZE bytes of\n"
+		"                       trace per thread (K, M, G suffixes) instead of\n"
+		"                       all of it\n"
+		"  --aux-size SIZE      hardware: the trace buffer per thread (default 4M)\n"
 		"  --attach PID         record a running process until it ends or\n"
 		"                       until Ctrl-C (then it is detached)\n"
 		"  -h, --help           show this help\n"
@@ -77,6 +95,31 @@ static int cli_record_number(const char *s, long min, long max, long *out)
 	return (errno || end == s || *end || *out < min || *out > max) ? -1 : 0;
 }
 
+/* A byte count with an optional K, M or G (powers of 1024), from 4K to 1G. */
+static int cli_record_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v > (1ull << 30) >> shift)
+		return -1;
+	*out = (uint64_t)v << shift;
+	return *out >= 4096 ? 0 : -1;
+}
+
 /* 0, 1 for --help, or 2 (after a message) for a bad command line. */
 static int cli_record_parse(int argc, char **argv, struct record_args *a)
 {
@@ -87,6 +130,8 @@ static int cli_record_parse(int argc, char **argv, struct record_args *a)
 		{ "noretcomp", no_argument, NULL, 'n' },
 		{ "attach", required_argument, NULL, 'a' },
 		{ "ip-log", required_argument, NULL, 'l' },
+		{ "snapshot", required_argument, NULL, 's' },
+		{ "aux-size", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -106,6 +151,15 @@ static int cli_record_parse(int argc, char **argv, struct record_args *a)
 		case 'p':
 			if (cli_record_number(optarg, 64, 1L << 30, &a->psb_period) < 0) {
 				fprintf(stderr, "hindsight: --psb-period wants a number of bytes from 64 to 2^30, not '%s'\n", optarg);
+				return 2;
+			}
+			a->psb_given = true;
+			break;
+		case 's':
+		case 'x':
+			if (cli_record_size(optarg, c == 's' ? &a->snapshot : &a->aux_size) < 0) {
+				fprintf(stderr, "hindsight: --%s wants a size from 4K to 1G (a number of bytes, or with K, M, G), not '%s'\n",
+					c == 's' ? "snapshot" : "aux-size", optarg);
 				return 2;
 			}
 			break;
@@ -133,29 +187,43 @@ static int cli_record_parse(int argc, char **argv, struct record_args *a)
 	return 0;
 }
 
-/* 0 to record in software, or 1 (after a message) for --record=pt. */
-/* Hardware or software PT: 0 to record in software, 1 to give up. The
- * reason Intel PT cannot be used comes from stub_hwpt_available (no PMU:
- * an AMD CPU, or a VM that does not expose it). */
+/* Hardware or software PT: CLI_RECORD_HW, CLI_RECORD_SW, or
+ * CLI_RECORD_FAIL after a message for --record=pt. The reason Intel PT
+ * cannot be used comes from stub_hwpt_available (no PMU: an AMD CPU, or a
+ * VM that does not expose it). */
 static int cli_record_pick(const char *mode)
 {
 	char why[256];
 
 	if (!strcmp(mode, "sw"))
-		return 0;
-	if (stub_hwpt_available(NULL, why, sizeof(why)) > 0) {
-		/* The hardware recorder (stub/stub_hwpt.c) is not driven by
-		 * the recording loop yet. */
-		fprintf(stderr, "hindsight: Intel PT is available, but this hindsight records it "
-				"in software only; %s\n",
-			!strcmp(mode, "pt") ? "--record=pt is not available yet" : "recording in software");
-		return !strcmp(mode, "pt");
-	}
+		return CLI_RECORD_SW;
+	if (stub_hwpt_available(NULL, why, sizeof(why)) > 0)
+		return CLI_RECORD_HW;
 	if (!strcmp(mode, "pt")) {
 		fprintf(stderr, "hindsight: %s\n", why);
-		return 1;
+		return CLI_RECORD_FAIL;
 	}
 	fprintf(stderr, "hindsight: %s; recording in software\n", why);
+	return CLI_RECORD_SW;
+}
+
+/* --psb-period N in bytes as the hardware's psb_period term (2^(n+11)
+ * bytes); -1 without the option. 0, or -1 after a message. */
+static int cli_record_hw_psb(const struct record_args *a, int *out)
+{
+	int n = 0;
+
+	*out = -1;
+	if (!a->psb_given)
+		return 0;
+	while (n < 20 && (2048L << n) < a->psb_period)
+		n++;
+	if ((2048L << n) != a->psb_period) {
+		fprintf(stderr, "hindsight: hardware Intel PT's --psb-period is a power of two "
+			"from 2048 bytes, not %ld\n", a->psb_period);
+		return -1;
+	}
+	*out = n;
 	return 0;
 }
 
@@ -164,6 +232,8 @@ static void cli_record_on_signal(int sig)
 	(void)sig;
 	if (cli_record_active)
 		stub_rec_stop(cli_record_active);
+	if (cli_record_hw_active)
+		stub_hwpt_rec_stop(cli_record_hw_active);
 }
 
 static void cli_record_summary(const struct stub_rec *r, const char *dir)
@@ -226,12 +296,76 @@ static int cli_record_start(const struct record_args *a, pid_t *pid)
 	return e;
 }
 
+/* The end of a recording: status and signal from the bundle. */
+static void cli_record_ended(const struct replay_bundle *b, int e, struct cli_record_result *res)
+{
+	res->status = cli_record_status(b);
+	res->recorded = true;
+	res->signo = b->exit_kind && !strcmp(b->exit_kind, "signaled") ? b->exit_status : 0;
+	if (e < 0 && !res->status)
+		res->status = 1;
+}
+
+static void cli_record_hw_summary(const struct record_args *a, const struct stub_hwpt_rec *r,
+				  const char *dir)
+{
+	struct stub_hwpt_rec_summary s;
+
+	stub_hwpt_rec_get_summary(r, &s);
+	fprintf(stderr, "hindsight: recording in %s\n", dir);
+	fprintf(stderr, "hindsight: hardware Intel PT (%s), %zu thread%s, %zu gap%s, %llu bytes "
+		"of trace\n", a->snapshot ? "snapshot" : "full", s.threads,
+		s.threads == 1 ? "" : "s", s.gaps, s.gaps == 1 ? "" : "s",
+		(unsigned long long)s.trace_bytes);
+}
+
+/* The hardware recorder on @pid (stopped). 1 if it could not start and
+ * --record=auto lets the software recorder take over (after a message),
+ * else 0 with @res filled. */
+static int cli_record_hardware(const struct record_args *a, pid_t pid, bool summary,
+			       struct cli_record_result *res)
+{
+	struct stub_hwpt_rec_options o = { .dir = res->dir, .full = !a->snapshot,
+					   .aux_size = a->snapshot ? a->snapshot : a->aux_size,
+					   .opts = STUB_HWPT_OPTS_DEFAULT };
+	struct stub_hwpt_rec *r = NULL;
+	char why[512] = "";
+	int e;
+
+	o.opts.noretcomp = a->noretcomp;
+	o.opts.psb_period = a->hw_psb;
+	e = stub_hwpt_rec_new(&r, &o, pid, a->attach_pid ? NULL : a->argv, a->attach_pid != 0,
+			      why, sizeof(why));
+	if (e < 0) {
+		stub_hwpt_rec_free(r);
+		if (!strcmp(a->mode, "auto")) {
+			fprintf(stderr, "hindsight: %s; recording in software\n", why);
+			return 1;
+		}
+		fprintf(stderr, "hindsight: cannot record with Intel PT: %s\n", why);
+		kill(pid, a->attach_pid ? 0 : SIGKILL);
+		return 0;
+	}
+	cli_record_hw_active = r;
+	signal(SIGINT, a->attach_pid ? cli_record_on_signal : SIG_IGN);
+	signal(SIGTERM, cli_record_on_signal);
+	e = stub_hwpt_rec_run(r, why, sizeof(why));
+	cli_record_hw_active = NULL;
+	if (e < 0)
+		fprintf(stderr, "hindsight: recording stopped early: %s (the bundle in %s is "
+			"incomplete)\n", why, res->dir);
+	if (summary)
+		cli_record_hw_summary(a, r, res->dir);
+	cli_record_ended(stub_hwpt_rec_bundle(r), e, res);
+	stub_hwpt_rec_free(r);
+	return 0;
+}
+
 /* Records @a (after the recorder was picked) into @res->dir: the part
  * `hindsight run` shares. Prints what goes wrong; @summary prints the
  * closing summary. */
 static void cli_record_go(const struct record_args *a, bool summary, struct cli_record_result *res)
 {
-	const struct replay_bundle *b;
 	struct stub_rec_options o;
 	struct stub_rec *r = NULL;
 	pid_t pid;
@@ -246,6 +380,8 @@ static void cli_record_go(const struct record_args *a, bool summary, struct cli_
 	else
 		snprintf(res->dir, sizeof(res->dir), "hindsight-%s-%d",
 			 a->argv[0] ? basename(a->argv[0]) : cli_record_comm(pid), (int)pid);
+	if (a->hw && !cli_record_hardware(a, pid, summary, res))
+		return;
 	memset(&o, 0, sizeof(o));
 	o.dir = res->dir;
 	o.psb_period = (uint32_t)a->psb_period;
@@ -270,13 +406,8 @@ static void cli_record_go(const struct record_args *a, bool summary, struct cli_
 			strerror(-e), res->dir);
 	if (summary)
 		cli_record_summary(r, res->dir);
-	b = stub_rec_bundle(r);
-	res->status = cli_record_status(b);
-	res->recorded = true;
-	res->signo = b->exit_kind && !strcmp(b->exit_kind, "signaled") ? b->exit_status : 0;
+	cli_record_ended(stub_rec_bundle(r), e, res);
 	stub_rec_free(r);
-	if (e < 0 && !res->status)
-		res->status = 1;
 }
 
 int cli_record_program(char **argv, const char *dir, struct cli_record_result *res)
@@ -303,8 +434,14 @@ int cli_record_main(int argc, char **argv)
 		cli_record_usage(stdout);
 		return 0;
 	}
-	if (e || cli_record_pick(a.mode))
-		return e ? e : 1;
+	if (e)
+		return e;
+	e = cli_record_pick(a.mode);
+	if (e == CLI_RECORD_FAIL)
+		return 1;
+	a.hw = e == CLI_RECORD_HW;
+	if (a.hw && cli_record_hw_psb(&a, &a.hw_psb) < 0)
+		return 2;
 	cli_record_go(&a, true, &res);
 	return res.status;
 }

@@ -4,7 +4,9 @@
  * Two kinds of manifest: hindsight's own (with a "hindsight" object whose
  * mappings are used as they are) and LLDB's per-thread Intel PT bundles,
  * whose modules become mappings valid from time 0, one per executable
- * PT_LOAD segment of the module's file. Per-cpu LLDB bundles ("cpus") are
+ * PT_LOAD segment of the module's file. An image that is not where the
+ * manifest says (or, for LLDB modules, is another build) is looked for by
+ * build-id and name (replay/image_find.h). Per-cpu LLDB bundles ("cpus") are
  * split into threads by replay/percpu.c. Every failure leaves a one-line reason in the caller's
  * buffer, naming the key ("trace.json: processes[0].threads[1]: missing
  * \"tid\"") or the file.
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "replay/elf_load.h"
+#include "replay/image_find.h"
 #include "replay/percpu.h"
 
 struct reader {
@@ -236,20 +239,44 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
+/* Where the image recorded as @file (bundle-relative or absolute) is:
+ * @file itself when it is there (@verify: with the recording's build-id),
+ * else a copy found by build-id or name (replay/image_find.h: perf's
+ * build-id cache, the --image-dir directories). 1 with that copy in
+ * @found, 0 to keep @file. */
+static int find_image(struct reader *r, const char *file, const char *system_path,
+		      const char *uuid, bool verify, char *found, size_t size)
+{
+	char path[4096];
+
+	if (replay_bundle_path(r->b, file, path, sizeof(path)) < 0)
+		return 0;
+	if (!verify && access(path, R_OK) == 0)
+		return 0;
+	if (replay_image_find(path, system_path, uuid, NULL, found, size, NULL) < 0)
+		return 0;
+	return strcmp(found, path) != 0;
+}
+
 /* LLDB module @file at @load: one mapping per executable PT_LOAD. */
 static int module_mappings(struct reader *r, const char *file, const char *system_path,
 			   const char *uuid, uint64_t load)
 {
 	struct replay_elf_segment segs[REPLAY_ELF_MAX_SEGMENTS];
 	struct replay_mapping m = { 0 };
-	char path[4096];
+	char path[4096], found[4096];
 	int n, rc;
 
+	if (find_image(r, file, system_path, uuid, true, found, sizeof(found)))
+		file = found;
 	if (replay_bundle_path(r->b, file, path, sizeof(path)) < 0)
 		return fail(r, -ENAMETOOLONG, "%s: file name too long", file);
 	n = replay_elf_load_segments(path, segs);
 	if (n == -ENOEXEC)
 		return fail(r, n, "%s: not an ELF file with program headers", file);
+	if (n == -ENOENT && uuid)
+		return fail(r, n, "%s: %s (nor a copy with build-id %s in perf's build-id "
+			    "cache or an image directory)", file, strerror(-n), uuid);
 	if (n < 0)
 		return fail(r, n, "%s: %s", file, strerror(-n));
 	if (n == 0)
@@ -337,6 +364,7 @@ static int read_process_modules(struct reader *r, const json_t *p, const char *w
 static int read_mapping(struct reader *r, const json_t *o, const char *where)
 {
 	struct replay_mapping m = { .time_unmap = REPLAY_TIME_NEVER };
+	char found[4096];
 	int rc;
 
 	if (!json_is_object(o))
@@ -350,6 +378,13 @@ static int read_mapping(struct reader *r, const json_t *o, const char *where)
 	    (rc = get_str(r, o, where, "systemPath", 0, &m.system_path)) < 0 ||
 	    (rc = get_str(r, o, where, "uuid", 0, &m.uuid)) < 0)
 		goto out;
+	if (find_image(r, m.file, m.system_path, m.uuid, false, found, sizeof(found))) {
+		free(m.file);
+		if (!(m.file = strdup(found))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
 	rc = replay_bundle_add_mapping(r->b, &m);
 out:
 	free(m.file);

@@ -1,5 +1,6 @@
 /*
- * replay/elf_load.c: the PT_LOAD segments of an ELF file, with libelf.
+ * replay/elf_load.c: the PT_LOAD segments, build-id and code of an ELF
+ * file, with libelf.
  */
 #include "replay/elf_load.h"
 
@@ -7,6 +8,10 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PAGE 4096u
@@ -94,4 +99,110 @@ int replay_elf_mapping_bias(const char *path, uint64_t start, uint64_t offset, u
 		}
 	}
 	return n < 0 ? n : -ENOENT;
+}
+
+struct build_id_out {
+	char *hex;
+	size_t size;
+};
+
+/* The NT_GNU_BUILD_ID in note data @d: 0, -ENOENT, -ENOSPC. */
+static int note_build_id(Elf_Data *d, struct build_id_out *o)
+{
+	GElf_Nhdr nh;
+	size_t off = 0, noff, doff;
+
+	while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+		const uint8_t *id = (const uint8_t *)d->d_buf + doff;
+
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((const char *)d->d_buf + noff, "GNU", 4) || !nh.n_descsz)
+			continue;
+		if (o->size < 2 * (size_t)nh.n_descsz + 1)
+			return -ENOSPC;
+		for (size_t i = 0; i < nh.n_descsz; i++)
+			snprintf(o->hex + 2 * i, 3, "%02x", id[i]);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int find_build_id(Elf *elf, void *arg)
+{
+	struct build_id_out *o = arg;
+	Elf_Scn *scn = NULL;
+	size_t nph;
+	int rc = -ENOENT;
+
+	if (elf_kind(elf) != ELF_K_ELF)
+		return -ENOEXEC;
+	while (rc == -ENOENT && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE && (d = elf_getdata(scn, NULL)))
+			rc = note_build_id(d, o);
+	}
+	if (rc != -ENOENT || elf_getphdrnum(elf, &nph) != 0)
+		return rc;
+	/* no section headers: the PT_NOTE segments */
+	for (size_t i = 0; i < nph && rc == -ENOENT; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+		if (d)
+			rc = note_build_id(d, o);
+	}
+	return rc;
+}
+
+int replay_elf_build_id(const char *path, char *hex, size_t size)
+{
+	struct build_id_out o = { hex, size };
+
+	return with_elf(path, find_build_id, &o);
+}
+
+static int find_code(Elf *elf, void *arg)
+{
+	off_t *file_size = arg;
+	Elf_Scn *scn = NULL;
+	size_t nph;
+	bool sections = false;
+
+	if (elf_kind(elf) != ELF_K_ELF)
+		return -ENOEXEC;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		sections = true;
+		if (sh.sh_type != SHT_NOBITS && sh.sh_size)
+			return 1;
+	}
+	if (sections || elf_getphdrnum(elf, &nph) != 0)
+		return 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
+		    ph.p_filesz && ph.p_offset + ph.p_filesz <= (uint64_t)*file_size)
+			return 1;
+	}
+	return 0;
+}
+
+int replay_elf_has_code(const char *path)
+{
+	struct stat st;
+	off_t size;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	size = st.st_size;
+	return with_elf(path, find_code, &size);
 }

@@ -1,6 +1,7 @@
 /*
  * replay/elf_load.h: the PT_LOAD segments of an ELF file, its dynamic
- * section and where a mapping of it puts its addresses.
+ * section, where a mapping of it puts its addresses, its build-id and
+ * whether it holds code (replay/image_find.h checks candidates with them).
  *
  * LLDB's trace bundles give a module's load address only; the mappings a
  * decoder needs (address, file offset, size) come from the file's program
@@ -36,5 +37,16 @@ int replay_elf_dynamic_vaddr(const char *path, uint64_t *vaddr);
  * puts the file's addresses (runtime = file address + bias). 0, -ENOENT if
  * no PT_LOAD segment holds @offset, or the errors above. */
 int replay_elf_mapping_bias(const char *path, uint64_t start, uint64_t offset, uint64_t *bias);
+
+/* The GNU build-id of @path (NT_GNU_BUILD_ID) as lowercase hex into @hex
+ * (2 * bytes + 1; 129 holds any). 0, -ENOENT if it has none, -ENOSPC if
+ * @size is too small, or the errors of replay_elf_load_segments. */
+int replay_elf_build_id(const char *path, char *hex, size_t size);
+
+/* Whether @path holds the bytes of its code: 1 if an executable section
+ * (or, without section headers, an executable PT_LOAD) has contents in the
+ * file, 0 if not (a separate debug file: its .text is NOBITS), or the
+ * errors of replay_elf_load_segments. */
+int replay_elf_has_code(const char *path);
 
 #endif

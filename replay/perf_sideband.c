@@ -155,6 +155,17 @@ static int add_mmap(struct replay_perf_sideband *sb, const struct replay_perf_re
 	rc = unmap_range(sb->b, mm->addr, mm->addr + mm->len, t);
 	if (rc)
 		return rc;
+	if (sb->vdso_file && !strcmp(mm->filename, "[vdso]")) {
+		/* The same kernel maps the same vDSO: its copy, at this address. */
+		m.file = (char *)sb->vdso_file;
+		m.system_path = (char *)mm->filename;
+		m.time_map = t;
+		m.time_unmap = REPLAY_TIME_NEVER;
+		m.start = mm->addr;
+		m.size = mm->len;
+		rc = replay_bundle_add_mapping(sb->b, &m);
+		return rc < 0 ? rc : 0;
+	}
 	if (is_fileless(mm->filename)) {
 		snprintf(text, sizeof(text), "%s at 0x%" PRIx64 " (%" PRIu64 " bytes) has no file",
 			 mm->filename, mm->addr, mm->len);

@@ -50,6 +50,8 @@ struct replay_perf_sideband {
 	uint64_t last_time;        /* converted time of the last timed record */
 	uint64_t lost_records;     /* sum of LOST records */
 	uint64_t truncated;        /* AUX records flagged truncated */
+	const char *vdso_file;     /* NULL, or a copy of this kernel's vDSO (the live
+				    * recorder's): "[vdso]" maps it instead of a gap */
 };
 
 /* Starts feeding @b. @tc may be NULL (no conversion). */

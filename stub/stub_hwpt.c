@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include "stub/stub_hwpt_ring.h"
 #include "stub/stub_hwpt_sideband.h"
@@ -36,7 +37,7 @@ static int sys_ioctl(int fd, unsigned long req, unsigned long arg)
 	return ioctl(fd, req, arg);
 }
 
-struct stub_hwpt_sys stub_hwpt_sys = { sys_perf_event_open, mmap, sys_ioctl };
+struct stub_hwpt_sys stub_hwpt_sys = { sys_perf_event_open, mmap, munmap, sys_ioctl };
 
 struct hwpt_thread {
 	pid_t tid;
@@ -45,7 +46,8 @@ struct hwpt_thread {
 	size_t base_len;           /* control page + DATA */
 	void *aux;
 	struct stub_hwpt_ring data_ring, aux_ring;
-	struct stub_hwpt_sideband sideband;
+	bool hup;                  /* its task is gone: not polled */
+	uint64_t bytes;            /* in its file */
 };
 
 struct stub_hwpt {
@@ -58,6 +60,10 @@ struct stub_hwpt {
 	uint8_t *buf;              /* aux_size bytes for copies */
 	struct hwpt_thread *threads;
 	size_t nthreads;
+	struct stub_hwpt_sideband sideband;   /* every thread's DATA, one time order */
+	struct stub_hwpt_batch batch;
+	bool have_tconv;           /* sideband's conversion taken from a control page */
+	uint64_t bytes_done;       /* of removed threads */
 };
 
 void stub_hwpt_attr(uint32_t type, uint64_t config, bool full, uint32_t aux_watermark,
@@ -78,7 +84,6 @@ void stub_hwpt_attr(uint32_t type, uint64_t config, bool full, uint32_t aux_wate
 	attr->comm = 1;
 	attr->comm_exec = 1;
 	attr->task = 1;
-	attr->context_switch = 1;
 	attr->watermark = 1;
 	attr->wakeup_watermark = 4096;
 	attr->aux_watermark = full ? aux_watermark : 0;
@@ -147,6 +152,9 @@ int stub_hwpt_open(const struct stub_hwpt_setup *s, struct replay_bundle *b,
 	h->page = (size_t)sysconf(_SC_PAGESIZE);
 	h->setup.aux_size = ring_size(s->aux_size ? s->aux_size : STUB_HWPT_SNAPSHOT_DEFAULT,
 				      h->page);
+	/* A writable (full-mode) AUX area of one page: perf's minimum is 2. */
+	if (s->full && h->setup.aux_size < 2 * h->page)
+		h->setup.aux_size = 2 * h->page;
 	stub_hwpt_cpu_probe(&h->cpu);
 	rc = stub_hwpt_caps_read(s->sysfs_root, &h->caps, why, whysize);
 	if (rc == -ENOENT)
@@ -165,6 +173,9 @@ int stub_hwpt_open(const struct stub_hwpt_setup *s, struct replay_bundle *b,
 	}
 	stub_hwpt_fill_bundle(&h->cpu, &h->caps, h->config, b);
 	b->pid = s->pid;
+	stub_hwpt_sideband_init(&h->sideband, b, s->pid, NULL, NULL);
+	h->sideband.sb.vdso_file = s->vdso_file;
+	stub_hwpt_batch_init(&h->batch);
 	*out = h;
 	return 0;
 }
@@ -187,9 +198,19 @@ static int map_rings(struct stub_hwpt *h, struct hwpt_thread *t, char *why, size
 	if (p == MAP_FAILED)
 		goto fail;
 	t->aux = p;
-	stub_hwpt_ring_init(&t->data_ring, (uint8_t *)t->page + h->page,
-			    h->page * STUB_HWPT_DATA_PAGES, (uint64_t *)&t->page->data_head,
-			    (uint64_t *)&t->page->data_tail);
+	/* data_offset / data_size say where DATA is (kernels before 4.1 left
+	 * them 0: then it follows the control page). */
+	if (stub_hwpt_ring_init(&t->data_ring, (uint8_t *)t->page + (t->page->data_offset
+								       ? t->page->data_offset
+								       : h->page),
+				t->page->data_size ? t->page->data_size
+						   : h->page * STUB_HWPT_DATA_PAGES,
+				(uint64_t *)&t->page->data_head,
+				(uint64_t *)&t->page->data_tail) < 0) {
+		snprintf(why, whysize, "thread %d: the kernel's DATA area is not a power of two "
+			 "(%llu bytes)", (int)t->tid, (unsigned long long)t->page->data_size);
+		return -EINVAL;
+	}
 	stub_hwpt_ring_init(&t->aux_ring, t->aux, aux, (uint64_t *)&t->page->aux_head,
 			    h->setup.full ? (uint64_t *)&t->page->aux_tail : NULL);
 	return 0;
@@ -198,16 +219,18 @@ fail:
 	snprintf(why, whysize, "mmap of the %s area for thread %d (%" PRIu64 " KiB): %s%s",
 		 t->page ? "AUX" : "DATA", (int)t->tid, (t->page ? aux : t->base_len) >> 10,
 		 strerror(rc), rc == EPERM || rc == ENOMEM
-		 ? " (over /proc/sys/kernel/perf_event_mlock_kb? try a smaller --snapshot)" : "");
+		 ? " (over /proc/sys/kernel/perf_event_mlock_kb and ulimit -l? try a smaller "
+		   "--snapshot or --aux-size)" : "");
 	return -rc;
 }
 
 static void thread_release(struct hwpt_thread *t)
 {
 	if (t->aux)
-		munmap(t->aux, t->aux_ring.size ? t->aux_ring.size : t->page->aux_size);
+		stub_hwpt_sys.munmap(t->aux, t->aux_ring.size ? t->aux_ring.size
+							     : t->page->aux_size);
 	if (t->page)
-		munmap(t->page, t->base_len);
+		stub_hwpt_sys.munmap(t->page, t->base_len);
 	if (t->fd >= 0)
 		close(t->fd);
 	if (t->out >= 0)
@@ -230,8 +253,6 @@ static int open_out(struct stub_hwpt *h, struct hwpt_thread *t, char *rel, size_
 static int start_thread(struct stub_hwpt *h, struct hwpt_thread *t, char *why, size_t whysize)
 {
 	struct perf_event_attr attr;
-	struct replay_perf_sid_layout l;
-	struct replay_perf_tconv tc;
 	char rel[64];
 	int rc;
 
@@ -251,9 +272,13 @@ static int start_thread(struct stub_hwpt *h, struct hwpt_thread *t, char *why, s
 		snprintf(why, whysize, "%s/%s: %s", h->setup.dir, rel, strerror(-rc));
 		return rc;
 	}
-	l = (struct replay_perf_sid_layout){ true, attr.sample_type };
-	stub_hwpt_tconv_from_page(t->page, &tc);
-	stub_hwpt_sideband_init(&t->sideband, h->b, h->setup.pid, &l, &tc);
+	h->sideband.layout = (struct replay_perf_sid_layout){ true, attr.sample_type };
+	if (!h->have_tconv) {
+		/* The kernel fills the time fields when the page is mapped; they
+		 * are the same clock for every event. */
+		stub_hwpt_tconv_from_page(t->page, &h->sideband.sb.tconv);
+		h->have_tconv = true;
+	}
 	if (stub_hwpt_sys.ioctl(t->fd, PERF_EVENT_IOC_ENABLE, 0)) {
 		rc = -errno;
 		snprintf(why, whysize, "PERF_EVENT_IOC_ENABLE for thread %d: %s", (int)t->tid,
@@ -301,28 +326,47 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-static int drain_thread(struct stub_hwpt *h, struct hwpt_thread *t)
+/* Full mode: the thread's new AUX data to its file. */
+static int drain_aux(struct stub_hwpt *h, struct hwpt_thread *t)
 {
-	int rc = stub_hwpt_sideband_drain(&t->sideband, &t->data_ring);
 	ssize_t n;
+	int rc, drained = 0;
 
-	if (rc < 0)
-		return rc;
-	if (!h->setup.full)
-		return 0;
-	while ((n = stub_hwpt_ring_drain(&t->aux_ring, h->buf, h->setup.aux_size)) > 0)
+	while ((n = stub_hwpt_ring_drain(&t->aux_ring, h->buf, h->setup.aux_size)) > 0) {
 		if ((rc = write_all(t->out, h->buf, (size_t)n)))
 			return rc;
+		t->bytes += (uint64_t)n;
+		drained = 1;
+	}
+	/* A full ring stopped the trace (a "truncated" AUX record says so);
+	 * the kernel resumes it at the thread's next schedule-in, and perf
+	 * re-enables the event after every read: so do we. */
+	if (drained && !t->hup)
+		stub_hwpt_sys.ioctl(t->fd, PERF_EVENT_IOC_ENABLE, 0);
 	return n < 0 ? (int)n : 0;
 }
 
-static int snapshot_thread(struct stub_hwpt *h, struct hwpt_thread *t)
+/* Every thread's DATA records, applied in time order. */
+static int drain_sideband(struct stub_hwpt *h)
 {
+	int rc = 0;
+
+	for (size_t i = 0; i < h->nthreads && rc >= 0; i++)
+		rc = stub_hwpt_sideband_take(&h->sideband, &h->threads[i].data_ring, &h->batch);
+	if (rc >= 0)
+		rc = stub_hwpt_sideband_apply(&h->sideband, &h->batch);
+	return rc < 0 ? rc : 0;
+}
+
+/* Snapshot mode: the thread's window replaces its file. @last: the end of
+ * its trace (the event stays disabled; a gap says if older trace was
+ * overwritten). */
+static int snapshot_aux(struct stub_hwpt *h, struct hwpt_thread *t, bool last)
+{
+	char text[160];
 	ssize_t n;
 	int rc;
 
-	if (h->setup.full)
-		return drain_thread(h, t);
 	stub_hwpt_sys.ioctl(t->fd, PERF_EVENT_IOC_DISABLE, 0);   /* publishes aux_head */
 	n = stub_hwpt_ring_snapshot(&t->aux_ring, h->buf, h->setup.aux_size);
 	rc = n < 0 ? (int)n : 0;
@@ -330,62 +374,118 @@ static int snapshot_thread(struct stub_hwpt *h, struct hwpt_thread *t)
 		rc = -errno;
 	if (!rc)
 		rc = write_all(t->out, h->buf, (size_t)n);
-	stub_hwpt_sys.ioctl(t->fd, PERF_EVENT_IOC_ENABLE, 0);
 	if (!rc)
-		rc = stub_hwpt_sideband_drain(&t->sideband, &t->data_ring);
-	return rc < 0 ? rc : 0;
+		t->bytes = (uint64_t)n;
+	if (!last) {
+		stub_hwpt_sys.ioctl(t->fd, PERF_EVENT_IOC_ENABLE, 0);
+	} else if (!rc && stub_hwpt_ring_wrapped(&t->aux_ring)) {
+		snprintf(text, sizeof(text), "snapshot mode kept the newest %" PRIu64 " KiB of "
+			 "this thread's trace: what it ran before is not recorded",
+			 h->setup.aux_size >> 10);
+		rc = replay_bundle_add_gap(h->b, t->tid, 0, "lost", text);
+		rc = rc < 0 ? rc : 0;
+	}
+	return rc;
 }
 
 int stub_hwpt_poll(struct stub_hwpt *h)
 {
 	int rc = 0;
 
-	for (size_t i = 0; i < h->nthreads && !rc; i++)
-		rc = drain_thread(h, &h->threads[i]);
-	return rc;
+	for (size_t i = 0; i < h->nthreads && !rc && h->setup.full; i++)
+		rc = drain_aux(h, &h->threads[i]);
+	return rc ? rc : drain_sideband(h);
 }
 
 int stub_hwpt_snapshot(struct stub_hwpt *h)
 {
 	int rc = 0;
 
+	if (h->setup.full)
+		return stub_hwpt_poll(h);
 	for (size_t i = 0; i < h->nthreads && !rc; i++)
-		rc = snapshot_thread(h, &h->threads[i]);
-	return rc;
+		rc = snapshot_aux(h, &h->threads[i], false);
+	return rc ? rc : drain_sideband(h);
 }
 
 int stub_hwpt_remove_thread(struct stub_hwpt *h, pid_t tid)
 {
 	for (size_t i = 0; i < h->nthreads; i++) {
 		struct hwpt_thread *t = &h->threads[i];
-		int rc;
+		int rc, rc2;
 
 		if (t->tid != tid)
 			continue;
-		rc = snapshot_thread(h, t);
-		stub_hwpt_sys.ioctl(t->fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (h->setup.full) {
+			stub_hwpt_sys.ioctl(t->fd, PERF_EVENT_IOC_DISABLE, 0);
+			t->hup = true;          /* no re-enable */
+			rc = drain_aux(h, t);
+		} else {
+			rc = snapshot_aux(h, t, true);
+		}
+		rc2 = drain_sideband(h);
+		h->bytes_done += t->bytes;
 		thread_release(t);
 		h->threads[i] = h->threads[--h->nthreads];
-		return rc;
+		return rc ? rc : rc2;
 	}
 	return -ESRCH;
 }
 
+int stub_hwpt_remove_all(struct stub_hwpt *h)
+{
+	int rc = 0;
+
+	while (h->nthreads) {
+		int e = stub_hwpt_remove_thread(h, h->threads[0].tid);
+
+		if (!rc)
+			rc = e;
+	}
+	return rc;
+}
+
 size_t stub_hwpt_fds(const struct stub_hwpt *h, struct pollfd *fds, size_t n)
 {
-	size_t i;
+	size_t k = 0;
 
-	for (i = 0; i < h->nthreads && i < n; i++)
-		fds[i] = (struct pollfd){ .fd = h->threads[i].fd, .events = POLLIN };
-	return i;
+	for (size_t i = 0; i < h->nthreads && k < n; i++)
+		if (!h->threads[i].hup)
+			fds[k++] = (struct pollfd){ .fd = h->threads[i].fd, .events = POLLIN };
+	return k;
+}
+
+void stub_hwpt_hangup(struct stub_hwpt *h, int fd)
+{
+	for (size_t i = 0; i < h->nthreads; i++)
+		if (h->threads[i].fd == fd)
+			h->threads[i].hup = true;
+}
+
+uint64_t stub_hwpt_trace_bytes(const struct stub_hwpt *h)
+{
+	uint64_t n = h->bytes_done;
+
+	for (size_t i = 0; i < h->nthreads; i++)
+		n += h->threads[i].bytes;
+	return n;
+}
+
+uint64_t stub_hwpt_now(const struct stub_hwpt *h)
+{
+	uint64_t last = h->sideband.sb.last_time;
+
+	if (!h->sideband.sb.tconv.valid)
+		return last;
+	return __rdtsc() > last ? __rdtsc() : last;
 }
 
 void stub_hwpt_close(struct stub_hwpt *h)
 {
 	if (!h)
 		return;
-	while (h->nthreads)
-		stub_hwpt_remove_thread(h, h->threads[0].tid);
+	stub_hwpt_remove_all(h);
+	stub_hwpt_batch_release(&h->batch);
 	free(h->threads);
 	free(h->buf);
 	free(h);

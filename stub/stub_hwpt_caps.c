@@ -29,6 +29,21 @@ static int say(char *why, size_t whysize, int rc, const char *fmt, ...)
 	return rc;
 }
 
+/* stub_hwpt_cpuinfo_ratio of this machine's /proc/cpuinfo (its start). */
+static uint32_t cpuinfo_ratio(void)
+{
+	char text[4096];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	return stub_hwpt_cpuinfo_ratio(text);
+}
+
 void stub_hwpt_cpu_probe(struct stub_hwpt_cpu *c)
 {
 	unsigned a, b, cx, d, max;
@@ -57,6 +72,28 @@ void stub_hwpt_cpu_probe(struct stub_hwpt_cpu *c)
 		c->cpuid_0x15_eax = a;
 		c->cpuid_0x15_ebx = b;
 	}
+	if (max >= 0x16) {
+		__cpuid(0x16, a, b, cx, d);
+		c->base_ratio = (a & 0xffff) / 100;     /* base frequency, MHz */
+	}
+	if (!c->base_ratio)
+		c->base_ratio = cpuinfo_ratio();
+}
+
+uint32_t stub_hwpt_cpuinfo_ratio(const char *text)
+{
+	const char *p = strstr(text, "model name");
+	const char *eol, *at;
+	double ghz;
+
+	if (!p)
+		return 0;
+	eol = strchr(p, '\n');
+	at = strstr(p, "@ ");
+	if (!at || (eol && at > eol) || sscanf(at + 2, "%lfGHz", &ghz) != 1 || ghz <= 0 ||
+	    ghz > 100)
+		return 0;
+	return (uint32_t)(ghz * 10 + 0.5);
 }
 
 int stub_hwpt_field_parse(const char *text, struct stub_hwpt_field *f)
@@ -308,7 +345,7 @@ void stub_hwpt_fill_bundle(const struct stub_hwpt_cpu *cpu, const struct stub_hw
 	b->cpu = cpu->cpu;
 	b->cpuid_0x15_eax = cpu->cpuid_0x15_eax;
 	b->cpuid_0x15_ebx = cpu->cpuid_0x15_ebx;
-	b->nom_freq = (uint8_t)c->max_nonturbo_ratio;
+	b->nom_freq = (uint8_t)(c->max_nonturbo_ratio ? c->max_nonturbo_ratio : cpu->base_ratio);
 	b->mtc_freq = stub_hwpt_field_get(&c->mtc_f, config)
 			      ? (uint8_t)stub_hwpt_field_get(&c->mtc_period, config) : 0;
 	b->ret_compression = !stub_hwpt_field_get(&c->noretcomp, config);

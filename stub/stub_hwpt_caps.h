@@ -50,6 +50,8 @@ struct stub_hwpt_cpu {
 	bool hypervisor;           /* CPUID.1:ECX[31]: running in a VM */
 	bool has_pt;               /* CPUID.(7,0):EBX[25] */
 	uint32_t cpuid_0x15_eax, cpuid_0x15_ebx;
+	uint32_t base_ratio;       /* base frequency / 100 MHz: CPUID 0x16, else
+				    * /proc/cpuinfo's "@ 3.40GHz"; 0 if unknown */
 };
 
 /* The user's tracing options (--noretcomp, --psb-period, ...). */
@@ -63,6 +65,10 @@ struct stub_hwpt_opts {
 
 /* Reads this CPU with cpuid. */
 void stub_hwpt_cpu_probe(struct stub_hwpt_cpu *c);
+
+/* The base frequency in units of 100 MHz from /proc/cpuinfo's text (the
+ * "@ 3.40GHz" of its first model name: 34), or 0. */
+uint32_t stub_hwpt_cpuinfo_ratio(const char *text);
 
 /* Parses a format file's text ("config:10\n", "config:24-27"). 0, or
  * -EINVAL (another attr field than config, bits out of 0..63, junk). */
@@ -94,8 +100,8 @@ int stub_hwpt_why_not(const char *root, const struct stub_hwpt_cpu *cpu, char *w
 int stub_hwpt_available(const char *root, char *why, size_t whysize);
 
 /* Fills @b's cpu and CPUID 0x15 fields from @cpu, nom_freq from @c's
- * max_nonturbo_ratio and mtc_freq / ret_compression / psb_period from
- * @config. */
+ * max_nonturbo_ratio (perf's source too; else @cpu's base_ratio) and
+ * mtc_freq / ret_compression / psb_period from @config. */
 void stub_hwpt_fill_bundle(const struct stub_hwpt_cpu *cpu, const struct stub_hwpt_caps *c,
 			   uint64_t config, struct replay_bundle *b);
 

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <stdbool.h>
 #include <string.h>
 
 /* A PSB packet: 02 82 repeated eight times. */
@@ -114,6 +113,11 @@ static bool end_written(const struct stub_hwpt_ring *r)
 		if (r->base[i])
 			return true;
 	return false;
+}
+
+bool stub_hwpt_ring_wrapped(const struct stub_hwpt_ring *r)
+{
+	return load_head(r) >= r->size || end_written(r);
 }
 
 ssize_t stub_hwpt_ring_snapshot(const struct stub_hwpt_ring *r, uint8_t *out, size_t outsize)

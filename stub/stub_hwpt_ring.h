@@ -27,6 +27,7 @@
 #ifndef HINDSIGHT_STUB_HWPT_RING_H
 #define HINDSIGHT_STUB_HWPT_RING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -71,6 +72,11 @@ void stub_hwpt_ring_release(struct stub_hwpt_ring *r, uint64_t n);
 /* Snapshot mode: copies the valid part of a read-only AUX ring (see above)
  * into @out (@outsize >= size). Returns its length (0: empty). */
 ssize_t stub_hwpt_ring_snapshot(const struct stub_hwpt_ring *r, uint8_t *out, size_t outsize);
+
+/* Snapshot mode: whether the kernel has overwritten older trace (the test
+ * stub_hwpt_ring_snapshot makes): the window does not reach back to the
+ * start of tracing. */
+bool stub_hwpt_ring_wrapped(const struct stub_hwpt_ring *r);
 
 /* Offset of the first PSB packet in @buf, or @len if there is none. */
 size_t stub_hwpt_find_psb(const uint8_t *buf, size_t len);

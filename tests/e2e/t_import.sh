@@ -7,6 +7,11 @@
 #   - a raw PT file with ptxed's options (DynamoRIO, with MTC/CYC timing);
 #   - an LLDB bundle given by its manifest file, with a missing ld.so: the
 #     "no memory mapped" gap where ptxed reports it, then the resync.
+#   - images by build-id: LLDB's bundle copied without its a.out, whose copy
+#     is in a perf build-id cache laid out as perf lays it (~/.debug, HOME
+#     set for the test; $PERF_BUILDID_DIR), in an --image-dir by build-id or
+#     by name; the per-cpu bundle's /tmp/m.out in the older perf layout
+#     (~/.debug/tmp/m.out/BUILDID/elf), read straight by `history`.
 # Also: a corrupt perf.data gets a one-line error naming the offset.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "imports recordings"
@@ -51,6 +56,57 @@ d=$P/lldb/intelpt-trace-multi-file
 compare multi-file "$T_DIR/mf" "$d/ref-libipt-2.0.5/ptxed-insn-noinst.txt"
 "$HINDSIGHT" history "$T_DIR/mf" 1,10 >"$T_DIR/mf.txt"
 expect "$T_DIR/mf.txt" "[decode error (-13): no memory mapped at this address]"
+
+# Images by build-id. LLDB's intelpt-trace without its a.out.
+d=$P/lldb/intelpt-trace
+id=6aa9a4e26f282f33377d59fece874c715b41261a
+nb=$T_DIR/nolib
+home=$T_DIR/home
+mkdir -p "$nb" "$home" "$T_DIR/empty"
+cp "$d/trace.json" "$d/3842849.trace" "$nb/"
+if HOME=$T_DIR/empty "$HINDSIGHT" import -o "$T_DIR/nolib0" "$nb/trace.json" >"$T_DIR/nolib0.out" 2>&1; then
+    fail "an LLDB bundle without its module was imported"
+fi
+expect_re "$T_DIR/nolib0.out" "^hindsight: cannot import .*a.out: No such file or directory"
+# perf's own layout: .build-id/6a/REST -> ../../PATH/BUILDID, the file "elf"
+mkdir -p "$home/.debug/home/u/a.out/$id" "$home/.debug/.build-id/6a"
+cp "$d/a.out" "$home/.debug/home/u/a.out/$id/elf"
+ln -s "../../home/u/a.out/$id" "$home/.debug/.build-id/6a/${id:2}"
+HOME=$home "$HINDSIGHT" import -o "$T_DIR/nolib1" "$nb/trace.json" >"$T_DIR/nolib1.out" 2>&1 ||
+    { fail "import from perf's build-id cache"; show "$T_DIR/nolib1.out"; }
+compare lldb-perf-cache "$T_DIR/nolib1" "$d/ref-libipt-2.0.5/ptxed-insn-noinst.txt"
+expect "$T_DIR/nolib1/trace.json" ".debug/home/u/a.out/$id/elf"
+HOME=$home "$HINDSIGHT" history "$nb" 1,3 >"$T_DIR/nolib-hist.txt" 2>&1
+expect "$T_DIR/nolib-hist.txt" "<main+4>:	movl   \$0x0,-0x4(%rbp)"
+PERF_BUILDID_DIR=$home/.debug HOME=$T_DIR/empty "$HINDSIGHT" history "$nb" 1,3 \
+    >"$T_DIR/nolib-env.txt" 2>&1
+expect "$T_DIR/nolib-env.txt" "<main+4>:"
+# --image-dir: by build-id (a file at DIR/.build-id/NN/REST), by name
+mkdir -p "$T_DIR/byid/.build-id/6a" "$T_DIR/byname"
+cp "$d/a.out" "$T_DIR/byid/.build-id/6a/${id:2}"
+HOME=$T_DIR/empty "$HINDSIGHT" import -o "$T_DIR/nolib2" --image-dir "$T_DIR/byname" \
+    --image-dir "$T_DIR/byid" "$nb/trace.json" >"$T_DIR/nolib2.out" 2>&1 ||
+    { fail "import with --image-dir by build-id"; show "$T_DIR/nolib2.out"; }
+compare lldb-image-dir-id "$T_DIR/nolib2" "$d/ref-libipt-2.0.5/ptxed-insn-noinst.txt"
+cp "$d/a.out" "$T_DIR/byname/a.out"
+HOME=$T_DIR/empty "$HINDSIGHT" import -o "$T_DIR/nolib3" --image-dir "$T_DIR/byname" \
+    "$nb/trace.json" >"$T_DIR/nolib3.out" 2>&1 ||
+    { fail "import with --image-dir by name"; show "$T_DIR/nolib3.out"; }
+expect "$T_DIR/nolib3/trace.json" "$T_DIR/byname/a.out"
+# a file of that name with another build-id is not the image
+cp "$P/lldb/intelpt-trace-multi-file/libfoo.so" "$T_DIR/byname/a.out"
+if HOME=$T_DIR/empty "$HINDSIGHT" import -o "$T_DIR/nolib4" --image-dir "$T_DIR/byname" \
+    "$nb/trace.json" >"$T_DIR/nolib4.out" 2>&1; then
+    fail "an a.out with another build-id was taken"
+fi
+# The per-cpu bundle without modules/: /tmp/m.out in the older perf layout.
+mc=$P/lldb/intelpt-multi-core-trace
+mcid=aefb0d59233f80ff6d3c4ded498534cf11017b3b
+mkdir -p "$T_DIR/mc" "$home/.debug/tmp/m.out/$mcid"
+cp -r "$mc/trace.json" "$mc/cores" "$T_DIR/mc/"
+cp "$mc/modules/m.out" "$home/.debug/tmp/m.out/$mcid/elf"
+HOME=$home "$HINDSIGHT" history "$T_DIR/mc" 19521,19521 --thread 3497496 >"$T_DIR/mc.txt" 2>&1
+expect "$T_DIR/mc.txt" "$(printf '19521\t   0x0000000000400ba7 <foo()+65>:\tjg     0x400bb3 <foo()+77>')"
 
 # A truncated perf.data: a clear error, nothing imported.
 head -c 20000 "$P/hase/skl-20180404-loopy/loopy-20180404T162955.perf" >"$T_DIR/cut.perf"

@@ -3,7 +3,8 @@
 # exit status pass through (128 + N when signal N kills it), the messages
 # (software fallback, where the bundle is, the summary), the bundle's files,
 # -o and the default directory name, --record=pt failing without a PT PMU,
-# bad options, a missing program, and --attach to a running process.
+# the hardware recorder's options (--snapshot, --aux-size), bad options, a
+# missing program, and --attach to a running process.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "hindsight record"
 
@@ -45,6 +46,24 @@ if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
     "$HINDSIGHT" record --record=pt -- "$exitcode" 2>pt.err
     expect_eq "exit status of --record=pt" "$?" 1
     expect pt.err "Intel PT is not available here"
+fi
+# The hardware recorder's options: sizes with K / M / G; wrong ones refused.
+"$HINDSIGHT" record --snapshot 12x -- "$exitcode" 2>snap.err
+expect_eq "exit status of a bad --snapshot" "$?" 2
+expect snap.err "--snapshot wants a size from 4K to 1G"
+"$HINDSIGHT" record --aux-size 100 -- "$exitcode" 2>aux.err
+expect_eq "exit status of a too small --aux-size" "$?" 2
+expect aux.err "--aux-size wants a size"
+"$HINDSIGHT" record --help >help.out
+expect help.out "--snapshot SIZE"
+if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
+    "$HINDSIGHT" record --record=pt --snapshot 64K -- "$exitcode" 2>ptsnap.err
+    expect_eq "exit status of --record=pt --snapshot" "$?" 1
+    expect ptsnap.err "Intel PT is not available here"
+    # auto: the software recorder, which has no use for them
+    timeout 120 "$HINDSIGHT" record -o "$T_DIR/snapsw" --snapshot 1M --aux-size 2M -- "$exitcode" 2>snapsw.err
+    expect_eq "exit status of auto with hardware options" "$?" 7
+    expect snapsw.err "recording in software"
 fi
 "$HINDSIGHT" record --record=maybe -- "$exitcode" 2>bad.err
 expect_eq "exit status of a bad --record" "$?" 2

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "replay/bundle.h"
+#include "replay/image_find.h"
 #include "replay/perf_data.h"
 #include "replay/perf_ptinfo.h"
 
@@ -625,6 +626,68 @@ static void test_payload_past_end(void **state)
 	assert_non_null(strstr(err, "AUXTRACE payload of 1048576 bytes runs past"));
 }
 
+
+/* ---- build-ids: HEADER_BUILD_ID, and the image found by it ---- */
+
+/* Appends a HEADER_BUILD_ID feature (bit 2) naming @file with the 20-byte
+ * build-id @hex (perf's layout: header, pid, build_id[24] with the size in
+ * byte 20, the name padded to 64) to the file built in @f. */
+static size_t add_build_id(struct fbuf *f, const char *hex, const char *file)
+{
+	uint8_t id[24] = { 0 };
+	char name[64] = { 0 };
+	uint16_t size = 8 + 4 + 24 + 64;
+
+	for (int i = 0; i < 20; i++)
+		sscanf(hex + 2 * i, "%2hhx", &id[i]);
+	id[20] = 20;
+	snprintf(name, sizeof(name), "%s", file);
+	f->b[72] |= 1 << REPLAY_PERF_FEAT_BUILD_ID;     /* the features bitmap */
+	put64(f, f->n + 16);                             /* the section table */
+	put64(f, size);
+	put_hdr(f, 67, PERF_RECORD_MISC_USER | (1 << 15), size);
+	put32(f, UINT32_MAX);                            /* pid -1: user space */
+	put(f, id, sizeof(id));
+	put(f, name, sizeof(name));
+	return f->n;
+}
+
+static void test_build_id_feature(void **state)
+{
+	static const char aout[] = HINDSIGHT_SHARED "/ptdata/lldb/intelpt-trace/a.out";
+	static const char id[] = "6aa9a4e26f282f33377d59fece874c715b41261a";
+	char home[] = "/tmp/test_replay_perf_data.XXXXXX", cmd[1024], found[4096];
+	const char *how = NULL, *old_home = getenv("HOME");
+	struct replay_perf_data *pd;
+	struct fbuf f;
+
+	(void)state;
+	build(&f, false, 8);
+	pd = parse_built(&f, add_build_id(&f, id, "/tmp/prog"));
+	assert_int_equal(pd->file.nbuild_ids, 1);
+	assert_int_equal(pd->bundle->nmaps, 1);
+	assert_string_equal(pd->bundle->maps[0].system_path, "/tmp/prog");
+	assert_string_equal(pd->bundle->maps[0].uuid, id);
+	/* perf record left a copy in ~/.debug: it is the image */
+	if (access(aout, R_OK) == 0) {
+		assert_non_null(mkdtemp(home));
+		snprintf(cmd, sizeof(cmd), "mkdir -p %s/.debug/tmp/prog/%s && cp '%s' "
+			 "%s/.debug/tmp/prog/%s/elf", home, id, aout, home, id);
+		assert_int_equal(system(cmd), 0);
+		setenv("HOME", home, 1);
+		assert_int_equal(replay_image_find("/tmp/prog-is-not-here", "/tmp/prog",
+						   pd->bundle->maps[0].uuid, NULL, found,
+						   sizeof(found), &how), 0);
+		assert_string_equal(how, "perf's build-id cache");
+		assert_non_null(strstr(found, "/.debug/tmp/prog/6aa9a4e2"));
+		if (old_home)
+			setenv("HOME", old_home, 1);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
+		assert_int_equal(system(cmd), 0);
+	}
+	replay_perf_data_free(pd);
+}
+
 /* ---- saved as a bundle and read back ---- */
 
 static void test_write_bundle(void **state)
@@ -676,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_full_contiguous),
 		cmocka_unit_test(test_full_hole_is_gap),
 		cmocka_unit_test(test_payload_past_end),
+		cmocka_unit_test(test_build_id_feature),
 		cmocka_unit_test(test_write_bundle),
 	};
 

@@ -255,6 +255,26 @@ static void test_fill_bundle(void **state)
 	assert_int_equal(b.cpuid_0x15_ebx, 266);
 	assert_true(b.ret_compression);
 	assert_int_equal(b.psb_period, 16384);
+	/* without max_nonturbo_ratio: the base frequency */
+	c.max_nonturbo_ratio = 0;
+	cpu.base_ratio = 34;
+	stub_hwpt_fill_bundle(&cpu, &c, 0x300e601, &b);
+	assert_int_equal(b.nom_freq, 34);
+}
+
+static void test_cpuinfo_ratio(void **state)
+{
+	(void)state;
+	assert_int_equal(stub_hwpt_cpuinfo_ratio("processor\t: 0\nvendor_id\t: GenuineIntel\n"
+						 "model name\t: Intel(R) Core(TM) i7-6700 CPU @ "
+						 "3.40GHz\nstepping\t: 3\n"), 34);
+	assert_int_equal(stub_hwpt_cpuinfo_ratio("model name\t: Intel(R) Xeon(R) Gold 6148 CPU @ "
+						 "2.40GHz\n"), 24);
+	/* AMD names say no frequency; nor does a VM's "QEMU Virtual CPU" */
+	assert_int_equal(stub_hwpt_cpuinfo_ratio("model name\t: AMD EPYC 7B13\nflags\t: a @ b\n"),
+			 0);
+	assert_int_equal(stub_hwpt_cpuinfo_ratio("model name\t: X @ fastGHz\n"), 0);
+	assert_int_equal(stub_hwpt_cpuinfo_ratio(""), 0);
 }
 
 int main(void)
@@ -269,6 +289,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_why_not, setup_skl, teardown),
 		cmocka_unit_test(test_this_machine),
 		cmocka_unit_test_setup_teardown(test_fill_bundle, setup_skl, teardown),
+		cmocka_unit_test(test_cpuinfo_ratio),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

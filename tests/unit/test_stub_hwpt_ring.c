@@ -231,6 +231,21 @@ static void test_snapshot_empty(void **state)
 	assert_int_equal(stub_hwpt_ring_snapshot(&r, out, 32), -ENOSPC);
 }
 
+/* A real-sized ring whose end was never written has not wrapped. */
+static void test_not_wrapped(void **state)
+{
+	static uint8_t aux[8192];
+	struct stub_hwpt_ring r;
+
+	(void)state;
+	memset(aux, 0x42, 8192 - 64);
+	head = 8192 - 64;
+	assert_int_equal(stub_hwpt_ring_init(&r, aux, 8192, &head, NULL), 0);
+	assert_false(stub_hwpt_ring_wrapped(&r));
+	aux[8191] = 1;
+	assert_true(stub_hwpt_ring_wrapped(&r));
+}
+
 /* Wrapped (the end of the buffer is written): the oldest data starts at
  * the head's offset; the bytes before the first PSB are dropped. */
 static void test_snapshot_wrapped_starts_at_psb(void **state)
@@ -250,6 +265,7 @@ static void test_snapshot_wrapped_starts_at_psb(void **state)
 	assert_memory_equal(out, psb, 16);
 	assert_int_equal(out[16], 0x77);
 	assert_int_equal(out[31], 0x66);
+	assert_true(stub_hwpt_ring_wrapped(&r));
 }
 
 static void test_snapshot_wrapped_by_counter(void **state)
@@ -261,6 +277,7 @@ static void test_snapshot_wrapped_by_counter(void **state)
 	memcpy(aux + 4, psb, 16);
 	head = 64 * 3 + 2;                        /* a counter past the size */
 	assert_int_equal(stub_hwpt_ring_init(&r, aux, 64, &head, NULL), 0);
+	assert_true(stub_hwpt_ring_wrapped(&r));
 	assert_int_equal(stub_hwpt_ring_snapshot(&r, out, sizeof(out)), 64 - 2);
 	assert_memory_equal(out, psb, 16);
 }
@@ -291,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_records_across_the_end),
 		cmocka_unit_test(test_record_errors),
 		cmocka_unit_test(test_snapshot_not_wrapped),
+		cmocka_unit_test(test_not_wrapped),
 		cmocka_unit_test(test_snapshot_empty),
 		cmocka_unit_test(test_snapshot_wrapped_starts_at_psb),
 		cmocka_unit_test(test_snapshot_wrapped_by_counter),

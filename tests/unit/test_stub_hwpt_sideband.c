@@ -391,6 +391,71 @@ static void test_drain_ring(void **state)
 	replay_bundle_free(b);
 }
 
+/* The live recorder's vDSO copy stands for "[vdso]" mappings. */
+static void test_vdso_file(void **state)
+{
+	struct replay_bundle *b = bundle();
+	struct stub_hwpt_sideband s;
+	struct rec r;
+
+	(void)state;
+	stub_hwpt_sideband_init(&s, b, 10, &layout, NULL);
+	s.sb.vdso_file = "images/vdso-10.so";
+	mmap2(&r, 10, 0x7fff0000, 0x2000, 0, PROT_EXEC, "[vdso]", 100);
+	feed(&s, &r);
+	assert_int_equal(b->nmaps, 1);
+	assert_int_equal(b->ngaps, 0);
+	assert_string_equal(b->maps[0].file, "images/vdso-10.so");
+	assert_string_equal(b->maps[0].system_path, "[vdso]");
+	assert_int_equal(b->maps[0].start, 0x7fff0000);
+	assert_int_equal(b->maps[0].size, 0x2000);
+	assert_int_equal(b->maps[0].offset, 0);
+	replay_bundle_free(b);
+}
+
+/* Records of two rings applied by time; equal times keep ring order. */
+static void test_batch_time_order(void **state)
+{
+	uint8_t d1[256] = { 0 }, d2[256] = { 0 };
+	uint64_t h1 = 0, t1 = 0, h2 = 0, t2 = 0;
+	struct stub_hwpt_ring r1, r2;
+	struct replay_bundle *b = bundle();
+	struct stub_hwpt_sideband s;
+	struct stub_hwpt_batch bt;
+	struct rec r;
+
+	(void)state;
+	mmap2(&r, 10, 0x1000, 0x1000, 0, PROT_EXEC, "/late", 300);
+	memcpy(d1, r.b, r.n);
+	h1 = r.n;
+	mmap2(&r, 10, 0x1000, 0x1000, 0, PROT_EXEC, "/early", 100);
+	memcpy(d2, r.b, r.n);
+	h2 = r.n;
+	mmap2(&r, 10, 0x1000, 0x1000, 0, PROT_EXEC, "/middle", 300);
+	memcpy(d2 + h2, r.b, r.n);
+	h2 += r.n;
+	assert_int_equal(stub_hwpt_ring_init(&r1, d1, 256, &h1, &t1), 0);
+	assert_int_equal(stub_hwpt_ring_init(&r2, d2, 256, &h2, &t2), 0);
+	stub_hwpt_sideband_init(&s, b, 10, &layout, NULL);
+	stub_hwpt_batch_init(&bt);
+	assert_int_equal(stub_hwpt_sideband_take(&s, &r1, &bt), 1);
+	assert_int_equal(stub_hwpt_sideband_take(&s, &r2, &bt), 2);
+	assert_int_equal(t1, h1);
+	assert_int_equal(t2, h2);
+	assert_int_equal(b->nmaps, 0);
+	assert_int_equal(stub_hwpt_sideband_apply(&s, &bt), 3);
+	assert_int_equal(bt.n, 0);
+	assert_int_equal(b->nmaps, 3);
+	assert_string_equal(b->maps[0].file, "/early");
+	assert_int_equal(b->maps[0].time_unmap, 300);
+	assert_string_equal(b->maps[1].file, "/late");
+	assert_int_equal(b->maps[1].time_unmap, 300);
+	assert_string_equal(b->maps[2].file, "/middle");
+	assert_int_equal(b->maps[2].time_unmap, REPLAY_TIME_NEVER);
+	stub_hwpt_batch_release(&bt);
+	replay_bundle_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -405,6 +470,8 @@ int main(void)
 		cmocka_unit_test(test_exit_sets_end_time),
 		cmocka_unit_test(test_time_conversion),
 		cmocka_unit_test(test_drain_ring),
+		cmocka_unit_test(test_vdso_file),
+		cmocka_unit_test(test_batch_time_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
