@@ -11,8 +11,9 @@
  *   - reverse-step and step: one instruction back / forward from there,
  * and prints the median and 99th percentile of each; then the
  * reverse-continue scan: from the end of the history back to a breakpoint
- * at the first instruction's address, in instructions scanned per second.
- * One line per measure:
+ * at the first instruction's address, in instructions scanned per second,
+ * with an interrupt flag to read as `hindsight replay` gives one (never
+ * set here). One line per measure:
  *
  *   index           <items> items  <seconds> s  <rate> items/s
  *   jump            median <us> us  p99 <us> us
@@ -21,6 +22,7 @@
  *   reverse-continue <items> items  <seconds> s  <rate> items/s  stop <kind> at <pos>
  */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -91,7 +93,8 @@ static int latencies(struct replay_cursor *c, size_t n)
 
 static void scan(struct replay_cursor *c)
 {
-	static const char *kinds[] = { "step", "break", "gap", "begin", "end" };
+	static const char *kinds[] = { "step", "break", "gap", "begin", "end", "interrupted" };
+	static volatile sig_atomic_t never_set;
 	uint64_t first;
 	struct replay_cursor_breaks bps = { &first, 1 };
 	double t0, t1;
@@ -100,12 +103,14 @@ static void scan(struct replay_cursor *c)
 	if (replay_cursor_item_ip(c, 1, &first) < 0)
 		return;
 	replay_cursor_goto(c, replay_cursor_size(c) + 1);
+	replay_cursor_set_interrupt(c, &never_set);
 	t0 = now();
 	r = replay_cursor_continue(c, REPLAY_BACKWARD, &bps);
 	t1 = now();
 	printf("reverse-continue %" PRIu64 " items  %.3f s  %.0f items/s  stop %s at %" PRIu64 "\n",
 	       replay_cursor_scanned(c), t1 - t0, (double)replay_cursor_scanned(c) / (t1 - t0),
-	       r >= 0 && r <= 4 ? kinds[r] : "error", replay_cursor_position(c));
+	       r >= 0 && r <= REPLAY_CURSOR_INTERRUPTED ? kinds[r] : "error",
+	       replay_cursor_position(c));
 }
 
 int main(int argc, char **argv)

@@ -4,23 +4,31 @@
 # quotes it):
 #   - recording rate: `hindsight record` vs GDB's `record full` on the same
 #     program (bench/work.c), in instructions per second;
+#   - the single-step floor both are bound by: bench/ss_floor.c steps the
+#     same program with nothing but PTRACE_SINGLESTEP + waitpid (and again
+#     with PTRACE_GETREGS too) per instruction; each recorder's rate as a
+#     fraction of it;
 #   - trace size: PT bytes and state-log bytes per instruction;
 #   - decoding: libipt's own instruction and block decoders on the same stream
 #     (build/bench/bench_decode), the peers of hindsight's indexing.
 # Usage: bench/run.sh HINDSIGHT BENCH_DECODE
 # Environment: BENCH_GDB_N (work() iterations under GDB, default 20000, ~0.5M
-# instructions, ~25 s), BENCH_N (iterations under hindsight, default 60000, ~1.5M instructions).
+# instructions, ~25 s), BENCH_N (iterations under hindsight, default 60000, ~1.5M instructions),
+# BENCH_SS_N (iterations single-stepped by ss_floor, default 4000, ~0.2M steps, twice),
+# BENCH_SKIP_REPLAY=1 (leave out bench/replay.sh: its first run records for ~15 min).
 set -u
 
 HINDSIGHT=${1:?usage: bench/run.sh HINDSIGHT BENCH_DECODE}
 BENCH_DECODE=${2:?usage: bench/run.sh HINDSIGHT BENCH_DECODE}
 GDB_N=${BENCH_GDB_N:-20000}
 HS_N=${BENCH_N:-60000}
+SS_N=${BENCH_SS_N:-4000}
 PY=/usr/bin/python3
 W=$(mktemp -d /tmp/hindsight-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
 cc -O0 -g "$(dirname "$0")/work.c" -o "$W/work" || exit 1
+cc -O2 "$(dirname "$0")/ss_floor.c" -o "$W/ss_floor" || exit 1
 
 now() { date +%s.%N; }
 rate() { $PY -c "import sys; n,t=float(sys.argv[1]),float(sys.argv[2]); print(f'{n/t:.0f}' if t>0 else 'n/a')" "$1" "$2"; }
@@ -36,6 +44,22 @@ gdb_line=$(timeout 600 gdb -batch -nx \
 gdb_insns=$(echo "$gdb_line" | sed -n 's/^Log contains \([0-9]*\) instructions.*/\1/p')
 gdb_secs=$(echo "$gdb_line" | sed -n 's/^BENCH-ELAPSED //p')
 gdb_rate=$(rate "${gdb_insns:-0}" "${gdb_secs:-0}")
+
+# The single-step floor, on the same program.
+ss_out=$("$W/ss_floor" "$W/work" "$SS_N" 2>&1)
+ss_bare=$(echo "$ss_out" | awk '$2 == "bare" {print $7}')
+ss_regs=$(echo "$ss_out" | awk '$2 == "regs" {print $7}')
+ss_bare_us=$(echo "$ss_out" | awk '$2 == "bare" {print $9}')
+ss_regs_us=$(echo "$ss_out" | awk '$2 == "regs" {print $9}')
+# of_floor RATE FLOOR: RATE as a percentage of FLOOR.
+of_floor() { $PY -c "import sys; r,f=sys.argv[1],sys.argv[2]; print(f'{100*float(r)/float(f):.0f}%' if r not in ('','n/a') and f not in ('','0') else 'n/a')" "$1" "$2"; }
+# floor_row HS_RATE: the floor's row of the table, each recorder against it.
+floor_row() {
+    local hs=""
+    [ -n "$1" ] && hs="hindsight record at $(of_floor "$1" "$ss_bare") of the bare floor, $(of_floor "$1" "$ss_regs") of the one with GETREGS"
+    echo "| single-step floor (steps/s): PTRACE_SINGLESTEP + waitpid; the same + PTRACE_GETREGS | $hs | ${ss_bare:-n/a} (${ss_bare_us:-?} us/step); ${ss_regs:-n/a} (${ss_regs_us:-?} us/step); GDB record full at $(of_floor "$gdb_rate" "$ss_bare") / $(of_floor "$gdb_rate" "$ss_regs") | |"
+}
+secs1() { $PY -c "import sys; print(f'{float(sys.argv[1] or 0):.1f}')" "$1"; }
 
 echo "| measure | hindsight | peer | ratio |"
 echo "|---|---|---|---|"
@@ -64,7 +88,8 @@ PYEOF
 )
     hs_rate=$(rate "$insns" "$secs")
     ratio=$($PY -c "print(f'{float(\"$hs_rate\")/float(\"$gdb_rate\"):.1f}x' if '$gdb_rate' not in ('n/a','0') else 'n/a')")
-    echo "| recording rate (insn/s) | $hs_rate ($insns insns in ${secs%???????} s) | GDB record full: $gdb_rate ($gdb_insns insns in ${gdb_secs%????} s) | $ratio (target >= 2x) |"
+    echo "| recording rate (insn/s) | $hs_rate ($insns insns in $(secs1 "$secs") s) | GDB record full: $gdb_rate ($gdb_insns insns in $(secs1 "$gdb_secs") s) | $ratio (target >= 2x) |"
+    floor_row "$hs_rate"
     echo "| PT bytes per instruction | $($PY -c "print(f'{$pt_bytes/max($insns,1):.3f}')") | | target <= 0.5 |"
     echo "| state-log bytes per instruction | $($PY -c "print(f'{$state_bytes/max($insns,1):.2f}')") | | target <= 16 |"
     dec=$("$BENCH_DECODE" "$W/rec")
@@ -74,5 +99,7 @@ PYEOF
     echo "| libipt block decoder (insn/s) | | $blk_rate | |"
 else
     echo "| recording rate (insn/s) | (hindsight record not available) | GDB record full: $gdb_rate ($gdb_insns insns in ${gdb_secs:-?} s) | |"
+    floor_row ""
 fi
+[ "${BENCH_SKIP_REPLAY:-0}" = 1 ] && exit 0
 "$(dirname "$0")/replay.sh" "$HINDSIGHT" "$(dirname "$BENCH_DECODE")/bench_replay" "$(dirname "$BENCH_DECODE")/../bench-cache"

@@ -10,8 +10,16 @@
  * registers and memory of the past, history and calls listings, threads.
  * The session and its moves are replay/frontend.h; this file reads
  * commands (readline when interactive: history, completion of commands
- * and of the functions in the recorded calls, Ctrl-C stops a long move),
- * dispatches them through one table, and prints.
+ * and of the functions in the recorded calls), dispatches them through one
+ * table, and prints.
+ *
+ * Ctrl-C (SIGINT sets a flag the front end and the cursor read) stops what
+ * runs as GDB does: a move (continue, step, next, finish, stepi and their
+ * reverses) ends with "Program stopped." and the location, anything else
+ * (building the call structure, a history, calls or x listing) with
+ * "Quit"; at the prompt it prints "Quit" and gives a new, empty prompt. It
+ * never ends the program: in --batch the next command runs, as in
+ * `gdb -batch`.
  */
 #include "cli/cli_replay.h"
 
@@ -32,11 +40,14 @@
 #include "protocol/rsp_buf.h"
 #include "replay/bundle.h"
 #include "replay/cursor.h"
+#include "replay/decode.h"
 #include "replay/explain.h"
 #include "replay/frontend.h"
 #include "replay/frontend_break.h"
 #include "replay/frontend_expr.h"
+#include "replay/history_format.h"
 #include "replay/image.h"
+#include "replay/index.h"
 #include "replay/insn.h"
 #include "replay/replay_monitor.h"
 #include "replay/source.h"
@@ -129,6 +140,40 @@ static void print_location(struct session *s, const char *prev_function, bool al
 	s->list_line = 0;
 }
 
+/* Whether the pc starts a line, as GDB decides whether a stop shows the
+ * address: code without lines never does; else the byte before the pc is
+ * in another line or function. */
+static bool starts_line(struct session *s)
+{
+	struct replay_symbol sym, prev;
+	uint64_t pc;
+
+	if (replay_frontend_where(s->f, &pc, &sym) < 0 || !sym.file)
+		return false;
+	if (pc == sym.start || s->f->sym.lookup(s->f->sym.ctx, pc - 1, &prev) < 0)
+		return true;
+	return prev.start != sym.start || prev.line != sym.line || !prev.file ||
+	       strcmp(prev.file, sym.file);
+}
+
+/* GDB's answer to Ctrl-C in anything but a move; the command failed. */
+static int report_quit(void)
+{
+	fflush(stdout);
+	fprintf(stderr, "Quit\n");
+	return -1;
+}
+
+/* The call structure the source-level moves need (the first time it is
+ * built, which Ctrl-C can stop): 0, or -1 after "Quit". Other failures are
+ * left to the moves, which then work without call depths. */
+static int need_calls(struct session *s)
+{
+	const struct replay_calls *calls;
+
+	return replay_frontend_calls(s->f, &calls) == -ECANCELED ? report_quit() : 0;
+}
+
 static const char *current_function(struct session *s)
 {
 	struct replay_symbol sym;
@@ -170,8 +215,14 @@ static int report_stop(struct session *s, int r, const char *prev, bool with_pc)
 		print_location(s, NULL, true, false);
 		return 0;
 	case REPLAY_FRONTEND_INTERRUPTED:
-		printf("\nInterrupted.\n");
-		print_location(s, NULL, true, true);
+		/* GDB's words for a replay stopped by Ctrl-C (record btrace),
+		 * and its location: the address first unless it starts a
+		 * line. */
+		if (s->f->nthreads > 1)
+			printf("\nThread %zu stopped.\n", s->f->current + 1);
+		else
+			printf("\nProgram stopped.\n");
+		print_location(s, NULL, true, !starts_line(s));
 		return 0;
 	default:
 		print_location(s, prev, false, with_pc);
@@ -191,14 +242,22 @@ struct command {
 
 enum { FWD = 0, REV = 1 };
 
+/* Between the N moves of `stepi N` / `step N`: Ctrl-C ends the series. */
+static int next_of_series(int r)
+{
+	return r == REPLAY_FRONTEND_DONE && cli_replay_interrupted ? REPLAY_FRONTEND_INTERRUPTED : r;
+}
+
 static int cmd_stepi(struct session *s, const char *args, const struct command *c)
 {
 	long n = *args ? strtol(args, NULL, 0) : 1;
 	const char *prev = current_function(s);
 	int r = REPLAY_FRONTEND_DONE;
 
+	if ((c->arg & 2) && need_calls(s) < 0)
+		return -1;
 	for (long i = 0; i < n && r == REPLAY_FRONTEND_DONE; i++)
-		r = replay_frontend_stepi(s->f, c->arg & REV, (c->arg & 2) != 0);
+		r = next_of_series(replay_frontend_stepi(s->f, c->arg & REV, (c->arg & 2) != 0));
 	return report_stop(s, r, prev, true);
 }
 
@@ -208,8 +267,10 @@ static int cmd_step(struct session *s, const char *args, const struct command *c
 	const char *prev = current_function(s);
 	int r = REPLAY_FRONTEND_DONE;
 
+	if (need_calls(s) < 0)
+		return -1;
 	for (long i = 0; i < n && r == REPLAY_FRONTEND_DONE; i++)
-		r = replay_frontend_step(s->f, c->arg & REV, (c->arg & 2) != 0);
+		r = next_of_series(replay_frontend_step(s->f, c->arg & REV, (c->arg & 2) != 0));
 	return report_stop(s, r, prev, false);
 }
 
@@ -220,11 +281,14 @@ static int cmd_finish(struct session *s, const char *args, const struct command 
 	int r;
 
 	(void)args;
+	if (need_calls(s) < 0)
+		return -1;
 	if (replay_frontend_where(s->f, &pc, &sym) == 0) {
 		printf("Run %s #0  ", c->arg & REV ? "back to call of" : "till exit from");
 		print_func(&sym);
 		putchar('\n');
 	}
+	fflush(stdout);
 	r = replay_frontend_finish(s->f, c->arg & REV);
 	if (r == -ENODATA) {
 		fprintf(stderr, "\"finish\" not meaningful here: the history has no call structure.\n");
@@ -237,6 +301,7 @@ static int cmd_continue(struct session *s, const char *args, const struct comman
 {
 	(void)args;
 	printf("%s.\n", c->arg & REV ? "Continuing backward" : "Continuing");
+	fflush(stdout);
 	return report_stop(s, replay_frontend_continue(s->f, c->arg & REV), NULL, false);
 }
 
@@ -340,11 +405,15 @@ static int cmd_info_breaks(struct session *s)
 	for (size_t i = 0; i < f->nbreaks; i++) {
 		const struct replay_frontend_break *bp = &f->breaks[i];
 		struct replay_symbol sym;
+		bool known = bp->naddrs && f->sym.lookup(f->sym.ctx, bp->addrs[0], &sym) == 0 &&
+			     sym.function;
 
 		printf("%-7d breakpoint     keep y   0x%016" PRIx64 " ", bp->number,
 		       bp->naddrs ? bp->addrs[0] : 0);
-		if (bp->naddrs && f->sym.lookup(f->sym.ctx, bp->addrs[0], &sym) == 0 && sym.function)
-			printf("in %s at %s:%u\n", sym.function, sym.file ? sym.file : "??", sym.line);
+		if (known && sym.file)
+			printf("in %s at %s:%u\n", sym.function, sym.file, sym.line);
+		else if (known) /* no lines: GDB's <func+off> */
+			printf("<%s+%" PRIu64 ">\n", sym.function, bp->addrs[0] - sym.start);
 		else
 			printf("%s\n", bp->spec);
 		if (bp->hits)
@@ -371,6 +440,8 @@ static int cmd_bt(struct session *s, const char *args, const struct command *c)
 		return -1;
 	}
 	rc = replay_frontend_calls(s->f, &calls);
+	if (rc == -ECANCELED)
+		return report_quit();
 	if (rc < 0) {
 		fprintf(stderr, "No stack: %s.\n", strerror(-rc));
 		return -1;
@@ -489,6 +560,8 @@ static int cmd_x(struct session *s, const char *args, const struct command *c)
 			uint64_t pc = 0;
 			int n = replay_frontend_read(s->f, addr, buf, sizeof(buf));
 
+			if (cli_replay_interrupted)
+				return report_quit();
 			if (n <= 0 || replay_insn_decode(&in, buf, (size_t)n, addr, 64) < 0 ||
 			    replay_insn_format(&in, 64, REPLAY_SYNTAX_ATT, text, sizeof(text)) < 0) {
 				fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", addr);
@@ -509,6 +582,11 @@ static int cmd_x(struct session *s, const char *args, const struct command *c)
 		for (long i = 0; i < count; i++) {
 			uint64_t val = 0;
 
+			if (cli_replay_interrupted) {
+				if (i)
+					putchar('\n');
+				return report_quit();
+			}
 			if (replay_frontend_read(s->f, addr, &val, size) < (int)size) {
 				if (i % per_line)
 					putchar('\n');
@@ -661,7 +739,7 @@ static int cmd_thread(struct session *s, const char *args, const struct command 
 	return 0;
 }
 
-/* history, calls and `info record` through the monitor's commands. */
+/* `info record` through the monitor's command. */
 static int monitor(struct session *s, const char *cmd)
 {
 	struct replay_monitor_ctx m = { s->f->b, s->f->cur, s->f->current, &s->f->sym };
@@ -678,12 +756,102 @@ static int monitor(struct session *s, const char *cmd)
 	return rc < 0 ? -1 : 0;
 }
 
+#define LISTING_SIZE 10
+
+/* A listing's arguments: the range into @range, the modifiers into @o.
+ * 0, or -1 after GDB's message. */
+static int listing_args(const char *args, bool calls, char *range, size_t size,
+			struct replay_history_opts *o)
+{
+	char buf[512], *save = NULL, *w, bad = 0;
+
+	snprintf(buf, sizeof(buf), "%s", args);
+	memset(o, 0, sizeof(*o));
+	range[0] = 0;
+	for (w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		size_t len = strlen(range);
+
+		if (w[0] != '/')
+			snprintf(range + len, size - len, "%s", w);
+		else if (replay_history_modifiers(w, calls, o, &bad) < 0) {
+			fprintf(stderr, "Invalid modifier: %c.\n", bad);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Items @begin .. @end of the current thread, printed as they are decoded
+ * (a big range is printed whole; Ctrl-C stops it). */
+static int list_history(struct session *s, const struct replay_history_opts *o, uint64_t begin,
+			uint64_t end)
+{
+	struct replay_cursor *cur = replay_frontend_cursor(s->f);
+	uint64_t pos = replay_cursor_position(cur);
+	struct replay_history_src last = { 0 };
+	struct replay_decoder *d = NULL;
+	struct replay_item it;
+	int rc = replay_decoder_new(s->f->b, s->f->current, &d);
+
+	if (rc == 0)
+		rc = replay_index_seek(replay_cursor_index(cur), d, begin);
+	while (rc == 0 && !cli_replay_interrupted && (rc = replay_decoder_next(d, &it)) == 1 &&
+	       it.index <= end) {
+		rc = 0;
+		if (it.kind == REPLAY_ITEM_GAP) {
+			printf("%" PRIu64 "\t", it.index);
+			replay_history_print_gap(stdout, it.error, it.text);
+		} else {
+			replay_history_print_insn(stdout, &s->f->sym, o, &it, it.index == pos, &last);
+		}
+	}
+	replay_history_src_release(&last);
+	replay_decoder_free(d);
+	if (cli_replay_interrupted)
+		return report_quit();
+	if (rc < 0) {
+		fprintf(stderr, "history: %s.\n", strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* history [RANGE] [/m /s /r /f /p] and calls [RANGE] [/i /l /c]: GDB's
+ * record instruction-history and function-call-history. */
 static int cmd_history(struct session *s, const char *args, const struct command *c)
 {
-	char cmd[512];
+	struct replay_cursor *cur = replay_frontend_cursor(s->f);
+	uint64_t size = replay_cursor_size(cur), pos = replay_cursor_position(cur), begin, end;
+	struct replay_history_opts o;
+	const struct replay_calls *calls;
+	char range[512], msg[160];
+	int rc;
 
-	snprintf(cmd, sizeof(cmd), "%s%s%s", c->arg ? "calls" : "history", *args ? " " : "", args);
-	return monitor(s, cmd);
+	if (listing_args(args, c->arg, range, sizeof(range), &o) < 0)
+		return -1;
+	if (!c->arg) {
+		if (replay_history_range(range, LISTING_SIZE, size, pos > size ? size : pos, &begin,
+					 &end, msg, sizeof(msg)) < 0) {
+			fprintf(stderr, "%s\n", msg);
+			return -1;
+		}
+		return list_history(s, &o, begin, end);
+	}
+	rc = replay_frontend_calls(s->f, &calls);
+	if (rc == -ECANCELED)
+		return report_quit();
+	if (rc < 0) {
+		fprintf(stderr, "calls: %s.\n", strerror(-rc));
+		return -1;
+	}
+	if (replay_history_range(range, LISTING_SIZE, calls->n, calls->n, &begin, &end, msg,
+				 sizeof(msg)) < 0) {
+		fprintf(stderr, "%s\n", msg);
+		return -1;
+	}
+	for (uint64_t i = begin; i <= end && !cli_replay_interrupted; i++)
+		replay_history_print_segment(stdout, &o, i, &calls->segs[i - 1]);
+	return cli_replay_interrupted ? report_quit() : 0;
 }
 
 static int cmd_info(struct session *s, const char *args, const struct command *c)
@@ -828,6 +996,7 @@ static int run_line(struct session *s, const char *line)
 	char buf[1024], *p, *end;
 	const struct command *c;
 	size_t n;
+	int rc;
 
 	snprintf(buf, sizeof(buf), "%s", line);
 	for (p = buf; isspace((unsigned char)*p); p++)
@@ -847,7 +1016,9 @@ static int run_line(struct session *s, const char *line)
 	while (*p == ' ')
 		p++;
 	cli_replay_interrupted = 0;
-	return c->run(s, p, c);
+	rc = c->run(s, p, c);
+	fflush(stdout);
+	return rc;
 }
 
 /* ---- reading commands -------------------------------------------------- */
@@ -868,21 +1039,55 @@ static int run_file(struct session *s, const char *path)
 	return failed ? -1 : 0;
 }
 
-static char *complete_name(const char *text, int state)
+static void on_sigint(int sig)
 {
-	static size_t i, seg;
+	(void)sig;
+	cli_replay_interrupted = 1;
+}
+
+/* Ctrl-C at the prompt, as GDB: "Quit" after what was typed, then a new
+ * empty prompt. Readline calls this once it has handled the signal (its
+ * own handler passes it on to on_sigint) and goes on reading. */
+static int on_prompt_signal(void)
+{
+	if (!cli_replay_interrupted)
+		return 0;
+	cli_replay_interrupted = 0;
+	rl_point = rl_end;
+	rl_redisplay();
+	fputs("Quit\n", rl_outstream ? rl_outstream : stdout);
+	rl_replace_line("", 0);
+	rl_on_new_line();
+	rl_redisplay();
+	return 0;
+}
+
+/* The commands starting with @text (the first word of the line). */
+static char *complete_command(const char *text, int state)
+{
+	static size_t i;
+	size_t len = strlen(text);
+
+	if (!state)
+		i = 0;
+	for (; i < NCOMMANDS; i++)
+		if (!strncmp(commands[i].name, text, len))
+			return strdup(commands[i++].name);
+	return NULL;
+}
+
+/* The functions of the recorded calls starting with @text, each once. */
+static char *complete_function(const char *text, int state)
+{
+	static size_t seg;
 	const struct replay_calls *calls;
 	size_t len = strlen(text);
 
 	if (!state)
-		i = seg = 0;
-	for (; i < NCOMMANDS; i++)
-		if (!strncmp(commands[i].name, text, len) && rl_point == (int)len)
-			return strdup(commands[i++].name);
+		seg = 0;
 	if (!cli_replay_completing ||
 	    replay_frontend_calls(cli_replay_completing->f, &calls) < 0)
 		return NULL;
-	/* Function names of the recorded calls, each once. */
 	for (; seg < calls->n; seg++) {
 		const char *fn = calls->segs[seg].function;
 		bool dup = false;
@@ -897,18 +1102,34 @@ static char *complete_name(const char *text, int state)
 	return NULL;
 }
 
+/* Tab: a command for the first word, else a function name. Building the
+ * call structure for the names can take minutes on a long history: Ctrl-C
+ * comes to on_sigint meanwhile (readline would only note it until the
+ * next key), which stops the build; then the completion is dropped and
+ * the prompt starts anew, as after Ctrl-C at the prompt. */
 static char **complete(const char *text, int start, int end)
 {
-	(void)start;
+	struct sigaction ours, theirs;
+	char **m;
+
 	(void)end;
 	rl_attempted_completion_over = 1;
-	return rl_completion_matches(text, complete_name);
-}
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	cli_replay_interrupted = 1;
+	if (start == 0)
+		return rl_completion_matches(text, complete_command);
+	memset(&ours, 0, sizeof(ours));
+	ours.sa_handler = on_sigint;
+	ours.sa_flags = SA_RESTART;
+	sigemptyset(&ours.sa_mask);
+	sigaction(SIGINT, &ours, &theirs);
+	m = rl_completion_matches(text, complete_function);
+	sigaction(SIGINT, &theirs, NULL);
+	if (!cli_replay_interrupted)
+		return m;
+	for (size_t i = 0; m && m[i]; i++)
+		free(m[i]);
+	free(m);
+	on_prompt_signal();
+	return NULL;
 }
 
 static int interactive(struct session *s)
@@ -920,6 +1141,12 @@ static int interactive(struct session *s)
 	cli_replay_completing = s;
 	rl_readline_name = "hindsight";
 	rl_attempted_completion_function = complete;
+	if (tty) {
+		rl_signal_event_hook = on_prompt_signal;
+		rl_initialize();
+		/* GDB shows no ^C before its "Quit". */
+		rl_variable_bind("echo-control-characters", "off");
+	}
 	while (!s->quit) {
 		fflush(stdout);
 		if (tty) {
@@ -1010,8 +1237,11 @@ int cli_replay_main(int argc, char **argv)
 		return 1;
 	}
 	s.f->interrupt = &cli_replay_interrupted;
+	/* Ctrl-C only sets the flag: reads and writes go on (SA_RESTART). */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	for (size_t i = 0; i < a.n && !s.quit; i++)
 		failed |= (a.is_file[i] ? run_file(&s, a.script[i]) : run_line(&s, a.script[i])) < 0;

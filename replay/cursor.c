@@ -8,6 +8,8 @@
  * segment (or of a REPLAY_CURSOR_WINDOW_MAX slice of a longer one), a gap
  * as GAP_IP. Scans go block by block; a block's addresses are fetched only
  * when the window needs them or a breakpoint lies in its address range.
+ * The interrupt flag is read before each block a scan decodes: one load
+ * next to a libipt block decode, too little to show in the scan rate.
  */
 #include "replay/cursor.h"
 
@@ -37,6 +39,7 @@ struct replay_cursor {
 	uint64_t *tmp;
 	size_t tmpcap;
 	uint64_t scanned;
+	const volatile sig_atomic_t *interrupt;
 };
 
 /* ---- breakpoints ------------------------------------------------------ */
@@ -317,6 +320,16 @@ uint64_t replay_cursor_scanned(const struct replay_cursor *c)
 	return c->scanned;
 }
 
+void replay_cursor_set_interrupt(struct replay_cursor *c, const volatile sig_atomic_t *flag)
+{
+	c->interrupt = flag;
+}
+
+static bool interrupted(const struct replay_cursor *c)
+{
+	return c->interrupt && *c->interrupt;
+}
+
 int replay_cursor_item_ip(struct replay_cursor *c, uint64_t n, uint64_t *ip)
 {
 	uint64_t v;
@@ -434,15 +447,18 @@ int replay_cursor_range_step(struct replay_cursor *c, uint64_t start, uint64_t e
 			return REPLAY_CURSOR_BREAK;
 		if (ip < start || ip >= end)
 			return REPLAY_CURSOR_STEP;
+		if (interrupted(c))
+			return REPLAY_CURSOR_INTERRUPTED;
 	}
 }
 
 /* ---- scanning --------------------------------------------------------- */
 
 /* What a scan of items [lo, hi) found: the first and last breakpoint hits
- * and gaps (0: none). */
+ * and gaps (0: none); when interrupted, where it stopped. */
 struct scan {
 	uint64_t first_hit, last_hit, first_gap, last_gap;
+	uint64_t cut;              /* interrupted: the first item not looked at */
 	bool stop_at_first;        /* forward: done at the first hit or gap */
 };
 
@@ -475,7 +491,8 @@ static int scan_block(struct replay_cursor *c, const struct replay_chunk *ch,
 	return 0;
 }
 
-/* Scans items [lo, hi), decoding from segment @s on. */
+/* Scans items [lo, hi), decoding from segment @s on. 0; 1 when the
+ * interrupt flag was seen before a block (sc->cut); < 0. */
 static int scan_range(struct replay_cursor *c, size_t s, uint64_t lo, uint64_t hi,
 		      const struct replay_cursor_breaks *bps, struct scan *sc)
 {
@@ -487,6 +504,10 @@ static int scan_range(struct replay_cursor *c, size_t s, uint64_t lo, uint64_t h
 		uint64_t end = ch.index + (ch.gap ? 1 : ch.ninsn);
 
 		rc = 0;
+		if (interrupted(c)) {
+			sc->cut = ch.index > lo ? ch.index : lo;
+			return 1;
+		}
 		if (end <= lo)
 			continue;
 		c->scanned += end - (ch.index > lo ? ch.index : lo);
@@ -514,6 +535,12 @@ static int continue_forward(struct replay_cursor *c, const struct replay_cursor_
 		rc = scan_range(c, seg_of(c, lo), lo, c->size + 1, bps, &sc);
 		if (rc < 0)
 			return rc;
+		if (rc == 1) {
+			/* The last instruction looked at: what follows is not. */
+			if (sc.cut > lo)
+				c->pos = sc.cut - 1;
+			return REPLAY_CURSOR_INTERRUPTED;
+		}
 	}
 	if (sc.first_hit && (!sc.first_gap || sc.first_hit < sc.first_gap)) {
 		c->pos = sc.first_hit;
@@ -529,6 +556,24 @@ static int continue_forward(struct replay_cursor *c, const struct replay_cursor_
 	}
 	c->pos = c->size + 1;
 	return REPLAY_CURSOR_END;
+}
+
+/* Backward, interrupted with items [@from, pos) scanned and nothing in
+ * them to stop at: to the first instruction at or after @from. */
+static int back_interrupted(struct replay_cursor *c, uint64_t from)
+{
+	uint64_t n;
+	bool crossed;
+	int rc;
+
+	if (from < c->pos) {
+		rc = next_insn(c, from - 1, &n, &crossed);
+		if (rc < 0)
+			return rc;
+		if (n < c->pos)
+			c->pos = n;
+	}
+	return REPLAY_CURSOR_INTERRUPTED;
 }
 
 static int continue_backward(struct replay_cursor *c, const struct replay_cursor_breaks *bps)
@@ -547,6 +592,8 @@ static int continue_backward(struct replay_cursor *c, const struct replay_cursor
 		rc = scan_range(c, s, ss, se < hi ? se : hi, bps, &sc);
 		if (rc < 0)
 			return rc;
+		if (rc == 1)
+			return back_interrupted(c, hi);
 		/* A gap right behind the position is crossed. */
 		if (sc.last_gap && sc.last_gap + 1 >= c->pos)
 			sc.last_gap = 0;

@@ -23,12 +23,17 @@
  * backward: the latest earlier one; either way the position is that item,
  * the state before it runs), a gap (the position is the first item after
  * it; going backward a gap right behind the position is crossed, so
- * continuing again goes on), the beginning and the end. Lifetime:
+ * continuing again goes on), the beginning and the end; and an interrupt
+ * (replay_cursor_set_interrupt: a flag a signal handler sets), seen once
+ * per decoded block by a scan and once per instruction by a range step,
+ * which leaves the position on an instruction inside what was already
+ * looked at, so that continuing again misses nothing. Lifetime:
  * replay_cursor_new / replay_cursor_free. Nothing here prints.
  */
 #ifndef HINDSIGHT_REPLAY_CURSOR_H
 #define HINDSIGHT_REPLAY_CURSOR_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,6 +51,7 @@ enum replay_cursor_stop {
 	REPLAY_CURSOR_GAP,         /* at the first item after a gap */
 	REPLAY_CURSOR_BEGIN,       /* at position 1: nothing before */
 	REPLAY_CURSOR_END,         /* at position size + 1: nothing after */
+	REPLAY_CURSOR_INTERRUPTED, /* the interrupt flag was set: at an instruction */
 };
 
 enum replay_cursor_dir { REPLAY_FORWARD, REPLAY_BACKWARD };
@@ -85,16 +91,28 @@ int replay_cursor_goto(struct replay_cursor *c, uint64_t n);
  * reached the end), or -ENOMEM. */
 int replay_cursor_step(struct replay_cursor *c, enum replay_cursor_dir dir);
 
+/* Makes replay_cursor_continue and replay_cursor_range_step stop with
+ * REPLAY_CURSOR_INTERRUPTED as soon as they see *@flag non-zero (set from a
+ * signal handler; the cursor only reads it, the caller clears it). NULL,
+ * the default: never interrupted. @flag must outlive its use. */
+void replay_cursor_set_interrupt(struct replay_cursor *c, const volatile sig_atomic_t *flag);
+
 /* Runs in @dir until a breakpoint in @bps, a gap, or an edge; returns the
  * stop kind (never REPLAY_CURSOR_STEP) or -ENOMEM / a decoder error. At
  * least one instruction is executed (a breakpoint at the position itself
- * does not stop). */
+ * does not stop), unless the interrupt flag is seen first.
+ * REPLAY_CURSOR_INTERRUPTED: forward, the position is the last instruction
+ * scanned (the state before it runs; unmoved if none was); backward, the
+ * earliest instruction of the PSB segments scanned to their start (unmoved
+ * if none was). Either way nothing between the old and the new position
+ * was a breakpoint or a gap to stop at. */
 int replay_cursor_continue(struct replay_cursor *c, enum replay_cursor_dir dir,
 			   const struct replay_cursor_breaks *bps);
 
 /* Steps forward while the pc is in [@start, @end) and not at a breakpoint:
  * REPLAY_CURSOR_STEP when it left the range, REPLAY_CURSOR_BREAK,
- * REPLAY_CURSOR_GAP, REPLAY_CURSOR_END, or < 0. */
+ * REPLAY_CURSOR_GAP, REPLAY_CURSOR_END, REPLAY_CURSOR_INTERRUPTED (at an
+ * instruction still in the range, after at least one step), or < 0. */
 int replay_cursor_range_step(struct replay_cursor *c, uint64_t start, uint64_t end,
 			     const struct replay_cursor_breaks *bps);
 

@@ -278,7 +278,8 @@ static bool while_deeper(struct replay_frontend *f, void *ctx)
 
 int replay_frontend_stepi(struct replay_frontend *f, bool reverse, bool over)
 {
-	struct deeper_ctx d = { level_here(f) };
+	/* Only nexti needs the call depths (and so the call structure). */
+	struct deeper_ctx d = { over ? level_here(f) : -1 };
 	int r = one(f, reverse);
 
 	if (r != REPLAY_FRONTEND_DONE || !over || d.level < 0 || level_here(f) <= d.level)
@@ -398,14 +399,17 @@ int replay_frontend_finish(struct replay_frontend *f, bool reverse)
 int replay_frontend_continue(struct replay_frontend *f, bool reverse)
 {
 	struct replay_cursor_breaks bps = { f->addrs, f->naddrs };
-	int r = replay_cursor_continue(replay_frontend_cursor(f),
-				       reverse ? REPLAY_BACKWARD : REPLAY_FORWARD, &bps);
+	struct replay_cursor *c = replay_frontend_cursor(f);
+	int r;
 
+	replay_cursor_set_interrupt(c, f->interrupt);
+	r = replay_cursor_continue(c, reverse ? REPLAY_BACKWARD : REPLAY_FORWARD, &bps);
 	switch (r) {
 	case REPLAY_CURSOR_BREAK: return REPLAY_FRONTEND_BREAK;
 	case REPLAY_CURSOR_GAP: return REPLAY_FRONTEND_GAP;
 	case REPLAY_CURSOR_BEGIN: return REPLAY_FRONTEND_BEGIN;
 	case REPLAY_CURSOR_END: return REPLAY_FRONTEND_END;
+	case REPLAY_CURSOR_INTERRUPTED: return REPLAY_FRONTEND_INTERRUPTED;
 	default: return r < 0 ? r : REPLAY_FRONTEND_DONE;
 	}
 }

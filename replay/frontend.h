@@ -17,8 +17,11 @@
  *   reverse-finish: back to the call instruction of the current function
  *
  * Each stops early at a breakpoint, a gap or an edge of the history, and
- * when *@interrupt (set from a signal handler) becomes non-zero. Nothing
- * here prints.
+ * when *@interrupt (set from a signal handler) becomes non-zero
+ * (REPLAY_FRONTEND_INTERRUPTED: continue hands the flag to the cursor,
+ * which reads it once per block it scans; the others read it after every
+ * instruction); building the call structure then gives up with
+ * -ECANCELED. Nothing here prints.
  */
 #ifndef HINDSIGHT_REPLAY_FRONTEND_H
 #define HINDSIGHT_REPLAY_FRONTEND_H

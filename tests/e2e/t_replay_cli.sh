@@ -7,8 +7,9 @@
 # memory, finish returns to main with acc in $rax, reverse-step goes back
 # into step, reverse-continue stops at the K-th call's breakpoint, then at
 # the (K-1)-th; history marks the
-# position; a script through -x; a corrupt or missing recording is refused
-# with a one-line reason.
+# position; a script through -x, with GDB's errors for a bad listing
+# modifier and range next to listings by range; a corrupt or missing
+# recording is refused with a one-line reason. (Ctrl-C: t_replay_terminal.)
 . "$(dirname "$0")/lib.sh"
 hindsight_only "hindsight replay"
 
@@ -59,12 +60,20 @@ expect_re out "^[0-9]+	=> 0x[0-9a-f]+ <step\+[0-9]+>:	"
 expect_re out "^$step_body	    acc \+= i \* 3;\$"
 expect out "No more reverse-execution history."
 
-# A script file, a bad command (status 1), an expression it cannot read.
-printf 'goto end\nbt\nnonsense\nprint $rsp\n' >script.gdb
+# A script file, a bad command (status 1), an expression it cannot read,
+# listings by range and bad ones.
+printf 'goto end\nbt\nnonsense\nprint $rsp\nhistory 1,3\nhistory /z\ncalls 1,2\ncalls 99999999\n' \
+    >script.gdb
 timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -x script.gdb >x.out 2>x.err
 expect_eq "exit status after a bad command" "$?" 1
+show x.out x.err
 expect x.err 'Undefined command: "nonsense".'
 expect_re x.out '^\$1 = \(void \*\) 0x7f[0-9a-f]+$'
+expect_eq "history 1,3 lines" "$(grep -cE '^[123]	   0x[0-9a-f]+ <' x.out)" 3
+expect x.err 'Invalid modifier: z.'
+expect_re x.out '^1	_start$'
+expect_re x.out '^2	_dl_start$'
+expect x.err 'Range out of bounds.'
 timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'print some_var' >v.out 2>v.err
 expect v.err 'No symbol "some_var" in current context'
 

@@ -11,16 +11,25 @@
  * instruction as the truth: every item's address, N steps back then N
  * forward from random positions, and continue in both directions to
  * addresses picked from the log.
+ *
+ * Interrupts: with the flag already set, continue moves nothing and range
+ * stepping one instruction; set by a timer in the middle of scans of the
+ * software recording, each interrupted continue leaves the position on an
+ * instruction with no hit between it and where it started, and continuing
+ * again until something else stops ends where one uninterrupted continue
+ * does.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -140,6 +149,47 @@ static void test_lldb_continue(void **state)
 	replay_bundle_free(b);
 }
 
+static volatile sig_atomic_t stop_flag;
+
+static void test_lldb_interrupt(void **state)
+{
+	struct replay_bundle *b = load(LLDB "/intelpt-trace");
+	uint64_t addrs[] = { 0x400521 };
+	struct replay_cursor_breaks bps = { addrs, 1 };
+	struct replay_cursor *c;
+	(void)state;
+
+	assert_int_equal(replay_cursor_new(b, 0, NULL, NULL, &c), 0);
+	replay_cursor_set_interrupt(c, &stop_flag);
+	stop_flag = 1;
+	/* Seen before the first block: nothing moves. */
+	assert_int_equal(replay_cursor_continue(c, REPLAY_BACKWARD, &bps), REPLAY_CURSOR_INTERRUPTED);
+	assert_int_equal(replay_cursor_position(c), 22);
+	assert_int_equal(replay_cursor_goto(c, 1), 0);
+	assert_int_equal(replay_cursor_continue(c, REPLAY_FORWARD, &bps), REPLAY_CURSOR_INTERRUPTED);
+	assert_int_equal(replay_cursor_position(c), 1);
+	/* Range stepping takes one step first. */
+	assert_int_equal(replay_cursor_goto(c, 6), 0);
+	assert_int_equal(replay_cursor_range_step(c, 0x400521, 0x400529, NULL),
+			 REPLAY_CURSOR_INTERRUPTED);
+	assert_int_equal(replay_cursor_position(c), 7);
+	assert_int_equal(pc_of(c), 0x400525);
+	/* Leaving the range or a breakpoint still wins. */
+	assert_int_equal(replay_cursor_range_step(c, 0x400521, 0x400529, NULL), REPLAY_CURSOR_STEP);
+	assert_int_equal(replay_cursor_position(c), 8);
+	/* Cleared, or no flag at all: as before. */
+	stop_flag = 0;
+	assert_int_equal(replay_cursor_continue(c, REPLAY_FORWARD, &bps), REPLAY_CURSOR_BREAK);
+	assert_int_equal(replay_cursor_position(c), 10);
+	stop_flag = 1;
+	replay_cursor_set_interrupt(c, NULL);
+	assert_int_equal(replay_cursor_continue(c, REPLAY_BACKWARD, &bps), REPLAY_CURSOR_BREAK);
+	assert_int_equal(replay_cursor_position(c), 6);
+	stop_flag = 0;
+	replay_cursor_free(c);
+	replay_bundle_free(b);
+}
+
 /* ---- a software recording --------------------------------------------- */
 
 struct truth {
@@ -250,6 +300,95 @@ static void continue_to(struct replay_cursor *c, const struct truth *t, uint64_t
 	assert_int_equal(replay_cursor_position(c), fwd ? fwd : t->n + 1);
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+/* A one-shot SIGALRM in @us microseconds; 0 disarms. */
+static void alarm_in(long us)
+{
+	struct itimerval it = { { 0, 0 }, { us / 1000000, us % 1000000 } };
+
+	assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
+}
+
+/* Whether the log has @addr at an item in [@lo, @hi). */
+static bool hit_in(const struct truth *t, uint64_t addr, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t n = lo; n < hi && n <= t->n; n++)
+		if (t->ip[n - 1] == addr)
+			return true;
+	return false;
+}
+
+/* Continue in @dir from @from to @addr, interrupted by a timer after 2, 4,
+ * 8 ... us until something else stops it: each interruption is checked,
+ * the end must be what one uninterrupted continue gives. The number of
+ * interruptions. */
+static int continue_interrupted(struct replay_cursor *c, const struct truth *t, uint64_t from,
+				uint64_t addr, enum replay_cursor_dir dir)
+{
+	struct replay_cursor_breaks bps = { &addr, 1 };
+	uint64_t want, pos;
+	int r, want_r, n = 0;
+
+	assert_int_equal(replay_cursor_goto(c, from), 0);
+	want_r = replay_cursor_continue(c, dir, &bps);
+	want = replay_cursor_position(c);
+	assert_int_equal(replay_cursor_goto(c, from), 0);
+	for (long us = 2;; us *= 2) {
+		pos = replay_cursor_position(c);
+		stop_flag = 0;
+		alarm_in(us);
+		r = replay_cursor_continue(c, dir, &bps);
+		alarm_in(0);
+		if (r != REPLAY_CURSOR_INTERRUPTED)
+			break;
+		n++;
+		/* On an instruction, nothing to stop at on the way. */
+		if (dir == REPLAY_FORWARD) {
+			assert_true(replay_cursor_position(c) >= pos);
+			assert_false(hit_in(t, addr, pos + 1, replay_cursor_position(c) + 1));
+		} else {
+			assert_true(replay_cursor_position(c) <= pos);
+			assert_false(hit_in(t, addr, replay_cursor_position(c), pos));
+		}
+		if (replay_cursor_position(c) <= t->n)
+			assert_int_equal(pc_of(c), t->ip[replay_cursor_position(c) - 1]);
+	}
+	stop_flag = 0;
+	assert_int_equal(r, want_r);
+	assert_int_equal(replay_cursor_position(c), want);
+	return n;
+}
+
+static void interrupted(struct replay_cursor *c, const struct truth *t)
+{
+	struct sigaction sa;
+	int n = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	assert_int_equal(sigaction(SIGALRM, &sa, NULL), 0);
+	replay_cursor_set_interrupt(c, &stop_flag);
+	for (int i = 0; i < 20; i++) {
+		uint64_t from = 1 + (uint64_t)random() % (t->n + 1);
+		uint64_t addr = t->ip[(uint64_t)random() % t->n];
+
+		n += continue_interrupted(c, t, from, addr, REPLAY_FORWARD);
+		n += continue_interrupted(c, t, from, addr, REPLAY_BACKWARD);
+	}
+	/* Whole scans: an address never run, from each edge. */
+	n += continue_interrupted(c, t, 1, 1, REPLAY_FORWARD);
+	n += continue_interrupted(c, t, t->n + 1, 1, REPLAY_BACKWARD);
+	printf("  %d interrupted continues\n", n);
+	replay_cursor_set_interrupt(c, NULL);
+	signal(SIGALRM, SIG_DFL);
+}
+
 static void test_software(void **state)
 {
 	struct recording r;
@@ -275,6 +414,7 @@ static void test_software(void **state)
 	/* A breakpoint at the very first instruction: reached from the end. */
 	continue_to(c, &r.truth, r.truth.n + 1, r.truth.ip[0]);
 	assert_int_equal(replay_cursor_position(c), r.truth.n + 1);
+	interrupted(c, &r.truth);
 	replay_cursor_free(c);
 	replay_bundle_free(r.b);
 	free(r.truth.ip);
@@ -302,6 +442,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lldb_steps),
 		cmocka_unit_test(test_lldb_continue),
+		cmocka_unit_test(test_lldb_interrupt),
 		cmocka_unit_test(test_software),
 	};
 
