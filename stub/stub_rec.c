@@ -17,6 +17,7 @@
 #include "stub/stub_rec.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -310,12 +311,20 @@ static int stub_rec_log_syscall(struct stub_rec *r, struct stub_rec_task *t)
 	return stub_rec_log(r, t, &t->sc, 0);
 }
 
+/* The CPUs the recorder could run on before stub_rec_pin, for the
+ * processes it lets go (forked children). A property of the process. */
+static cpu_set_t stub_rec_cpus;
+static bool stub_rec_pinned;
+
 static void stub_rec_detach_child(pid_t child)
 {
 	int st;
 
-	if (stub_rec_wait(child, &st, 0) == child && WIFSTOPPED(st))
+	if (stub_rec_wait(child, &st, 0) == child && WIFSTOPPED(st)) {
+		if (stub_rec_pinned)
+			sched_setaffinity(child, sizeof(stub_rec_cpus), &stub_rec_cpus);
 		ptrace(PTRACE_DETACH, child, 0, 0);
+	}
 }
 
 static int stub_rec_exec(struct stub_rec *r, struct stub_rec_task *t)
@@ -750,9 +759,30 @@ int stub_rec_run(struct stub_rec *r)
 
 /* --- setup ---------------------------------------------------------- */
 
+/* Runs the recorder, and so the program it starts, on one CPU: each
+ * single step is a stop of the program and a wake-up of the recorder, and
+ * on a virtual machine a wake-up on another CPU costs an interrupt between
+ * CPUs (measured here: ~90 us per step across CPUs, ~19 us on one). The
+ * threads of the program run one at a time anyway. */
+static void stub_rec_pin(void)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	if (stub_rec_pinned || cpu < 0 || sched_getaffinity(0, sizeof(stub_rec_cpus), &stub_rec_cpus))
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	stub_rec_pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+}
+
 int stub_rec_spawn(char *const argv[], pid_t *pid)
 {
-	int e = stub_spawn_start(argv, pid);
+	int e;
+
+	if (!getenv("HINDSIGHT_NO_PIN"))
+		stub_rec_pin();
+	e = stub_spawn_start(argv, pid);
 
 	if (e < 0)
 		return e;
