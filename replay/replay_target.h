@@ -7,25 +7,37 @@
  * - threads: the recording's, each with a cursor (replay/cursor.h) that
  *   starts at the end of its history (the instruction after its last one);
  * - reverse execution (RSP_TARGET_REVERSE): bs steps the Hc thread one
- *   instruction back (replaylog:begin at the first), bc runs it back to the
+ *   instruction back (replaylog:begin at the first), bc runs back to the
  *   latest earlier instruction at a breakpoint (swbreak / hwbreak, pc = the
  *   breakpoint: the state before it runs) or to the beginning; forward
  *   step, range step and continue replay the history the same way and stop
- *   with replaylog:end at its end. A resume moves one thread: the one a
- *   step / range / reverse action names, else the current one; the others
- *   stay where they are;
+ *   with replaylog:end at its end;
+ * - one timeline for all threads (a state log: every instruction has a
+ *   logical time): a target-wide current time, and after any resume every
+ *   thread stands at its position at that time (all its instructions of
+ *   time <= the current time ran: position 1 for a thread that had not
+ *   started, its end for one that had ended). A step or range step of
+ *   thread X moves the time with X's instructions and the others follow;
+ *   a continue, either way, stops at the breakpoint hit of any thread
+ *   nearest in time (the stop is in that thread, which becomes the current
+ *   one); a forward step or range step stops at another resumed thread's
+ *   hit that comes first (with only X resumed, scheduler-locking, the
+ *   others follow the time but do not stop it). Without a state log
+ *   (hardware PT, perf.data, LLDB bundles) no times are known: a resume
+ *   moves one thread (the one a step / range / reverse action names, else
+ *   the current one) and the others stay where they are;
  * - breakpoints (Z0 / Z1) are kept in a table, never written anywhere;
  * - write watchpoints (Z2) with a state log: the logged writes of every
  *   thread are searched by logical time; bc stops at the latest earlier
  *   write to a watched range (pc = the writing instruction, memory holds
- *   the old value), a forward resume right after the next later one,
- *   in the thread that wrote, which becomes the current one; a
- *   breakpoint, gap or edge met first wins. Z3 / Z4 (reads are not logged), and Z2
+ *   the old value), a forward resume right after the next later one, in
+ *   the thread that wrote, which becomes the current one; a breakpoint,
+ *   gap or edge met first wins. Z3 / Z4 (reads are not logged), and Z2
  *   without a state log, are refused (-EOPNOTSUPP);
  * - registers: rip from the cursor; the others from
  *   replay_target_past_regs (the state log), unavailable without one
  *   (never present values shown as past ones);
- * - memory: replay_target_past_mem (the state log), then for bytes never
+ * - memory: at the current time from the state log, then for bytes never
  *   touched the present (replay_target_set_present_mem) if there is one,
  *   then the code and read-only data of the mapped files; anything else is
  *   an error; writes to registers and memory are refused;
@@ -33,7 +45,8 @@
  *   stream with the CPU it claims, so GDB's own decoder reads it; `record
  *   btrace bts` gets the history up to the thread's position as BTS blocks
  *   (replay/replay_bts.h), as many as GDB's buffer size holds;
- * - monitor commands: when, goto N, record-info, history, calls
+ * - monitor commands: when, goto N (on a timeline the time follows the
+ *   current thread there), record-info, history, calls
  *   (replay/replay_monitor.h).
  */
 #ifndef HINDSIGHT_REPLAY_REPLAY_TARGET_H
@@ -88,5 +101,9 @@ void replay_target_set_present_mem(struct replay_target *t,
 /* True when every thread's cursor is at the end of its history (position
  * size + 1): the present. */
 bool replay_target_at_end(const struct replay_target *t);
+
+/* The current time of the timeline into *@time: 0, or -ENODATA for a
+ * recording without one (no state log: no times known). */
+int replay_target_time(const struct replay_target *t, uint64_t *time);
 
 #endif

@@ -11,7 +11,21 @@
  * beginning and the end still stop; a breakpoint between two writes wins
  * in both directions; with three threads adding to one counter each stop
  * is in the thread that wrote, and the values step by that thread's
- * addend. Z3 / Z4 are refused, and Z2 without a state log. Also the state
+ * addend. Z3 / Z4 are refused, and Z2 without a state log.
+ *
+ * One timeline for all threads (threads.c, a breakpoint at the store to
+ * the counter): after every resume each thread stands where the current
+ * time puts it (the instructions before its position ran at or before it,
+ * the one at it after it); reverse-continue from the end stops at every
+ * hit of every thread in reverse time order (the state log's writes, which
+ * those instructions make, are the reference), in the thread that hit
+ * (often not the one resumed, whose own previous hit is earlier), down to
+ * the beginning where every thread is at position 1; continue goes forward
+ * the same way; reverse-stepi / stepi move the time by one instruction of
+ * the thread; a step or range step of main, blocked in pthread_join, stops
+ * at a worker's hit when the workers are resumed too and not when main is
+ * resumed alone (scheduler-locking); `monitor goto` moves the time; at the
+ * end every thread is at its end. Also the state
  * log's write searches and time <-> position maps on the real log, the
  * present-memory hook and at_end, and BTS blocks (they split the history
  * up to the position into runs of consecutive instructions; the buffer
@@ -20,7 +34,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -173,9 +186,14 @@ static uint64_t pc_of(struct session *s)
 	return rsp_regs_get(&r, RSP_REG_RIP);
 }
 
+static uint64_t position_of_tid(struct session *s, int64_t tid)
+{
+	return replay_cursor_position(replay_target_cursor(s->t, tid));
+}
+
 static uint64_t position_of(struct session *s)
 {
-	return replay_cursor_position(replay_target_cursor(s->t, s->tid));
+	return position_of_tid(s, s->tid);
 }
 
 /* ---- the state log's queries on a real log ------------------------------ */
@@ -406,7 +424,9 @@ static void test_watch_threads(void **state)
 		assert_true(s.tid != main_tid);
 		if (resumed != s.tid) {
 			switches++;
-			assert_true(time_of(st, &s, resumed, 0) <= moment);
+			/* (At position 1 when it had not started yet.) */
+			assert_true(position_of_tid(&s, resumed) == 1 ||
+				    time_of(st, &s, resumed, 0) <= moment);
 			assert_true(time_of(st, &s, resumed, 1) > moment ||
 				    replay_cursor_position(replay_target_cursor(s.t, resumed)) >
 					    replay_cursor_size(replay_target_cursor(s.t, resumed)));
@@ -440,6 +460,285 @@ static void test_watch_threads(void **state)
 		assert_true(now - value >= 1 && now - value <= 3);
 		value = now;
 	}
+	replay_target_free(s.t);
+	replay_state_free(st);
+	replay_bundle_free(b);
+}
+
+/* ---- one timeline ------------------------------------------------------ */
+
+/* Every thread stands where the current time puts it: the instruction
+ * before its position ran at or before that time, the one at it after.
+ * The time. */
+static uint64_t check_timeline(struct session *s, struct replay_state *st)
+{
+	struct rsp_thread_info info[8];
+	uint64_t now, t0, t1;
+	int n = s->rt.ops->threads(s->rt.ctx, info, 8);
+
+	assert_int_equal(replay_target_time(s->t, &now), 0);
+	for (int i = 0; i < n; i++) {
+		struct replay_cursor *c = replay_target_cursor(s->t, info[i].ptid.tid);
+		uint64_t p = replay_cursor_position(c);
+
+		if (p > 1) {
+			assert_int_equal(replay_state_time_at(st, info[i].ptid.tid, p, &t0), 0);
+			assert_true(t0 <= now);
+		}
+		if (p <= replay_cursor_size(c)) {
+			assert_int_equal(replay_state_time_at(st, info[i].ptid.tid, p + 1, &t1), 0);
+			assert_true(t1 > now);
+		}
+	}
+	return now;
+}
+
+/* Resumes with @n actions; the stop. */
+static struct rsp_stop resume_n(struct session *s, const struct rsp_resume *acts, size_t n)
+{
+	struct rsp_stop stop;
+
+	assert_int_equal(s->rt.ops->resume(s->rt.ctx, acts, n), 0);
+	assert_int_equal(s->rt.ops->wait(s->rt.ctx, &stop, true), 1);
+	s->tid = stop.thread.tid;
+	return stop;
+}
+
+/* Resumes every thread as GDB's vCont;c does: @kind for the last stop's
+ * thread, continue for the others. */
+static struct rsp_stop resume_all(struct session *s, enum rsp_resume_kind kind)
+{
+	struct rsp_thread_info info[8];
+	struct rsp_resume acts[8] = { 0 };
+	int n = s->rt.ops->threads(s->rt.ctx, info, 8);
+
+	for (int i = 0; i < n; i++) {
+		acts[i].thread = info[i].ptid;
+		acts[i].kind = info[i].ptid.tid == s->tid ? kind : RSP_RESUME_CONTINUE;
+	}
+	return resume_n(s, acts, (size_t)n);
+}
+
+/* A stop at write @w's instruction: in its thread, the time just before. */
+static void expect_hit(struct session *s, struct replay_state *st, struct rsp_stop stop,
+		       const struct replay_state_write *w)
+{
+	assert_int_equal(stop.reason, RSP_REASON_SWBREAK);
+	assert_int_equal(stop.thread.tid, w->tid);
+	assert_int_equal(position_of(s), w->index);
+	assert_int_equal(check_timeline(s, st), w->time - 1);
+}
+
+#define NWRITES 6000
+
+/* Bundle thread number of @tid. */
+static size_t thread_index(const struct replay_bundle *b, int64_t tid)
+{
+	for (size_t i = 0; i < b->nthreads; i++)
+		if (b->threads[i].tid == tid)
+			return i;
+	fail();
+	return 0;
+}
+
+/* Backward from the end: every hit, of every thread, newest first. */
+static void timeline_back(struct session *s, struct replay_state *st, struct replay_bundle *b,
+			  const struct replay_state_write *w)
+{
+	int64_t tids[3] = { 0 };
+	uint64_t value = read_u64(s, counter_addr, 8), delta_of[3] = { 0 };
+	int switches = 0, own_earlier = 0;
+	struct timeval t0, t1;
+
+	gettimeofday(&t0, NULL);
+	for (int i = 0; i < NWRITES; i++) {
+		int64_t resumed = s->tid;
+		uint64_t from = position_of(s), old, d;
+		struct rsp_stop stop = resume(s, RSP_RESUME_REVERSE_CONTINUE);
+		int k;
+
+		expect_hit(s, st, stop, &w[i]);
+		old = read_u64(s, counter_addr, 8);
+		d = value - old;
+		assert_true(d >= 1 && d <= 3);
+		for (k = 0; k < 3 && tids[k] && tids[k] != s->tid; k++)
+			;
+		assert_true(k < 3);
+		if (!tids[k]) {
+			tids[k] = s->tid;
+			delta_of[k] = d;
+		}
+		assert_int_equal(delta_of[k], d);
+		value = old;
+		if (resumed == s->tid)
+			continue;
+		switches++;
+		/* The resumed thread's own previous hit (what a resume of it
+		 * alone finds) is earlier than the one of the thread that hit. */
+		if (own_earlier < 3) {
+			struct replay_cursor *c, *wc = replay_target_cursor(s->t, w[0].tid);
+			size_t k2 = thread_index(b, resumed);
+			uint64_t ip, when;
+			struct replay_cursor_breaks bps = { &ip, 1 };
+			int r;
+
+			assert_int_equal(replay_cursor_item_ip(wc, w[0].index, &ip), 0);
+			assert_int_equal(replay_cursor_new(b, k2, NULL, NULL, &c), 0);
+			assert_int_equal(replay_cursor_goto(c, from), 0);
+			r = replay_cursor_continue(c, REPLAY_BACKWARD, &bps);
+			if (r == REPLAY_CURSOR_BREAK) {
+				when = replay_cursor_position(c) + 1;
+				assert_int_equal(replay_state_time_at(st, resumed, when, &when), 0);
+				assert_true(when < w[i].time);
+				own_earlier++;
+			}
+			replay_cursor_free(c);
+		}
+	}
+	gettimeofday(&t1, NULL);
+	printf("  timeline: %d hits back (%d in another thread) in %.2f s\n", NWRITES, switches,
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_usec - t0.tv_usec) / 1e6);
+	assert_int_equal(value, 0);
+	assert_true(switches > 3);
+	assert_int_equal(own_earlier, 3);
+}
+
+/* Thread @tid steps (or range-steps over its instruction) with the
+ * workers continuing, or alone. */
+static struct rsp_stop step_with(struct session *s, int64_t tid, enum rsp_resume_kind kind,
+				 const int64_t *others, size_t nothers)
+{
+	struct rsp_resume acts[4] = { 0 };
+	size_t n = 0;
+
+	acts[n].thread = (struct rsp_ptid){ replay_target_pid(s->t), tid };
+	acts[n].kind = kind;
+	if (kind == RSP_RESUME_RANGE) {
+		s->tid = tid;
+		acts[n].range_start = pc_of(s);
+		acts[n].range_end = acts[n].range_start + 1;
+	}
+	n++;
+	for (size_t i = 0; i < nothers && n < 4; i++, n++) {
+		acts[n].thread = (struct rsp_ptid){ replay_target_pid(s->t), others[i] };
+		acts[n].kind = RSP_RESUME_CONTINUE;
+	}
+	return resume_n(s, acts, n);
+}
+
+static void test_timeline(void **state)
+{
+	static struct replay_state_write w[NWRITES + 1];
+	struct rsp_thread_info info[8];
+	struct replay_bundle *b;
+	struct replay_state *st;
+	struct session s;
+	struct rsp_stop stop;
+	int64_t main_tid, workers[3];
+	uint64_t time = UINT64_MAX, bp, now, p;
+	char err[256];
+	int n;
+	(void)state;
+
+	assert_int_equal(replay_bundle_load(threads_dir, &b, err, sizeof(err)), 0);
+	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), 0);
+	/* The reference: the writes to the counter, newest first. */
+	for (n = 0; n < NWRITES; n++) {
+		assert_int_equal(replay_state_write_before(st, counter_addr, 8, time, &w[n]), 0);
+		time = w[n].time;
+	}
+	assert_int_equal(replay_state_write_before(st, counter_addr, 8, time, &w[n]), -ENOENT);
+	open_session(&s, threads_dir);
+	main_tid = s.tid;
+	n = s.rt.ops->threads(s.rt.ctx, info, 8);
+	assert_int_equal(n, 4);
+	for (int i = 1; i < 4; i++)
+		workers[i - 1] = info[i].ptid.tid;
+	assert_true(replay_target_at_end(s.t));
+	check_timeline(&s, st);
+	/* Every worker's store is the same instruction. */
+	assert_int_equal(replay_cursor_item_ip(replay_target_cursor(s.t, w[0].tid), w[0].index,
+					       &bp), 0);
+	assert_int_equal(s.rt.ops->insert_point(s.rt.ctx, RSP_POINT_SW_BREAK, bp, 1), 0);
+
+	timeline_back(&s, st, b, w);
+	stop = resume(&s, RSP_RESUME_REVERSE_CONTINUE);
+	assert_int_equal(stop.reason, RSP_REASON_REPLAY_BEGIN);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(position_of_tid(&s, info[i].ptid.tid), 1);
+	now = check_timeline(&s, st);
+	assert_true(now < w[NWRITES - 1].time);
+	assert_int_equal(read_u64(&s, counter_addr, 8), 0);
+	/* A reverse step at the beginning: nothing moves. */
+	stop = resume(&s, RSP_RESUME_REVERSE_STEP);
+	assert_int_equal(stop.reason, RSP_REASON_REPLAY_BEGIN);
+	assert_int_equal(check_timeline(&s, st), now);
+
+	/* Forward: the same hits, oldest first. */
+	for (int i = NWRITES - 1; i >= NWRITES - 50; i--)
+		expect_hit(&s, st, resume_all(&s, RSP_RESUME_CONTINUE), &w[i]);
+	/* A worker's reverse-stepi and stepi: one instruction of it, the
+	 * others where that time puts them. */
+	p = position_of(&s);
+	for (int i = 1; i <= 3; i++) {
+		stop = resume(&s, RSP_RESUME_REVERSE_STEP);
+		assert_int_equal(stop.reason, RSP_REASON_STEP);
+		assert_int_equal(position_of(&s), p - (uint64_t)i);
+		assert_int_equal(replay_state_time_at(st, s.tid, p - (uint64_t)i + 1, &time), 0);
+		assert_int_equal(check_timeline(&s, st), time - 1);
+	}
+	for (int i = 2; i >= 0; i--) {
+		stop = resume(&s, RSP_RESUME_STEP);
+		assert_int_equal(stop.reason, RSP_REASON_STEP);
+		assert_int_equal(position_of(&s), p - (uint64_t)i);
+		assert_int_equal(replay_state_time_at(st, s.tid, p - (uint64_t)i, &time), 0);
+		assert_int_equal(check_timeline(&s, st), time);
+	}
+
+	/* Halfway, main waits in pthread_join: its next instruction runs
+	 * after many hits. Stepping it with the workers resumed stops at the
+	 * next hit, in a worker; stepping it alone does not. */
+	for (int i = NWRITES - 51; i >= NWRITES / 2; i--)
+		expect_hit(&s, st, resume_all(&s, RSP_RESUME_CONTINUE), &w[i]);
+	p = replay_cursor_position(replay_target_cursor(s.t, main_tid));
+	assert_int_equal(replay_state_time_at(st, main_tid, p + 1, &time), 0);
+	assert_true(time > w[NWRITES / 2 - 2].time);
+	expect_hit(&s, st, step_with(&s, main_tid, RSP_RESUME_STEP, workers, 3),
+		   &w[NWRITES / 2 - 1]);
+	expect_hit(&s, st, step_with(&s, main_tid, RSP_RESUME_RANGE, workers, 3),
+		   &w[NWRITES / 2 - 2]);
+	stop = step_with(&s, main_tid, RSP_RESUME_STEP, NULL, 0);
+	assert_int_equal(stop.reason, RSP_REASON_STEP);
+	assert_int_equal(stop.thread.tid, main_tid);
+	assert_int_equal(position_of(&s), p + 1);
+	assert_int_equal(check_timeline(&s, st), time);
+	/* Back to where main's instruction ran: a hit before it, in a worker. */
+	stop = resume(&s, RSP_RESUME_REVERSE_CONTINUE);
+	assert_int_equal(stop.reason, RSP_REASON_SWBREAK);
+	assert_true(s.tid != main_tid);
+	assert_true(check_timeline(&s, st) < time);
+
+	/* monitor goto: the current thread there, the others at its time. */
+	{
+		struct rsp_buf out;
+
+		rsp_buf_init(&out);
+		assert_int_equal(s.rt.ops->monitor(s.rt.ctx, "goto 100", &out), 0);
+		rsp_buf_release(&out);
+		assert_int_equal(position_of(&s), 100);
+		assert_int_equal(replay_state_time_at(st, s.tid, 100, &time), 0);
+		assert_int_equal(check_timeline(&s, st), time);
+	}
+
+	/* Without the breakpoint: to the end, every thread at its end. */
+	assert_int_equal(s.rt.ops->remove_point(s.rt.ctx, RSP_POINT_SW_BREAK, bp, 1), 0);
+	stop = resume_all(&s, RSP_RESUME_CONTINUE);
+	assert_int_equal(stop.reason, RSP_REASON_REPLAY_END);
+	assert_true(replay_target_at_end(s.t));
+	check_timeline(&s, st);
+	assert_int_equal(read_u64(&s, counter_addr, 8), 12000);
+	stop = resume(&s, RSP_RESUME_STEP);
+	assert_int_equal(stop.reason, RSP_REASON_REPLAY_END);
 	replay_target_free(s.t);
 	replay_state_free(st);
 	replay_bundle_free(b);
@@ -616,6 +915,7 @@ int main(void)
 		cmocka_unit_test(test_watch),
 		cmocka_unit_test(test_watch_refused),
 		cmocka_unit_test(test_watch_threads),
+		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_present_mem),
 		cmocka_unit_test(test_bts),
 	};
