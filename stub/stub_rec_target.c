@@ -152,6 +152,9 @@ static int srt_threads(void *ctx, struct rsp_thread_info *out, size_t max)
 
 	if (t->gone)
 		return 0;
+	/* In the past, the threads of that time (some may be gone since). */
+	if (t->in_past)
+		return srt_past_rsp(t).ops->threads(t->past, out, max);
 	n = stub_rec_tids(t->rec, tids, 256);
 	for (size_t i = 0; i < n && i < max && i < 256; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
@@ -166,6 +169,8 @@ static int srt_thread_alive(void *ctx, struct rsp_ptid thread)
 {
 	struct stub_rec_target *t = ctx;
 
+	if (!t->gone && t->in_past)
+		return srt_past_rsp(t).ops->thread_alive(t->past, thread);
 	return !t->gone && stub_rec_has_thread(t->rec, (pid_t)thread.tid) ? 0 : -ESRCH;
 }
 
@@ -407,7 +412,14 @@ static int srt_resume_past(struct stub_rec_target *t, const struct rsp_resume *a
 	struct rsp_target rt;
 	int e;
 
-	if (!reverse && srt_cursor_at_end(t, srt_moved_thread(t, actions, n)))
+	bool cont = true;
+
+	for (size_t i = 0; i < n; i++)
+		cont &= actions[i].kind == RSP_RESUME_CONTINUE || actions[i].kind == RSP_RESUME_STOP;
+	/* Live only from the present: a continue replays the other threads'
+	 * past first; a step of a thread already at its end runs it live. */
+	if (!reverse && (cont ? replay_target_at_end(t->past) :
+			 srt_cursor_at_end(t, srt_moved_thread(t, actions, n))))
 		return srt_resume_live(t, actions, n);
 	rt = srt_past_rsp(t);
 	e = rt.ops->resume(rt.ctx, actions, n);
