@@ -45,8 +45,9 @@ gdb_insns=$(echo "$gdb_line" | sed -n 's/^Log contains \([0-9]*\) instructions.*
 gdb_secs=$(echo "$gdb_line" | sed -n 's/^BENCH-ELAPSED //p')
 gdb_rate=$(rate "${gdb_insns:-0}" "${gdb_secs:-0}")
 
-# The single-step floor, on the same program.
-ss_out=$("$W/ss_floor" "$W/work" "$SS_N" 2>&1)
+# The single-step floor, on the same program, with the stepper and the
+# program on one CPU as hindsight's recorder runs (docs/performance.md).
+ss_out=$(taskset -c 0 "$W/ss_floor" "$W/work" "$SS_N" 2>&1)
 ss_bare=$(echo "$ss_out" | awk '$2 == "bare" {print $7}')
 ss_regs=$(echo "$ss_out" | awk '$2 == "regs" {print $7}')
 ss_bare_us=$(echo "$ss_out" | awk '$2 == "bare" {print $9}')
@@ -57,7 +58,7 @@ of_floor() { $PY -c "import sys; r,f=sys.argv[1],sys.argv[2]; print(f'{100*float
 floor_row() {
     local hs=""
     [ -n "$1" ] && hs="hindsight record at $(of_floor "$1" "$ss_bare") of the bare floor, $(of_floor "$1" "$ss_regs") of the one with GETREGS"
-    echo "| single-step floor (steps/s): PTRACE_SINGLESTEP + waitpid; the same + PTRACE_GETREGS | $hs | ${ss_bare:-n/a} (${ss_bare_us:-?} us/step); ${ss_regs:-n/a} (${ss_regs_us:-?} us/step); GDB record full at $(of_floor "$gdb_rate" "$ss_bare") / $(of_floor "$gdb_rate" "$ss_regs") | |"
+    echo "| single-step floor on one CPU (steps/s): PTRACE_SINGLESTEP + waitpid; the same + PTRACE_GETREGS | $hs | ${ss_bare:-n/a} (${ss_bare_us:-?} us/step); ${ss_regs:-n/a} (${ss_regs_us:-?} us/step); GDB record full at $(of_floor "$gdb_rate" "$ss_bare") / $(of_floor "$gdb_rate" "$ss_regs") | |"
 }
 secs1() { $PY -c "import sys; print(f'{float(sys.argv[1] or 0):.1f}')" "$1"; }
 
