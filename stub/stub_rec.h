@@ -140,6 +140,8 @@ int stub_rec_set_signal(struct stub_rec *r, pid_t tid, int sig);
  * negative errno. */
 int stub_rec_run_until(struct stub_rec *r, struct stub_rec_goal *g, uint32_t budget,
 		       struct stub_rec_pause *out);
+/* The last burst ended because no thread it may run could (all of them
+ * in syscalls: with a step goal `only`, the stepped thread). */
 bool stub_rec_waiting(const struct stub_rec *r);
 /* Pause at the next instruction (async-signal-safe). */
 void stub_rec_interrupt(struct stub_rec *r);

@@ -190,6 +190,7 @@ int stub_rec_goal_start(struct stub_rec *r, struct stub_rec_goal *g)
 	if (g->kind != STUB_REC_GO_CONTINUE && !t)
 		return -ESRCH;
 	r->goal_moves = t ? t->moves : 0;
+	r->blocked = false;
 	/* Every thread gets the access watchpoints (or none) before it runs. */
 	r->dr_gen++;
 	r->no_rep_accel = g->dregs && !stub_dreg_empty(g->dregs);
@@ -241,8 +242,9 @@ int stub_rec_run_until(struct stub_rec *r, struct stub_rec_goal *g, uint32_t bud
 			out->tid = t ? t->th.tid : (g->kind != STUB_REC_GO_CONTINUE ? g->tid : r->pid);
 			return live_pause(r);
 		}
+		r->blocked = !t;
 		if (!t)
-			return 0;          /* every runnable thread is in a syscall */
+			return 0;          /* every thread that may run is in a syscall */
 		if (r->lprev && r->lprev != t && r->lprev->state == STUB_REC_READY) {
 			e = stub_rec_thread_interrupt(&r->lprev->th, r->lprev->regs.rip);
 			if (e < 0)
@@ -283,10 +285,7 @@ int stub_rec_run_until(struct stub_rec *r, struct stub_rec_goal *g, uint32_t bud
 
 bool stub_rec_waiting(const struct stub_rec *r)
 {
-	for (size_t i = 0; i < r->ntasks; i++)
-		if (r->tasks[i]->state == STUB_REC_READY)
-			return false;
-	return true;
+	return r->blocked;
 }
 
 void stub_rec_interrupt(struct stub_rec *r)

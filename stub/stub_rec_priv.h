@@ -78,6 +78,7 @@ struct stub_rec {
 	struct stub_rec_task *lprev;       /* the task that ran before it */
 	uint32_t lused;                    /* instructions of lcur's slice */
 	uint64_t goal_moves;               /* the stepped task's moves at resume */
+	bool blocked;                      /* the last burst found no thread to run */
 	bool no_rep_accel;                 /* DR0 holds a watchpoint: no rep breakpoint */
 	unsigned dr_gen;                   /* the debug registers' generation */
 };
