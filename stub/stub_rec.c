@@ -680,6 +680,11 @@ void stub_rec_detach_all(struct stub_rec *r)
 		} else if (t->state == STUB_REC_READY) {
 			stub_rec_thread_interrupt(&t->th, t->regs.rip);
 		}
+		/* Its own CPUs back (threads born while recorded: the first
+		 * thread's). */
+		if (t->state != STUB_REC_GONE && (t->cpus_saved || r->tasks[0]->cpus_saved))
+			sched_setaffinity(t->th.tid, sizeof(t->cpus),
+					  t->cpus_saved ? &t->cpus : &r->tasks[0]->cpus);
 		if (t->state != STUB_REC_GONE)
 			ptrace(PTRACE_DETACH, t->th.tid, 0, (void *)(long)t->sig);
 		t->state = STUB_REC_GONE;
@@ -776,11 +781,38 @@ static void stub_rec_pin(void)
 	stub_rec_pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
 }
 
+/* HINDSIGHT_NO_PIN set (and not "0") turns pinning off. */
+static bool stub_rec_pin_wanted(void)
+{
+	const char *v = getenv("HINDSIGHT_NO_PIN");
+
+	return !v || !*v || !strcmp(v, "0");
+}
+
+/* An attached thread runs on the recorder's CPU while recorded; its own
+ * CPUs are given back when the recorder lets it go. */
+static void stub_rec_pin_task(struct stub_rec_task *t)
+{
+	cpu_set_t one;
+	int cpu;
+
+	if (!stub_rec_pin_wanted())
+		return;
+	stub_rec_pin();
+	cpu = sched_getcpu();
+	if (!stub_rec_pinned || cpu < 0 ||
+	    sched_getaffinity(t->th.tid, sizeof(t->cpus), &t->cpus) < 0)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	t->cpus_saved = sched_setaffinity(t->th.tid, sizeof(one), &one) == 0;
+}
+
 int stub_rec_spawn(char *const argv[], pid_t *pid)
 {
 	int e;
 
-	if (!getenv("HINDSIGHT_NO_PIN"))
+	if (stub_rec_pin_wanted())
 		stub_rec_pin();
 	e = stub_spawn_start(argv, pid);
 
@@ -887,6 +919,8 @@ static int stub_rec_initial_tasks(struct stub_rec *r)
 		/* Attached in a syscall: the kernel restarts it. */
 		if (e >= 0 && r->attached && (long)t->regs.orig_rax >= 0)
 			t->restart = stub_rec_is_restart(&t->regs);
+		if (e >= 0 && r->attached)
+			stub_rec_pin_task(t);
 	}
 	free(tids);
 	return e;

@@ -6,6 +6,7 @@
 #ifndef HINDSIGHT_STUB_STUB_REC_PRIV_H
 #define HINDSIGHT_STUB_STUB_REC_PRIV_H
 
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,6 +52,8 @@ struct stub_rec_task {
 	bool sig_ok;                   /* @sig may be delivered without a pause */
 	bool sig_reported;             /* @sig was the reason of the last pause */
 	unsigned dr_gen;               /* its debug registers are of this generation */
+	cpu_set_t cpus;                /* attached: its CPUs before the recording */
+	bool cpus_saved;
 };
 
 struct stub_rec {
