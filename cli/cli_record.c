@@ -74,9 +74,9 @@ void cli_record_usage(FILE *out)
 		"  --psb-period N       bytes of trace between sync points (default %d;\n"
 		"                       hardware: a power of two the CPU supports)\n"
 		"  --noretcomp          no return compression\n"
-		"  --snapshot SIZE      hardware: keep only the newest SIZE bytes of\n"
-		"                       trace per thread (K, M, G suffixes) instead of\n"
-		"                       all of it\n"
+		"  --snapshot SIZE      keep only about the newest SIZE bytes of trace\n"
+		"                       per thread (K, M, G suffixes) instead of all of\n"
+		"                       it (software: cut when the recording ends)\n"
 		"  --aux-size SIZE      hardware: the trace buffer per thread (default 4M)\n"
 		"  --attach PID         record a running process until it ends or\n"
 		"                       until Ctrl-C (then it is detached)\n"
@@ -96,7 +96,7 @@ static int cli_record_number(const char *s, long min, long max, long *out)
 }
 
 /* A byte count with an optional K, M or G (powers of 1024), from 4K to 1G. */
-static int cli_record_size(const char *s, uint64_t *out)
+int cli_record_size(const char *s, uint64_t *out)
 {
 	unsigned long long v;
 	char *end;
@@ -387,6 +387,7 @@ static void cli_record_go(const struct record_args *a, bool summary, struct cli_
 	o.psb_period = (uint32_t)a->psb_period;
 	o.noretcomp = a->noretcomp;
 	o.ip_log = a->ip_log;
+	o.snapshot = a->snapshot;
 	e = stub_rec_new(&r, &o, pid, a->attach_pid ? NULL : a->argv, a->attach_pid != 0);
 	if (e < 0) {
 		fprintf(stderr, "hindsight: cannot record into %s: %s\n", res->dir, strerror(-e));
@@ -410,7 +411,8 @@ static void cli_record_go(const struct record_args *a, bool summary, struct cli_
 	stub_rec_free(r);
 }
 
-int cli_record_program(char **argv, const char *dir, struct cli_record_result *res)
+int cli_record_program(char **argv, const char *dir, uint64_t snapshot,
+		       struct cli_record_result *res)
 {
 	struct record_args a;
 
@@ -418,6 +420,7 @@ int cli_record_program(char **argv, const char *dir, struct cli_record_result *r
 	a.mode = "sw";
 	a.psb_period = STUB_REC_PSB_PERIOD;
 	a.dir = dir;
+	a.snapshot = snapshot;
 	a.argv = argv;
 	cli_record_go(&a, false, res);
 	return res->recorded ? 0 : -1;

@@ -5,6 +5,7 @@
 #define HINDSIGHT_CLI_CLI_RECORD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* How a recorded run ended. */
@@ -17,9 +18,13 @@ struct cli_record_result {
 
 /* Runs @argv under the software recorder into @dir (NULL: the default
  * hindsight-PROG-PID), silently unless something goes wrong (then a
- * message on stderr). 0 with @res filled, or -1 if nothing was recorded
- * (@res->status is then 1). Shared with `hindsight run`. */
-int cli_record_program(char **argv, const char *dir, struct cli_record_result *res);
+ * message on stderr); @snapshot > 0 keeps only about the newest that many
+ * bytes of each thread's trace. 0 with @res filled, or -1 if nothing was
+ * recorded (@res->status is then 1). Shared with `hindsight run`. */
+int cli_record_program(char **argv, const char *dir, uint64_t snapshot,
+		       struct cli_record_result *res);
+/* A size with an optional K / M / G suffix, 4 KiB .. 1 GiB: 0, or -1. */
+int cli_record_size(const char *s, uint64_t *out);
 
 int cli_record_main(int argc, char **argv);
 void cli_record_usage(FILE *out);

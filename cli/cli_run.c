@@ -1,7 +1,7 @@
 /*
  * cli/cli_run.c: `hindsight run`.
  *
- *   hindsight run [-o DIR] [--keep] [--] PROG [ARGS...]
+ *   hindsight run [-o DIR] [--snapshot SIZE] [--keep] [--] PROG [ARGS...]
  *
  * Runs PROG under the software recorder (the record path of
  * cli/cli_record.c), with no debugger. When a signal kills it, the
@@ -36,13 +36,14 @@
 struct run_args {
 	const char *dir;
 	bool keep;
+	uint64_t snapshot;
 	char **argv;
 };
 
 void cli_run_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: hindsight run [-o DIR] [--keep] [--] PROG [ARGS...]\n"
+		"Usage: hindsight run [-o DIR] [--snapshot SIZE] [--keep] [--] PROG [ARGS...]\n"
 		"\n"
 		"Run PROG under the software recorder, with no debugger. If a signal\n"
 		"kills it (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, ...), keep the\n"
@@ -54,6 +55,8 @@ void cli_run_usage(FILE *out)
 		"Options:\n"
 		"  -o, --output DIR     the recording (default hindsight-PROG-PID)\n"
 		"  -k, --keep           keep the recording when the program exits\n"
+		"  --snapshot SIZE      keep only about the newest SIZE bytes of trace per\n"
+		"                       thread (K, M, G suffixes), and the state from there\n"
 		"  -h, --help           show this help\n"
 		"\n"
 		"The exit status is the program's, 128 + N if signal N killed it.\n"
@@ -66,6 +69,7 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "snapshot", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -77,6 +81,13 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
 		switch (c) {
 		case 'o': a->dir = optarg; break;
 		case 'k': a->keep = true; break;
+		case 's':
+			if (cli_record_size(optarg, &a->snapshot) < 0) {
+				fprintf(stderr, "hindsight: bad --snapshot size '%s' (4K .. 1G)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'h': return 1;
 		default:
 			fprintf(stderr, "Try 'hindsight run --help'.\n");
@@ -193,7 +204,7 @@ int cli_run_main(int argc, char **argv)
 	}
 	if (e)
 		return e;
-	if (cli_record_program(a.argv, a.dir, &res) < 0)
+	if (cli_record_program(a.argv, a.dir, a.snapshot, &res) < 0)
 		return res.status;
 	if (res.signo) {
 		fflush(stdout);

@@ -38,6 +38,7 @@ static const uint8_t slots[] = {
 struct parser {
 	const uint8_t *p, *end;
 	uint64_t index, base, mem_end;
+	uint64_t origin;           /* the log's first checkpoint index (below) */
 	uint64_t gp[REPLAY_STATE_NGP];
 	uint8_t *xs;               /* NULL: XSTATE records are skipped */
 	size_t xs_len;
@@ -66,6 +67,7 @@ struct sthread {
 	int64_t tid;
 	uint8_t *data;
 	size_t len, start;         /* start: the first record */
+	uint64_t origin;           /* index of the first checkpoint (0 unless cut) */
 	size_t xs_len;
 	struct ckpt *ck;
 	size_t nck;
@@ -190,10 +192,18 @@ static int body(struct parser *ps, unsigned kind, struct mwrite *w)
 	case K_XSTATE:
 		return xruns(ps, ps->xs, ps->xs_len);
 	case K_TIME:
-		return get(ps, &ps->base);
-	case K_CKPT:
-		if (get(ps, &ps->index) < 0 || get(ps, &ps->base) < 0)
+		if (get(ps, &ps->base) < 0)
 			return -EINVAL;
+		ps->base += ps->origin;
+		return 0;
+	case K_CKPT:
+		/* Indices count from the log's first checkpoint: a log cut at
+		 * a checkpoint (--snapshot) starts at position 1 like its
+		 * trace; times stay as they were. */
+		if (get(ps, &ps->index) < 0 || get(ps, &ps->base) < 0 || ps->index < ps->origin)
+			return -EINVAL;
+		ps->index -= ps->origin;
+		ps->base += ps->origin;
 		for (unsigned i = 0; i < REPLAY_STATE_NGP; i++)
 			if (get(ps, &ps->gp[i]) < 0)
 				return -EINVAL;
@@ -294,6 +304,15 @@ static int scan(struct replay_state *st, struct sthread *t)
 		return -EINVAL;
 	t->start = (size_t)(ps.p - t->data);
 	ps.xs_len = t->xs_len;
+	/* The first record is a checkpoint: its index is the origin. */
+	{
+		struct parser first = ps;
+		unsigned k0;
+
+		if (head(&first, &k0) <= 0 || k0 != K_CKPT || get(&first, &t->origin) < 0)
+			return -EINVAL;
+		ps.origin = t->origin;
+	}
 	while (1) {
 		const uint8_t *at = ps.p;
 		struct mwrite w;
@@ -501,7 +520,7 @@ static int redo(struct sthread *t, uint64_t target)
 		 * the log records leave a delta > 0), and the checkpoint holds
 		 * its own index, which is <= target. */
 		*ps = (struct parser){ .p = t->data + t->ck[lo].off, .end = t->data + t->len,
-				       .xs = t->xs_cur, .xs_len = t->xs_len };
+				       .origin = t->origin, .xs = t->xs_cur, .xs_len = t->xs_len };
 		t->cur_valid = false;
 		if (head(ps, &kind) <= 0 || kind != K_CKPT || body(ps, kind, NULL) < 0)
 			return -EINVAL;

@@ -187,7 +187,7 @@ int stub_rec_save(struct stub_rec *r)
 
 		stub_swpt_flush(&t->th.pt);
 		stub_rec_state_flush(&t->st);
-		r->b->threads[t->bundle_index].instructions = t->th.ninsn;
+		r->b->threads[t->bundle_index].instructions = t->th.ninsn - t->first_index;
 	}
 	if (r->iplog)
 		fflush(r->iplog);
@@ -226,10 +226,23 @@ int stub_rec_periodic(struct stub_rec *r)
 	return 0;
 }
 
+static int stub_rec_add_cut(struct stub_rec_task *t, uint64_t time)
+{
+	struct stub_rec_cut *nv = realloc(t->cuts, (t->ncuts + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	t->cuts = nv;
+	t->cuts[t->ncuts++] = (struct stub_rec_cut){ t->th.pt.last_psb, t->st.last_ckpt_off,
+						     t->th.ninsn, time };
+	return 0;
+}
+
 /* @insn executed in @t and the thread went on at @after. */
 static int stub_rec_log(struct stub_rec *r, struct stub_rec_task *t,
 			const struct stub_rec_insn *insn, uint64_t after)
 {
+	bool psb;
 	int e;
 
 	e = stub_rec_thread_enter(&t->th, insn->ip, r->clock);
@@ -244,8 +257,14 @@ static int stub_rec_log(struct stub_rec *r, struct stub_rec_task *t,
 	if (e == 1 && r->iplog)
 		fprintf(r->iplog, "psb %d %" PRIu64 " %" PRIu64 "\n", (int)t->th.tid,
 			t->th.pt.last_psb, t->th.ninsn);
+	/* --snapshot: a checkpoint where the PSB is, so both may start there. */
+	psb = e == 1 && r->opt.snapshot;
+	if (psb)
+		t->st.ckpt_next = true;
 	if (e >= 0)
 		e = stub_rec_state_insn(&t->st, &r->sp, insn, &t->regs, t->th.ninsn, r->clock);
+	if (e >= 0 && psb && !t->st.ckpt_next)
+		e = stub_rec_add_cut(t, r->clock);
 	if (e >= 0)
 		e = stub_rec_state_check(&t->st, &r->sp, &t->regs, t->th.ninsn, r->clock);
 	return e < 0 ? e : 0;
@@ -730,6 +749,83 @@ static int stub_rec_loop(struct stub_rec *r)
 	return 0;
 }
 
+/* Copies [@from, end) of @path over @path, after the first @keep bytes
+ * (a header). 0 or a negative errno. */
+static int stub_rec_drop_front(const char *path, uint64_t keep, uint64_t from)
+{
+	char tmp[4200], buf[1 << 16];
+	FILE *in = fopen(path, "rbe"), *out;
+	uint64_t at = 0;
+	size_t n;
+	int e = 0;
+
+	if (!in)
+		return -errno;
+	snprintf(tmp, sizeof(tmp), "%s.cut", path);
+	out = fopen(tmp, "we");
+	if (!out) {
+		e = -errno;
+		fclose(in);
+		return e;
+	}
+	while (!e && (n = fread(buf, 1, sizeof(buf), in)) > 0) {
+		uint64_t lo = at, hi = at + n;
+
+		/* the parts of this buffer in [0, keep) or [from, end) */
+		for (uint64_t a = lo; a < hi && !e;) {
+			uint64_t b = a < keep ? (keep < hi ? keep : hi) : a < from ? (from < hi ? from : hi) : hi;
+
+			if ((a < keep || a >= from) && fwrite(buf + (a - lo), 1, b - a, out) != b - a)
+				e = -EIO;
+			a = b;
+		}
+		at = hi;
+	}
+	if (ferror(in))
+		e = -EIO;
+	fclose(in);
+	if (fclose(out) && !e)
+		e = -EIO;
+	if (!e && rename(tmp, path) < 0)
+		e = -errno;
+	if (e)
+		unlink(tmp);
+	return e;
+}
+
+/* --snapshot: @t's trace and state log keep only their newest part, from
+ * the oldest cut that leaves at most opt.snapshot bytes of trace (or the
+ * newest cut). Both files are flushed and never written again. */
+static int stub_rec_snapshot_cut(struct stub_rec *r, struct stub_rec_task *t)
+{
+	struct replay_thread *bt = &r->b->threads[t->bundle_index];
+	uint64_t size = stub_swpt_offset(&t->th.pt), hdr;
+	const struct stub_rec_cut *c = NULL;
+	char path[4096];
+	int e;
+
+	if (size <= r->opt.snapshot || !t->ncuts)
+		return 0;
+	for (size_t i = 0; i < t->ncuts && !c; i++)
+		if (size - t->cuts[i].pt_off <= r->opt.snapshot)
+			c = &t->cuts[i];
+	if (!c)
+		c = &t->cuts[t->ncuts - 1];
+	hdr = t->st.header_len;
+	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, bt->pt_file);
+	e = stub_rec_drop_front(path, 0, c->pt_off);
+	if (e >= 0) {
+		snprintf(path, sizeof(path), "%s/%s", r->opt.dir, bt->state_file);
+		e = stub_rec_drop_front(path, hdr, c->st_off);
+	}
+	if (e < 0)
+		return e;
+	t->first_index = c->index;
+	e = replay_bundle_add_gap(r->b, t->th.tid, c->time, "snapshot",
+				  "the recording before this was dropped (--snapshot)");
+	return e < 0 ? e : 0;
+}
+
 int stub_rec_finish(struct stub_rec *r, int e)
 {
 	int e2;
@@ -754,6 +850,10 @@ int stub_rec_finish(struct stub_rec *r, int e)
 			e = e3;
 	}
 	e2 = stub_rec_save(r);
+	for (size_t i = 0; i < r->ntasks && r->opt.snapshot && e2 >= 0; i++)
+		e2 = stub_rec_snapshot_cut(r, r->tasks[i]);
+	if (r->opt.snapshot && e2 >= 0)
+		e2 = stub_rec_save(r);
 	return e < 0 ? e : e2;
 }
 
@@ -1006,6 +1106,7 @@ void stub_rec_free(struct stub_rec *r)
 		stub_rec_state_release(&r->tasks[i]->st);
 		fclose(r->tasks[i]->pt);
 		fclose(r->tasks[i]->stf);
+		free(r->tasks[i]->cuts);
 		free(r->tasks[i]);
 	}
 	free(r->tasks);

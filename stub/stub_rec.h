@@ -39,6 +39,10 @@ struct stub_rec_options {
 	const char *state_check;   /* NULL, or a file for state samples (tests) */
 	uint32_t state_check_every;/* logical time between samples */
 	uint32_t slice;            /* 0: STUB_REC_SLICE */
+	uint64_t snapshot;         /* > 0: the saved recording keeps only about
+				    * the newest this many bytes of each
+				    * thread's trace (cut at a PSB, where the
+				    * state log has a checkpoint too) */
 };
 
 struct stub_rec_summary {

@@ -30,6 +30,12 @@
 
 enum stub_rec_task_state { STUB_REC_NEW, STUB_REC_READY, STUB_REC_SYSCALL, STUB_REC_GONE };
 
+/* Where a thread's recording may start (--snapshot): a PSB of its trace
+ * and a checkpoint of its state log, both before instruction index + 1. */
+struct stub_rec_cut {
+	uint64_t pt_off, st_off, index, time;
+};
+
 struct stub_rec_task {
 	struct stub_rec_thread th;
 	FILE *pt;
@@ -52,6 +58,9 @@ struct stub_rec_task {
 	bool sig_ok;                   /* @sig may be delivered without a pause */
 	bool sig_reported;             /* @sig was the reason of the last pause */
 	unsigned dr_gen;               /* its debug registers are of this generation */
+	struct stub_rec_cut *cuts;     /* --snapshot: oldest first */
+	size_t ncuts;
+	uint64_t first_index;          /* instructions dropped by the snapshot cut */
 	cpu_set_t cpus;                /* attached: its CPUs before the recording */
 	bool cpus_saved;
 };

@@ -188,6 +188,8 @@ static int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_
 
 	if (e < 0)
 		return e;
+	s->last_ckpt_off = s->bytes + s->nrec;
+	s->ckpt_next = false;
 	stub_rec_tag(s, STUB_REC_STATE_CKPT_REC, index);
 	s->base = time - index;
 	stub_rec_put(s, index);
@@ -438,6 +440,7 @@ static int stub_rec_start(struct stub_rec_state *s, const struct user_regs_struc
 	stub_rec_put(s, (uint64_t)s->tid);
 	stub_rec_put(s, s->xs_len);
 	stub_rec_put(s, STUB_REC_STATE_NGP);
+	s->header_len = s->nrec;
 	s->last_index = index;
 	e = stub_rec_checkpoint(s, regs, index, time);
 	s->started = true;
@@ -663,7 +666,7 @@ int stub_rec_state_insn(struct stub_rec_state *s, struct stub_rec_state_proc *p,
 	}
 	if (e >= 0 && s->pend_valid)
 		e = stub_rec_pend_log(s, p, index, time);
-	if (e >= 0 && index - s->last_ckpt >= STUB_REC_STATE_CKPT)
+	if (e >= 0 && (s->ckpt_next || index - s->last_ckpt >= STUB_REC_STATE_CKPT))
 		e = stub_rec_checkpoint(s, regs, index, time);
 	return e < 0 ? e : stub_rec_emit(s);
 }

@@ -92,6 +92,9 @@ struct stub_rec_state {
 	uint64_t last_index;           /* of the last record */
 	uint64_t base;                 /* time - index of the last record */
 	uint64_t last_ckpt;            /* index of the last checkpoint */
+	uint64_t last_ckpt_off;        /* its byte offset in the log */
+	uint64_t header_len;           /* bytes before the first checkpoint */
+	bool ckpt_next;                /* a checkpoint after the next instruction */
 	uint64_t mem_end;              /* end of the last MEM / MAP range */
 	uint64_t last_write;           /* address of the last MEM range */
 	struct user_regs_struct regs;  /* as of the last record */

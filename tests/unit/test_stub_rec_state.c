@@ -164,7 +164,13 @@ static void check_after_checkpoints(struct replay_state *st, const struct replay
 	}
 }
 
-static void record_check(const char *name, char *const argv[], uint32_t every)
+/* Records @argv with state samples every @every ticks and checks each
+ * sample against the log. @snapshot > 0: the recording keeps only about
+ * its newest @snapshot bytes of trace (single-threaded programs): samples
+ * from before the cut are skipped, the others are checked at positions
+ * counted from the cut. */
+static void record_check_snap(const char *name, char *const argv[], uint32_t every,
+			      uint64_t snapshot)
 {
 	struct stub_rec_options o;
 	struct stub_rec *r = NULL;
@@ -185,6 +191,7 @@ static void record_check(const char *name, char *const argv[], uint32_t every)
 	o.dir = dir;
 	o.state_check = chk;
 	o.state_check_every = every;
+	o.snapshot = snapshot;
 	gettimeofday(&t0, NULL);
 	assert_int_equal(stub_rec_spawn(argv, &pid), 0);
 	assert_int_equal(stub_rec_new(&r, &o, pid, argv, false), 0);
@@ -200,10 +207,22 @@ static void record_check(const char *name, char *const argv[], uint32_t every)
 		assert_true(replay_state_last_index(st, th->tid) + 2 >= th->instructions);
 		check_after_checkpoints(st, th);
 	}
+	/* A cut happened: fewer instructions kept than recorded. */
+	if (snapshot)
+		assert_true(stub_rec_bundle(r)->threads[0].instructions < s.instructions);
 	f = fopen(chk, "rb");
 	assert_non_null(f);
-	while (sample_read(f, smp))
+	while (sample_read(f, smp)) {
+		if (snapshot) {
+			/* Single thread: what was cut is the clock minus what is kept. */
+			uint64_t cut = s.instructions - stub_rec_bundle(r)->threads[0].instructions;
+
+			if (smp->index < cut)
+				continue;
+			smp->index -= cut;
+		}
 		check_sample(st, smp, &t, name);
+	}
 	fclose(f);
 	printf("  %-18s %9" PRIu64 " insns %9" PRIu64 " state bytes %6.2f B/insn %7.0f insns/s, "
 	       "%zu samples, %zu of %zu bytes known (%.0f%%), %zu gaps\n", name, s.instructions,
@@ -219,6 +238,11 @@ static void record_check(const char *name, char *const argv[], uint32_t every)
 	replay_state_free(st);
 	stub_rec_free(r);
 	free(smp);
+}
+
+static void record_check(const char *name, char *const argv[], uint32_t every)
+{
+	record_check_snap(name, argv, every, 0);
 }
 
 static void build(const char *out, const char *src, const char *flags)
@@ -269,6 +293,19 @@ static void test_strings(void **state)
 	prog("strings-O2-static", "strings.c", "-O2 -static", 53);
 }
 
+/* --snapshot: the trace is cut at a PSB and the state log at the
+ * checkpoint written there; the state of every kept position is exact. */
+static void test_snapshot(void **state)
+{
+	char exe[512];
+	char *argv[] = { exe, NULL };
+
+	(void)state;
+	build("control-snap", "control.c", "-O0 -static");
+	snprintf(exe, sizeof(exe), "%s/control-snap", work);
+	record_check_snap("control-snap", argv, 61, 4096);
+}
+
 static void test_dlopen(void **state)
 {
 	char exe[512], lib[512];
@@ -315,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_dlopen),
+		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_forkexec),
 	};
 
