@@ -45,7 +45,7 @@ struct record_args {
 	bool noretcomp;
 	long attach_pid;
 	const char *ip_log;
-	uint64_t snapshot;         /* hardware: snapshot mode with this many bytes per thread */
+	uint64_t snapshot;         /* keep about the newest this many bytes per thread */
 	uint64_t aux_size;         /* hardware, full mode: AUX bytes per thread (0: default) */
 	bool hw;                   /* cli_record_pick chose the hardware recorder */
 	int hw_psb;                /* the psb_period term, -1: the default */

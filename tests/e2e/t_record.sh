@@ -60,7 +60,8 @@ if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
     "$HINDSIGHT" record --record=pt --snapshot 64K -- "$exitcode" 2>ptsnap.err
     expect_eq "exit status of --record=pt --snapshot" "$?" 1
     expect ptsnap.err "Intel PT is not available here"
-    # auto: the software recorder, which has no use for them
+    # auto: the software recorder (1M of trace keeps all of this short run;
+    # --aux-size is for hardware only)
     timeout 120 "$HINDSIGHT" record -o "$T_DIR/snapsw" --snapshot 1M --aux-size 2M -- "$exitcode" 2>snapsw.err
     expect_eq "exit status of auto with hardware options" "$?" 7
     expect snapsw.err "recording in software"
