@@ -410,9 +410,8 @@ static int srt_resume_past(struct stub_rec_target *t, const struct rsp_resume *a
 			   bool reverse)
 {
 	struct rsp_target rt;
-	int e;
-
 	bool cont = true;
+	int e;
 
 	for (size_t i = 0; i < n; i++)
 		cont &= actions[i].kind == RSP_RESUME_CONTINUE || actions[i].kind == RSP_RESUME_STOP;
