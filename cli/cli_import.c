@@ -10,8 +10,9 @@
  *   (all forms) [--image-dir DIR]...
  *
  * A perf.data file goes through replay/perf_data (one PT stream per thread,
- * images from MMAP2 records); an LLDB bundle is loaded as it is and saved
- * with its traces copied in; a raw PT file takes ptxed's options. Images
+ * per-cpu streams split by context switches, images from MMAP2 records);
+ * an LLDB bundle is loaded as it is and saved with its traces copied in (a
+ * per-cpu thread's pieces as one file, their bounds kept as segments); a raw PT file takes ptxed's options. Images
  * named by paths of the recording machine, or whose file here has another
  * build-id, are looked for by build-id in perf's build-id cache, then by
  * build-id and base name next to the source and in each --image-dir
@@ -65,8 +66,9 @@ void cli_import_usage(FILE *out)
 		"\n"
 		"Turn an Intel PT recording made elsewhere into a hindsight recording that\n"
 		"`hindsight history`, `calls` and `serve --replay` open: a perf.data from\n"
-		"`perf record -e intel_pt//u` (full or --snapshot), an LLDB trace bundle\n"
-		"(per-thread), or a raw PT stream with ptxed's options. --elf FILE:ADDR\n"
+		"`perf record -e intel_pt//u` (full or --snapshot; per-cpu trace of several\n"
+		"threads needs --switch-events), an LLDB trace bundle (per-thread or\n"
+		"per-cpu), or a raw PT stream with ptxed's options. --elf FILE:ADDR\n"
 		"loads FILE with its first segment at ADDR; without ADDR, at its own\n"
 		"addresses. DIR defaults to hindsight-import-NAME.\n");
 }
@@ -184,11 +186,12 @@ static int take_trace(struct replay_bundle *b, size_t i, const char *dir)
 	snprintf(rel, sizeof(rel), "threads/%lld.pt", (long long)b->threads[i].tid);
 	snprintf(to, sizeof(to), "%s/%s", dir, rel);
 	if (!b->threads[i].pt_file) {
-		/* per-cpu bundles: the thread's pieces of the cpus' streams */
+		/* per-cpu bundles: the thread's pieces of the cpus' streams, one
+		 * after the other, with their bounds kept as segments */
 		if (!b->threads[i].nsegs)
 			return 0;
 		err = replay_percpu_write_thread(b, i, to);
-		return err ? err : replay_bundle_set_str(&b->threads[i].pt_file, rel);
+		return err ? err : replay_percpu_rebase(&b->threads[i], rel);
 	}
 	if (!err)
 		err = copy_file(from, to);

@@ -44,14 +44,17 @@ struct replay_mapping {
 };
 
 /* A piece of a per-cpu PT stream that belongs to one thread (LLDB per-cpu
- * bundles, replay/percpu.h): one PSB block, [offset, offset + size) of
- * @file, decoded on its own; decoding stops at an event whose TSC is at or
- * past @tsc_end (the thread was switched out there). */
+ * bundles, perf.data with per-cpu mmaps, replay/percpu.h): one PSB block,
+ * [offset, offset + size) of @file, decoded on its own; decoding stops at
+ * an event whose TSC is at or past @tsc_end (the thread was switched out
+ * there). An imported bundle keeps them in trace.json, @file then being
+ * the thread's own file of its segments one after the other. */
 struct replay_pt_segment {
-	char *file;                /* bundle-relative per-cpu PT file */
+	char *file;                /* bundle-relative PT file */
 	uint64_t offset, size;     /* the PSB block: starts with a PSB */
 	uint64_t tsc_end;          /* UINT64_MAX: no known end */
 	uint32_t cpu;
+	uint64_t tsc_start;        /* when the thread was switched in; 0: unknown */
 };
 
 struct replay_thread {
@@ -60,7 +63,8 @@ struct replay_thread {
 	char *state_file;          /* bundle-relative state log, or NULL */
 	uint64_t instructions;     /* as counted by the recorder; 0 if unknown */
 	/* When pt_file is NULL: the thread's history as pieces of per-cpu
-	 * streams, in time order (not written by replay_bundle_save). */
+	 * streams, in time order (hindsight.threads[].segments in trace.json;
+	 * a loaded thread with segments has pt_file NULL). */
 	struct replay_pt_segment *segs;
 	size_t nsegs;
 };

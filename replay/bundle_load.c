@@ -34,6 +34,7 @@ struct reader {
 	const char *text;          /* the manifest, for numbers beyond 2^53 */
 	struct replay_percpu_cpu *cpus;
 	size_t ncpus;
+	struct replay_thread *seg_thread;  /* whose segments read_segment reads */
 };
 
 static int fail(struct reader *r, int code, const char *fmt, ...)
@@ -393,6 +394,54 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
+/* A segment must lie inside its file. */
+static int check_segment(struct reader *r, const struct replay_pt_segment *g, const char *where)
+{
+	char path[4096];
+	struct stat st;
+	int rc = check_file(r, g->file);
+
+	if (rc < 0)
+		return rc;
+	if (replay_bundle_path(r->b, g->file, path, sizeof(path)) < 0 || stat(path, &st) < 0)
+		return fail(r, -EINVAL, "%s: cannot be read", g->file);
+	if (!g->size || g->offset > (uint64_t)st.st_size || g->size > (uint64_t)st.st_size - g->offset)
+		return fail(r, -EINVAL, "trace.json: hindsight.%s: bytes 0x%" PRIx64 "+0x%" PRIx64 " are not "
+			    "inside %s (%lld bytes)", where, g->offset, g->size, g->file,
+			    (long long)st.st_size);
+	return 0;
+}
+
+/* hindsight.threads[i].segments[j], appended to r->seg_thread's. */
+static int read_segment(struct reader *r, const json_t *o, const char *where)
+{
+	struct replay_thread *t = r->seg_thread;
+	struct replay_pt_segment g = { .tsc_end = UINT64_MAX }, *v;
+	int rc;
+
+	if (!json_is_object(o))
+		return fail(r, -EINVAL, "trace.json: hindsight.%s must be an object", where);
+	if ((rc = get_str(r, o, where, "file", 1, &g.file)) < 0 ||
+	    (rc = get_u64(r, o, where, "offset", 1, &g.offset)) < 0 ||
+	    (rc = get_u64(r, o, where, "size", 1, &g.size)) < 0 ||
+	    (rc = get_u32(r, o, where, "cpu", 0, &g.cpu)) < 0 ||
+	    (rc = get_u64(r, o, where, "tscStart", 0, &g.tsc_start)) < 0 ||
+	    (rc = get_u64(r, o, where, "tscEnd", 0, &g.tsc_end)) < 0 ||
+	    (rc = check_segment(r, &g, where)) < 0)
+		goto out;
+	v = realloc(t->segs, (t->nsegs + 1) * sizeof(*v));
+	if (!v) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	t->segs = v;
+	t->segs[t->nsegs++] = g;
+	return 0;
+out:
+	free(g.file);
+	return rc;
+}
+
 /* hindsight.threads[i]: extra per-thread data, matched by tid. */
 static int read_hs_thread(struct reader *r, const json_t *o, const char *where)
 {
@@ -413,6 +462,17 @@ static int read_hs_thread(struct reader *r, const json_t *o, const char *where)
 	if ((rc = get_str(r, o, where, "stateLog", 0, &t->state_file)) < 0 ||
 	    (rc = get_u64(r, o, where, "instructions", 0, &t->instructions)) < 0)
 		return rc;
+	if (!json_object_get(o, "segments") || t->nsegs)
+		return 0;
+	/* Segments replace the iptTrace LLDB reads (their concatenation). */
+	r->seg_thread = t;
+	rc = each(r, o, where, "segments", 0, read_segment);
+	if (rc < 0)
+		return rc;
+	if (t->nsegs) {
+		free(t->pt_file);
+		t->pt_file = NULL;
+	}
 	return 0;
 }
 

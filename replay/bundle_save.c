@@ -94,6 +94,18 @@ static json_t *cpu_json(const struct replay_cpu *c, int *bad)
 	return o;
 }
 
+/* What LLDB reads as a thread's trace: its PT file, or the one file all
+ * its segments are in (an imported per-cpu thread), else NULL. */
+static const char *lldb_trace(const struct replay_thread *t)
+{
+	if (t->pt_file || !t->nsegs)
+		return t->pt_file;
+	for (size_t i = 1; i < t->nsegs; i++)
+		if (strcmp(t->segs[i].file, t->segs[0].file))
+			return NULL;
+	return t->segs[0].file;
+}
+
 static json_t *threads_json(const struct replay_bundle *b, int *bad)
 {
 	json_t *a = json_array();
@@ -103,7 +115,7 @@ static json_t *threads_json(const struct replay_bundle *b, int *bad)
 
 		if (t) {
 			put(t, "tid", json_integer(b->threads[i].tid), bad);
-			put_str(t, "iptTrace", b->threads[i].pt_file, bad);
+			put_str(t, "iptTrace", lldb_trace(&b->threads[i]), bad);
 		}
 		append(a, t, bad);
 	}
@@ -203,6 +215,30 @@ static json_t *mapping_json(const struct replay_mapping *m, int *bad)
 	return o;
 }
 
+static json_t *segments_json(const struct replay_thread *t, int *bad)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < t->nsegs; i++) {
+		const struct replay_pt_segment *g = &t->segs[i];
+		json_t *o = json_object();
+
+		if (o) {
+			put_str(o, "file", g->file, bad);
+			put(o, "offset", ju64(g->offset), bad);
+			put(o, "size", ju64(g->size), bad);
+			put(o, "cpu", json_integer(g->cpu), bad);
+			put(o, "tscStart", ju64(g->tsc_start), bad);
+			if (g->tsc_end != UINT64_MAX)
+				put(o, "tscEnd", ju64(g->tsc_end), bad);
+		}
+		append(a, o, bad);
+	}
+	if (!a)
+		*bad = 1;
+	return a;
+}
+
 static json_t *hs_threads_json(const struct replay_bundle *b, int *bad)
 {
 	json_t *a = json_array();
@@ -215,6 +251,8 @@ static json_t *hs_threads_json(const struct replay_bundle *b, int *bad)
 			put(o, "tid", json_integer(t->tid), bad);
 			put_str(o, "stateLog", t->state_file, bad);
 			put(o, "instructions", ju64(t->instructions), bad);
+			if (t->nsegs)
+				put(o, "segments", segments_json(t, bad), bad);
 		}
 		append(a, o, bad);
 	}

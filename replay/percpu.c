@@ -228,9 +228,15 @@ struct owned {
 	size_t seq;                /* to keep the sort stable */
 };
 
+/* What segments of cpu [i] say: its id and the PT file they are in. */
+struct cpu_ref {
+	uint32_t id;
+	const char *pt_file;
+};
+
 struct split {
 	struct replay_bundle *b;
-	const struct replay_percpu_cpu *cpus;
+	struct cpu_ref *refs;
 	struct replay_percpu_block **blocks;
 	struct owned *own;
 	size_t nown, cap;
@@ -333,35 +339,48 @@ static int correlate(struct split *s, size_t c, const struct replay_percpu_exec 
 	return 0;
 }
 
-static int read_cpu(struct split *s, size_t c, const struct replay_perf_tconv *tc)
+/* Cpu @c's blocks and executions, correlated. */
+static int split_cpu(struct split *s, size_t c, const struct replay_percpu_mem *m,
+		     const struct replay_perf_tconv *tc)
 {
-	const struct replay_percpu_cpu *cpu = &s->cpus[c];
 	struct replay_percpu_exec *ex = NULL;
-	uint8_t *data;
-	size_t size, bad = 0;
+	size_t bad = 0;
 	int nblocks, nex, rc;
 
-	rc = slurp(s, cpu->pt_file, &data, &size);
-	if (rc < 0)
-		return rc;
-	nblocks = replay_percpu_blocks(&s->b->cpu, data, size, &s->blocks[c]);
-	free(data);
+	s->refs[c] = (struct cpu_ref){ .id = m->id, .pt_file = m->pt_file };
+	nblocks = replay_percpu_blocks(&s->b->cpu, m->pt, m->pt_size, &s->blocks[c]);
 	if (nblocks == -ENOMEM)
 		return fail(s, nblocks, "out of memory");
 	if (nblocks < 0)
-		return fail(s, nblocks, "%s: libipt refuses the cpu", cpu->pt_file);
-	rc = slurp(s, cpu->switch_file, &data, &size);
-	if (rc < 0)
-		return rc;
-	nex = replay_percpu_switches(data, size, tc, &ex, &bad);
-	free(data);
+		return fail(s, nblocks, "%s: libipt refuses the cpu", m->pt_file);
+	nex = replay_percpu_switches(m->switches, m->switches_size, tc, &ex, &bad);
 	if (nex == -EINVAL)
 		return fail(s, nex, "%s: malformed context switch trace at offset %zu",
-			    cpu->switch_file, bad);
+			    m->switch_name, bad);
 	if (nex < 0)
 		return fail(s, nex, "out of memory");
 	rc = correlate(s, c, ex, (size_t)nex, (size_t)nblocks);
 	free(ex);
+	return rc;
+}
+
+/* Cpu @c of a manifest: its files read, then split_cpu. */
+static int read_cpu(struct split *s, size_t c, const struct replay_percpu_cpu *cpu,
+		    const struct replay_perf_tconv *tc)
+{
+	struct replay_percpu_mem m = { .id = cpu->id, .pt_file = cpu->pt_file,
+				       .switch_name = cpu->switch_file };
+	uint8_t *pt = NULL, *sw = NULL;
+	int rc = slurp(s, cpu->pt_file, &pt, &m.pt_size);
+
+	if (!rc)
+		rc = slurp(s, cpu->switch_file, &sw, &m.switches_size);
+	m.pt = pt;
+	m.switches = sw;
+	if (!rc)
+		rc = split_cpu(s, c, &m, tc);
+	free(pt);
+	free(sw);
 	return rc;
 }
 
@@ -411,8 +430,9 @@ static int add_segment(struct split *s, struct replay_thread *t, const struct ow
 	t->segs = v;
 	v = &t->segs[t->nsegs];
 	*v = (struct replay_pt_segment){ .offset = bl->offset, .size = bl->size,
-					 .tsc_end = o->e.end, .cpu = s->cpus[o->cpu].id };
-	v->file = strdup(s->cpus[o->cpu].pt_file);
+					 .tsc_start = o->e.start, .tsc_end = o->e.end,
+					 .cpu = s->refs[o->cpu].id };
+	v->file = strdup(s->refs[o->cpu].pt_file);
 	if (!v->file)
 		return -ENOMEM;
 	t->nsegs++;
@@ -435,26 +455,69 @@ static int make_segments(struct split *s)
 	return 0;
 }
 
+static int split_begin(struct split *s, size_t ncpus)
+{
+	s->blocks = calloc(ncpus ? ncpus : 1, sizeof(*s->blocks));
+	s->refs = calloc(ncpus ? ncpus : 1, sizeof(*s->refs));
+	if (!s->blocks || !s->refs)
+		return fail(s, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The threads' segments from the cpus correlated (if @rc is 0), then
+ * what the split held freed. */
+static int split_end(struct split *s, size_t ncpus, int rc)
+{
+	if (!rc)
+		rc = add_missing_threads(s);
+	if (!rc)
+		rc = make_segments(s);
+	for (size_t c = 0; s->blocks && c < ncpus; c++)
+		free(s->blocks[c]);
+	free(s->blocks);
+	free(s->refs);
+	free(s->own);
+	return rc;
+}
+
 int replay_percpu_split(struct replay_bundle *b, const struct replay_percpu_cpu *cpus,
 			size_t ncpus, const struct replay_perf_tconv *tc, char *err, size_t errsize)
 {
-	struct split s = { .b = b, .cpus = cpus, .err = err, .errsize = errsize };
-	int rc = 0;
+	struct split s = { .b = b, .err = err, .errsize = errsize };
+	int rc = split_begin(&s, ncpus);
 
-	s.blocks = calloc(ncpus ? ncpus : 1, sizeof(*s.blocks));
-	if (!s.blocks)
-		return fail(&s, -ENOMEM, "out of memory");
 	for (size_t c = 0; c < ncpus && !rc; c++)
-		rc = read_cpu(&s, c, tc);
-	if (!rc)
-		rc = add_missing_threads(&s);
-	if (!rc)
-		rc = make_segments(&s);
-	for (size_t c = 0; c < ncpus; c++)
-		free(s.blocks[c]);
-	free(s.blocks);
-	free(s.own);
-	return rc;
+		rc = read_cpu(&s, c, &cpus[c], tc);
+	return split_end(&s, ncpus, rc);
+}
+
+int replay_percpu_split_mem(struct replay_bundle *b, const struct replay_percpu_mem *cpus,
+			    size_t ncpus, const struct replay_perf_tconv *tc, char *err,
+			    size_t errsize)
+{
+	struct split s = { .b = b, .err = err, .errsize = errsize };
+	int rc = split_begin(&s, ncpus);
+
+	for (size_t c = 0; c < ncpus && !rc; c++)
+		rc = split_cpu(&s, c, &cpus[c], tc);
+	return split_end(&s, ncpus, rc);
+}
+
+int replay_percpu_rebase(struct replay_thread *t, const char *file)
+{
+	uint64_t at = 0;
+
+	for (size_t i = 0; i < t->nsegs; i++) {
+		char *copy = strdup(file);
+
+		if (!copy)
+			return -ENOMEM;
+		free(t->segs[i].file);
+		t->segs[i].file = copy;
+		t->segs[i].offset = at;
+		at += t->segs[i].size;
+	}
+	return 0;
 }
 
 int replay_percpu_write_thread(const struct replay_bundle *b, size_t thread, const char *path)

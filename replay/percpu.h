@@ -10,8 +10,9 @@
  * belongs to the execution whose (start, end) holds that TSC. A thread's
  * history is then its executions in time order, each a list of blocks:
  * replay_thread.segs, which replay/decode.c decodes one block at a time.
- * This is LLDB's model (docs/bundle.md, "Per-cpu bundles"). Nothing here
- * prints.
+ * This is LLDB's model (docs/bundle.md, "Per-cpu bundles"); perf.data with
+ * per-cpu mmaps goes through it too (replay_percpu_split_mem, its switch
+ * records rewritten in LLDB's layout). Nothing here prints.
  */
 #ifndef HINDSIGHT_REPLAY_PERCPU_H
 #define HINDSIGHT_REPLAY_PERCPU_H
@@ -23,6 +24,7 @@
 
 struct replay_bundle;
 struct replay_cpu;
+struct replay_thread;
 
 /* One cpu of the manifest; the files are bundle-relative. */
 struct replay_percpu_cpu {
@@ -75,9 +77,32 @@ int replay_percpu_blocks(const struct replay_cpu *cpu, const uint8_t *pt, size_t
 int replay_percpu_split(struct replay_bundle *b, const struct replay_percpu_cpu *cpus,
 			size_t ncpus, const struct replay_perf_tconv *tc, char *err, size_t errsize);
 
+/* One cpu's streams in memory (perf.data's per-cpu mmaps). */
+struct replay_percpu_mem {
+	uint32_t id;
+	const char *pt_file;       /* the name its segments get; for messages too */
+	const char *switch_name;   /* for messages */
+	const uint8_t *pt;         /* the PT stream */
+	size_t pt_size;
+	const uint8_t *switches;   /* SWITCH_CPU_WIDE records in LLDB's layout */
+	size_t switches_size;
+};
+
+/* replay_percpu_split on cpus in memory; the segments name each cpu's
+ * pt_file (which need not exist: the caller maps them back to @cpus). */
+int replay_percpu_split_mem(struct replay_bundle *b, const struct replay_percpu_mem *cpus,
+			    size_t ncpus, const struct replay_perf_tconv *tc, char *err,
+			    size_t errsize);
+
 /* Writes thread @thread's segments, one after the other, as one PT file
- * at @path (what `hindsight import` keeps of a per-cpu bundle: the
- * segments' bounds and TSC ends are not kept). 0 or a negative errno. */
+ * at @path (what `hindsight import` keeps of a per-cpu bundle, with the
+ * segments rebased onto it by replay_percpu_rebase). 0 or a negative
+ * errno. */
 int replay_percpu_write_thread(const struct replay_bundle *b, size_t thread, const char *path);
+
+/* Points @t's segments at @file, holding them one after the other (what
+ * replay_percpu_write_thread wrote): offsets become cumulative sizes;
+ * sizes, cpus and TSCs stay. 0 or -ENOMEM. */
+int replay_percpu_rebase(struct replay_thread *t, const char *file);
 
 #endif

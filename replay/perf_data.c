@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "replay/percpu.h"
 #include "replay/perf_record.h"
 #include "replay/perf_sideband.h"
 
@@ -28,6 +29,17 @@
 #define REC_COMPRESSED 81
 #define AUXTRACE_HDR_SIZE 48   /* header, size, offset, reference, idx, tid, cpu, pad */
 #define MAX_TIDS 64
+#define SWITCH_SIZE 32         /* LLDB's layout: header, next/prev pid+tid, pid+tid, time */
+
+/* One cpu's context-switch records of one kind (SWITCH or
+ * SWITCH_CPU_WIDE), rewritten as replay/percpu.h reads them. */
+struct cpu_switches {
+	uint32_t cpu;
+	bool wide;
+	uint8_t *data;
+	size_t size;
+	uint64_t last_time;
+};
 
 struct walk {
 	struct replay_perf_data *pd;
@@ -40,6 +52,9 @@ struct walk {
 	bool sid_by_id;                     /* else: look the attr up by IDENTIFIER */
 	int64_t tids[MAX_TIDS];             /* threads of the traced process seen */
 	size_t ntids;
+	struct cpu_switches *sw;            /* context switches, per cpu and kind */
+	size_t nsw;
+	uint64_t sw_untimed;                /* switch records without cpu or time */
 };
 
 static int fail(struct walk *w, int rc, uint64_t at, const char *fmt, ...)
@@ -240,6 +255,60 @@ static void note_tid(struct walk *w, uint32_t pid, uint32_t tid)
 		w->tids[w->ntids++] = tid;
 }
 
+static struct cpu_switches *switches_for(struct walk *w, uint32_t cpu, bool wide)
+{
+	struct cpu_switches *v;
+
+	for (size_t i = 0; i < w->nsw; i++)
+		if (w->sw[i].cpu == cpu && w->sw[i].wide == wide)
+			return &w->sw[i];
+	v = realloc(w->sw, (w->nsw + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	w->sw = v;
+	v += w->nsw++;
+	*v = (struct cpu_switches){ .cpu = cpu, .wide = wide };
+	return v;
+}
+
+/* A SWITCH or SWITCH_CPU_WIDE record: who (its sample_id's pid / tid) went
+ * in or out of its cpu, when. Kept in perf time (replay_percpu_switches
+ * converts). A record whose time is not after the previous one of its cpu
+ * is dropped: the same switch seen by two events. */
+static int note_switch(struct walk *w, const struct replay_perf_record *r)
+{
+	const struct replay_perf_sample_id *id = &r->sid;
+	uint8_t rec[SWITCH_SIZE] = { 0 };
+	uint32_t type = PERF_RECORD_SWITCH_CPU_WIDE;
+	uint16_t misc = r->u.sw.out ? PERF_RECORD_MISC_SWITCH_OUT : 0, size = SWITCH_SIZE;
+	struct cpu_switches *c;
+	uint8_t *v;
+
+	if (!id->has_cpu || !id->has_time || !id->has_tid) {
+		w->sw_untimed++;
+		return 0;
+	}
+	c = switches_for(w, id->cpu, r->type == PERF_RECORD_SWITCH_CPU_WIDE);
+	if (!c)
+		return -ENOMEM;
+	if (c->size && id->time <= c->last_time)
+		return 0;
+	v = realloc(c->data, c->size + SWITCH_SIZE);
+	if (!v)
+		return -ENOMEM;
+	c->data = v;
+	memcpy(rec, &type, 4);
+	memcpy(rec + 4, &misc, 2);
+	memcpy(rec + 6, &size, 2);
+	memcpy(rec + 16, &id->pid, 4);
+	memcpy(rec + 20, &id->tid, 4);
+	memcpy(rec + 24, &id->time, 8);
+	memcpy(c->data + c->size, rec, SWITCH_SIZE);
+	c->size += SWITCH_SIZE;
+	c->last_time = id->time;
+	return 0;
+}
+
 static int do_kernel_record(struct walk *w, uint64_t at, uint16_t size)
 {
 	struct replay_perf_sid_layout l = sid_for(w, w->buf + at, size);
@@ -261,6 +330,8 @@ static int do_kernel_record(struct walk *w, uint64_t at, uint16_t size)
 		note_tid(w, r.u.comm.pid, r.u.comm.tid);
 	else if (r.type == PERF_RECORD_FORK)
 		note_tid(w, r.u.task.pid, r.u.task.tid);
+	else if (r.type == PERF_RECORD_SWITCH || r.type == PERF_RECORD_SWITCH_CPU_WIDE)
+		return note_switch(w, &r);
 	return 0;
 }
 
@@ -324,6 +395,74 @@ static void attribute_streams(struct walk *w)
 		only->tid = w->tids[0];
 }
 
+/* The switch records of cpu @cpu: the cpu-wide ones if any, else the
+ * per-task ones; NULL if none. */
+static const struct cpu_switches *switches_of(const struct walk *w, uint32_t cpu)
+{
+	const struct cpu_switches *plain = NULL;
+
+	for (size_t i = 0; i < w->nsw; i++) {
+		if (w->sw[i].cpu != cpu)
+			continue;
+		if (w->sw[i].wide)
+			return &w->sw[i];
+		plain = &w->sw[i];
+	}
+	return plain;
+}
+
+/* Per-cpu streams still nobody's (several threads, or one on several
+ * cpus) split by the context switches, as LLDB's per-cpu bundles
+ * (replay/percpu.h): the bundle's threads get segments naming
+ * "cpus/CPU.pt" (replay_perf_data_cpu_stream finds their bytes). */
+static int split_streams(struct walk *w, uint64_t at)
+{
+	struct replay_perf_data *pd = w->pd;
+	struct replay_percpu_mem *m;
+	char (*names)[32];
+	size_t n = 0;
+	int rc;
+
+	for (size_t i = 0; i < pd->nstreams; i++)
+		n += pd->streams[i].tid < 0 && pd->streams[i].size;
+	if (!n)
+		return 0;
+	if (!w->nsw)
+		return fail(w, -ENOTSUP, at, "per-cpu trace (perf record's default) of %zu "
+			    "thread%s on %zu cpu%s, and no context-switch records%s to tell which "
+			    "thread ran when: record with --switch-events", w->ntids,
+			    w->ntids == 1 ? "" : "s", n, n == 1 ? "" : "s",
+			    w->sw_untimed ? " with a cpu and a time" : "");
+	m = calloc(n, sizeof(*m));
+	names = calloc(n, sizeof(*names));
+	if (!m || !names) {
+		free(m);
+		free(names);
+		return -ENOMEM;
+	}
+	n = 0;
+	for (size_t i = 0; i < pd->nstreams; i++) {
+		struct replay_perf_stream *s = &pd->streams[i];
+		const struct cpu_switches *c = switches_of(w, (uint32_t)s->cpu);
+
+		if (s->tid >= 0 || !s->size)
+			continue;
+		s->split = true;
+		snprintf(names[n], sizeof(names[n]), "cpus/%d.pt", s->cpu);
+		m[n] = (struct replay_percpu_mem){ .id = (uint32_t)s->cpu, .pt_file = names[n],
+						   .switch_name = "context switches",
+						   .pt = s->data, .pt_size = s->size,
+						   .switches = c ? c->data : NULL,
+						   .switches_size = c ? c->size : 0 };
+		n++;
+	}
+	pd->bundle->pid = w->sb.pid;
+	rc = replay_percpu_split_mem(pd->bundle, m, n, &pd->info.tconv, w->err, w->errsize);
+	free(m);
+	free(names);
+	return rc;
+}
+
 /* Bundle fields from the header and AUXTRACE_INFO. */
 static int fill_bundle(struct walk *w)
 {
@@ -374,7 +513,8 @@ static int parse(struct walk *w, size_t len)
 		return fail(w, -EBADMSG, pd->file.data_offset, "no event of the intel_pt PMU "
 			    "(type %" PRIu64 ")", pd->info.priv[REPLAY_PERF_PT_PMU_TYPE]);
 	attribute_streams(w);
-	return fill_bundle(w);
+	rc = split_streams(w, pd->file.data_offset);
+	return rc ? rc : fill_bundle(w);
 }
 
 int replay_perf_data_parse(const void *buf, size_t len, const char *name,
@@ -391,6 +531,9 @@ int replay_perf_data_parse(const void *buf, size_t len, const char *name,
 	if (!w.pd)
 		return -ENOMEM;
 	rc = parse(&w, len);
+	for (size_t i = 0; i < w.nsw; i++)
+		free(w.sw[i].data);
+	free(w.sw);
 	if (rc == -ENOMEM && err && errsize && !err[0])
 		snprintf(err, errsize, "%s: out of memory", w.name);
 	if (rc) {
@@ -449,6 +592,15 @@ const struct replay_perf_stream *replay_perf_data_stream(const struct replay_per
 {
 	for (size_t i = 0; i < pd->nstreams; i++)
 		if (pd->streams[i].tid == tid)
+			return &pd->streams[i];
+	return NULL;
+}
+
+const struct replay_perf_stream *replay_perf_data_cpu_stream(const struct replay_perf_data *pd,
+							     uint32_t cpu)
+{
+	for (size_t i = 0; i < pd->nstreams; i++)
+		if (pd->streams[i].split && pd->streams[i].cpu == (int32_t)cpu)
 			return &pd->streams[i];
 	return NULL;
 }

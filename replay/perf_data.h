@@ -19,6 +19,15 @@
  * snapshot may start with the end of an older, overwritten packet, which
  * the decoder skips by synchronizing at the next PSB.
  *
+ * Per-cpu mmaps (perf's default for `perf record -- prog`): a stream is a
+ * cpu's, its AUXTRACE records name no thread. With one thread seen and one
+ * stream, the stream is that thread's. Otherwise the context-switch
+ * records (PERF_RECORD_SWITCH, or SWITCH_CPU_WIDE when both are there;
+ * perf writes them with --switch-events) split each cpu's stream into
+ * PSB blocks of threads, as LLDB's per-cpu bundles are split
+ * (replay/percpu.h): the bundle's threads get segments; without such
+ * records the file is refused.
+ *
  * Errors: one line in @err naming the offset ("perf.data: record at offset
  * 0x1234: size 0 is invalid"); nothing here prints.
  */
@@ -46,6 +55,7 @@ struct replay_perf_stream {
 	uint32_t idx;              /* perf's mmap index */
 	int32_t cpu;               /* -1 for per-thread mmaps */
 	int64_t tid;               /* -1 when unknown (per-cpu mmaps) */
+	bool split;                /* per-cpu, split into the threads' segments */
 	uint8_t *data;             /* the payloads, concatenated */
 	size_t size;
 	struct replay_perf_segment *segs;
@@ -67,7 +77,8 @@ struct replay_perf_data {
  * -EBADMSG (see replay_perf_file_parse, plus: a record cut short, of size
  * 0, or running past the data section; an AUXTRACE payload past the end;
  * no intel_pt event or no AUXTRACE_INFO; perf record -z compression),
- * -ENOMEM; with a line in @err. */
+ * -ENOTSUP (per-cpu trace of several threads without switch records),
+ * -ENOMEM, or replay_percpu_split_mem's errors; with a line in @err. */
 int replay_perf_data_parse(const void *buf, size_t len, const char *name,
 			   struct replay_perf_data **out, char *err, size_t errsize);
 
@@ -77,15 +88,20 @@ int replay_perf_data_read(const char *path, struct replay_perf_data **out, char 
 			  size_t errsize);
 
 /* Saves @pd as a bundle in @dir (created if missing): each stream as
- * threads/TID.pt (cpus/CPU.pt when per-cpu mmaps leave the thread
- * unknown; such a bundle is refused by replay_bundle_load for now), the
- * threads added to the bundle, and trace.json. 0 or a negative errno with
- * a line in @err. */
+ * threads/TID.pt, a thread of split per-cpu streams as its segments one
+ * after the other in threads/TID.pt (the segments, kept in trace.json,
+ * then point there: call this once), the threads added to the bundle, and
+ * trace.json. 0 or a negative errno with a line in @err. */
 int replay_perf_data_write(struct replay_perf_data *pd, const char *dir, char *err,
 			   size_t errsize);
 
 /* The bundle, now the caller's (pd->bundle becomes NULL). */
 struct replay_bundle *replay_perf_data_detach_bundle(struct replay_perf_data *pd);
+
+/* The per-cpu stream of cpu @cpu split into threads' segments (those
+ * naming "cpus/CPU.pt"), or NULL. */
+const struct replay_perf_stream *replay_perf_data_cpu_stream(const struct replay_perf_data *pd,
+							     uint32_t cpu);
 
 /* The stream of thread @tid (or, with per-cpu mmaps, of the cpu the single
  * traced thread ran on), or NULL. */

@@ -4,13 +4,18 @@
  *
  * Each stream's PT goes to threads/TID.pt (or cpus/CPU.pt if its thread is
  * unknown), written to a temporary name and renamed, then the threads are
- * added to the bundle and trace.json is saved.
+ * added to the bundle and trace.json is saved. A thread of per-cpu streams
+ * split by context switches gets its segments one after the other in
+ * threads/TID.pt, and keeps them as segments of that file.
  */
 #include "replay/perf_data.h"
+
+#include "replay/percpu.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -88,6 +93,50 @@ static int write_stream(struct replay_perf_data *pd, const struct replay_perf_st
 	return rc < 0 ? rc : 0;
 }
 
+/* Thread @t's segments, taken from the per-cpu streams in memory, as
+ * threads/TID.pt; the segments then point there. */
+static int write_split_thread(struct replay_perf_data *pd, struct replay_thread *t,
+			      const char *dir, char *err, size_t errsize)
+{
+	char rel[64], path[4096];
+	uint8_t *buf, *p;
+	uint64_t total = 0;
+	int rc;
+
+	for (size_t i = 0; i < t->nsegs; i++)
+		total += t->segs[i].size;
+	buf = malloc(total ? (size_t)total : 1);
+	if (!buf)
+		return -ENOMEM;
+	p = buf;
+	for (size_t i = 0; i < t->nsegs; i++) {
+		const struct replay_pt_segment *g = &t->segs[i];
+		const struct replay_perf_stream *s = replay_perf_data_cpu_stream(pd, g->cpu);
+
+		if (!s || g->offset > s->size || g->size > s->size - g->offset) {
+			free(buf);
+			snprintf(err, errsize, "thread %lld: a segment is not in cpu %u's trace "
+				 "(written once already?)", (long long)t->tid, g->cpu);
+			return -EINVAL;
+		}
+		memcpy(p, s->data + g->offset, (size_t)g->size);
+		p += g->size;
+	}
+	snprintf(rel, sizeof(rel), "threads/%lld.pt", (long long)t->tid);
+	rc = snprintf(path, sizeof(path), "%s/threads", dir) >= (int)sizeof(path) ? -ENAMETOOLONG
+										   : mkdir_p1(path);
+	if (!rc && snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
+		rc = -ENAMETOOLONG;
+	if (!rc)
+		rc = write_file(path, buf, (size_t)total);
+	free(buf);
+	if (rc) {
+		snprintf(err, errsize, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	return replay_percpu_rebase(t, rel);
+}
+
 int replay_perf_data_write(struct replay_perf_data *pd, const char *dir, char *err,
 			   size_t errsize)
 {
@@ -108,8 +157,12 @@ int replay_perf_data_write(struct replay_perf_data *pd, const char *dir, char *e
 				 (long long)pd->streams[i].tid);
 			return -ENOTSUP;
 		}
-		rc = write_stream(pd, &pd->streams[i], dir, err, errsize);
+		if (!pd->streams[i].split)
+			rc = write_stream(pd, &pd->streams[i], dir, err, errsize);
 	}
+	for (size_t i = 0; i < pd->bundle->nthreads && !rc; i++)
+		if (pd->bundle->threads[i].nsegs)
+			rc = write_split_thread(pd, &pd->bundle->threads[i], dir, err, errsize);
 	if (rc)
 		return rc;
 	rc = replay_bundle_set_str(&pd->bundle->dir, dir);

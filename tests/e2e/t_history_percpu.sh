@@ -39,10 +39,21 @@ expect "$T_DIR/main.txt" "No trace."
 run "$T_DIR/missing.txt" history "$BUNDLE/trace_missing_threads.json" 19521,19521 --thread 3497496
 expect "$T_DIR/missing.txt" "$(printf '19521\t   0x0000000000400ba7 <foo()+65>:\tjg     0x400bb3 <foo()+77>')"
 
-# import: one PT file per thread; foo's thread decodes the same.
+# import: one PT file per thread, its per-cpu segments (bounds, cpu, TSC
+# limits) kept in trace.json; every thread's whole history, instructions
+# and gaps, is the same as the original's.
 run "$T_DIR/import.txt" import -o "$T_DIR/imp" "$BUNDLE"
 expect_eq "import status" "$RC" 0
 run "$T_DIR/imp_foo.txt" history "$T_DIR/imp" 19521,19521 --thread 3497496
 expect "$T_DIR/imp_foo.txt" "$(printf '19521\t   0x0000000000400ba7 <foo()+65>:\tjg     0x400bb3 <foo()+77>')"
+expect "$T_DIR/imp/trace.json" '"segments"'
+for tid in 3497496 3497497 3497234; do
+    run "$T_DIR/orig_$tid.json" history "$BUNDLE" 1,100000000 --thread $tid --json
+    run "$T_DIR/imp_$tid.json" history "$T_DIR/imp" 1,100000000 --thread $tid --json
+    cmp -s "$T_DIR/orig_$tid.json" "$T_DIR/imp_$tid.json" ||
+        { fail "thread $tid: history of the import differs from the original's"
+          diff "$T_DIR/orig_$tid.json" "$T_DIR/imp_$tid.json" | head; }
+done
+expect "$T_DIR/imp_3497497.json" '"gap":"decoding truncated'
 
 finish

@@ -308,6 +308,12 @@ static const struct bad_case bad[] = {
 	  "t.pt: not an ELF file" },
 	{ "{\"type\":\"intel-pt\"," CPU "," PROC(OKTHREAD) ",\"type\":\"intel-pt\"}", -EINVAL,
 	  "duplicate object key" },
+	{ "{\"type\":\"intel-pt\"," CPU "," PROC(OKTHREAD) ",\"hindsight\":{\"version\":1,\"threads\":"
+	  "[{\"tid\":1,\"segments\":[{\"file\":\"t.pt\",\"offset\":4,\"size\":4}]}]}}", -EINVAL,
+	  "threads[0].segments[0]: bytes 0x4+0x4 are not inside t.pt (7 bytes)" },
+	{ "{\"type\":\"intel-pt\"," CPU "," PROC(OKTHREAD) ",\"hindsight\":{\"version\":1,\"threads\":"
+	  "[{\"tid\":1,\"segments\":[{\"file\":\"t.pt\",\"offset\":0}]}]}}", -EINVAL,
+	  "segments[0]: missing \"size\"" },
 };
 
 static void test_bad_manifests(void **state)
@@ -323,6 +329,51 @@ static void test_bad_manifests(void **state)
 			fail_msg("case %zu: got %d '%s', want %d '%s'", i, rc, err, bad[i].rc, bad[i].text);
 		assert_null(strchr(err, '\n'));
 	}
+}
+
+/* Per-cpu segments (an imported per-cpu thread) are saved in trace.json,
+ * with the file LLDB reads as iptTrace, and read back as they were. */
+static void test_segments_round_trip(void **state)
+{
+	struct replay_bundle *b, *c;
+	struct replay_pt_segment g[2] = {
+		{ .offset = 0, .size = 3, .cpu = 45, .tsc_start = 10, .tsc_end = 20 },
+		{ .offset = 3, .size = 4, .cpu = 51, .tsc_start = 30, .tsc_end = UINT64_MAX },
+	};
+	char err[256] = "";
+
+	(void)state;
+	write_file("t.pt", "PSB PSB");
+	assert_int_equal(replay_bundle_new(&b), 0);
+	assert_int_equal(replay_bundle_add_thread(b, 7, NULL), 0);
+	b->threads[0].segs = calloc(2, sizeof(g[0]));
+	assert_non_null(b->threads[0].segs);
+	for (size_t i = 0; i < 2; i++) {
+		b->threads[0].segs[i] = g[i];
+		b->threads[0].segs[i].file = strdup("t.pt");
+	}
+	b->threads[0].nsegs = 2;
+	assert_int_equal(replay_bundle_save(b, tmpdir), 0);
+	replay_bundle_free(b);
+	if (replay_bundle_load(tmpdir, &c, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(c->nthreads, 1);
+	assert_null(c->threads[0].pt_file);
+	assert_int_equal(c->threads[0].nsegs, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct replay_pt_segment *h = &c->threads[0].segs[i];
+
+		assert_string_equal(h->file, "t.pt");
+		assert_true(h->offset == g[i].offset && h->size == g[i].size && h->cpu == g[i].cpu &&
+			    h->tsc_start == g[i].tsc_start && h->tsc_end == g[i].tsc_end);
+	}
+	/* saved again: the same (iptTrace from the segments' one file) */
+	assert_int_equal(replay_bundle_save(c, tmpdir), 0);
+	replay_bundle_free(c);
+	if (replay_bundle_load(tmpdir, &c, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(c->threads[0].nsegs, 2);
+	replay_bundle_free(c);
 }
 
 static void test_missing_manifest(void **state)
@@ -354,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_lldb_two_threads),
 		cmocka_unit_test(test_lldb_per_cpu_loads),
 		cmocka_unit_test(test_bad_manifests),
+		cmocka_unit_test(test_segments_round_trip),
 		cmocka_unit_test(test_missing_manifest),
 		cmocka_unit_test(test_ok_minimal),
 	};

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "replay/bundle.h"
+#include "replay/decode.h"
 #include "replay/image_find.h"
 #include "replay/perf_data.h"
 #include "replay/perf_ptinfo.h"
@@ -688,6 +689,226 @@ static void test_build_id_feature(void **state)
 	replay_perf_data_free(pd);
 }
 
+/* ---- per-cpu mmaps: two threads on one cpu, split by switch records ---- */
+
+#define AOUT HINDSIGHT_SHARED "/ptdata/lldb/intelpt-trace/a.out"
+
+/* The sample_id trailer of TID|TIME|CPU. */
+static void put_sid(struct fbuf *f, uint32_t tid, uint64_t time)
+{
+	put32(f, 42);
+	put32(f, tid);
+	put64(f, time);
+	put32(f, 0);            /* cpu */
+	put32(f, 0);
+}
+
+static void put_switch_rec(struct fbuf *f, bool out, uint32_t tid, uint64_t time)
+{
+	put_hdr(f, PERF_RECORD_SWITCH, out ? PERF_RECORD_MISC_SWITCH_OUT : 0, 8 + 24);
+	put_sid(f, tid, time);
+}
+
+static void put_itrace_start(struct fbuf *f, uint32_t tid, uint64_t time)
+{
+	put_hdr(f, PERF_RECORD_ITRACE_START, 0, 8 + 8 + 24);
+	put32(f, 42);
+	put32(f, tid);
+	put_sid(f, tid, time);
+}
+
+/* PT of cpu 0 (libipt's encoder): a PSB block at TSC 100 (thread 42,
+ * from 0x400511 to the jle at 0x40052d), one at TSC 300 (thread 43, from
+ * 0x400521 to the same jle). Returns its size. */
+static size_t encode_cpu0(uint8_t *pt, size_t cap, size_t *second)
+{
+	struct pt_packet pkts[12] = { 0 };
+	struct pt_encoder *enc;
+	struct pt_config cfg;
+	uint64_t len = 0;
+
+	for (int b = 0; b < 2; b++) {
+		struct pt_packet *k = &pkts[6 * b];
+
+		k[0].type = ppt_psb;
+		k[1].type = ppt_tsc;
+		k[1].payload.tsc.tsc = b ? 300 : 100;
+		k[2].type = ppt_psbend;
+		k[3].type = ppt_mode;
+		k[3].payload.mode.leaf = pt_mol_exec;
+		k[3].payload.mode.bits.exec.csl = 1;
+		k[4].type = ppt_tip_pge;
+		k[4].payload.ip.ipc = pt_ipc_sext_48;
+		k[4].payload.ip.ip = b ? 0x400521 : 0x400511;
+		k[5].type = ppt_tip_pgd;
+		k[5].payload.ip.ipc = pt_ipc_sext_48;
+		k[5].payload.ip.ip = 0x40052d;
+	}
+	pt_config_init(&cfg);
+	cfg.begin = pt;
+	cfg.end = pt + cap;
+	enc = pt_alloc_encoder(&cfg);
+	assert_non_null(enc);
+	for (size_t i = 0; i < 12; i++) {
+		if (i == 6)
+			pt_enc_get_offset(enc, &len);
+		assert_true(pt_enc_next(enc, &pkts[i]) > 0);
+	}
+	*second = (size_t)len;
+	pt_enc_get_offset(enc, &len);
+	pt_free_encoder(enc);
+	return (size_t)len;
+}
+
+/* A perf.data of `perf record -e intel_pt//u` with per-cpu mmaps: thread
+ * 42 runs on cpu 0 over perf time (50, 200), thread 43 over (250, 400);
+ * no TSC conversion, so perf time is TSC. @switches: with the SWITCH
+ * records (--switch-events), else without. */
+static size_t build_percpu(struct fbuf *f, bool switches)
+{
+	struct perf_event_attr a = { .type = 8, .size = sizeof(a), .config = 0x2401,
+				     .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						    PERF_SAMPLE_CPU, .sample_id_all = 1 };
+	char name[128] = { 0 };
+	uint8_t pt[256];
+	size_t data_start, second, npt = encode_cpu0(pt, sizeof(pt), &second);
+
+	memset(f, 0, sizeof(*f));
+	put(f, "PERFILE2", 8);
+	put64(f, 104);
+	put64(f, sizeof(a) + 16);
+	put64(f, 104);
+	put64(f, sizeof(a) + 16);
+	put64(f, 0);
+	put64(f, 0);
+	put64(f, 0);
+	put64(f, 0);
+	for (int i = 0; i < 4; i++)
+		put64(f, 0);
+	put(f, &a, sizeof(a));
+	put64(f, 0);
+	put64(f, 0);
+	data_start = f->n;
+	put_hdr(f, 70, 0, 16 + 17 * 8);
+	put32(f, 1);
+	put32(f, 0);
+	for (int i = 0; i < 17; i++)      /* pmu type, tsc bit, per_cpu_mmaps */
+		put64(f, i == 0 ? 8 : i == 5 ? 0x400 : i == 9 ? 1 : 0);
+	put_itrace_start(f, 42, 10);
+	snprintf(name, sizeof(name), "%s", AOUT);
+	put_hdr(f, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, (uint16_t)(8 + 64 + 128 + 24));
+	put32(f, 42);
+	put32(f, 42);
+	put64(f, 0x400000);
+	put64(f, 0x1000);
+	put64(f, 0);
+	put64(f, 0);
+	put64(f, 0);
+	put64(f, 0);
+	put32(f, PROT_READ | PROT_EXEC);
+	put32(f, MAP_PRIVATE);
+	put(f, name, sizeof(name));
+	put_sid(f, 42, 20);
+	if (switches) {
+		put_switch_rec(f, false, 42, 50);
+		put_switch_rec(f, true, 42, 200);
+	}
+	put_itrace_start(f, 43, 210);
+	if (switches) {
+		put_switch_rec(f, false, 43, 250);
+		put_switch_rec(f, true, 43, 400);
+	}
+	put_hdr(f, 71, 0, 48);             /* AUXTRACE of cpu 0, no tid */
+	put64(f, npt);
+	put64(f, 0);
+	put64(f, 0);
+	put32(f, 0);
+	put32(f, UINT32_MAX);
+	put32(f, 0);
+	put32(f, 0);
+	put(f, pt, npt);
+	memcpy(f->b + 40, &(uint64_t){ data_start }, 8);
+	memcpy(f->b + 48, &(uint64_t){ f->n - data_start }, 8);
+	assert_true(second > 0 && second < npt);
+	return f->n;
+}
+
+static size_t decode_addrs(const struct replay_bundle *b, int64_t tid, uint64_t *ips, size_t cap)
+{
+	struct replay_decoder *d;
+	struct replay_item it;
+	size_t n = 0, t = 0;
+
+	while (t < b->nthreads && b->threads[t].tid != tid)
+		t++;
+	assert_true(t < b->nthreads);
+	assert_int_equal(replay_decoder_new(b, t, &d), 0);
+	while (replay_decoder_next(d, &it) == 1)
+		if (it.kind == REPLAY_ITEM_INSN && n < cap)
+			ips[n++] = it.insn.ip;
+	replay_decoder_free(d);
+	return n;
+}
+
+static void test_percpu_two_threads(void **state)
+{
+	static const uint64_t want42[] = { 0x400511, 0x400518, 0x40051f, 0x400529 };
+	static const uint64_t want43[] = { 0x400521, 0x400525, 0x400529 };
+	struct fbuf f;
+	struct replay_perf_data *pd;
+	struct replay_bundle *b = NULL;
+	char dir[] = "/tmp/test_replay_perf_data.XXXXXX", err[256] = "", cmd[300];
+	uint64_t ips[16];
+
+	(void)state;
+	if (access(AOUT, R_OK) != 0)
+		skip();
+	pd = parse_built(&f, build_percpu(&f, true));
+	assert_int_equal(pd->bundle->nthreads, 2);
+	assert_int_equal(pd->bundle->threads[0].tid, 42);
+	assert_int_equal(pd->bundle->threads[0].nsegs, 1);
+	assert_int_equal(pd->bundle->threads[0].segs[0].offset, 0);
+	assert_int_equal(pd->bundle->threads[0].segs[0].tsc_start, 50);
+	assert_int_equal(pd->bundle->threads[0].segs[0].tsc_end, 200);
+	assert_int_equal(pd->bundle->threads[1].tid, 43);
+	assert_int_equal(pd->bundle->threads[1].nsegs, 1);
+	assert_int_equal(pd->bundle->threads[1].segs[0].tsc_end, 400);
+	/* saved: threads/TID.pt with the segments in trace.json, read back */
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(replay_perf_data_write(pd, dir, err, sizeof(err)), 0);
+	if (replay_bundle_load(dir, &b, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(b->nthreads, 2);
+	assert_null(b->threads[0].pt_file);
+	assert_string_equal(b->threads[0].segs[0].file, "threads/42.pt");
+	assert_int_equal(b->threads[1].segs[0].tsc_start, 250);
+	assert_int_equal(decode_addrs(b, 42, ips, 16), 4);
+	assert_memory_equal(ips, want42, sizeof(want42));
+	assert_int_equal(decode_addrs(b, 43, ips, 16), 3);
+	assert_memory_equal(ips, want43, sizeof(want43));
+	replay_bundle_free(b);
+	replay_perf_data_free(pd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Without switch records nothing says which thread ran when: refused. */
+static void test_percpu_no_switches(void **state)
+{
+	struct fbuf f;
+	size_t n = build_percpu(&f, false);
+	struct replay_perf_data *pd = NULL;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(replay_perf_data_parse(f.b, n, "built", &pd, err, sizeof(err)),
+			 -ENOTSUP);
+	assert_null(pd);
+	assert_non_null(strstr(err, "per-cpu trace (perf record's default) of 2 threads on "
+			       "1 cpu, and no context-switch records"));
+	assert_non_null(strstr(err, "--switch-events"));
+}
+
 /* ---- saved as a bundle and read back ---- */
 
 static void test_write_bundle(void **state)
@@ -740,6 +961,8 @@ int main(void)
 		cmocka_unit_test(test_full_hole_is_gap),
 		cmocka_unit_test(test_payload_past_end),
 		cmocka_unit_test(test_build_id_feature),
+		cmocka_unit_test(test_percpu_two_threads),
+		cmocka_unit_test(test_percpu_no_switches),
 		cmocka_unit_test(test_write_bundle),
 	};
 
