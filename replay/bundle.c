@@ -8,6 +8,8 @@
 #include "replay/bundle.h"
 
 #include <errno.h>
+#include <ftw.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +34,27 @@ static void free_mapping(struct replay_mapping *m)
 	free(m->uuid);
 }
 
+static int bundle_rm(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void replay_bundle_remove_tree(const char *dir)
+{
+	nftw(dir, bundle_rm, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 void replay_bundle_free(struct replay_bundle *b)
 {
 	if (!b)
 		return;
+	if (b->tmp_dir)
+		replay_bundle_remove_tree(b->tmp_dir);
+	free(b->tmp_dir);
 	free(b->dir);
 	free(b->recorder);
 	free(b->exit_kind);

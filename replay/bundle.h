@@ -79,6 +79,8 @@ struct replay_gap {
 
 struct replay_bundle {
 	char *dir;                 /* where it was loaded from / saved to */
+	char *tmp_dir;             /* a perf.data opened directly: the bundle
+				    * made of it, removed by replay_bundle_free */
 	unsigned version;
 	char *recorder;            /* "software", "hardware", "lldb", "perf" */
 	struct replay_cpu cpu;
@@ -116,6 +118,11 @@ void replay_bundle_free(struct replay_bundle *b);
  * ("trace.json:12: ...", "bundle format 3 is newer than this hindsight
  * reads (1)", "threads/4.pt: No such file or directory"). */
 int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, size_t errsize);
+/* @dir may also be a perf.data file: it is imported into a temporary
+ * directory (as `hindsight import` does), loaded from there, and that
+ * directory goes with the bundle. */
+/* Removes @dir and everything below it (a temporary bundle). */
+void replay_bundle_remove_tree(const char *dir);
 
 /* Writes @b as @dir/trace.json, atomically (a temporary file renamed over
  * the old one), so a reader never sees half a manifest. 0 or a negative

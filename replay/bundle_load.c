@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "replay/elf_load.h"
 #include "replay/image_find.h"
 #include "replay/percpu.h"
+#include "replay/perf_data.h"
 
 struct reader {
 	struct replay_bundle *b;
@@ -773,6 +775,82 @@ static json_t *parse(const char *text, json_error_t *jerr)
 	return root;
 }
 
+/* Whether @path is a perf.data file (its magic). */
+static bool is_perf_data(const char *path)
+{
+	char magic[8];
+	struct stat sb;
+	FILE *f;
+	bool yes;
+
+	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode) || !(f = fopen(path, "rbe")))
+		return false;
+	yes = fread(magic, 1, 8, f) == 8 && !memcmp(magic, "PERFILE2", 8);
+	fclose(f);
+	return yes;
+}
+
+/* The images of @b not where perf.data says, found as `hindsight import`
+ * finds them: by build-id in perf's cache, then next to @file (its
+ * directory). One not found leaves "no memory mapped" gaps. */
+static int find_images_near(struct replay_bundle *b, const char *file)
+{
+	char near[4096], path[4096], found[4096], *slash;
+
+	snprintf(near, sizeof(near), "%s", file);
+	slash = strrchr(near, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(near, sizeof(near), ".");
+	for (size_t i = 0; i < b->nmaps; i++) {
+		struct replay_mapping *m = &b->maps[i];
+
+		if (replay_bundle_path(b, m->file, path, sizeof(path)) < 0 ||
+		    replay_image_find(path, m->system_path, m->uuid, near, found, sizeof(found),
+				      NULL) < 0 || !strcmp(found, path))
+			continue;
+		if (replay_bundle_set_str(&m->file, found) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A perf.data opened as a recording: imported into a temporary directory
+ * that the bundle takes with it. */
+static int load_perf_data(const char *file, struct replay_bundle **out, char *err,
+			  size_t errsize)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct replay_perf_data *pd;
+	char dir[4096];
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/hindsight-perf.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		rc = -errno;
+		snprintf(err, errsize, "%s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	rc = replay_perf_data_read(file, &pd, err, errsize);
+	if (rc >= 0) {
+		rc = replay_perf_data_write(pd, dir, err, errsize);
+		replay_perf_data_free(pd);
+	}
+	if (rc >= 0)
+		rc = replay_bundle_load(dir, out, err, errsize);
+	if (rc >= 0)
+		rc = find_images_near(*out, file);
+	if (rc >= 0 && !((*out)->tmp_dir = strdup(dir))) {
+		replay_bundle_free(*out);
+		*out = NULL;
+		rc = -ENOMEM;
+	}
+	if (rc < 0)
+		replay_bundle_remove_tree(dir);
+	return rc;
+}
+
 int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, size_t errsize)
 {
 	struct reader r = { .err = err, .errsize = errsize };
@@ -784,6 +862,8 @@ int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, s
 	*out = NULL;
 	if (err && errsize)
 		err[0] = 0;
+	if (is_perf_data(dir))
+		return load_perf_data(dir, out, err, errsize);
 	if (manifest_path(dir, path, sizeof(path), base, sizeof(base)))
 		return fail(&r, -ENAMETOOLONG, "%s: name too long", dir);
 	rc = replay_bundle_new(&r.b);

@@ -12,7 +12,8 @@
 #     set for the test; $PERF_BUILDID_DIR), in an --image-dir by build-id or
 #     by name; the per-cpu bundle's /tmp/m.out in the older perf layout
 #     (~/.debug/tmp/m.out/BUILDID/elf), read straight by `history`.
-# Also: a corrupt perf.data gets a one-line error naming the offset.
+# Also: a corrupt perf.data gets a one-line error naming the offset; a
+# perf.data opens directly in `history` (imported on the fly).
 . "$(dirname "$0")/lib.sh"
 hindsight_only "imports recordings"
 
@@ -39,6 +40,15 @@ for prog in loopy control_flow; do
         { fail "import $prog"; show "$T_DIR/$prog.import"; continue; }
     expect "$T_DIR/$prog.import" "hindsight: imported"
     compare "$prog" "$T_DIR/$prog" "$d/ref-libipt-2.0.5/ptxed-insn-noinst.txt"
+    # The perf.data itself opens as a recording (imported on the fly): the
+    # same history, item for item, and nothing left in TMPDIR.
+    mkdir -p "$T_DIR/tmp-$prog"
+    TMPDIR=$T_DIR/tmp-$prog "$HINDSIGHT" history "$d"/*.perf 1,100000 --json >"$T_DIR/$prog.direct" 2>&1 ||
+        fail "history of $prog's perf.data itself"
+    "$HINDSIGHT" history "$T_DIR/$prog" 1,100000 --json >"$T_DIR/$prog.imported" 2>&1
+    cmp -s "$T_DIR/$prog.direct" "$T_DIR/$prog.imported" ||
+        { fail "$prog: history of the perf.data differs from its import's"; head -3 "$T_DIR/$prog.direct"; }
+    [ -z "$(ls -A "$T_DIR/tmp-$prog")" ] || fail "$prog: a temporary bundle was left in TMPDIR"
 done
 
 d=$P/dynamorio/test_simple
