@@ -26,12 +26,17 @@
 #include "replay/decode.h"
 #include "replay/index.h"
 #include "replay/history_format.h"
+#include "replay/image_find.h"
 #include "replay/insn.h"
 #include "replay/dwarf_symbols.h"
 #include "replay/symbols.h"
 
+#define CLI_HISTORY_IMAGE_DIRS 16
+
 struct hist_args {
 	const char *dir;
+	const char *image_dirs[CLI_HISTORY_IMAGE_DIRS];  /* --image-dir */
+	size_t nimage_dirs;
 	char range[128];
 	bool json, have_tid;
 	int64_t tid;
@@ -72,6 +77,8 @@ void cli_history_usage(FILE *out)
 		"  --thread TID  the thread (default: the first one in the recording)\n"
 		"  --size N      instructions for a RANGE without an end (default 10)\n"
 		"  --intel       Intel syntax (default: AT&T, as GDB)\n"
+		"  --image-dir DIR  also look for the recording's images here (by\n"
+		"                build-id, then by name; repeatable)\n"
 		"  --json        one JSON object per line: {\"index\",\"thread\",\"addr\",\n"
 		"                \"function\",\"file\",\"line\",\"insn\"} or {\"index\",\"gap\",...}\n"
 		"  -h, --help    show this help\n"
@@ -92,6 +99,8 @@ void cli_calls_usage(FILE *out)
 		"Options:\n"
 		"  --thread TID  the thread (default: the first one in the recording)\n"
 		"  --size N      segments for a RANGE without an end (default 10)\n"
+		"  --image-dir DIR  also look for the recording's images here (by\n"
+		"                build-id, then by name; repeatable)\n"
 		"  --json        one JSON object per line\n"
 		"  -h, --help    show this help\n"
 		"See docs/history.md.\n");
@@ -140,6 +149,13 @@ static int parse_args(int argc, char **argv, struct hist_args *a, bool calls)
 			a->json = true;
 		} else if (!strcmp(s, "--intel") && !calls) {
 			a->o.intel = true;
+		} else if (!strcmp(s, "--image-dir")) {
+			if (i + 1 >= argc || a->nimage_dirs == CLI_HISTORY_IMAGE_DIRS) {
+				fprintf(stderr, "hindsight: --image-dir needs a directory (at most %d)\n",
+					CLI_HISTORY_IMAGE_DIRS);
+				return -1;
+			}
+			a->image_dirs[a->nimage_dirs++] = argv[++i];
 		} else if (!strcmp(s, "--thread") || !strcmp(s, "--size")) {
 			uint64_t v;
 
@@ -172,6 +188,8 @@ static int parse_args(int argc, char **argv, struct hist_args *a, bool calls)
 		(calls ? cli_calls_usage : cli_history_usage)(stderr);
 		return -1;
 	}
+	/* Images not where the recording says are looked for there too. */
+	replay_image_set_dirs(a->image_dirs, a->nimage_dirs);
 	return 0;
 }
 

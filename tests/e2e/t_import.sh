@@ -98,6 +98,10 @@ HOME=$T_DIR/empty "$HINDSIGHT" import -o "$T_DIR/nolib2" --image-dir "$T_DIR/byn
     --image-dir "$T_DIR/byid" "$nb/trace.json" >"$T_DIR/nolib2.out" 2>&1 ||
     { fail "import with --image-dir by build-id"; show "$T_DIR/nolib2.out"; }
 compare lldb-image-dir-id "$T_DIR/nolib2" "$d/ref-libipt-2.0.5/ptxed-insn-noinst.txt"
+# history opens the bundle itself with the same --image-dir
+HOME=$T_DIR/empty "$HINDSIGHT" history "$nb" 1,3 --image-dir "$T_DIR/byid" \
+    >"$T_DIR/nolib-imgdir.txt" 2>&1 || fail "history --image-dir"
+expect "$T_DIR/nolib-imgdir.txt" "<main+4>:	movl   \$0x0,-0x4(%rbp)"
 cp "$d/a.out" "$T_DIR/byname/a.out"
 HOME=$T_DIR/empty "$HINDSIGHT" import -o "$T_DIR/nolib3" --image-dir "$T_DIR/byname" \
     "$nb/trace.json" >"$T_DIR/nolib3.out" 2>&1 ||
