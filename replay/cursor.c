@@ -20,6 +20,7 @@
 #include "replay/block_cache.h"
 #include "replay/bundle.h"
 #include "replay/decode.h"
+#include "replay/insn.h"
 
 #define GAP_IP UINT64_MAX
 
@@ -256,8 +257,22 @@ static int find_end_pc(struct replay_cursor *c)
 		return rc;
 	rc = replay_decoder_next(c->d, &it);
 	if (rc == 1 && it.kind == REPLAY_ITEM_INSN && it.insn.size) {
-		c->have_end_pc = true;
-		c->end_pc = it.insn.ip + it.insn.size;
+		struct replay_item more;
+		uint64_t ip;
+
+		/* Where the trace says the thread stopped (its disable after
+		 * the last instruction), else where the last instruction leads
+		 * when that does not depend on the trace; else unknown. */
+		if (replay_decoder_next(c->d, &more) == 0 &&
+		    replay_decoder_resume_ip(c->d, &ip) == 0) {
+			c->have_end_pc = true;
+			c->end_pc = ip;
+		} else if (it.insn.kind == REPLAY_INSN_OTHER || it.insn.kind == REPLAY_INSN_FAR ||
+			   ((it.insn.kind == REPLAY_INSN_JUMP || it.insn.kind == REPLAY_INSN_CALL) &&
+			    it.insn.direct)) {
+			c->have_end_pc = true;
+			c->end_pc = replay_insn_next_ip(&it.insn);
+		}
 	}
 	return rc < 0 ? rc : 0;
 }

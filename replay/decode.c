@@ -68,6 +68,9 @@ struct replay_decoder {
 	bool trunc;                /* the current segment was cut short */
 	uint64_t idle;             /* instructions decoded since the last packet
 				    * of the current stream was read */
+	bool have_resume;          /* tracing was disabled asynchronously (FUP +
+				    * TIP.PGD) with no instruction since: */
+	uint64_t resume_ip;        /* where the thread stood then */
 	const char *gap_text;      /* text of the last gap, when not libipt's */
 };
 
@@ -449,6 +452,12 @@ static int drain_events(struct replay_decoder *d, struct replay_chunk *c)
 			return gap(d, c, st);
 		}
 		d->status = st;
+		if (ev.type == ptev_async_disabled) {
+			d->have_resume = true;
+			d->resume_ip = ev.variant.async_disabled.at;
+		} else if (ev.type == ptev_disabled) {
+			d->have_resume = false;
+		}
 		if (d->nsegs && ev.has_tsc && ev.tsc >= d->segs[d->seg].tsc_end) {
 			d->pending_has_addr = false;
 			gap(d, c, 0);
@@ -518,6 +527,7 @@ int replay_decoder_next_chunk(struct replay_decoder *d, struct replay_chunk *c)
 			return 1;
 		}
 		if (blk.ninsn) {
+			d->have_resume = false;
 			d->block = blk;
 			d->block_index = d->next_index;
 			d->done = 0;
@@ -616,6 +626,14 @@ int replay_decoder_next(struct replay_decoder *d, struct replay_item *it)
 	walk_one(d, it);
 	it->time = now(d);
 	return 1;
+}
+
+int replay_decoder_resume_ip(const struct replay_decoder *d, uint64_t *ip)
+{
+	if (!d->have_resume)
+		return -ENODATA;
+	*ip = d->resume_ip;
+	return 0;
 }
 
 int replay_decoder_rewind(struct replay_decoder *d)

@@ -68,6 +68,11 @@ int replay_decoder_on_psb(struct replay_decoder *d, replay_psb_fn fn, void *ctx)
 
 /* The next item: 1 and @it filled, 0 at the end of the history, -ENOMEM. */
 int replay_decoder_next(struct replay_decoder *d, struct replay_item *it);
+/* Where the thread stood when tracing was last disabled asynchronously
+ * (FUP + TIP.PGD: a software recording's pause, signal or thread switch)
+ * if no instruction came since: after the last item of a stream, the pc
+ * of its end. 0, or -ENODATA. */
+int replay_decoder_resume_ip(const struct replay_decoder *d, uint64_t *ip);
 
 /* The next whole chunk (must not be mixed with a half-walked block: call
  * it only right after a seek, or after replay_decoder_next finished a

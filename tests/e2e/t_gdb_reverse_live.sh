@@ -40,6 +40,7 @@ gdb_run "$out" \
     -ex 'echo ==fw2\n' -ex 'continue' -ex 'bt 1' \
     -ex 'echo ==rf\n' -ex 'delete' -ex 'reverse-finish' \
     -ex 'echo ==present\n' -ex 'delete' -ex "break basic.c:$line_print" -ex 'continue' \
+    -ex 'p/x $pc' -ex 'monitor when' \
     -ex 'echo ==poke\n' -ex 'set var g_counter = 40' -ex 'p g_counter' \
     -ex 'reverse-stepi' -ex 'p g_counter' -ex 'stepi' -ex 'p g_counter' \
     -ex 'monitor record-info' \
@@ -83,6 +84,11 @@ section present | grep -q "No more reverse-execution history." &&
     fail "continue from the past stopped at the end of history instead of going on live"
 section present | grep -qE "^Breakpoint [0-9]+, main \(.*basic\.c:$line_print\$" ||
     fail "continue from the past did not go on live to line $line_print"
+# The recording's end is where the program stands, though the instruction
+# before it was basic_bump's ret (the end is the trace's disable point).
+pc_live=$(section present | sed -n 's/^\$[0-9]* = \(0x[0-9a-f]*\)$/\1/p' | head -1)
+section present | grep -qE "^position [0-9]+ of [0-9]+ in thread [0-9]+ \(the end of history\), pc $pc_live\$" ||
+    fail "monitor when: the end of history is not at the live pc $pc_live"
 [ "$(section poke | grep -c "^\$[0-9]* = 40\$")" = 2 ] ||
     fail "a write in the present: g_counter is not 40 (after it, and back in the present)"
 section poke | grep -q "^\$[0-9]* = 2\$" ||
