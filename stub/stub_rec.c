@@ -110,7 +110,7 @@ static bool stub_rec_is_thread_of(pid_t pid, pid_t tid)
 
 /* --- tasks, bundle, log ---------------------------------------------- */
 
-static struct stub_rec_task *stub_rec_find(struct stub_rec *r, pid_t tid)
+struct stub_rec_task *stub_rec_find(const struct stub_rec *r, pid_t tid)
 {
 	for (size_t i = 0; i < r->ntasks; i++)
 		if (r->tasks[i]->th.tid == tid && r->tasks[i]->state != STUB_REC_GONE)

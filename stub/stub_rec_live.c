@@ -22,14 +22,6 @@
 #include "stub/stub_rec.h"
 #include "stub/stub_rec_priv.h"
 
-static struct stub_rec_task *live_find(const struct stub_rec *r, pid_t tid)
-{
-	for (size_t i = 0; i < r->ntasks; i++)
-		if (r->tasks[i]->th.tid == tid && r->tasks[i]->state != STUB_REC_GONE)
-			return r->tasks[i];
-	return NULL;
-}
-
 static bool live_is_break(const struct stub_rec_goal *g, uint64_t ip)
 {
 	size_t lo = 0, hi = g->nbreaks;
@@ -173,7 +165,7 @@ static struct stub_rec_task *live_pick(struct stub_rec *r, const struct stub_rec
 	struct stub_rec_task *t = r->lcur;
 
 	if (g->kind != STUB_REC_GO_CONTINUE && g->only) {
-		t = live_find(r, g->tid);
+		t = stub_rec_find(r, g->tid);
 		return t && t->state == STUB_REC_READY ? t : NULL;
 	}
 	if (t && t->state == STUB_REC_READY && !t->held && r->lused < r->opt.slice)
@@ -184,7 +176,7 @@ static struct stub_rec_task *live_pick(struct stub_rec *r, const struct stub_rec
 
 int stub_rec_goal_start(struct stub_rec *r, struct stub_rec_goal *g)
 {
-	struct stub_rec_task *t = g->kind == STUB_REC_GO_CONTINUE ? NULL : live_find(r, g->tid);
+	struct stub_rec_task *t = g->kind == STUB_REC_GO_CONTINUE ? NULL : stub_rec_find(r, g->tid);
 	struct stub_rec_pause ignored;
 
 	if (g->kind != STUB_REC_GO_CONTINUE && !t)
@@ -206,7 +198,7 @@ int stub_rec_goal_start(struct stub_rec *r, struct stub_rec_goal *g)
 
 int stub_rec_set_signal(struct stub_rec *r, pid_t tid, int sig)
 {
-	struct stub_rec_task *t = live_find(r, tid);
+	struct stub_rec_task *t = stub_rec_find(r, tid);
 
 	if (!t)
 		return -ESRCH;
@@ -330,7 +322,7 @@ size_t stub_rec_tids(const struct stub_rec *r, pid_t *out, size_t max)
 
 bool stub_rec_has_thread(const struct stub_rec *r, pid_t tid)
 {
-	const struct stub_rec_task *t = live_find(r, tid);
+	const struct stub_rec_task *t = stub_rec_find(r, tid);
 
 	return t && t->state != STUB_REC_NEW;
 }
@@ -338,7 +330,7 @@ bool stub_rec_has_thread(const struct stub_rec *r, pid_t tid)
 int stub_rec_task_regs(const struct stub_rec *r, pid_t tid, struct user_regs_struct *out,
 		       bool *stopped)
 {
-	const struct stub_rec_task *t = live_find(r, tid);
+	const struct stub_rec_task *t = stub_rec_find(r, tid);
 
 	if (!t || t->state == STUB_REC_NEW)
 		return -ESRCH;
@@ -349,7 +341,7 @@ int stub_rec_task_regs(const struct stub_rec *r, pid_t tid, struct user_regs_str
 
 int stub_rec_regs_changed(struct stub_rec *r, pid_t tid)
 {
-	struct stub_rec_task *t = live_find(r, tid);
+	struct stub_rec_task *t = stub_rec_find(r, tid);
 
 	if (!t || t->state != STUB_REC_READY)
 		return -ESRCH;
@@ -361,7 +353,7 @@ int stub_rec_regs_changed(struct stub_rec *r, pid_t tid)
 int stub_rec_write_mem(struct stub_rec *r, pid_t tid, uint64_t addr, const void *buf,
 		       size_t len)
 {
-	struct stub_rec_task *t = live_find(r, tid);
+	struct stub_rec_task *t = stub_rec_find(r, tid);
 	int e;
 
 	/* Logged in a stopped thread's log, between two of its instructions;

@@ -100,6 +100,8 @@ int stub_rec_save(struct stub_rec *r);
 /* Saves the bundle or flushes the files when their time has come. */
 int stub_rec_periodic(struct stub_rec *r);
 int stub_rec_collect(struct stub_rec *r, int flags);
+/* The task of live thread @tid, or NULL. */
+struct stub_rec_task *stub_rec_find(const struct stub_rec *r, pid_t tid);
 struct stub_rec_task *stub_rec_pick(struct stub_rec *r);
 int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t);
 bool stub_rec_live(const struct stub_rec *r);

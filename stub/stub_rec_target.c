@@ -6,7 +6,6 @@
 #include "stub/stub_rec_target.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "replay/bundle.h"
 #include "replay/cursor.h"
 #include "replay/replay_target.h"
 #include "stub/stub_dreg.h"
@@ -34,6 +34,13 @@ struct srt_point {
 	uint64_t addr;
 	enum rsp_point_type type;
 	int kind;
+};
+
+/* A thread's `record btrace` configuration, kept across replay targets. */
+struct srt_btrace {
+	int64_t tid;
+	enum rsp_btrace_format format;
+	uint64_t size;
 };
 
 struct stub_rec_target {
@@ -64,9 +71,7 @@ struct stub_rec_target {
 	bool in_past;              /* a cursor is before the present */
 	struct rsp_stop past_stop;
 	bool past_pending;         /* past_stop is to be reported */
-	int64_t *btrace_tids;      /* threads GDB enabled `record btrace` for */
-	enum rsp_btrace_format *btrace_fmt;
-	uint64_t *btrace_size;
+	struct srt_btrace *btrace; /* threads GDB enabled `record btrace` for */
 	size_t nbtrace;
 };
 
@@ -121,8 +126,8 @@ static int srt_open_past(struct stub_rec_target *t)
 		rt.ops->insert_point(rt.ctx, t->points[i].type, t->points[i].addr, t->points[i].kind);
 	for (size_t i = 0; i < t->nbtrace; i++)
 		rt.ops->btrace_enable(rt.ctx,
-				      (struct rsp_ptid){ stub_rec_pid(t->rec), t->btrace_tids[i] },
-				      t->btrace_fmt[i], t->btrace_size[i]);
+				      (struct rsp_ptid){ stub_rec_pid(t->rec), t->btrace[i].tid },
+				      t->btrace[i].format, t->btrace[i].size);
 	return 0;
 }
 
@@ -646,15 +651,13 @@ static int srt_btrace_enable(void *ctx, struct rsp_ptid thread, enum rsp_btrace_
 			     uint64_t size)
 {
 	struct stub_rec_target *t = ctx;
-	int64_t *tids;
-	enum rsp_btrace_format *fmt;
-	uint64_t *sz;
+	struct srt_btrace *nv;
 	int e;
 
 	if (t->gone || !stub_rec_has_thread(t->rec, (pid_t)thread.tid))
 		return -ESRCH;
 	for (size_t i = 0; i < t->nbtrace; i++)
-		if (t->btrace_tids[i] == thread.tid)
+		if (t->btrace[i].tid == thread.tid)
 			return -EALREADY;
 	/* Nothing recorded yet (GDB enables it at the first instruction): the
 	 * replay target opened later is enabled then (srt_open_past). */
@@ -663,20 +666,11 @@ static int srt_btrace_enable(void *ctx, struct rsp_ptid thread, enum rsp_btrace_
 		if (e < 0)
 			return e;
 	}
-	tids = realloc(t->btrace_tids, (t->nbtrace + 1) * sizeof(*tids));
-	if (tids)
-		t->btrace_tids = tids;
-	fmt = realloc(t->btrace_fmt, (t->nbtrace + 1) * sizeof(*fmt));
-	if (fmt)
-		t->btrace_fmt = fmt;
-	sz = realloc(t->btrace_size, (t->nbtrace + 1) * sizeof(*sz));
-	if (sz)
-		t->btrace_size = sz;
-	if (!tids || !fmt || !sz)
+	nv = realloc(t->btrace, (t->nbtrace + 1) * sizeof(*nv));
+	if (!nv)
 		return -ENOMEM;
-	t->btrace_tids[t->nbtrace] = thread.tid;
-	t->btrace_fmt[t->nbtrace] = format;
-	t->btrace_size[t->nbtrace++] = size;
+	t->btrace = nv;
+	t->btrace[t->nbtrace++] = (struct srt_btrace){ thread.tid, format, size };
 	return 0;
 }
 
@@ -685,12 +679,9 @@ static int srt_btrace_disable(void *ctx, struct rsp_ptid thread)
 	struct stub_rec_target *t = ctx;
 
 	for (size_t i = 0; i < t->nbtrace; i++) {
-		if (t->btrace_tids[i] != thread.tid)
+		if (t->btrace[i].tid != thread.tid)
 			continue;
-		t->nbtrace--;
-		t->btrace_tids[i] = t->btrace_tids[t->nbtrace];
-		t->btrace_fmt[i] = t->btrace_fmt[t->nbtrace];
-		t->btrace_size[i] = t->btrace_size[t->nbtrace];
+		t->btrace[i] = t->btrace[--t->nbtrace];
 		return t->past ? srt_past_rsp(t).ops->btrace_disable(t->past, thread) : 0;
 	}
 	return -ENOENT;
@@ -702,9 +693,9 @@ static int srt_btrace_conf(void *ctx, struct rsp_ptid thread, enum rsp_btrace_fo
 	struct stub_rec_target *t = ctx;
 
 	for (size_t i = 0; i < t->nbtrace; i++) {
-		if (t->btrace_tids[i] == thread.tid) {
-			*format = t->btrace_fmt[i];
-			*size = t->btrace_size[i];
+		if (t->btrace[i].tid == thread.tid) {
+			*format = t->btrace[i].format;
+			*size = t->btrace[i].size;
 			return 0;
 		}
 	}
@@ -842,15 +833,6 @@ int stub_rec_target_new(char *const argv[], pid_t pid, const struct stub_rec_tar
 	return 0;
 }
 
-static int srt_rm(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 void stub_rec_target_free(struct stub_rec_target *t)
 {
 	if (!t)
@@ -860,7 +842,7 @@ void stub_rec_target_free(struct stub_rec_target *t)
 	stub_rec_free(t->rec);
 	replay_target_free(t->past);
 	if (t->own_dir)
-		nftw(t->dir, srt_rm, 16, FTW_DEPTH | FTW_PHYS);
+		replay_bundle_remove_tree(t->dir);
 	if (t->sigfd >= 0)
 		close(t->sigfd);
 	if (t->busyfd >= 0)
@@ -868,9 +850,7 @@ void stub_rec_target_free(struct stub_rec_target *t)
 	sigprocmask(SIG_SETMASK, &t->old_mask, NULL);
 	free(t->points);
 	free(t->breaks);
-	free(t->btrace_tids);
-	free(t->btrace_fmt);
-	free(t->btrace_size);
+	free(t->btrace);
 	free(t);
 }
 
