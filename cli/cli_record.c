@@ -248,6 +248,11 @@ static void cli_record_summary(const struct stub_rec *r, const char *dir)
 		s.gaps, s.gaps == 1 ? "" : "s", (unsigned long long)s.trace_bytes,
 		s.instructions ? (double)s.trace_bytes / (double)s.instructions : 0.0,
 		(unsigned long long)s.state_bytes);
+	if (s.lost_traps)
+		fprintf(stderr, "hindsight: warning: %llu single step%s ran more than one "
+			"instruction (a lost trap: this machine misbehaves, see `hindsight "
+			"doctor`); the recording has a \"state-unknown\" gap at each\n",
+			(unsigned long long)s.lost_traps, s.lost_traps == 1 ? "" : "s");
 }
 
 /* The exit status `hindsight record` passes on. */

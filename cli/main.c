@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli_doctor.h"
 #include "cli/cli_history.h"
 #include "cli/cli_import.h"
 #include "cli/cli_record.h"
@@ -39,6 +40,8 @@ static const struct command commands[] = {
 	  cli_import_main, cli_import_usage },
 	{ "calls", "print a recording's function-call history, like GDB's record function-call-history",
 	  cli_calls_main, cli_calls_usage },
+	{ "doctor", "what this machine gives hindsight: Intel PT, ptrace, debug registers, single steps",
+	  cli_doctor_main, cli_doctor_usage },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -16,6 +16,7 @@
  */
 #include "stub/stub_rec.h"
 
+#include <cpuid.h>
 #include <errno.h>
 #include <sched.h>
 #include <stddef.h>
@@ -34,9 +35,11 @@
 #include "protocol/rsp_buf.h"
 #include "replay/bundle.h"
 #include "stub/stub_mem.h"
+#include "stub/stub_probe.h"
 #include "stub/stub_procfs.h"
 #include "stub/stub_rec_insn.h"
 #include "stub/stub_rec_maps.h"
+#include "stub/stub_rec_next.h"
 #include "stub/stub_rec_state.h"
 #include "stub/stub_rec_priv.h"
 #include "stub/stub_rec_thread.h"
@@ -520,9 +523,43 @@ static int stub_rec_deliver(struct stub_rec *r, struct stub_rec_task *t)
 						       r->clock);
 }
 
-/* The report after single-stepping @insn in @t. */
+/* @insn executed in @t, which is now at t->regs.rip, not at @expect where
+ * @insn goes: the step's trap was lost or late, and the instructions run in
+ * between were not seen. @insn is logged as going to @expect, the trace
+ * ends there and starts again where the thread is; its memory is unknown
+ * from here back to what the log can tell (as after an exec), and a
+ * "state-unknown" gap says so. Nothing later is shifted. */
+static int stub_rec_lost_trap(struct stub_rec *r, struct stub_rec_task *t,
+			      const struct stub_rec_insn *insn, uint64_t expect)
+{
+	char text[256];
+	int e = stub_rec_log(r, t, insn, expect);
+
+	if (e >= 0)
+		e = stub_rec_thread_interrupt(&t->th, expect);
+	if (e < 0)
+		return e;
+	snprintf(text, sizeof(text),
+		 "single-step trap lost after the instruction at 0x%" PRIx64 ": the thread went on "
+		 "at 0x%" PRIx64 ", not 0x%" PRIx64 "; what ran in between is not recorded",
+		 insn->ip, (uint64_t)t->regs.rip, expect);
+	r->lost_traps++;
+	return stub_rec_state_lost(&t->st, &r->sp, t->th.ninsn, r->clock, text);
+}
+
+/* A SIGTRAP stop of @t that no step or breakpoint caused: sent by
+ * kill / tgkill (si_code <= 0), so a signal-delivery-stop. */
+static bool stub_rec_sent_trap(const struct stub_rec_task *t)
+{
+	siginfo_t si;
+
+	return ptrace(PTRACE_GETSIGINFO, t->th.tid, 0, &si) == 0 && si.si_code <= 0;
+}
+
+/* The report after single-stepping @insn in @t, which goes to @expect if
+ * @known (stub/stub_rec_next.h). */
 static int stub_rec_stepped(struct stub_rec *r, struct stub_rec_task *t,
-			    const struct stub_rec_insn *insn, int st)
+			    const struct stub_rec_insn *insn, int st, bool known, uint64_t expect)
 {
 	int e;
 
@@ -545,6 +582,34 @@ static int stub_rec_stepped(struct stub_rec *r, struct stub_rec_task *t,
 		return 0;
 	}
 	t->in_rep = false;
+	if (known && t->regs.rip != expect) {
+		if (t->regs.rip == insn->ip && stub_rec_sent_trap(t)) {
+			t->sig = SIGTRAP;
+			return 0;
+		}
+		return stub_rec_lost_trap(r, t, insn, expect);
+	}
+	return stub_rec_log(r, t, insn, t->regs.rip);
+}
+
+/* CPUID, run by the recorder for @t: a single step over it loses its trap
+ * on some hypervisors (the step runs the next instruction too). The
+ * recorder and the program share one CPU (stub_rec_pin), so the answers
+ * are the program's own. */
+static int stub_rec_cpuid(struct stub_rec *r, struct stub_rec_task *t,
+			  const struct stub_rec_insn *insn)
+{
+	unsigned a, b, c, d;
+
+	__cpuid_count((unsigned)t->regs.rax, (unsigned)t->regs.rcx, a, b, c, d);
+	t->regs.rax = a;
+	t->regs.rbx = b;
+	t->regs.rcx = c;
+	t->regs.rdx = d;
+	t->regs.rip = insn->ip + insn->len;
+	if (ptrace(PTRACE_SETREGS, t->th.tid, 0, &t->regs) < 0)
+		return -errno;
+	t->in_rep = false;
 	return stub_rec_log(r, t, insn, t->regs.rip);
 }
 
@@ -562,26 +627,53 @@ static int stub_rec_dr0(pid_t tid, uint64_t addr)
 	return 0;
 }
 
-/* A rep-string instruction with many iterations left runs to an execution
- * breakpoint on the next instruction instead of one step per iteration.
- * Falls back to stepping if the debug registers cannot be set. */
-static int stub_rec_rep(struct stub_rec *r, struct stub_rec_task *t,
-			const struct stub_rec_insn *insn)
+/* Runs @t to the fall-through of @insn (a rep string instruction, or one
+ * whose step loses its trap) at full speed: an execution breakpoint in
+ * DR0 where debug registers were seen to fire (stub/stub_probe.h), else
+ * an int3 written there and taken out again. Only @t runs meanwhile: the
+ * other threads are stopped or single-stepping out of a syscall. 1 if
+ * neither can be set (the caller steps), else as stub_rec_stepped. */
+static int stub_rec_run_over(struct stub_rec *r, struct stub_rec_task *t,
+			     const struct stub_rec_insn *insn)
 {
+	uint64_t at = insn->ip + insn->len;
+	bool dr = stub_probe_dregs() == STUB_PROBE_YES;
+	uint8_t orig, int3 = 0xcc;
 	int st, e;
 
-	if (stub_rec_dr0(t->th.tid, insn->ip + insn->len) < 0)
+	if (dr && stub_rec_dr0(t->th.tid, at) < 0)
+		return 1;
+	if (!dr && (stub_mem_read(&r->mem, at, &orig, 1) != 1 ||
+		    stub_mem_write(&r->mem, at, &int3, 1) < 0))
 		return 1;
 	e = ptrace(PTRACE_CONT, t->th.tid, 0, (void *)(long)t->sig) < 0 ? -errno : 0;
-	if (e < 0)
-		return e;
-	t->sig = 0;
-	e = stub_rec_wait(t->th.tid, &st, 0);
-	if (e < 0)
-		return e;
-	if (WIFSTOPPED(st))
+	if (e >= 0) {
+		t->sig = 0;
+		e = stub_rec_wait(t->th.tid, &st, 0);
+	}
+	if (dr && e >= 0 && WIFSTOPPED(st))
 		stub_rec_dr0(t->th.tid, 0);
-	return stub_rec_stepped(r, t, insn, st);
+	if (!dr)
+		stub_mem_write(&r->mem, at, &orig, 1);
+	if (e < 0)
+		return e;
+	if (!WIFSTOPPED(st) || (st >> 16))
+		return stub_rec_stepped(r, t, insn, st, true, at);
+	e = stub_rec_getregs(t);
+	if (e < 0)
+		return e;
+	if (!dr && WSTOPSIG(st) == SIGTRAP && t->regs.rip == at + 1) {
+		t->regs.rip = at;          /* back before the int3 */
+		if (ptrace(PTRACE_SETREGS, t->th.tid, 0, &t->regs) < 0)
+			return -errno;
+	} else if (WSTOPSIG(st) != SIGTRAP && t->regs.rip == at) {
+		/* It ran over @insn and a signal stopped it before the
+		 * breakpoint: executed, the signal pending. */
+		t->in_rep = false;
+		t->sig = WSTOPSIG(st);
+		return stub_rec_log(r, t, insn, at);
+	}
+	return stub_rec_stepped(r, t, insn, st, true, at);
 }
 
 #define STUB_REC_REP_MIN 64   /* iterations worth a breakpoint */
@@ -590,6 +682,8 @@ static int stub_rec_rep(struct stub_rec *r, struct stub_rec_task *t,
 int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 {
 	struct stub_rec_insn insn;
+	uint64_t expect = 0;
+	bool known;
 	int st, e;
 
 	/* Between iterations of a rep string instruction the registers are
@@ -619,9 +713,13 @@ int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 	e = stub_rec_state_before(&t->st, &r->sp, &insn, &t->regs, t->th.ninsn + 1);
 	if (e < 0)
 		return e;
-	if (insn.rep && t->regs.rcx >= STUB_REC_REP_MIN && !r->no_rep_accel &&
-	    (e = stub_rec_rep(r, t, &insn)) <= 0)
+	if (insn.cpuid && !t->sig)
+		return stub_rec_cpuid(r, t, &insn);
+	/* CPUID with a signal to deliver: the program runs it itself. */
+	if ((insn.cpuid || (insn.rep && t->regs.rcx >= STUB_REC_REP_MIN && !r->no_rep_accel)) &&
+	    (e = stub_rec_run_over(r, t, &insn)) <= 0)
 		return e;
+	known = stub_rec_next(&r->icache.dec, &insn, &t->regs, r->mem.fd, &expect) == 1;
 	e = stub_rec_resume(t->th.tid, t->sig);
 	if (e < 0)
 		return e;
@@ -629,7 +727,7 @@ int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 	e = stub_rec_wait(t->th.tid, &st, 0);
 	if (e < 0)
 		return e;
-	return stub_rec_stepped(r, t, &insn, st);
+	return stub_rec_stepped(r, t, &insn, st, known, expect);
 }
 
 /* --- the loop ------------------------------------------------------- */
@@ -1091,6 +1189,7 @@ void stub_rec_get_summary(const struct stub_rec *r, struct stub_rec_summary *s)
 	s->instructions = r->clock;
 	s->threads = r->ntasks;
 	s->gaps = r->b ? r->b->ngaps : 0;
+	s->lost_traps = r->lost_traps;
 	for (size_t i = 0; i < r->ntasks; i++) {
 		s->trace_bytes += stub_swpt_offset(&r->tasks[i]->th.pt);
 		s->state_bytes += r->tasks[i]->st.bytes;

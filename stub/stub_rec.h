@@ -25,7 +25,6 @@
 #include <sys/user.h>
 
 struct replay_bundle;
-struct stub_dreg_set;
 struct stub_rec;
 
 #define STUB_REC_PSB_PERIOD 4096
@@ -49,6 +48,7 @@ struct stub_rec_summary {
 	uint64_t instructions;
 	size_t threads;
 	size_t gaps;
+	uint64_t lost_traps;       /* steps that lost their trap: "state-unknown" gaps */
 	uint64_t trace_bytes;
 	uint64_t state_bytes;
 };
@@ -96,6 +96,14 @@ struct stub_rec_watch {
 	bool known;                /* val was read */
 };
 
+/* A read or access watchpoint: an instruction whose memory operands read
+ * (@read_only) or read or write a byte of [addr, addr + len) is a hit,
+ * reported after it ran, as x86 reports data breakpoints. */
+struct stub_rec_access {
+	uint64_t addr, len;
+	bool read_only;
+};
+
 enum stub_rec_go { STUB_REC_GO_CONTINUE, STUB_REC_GO_STEP, STUB_REC_GO_RANGE };
 
 struct stub_rec_goal {
@@ -107,10 +115,12 @@ struct stub_rec_goal {
 	size_t nbreaks;
 	struct stub_rec_watch *watches;
 	size_t nwatches;
-	/* Access watchpoints in the debug registers (stub/stub_dreg.h), or
-	 * NULL: while there are any, rep string instructions are stepped one
-	 * iteration at a time (DR0 is not borrowed for them). */
-	const struct stub_dreg_set *dregs;
+	/* Read and access watchpoints, checked against the memory operands
+	 * of every instruction before it runs (no debug register is used:
+	 * they do not fire on every machine). While there are any, rep
+	 * string instructions are stepped one iteration at a time. */
+	const struct stub_rec_access *accesses;
+	size_t naccesses;
 	const uint8_t *pass;       /* NULL or [65]: signals delivered unreported */
 };
 
@@ -119,6 +129,7 @@ enum stub_rec_pause_kind {
 	STUB_REC_PAUSE_STEP,       /* the goal's step or range step ended */
 	STUB_REC_PAUSE_WATCH,      /* tid changed watched bytes (watch_addr) */
 	STUB_REC_PAUSE_ACCESS,     /* tid accessed an access watchpoint's bytes */
+	STUB_REC_PAUSE_READ,       /* tid read a read watchpoint's bytes */
 	STUB_REC_PAUSE_SIGNAL,     /* a signal (sig) is pending for tid */
 	STUB_REC_PAUSE_INTERRUPT,  /* stub_rec_interrupt */
 	STUB_REC_PAUSE_EXITED,     /* the process ended: status, or killed by sig */

@@ -144,6 +144,15 @@ int stub_rec_insn_decode(const ZydisDecoder *dec, const uint8_t *bytes, size_t l
 	/* pt_insn_proceed: no push for a call to the next instruction. */
 	out->push = cls == STUB_REC_CALL_IND ||
 		    (cls == STUB_REC_CALL && in.raw.imm[0].value.s != 0);
+	out->cpuid = in.mnemonic == ZYDIS_MNEMONIC_CPUID;
+	out->addr32 = in.address_width == 32;
+	out->cc = 0;
+	out->target = 0;
+	if (cls == STUB_REC_COND || cls == STUB_REC_JUMP || cls == STUB_REC_CALL)
+		out->target = ip + in.length + (uint64_t)in.raw.imm[0].value.s;
+	if (cls == STUB_REC_COND)
+		out->cc = in.opcode >= 0xe0 && in.opcode <= 0xe3 ?
+			  (uint8_t)(STUB_REC_CC_LOOPNE + (in.opcode - 0xe0)) : in.opcode & 0xf;
 	out->rep = (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
 				     ZYDIS_ATTRIB_HAS_REPNE)) &&
 		   in.meta.category == ZYDIS_CATEGORY_STRINGOP;

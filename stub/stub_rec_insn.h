@@ -34,6 +34,9 @@ enum stub_rec_class {
 	STUB_REC_KERNEL,     /* far transfer into the kernel: TIP.PGD */
 };
 
+/* The conditions of E0-E3 (after Jcc's 0-15). */
+enum { STUB_REC_CC_LOOPNE = 16, STUB_REC_CC_LOOPE, STUB_REC_CC_LOOP, STUB_REC_CC_JRCXZ };
+
 struct stub_rec_insn {
 	uint64_t ip;
 	uint8_t len;
@@ -42,6 +45,11 @@ struct stub_rec_insn {
 	bool rep;            /* rep-prefixed string instruction */
 	bool memw;           /* may write memory (an operand, explicit or not) */
 	bool fpw;            /* may write x87 / SSE / AVX / AVX-512 state */
+	bool cpuid;          /* CPUID: the recorder runs it (stub/stub_rec.c) */
+	bool addr32;         /* 0x67 prefix: LOOP* / JrCXZ count in ECX */
+	uint8_t cc;          /* STUB_REC_COND: Jcc's condition (0-15), or
+	                        STUB_REC_CC_LOOPNE... for E0-E3 */
+	uint64_t target;     /* direct branches (COND, JUMP, CALL): the target */
 	uint8_t bytes[ZYDIS_MAX_INSTRUCTION_LENGTH]; /* the encoding (len used) */
 };
 

@@ -17,10 +17,9 @@
 #include <sys/wait.h>
 
 #include "replay/bundle.h"
-#include "stub/stub_dreg.h"
-#include "stub/stub_hw.h"
 #include "stub/stub_rec.h"
 #include "stub/stub_rec_priv.h"
+#include "stub/stub_rec_state_ops.h"
 
 static bool live_is_break(const struct stub_rec_goal *g, uint64_t ip)
 {
@@ -63,40 +62,43 @@ static int live_check_watches(struct stub_rec *r, struct stub_rec_goal *g,
 	return hit;
 }
 
-/* The access watchpoints into @t's debug registers, if it has older ones. */
-static int live_dregs_apply(struct stub_rec *r, const struct stub_rec_goal *g,
-			    struct stub_rec_task *t)
+/* Whether the instruction @t runs next reads (or, for an access
+ * watchpoint, reads or writes) watched bytes: 1 with @out filled. A rep
+ * string instruction is checked once, over all its iterations. */
+static int live_access_check(struct stub_rec *r, const struct stub_rec_goal *g,
+			     struct stub_rec_task *t, struct stub_rec_pause *out)
 {
-	struct stub_dreg_set none;
-	int e;
+	struct stub_rec_span sp[STUB_REC_SPANS];
+	struct stub_rec_insn insn;
+	int n[2] = { -1, -1 };
 
-	if (t->dr_gen == r->dr_gen)
+	if (!g->naccesses || t->in_rep || t->sig || t->restart ||
+	    stub_rec_icache_get(&r->icache, r->mem.fd, t->regs.rip, &insn) < 0)
 		return 0;
-	stub_dreg_set_init(&none);
-	e = stub_hw_apply(t->th.tid, g->dregs ? g->dregs : &none);
-	if (e >= 0)
-		t->dr_gen = r->dr_gen;
-	return e;
-}
+	for (size_t i = 0; i < g->naccesses; i++) {
+		const struct stub_rec_access *a = &g->accesses[i];
+		unsigned ro = a->read_only;
 
-/* After a step of @t: 1 with @out filled if an access watchpoint was hit. */
-static int live_dregs_hit(const struct stub_rec_goal *g, struct stub_rec_task *t,
-			  struct stub_rec_pause *out)
-{
-	uint64_t dr6;
-	int i;
+		if (n[ro] < 0)
+			n[ro] = stub_rec_state_ops(&r->icache.dec, &insn, &t->regs, NULL, 0,
+						   &(struct stub_rec_xoff){ 0 }, r->sp.xsave_size,
+						   ro ? ZYDIS_OPERAND_ACTION_MASK_READ
+						      : ZYDIS_OPERAND_ACTION_MASK_READ |
+							ZYDIS_OPERAND_ACTION_MASK_WRITE,
+						   sp + (ro ? STUB_REC_SPANS / 2 : 0), STUB_REC_SPANS / 2);
+		for (int k = 0; k < n[ro]; k++) {
+			const struct stub_rec_span *s = &sp[k + (ro ? STUB_REC_SPANS / 2 : 0)];
 
-	if (!g->dregs || stub_hw_read_dr6(t->th.tid, &dr6) < 0 || !(dr6 & 0xf))
-		return 0;
-	stub_hw_clear_dr6(t->th.tid);
-	i = stub_dreg_hit(g->dregs, dr6);
-	if (i < 0)
-		return 0;
-	memset(out, 0, sizeof(*out));
-	out->kind = STUB_REC_PAUSE_ACCESS;
-	out->tid = t->th.tid;
-	out->watch_addr = g->dregs->point[i].addr;
-	return 1;
+			if (s->addr < a->addr + a->len && a->addr < s->addr + s->len) {
+				memset(out, 0, sizeof(*out));
+				out->kind = ro ? STUB_REC_PAUSE_READ : STUB_REC_PAUSE_ACCESS;
+				out->tid = t->th.tid;
+				out->watch_addr = a->addr;
+				return 1;
+			}
+		}
+	}
+	return 0;
 }
 
 /* The stepped task has moved and, for a range step, left the range. */
@@ -183,11 +185,7 @@ int stub_rec_goal_start(struct stub_rec *r, struct stub_rec_goal *g)
 		return -ESRCH;
 	r->goal_moves = t ? t->moves : 0;
 	r->blocked = false;
-	/* Every thread gets the access watchpoints (or none) before it runs. */
-	r->dr_gen++;
-	r->no_rep_accel = g->dregs && !stub_dreg_empty(g->dregs);
-	if (!r->no_rep_accel)
-		g->dregs = NULL;
+	r->no_rep_accel = g->naccesses > 0;
 	for (size_t i = 0; i < g->nwatches; i++)
 		g->watches[i].known = false;
 	live_check_watches(r, g, &ignored);
@@ -245,18 +243,24 @@ int stub_rec_run_until(struct stub_rec *r, struct stub_rec_goal *g, uint32_t bud
 		r->lcur = r->lprev = t;
 		while (n < budget && t->state == STUB_REC_READY && r->lused < r->opt.slice &&
 		       !r->interrupt) {
+			struct stub_rec_pause access;
+			uint64_t moves = t->moves;
+			int hit;
+
 			if (!t->in_rep && live_check_before(r, g, t, out))
 				return live_pause(r);
-			e = live_dregs_apply(r, g, t);
-			if (e >= 0)
-				e = stub_rec_step(r, t);
+			hit = live_access_check(r, g, t, &access);
+			e = stub_rec_step(r, t);
 			if (e < 0)
 				return e;
 			t->sig_ok = false;     /* a step delivers what was pending */
 			n++;
 			r->lused++;
-			if (t->state == STUB_REC_READY && live_dregs_hit(g, t, out))
+			/* Reported once it ran (or began to, for a rep). */
+			if (hit && t->state == STUB_REC_READY && (t->moves != moves || t->in_rep)) {
+				*out = access;
 				return live_pause(r);
+			}
 			if (t->in_rep)
 				continue;
 			if (live_check_watches(r, g, out))

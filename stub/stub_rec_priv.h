@@ -57,7 +57,6 @@ struct stub_rec_task {
 	uint64_t moves;                /* instructions logged + signals delivered */
 	bool sig_ok;                   /* @sig may be delivered without a pause */
 	bool sig_reported;             /* @sig was the reason of the last pause */
-	unsigned dr_gen;               /* its debug registers are of this generation */
 	struct stub_rec_cut *cuts;     /* --snapshot: oldest first */
 	size_t ncuts;
 	uint64_t first_index;          /* instructions dropped by the snapshot cut */
@@ -83,6 +82,7 @@ struct stub_rec {
 	struct stub_rec_state_proc sp;
 	FILE *iplog;
 	bool exited;
+	uint64_t lost_traps;               /* steps that ran more than one instruction */
 	/* Served live (stub_rec_live.c): */
 	volatile sig_atomic_t interrupt;   /* pause at the next instruction */
 	struct stub_rec_task *last_mover;  /* the task of the last logged change */
@@ -91,8 +91,7 @@ struct stub_rec {
 	uint32_t lused;                    /* instructions of lcur's slice */
 	uint64_t goal_moves;               /* the stepped task's moves at resume */
 	bool blocked;                      /* the last burst found no thread to run */
-	bool no_rep_accel;                 /* DR0 holds a watchpoint: no rep breakpoint */
-	unsigned dr_gen;                   /* the debug registers' generation */
+	bool no_rep_accel;                 /* access watchpoints: rep strings stepped */
 };
 
 /* The loop's steps, for stub_rec_live.c. */

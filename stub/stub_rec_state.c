@@ -477,7 +477,7 @@ int stub_rec_state_before(struct stub_rec_state *s, struct stub_rec_state_proc *
 		return 0;                  /* the next iteration of a rep */
 	stub_rec_state_drop(s);
 	n = stub_rec_state_ops(&p->dec, insn, regs, s->xs, s->xs_len, &stub_rec_xoff,
-			       p->xsave_size, sp, STUB_REC_SPANS);
+			       p->xsave_size, ZYDIS_OPERAND_ACTION_MASK_WRITE, sp, STUB_REC_SPANS);
 	if (n < 0)
 		return n == -E2BIG || n == -EINVAL ? 0 : n;
 	for (int i = 0; i < n; i++) {
@@ -678,6 +678,16 @@ int stub_rec_state_exec(struct stub_rec_state *s, uint64_t index, uint64_t time)
 	stub_rec_state_drop(s);
 	e = stub_rec_map(s, 0, 0, STUB_REC_MAP_ALL, index, time);
 	return e < 0 ? e : stub_rec_emit(s);
+}
+
+int stub_rec_state_lost(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			uint64_t index, uint64_t time, const char *text)
+{
+	int e = stub_rec_map(s, 0, 0, STUB_REC_MAP_ALL, index, time);
+
+	if (e >= 0)
+		e = stub_rec_emit(s);
+	return e < 0 ? e : stub_rec_gap(p, s->tid, time, text);
 }
 
 /* --- signals -------------------------------------------------------- */

@@ -163,6 +163,12 @@ int stub_rec_state_signal_after(struct stub_rec_state *s, struct stub_rec_state_
 /* A successful execve at @index, @time: all memory is new (a MAP record
  * for everything). 0 or a negative errno. */
 int stub_rec_state_exec(struct stub_rec_state *s, uint64_t index, uint64_t time);
+/* Instructions ran unseen after instruction @index (a lost single-step
+ * trap): memory is unknown across @time as across an exec (a MAP record
+ * for everything), and a "state-unknown" gap at @time says @text. 0 or a
+ * negative errno. */
+int stub_rec_state_lost(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+			uint64_t index, uint64_t time, const char *text);
 /* Around a write into the process by someone else (the debugger), while
  * the thread is stopped before instruction @index + 1: _poke_before saves
  * the old bytes of [@addr, +@len), _poke_after logs them with the new

@@ -21,8 +21,7 @@ static int stub_rec_span_add(struct stub_rec_span *out, size_t max, size_t *n,
 	return 0;
 }
 
-/* The value of general register @reg (any width; rip: the next ip). */
-static uint64_t stub_rec_gp(const struct user_regs_struct *r, ZydisRegister reg,
+uint64_t stub_rec_gp(const struct user_regs_struct *r, ZydisRegister reg,
 			    uint64_t next_ip)
 {
 	ZydisRegister big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, reg);
@@ -163,9 +162,31 @@ static uint64_t stub_rec_op_len(const ZydisDecodedInstruction *in, const ZydisDe
 	return size ? size : 64;
 }
 
+uint64_t stub_rec_op_base(const ZydisDecodedOperand *m, const struct user_regs_struct *regs,
+			  uint64_t next_ip)
+{
+	uint64_t addr = stub_rec_gp(regs, m->mem.base, next_ip);
+
+	if (m->mem.segment == ZYDIS_REGISTER_FS)
+		addr += regs->fs_base;
+	else if (m->mem.segment == ZYDIS_REGISTER_GS)
+		addr += regs->gs_base;
+	return addr;
+}
+
+uint64_t stub_rec_op_addr(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *m,
+			  const struct user_regs_struct *regs, uint64_t next_ip)
+{
+	uint64_t addr = stub_rec_op_base(m, regs, next_ip) +
+			stub_rec_gp(regs, m->mem.index, next_ip) * m->mem.scale +
+			(uint64_t)m->mem.disp.value;
+
+	return in->address_width == 32 ? addr & 0xffffffffu : addr;
+}
+
 int stub_rec_state_ops(const ZydisDecoder *dec, const struct stub_rec_insn *insn,
 		       const struct user_regs_struct *regs, const uint8_t *xs, size_t xs_len,
-		       const struct stub_rec_xoff *xo, uint32_t xsave_size,
+		       const struct stub_rec_xoff *xo, uint32_t xsave_size, unsigned actions,
 		       struct stub_rec_span *out, size_t max)
 {
 	ZydisDecodedInstruction in;
@@ -180,21 +201,13 @@ int stub_rec_state_ops(const ZydisDecoder *dec, const struct stub_rec_insn *insn
 		uint64_t addr, len;
 		int r;
 
-		if (m->type != ZYDIS_OPERAND_TYPE_MEMORY ||
-		    !(m->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+		if (m->type != ZYDIS_OPERAND_TYPE_MEMORY || !(m->actions & actions))
 			continue;
-		addr = stub_rec_gp(regs, m->mem.base, next);
-		if (m->mem.segment == ZYDIS_REGISTER_FS)
-			addr += regs->fs_base;
-		else if (m->mem.segment == ZYDIS_REGISTER_GS)
-			addr += regs->gs_base;
 		if (m->mem.type == ZYDIS_MEMOP_TYPE_VSIB) {
-			r = stub_rec_vsib(&in, ops, m, addr, xs, xs_len, xo, out, max, &n);
+			r = stub_rec_vsib(&in, ops, m, stub_rec_op_base(m, regs, next), xs, xs_len,
+					  xo, out, max, &n);
 		} else if (m->mem.type == ZYDIS_MEMOP_TYPE_MEM) {
-			addr += stub_rec_gp(regs, m->mem.index, next) * m->mem.scale +
-				(uint64_t)m->mem.disp.value;
-			if (in.address_width == 32)
-				addr &= 0xffffffffu;
+			addr = stub_rec_op_addr(&in, m, regs, next);
 			len = stub_rec_op_len(&in, m, insn, regs, xsave_size, &addr);
 			r = stub_rec_span_add(out, max, &n, addr, len);
 		} else {

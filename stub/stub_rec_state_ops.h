@@ -39,12 +39,23 @@ struct stub_rec_xoff {
 	uint32_t ymm, zmm_hi256, hi16_zmm;
 };
 
-/* The ranges instruction @insn writes when run with @regs and XSAVE area
- * @xs (@xs_len bytes, for VSIB indices). Count, or -EINVAL if it does not
- * decode, -E2BIG if more than @max. */
+/* The ranges instruction @insn accesses when run with @regs and XSAVE
+ * area @xs (@xs_len bytes, for VSIB indices): its memory operands with
+ * one of @actions (ZYDIS_OPERAND_ACTION_MASK_WRITE for the writes, | _READ
+ * for every access). Count, or -EINVAL if it does not decode, -E2BIG if
+ * more than @max. */
 int stub_rec_state_ops(const ZydisDecoder *dec, const struct stub_rec_insn *insn,
 		       const struct user_regs_struct *regs, const uint8_t *xs, size_t xs_len,
-		       const struct stub_rec_xoff *xo, uint32_t xsave_size,
+		       const struct stub_rec_xoff *xo, uint32_t xsave_size, unsigned actions,
 		       struct stub_rec_span *out, size_t max);
+
+/* General register @reg of @regs at any width (rip / eip: @next_ip). */
+uint64_t stub_rec_gp(const struct user_regs_struct *regs, ZydisRegister reg, uint64_t next_ip);
+/* Segment base (fs / gs) plus base register of memory operand @m. */
+uint64_t stub_rec_op_base(const ZydisDecodedOperand *m, const struct user_regs_struct *regs,
+			  uint64_t next_ip);
+/* The address memory operand @m of @in refers to (not VSIB). */
+uint64_t stub_rec_op_addr(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *m,
+			  const struct user_regs_struct *regs, uint64_t next_ip);
 
 #endif

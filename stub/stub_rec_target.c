@@ -19,7 +19,6 @@
 #include "replay/bundle.h"
 #include "replay/cursor.h"
 #include "replay/replay_target.h"
-#include "stub/stub_dreg.h"
 #include "stub/stub_info.h"
 #include "stub/stub_proc.h"
 #include "stub/stub_procfs.h"
@@ -61,7 +60,8 @@ struct stub_rec_target {
 	size_t npoints, cappoints;
 	struct stub_rec_watch watches[SRT_MAX_WATCH];
 	size_t nwatches;
-	struct stub_dreg_set dregs; /* access watchpoints (Z4) */
+	struct stub_rec_access accesses[SRT_MAX_WATCH];  /* Z3, Z4 */
+	size_t naccesses;
 	uint8_t pass[RSP_NSIG];
 	pid_t last_tid;            /* the thread of the last stop */
 	struct stub_proc shadow;   /* for stub_info's queries of the process */
@@ -254,19 +254,39 @@ static int srt_write_mem(void *ctx, uint64_t addr, const void *buf, size_t len)
 
 /* ---- breakpoints and watchpoints ---------------------------------------- */
 
+/* Read (Z3) and access (Z4) watchpoints: the recorder checks each
+ * instruction's memory operands against them (stub_rec_goal.accesses). */
+static int srt_access_point(struct stub_rec_target *t, bool insert, enum rsp_point_type type,
+			    uint64_t addr, int kind)
+{
+	bool ro = type == RSP_POINT_READ_WATCH;
+	size_t i;
+
+	if (kind <= 0)
+		return -EINVAL;
+	for (i = 0; i < t->naccesses; i++)
+		if (t->accesses[i].addr == addr && t->accesses[i].len == (uint64_t)kind &&
+		    t->accesses[i].read_only == ro)
+			break;
+	if (insert && i == t->naccesses) {
+		if (t->naccesses == SRT_MAX_WATCH)
+			return -ENOSPC;
+		t->accesses[t->naccesses++] = (struct stub_rec_access){ addr, (uint64_t)kind, ro };
+	} else if (!insert && i < t->naccesses) {
+		t->accesses[i] = t->accesses[--t->naccesses];
+	}
+	if (t->past)
+		(insert ? srt_past_rsp(t).ops->insert_point : srt_past_rsp(t).ops->remove_point)(
+			t->past, type, addr, kind);
+	return 0;
+}
+
 static int srt_insert_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
 {
 	struct stub_rec_target *t = ctx;
 
-	if (type == RSP_POINT_READ_WATCH)
-		return -EOPNOTSUPP;    /* as the live target: GDB uses Z4 */
-	if (type == RSP_POINT_ACCESS_WATCH) {
-		int e = stub_dreg_insert(&t->dregs, type, addr, (uint64_t)kind);
-
-		if (e >= 0 && t->past)
-			srt_past_rsp(t).ops->insert_point(t->past, type, addr, kind);
-		return e;
-	}
+	if (type == RSP_POINT_READ_WATCH || type == RSP_POINT_ACCESS_WATCH)
+		return srt_access_point(t, true, type, addr, kind);
 	for (size_t i = 0; i < t->npoints; i++)
 		if (t->points[i].addr == addr && t->points[i].type == type &&
 		    (type != RSP_POINT_WRITE_WATCH || t->points[i].kind == kind))
@@ -300,13 +320,8 @@ static int srt_remove_point(void *ctx, enum rsp_point_type type, uint64_t addr, 
 {
 	struct stub_rec_target *t = ctx;
 
-	if (type == RSP_POINT_READ_WATCH)
-		return -EOPNOTSUPP;
-	if (type == RSP_POINT_ACCESS_WATCH) {
-		if (t->past)
-			srt_past_rsp(t).ops->remove_point(t->past, type, addr, kind);
-		return stub_dreg_remove(&t->dregs, type, addr, (uint64_t)kind);
-	}
+	if (type == RSP_POINT_READ_WATCH || type == RSP_POINT_ACCESS_WATCH)
+		return srt_access_point(t, false, type, addr, kind);
 	for (size_t i = 0; i < t->npoints; i++) {
 		if (t->points[i].addr != addr || t->points[i].type != type ||
 		    (type == RSP_POINT_WRITE_WATCH && t->points[i].kind != kind))
@@ -375,7 +390,8 @@ static int srt_resume_live(struct stub_rec_target *t, const struct rsp_resume *a
 	g->nbreaks = nb;
 	g->watches = t->watches;
 	g->nwatches = t->nwatches;
-	g->dregs = &t->dregs;
+	g->accesses = t->accesses;
+	g->naccesses = t->naccesses;
 	g->pass = t->pass;
 	for (size_t i = 0; i < n; i++) {
 		if (actions[i].kind == RSP_RESUME_STOP)
@@ -512,6 +528,10 @@ static void srt_stop_of(struct stub_rec_target *t, const struct stub_rec_pause *
 		break;
 	case STUB_REC_PAUSE_ACCESS:
 		out->reason = RSP_REASON_AWATCH;
+		out->watch_addr = p->watch_addr;
+		break;
+	case STUB_REC_PAUSE_READ:
+		out->reason = RSP_REASON_RWATCH;
 		out->watch_addr = p->watch_addr;
 		break;
 	case STUB_REC_PAUSE_SIGNAL:
@@ -791,7 +811,6 @@ int stub_rec_target_new(char *const argv[], pid_t pid, const struct stub_rec_tar
 	t->attached = !argv;
 	t->avx = stub_regs_features() & RSP_TARGET_AVX;
 	t->shadow.sigfd = -1;
-	stub_dreg_set_init(&t->dregs);
 	if (opt->dir) {
 		snprintf(t->dir, sizeof(t->dir), "%s", opt->dir);
 	} else {
