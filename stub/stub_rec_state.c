@@ -15,6 +15,7 @@
 #include <cpuid.h>
 #include <elf.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -510,6 +511,7 @@ int stub_rec_state_syscall(struct stub_rec_state *s, struct stub_rec_state_proc 
 	s->sc_args[3] = regs->r10;
 	s->sc_args[4] = regs->r8;
 	s->sc_args[5] = regs->r9;
+	s->sc_rsp = regs->rsp;
 	s->pend_syscall = true;
 	s->pend_valid = true;
 	s->pend_index = index;
@@ -615,6 +617,15 @@ static int stub_rec_sys_done(struct stub_rec_state *s, struct stub_rec_state_pro
 			return e;
 	}
 	s->nvol = 0;
+	/* A vfork child ran on this thread's memory, and on its stack below
+	 * rsp, while the thread waited: what it wrote there is unknown. */
+	if (ret > 0 && (s->sc_nr == SYS_vfork ||
+			(s->sc_nr == SYS_clone && (s->sc_args[0] & CLONE_VFORK)))) {
+		e = stub_rec_map(s, s->sc_rsp - STUB_REC_VFORK_STACK, STUB_REC_VFORK_STACK,
+				 STUB_REC_MAP_UNKNOWN, index, time);
+		if (e < 0)
+			return e;
+	}
 	/* Trims apply to the table's plain entries (never to pointer reads,
 	 * which fail with fd -1 and so give no span). */
 	for (int i = 0; i < n; i++) {

@@ -42,6 +42,7 @@ struct replay_bundle;
 #define STUB_REC_STATE_CKPT 16384      /* instructions between checkpoints */
 #define STUB_REC_STATE_XMAX 16384      /* largest XSAVE area read */
 #define STUB_REC_STATE_BIG (64u << 20) /* a larger write range is a gap */
+#define STUB_REC_VFORK_STACK (64u << 10) /* stack below rsp a vfork child may write */
 
 /* Record kinds: the low 3 bits of a record's first byte. */
 enum stub_rec_state_kind {
@@ -110,6 +111,7 @@ struct stub_rec_state {
 	bool pend_valid;
 	bool pend_syscall;
 	long sc_nr;                    /* the syscall in flight */
+	uint64_t sc_rsp;               /* ... and rsp when it was entered */
 	uint64_t sc_args[6];
 	uint64_t vol[4][2];            /* the syscall's volatile ranges (addr, len) */
 	size_t nvol;

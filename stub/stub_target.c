@@ -14,6 +14,7 @@
 
 #include "stub/stub_hw.h"
 #include "stub/stub_info.h"
+#include "stub/stub_probe.h"
 #include "stub/stub_proc.h"
 #include "stub/stub_regs.h"
 
@@ -123,6 +124,11 @@ static int stub_target_point(void *ctx, bool insert, enum rsp_point_type type,
 	if (type == RSP_POINT_SW_BREAK)
 		return insert ? stub_break_insert(&p->breaks, &p->mem, addr)
 			      : stub_break_remove(&p->breaks, &p->mem, addr);
+	/* Debug registers that were never seen to fire (some virtual
+	 * machines accept them and stay silent): refused, so that the
+	 * debugger says so instead of waiting for a hit that never comes. */
+	if (insert && stub_probe_dregs() != STUB_PROBE_YES)
+		return -EOPNOTSUPP;
 	return stub_target_hw_point(p, insert, type, addr, kind);
 }
 
