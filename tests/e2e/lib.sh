@@ -184,10 +184,11 @@ rand_int() { echo $(($1 + RANDOM % ($2 - $1 + 1))); }
 # the array SERVER_CMD with the command line for $SERVER.
 server_cmd()
 {
-    local once= attach= replay=
+    local once= attach= replay= norecord=
     while [ $# -gt 0 ]; do
         case $1 in
         --once) once=--once; shift ;;
+        --no-record) norecord=--no-record; shift ;;
         --attach) attach=$2; shift 2 ;;
         --replay) replay=$2; shift 2 ;;
         *) break ;;
@@ -210,7 +211,7 @@ server_cmd()
             echo "HINDSIGHT is not set to an executable (got '${HINDSIGHT:-}')" >&2
             return 1
         fi
-        SERVER_CMD=("$HINDSIGHT" serve ${once:+$once})
+        SERVER_CMD=("$HINDSIGHT" serve ${once:+$once} ${norecord:+$norecord})
         if [ -n "$attach" ]; then
             SERVER_CMD+=(--attach "$attach")
         fi
@@ -269,6 +270,7 @@ server_start()
     while [ $# -gt 0 ]; do
         case $1 in
         --once) opts+=(--once); shift ;;
+        --no-record) opts+=(--no-record); shift ;;
         --attach) opts+=(--attach "$2"); attach=$2; shift 2 ;;
         --replay) opts+=(--replay "$2"); shift 2 ;;
         *) break ;;
