@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "protocol/rsp_buf.h"
+#include "stub/stub_probe.h"
 #include "stub/stub_target.h"
 
 static char test_dir[] = "/tmp/hindsight-stub-XXXXXX";
@@ -472,6 +473,18 @@ static void test_range_step(void **state)
 	stub_target_free(l.t);
 }
 
+/* Where debug registers were never seen to fire (stub/stub_probe.h: some
+ * virtual machines), Z1-Z4 are refused rather than accepted and never hit:
+ * checks that for @type and ends the test's target. 1 if so. */
+static int dregs_refused(struct live *l, enum rsp_point_type type, uint64_t addr, int len)
+{
+	if (stub_probe_dregs() == STUB_PROBE_YES)
+		return 0;
+	assert_int_equal(l->rt.ops->insert_point(l->rt.ctx, type, addr, len), -EOPNOTSUPP);
+	stub_target_free(l->t);
+	return 1;
+}
+
 static void test_watch_write(void **state)
 {
 	uint64_t watched = symbol("basic", "watched");
@@ -483,6 +496,8 @@ static void test_watch_write(void **state)
 	live_to_main(&l, symbol("basic", "main"));
 	live_leave_break(&l, symbol("basic", "main"));
 	assert_int_equal(l.rt.ops->insert_point(l.rt.ctx, RSP_POINT_READ_WATCH, watched, 8), -EOPNOTSUPP);
+	if (dregs_refused(&l, RSP_POINT_WRITE_WATCH, watched, 8))
+		return;
 	assert_int_equal(l.rt.ops->insert_point(l.rt.ctx, RSP_POINT_WRITE_WATCH, watched, 8), 0);
 	st = live_cont(&l);
 	assert_int_equal(st.kind, RSP_STOP_SIGNAL);
@@ -506,6 +521,8 @@ static void test_hw_break_and_split_watch(void **state)
 	(void)state;
 	live_to_main(&l, symbol("basic", "main"));
 	live_leave_break(&l, symbol("basic", "main"));
+	if (dregs_refused(&l, RSP_POINT_HW_BREAK, touch, 1))
+		return;
 	assert_int_equal(l.rt.ops->insert_point(l.rt.ctx, RSP_POINT_HW_BREAK, touch, 1), 0);
 	st = live_cont(&l);
 	assert_int_equal(st.reason, RSP_REASON_HWBREAK);
@@ -686,6 +703,8 @@ static void test_watch_in_threads(void **state)
 
 	(void)state;
 	live_spawn(&l, "threads", NULL);
+	if (dregs_refused(&l, RSP_POINT_WRITE_WATCH, hits, 4))
+		return;
 	assert_int_equal(l.rt.ops->insert_point(l.rt.ctx, RSP_POINT_WRITE_WATCH, hits, 4), 0);
 	st = live_cont(&l);
 	assert_int_equal(st.reason, RSP_REASON_WATCH);
