@@ -7,8 +7,13 @@
  * PT stream is decoded with libipt's instruction decoder over an image made
  * of the bundle's mappings, and the decoded instructions must equal the
  * logged ones exactly: from the start, and again from every PSB (the
- * suffix from that PSB's index). Prints counts and bytes per instruction.
- * Needs gcc; the programs are run from a temporary directory.
+ * suffix from that PSB's index). Single-threaded programs are also run
+ * under tests/e2e/tools/stepper.c, an independent single-stepper that runs
+ * CPUID itself (a step over it loses its trap on some hypervisors): its
+ * instructions must be the recorder's, one for one. Address-space
+ * randomization is off for every program run here, so both runs execute
+ * the same instructions. Prints counts and bytes per instruction. Needs
+ * gcc; the programs are run from a temporary directory.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,8 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -32,6 +39,9 @@
 #define SRC "tests/programs/rec"
 
 static char work[256];
+/* The program takes timer signals: where they land differs from run to
+ * run, so no second run is compared with the recorded one. */
+static bool async_signals;
 
 struct tlog {
 	int tid;
@@ -182,6 +192,49 @@ static size_t decode_compare(uint8_t *pt, size_t len, struct pt_image *img, uint
 	return k;
 }
 
+/* Runs the independent stepper over @argv (same argv, same environment as
+ * the recorder's run) and checks that it executed exactly @t's
+ * instructions. */
+static void stepper_compare(const char *name, char *const argv[], const struct tlog *t)
+{
+	char out[512], stepper[512], *av[16];
+	size_t n = 0, k = 0;
+	uint64_t ip;
+	FILE *f;
+	pid_t pid;
+	int st;
+
+	snprintf(stepper, sizeof(stepper), "%s/stepper", work);
+	snprintf(out, sizeof(out), "%s/%s.stepped", work, name);
+	av[k++] = stepper;
+	av[k++] = out;
+	for (size_t i = 0; argv[i] && k < 15; i++)
+		av[k++] = argv[i];
+	av[k] = NULL;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* stdout as the recorded run had it: glibc's buffering, and
+		 * so the instructions, depend on what it is */
+		execv(stepper, av);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	f = fopen(out, "r");
+	assert_non_null(f);
+	while (fscanf(f, "%" SCNx64, &ip) == 1) {
+		if (n < t->n && t->ip[n] != ip)
+			fail_msg("%s: instruction %zu is 0x%" PRIx64 " stepped, 0x%" PRIx64 " recorded",
+				 name, n + 1, ip, t->ip[n]);
+		n++;
+	}
+	fclose(f);
+	if (n != t->n)
+		fail_msg("%s: %zu instructions stepped, %zu recorded", name, n, t->n);
+	printf("  %-18s %zu instructions, as an independent stepper's\n", name, n);
+}
+
 static void run(const char *cmd)
 {
 	int r = system(cmd);
@@ -254,6 +307,8 @@ static void roundtrip(const char *name, char *const argv[], size_t expect_thread
 		       name, t->tid, t->n, len, t->n ? (double)len / (double)t->n : 0.0, psbs);
 		free(pt);
 	}
+	if (b->nthreads == 1 && !async_signals)
+		stepper_compare(name, argv, iplog_thread(&log, (int)b->threads[0].tid));
 	printf("  %-18s %" PRIu64 " instructions, %zu threads, %.3f B/insn, %.0f insns/s\n", name,
 	       s.instructions, s.threads, (double)s.trace_bytes / (double)s.instructions,
 	       (double)s.instructions / secs);
@@ -307,7 +362,9 @@ static void test_control_O2_noretcomp(void **state)
 static void test_signals(void **state)
 {
 	(void)state;
+	async_signals = true;
 	prog("signals-O0", "signals.c", "-O0", 1);
+	async_signals = false;
 }
 
 static void test_threads(void **state)
@@ -344,10 +401,16 @@ static void test_forkexec(void **state)
 static int setup(void **state)
 {
 	(void)state;
+	char cmd[1024];
+
 	snprintf(work, sizeof(work), "/tmp/hindsight-rec-rt.XXXXXX");
 	if (!mkdtemp(work))
 		return -1;
-	return 0;
+	/* Inherited by every program run here, the recorder's and the
+	 * stepper's: both execute the same instructions. */
+	personality(ADDR_NO_RANDOMIZE);
+	snprintf(cmd, sizeof(cmd), "gcc -O2 -o %s/stepper tests/e2e/tools/stepper.c", work);
+	return system(cmd) == 0 ? 0 : -1;
 }
 
 static int teardown(void **state)
