@@ -13,7 +13,8 @@
  * (stub/stub_rec.h) and prints where the bundle is and a one-line summary.
  * The exit status is the program's (128 + signal if it was killed), like
  * rr record. The hidden --ip-log FILE writes every stepped instruction for
- * the round-trip tests. SIGTERM ends the recording (a started program is
+ * the round-trip tests; the hidden --step-cpuid single-steps CPUID instead
+ * of running it in the recorder (the tests of the step check). SIGTERM ends the recording (a started program is
  * killed, an attached one detached); SIGINT detaches an attached process
  * and is otherwise left to the program, which shares the terminal.
  */
@@ -45,6 +46,7 @@ struct record_args {
 	bool noretcomp;
 	long attach_pid;
 	const char *ip_log;
+	bool step_cpuid;
 	uint64_t snapshot;         /* keep about the newest this many bytes per thread */
 	uint64_t aux_size;         /* hardware, full mode: AUX bytes per thread (0: default) */
 	bool hw;                   /* cli_record_pick chose the hardware recorder */
@@ -130,6 +132,7 @@ static int cli_record_parse(int argc, char **argv, struct record_args *a)
 		{ "noretcomp", no_argument, NULL, 'n' },
 		{ "attach", required_argument, NULL, 'a' },
 		{ "ip-log", required_argument, NULL, 'l' },
+		{ "step-cpuid", no_argument, NULL, 'C' },
 		{ "snapshot", required_argument, NULL, 's' },
 		{ "aux-size", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
@@ -147,6 +150,7 @@ static int cli_record_parse(int argc, char **argv, struct record_args *a)
 		case 'r': a->mode = optarg; break;
 		case 'n': a->noretcomp = true; break;
 		case 'l': a->ip_log = optarg; break;
+		case 'C': a->step_cpuid = true; break;
 		case 'h': return 1;
 		case 'p':
 			if (cli_record_number(optarg, 64, 1L << 30, &a->psb_period) < 0) {
@@ -392,6 +396,7 @@ static void cli_record_go(const struct record_args *a, bool summary, struct cli_
 	o.psb_period = (uint32_t)a->psb_period;
 	o.noretcomp = a->noretcomp;
 	o.ip_log = a->ip_log;
+	o.step_cpuid = a->step_cpuid;
 	o.snapshot = a->snapshot;
 	e = stub_rec_new(&r, &o, pid, a->attach_pid ? NULL : a->argv, a->attach_pid != 0);
 	if (e < 0) {

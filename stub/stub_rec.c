@@ -713,10 +713,10 @@ int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 	e = stub_rec_state_before(&t->st, &r->sp, &insn, &t->regs, t->th.ninsn + 1);
 	if (e < 0)
 		return e;
-	if (insn.cpuid && !t->sig)
+	if (insn.cpuid && !t->sig && !r->opt.step_cpuid)
 		return stub_rec_cpuid(r, t, &insn);
 	/* CPUID with a signal to deliver: the program runs it itself. */
-	if ((insn.cpuid || (insn.rep && t->regs.rcx >= STUB_REC_REP_MIN && !r->no_rep_accel)) &&
+	if (((insn.cpuid && !r->opt.step_cpuid) || (insn.rep && t->regs.rcx >= STUB_REC_REP_MIN && !r->no_rep_accel)) &&
 	    (e = stub_rec_run_over(r, t, &insn)) <= 0)
 		return e;
 	known = stub_rec_next(&r->icache.dec, &insn, &t->regs, r->mem.fd, &expect) == 1;

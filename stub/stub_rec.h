@@ -38,6 +38,10 @@ struct stub_rec_options {
 	const char *state_check;   /* NULL, or a file for state samples (tests) */
 	uint32_t state_check_every;/* logical time between samples */
 	uint32_t slice;            /* 0: STUB_REC_SLICE */
+	bool step_cpuid;           /* tests: CPUID single-stepped like any
+				    * instruction, not run by the recorder
+				    * (where its trap is lost, the step check
+				    * must catch it) */
 	uint64_t snapshot;         /* > 0: the saved recording keeps only about
 				    * the newest this many bytes of each
 				    * thread's trace (cut at a PSB, where the
