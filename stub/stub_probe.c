@@ -130,16 +130,27 @@ static enum stub_probe_answer stub_probe_dregs_run(void)
 	return a;
 }
 
+/* A probe's answer, measured at the first call only. */
+struct stub_probe_cache {
+	bool done;
+	enum stub_probe_answer answer;
+};
+
+static enum stub_probe_answer stub_probe_cached(struct stub_probe_cache *c,
+						enum stub_probe_answer (*run)(void))
+{
+	if (!c->done) {
+		c->answer = run();
+		c->done = true;
+	}
+	return c->answer;
+}
+
 enum stub_probe_answer stub_probe_dregs(void)
 {
-	static enum stub_probe_answer cached = STUB_PROBE_UNKNOWN;
-	static bool done;
+	static struct stub_probe_cache c;
 
-	if (!done) {
-		cached = stub_probe_dregs_run();
-		done = true;
-	}
-	return cached;
+	return stub_probe_cached(&c, stub_probe_dregs_run);
 }
 
 static void stub_probe_idle_body(void)
@@ -190,14 +201,9 @@ static enum stub_probe_answer stub_probe_cpuid_run(void)
 
 enum stub_probe_answer stub_probe_cpuid_step(void)
 {
-	static enum stub_probe_answer cached = STUB_PROBE_UNKNOWN;
-	static bool done;
+	static struct stub_probe_cache c;
 
-	if (!done) {
-		cached = stub_probe_cpuid_run();
-		done = true;
-	}
-	return cached;
+	return stub_probe_cached(&c, stub_probe_cpuid_run);
 }
 
 double stub_probe_step_rate(unsigned n)
