@@ -806,6 +806,20 @@ int replay_state_read_mem_status(const struct replay_state *st, uint64_t time, u
 
 	memset(status, REPLAY_STATE_UNTOUCHED, len);
 	memset(buf, 0, len);
+	/* Nothing is mapped above the largest user address (57 bits with
+	 * 5-level paging): those bytes are unknown, and no end computed
+	 * below can wrap past 2^64. */
+	if (addr >= REPLAY_STATE_ADDR_LIMIT) {
+		memset(status, REPLAY_STATE_UNKNOWN, len);
+		return len ? -ENOENT : 0;
+	}
+	if (len > REPLAY_STATE_ADDR_LIMIT - addr) {
+		size_t keep = (size_t)(REPLAY_STATE_ADDR_LIMIT - addr);
+
+		memset(status + keep, REPLAY_STATE_UNKNOWN, len - keep);
+		r = -ENOENT;
+		len = keep;
+	}
 	epoch(st, time, &from, &to);
 	volatile_mask(st, time, addr, len, status);
 	while (x < addr + len) {

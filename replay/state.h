@@ -84,6 +84,10 @@ int replay_state_regs_at(struct replay_state *st, int64_t tid, uint64_t index,
 int replay_state_read_mem(const struct replay_state *st, uint64_t time, uint64_t addr,
 			  void *buf, size_t len, uint8_t *known);
 
+/* No user address reaches this (57-bit virtual addresses at most): bytes
+ * at or above it are unknown. */
+#define REPLAY_STATE_ADDR_LIMIT (1ull << 57)
+
 /* What replay_state_read_mem_status says of each byte. */
 enum replay_state_byte {
 	REPLAY_STATE_UNTOUCHED = 0, /* nothing logged ever changed it (no write,

@@ -77,6 +77,15 @@ expect x.err 'Range out of bounds.'
 timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'print some_var' >v.out 2>v.err
 expect v.err 'No symbol "some_var" in current context'
 
+# Reads at the top of the address space (GDB sends them itself, e.g. after
+# reverse-stepping with rbp = 0): refused, not a crash.
+timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'x/4xb 0xfffffffffffff000' \
+    -ex 'x/4xb 0xfffffffffffffffe' -ex 'x/2xg 0x00fffffffffffff8' >top.out 2>top.err
+expect_eq "exit status of reads at the top" "$?" 1
+expect top.err "Cannot access memory at address 0xfffffffffffff000"
+expect top.err "Cannot access memory at address 0xfffffffffffffffe"
+expect top.err "Cannot access memory at address 0xfffffffffffff8"
+
 # Missing and corrupt recordings.
 timeout 60 "$HINDSIGHT" replay "$T_DIR/nothing-here" --batch -ex bt >m.out 2>m.err
 expect_eq "exit status of a missing recording" "$?" 1
