@@ -1075,6 +1075,24 @@ int stub_rec_attach(pid_t pid)
 	return e < 0 ? e : 0;
 }
 
+void stub_rec_let_go(pid_t pid, bool attached)
+{
+	pid_t *tids;
+	int n, st;
+
+	if (!attached) {
+		kill(pid, SIGKILL);
+		while (stub_rec_wait(pid, &st, 0) == pid && !WIFEXITED(st) && !WIFSIGNALED(st))
+			;
+		return;
+	}
+	n = stub_procfs_tids(pid, &tids);
+	for (int i = 0; i < n; i++)
+		ptrace(PTRACE_DETACH, tids[i], 0, 0);
+	if (n >= 0)
+		free(tids);
+}
+
 /* The bundle's fixed fields. */
 static int stub_rec_bundle_init(struct stub_rec *r, char *const argv[])
 {

@@ -62,6 +62,10 @@ int stub_rec_spawn(char *const argv[], pid_t *pid);
 /* Attaches to every thread of @pid and waits until each is stopped. 0,
  * -ESRCH, -EPERM or another negative errno (then nothing stays attached). */
 int stub_rec_attach(pid_t pid);
+/* Lets go of @pid when no recording of it could start (stub_rec_new
+ * failed): a program started for it is killed, an attached process is
+ * detached and runs on. */
+void stub_rec_let_go(pid_t pid, bool attached);
 
 /* A recorder of @pid (stopped, from stub_rec_spawn or stub_rec_attach);
  * @argv is what the bundle records as the command (NULL: from

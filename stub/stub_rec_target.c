@@ -844,6 +844,9 @@ int stub_rec_target_new(char *const argv[], pid_t pid, const struct stub_rec_tar
 	e = stub_rec_new(&t->rec, &ro, pid, argv, !argv);
 	if (e < 0) {
 		snprintf(err, errsize, "cannot record in %s: %s", t->dir, strerror(-e));
+		stub_rec_free(t->rec);     /* nothing of it to end or save */
+		t->rec = NULL;
+		stub_rec_let_go(pid, !argv);
 		stub_rec_target_free(t);
 		return e;
 	}

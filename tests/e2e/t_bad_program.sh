@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # t_bad_program: a program that does not exist, or is not executable, gives a
 # clear message naming it and a non-zero exit, quickly and without listening.
+# So does a recording directory that cannot be made (`serve -o`): the started
+# program is killed, an attached one let go, running and untraced.
 . "$(dirname "$0")/lib.sh"
 
 missing=$T_DIR/no-such-program
@@ -21,4 +23,27 @@ for prog in "$missing" "$noexec"; do
 done
 expect "$T_DIR/no-such-program.err" "No such file or directory"
 expect "$T_DIR/not-executable.err" "Permission denied"
+
+if ! is_gdbserver; then
+    basic=$(build_prog basic) || finish
+    loop=$(build_prog loop) || finish
+    timeout -k 2 10 "$HINDSIGHT" serve --once -o /dev/null/x 127.0.0.1:0 "$basic" 1 2 \
+        </dev/null >o.err 2>&1
+    expect_eq "exit status of serve -o /dev/null/x" "$?" 1
+    show o.err
+    expect o.err "cannot record in /dev/null/x: Not a directory"
+    expect_not o.err "Listening on port"
+    "$loop" >/dev/null 2>&1 &
+    lpid=$!
+    track_pid "$lpid"
+    sleep 0.2
+    timeout -k 2 10 "$HINDSIGHT" serve --once -o /dev/null/x --attach "$lpid" 127.0.0.1:0 \
+        </dev/null >a.err 2>&1
+    expect_eq "exit status of serve --attach -o /dev/null/x" "$?" 1
+    show a.err
+    expect a.err "Cannot attach to process $lpid: cannot record in /dev/null/x"
+    sleep 0.2
+    expect_re "/proc/$lpid/status" "^TracerPid:[[:space:]]+0$"
+    expect_re "/proc/$lpid/status" "^State:[[:space:]]+[RS]"
+fi
 finish
