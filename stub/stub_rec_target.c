@@ -385,7 +385,8 @@ static int srt_resume_live(struct stub_rec_target *t, const struct rsp_resume *a
 	for (size_t i = 0; i < t->npoints; i++)
 		if (t->points[i].type == RSP_POINT_SW_BREAK || t->points[i].type == RSP_POINT_HW_BREAK)
 			t->breaks[nb++] = t->points[i].addr;
-	qsort(t->breaks, nb, sizeof(*t->breaks), srt_cmp_u64);
+	if (nb)
+		qsort(t->breaks, nb, sizeof(*t->breaks), srt_cmp_u64);
 	g->breaks = t->breaks;
 	g->nbreaks = nb;
 	g->watches = t->watches;

@@ -40,4 +40,14 @@ out3=$T_DIR/gdb.out
 gdb_run "$out3" -ex 'break loop_spin' -ex 'continue' -ex 'kill'
 show "$out3"
 expect "$out3" "Breakpoint 1, loop_spin () at loop.c:"
+
+# The first resume with no breakpoint at all runs the program to its end
+# (under UBSan this was an abort: qsort of an empty, NULL table).
+basic=$(build_prog basic) || finish
+server_start "$basic" 3 4 || finish
+out4=$T_DIR/raw4.out
+timeout -k 2 30 "$PY" "$E2E_DIR/tools/rsp_client.py" "$PORT" \
+    'send:qSupported' 'send:vCont;c' >"$out4" 2>&1
+show "$out4"
+expect_re "$out4" "^reply W00"
 finish
