@@ -300,11 +300,21 @@ static int h_kill(struct rsp_server *s, struct rsp_request *req)
 	return rsp_reply_stop(&s->reply, &s->client, &s->last_stop, NULL);
 }
 
+/* vKill;PID and D;PID name the served process or are refused (E01, as
+ * gdbserver answers), rather than acting on it. */
+static int other_process(struct rsp_server *s, const struct rsp_request *req)
+{
+	struct rsp_process_info pi;
+
+	return req->u.pid > 0 && s->target.ops->process_info(s->target.ctx, &pi) == 0 &&
+	       pi.pid != req->u.pid;
+}
+
 static int h_vkill(struct rsp_server *s, struct rsp_request *req)
 {
-	int err = s->has_process ? s->target.ops->kill(s->target.ctx) : -ESRCH;
+	int err = !s->has_process ? -ESRCH : other_process(s, req) ? -EPERM :
+		  s->target.ops->kill(s->target.ctx);
 
-	(void)req;
 	if (err)
 		return reply_err(s, err, NULL);
 	forget_process(s, RSP_STOP_TERMINATED, SIGKILL);
@@ -313,9 +323,9 @@ static int h_vkill(struct rsp_server *s, struct rsp_request *req)
 
 static int h_detach(struct rsp_server *s, struct rsp_request *req)
 {
-	int err = s->has_process ? s->target.ops->detach(s->target.ctx) : -ESRCH;
+	int err = !s->has_process ? -ESRCH : other_process(s, req) ? -EPERM :
+		  s->target.ops->detach(s->target.ctx);
 
-	(void)req;
 	if (err)
 		return reply_err(s, err, NULL);
 	forget_process(s, RSP_STOP_EXITED, 0);

@@ -41,13 +41,19 @@ gdb_run "$out3" -ex 'break loop_spin' -ex 'continue' -ex 'kill'
 show "$out3"
 expect "$out3" "Breakpoint 1, loop_spin () at loop.c:"
 
-# The first resume with no breakpoint at all runs the program to its end
-# (under UBSan this was an abort: qsort of an empty, NULL table).
+# vKill / D naming another process (pid 1) are refused (E01; gdbserver
+# refuses D;1 but kills its own process on vKill;1), leaving the served one
+# alone; then the first resume with no breakpoint at
+# all runs it to its end (under UBSan this was an abort: qsort of an empty,
+# NULL table).
+is_gdbserver && finish
 basic=$(build_prog basic) || finish
 server_start "$basic" 3 4 || finish
 out4=$T_DIR/raw4.out
 timeout -k 2 30 "$PY" "$E2E_DIR/tools/rsp_client.py" "$PORT" \
-    'send:qSupported' 'send:vCont;c' >"$out4" 2>&1
+    'send:qSupported' 'send:vKill;1' 'send:D;1' 'send:?' 'send:vCont;c' >"$out4" 2>&1
 show "$out4"
+[ "$(grep -c '^reply E01' "$out4")" = 2 ] || fail "vKill;1 and D;1 were not both refused with E01"
+expect_re "$out4" "^reply T05"
 expect_re "$out4" "^reply W00"
 finish
