@@ -14,10 +14,13 @@
 #include "replay/state.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "protocol/rsp_ftag.h"
 #include "replay/bundle.h"
@@ -339,26 +342,35 @@ static int scan(struct replay_state *st, struct sthread *t)
 	return t->nck ? 0 : -EINVAL;
 }
 
+/* load's error for a state log that is a FIFO, a device, a socket. */
+#define EFTYPE_NOTREG EBADFD
+
 static int load(const struct replay_bundle *b, const struct replay_thread *bt, struct sthread *t)
 {
 	char path[4096];
-	FILE *f;
-	long n;
-	int e = replay_bundle_path(b, bt->state_file, path, sizeof(path));
+	struct stat sb = { 0 };
+	ssize_t n = 0;
+	size_t got = 0;
+	int fd, e = replay_bundle_path(b, bt->state_file, path, sizeof(path));
 
 	if (e < 0)
 		return e;
-	f = fopen(path, "rb");
-	if (!f)
+	/* Non-blocking: a FIFO named as a state log must not hang the open. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		e = S_ISDIR(sb.st_mode) ? -EISDIR : -EFTYPE_NOTREG;
+		close(fd);
+		return e;
+	}
 	t->tid = bt->tid;
-	t->data = malloc(n > 0 ? (size_t)n : 1);
-	t->len = n > 0 ? (size_t)n : 0;
-	e = !t->data ? -ENOMEM : fread(t->data, 1, t->len, f) != t->len ? -EIO : 0;
-	fclose(f);
+	t->len = (size_t)sb.st_size;
+	t->data = malloc(t->len ? t->len : 1);
+	while (t->data && got < t->len && (n = read(fd, t->data + got, t->len - got)) > 0)
+		got += (size_t)n;
+	e = !t->data ? -ENOMEM : got != t->len ? -EIO : 0;
+	close(fd);
 	return e;
 }
 
@@ -449,7 +461,8 @@ int replay_state_open(const struct replay_bundle *b, struct replay_state **out, 
 			e = scan(st, t);
 		if (e < 0 && err)
 			snprintf(err, errsize, "%s: %s", b->threads[i].state_file,
-				 e == -EINVAL ? "not a state log" : strerror(-e));
+				 e == -EINVAL ? "not a state log" :
+				 e == -EFTYPE_NOTREG ? "not a regular file" : strerror(-e));
 	}
 	if (e >= 0 && !st->nt)
 		e = -ENOENT;

@@ -95,6 +95,18 @@ mkdir -p bad && cp -r "$T_DIR/rec/." bad/ && printf '{"type": "intel-pt", "hinds
 timeout 60 "$HINDSIGHT" replay "$T_DIR/bad" --batch -ex bt >b.out 2>b.err
 expect_eq "exit status of a corrupt recording" "$?" 1
 expect_re b.err "^hindsight: cannot open the recording $T_DIR/bad: trace.json"
+# A state log that is a directory or a FIFO: refused at once, not a huge
+# allocation or an open that never returns.
+for kind in dir fifo; do
+    rm -rf "st-$kind" && mkdir "st-$kind" && cp -r "$T_DIR/rec/." "st-$kind/"
+    log=$(ls "st-$kind"/threads/*.state | head -1)
+    rm -f "$log"
+    if [ $kind = dir ]; then mkdir "$log"; else mkfifo "$log"; fi
+    timeout 20 "$HINDSIGHT" replay "st-$kind" --batch -ex 'info registers rip' \
+        >"st-$kind.out" 2>"st-$kind.err"
+    expect_eq "exit status with a state log that is a $kind" "$?" 1
+    expect_re "st-$kind.err" "^hindsight: cannot open the recording st-$kind: threads/[0-9]+.state: (Is a directory|not a regular file)$"
+done
 "$HINDSIGHT" replay --batch 2>u.err
 expect_eq "exit status without a recording" "$?" 2
 finish
