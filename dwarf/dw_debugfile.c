@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dwarf/dw_elf.h"
+
 static const char dw_debug_root[] = "/usr/lib/debug";
 
 uint32_t dw_crc32(uint32_t crc, const void *buf, size_t len)
@@ -33,11 +35,11 @@ uint32_t dw_crc32(uint32_t crc, const void *buf, size_t len)
 static int dw_file_crc(const char *path, uint32_t *crc)
 {
 	unsigned char buf[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = dw_open_regular(path);
 	ssize_t n;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	*crc = 0;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		*crc = dw_crc32(*crc, buf, (size_t)n);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int dw_elf_read_sections(struct dw_elf *e)
@@ -111,6 +112,37 @@ static struct dw_elf *dw_elf_alloc(const char *path)
 	return e;
 }
 
+int dw_open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), e;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		e = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+FILE *dw_fopen_regular(const char *path)
+{
+	int fd = dw_open_regular(path);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "rb");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 int dw_elf_open(const char *path, struct dw_elf **out)
 {
 	struct dw_elf *e;
@@ -121,9 +153,10 @@ int dw_elf_open(const char *path, struct dw_elf **out)
 	e = dw_elf_alloc(path);
 	if (!e)
 		return -ENOMEM;
-	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	e->fd = dw_open_regular(path);
 	if (e->fd < 0) {
-		int rc = -errno;
+		/* a directory, a FIFO, a device: not an ELF file either */
+		int rc = e->fd == -EISDIR || e->fd == -EINVAL ? -ENOEXEC : e->fd;
 
 		dw_elf_free(e);
 		return rc;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct dw_elf_section {
 	const char *name;   /* as in the file; ".zdebug_x" is reported as ".debug_x" */
@@ -39,6 +40,13 @@ struct dw_elf {
 /* Returns 0, -ENOENT / -EACCES / ... from open(2), -ENOEXEC when not a
  * 64-bit little-endian ELF file with a readable section table, -ENOMEM. */
 int dw_elf_open(const char *path, struct dw_elf **out);
+/* open(@path, O_RDONLY | O_CLOEXEC) for a regular file only: a FIFO, a
+ * device or a directory is refused at once (-EINVAL, -EISDIR), never
+ * waited on. The descriptor, or a negative errno. Every reader of
+ * recordings, images and sources opens through it. */
+int dw_open_regular(const char *path);
+/* fdopen of dw_open_regular(@path) for reading; NULL with errno set. */
+FILE *dw_fopen_regular(const char *path);
 /* Same, over a copy of @len bytes at @buf; @name is kept for messages. */
 int dw_elf_open_memory(const void *buf, size_t len, const char *name, struct dw_elf **out);
 void dw_elf_free(struct dw_elf *e);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dwarf/dw_elf.h"
 #include "protocol/rsp_buf.h"
 #include "replay/bundle.h"
 #include "replay/elf_load.h"
@@ -31,11 +32,11 @@ static const struct replay_mapping *mapping_of(const struct replay_bundle *b, co
 
 static int read_ehdr(const char *path, Elf64_Ehdr *eh)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = dw_open_regular(path);
 	ssize_t n;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = pread(fd, eh, sizeof(*eh), 0);
 	close(fd);
 	if (n != (ssize_t)sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dwarf/dw_elf.h"
 #include "replay/elf_load.h"
 #include "replay/image_find.h"
 #include "replay/percpu.h"
@@ -731,7 +732,7 @@ static int manifest_path(const char *dir, char *path, size_t size, char *base, s
 /* The manifest's text (NUL-terminated) into *@text. 0 or -errno. */
 static int read_text(const char *path, char **text)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = dw_fopen_regular(path);
 	size_t n = 0, cap = 0, got;
 	char *buf = NULL, *nb;
 	int err;

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dwarf/dw_elf.h"
 #include "replay/bundle.h"
 #include "replay/image.h"
 
@@ -94,9 +95,9 @@ static int map_pt(struct replay_decoder *d, const char *file)
 
 	if (replay_bundle_path(d->b, file, path, sizeof(path)) < 0)
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = dw_open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0) {
 		err = -errno;
 		close(fd);
@@ -144,9 +145,9 @@ static int load_segments(struct replay_decoder *d, const struct replay_thread *t
 
 		if (replay_bundle_path(d->b, g->file, path, sizeof(path)) < 0)
 			return -ENAMETOOLONG;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = dw_open_regular(path);
 		if (fd < 0)
-			return -errno;
+			return fd;
 		if (pread(fd, d->pt + d->seg_base[i], g->size, (off_t)g->offset) != (ssize_t)g->size) {
 			close(fd);
 			return -EIO;

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dwarf/dw_elf.h"
+
 #define PAGE 4096u
 
 static int read_segments(Elf *elf, void *arg)
@@ -67,9 +69,9 @@ static int with_elf(const char *path, int (*fn)(Elf *, void *), void *arg)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOEXEC;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = dw_open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	n = elf ? fn(elf, arg) : -ENOEXEC;
 	elf_end(elf);

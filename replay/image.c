@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dwarf/dw_elf.h"
 #include "replay/bundle.h"
 
 struct image_map {
@@ -163,9 +164,9 @@ static int map_file(struct replay_image *img, size_t i)
 		return 0;
 	if (replay_bundle_path(img->b, img->b->maps[i].file, path, sizeof(path)) < 0)
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = dw_open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
 		close(fd);
 		return -EINVAL;

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dwarf/dw_elf.h"
 #include "replay/bundle.h"
 
 #define SWITCH_CPU_WIDE 15         /* PERF_RECORD_SWITCH_CPU_WIDE */
@@ -272,9 +273,9 @@ static int slurp(struct split *s, const char *file, uint8_t **data, size_t *size
 	*size = 0;
 	if (replay_bundle_path(s->b, file, path, sizeof(path)) < 0)
 		return fail(s, -ENAMETOOLONG, "%s: file name too long", file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = dw_open_regular(path);
 	if (fd < 0)
-		return fail(s, -errno, "%s: %s", file, strerror(errno));
+		return fail(s, fd, "%s: %s", file, fd == -EINVAL ? "not a regular file" : strerror(-fd));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return fail(s, -EINVAL, "%s: not a regular file", file);
@@ -536,9 +537,9 @@ int replay_percpu_write_thread(const struct replay_bundle *b, size_t thread, con
 			rc = -ENAMETOOLONG;
 			break;
 		}
-		fd = open(from, O_RDONLY | O_CLOEXEC);
+		fd = dw_open_regular(from);
 		if (fd < 0) {
-			rc = -errno;
+			rc = fd;
 			break;
 		}
 		while (!rc && done < g->size) {

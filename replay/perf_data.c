@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dwarf/dw_elf.h"
 #include "replay/percpu.h"
 #include "replay/perf_record.h"
 #include "replay/perf_sideband.h"
@@ -553,9 +554,9 @@ int replay_perf_data_read(const char *path, struct replay_perf_data **out, char 
 	int fd, rc;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = dw_open_regular(path);
 	if (fd < 0 || fstat(fd, &st)) {
-		rc = -errno;
+		rc = fd < 0 ? fd : -errno;
 		snprintf(err, errsize, "%s: %s", path, strerror(-rc));
 		if (fd >= 0)
 			close(fd);

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dwarf/dw_elf.h"
 #include "protocol/rsp_buf.h"
 #include "replay/bundle.h"
 #include "replay/auxv.h"
@@ -1174,10 +1175,10 @@ static int read_all(const char *path, struct rsp_buf *out)
 {
 	uint8_t buf[65536];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd = dw_open_regular(path), err = 0;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	while (!err && (n = read(fd, buf, sizeof(buf))) > 0)
 		err = rsp_buf_append(out, buf, (size_t)n);
 	if (!err && n < 0)

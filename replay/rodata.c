@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dwarf/dw_elf.h"
 #include "replay/bundle.h"
 #include "replay/elf_load.h"
 
@@ -53,7 +54,7 @@ static int add_file(struct replay_rodata *r, const char *path, const struct repl
 		if (segs[i].writable || segs[i].executable)
 			continue; /* code is the image's; writable data the log's */
 		if (fd < 0) {
-			fd = open(path, O_RDONLY | O_CLOEXEC);
+			fd = dw_open_regular(path);
 			if (fd < 0)
 				return 0;
 			s.owns_fd = 1;

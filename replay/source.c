@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf/dw_elf.h"
+
 #define SOURCE_MAX (64u << 20)     /* larger "sources" are not read */
 
 void replay_source_release(struct replay_source *s)
@@ -19,7 +21,7 @@ void replay_source_release(struct replay_source *s)
 
 static char *read_all(const char *path, size_t *size)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = dw_fopen_regular(path);
 	char *buf = NULL;
 	long n;
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dwarf/dw_elf.h"
 #include "replay/bundle.h"
 #include "replay/elf_load.h"
 
@@ -116,7 +117,7 @@ static int load_file(struct symfile *f)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
-	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	fd = dw_open_regular(f->path);
 	if (fd < 0)
 		return 0;
 	elf = elf_begin(fd, ELF_C_READ, NULL);

@@ -107,6 +107,16 @@ for kind in dir fifo; do
     expect_eq "exit status with a state log that is a $kind" "$?" 1
     expect_re "st-$kind.err" "^hindsight: cannot open the recording st-$kind: threads/[0-9]+.state: (Is a directory|not a regular file)$"
 done
+# An image of the recording that is a FIFO (the vDSO's copy): read as
+# missing, never waited on.
+rm -rf img-fifo && mkdir img-fifo && cp -r "$T_DIR/rec/." img-fifo/
+vdso=$(ls img-fifo/images/vdso-*.so | head -1)
+rm -f "$vdso" && mkfifo "$vdso"
+timeout 30 "$HINDSIGHT" history img-fifo >fifo.out 2>fifo.err
+expect_eq "exit status of history with a FIFO image" "$?" 0
+expect_re fifo.out "^[0-9]+"
+timeout 30 "$HINDSIGHT" replay img-fifo --batch -ex 'info registers rip' >fifo2.out 2>fifo2.err
+expect_eq "exit status of replay with a FIFO image" "$?" 0
 "$HINDSIGHT" replay --batch 2>u.err
 expect_eq "exit status without a recording" "$?" 2
 finish
