@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -146,6 +147,20 @@ static int image_dir(const struct search *s, const char *dir, const char *path,
 	return 0;
 }
 
+/* A copy found in a directory given relative to the working directory
+ * (`history ../rec/perf.data`, `--image-dir imgs`) is named absolutely:
+ * the recording resolves relative names against its own directory. */
+static int absolute(int rc, char *out, size_t size)
+{
+	char abs[PATH_MAX];
+
+	if (rc < 0)
+		return rc;
+	if (out[0] != '/' && realpath(out, abs) && strlen(abs) < size)
+		memcpy(out, abs, strlen(abs) + 1);
+	return 0;
+}
+
 int replay_image_find(const char *path, const char *system_path, const char *uuid,
 		      const char *near, char *out, size_t size, const char **how)
 {
@@ -160,9 +175,9 @@ int replay_image_find(const char *path, const char *system_path, const char *uui
 	if (s.want && (rc = perf_cache(&s, system_path)))
 		return rc < 0 ? rc : 0;
 	if (near && (rc = image_dir(&s, near, path, system_path)))
-		return rc < 0 ? rc : 0;
+		return absolute(rc, out, size);
 	for (size_t i = 0; i < nimage_dirs; i++)
 		if ((rc = image_dir(&s, image_dirs[i], path, system_path)))
-			return rc < 0 ? rc : 0;
+			return absolute(rc, out, size);
 	return -ENOENT;
 }

@@ -49,6 +49,17 @@ for prog in loopy control_flow; do
     cmp -s "$T_DIR/$prog.direct" "$T_DIR/$prog.imported" ||
         { fail "$prog: history of the perf.data differs from its import's"; head -3 "$T_DIR/$prog.direct"; }
     [ -z "$(ls -A "$T_DIR/tmp-$prog")" ] || fail "$prog: a temporary bundle was left in TMPDIR"
+    # By a relative path (the images found next to it are named absolutely),
+    # and with the images only in a relative --image-dir: the same history.
+    (cd "$d" && "$HINDSIGHT" history ./*.perf 1,100000 --json) >"$T_DIR/$prog.rel" 2>&1
+    cmp -s "$T_DIR/$prog.rel" "$T_DIR/$prog.imported" ||
+        { fail "$prog: history by a relative path differs"; head -3 "$T_DIR/$prog.rel"; }
+    mkdir -p "$T_DIR/rel-$prog/data" "$T_DIR/rel-$prog/imgs"
+    cp "$d"/*.perf "$T_DIR/rel-$prog/data/" && cp "$d/$prog" "$T_DIR/rel-$prog/imgs/"
+    (cd "$T_DIR/rel-$prog" && "$HINDSIGHT" history --image-dir imgs data/*.perf 1,100000 --json) \
+        >"$T_DIR/$prog.reldir" 2>&1
+    cmp -s "$T_DIR/$prog.reldir" "$T_DIR/$prog.imported" ||
+        { fail "$prog: history with a relative --image-dir differs"; head -3 "$T_DIR/$prog.reldir"; }
 done
 
 d=$P/dynamorio/test_simple
