@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/user.h>
 
+#include "replay/cursor.h"
 #include "replay/frontend.h"
 
 #define GP(field) (offsetof(struct user_regs_struct, field) / 8)
@@ -89,7 +90,16 @@ static int reg(struct parser *p, struct replay_expr_value *v)
 	name[n] = 0;
 	if (!p->have_regs) {
 		int rc = replay_frontend_regs(p->f, p->gp);
+		uint64_t pc;
 
+		/* No state log (an import): the trace still says where it is,
+		 * as `info registers` shows. */
+		if (rc < 0 && (!strcmp(name, "pc") || !strcmp(name, "rip")) &&
+		    replay_cursor_pc(replay_frontend_cursor(p->f), &pc) == 0) {
+			set_int(v, pc, 8, true, "long");
+			v->kind = REPLAY_EXPR_CODE;
+			return 0;
+		}
 		if (rc < 0)
 			return fail(p, -ENODATA, "$%s: the recording has no registers here "
 				    "(no state log)", name);

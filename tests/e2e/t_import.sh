@@ -62,6 +62,19 @@ for prog in loopy control_flow; do
         { fail "$prog: history with a relative --image-dir differs"; head -3 "$T_DIR/$prog.reldir"; }
 done
 
+# $pc of an import (no state log) is where the trace says the thread is,
+# as `info registers` shows it: after loopy's last instruction, ptxed's last
+# address, a 2-byte syscall.
+d=$P/hase/skl-20180404-loopy
+"$HINDSIGHT" replay "$d"/*.perf --batch -ex 'p $pc' -ex 'p/x $rip' -ex 'info registers rip' \
+    >"$T_DIR/pc.out" 2>&1
+show "$T_DIR/pc.out"
+last=$(grep '^[0-9a-f]\{16\}$' "$d/ref-libipt-2.0.5/ptxed-insn-noinst.txt" | tail -1)
+end=$(printf '0x%x' $((0x$last + 2)))
+expect_re "$T_DIR/pc.out" "^\\\$1 = \(void \(\*\)\(\)\) $end <"
+expect "$T_DIR/pc.out" "\$2 = $end"
+expect_re "$T_DIR/pc.out" "^rip +$end "
+
 d=$P/dynamorio/test_simple
 "$HINDSIGHT" import -o "$T_DIR/dr" --raw "$d/pt.bin" --cpu 6/85/4 --mtc-freq 3 --nom-freq 37 \
     --cpuid-0x15.eax 2 --cpuid-0x15.ebx 308 --elf "$d/hello" >"$T_DIR/dr.import" 2>&1 ||
