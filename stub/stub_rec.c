@@ -18,6 +18,7 @@
 
 #include <cpuid.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stddef.h>
 #include <inttypes.h>
@@ -338,15 +339,28 @@ static int stub_rec_log_syscall(struct stub_rec *r, struct stub_rec_task *t)
 static cpu_set_t stub_rec_cpus;
 static bool stub_rec_pinned;
 
-static void stub_rec_detach_child(pid_t child)
+/* Lets a forked child go: its CPUs back, and the int3s the rep shortcut
+ * had in place when it was forked taken out of its copy of the memory. */
+static void stub_rec_detach_child(struct stub_rec *r, pid_t child)
 {
-	int st;
+	char path[64];
+	int st, fd;
 
-	if (stub_rec_wait(child, &st, 0) == child && WIFSTOPPED(st)) {
-		if (stub_rec_pinned)
-			sched_setaffinity(child, sizeof(stub_rec_cpus), &stub_rec_cpus);
-		ptrace(PTRACE_DETACH, child, 0, 0);
+	if (stub_rec_wait(child, &st, 0) != child || !WIFSTOPPED(st))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)child);
+	fd = r->nplanted ? open(path, O_RDWR | O_CLOEXEC) : -1;
+	for (size_t i = 0; fd >= 0 && i < r->nplanted; i++) {
+		uint8_t b;
+
+		if (pread(fd, &b, 1, (off_t)r->planted[i].addr) == 1 && b == 0xcc)
+			pwrite(fd, &r->planted[i].orig, 1, (off_t)r->planted[i].addr);
 	}
+	if (fd >= 0)
+		close(fd);
+	if (stub_rec_pinned)
+		sched_setaffinity(child, sizeof(stub_rec_cpus), &stub_rec_cpus);
+	ptrace(PTRACE_DETACH, child, 0, 0);
 }
 
 static int stub_rec_exec(struct stub_rec *r, struct stub_rec_task *t)
@@ -382,7 +396,7 @@ static int stub_rec_event(struct stub_rec *r, struct stub_rec_task *t, int ev)
 	else if (ev == PTRACE_EVENT_CLONE)
 		e = stub_rec_add_task(r, (pid_t)msg, STUB_REC_NEW, &n);
 	else if (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK)
-		stub_rec_detach_child((pid_t)msg);
+		stub_rec_detach_child(r, (pid_t)msg);
 	else if (ev == PTRACE_EVENT_EXEC)
 		e = stub_rec_exec(r, t);
 	if (e < 0)
@@ -484,6 +498,10 @@ int stub_rec_collect(struct stub_rec *r, int flags)
 	int st, e;
 	pid_t tid = stub_rec_wait(-1, &st, flags);
 
+	/* Drained: a fork from now on happens after every int3 so far was
+	 * taken out again. */
+	if (tid == 0)
+		r->nplanted = 0;
 	if (tid <= 0)
 		return tid;
 	e = stub_rec_async(r, tid, st);
@@ -627,6 +645,26 @@ static int stub_rec_dr0(pid_t tid, uint64_t addr)
 	return 0;
 }
 
+/* Remembers an int3 about to be written at @addr (its byte read into
+ * *@orig) for the children forked meanwhile (stub_rec_detach_child).
+ * False if that cannot be remembered: the caller steps instead. */
+static bool stub_rec_plant(struct stub_rec *r, uint64_t addr, uint8_t *orig)
+{
+	size_t i;
+
+	if (stub_mem_read(&r->mem, addr, orig, 1) != 1)
+		return false;
+	for (i = 0; i < r->nplanted && r->planted[i].addr != addr; i++)
+		;
+	if (i == STUB_REC_PLANTED)
+		return false;
+	if (i == r->nplanted)
+		r->nplanted++;
+	r->planted[i].addr = addr;
+	r->planted[i].orig = *orig;
+	return true;
+}
+
 /* Runs @t to the fall-through of @insn (a rep string instruction, or one
  * whose step loses its trap) at full speed: an execution breakpoint in
  * DR0 where debug registers were seen to fire (stub/stub_probe.h), else
@@ -643,8 +681,9 @@ static int stub_rec_run_over(struct stub_rec *r, struct stub_rec_task *t,
 
 	if (dr && stub_rec_dr0(t->th.tid, at) < 0)
 		return 1;
-	if (!dr && (stub_mem_read(&r->mem, at, &orig, 1) != 1 ||
-		    stub_mem_write(&r->mem, at, &int3, 1) < 0))
+	if (!dr && !stub_rec_plant(r, at, &orig))
+		return 1;
+	if (!dr && stub_mem_write(&r->mem, at, &int3, 1) < 0)
 		return 1;
 	e = ptrace(PTRACE_CONT, t->th.tid, 0, (void *)(long)t->sig) < 0 ? -errno : 0;
 	if (e >= 0) {

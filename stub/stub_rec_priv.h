@@ -26,6 +26,7 @@
 	PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
 #define STUB_REC_CHECKPOINT (1u << 22)  /* instructions between saves of the bundle */
 #define STUB_REC_FLUSH (1u << 14)       /* ... between flushes of traces and state logs */
+#define STUB_REC_PLANTED 16            /* int3 addresses remembered per drain */
 #define STUB_REC_PT_BUFFER (1u << 20)   /* > 9 bytes (a TIP) per instruction flushed */
 
 enum stub_rec_task_state { STUB_REC_NEW, STUB_REC_READY, STUB_REC_SYSCALL, STUB_REC_GONE };
@@ -83,6 +84,12 @@ struct stub_rec {
 	FILE *iplog;
 	bool exited;
 	uint64_t lost_traps;               /* steps that ran more than one instruction */
+	/* int3s of the rep shortcut written since the last drain of waitpid
+	 * reports (stub_rec_collect): a fork by a thread in a syscall
+	 * meanwhile copied them into its child, which gets them taken out
+	 * (more addresses than these: the rep instruction is stepped). */
+	struct { uint64_t addr; uint8_t orig; } planted[STUB_REC_PLANTED];
+	size_t nplanted;
 	/* Served live (stub_rec_live.c): */
 	volatile sig_atomic_t interrupt;   /* pause at the next instruction */
 	struct stub_rec_task *last_mover;  /* the task of the last logged change */

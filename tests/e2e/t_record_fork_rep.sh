@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# t_record_fork_rep: where debug registers do not fire, the recorder runs a
+# long rep string instruction to an int3 written after it; a fork by another
+# thread (in a syscall meanwhile) copies that int3 into the child, which the
+# recorder lets go. The child gets it taken out first: every child of
+# tests/programs/forkrep.c exits normally under the recorder, as without it.
+. "$(dirname "$0")/lib.sh"
+hindsight_only "the software recorder"
+
+prog=$(build_prog forkrep -O1 -pthread) || finish
+cd "$T_DIR" || finish
+"$prog" >plain.out 2>&1
+expect_eq "exit status without the recorder" "$?" 0
+timeout 300 "$HINDSIGHT" record -o "$T_DIR/rec" -- "$prog" >rec.out 2>rec.err
+rc=$?
+show rec.out rec.err
+expect_eq "exit status under the recorder" "$rc" 0
+expect rec.out "forkrep: 15 of 15 children exited normally"
+expect_re rec.err "^hindsight: [0-9]+ instructions, 2 threads, 0 gaps"
+finish
