@@ -636,10 +636,32 @@ static void print_eflags(uint64_t v)
 	printf("]");
 }
 
+/* One line of `info registers`: reg_table[@i] with value @v. */
+static void print_reg(struct session *s, size_t i, uint64_t v)
+{
+	const char *name = reg_table[i].name;
+
+	printf("%-15s0x%-18" PRIx64, name, v);
+	if (!strcmp(name, "eflags")) {
+		print_eflags(v);
+	} else if (!strcmp(name, "rip") || !strcmp(name, "rbp") || !strcmp(name, "rsp")) {
+		struct replay_symbol sym;
+
+		printf("0x%" PRIx64, v);
+		if (!strcmp(name, "rip") && s->f->sym.lookup(s->f->sym.ctx, v, &sym) == 0 &&
+		    sym.function)
+			printf(" <%s+%" PRIu64 ">", sym.function, v - sym.start);
+	} else if (i >= 18 && i < 24) {
+		printf("%" PRIu64, v);
+	} else {
+		printf("%" PRId64, (int64_t)v);
+	}
+	putchar('\n');
+}
+
 static int cmd_info_regs(struct session *s, const char *args)
 {
 	uint64_t gp[27];
-	bool any = false;
 
 	if (replay_frontend_regs(s->f, gp) < 0) {
 		uint64_t pc;
@@ -652,42 +674,28 @@ static int cmd_info_regs(struct session *s, const char *args)
 		printf("%-15s0x%-18" PRIx64 "0x%" PRIx64 "\n", "rip", pc, pc);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(reg_table) / sizeof(reg_table[0]); i++) {
-		const char *name = reg_table[i].name;
-		uint64_t v = gp[reg_table[i].gp];
-		const char *a = args;
-		bool want = !*a;
-
-		while (*a && !want) {
-			size_t n = strcspn(a + (*a == '$'), " ");
-
-			want = n == strlen(name) && !strncmp(a + (*a == '$'), name, n);
-			a += (*a == '$') + n;
-			while (*a == ' ')
-				a++;
-		}
-		if (!want)
-			continue;
-		any = true;
-		printf("%-15s0x%-18" PRIx64, name, v);
-		if (!strcmp(name, "eflags"))
-			print_eflags(v);
-		else if (!strcmp(name, "rip") || !strcmp(name, "rbp") || !strcmp(name, "rsp")) {
-			struct replay_symbol sym;
-
-			printf("0x%" PRIx64, v);
-			if (!strcmp(name, "rip") && s->f->sym.lookup(s->f->sym.ctx, v, &sym) == 0 &&
-			    sym.function)
-				printf(" <%s+%" PRIu64 ">", sym.function, v - sym.start);
-		} else if (i >= 18 && i < 24)
-			printf("%" PRIu64, v);
-		else
-			printf("%" PRId64, (int64_t)v);
-		putchar('\n');
+	if (!*args) {
+		for (size_t i = 0; i < sizeof(reg_table) / sizeof(reg_table[0]); i++)
+			print_reg(s, i, gp[reg_table[i].gp]);
+		return 0;
 	}
-	if (!any) {
-		fprintf(stderr, "Invalid register `%s'\n", args);
-		return -1;
+	/* The registers named, in the order given (GDB's). */
+	for (const char *a = args; *a;) {
+		size_t n, i;
+
+		a += *a == '$';
+		n = strcspn(a, " ");
+		for (i = 0; i < sizeof(reg_table) / sizeof(reg_table[0]); i++)
+			if (strlen(reg_table[i].name) == n && !strncmp(a, reg_table[i].name, n))
+				break;
+		if (i == sizeof(reg_table) / sizeof(reg_table[0])) {
+			fprintf(stderr, "Invalid register `%.*s'\n", (int)n, a);
+			return -1;
+		}
+		print_reg(s, i, gp[reg_table[i].gp]);
+		a += n;
+		while (*a == ' ')
+			a++;
 	}
 	return 0;
 }
@@ -903,12 +911,18 @@ static int cmd_list(struct session *s, const char *args, const struct command *c
 		size_t len;
 		const char *text = replay_source_line(&s->src, s->list_file, l, &len);
 
-		if (!text) {
-			if (l == first)
-				fprintf(stderr, "Line number %u out of range; \"%s\" has fewer lines.\n",
-					l, s->list_file);
-			break;
+		if (!text && l == first && !s->src.text) {
+			/* GDB's words for a source not on this machine */
+			fprintf(stderr, "%u\t%s: No such file or directory.\n", l, s->list_file);
+			return -1;
 		}
+		if (!text && l == first) {
+			fprintf(stderr, "Line number %u out of range; \"%s\" has %zu lines.\n", l,
+				s->list_file, s->src.nlines);
+			return -1;
+		}
+		if (!text)
+			break;
 		printf("%u\t%.*s\n", l, (int)len, text);
 		s->list_line = l + 1;
 	}

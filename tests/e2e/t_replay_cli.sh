@@ -77,6 +77,23 @@ expect x.err 'Range out of bounds.'
 timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'print some_var' >v.out 2>v.err
 expect v.err 'No symbol "some_var" in current context'
 
+# info registers in the order asked (GDB's); list where the source is not
+# on this machine (the end of history is in libc's _exit) and past a file's
+# end: GDB's words, and a failed command.
+timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'info registers rip rdi $rax' \
+    >order.out 2>order.err
+awk '{ print $1 }' order.out | tr '\n' ' ' >order.names
+expect_eq "info registers rip rdi \$rax" "$(cat order.names)" "rip rdi rax "
+timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'list' >nosrc.out 2>nosrc.err
+expect_eq "exit status of list without the source" "$?" 1
+expect_re nosrc.err "^[0-9]+	.*: No such file or directory\.\$"
+nlines=$(wc -l <"$PROG_SRC/$src")
+timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex "list $src:$((nlines - 2))" -ex 'list' \
+    >eof.out 2>eof.err
+expect_eq "exit status of list past the end" "$?" 1
+expect eof.err "Line number $((nlines + 1)) out of range; \""
+expect eof.err "has $nlines lines."
+
 # Reads at the top of the address space (GDB sends them itself, e.g. after
 # reverse-stepping with rbp = 0): refused, not a crash.
 timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'x/4xb 0xfffffffffffff000' \
