@@ -452,7 +452,8 @@ static int cmd_bt(struct session *s, const char *args, const struct command *c)
 				  max > 0 && max < 64 ? (size_t)max : 64, &more);
 	for (size_t i = 0; i < n; i++) {
 		printf("#%-2zu ", i);
-		if (i)
+		/* frame 0 shows its address when mid-line, as GDB's does */
+		if (i || !starts_line(s))
 			printf("0x%016" PRIx64 " in ", frames[i].pc);
 		print_func(&frames[i].sym);
 		putchar('\n');
@@ -522,6 +523,7 @@ static int cmd_x(struct session *s, const char *args, const struct command *c)
 {
 	static char fmt = 'x', unit = 'w';
 	struct replay_expr_value v;
+	struct replay_symbol sym;
 	char err[256];
 	long count = 1;
 	uint64_t addr;
@@ -568,7 +570,11 @@ static int cmd_x(struct session *s, const char *args, const struct command *c)
 				return -1;
 			}
 			replay_cursor_pc(replay_frontend_cursor(s->f), &pc);
-			printf("%s0x%" PRIx64 ":\t%s\n", pc == addr ? "=> " : "   ", addr, text);
+			printf("%s0x%" PRIx64, pc == addr ? "=> " : "   ", addr);
+			if (s->f->sym.lookup(s->f->sym.ctx, addr, &sym) == 0 && sym.function)
+				printf(addr == sym.start ? " <%s>" : " <%s+%" PRIu64 ">",
+				       sym.function, addr - sym.start);
+			printf(":\t%s\n", text);
 			addr += in.size;
 		}
 		return 0;

@@ -77,6 +77,19 @@ expect x.err 'Range out of bounds.'
 timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'print some_var' >v.out 2>v.err
 expect v.err 'No symbol "some_var" in current context'
 
+# x/i names each address <function+offset> (<function> at its start), and
+# bt shows frame 0's address only mid-line, as GDB does.
+timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'goto begin' -ex 'break step' \
+    -ex continue -ex 'bt 1' -ex 'x/2i $pc' -ex stepi -ex 'bt 1' >xi.out 2>xi.err
+show xi.out
+off=$(sed -n 's/^=> 0x[0-9a-f]* <step+\([0-9]*\)>:.*/\1/p' xi.out)
+timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'goto begin' -ex 'break step' \
+    -ex continue -ex "x/1i \$pc - ${off:-0}" >xi2.out 2>&1
+expect_re xi2.out "^   0x[0-9a-f]+ <step>:	push +%rbp\$"
+expect_re xi.out "^#0  step \(\) at .*/$src:$step_body\$"
+expect_re xi.out "^=> 0x[0-9a-f]+ <step\+[0-9]+>:	"
+expect_re xi.out "^#0  0x[0-9a-f]{16} in step \(\) at .*/$src:$step_body\$"
+
 # info registers in the order asked (GDB's); list where the source is not
 # on this machine (the end of history is in libc's _exit) and past a file's
 # end: GDB's words, and a failed command.
