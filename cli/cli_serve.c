@@ -250,7 +250,9 @@ static void report_end(const struct rsp_server *srv)
 {
 	const struct rsp_stop *st = &srv->last_stop;
 
-	if (st->kind == RSP_STOP_EXITED)
+	if (srv->detached)
+		fprintf(stderr, "Detached from process %lld\n", (long long)st->thread.pid);
+	else if (st->kind == RSP_STOP_EXITED)
 		fprintf(stderr, "Child exited with status %d\n", st->status);
 	else if (st->kind == RSP_STOP_TERMINATED)
 		fprintf(stderr, "Child terminated with signal = %d (%s)\n", st->signo,

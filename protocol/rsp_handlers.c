@@ -329,6 +329,7 @@ static int h_detach(struct rsp_server *s, struct rsp_request *req)
 	if (err)
 		return reply_err(s, err, NULL);
 	forget_process(s, RSP_STOP_EXITED, 0);
+	s->detached = true;
 	return rsp_reply_ok(&s->reply);
 }
 

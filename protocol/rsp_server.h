@@ -51,6 +51,7 @@ struct rsp_server {
 	bool running;               /* resumed, a stop reply is owed */
 	bool exit_requested;        /* monitor exit */
 	bool has_process;
+	bool detached;              /* the process was let go (D), not ended */
 
 	struct rsp_thread_info *threads; /* scratch, refreshed by threads_get */
 	size_t nthreads, threads_cap;

@@ -20,4 +20,10 @@ expect "$out" "[Inferior 1 (process $INFERIOR_PID) detached]"
 wait_for_file "$T_DIR/server.out" "basic: result=" 10 || fail "program did not finish after detach"
 expect "$T_DIR/server.out" "basic: result=$((A + B + B * B + A + 1)) counter=2"
 wait_gone "$INFERIOR_PID" 5 || fail "inferior $INFERIOR_PID still exists after detach"
+if ! is_gdbserver; then
+    # the stub says the program was let go, not that it exited
+    wait_gone "$SERVER_PID" 10 || fail "server still running after detach"
+    expect "$T_DIR/server.err" "Detached from process $INFERIOR_PID"
+    expect_not "$T_DIR/server.err" "Child exited"
+fi
 finish
