@@ -8,7 +8,7 @@
  * name; a bundle that loads is then decoded, every thread to its end. Any
  * step may fail; none may crash, leak or hit undefined behaviour.
  *
- * fuzz-build: replay/bundle*.c replay/percpu.c replay/perf_*.c replay/decode.c replay/image.c replay/image_find.c replay/insn.c replay/elf_load.c -lipt -ljansson -lelf -lZydis
+ * fuzz-build: replay/bundle*.c replay/percpu.c replay/perf_*.c replay/decode.c replay/image.c replay/image_find.c replay/insn.c replay/elf_load.c dwarf/dw_elf.c -lipt -ljansson -lelf -lZydis
  */
 #include <stddef.h>
 #include <stdint.h>

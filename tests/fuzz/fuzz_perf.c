@@ -7,7 +7,7 @@
  * them) applied to a bundle. Either may fail; neither may crash, leak or
  * hit undefined behaviour.
  *
- * fuzz-build: replay/perf_*.c replay/bundle*.c replay/percpu.c replay/elf_load.c replay/image_find.c -lipt -ljansson -lelf
+ * fuzz-build: replay/perf_*.c replay/bundle*.c replay/percpu.c replay/elf_load.c replay/image_find.c dwarf/dw_elf.c -lipt -ljansson -lelf
  */
 #include <linux/perf_event.h>
 #include <stddef.h>
