@@ -50,7 +50,8 @@ is_gdbserver && finish
 basic=$(build_prog basic) || finish
 server_start "$basic" 3 4 || finish
 out4=$T_DIR/raw4.out
-timeout -k 2 30 "$PY" "$E2E_DIR/tools/rsp_client.py" "$PORT" \
+# (recording the whole program: a minute at most, under ASan)
+RSP_CLIENT_TIMEOUT=60 timeout -k 2 90 "$PY" "$E2E_DIR/tools/rsp_client.py" "$PORT" \
     'send:qSupported' 'send:vKill;1' 'send:D;1' 'send:?' 'send:vCont;c' >"$out4" 2>&1
 show "$out4"
 [ "$(grep -c '^reply E01' "$out4")" = 2 ] || fail "vKill;1 and D;1 were not both refused with E01"

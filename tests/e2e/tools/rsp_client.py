@@ -10,12 +10,15 @@ Each STEP is one of
                     qSupported reply (prints "packetsize N")
   raw:TEXT          send TEXT as is (no framing), print whatever arrives
 Output lines: "ack +", "ack -", "reply <payload>", "closed", "timeout".
-Every read has a 5 s timeout; the whole client never blocks longer.
+Every read has a 5 s timeout (RSP_CLIENT_TIMEOUT seconds if set: a step
+that runs a recorded program to its end under ASan takes longer); the
+client never blocks longer than that on one read.
 """
+import os
 import socket
 import sys
 
-TIMEOUT = 5.0
+TIMEOUT = float(os.environ.get("RSP_CLIENT_TIMEOUT", "5"))
 
 
 def checksum(data: bytes) -> bytes:
