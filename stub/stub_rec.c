@@ -18,7 +18,6 @@
 
 #include <cpuid.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stddef.h>
 #include <inttypes.h>
@@ -343,21 +342,20 @@ static bool stub_rec_pinned;
  * had in place when it was forked taken out of its copy of the memory. */
 static void stub_rec_detach_child(struct stub_rec *r, pid_t child)
 {
-	char path[64];
-	int st, fd;
+	struct stub_mem m = { .fd = -1 };
+	int st;
 
 	if (stub_rec_wait(child, &st, 0) != child || !WIFSTOPPED(st))
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)child);
-	fd = r->nplanted ? open(path, O_RDWR | O_CLOEXEC) : -1;
-	for (size_t i = 0; fd >= 0 && i < r->nplanted; i++) {
+	if (r->nplanted)
+		stub_mem_open(&m, child);  /* if it fails, m.fd stays -1 */
+	for (size_t i = 0; m.fd >= 0 && i < r->nplanted; i++) {
 		uint8_t b;
 
-		if (pread(fd, &b, 1, (off_t)r->planted[i].addr) == 1 && b == 0xcc)
-			pwrite(fd, &r->planted[i].orig, 1, (off_t)r->planted[i].addr);
+		if (stub_mem_read(&m, r->planted[i].addr, &b, 1) == 1 && b == 0xcc)
+			stub_mem_write(&m, r->planted[i].addr, &r->planted[i].orig, 1);
 	}
-	if (fd >= 0)
-		close(fd);
+	stub_mem_close(&m);
 	if (stub_rec_pinned)
 		sched_setaffinity(child, sizeof(stub_rec_cpus), &stub_rec_cpus);
 	ptrace(PTRACE_DETACH, child, 0, 0);
@@ -627,7 +625,6 @@ static int stub_rec_cpuid(struct stub_rec *r, struct stub_rec_task *t,
 	t->regs.rip = insn->ip + insn->len;
 	if (ptrace(PTRACE_SETREGS, t->th.tid, 0, &t->regs) < 0)
 		return -errno;
-	t->in_rep = false;
 	return stub_rec_log(r, t, insn, t->regs.rip);
 }
 
