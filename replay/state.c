@@ -14,7 +14,6 @@
 #include "replay/state.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dwarf/dw_elf.h"
 #include "protocol/rsp_ftag.h"
 #include "replay/bundle.h"
 
@@ -342,25 +342,25 @@ static int scan(struct replay_state *st, struct sthread *t)
 	return t->nck ? 0 : -EINVAL;
 }
 
-/* load's error for a state log that is a FIFO, a device, a socket. */
+/* load's error for a state log that is a FIFO, a device, a socket
+ * (dw_open_regular's -EINVAL, which here would read as "not a state log"). */
 #define EFTYPE_NOTREG EBADFD
 
 static int load(const struct replay_bundle *b, const struct replay_thread *bt, struct sthread *t)
 {
 	char path[4096];
-	struct stat sb = { 0 };
+	struct stat sb;
 	ssize_t n = 0;
 	size_t got = 0;
 	int fd, e = replay_bundle_path(b, bt->state_file, path, sizeof(path));
 
 	if (e < 0)
 		return e;
-	/* Non-blocking: a FIFO named as a state log must not hang the open. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = dw_open_regular(path);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		e = S_ISDIR(sb.st_mode) ? -EISDIR : -EFTYPE_NOTREG;
+		return fd == -EINVAL ? -EFTYPE_NOTREG : fd;
+	if (fstat(fd, &sb) < 0) {
+		e = -errno;
 		close(fd);
 		return e;
 	}
