@@ -56,8 +56,38 @@ TEST_PROGS_SRCS := $(wildcard tests/programs/*.c)
 # Keep intermediate objects (test objects are built through a chain).
 .SECONDARY:
 
-.PHONY: all check check-fast check-asan unit e2e fuzz demo install deps clean bench
-all: $(BIN)
+.PHONY: all check check-fast check-asan unit e2e fuzz demo install deps clean bench vgtool
+all: $(BIN) vgtool
+
+# The Valgrind tool of the fast recorder (vgtool/, GPL-2.0-or-later): a
+# separate static program linked with Valgrind's libraries from Debian's
+# valgrind package, never with hindsight's. $(BUILD)/vgtool is the
+# VALGRIND_LIB it runs from: the tool beside links to Valgrind's own files.
+# Flags as Valgrind's Makefile.all.am / Makefile.tool.am for amd64-linux.
+VG_INC := /usr/include/valgrind
+VG_LIBDIR := /usr/lib/x86_64-linux-gnu/valgrind
+VG_LIBEXEC := /usr/libexec/valgrind
+VGTOOL := $(BUILD)/vgtool/hsrec-amd64-linux
+VG_CFLAGS := -m64 -O2 -g -std=gnu99 -Wall -Wno-unused-parameter -fno-stack-protector \
+	-fno-strict-aliasing -fno-builtin -fomit-frame-pointer -fno-pie -I$(VG_INC) \
+	-DVGA_amd64=1 -DVGO_linux=1 -DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1
+VG_LDFLAGS := -m64 -static -nodefaultlibs -nostartfiles -u _start \
+	-Wl,-Ttext-segment=$(or $(shell pkg-config --variable=valt_load_address valgrind 2>/dev/null),0x58000000)
+ifneq ($(wildcard $(VG_INC)/pub_tool_basics.h),)
+vgtool: $(VGTOOL)
+else
+vgtool:
+	@echo "vgtool: valgrind is not installed (make deps): the fast recorder is not built"
+endif
+
+$(BUILD)/vgtool/hsrec.o: vgtool/hsrec_main.c vgtool/hsrec_proto.h
+	@mkdir -p $(@D)
+	gcc $(VG_CFLAGS) -c $< -o $@
+
+$(VGTOOL): $(BUILD)/vgtool/hsrec.o
+	gcc $(VG_LDFLAGS) -o $@ $< $(VG_LIBDIR)/libcoregrind-amd64-linux.a \
+		$(VG_LIBDIR)/libvex-amd64-linux.a -lgcc $(VG_LIBDIR)/libgcc-sup-amd64-linux.a
+	@for f in $(VG_LIBEXEC)/*; do ln -sfn $$f $(@D)/; done
 
 define module_rules
 $(BUILD)/lib$(1).a: $$(patsubst %.c,$(BUILD)/%.o,$$(call module_srcs,$(1)))
@@ -88,7 +118,7 @@ e2e: $(BIN)
 	@HINDSIGHT=$(abspath $(BIN)) tests/e2e/run.sh
 
 # Every test of one build: unit tests then end-to-end, one summary line.
-check-fast: $(BIN) $(UNIT_BINS)
+check-fast: $(BIN) vgtool $(UNIT_BINS)
 	@HINDSIGHT=$(abspath $(BIN)) BUILD=$(BUILD) tests/run.sh $(UNIT_BINS)
 
 check-asan:
@@ -104,7 +134,7 @@ FUZZ_SRCS := $(wildcard protocol/*.c)
 fuzz:
 	@tests/fuzz/run.sh "$(FUZZ_SECONDS)" $(FUZZ_TARGETS)
 
-demo: deps $(BIN)
+demo: deps $(BIN) vgtool
 	@examples/demo.sh $(abspath $(BIN))
 
 # Side-by-side measurements against peers (GDB record full, plain libipt).
@@ -112,7 +142,7 @@ $(BUILD)/bench/%: bench/%.c $(MODULE_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(MODULE_LIBS) $(LDLIBS)
 
-bench: deps $(BIN) $(BUILD)/bench/bench_decode $(BUILD)/bench/dw_bench $(BUILD)/bench/bench_replay
+bench: deps $(BIN) vgtool $(BUILD)/bench/bench_decode $(BUILD)/bench/dw_bench $(BUILD)/bench/bench_replay
 	@bench/run.sh $(abspath $(BIN)) $(abspath $(BUILD)/bench/bench_decode)
 	@echo
 	@echo "dwarf/ on libc with libc6-dbg:"
@@ -121,9 +151,12 @@ bench: deps $(BIN) $(BUILD)/bench/bench_decode $(BUILD)/bench/dw_bench $(BUILD)/
 deps:
 	@scripts/install-deps.sh
 
-install: $(BIN)
+install: $(BIN) vgtool
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/hindsight
+	if [ -f $(VGTOOL) ]; then install -d $(DESTDIR)$(PREFIX)/lib/hindsight/vgtool && \
+		install -m 755 $(VGTOOL) $(DESTDIR)$(PREFIX)/lib/hindsight/vgtool/ && \
+		for f in $(VG_LIBEXEC)/*; do ln -sfn $$f $(DESTDIR)$(PREFIX)/lib/hindsight/vgtool/; done; fi
 	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:

@@ -1,7 +1,7 @@
 /*
  * cli/cli_record.c: `hindsight record`.
  *
- *   hindsight record [-o DIR] [--record=auto|sw|pt] [--psb-period N]
+ *   hindsight record [-o DIR] [--record=auto|sw|pt|valgrind] [--psb-period N]
  *                    [--noretcomp] [--snapshot SIZE] [--aux-size SIZE]
  *                    -- PROG [ARGS...]
  *   hindsight record [OPTIONS] --attach PID
@@ -10,11 +10,14 @@
  * says so and records in software, pt fails; with it, auto also falls
  * back to software when the events cannot be opened, saying why), runs
  * the hardware recorder (stub/stub_hwpt_rec.h) or the software one
- * (stub/stub_rec.h) and prints where the bundle is and a one-line summary.
+ * (stub/stub_rec.h), or, asked for, the Valgrind one (stub/stub_vgrec.h),
+ * and prints where the bundle is and a one-line summary.
  * The exit status is the program's (128 + signal if it was killed), like
  * rr record. The hidden --ip-log FILE writes every stepped instruction for
  * the round-trip tests; the hidden --step-cpuid single-steps CPUID instead
- * of running it in the recorder (the tests of the step check). SIGTERM ends the recording (a started program is
+ * of running it in the recorder (the tests of the step check); the hidden
+ * --vg-verify FILE has the Valgrind tool write every instruction it
+ * starts (the tests of the fast recorder). SIGTERM ends the recording (a started program is
  * killed, an attached one detached); SIGINT detaches an attached process
  * and is otherwise left to the program, which shares the terminal.
  */
@@ -34,9 +37,10 @@
 #include "stub/stub_hwpt_caps.h"
 #include "stub/stub_hwpt_rec.h"
 #include "stub/stub_rec.h"
+#include "stub/stub_vgrec.h"
 
 /* cli_record_pick's answers. */
-enum { CLI_RECORD_SW, CLI_RECORD_FAIL, CLI_RECORD_HW };
+enum { CLI_RECORD_SW, CLI_RECORD_FAIL, CLI_RECORD_HW, CLI_RECORD_VG };
 
 struct record_args {
 	const char *dir;
@@ -46,16 +50,19 @@ struct record_args {
 	bool noretcomp;
 	long attach_pid;
 	const char *ip_log;
+	const char *vg_verify;     /* --record=valgrind: the tool's own trace (tests) */
 	bool step_cpuid;
 	uint64_t snapshot;         /* keep about the newest this many bytes per thread */
 	uint64_t aux_size;         /* hardware, full mode: AUX bytes per thread (0: default) */
 	bool hw;                   /* cli_record_pick chose the hardware recorder */
+	bool vg;                   /* ... or the Valgrind one */
 	int hw_psb;                /* the psb_period term, -1: the default */
 	char **argv;
 };
 
 static struct stub_rec *cli_record_active;
 static struct stub_hwpt_rec *cli_record_hw_active;
+static struct stub_vgrec *cli_record_vg_active;
 
 void cli_record_usage(FILE *out)
 {
@@ -72,7 +79,9 @@ void cli_record_usage(FILE *out)
 		"                       hindsight-PROG-PID in the current directory)\n"
 		"  --record=MODE        auto (default): hardware Intel PT if this CPU\n"
 		"                       has it, else software; sw: software (ptrace\n"
-		"                       single-step); pt: hardware only\n"
+		"                       single-step); pt: hardware only; valgrind:\n"
+		"                       the fast software recorder (control flow only\n"
+		"                       for now; Valgrind's addresses; no --attach)\n"
 		"  --psb-period N       bytes of trace between sync points (default %d;\n"
 		"                       hardware: a power of two the CPU supports)\n"
 		"  --noretcomp          no return compression\n"
@@ -133,6 +142,7 @@ static int cli_record_parse(int argc, char **argv, struct record_args *a)
 		{ "attach", required_argument, NULL, 'a' },
 		{ "ip-log", required_argument, NULL, 'l' },
 		{ "step-cpuid", no_argument, NULL, 'C' },
+		{ "vg-verify", required_argument, NULL, 'V' },
 		{ "snapshot", required_argument, NULL, 's' },
 		{ "aux-size", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
@@ -151,6 +161,7 @@ static int cli_record_parse(int argc, char **argv, struct record_args *a)
 		case 'n': a->noretcomp = true; break;
 		case 'l': a->ip_log = optarg; break;
 		case 'C': a->step_cpuid = true; break;
+		case 'V': a->vg_verify = optarg; break;
 		case 'h': return 1;
 		case 'p':
 			if (cli_record_number(optarg, 64, 1L << 30, &a->psb_period) < 0) {
@@ -178,8 +189,10 @@ static int cli_record_parse(int argc, char **argv, struct record_args *a)
 			return 2;
 		}
 	}
-	if (strcmp(a->mode, "auto") && strcmp(a->mode, "sw") && strcmp(a->mode, "pt")) {
-		fprintf(stderr, "hindsight: --record wants auto, sw or pt, not '%s'\n", a->mode);
+	if (strcmp(a->mode, "auto") && strcmp(a->mode, "sw") && strcmp(a->mode, "pt") &&
+	    strcmp(a->mode, "valgrind")) {
+		fprintf(stderr, "hindsight: --record wants auto, sw, pt or valgrind, not '%s'\n",
+			a->mode);
 		return 2;
 	}
 	a->argv = argv + optind;
@@ -201,6 +214,15 @@ static int cli_record_pick(const char *mode)
 
 	if (!strcmp(mode, "sw"))
 		return CLI_RECORD_SW;
+	if (!strcmp(mode, "valgrind")) {
+		char dir[4096];
+
+		if (stub_vgrec_available(dir, sizeof(dir), why, sizeof(why)))
+			return CLI_RECORD_VG;
+		fprintf(stderr, "hindsight: cannot record with Valgrind: %s; --record=sw "
+			"single-steps instead\n", why);
+		return CLI_RECORD_FAIL;
+	}
 	if (stub_hwpt_available(NULL, why, sizeof(why)) > 0)
 		return CLI_RECORD_HW;
 	if (!strcmp(mode, "pt")) {
@@ -238,13 +260,14 @@ static void cli_record_on_signal(int sig)
 		stub_rec_stop(cli_record_active);
 	if (cli_record_hw_active)
 		stub_hwpt_rec_stop(cli_record_hw_active);
+	if (cli_record_vg_active)
+		stub_vgrec_stop(cli_record_vg_active);
 }
 
-static void cli_record_summary(const struct stub_rec *r, const char *dir)
+static void cli_record_summary(const struct stub_rec_summary *sum, const char *dir)
 {
-	struct stub_rec_summary s;
+	struct stub_rec_summary s = *sum;
 
-	stub_rec_get_summary(r, &s);
 	fprintf(stderr, "hindsight: recording in %s\n", dir);
 	fprintf(stderr, "hindsight: %llu instructions, %zu thread%s, %zu gap%s, %llu bytes of trace "
 		"(%.3f B/insn), %llu bytes of state\n",
@@ -370,6 +393,40 @@ static int cli_record_hardware(const struct record_args *a, pid_t pid, bool summ
 	return 0;
 }
 
+/* The Valgrind recorder: it starts the program itself. */
+static void cli_record_valgrind(const struct record_args *a, bool summary,
+				struct cli_record_result *res)
+{
+	struct stub_vgrec_options o = { .dir = res->dir, .psb_period = (uint32_t)a->psb_period,
+					.noretcomp = a->noretcomp, .verify = a->vg_verify };
+	struct stub_vgrec *r = NULL;
+	char why[512] = "";
+	int e;
+
+	e = stub_vgrec_new(&r, &o, a->argv, why, sizeof(why));
+	if (e < 0) {
+		fprintf(stderr, "hindsight: cannot record with Valgrind: %s\n", why);
+		stub_vgrec_free(r);
+		return;
+	}
+	cli_record_vg_active = r;
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, cli_record_on_signal);
+	e = stub_vgrec_run(r, why, sizeof(why));
+	cli_record_vg_active = NULL;
+	if (e < 0)
+		fprintf(stderr, "hindsight: recording stopped early: %s (the bundle in %s is "
+			"incomplete)\n", why, res->dir);
+	if (summary) {
+		struct stub_rec_summary s;
+
+		stub_vgrec_get_summary(r, &s);
+		cli_record_summary(&s, res->dir);
+	}
+	cli_record_ended(stub_vgrec_bundle(r), e, res);
+	stub_vgrec_free(r);
+}
+
 /* Records @a (after the recorder was picked) into @res->dir: the part
  * `hindsight run` shares. Prints what goes wrong; @summary prints the
  * closing summary. */
@@ -382,6 +439,15 @@ static void cli_record_go(const struct record_args *a, bool summary, struct cli_
 
 	memset(res, 0, sizeof(*res));
 	res->status = 1;
+	if (a->vg) {
+		if (a->dir)
+			snprintf(res->dir, sizeof(res->dir), "%s", a->dir);
+		else
+			snprintf(res->dir, sizeof(res->dir), "hindsight-%s-%d",
+				 basename(a->argv[0]), (int)getpid());
+		cli_record_valgrind(a, summary, res);
+		return;
+	}
 	if (cli_record_start(a, &pid) < 0)
 		return;
 	if (a->dir)
@@ -415,11 +481,16 @@ static void cli_record_go(const struct record_args *a, bool summary, struct cli_
 	if (e < 0)
 		fprintf(stderr, "hindsight: recording stopped early: %s (the bundle in %s is incomplete)\n",
 			strerror(-e), res->dir);
-	if (summary)
-		cli_record_summary(r, res->dir);
+	if (summary) {
+		struct stub_rec_summary s;
+
+		stub_rec_get_summary(r, &s);
+		cli_record_summary(&s, res->dir);
+	}
 	cli_record_ended(stub_rec_bundle(r), e, res);
 	stub_rec_free(r);
 }
+
 
 int cli_record_program(char **argv, const char *dir, uint64_t snapshot,
 		       struct cli_record_result *res)
@@ -453,6 +524,12 @@ int cli_record_main(int argc, char **argv)
 	if (e == CLI_RECORD_FAIL)
 		return 1;
 	a.hw = e == CLI_RECORD_HW;
+	a.vg = e == CLI_RECORD_VG;
+	if (a.vg && a.attach_pid) {
+		fprintf(stderr, "hindsight: Valgrind cannot attach to a running process; "
+			"--record=sw can\n");
+		return 2;
+	}
 	if (a.hw && cli_record_hw_psb(&a, &a.hw_psb) < 0)
 		return 2;
 	cli_record_go(&a, true, &res);

@@ -9,7 +9,7 @@ PACKAGES=(
     build-essential make gcc pkg-config
     libipt-dev libelf-dev libdwarf-dev libreadline-dev libzydis-dev
     libjansson-dev libcmocka-dev zlib1g-dev libc6-dbg
-    gdb gdbserver lldb
+    gdb gdbserver lldb valgrind
     clang libclang-rt-14-dev
     python3 procps iproute2 tmux
 )

@@ -1,0 +1,978 @@
+/*
+ * stub/stub_vgrec.c: the fast recorder's side in hindsight (see
+ * stub/stub_vgrec.h): Valgrind started with the tool, its stream read and
+ * turned into per-thread PT streams, mappings and the exit.
+ *
+ * How a thread's instructions are known from superblocks: entering a
+ * superblock means its instructions run one after the other until one of
+ * them leaves it (a side exit, the end) or the thread is stopped (a
+ * signal, a switch, the end: those records carry the address it stopped
+ * before). Each thread keeps the superblock it is in ("open") and the last
+ * instruction that ran ("pend"), whose successor is not known until the
+ * next thing the thread does; that successor is what the PT packets of
+ * the instruction need (stub_rec_thread_step). A rep string instruction
+ * that Valgrind runs once per iteration is one instruction, as in PT.
+ */
+#include "stub/stub_vgrec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <Zydis/Zydis.h>
+
+#include "replay/bundle.h"
+#include "stub/stub_rec_insn.h"
+#include "stub/stub_rec_maps.h"
+#include "stub/stub_rec_thread.h"
+#include "vgtool/hsrec_proto.h"
+
+#define VGREC_TOOL "hsrec"
+#define VGREC_TOOL_FILE "hsrec-amd64-linux"
+#define VGREC_IN (4u << 20)        /* stream bytes read at once, at most */
+#define VGREC_PIPE (1u << 20)      /* the FIFO's size asked for */
+#define VGREC_SAVE (1ull << 26)    /* instructions between saves of the bundle */
+
+struct vgrec_exit {
+	uint32_t idx;
+	uint64_t dst;
+};
+
+struct vgrec_block {
+	uint32_t ninsn, nexit;
+	struct stub_rec_insn *insn;
+	struct vgrec_exit *exit;
+};
+
+struct vgrec_thread {
+	struct stub_rec_thread th;
+	FILE *pt;
+	int64_t tid;
+	size_t bundle_index;
+	const struct vgrec_block *open;     /* the superblock it is in */
+	const struct stub_rec_insn *pend;   /* ran; its successor not yet known */
+	bool gone;
+};
+
+struct vgrec_map {
+	uint64_t start, end;
+	size_t index;                       /* in the bundle's maps */
+};
+
+struct stub_vgrec {
+	struct stub_vgrec_options opt;
+	pid_t pid;
+	volatile sig_atomic_t stop;
+	int fifo_r, fifo_w;
+	char fifo[PATH_MAX];
+	struct replay_bundle *b;
+	ZydisDecoder dec;
+	struct vgrec_thread **th;
+	size_t nth;
+	struct vgrec_thread *cur;
+	struct vgrec_block **blocks;        /* every tool instance's, in order */
+	size_t nblocks, capblocks;
+	size_t id_base;                     /* the current instance's first block */
+	unsigned hellos;
+	struct vgrec_map *maps;
+	size_t nmaps;
+	bool anon_reported;
+	uint64_t clock;
+	uint64_t next_save;
+	uint64_t redirects;                 /* direct branches Valgrind sent elsewhere */
+	bool ended;                         /* the END record arrived */
+	bool reaped;                        /* waitpid collected Valgrind */
+	uint8_t *in;
+	size_t nin;
+	char *err;
+	size_t errsize;
+};
+
+static int vgrec_fail(struct stub_vgrec *r, int e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int vgrec_fail(struct stub_vgrec *r, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->err && r->errsize && !r->err[0]) {
+		va_start(ap, fmt);
+		vsnprintf(r->err, r->errsize, fmt, ap);
+		va_end(ap);
+	}
+	return e;
+}
+
+/* --- Finding the tool ------------------------------------------------- */
+
+static bool vgrec_tool_in(const char *dir)
+{
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s/%s", dir, VGREC_TOOL_FILE) >= (int)sizeof(p))
+		return false;
+	if (access(p, X_OK) < 0)
+		return false;
+	snprintf(p, sizeof(p), "%s/vgpreload_core-amd64-linux.so", dir);
+	return access(p, R_OK) == 0;
+}
+
+static bool vgrec_valgrind_found(void)
+{
+	const char *path = getenv("PATH");
+	char p[PATH_MAX];
+
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		if (n && snprintf(p, sizeof(p), "%.*s/valgrind", (int)n, path) < (int)sizeof(p) &&
+		    access(p, X_OK) == 0)
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+int stub_vgrec_available(char *dir, size_t dsize, char *why, size_t wsize)
+{
+	const char *env = getenv("HINDSIGHT_VGTOOL_DIR");
+	char exe[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (!vgrec_valgrind_found()) {
+		snprintf(why, wsize, "valgrind is not installed (Debian: apt-get install valgrind)");
+		return 0;
+	}
+	if (env && *env) {
+		if (vgrec_tool_in(env)) {
+			snprintf(dir, dsize, "%s", env);
+			return 1;
+		}
+		snprintf(why, wsize, "HINDSIGHT_VGTOOL_DIR=%s holds no %s with Valgrind's files",
+			 env, VGREC_TOOL_FILE);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		snprintf(why, wsize, "cannot find hindsight's own executable");
+		return 0;
+	}
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	snprintf(dir, dsize, "%s/vgtool", exe);
+	if (vgrec_tool_in(dir))
+		return 1;
+	snprintf(dir, dsize, "%s/../lib/hindsight/vgtool", exe);
+	if (vgrec_tool_in(dir))
+		return 1;
+	snprintf(why, wsize, "hindsight's Valgrind tool is not built (%s/vgtool/%s: `make` "
+		 "builds it when valgrind is installed)", exe, VGREC_TOOL_FILE);
+	return 0;
+}
+
+/* --- Threads, mappings ------------------------------------------------ */
+
+static struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid)
+{
+	struct vgrec_thread *t, **v;
+	char rel[64], path[PATH_MAX];
+	int idx, e;
+
+	if (r->cur && r->cur->tid == tid && !r->cur->gone)
+		return r->cur;
+	for (size_t i = 0; i < r->nth; i++)
+		if (r->th[i]->tid == tid && !r->th[i]->gone)
+			return r->th[i];
+	v = realloc(r->th, (r->nth + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	r->th = v;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	snprintf(rel, sizeof(rel), "threads/%" PRId64 ".pt", tid);
+	for (size_t i = 0; i < r->nth; i++)
+		if (r->th[i]->tid == tid)  /* a tid used again: a new file */
+			snprintf(rel, sizeof(rel), "threads/%" PRId64 ".%zu.pt", tid, r->nth);
+	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
+	t->pt = fopen(path, "we");
+	if (!t->pt) {
+		free(t);
+		return NULL;
+	}
+	e = stub_rec_thread_init(&t->th, (pid_t)tid, t->pt, r->opt.psb_period, !r->opt.noretcomp,
+				 r->clock);
+	idx = e < 0 ? e : replay_bundle_add_thread(r->b, tid, rel);
+	if (idx < 0) {
+		stub_rec_thread_release(&t->th);
+		fclose(t->pt);
+		free(t);
+		return NULL;
+	}
+	t->bundle_index = (size_t)idx;
+	r->th[r->nth++] = t;
+	return t;
+}
+
+/* Ends every executable mapping overlapping [start, end) at the current
+ * time; what lies outside the range stays mapped (a new mapping from
+ * now). 0 or -ENOMEM. */
+static int vgrec_unmap(struct stub_vgrec *r, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < r->nmaps;) {
+		struct vgrec_map *m = &r->maps[i];
+		struct replay_mapping old, piece;
+		struct vgrec_map keep[2];
+		size_t nkeep = 0;
+
+		if (m->end <= start || m->start >= end) {
+			i++;
+			continue;
+		}
+		old = r->b->maps[m->index];
+		r->b->maps[m->index].time_unmap = r->clock;
+		if (m->start < start)
+			keep[nkeep++] = (struct vgrec_map){ m->start, start, 0 };
+		if (m->end > end)
+			keep[nkeep++] = (struct vgrec_map){ end, m->end, 0 };
+		*m = r->maps[--r->nmaps];
+		for (size_t k = 0; k < nkeep; k++) {
+			struct vgrec_map *v = realloc(r->maps, (r->nmaps + 1) * sizeof(*v));
+			int idx;
+
+			if (!v)
+				return -ENOMEM;
+			r->maps = v;
+			piece = old;
+			piece.time_map = r->clock;
+			piece.time_unmap = REPLAY_TIME_NEVER;
+			piece.start = keep[k].start;
+			piece.size = keep[k].end - keep[k].start;
+			piece.offset = old.offset + (keep[k].start - old.start);
+			idx = replay_bundle_add_mapping(r->b, &piece);
+			if (idx < 0)
+				return idx;
+			keep[k].index = (size_t)idx;
+			r->maps[r->nmaps++] = keep[k];
+		}
+	}
+	return 0;
+}
+
+/* The vDSO's bytes into DIR/images/vdso-PID.so (it is the same in every
+ * process of this machine, Valgrind's client included). */
+static int vgrec_dump_vdso(struct stub_vgrec *r, uint64_t start, uint64_t len, char *rel,
+			   size_t size)
+{
+	char path[PATH_MAX], mem[64];
+	uint8_t *buf = malloc(len);
+	int fd, out, e = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)r->pid);
+	fd = open(mem, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pread(fd, buf, len, (off_t)start) != (ssize_t)len)
+		e = -EIO;
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "%s/images", r->opt.dir);
+	if (e == 0 && mkdir(path, 0777) < 0 && errno != EEXIST)
+		e = -errno;
+	snprintf(rel, size, "images/vdso-%d.so", (int)r->pid);
+	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
+	if (e == 0) {
+		out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (out < 0 || write(out, buf, len) != (ssize_t)len)
+			e = -EIO;
+		if (out >= 0)
+			close(out);
+	}
+	free(buf);
+	return e;
+}
+
+static int vgrec_map(struct stub_vgrec *r, uint64_t start, uint64_t len, uint64_t off,
+		     uint32_t prot, const char *name)
+{
+	struct replay_mapping m = { .time_map = r->clock, .time_unmap = REPLAY_TIME_NEVER,
+				    .start = start, .size = len, .offset = off };
+	char uuid[128], rel[128];
+	struct vgrec_map *v;
+	int e = vgrec_unmap(r, start, start + len), idx;
+
+	if (e < 0 || !(prot & 4))
+		return e;
+	if (!*name || (name[0] == '[' && strcmp(name, "[vdso]")))
+		return 0;             /* if code runs there, vgrec_block says so */
+	if (!strcmp(name, "[vdso]")) {
+		e = vgrec_dump_vdso(r, start, len, rel, sizeof(rel));
+		if (e < 0)
+			return e;
+		m.file = rel;
+		m.system_path = "[vdso]";
+		m.offset = 0;
+	} else {
+		m.file = m.system_path = (char *)name;
+		if (stub_rec_build_id(name, uuid, sizeof(uuid)) == 0)
+			m.uuid = uuid;
+	}
+	v = realloc(r->maps, (r->nmaps + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->maps = v;
+	idx = replay_bundle_add_mapping(r->b, &m);
+	if (idx < 0)
+		return idx;
+	r->maps[r->nmaps++] = (struct vgrec_map){ start, start + len, (size_t)idx };
+	return 0;
+}
+
+static bool vgrec_mapped(const struct stub_vgrec *r, uint64_t ip)
+{
+	for (size_t i = 0; i < r->nmaps; i++)
+		if (ip >= r->maps[i].start && ip < r->maps[i].end)
+			return true;
+	return false;
+}
+
+/* --- Instructions ------------------------------------------------------ */
+
+static bool vgrec_direct(const struct stub_rec_insn *i)
+{
+	return i->cls == STUB_REC_JUMP || i->cls == STUB_REC_CALL || i->cls == STUB_REC_COND;
+}
+
+/* The thread's pending instruction went to @ip. */
+static int vgrec_succ(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip)
+{
+	const struct stub_rec_insn *p = t->pend;
+	uint64_t next;
+	int e;
+
+	if (!p)
+		return 0;
+	t->pend = NULL;
+	if (p->rep && p->ip == ip)
+		return 0;                  /* one more iteration: not done yet */
+	next = p->ip + p->len;
+	r->clock++;
+	if (vgrec_direct(p) && ip != next && ip != p->target) {
+		/* Valgrind redirected a direct branch (a function it
+		 * replaces): the instruction as the CPU would have run it,
+		 * then the thread leaves for where it went. */
+		uint64_t to = p->cls == STUB_REC_COND ? next : p->target;
+
+		r->redirects++;
+		e = stub_rec_thread_step(&t->th, p, to, r->clock);
+		if (e >= 0)
+			e = stub_rec_thread_interrupt(&t->th, to);
+		return e < 0 ? e : 0;
+	}
+	e = stub_rec_thread_step(&t->th, p, ip, r->clock);
+	return e < 0 ? e : 0;
+}
+
+/* Instructions [0, n) of @blk ran in @t. */
+static int vgrec_run(struct stub_vgrec *r, struct vgrec_thread *t, const struct vgrec_block *blk,
+		     uint32_t n)
+{
+	int e;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct stub_rec_insn *in = &blk->insn[i];
+
+		e = vgrec_succ(r, t, in->ip);
+		if (e >= 0 && !t->th.pt.enabled)
+			e = stub_rec_thread_enter(&t->th, in->ip, r->clock);
+		if (e < 0)
+			return e;
+		t->pend = in;
+	}
+	return 0;
+}
+
+/* @t stopped before @ip: the open superblock ran up to it. */
+static int vgrec_stopped(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip)
+{
+	int e = 0;
+
+	if (t->open) {
+		uint32_t n = 0;
+
+		while (n < t->open->ninsn && t->open->insn[n].ip != ip)
+			n++;
+		e = vgrec_run(r, t, t->open, n);
+		t->open = NULL;
+	}
+	if (e >= 0)
+		e = vgrec_succ(r, t, ip);
+	if (e >= 0)
+		e = stub_rec_thread_interrupt(&t->th, ip);
+	return e;
+}
+
+static int vgrec_enter(struct stub_vgrec *r, uint32_t id)
+{
+	struct vgrec_thread *t = r->cur;
+	const struct vgrec_block *blk;
+	int e = 0;
+
+	if (r->id_base + id >= r->nblocks || !r->blocks[r->id_base + id])
+		return vgrec_fail(r, -EPROTO, "the tool entered superblock %u it never described", id);
+	if (!t)
+		return vgrec_fail(r, -EPROTO, "the tool ran a superblock in no thread");
+	blk = r->blocks[r->id_base + id];
+	if (t->open) {
+		e = vgrec_run(r, t, t->open, t->open->ninsn);
+		t->open = NULL;
+	}
+	if (e >= 0 && blk->ninsn)
+		e = vgrec_succ(r, t, blk->insn[0].ip);
+	t->open = blk;
+	return e;
+}
+
+static int vgrec_exit(struct stub_vgrec *r, uint32_t k)
+{
+	struct vgrec_thread *t = r->cur;
+	const struct vgrec_block *blk = t ? t->open : NULL;
+	const struct vgrec_exit *x;
+	uint32_t n;
+	int e;
+
+	if (!blk || k >= blk->nexit)
+		return vgrec_fail(r, -EPROTO, "the tool left a superblock through exit %u it "
+				  "does not have", k);
+	x = &blk->exit[k];
+	n = x->dst == blk->insn[x->idx].ip ? x->idx : x->idx + 1;
+	e = vgrec_run(r, t, blk, n);
+	t->open = NULL;
+	return e;
+}
+
+/* --- Control records ----------------------------------------------------- */
+
+static uint32_t vgrec_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t vgrec_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
+{
+	uint32_t id, ninsn, nexit;
+	const uint8_t *bytes;
+	struct vgrec_block *blk;
+	size_t need, nbytes = 0;
+
+	if (len < 12)
+		return vgrec_fail(r, -EPROTO, "a short superblock description");
+	id = vgrec_u32(p);
+	ninsn = vgrec_u32(p + 4);
+	nexit = vgrec_u32(p + 8);
+	need = 12 + (size_t)ninsn * 9 + (size_t)nexit * 12;
+	if (need > len)
+		return vgrec_fail(r, -EPROTO, "a short superblock description");
+	for (uint32_t i = 0; i < ninsn; i++)
+		nbytes += p[12 + i * 9 + 8];
+	if (need + nbytes != len)
+		return vgrec_fail(r, -EPROTO, "superblock %u: its bytes do not add up", id);
+	while (r->id_base + id >= r->capblocks) {
+		size_t cap = r->capblocks ? r->capblocks * 2 : 4096;
+		struct vgrec_block **v = realloc(r->blocks, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + r->capblocks, 0, (cap - r->capblocks) * sizeof(*v));
+		r->blocks = v;
+		r->capblocks = cap;
+	}
+	if (r->blocks[r->id_base + id])
+		return vgrec_fail(r, -EPROTO, "superblock %u described twice", id);
+	blk = calloc(1, sizeof(*blk));
+	if (!blk)
+		return -ENOMEM;
+	blk->ninsn = ninsn;
+	blk->nexit = nexit;
+	blk->insn = calloc(ninsn ? ninsn : 1, sizeof(*blk->insn));
+	blk->exit = calloc(nexit ? nexit : 1, sizeof(*blk->exit));
+	r->blocks[r->id_base + id] = blk;
+	if (r->id_base + id >= r->nblocks)
+		r->nblocks = r->id_base + id + 1;
+	if (!blk->insn || !blk->exit)
+		return -ENOMEM;
+	bytes = p + need;
+	for (uint32_t i = 0; i < ninsn; i++) {
+		uint64_t ip = vgrec_u64(p + 12 + i * 9);
+		uint8_t l = p[12 + i * 9 + 8];
+
+		if (stub_rec_insn_decode(&r->dec, bytes, l, ip, &blk->insn[i]) < 0 ||
+		    blk->insn[i].len != l)
+			return vgrec_fail(r, -EPROTO, "the instruction at %#" PRIx64 " does not "
+					  "decode as %u bytes", ip, l);
+		bytes += l;
+	}
+	if (ninsn && !vgrec_mapped(r, blk->insn[0].ip) && !r->anon_reported) {
+		r->anon_reported = true;
+		if (replay_bundle_add_gap(r->b, r->cur ? r->cur->tid : r->pid, r->clock,
+					  "image-missing", "code ran in anonymous memory "
+					  "(generated code), which is not in the recording") < 0)
+			return -ENOMEM;
+	}
+	for (uint32_t k = 0; k < nexit; k++) {
+		const uint8_t *x = p + 12 + (size_t)ninsn * 9 + (size_t)k * 12;
+
+		blk->exit[k].idx = vgrec_u32(x);
+		blk->exit[k].dst = vgrec_u64(x + 4);
+		if (blk->exit[k].idx >= ninsn)
+			return vgrec_fail(r, -EPROTO, "superblock %u: an exit after its end", id);
+	}
+	return 0;
+}
+
+/* A tool instance starts: the first, or the one in the image the process
+ * exec'd. */
+static int vgrec_hello(struct stub_vgrec *r, const uint8_t *p, size_t len)
+{
+	if (len < 8 || vgrec_u32(p) != HSREC_VERSION)
+		return vgrec_fail(r, -EPROTO, "the Valgrind tool speaks another version (%u, "
+				  "not %u): rebuild hindsight", len >= 4 ? vgrec_u32(p) : 0,
+				  HSREC_VERSION);
+	if (r->hellos++) {
+		/* exec: a new address space, new superblock ids. */
+		int e = vgrec_unmap(r, 0, UINT64_MAX);
+
+		if (e < 0)
+			return e;
+		r->id_base = r->nblocks;
+		for (size_t i = 0; i < r->nth; i++)
+			if (r->th[i]->tid != r->pid && !r->th[i]->gone) {
+				r->th[i]->open = NULL;
+				r->th[i]->gone = true;
+			}
+	}
+	return 0;
+}
+
+static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, size_t len)
+{
+	struct vgrec_thread *t;
+	char name[4097];
+
+	switch (kind) {
+	case HSREC_HELLO:
+		return vgrec_hello(r, p, len);
+	case HSREC_BLOCK:
+		return vgrec_block(r, p, len);
+	case HSREC_SWITCH:
+		if (len != 4)
+			break;
+		r->cur = vgrec_thread(r, (int32_t)vgrec_u32(p));
+		return r->cur ? 0 : -ENOMEM;
+	case HSREC_PAUSE:
+	case HSREC_THREAD_EXIT:
+	case HSREC_SIGNAL:
+		if (len != (kind == HSREC_SIGNAL ? 16u : 12u))
+			break;
+		t = vgrec_thread(r, (int32_t)vgrec_u32(p));
+		if (!t)
+			return -ENOMEM;
+		{
+			int e = vgrec_stopped(r, t, vgrec_u64(p + len - 8));
+
+			if (kind == HSREC_THREAD_EXIT) {
+				t->gone = true;
+				if (r->cur == t)
+					r->cur = NULL;
+			}
+			return e;
+		}
+	case HSREC_MAP:
+		if (len < 28 || len > 28 + 4096)
+			break;
+		memcpy(name, p + 28, len - 28);
+		name[len - 28] = 0;
+		return vgrec_map(r, vgrec_u64(p), vgrec_u64(p + 8), vgrec_u64(p + 16),
+				 vgrec_u32(p + 24), name);
+	case HSREC_UNMAP:
+		if (len != 16)
+			break;
+		return vgrec_unmap(r, vgrec_u64(p), vgrec_u64(p) + vgrec_u64(p + 8));
+	case HSREC_SYSCALL:
+		/* exec: the instruction that asks for it ends its superblock
+		 * and runs; a failed exec goes on after it just the same. */
+		if (len != 8)
+			break;
+		t = vgrec_thread(r, (int32_t)vgrec_u32(p + 4));
+		if (!t)
+			return -ENOMEM;
+		if (t->open) {
+			int e = vgrec_run(r, t, t->open, t->open->ninsn);
+
+			t->open = NULL;
+			return e;
+		}
+		return 0;
+	case HSREC_END:
+		r->ended = true;
+		return 0;
+	default:
+		return 0;              /* a newer tool's record: skipped */
+	}
+	return vgrec_fail(r, -EPROTO, "a malformed record of kind %u from the tool", kind);
+}
+
+/* Parses the complete records in r->in; keeps the rest. */
+static int vgrec_parse(struct stub_vgrec *r)
+{
+	size_t i = 0;
+	int e = 0;
+
+	while (e >= 0 && i + 4 <= r->nin) {
+		uint32_t w = vgrec_u32(r->in + i);
+
+		if (!(w & HSREC_EXIT_BIT)) {
+			e = vgrec_enter(r, w);
+			i += 4;
+		} else if ((w & HSREC_CTL) != HSREC_CTL) {
+			if ((w & 0xFF000000u) != HSREC_EXIT_BIT)
+				return vgrec_fail(r, -EPROTO, "an unknown word %#x in the stream", w);
+			e = vgrec_exit(r, w & ~HSREC_EXIT_BIT);
+			i += 4;
+		} else {
+			size_t len = HSREC_CTL_LEN(w);
+
+			if (i + 4 + len > r->nin)
+				break;
+			e = vgrec_control(r, HSREC_CTL_KIND(w), r->in + i + 4, len);
+			i += 4 + len;
+		}
+	}
+	memmove(r->in, r->in + i, r->nin - i);
+	r->nin -= i;
+	return e;
+}
+
+/* --- The run --------------------------------------------------------------- */
+
+static int vgrec_save(struct stub_vgrec *r)
+{
+	for (size_t i = 0; i < r->nth; i++) {
+		stub_swpt_flush(&r->th[i]->th.pt);
+		r->b->threads[r->th[i]->bundle_index].instructions = r->th[i]->th.ninsn;
+	}
+	r->b->end_time = r->clock;
+	return replay_bundle_save(r->b, r->opt.dir);
+}
+
+/* Reads what the FIFO has: 1 if something was read, 0 if nothing, or a
+ * negative errno. */
+static int vgrec_read(struct stub_vgrec *r)
+{
+	ssize_t n = read(r->fifo_r, r->in + r->nin, VGREC_IN - r->nin);
+	int e;
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	if (n == 0)
+		return 0;
+	r->nin += (size_t)n;
+	e = vgrec_parse(r);
+	if (e >= 0 && r->clock >= r->next_save) {
+		r->next_save = r->clock + VGREC_SAVE;
+		e = vgrec_save(r);
+	}
+	return e < 0 ? e : 1;
+}
+
+static void vgrec_exit_status(struct stub_vgrec *r, int st)
+{
+	if (WIFEXITED(st)) {
+		replay_bundle_set_str(&r->b->exit_kind, "exited");
+		r->b->exit_status = WEXITSTATUS(st);
+	} else if (WIFSIGNALED(st)) {
+		replay_bundle_set_str(&r->b->exit_kind, "signaled");
+		r->b->exit_status = WTERMSIG(st);
+	}
+}
+
+int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
+{
+	struct pollfd pfd = { .fd = r->fifo_r, .events = POLLIN };
+	bool dead = false;
+	int st = 0, e = 0;
+
+	r->err = err;
+	r->errsize = errsize;
+	if (err && errsize)
+		err[0] = 0;
+	while (e >= 0) {
+		pid_t w;
+
+		if (r->stop && !dead)
+			kill(r->pid, SIGKILL);
+		if (poll(&pfd, 1, dead ? 0 : 100) < 0 && errno != EINTR) {
+			e = -errno;
+			break;
+		}
+		e = vgrec_read(r);
+		if (e != 0)
+			continue;
+		if (dead)
+			break;             /* drained */
+		w = waitpid(r->pid, &st, WNOHANG);
+		if (w == r->pid)
+			dead = true;
+		else if (w < 0 && errno != EINTR)
+			e = -errno;
+	}
+	if (e >= 0 && r->nin)
+		e = vgrec_fail(r, -EPROTO, "the stream ends inside a record (%zu bytes left)",
+			       r->nin);
+	if (e >= 0 && !r->ended && !r->stop)
+		e = vgrec_fail(r, -EPROTO, "Valgrind ended without the tool's last record "
+			       "(it failed to start or was killed)");
+	if (!dead) {
+		kill(r->pid, SIGKILL);
+		waitpid(r->pid, &st, 0);
+	}
+	r->reaped = true;
+	vgrec_exit_status(r, st);
+	/* Threads still in a superblock (a kill): they ran it to where we
+	 * know, no further. */
+	for (size_t i = 0; i < r->nth; i++) {
+		struct vgrec_thread *t = r->th[i];
+
+		t->open = NULL;
+		t->pend = NULL;
+		if (t->th.pt.enabled)
+			stub_swpt_disable(&t->th.pt);
+	}
+	if (r->err && e < 0 && !r->err[0])
+		snprintf(r->err, r->errsize, "%s", strerror(-e));
+	r->b->complete = e >= 0 && !r->stop;
+	if (!r->b->exit_kind)
+		replay_bundle_set_str(&r->b->exit_kind, "running");
+	{
+		int e2 = vgrec_save(r);
+
+		if (e >= 0 && e2 < 0) {
+			e = e2;
+			if (r->err)
+				snprintf(r->err, r->errsize, "cannot save the bundle: %s",
+					 strerror(-e2));
+		}
+	}
+	unlink(r->fifo);
+	return e;
+}
+
+/* --- Start -------------------------------------------------------------------- */
+
+static int vgrec_bundle_init(struct stub_vgrec *r, char *const argv[])
+{
+	struct replay_bundle *b = r->b;
+	int e = replay_bundle_set_str(&b->recorder, "valgrind");
+
+	if (e >= 0)
+		e = replay_bundle_set_str(&b->dir, r->opt.dir);
+	if (e >= 0)
+		e = replay_bundle_set_argv(b, argv);
+	/* As the software recorder's: a model libipt knows, no errata that
+	 * matter for these packets (docs/record.md). */
+	snprintf(b->cpu.vendor, sizeof(b->cpu.vendor), "GenuineIntel");
+	b->cpu.family = 6;
+	b->cpu.model = 0x9c;
+	b->pid = r->pid;
+	b->psb_period = r->opt.psb_period;
+	b->ret_compression = !r->opt.noretcomp;
+	b->complete = false;
+	return e;
+}
+
+/* The child: Valgrind with the tool, told where to write and which
+ * process to record. Never returns. */
+static void vgrec_child(const char *tooldir, const char *fifo, const char *verify,
+			char *const argv[])
+{
+	char out[PATH_MAX + 32], pid[48], ver[PATH_MAX + 32];
+	char *args[16 + 4096];
+	size_t n = 0;
+
+	snprintf(out, sizeof(out), "--hsrec-out=%s", fifo);
+	snprintf(pid, sizeof(pid), "--hsrec-pid=%d", (int)getpid());
+	setenv("VALGRIND_LIB", tooldir, 1);
+	args[n++] = "valgrind";
+	args[n++] = "-q";
+	args[n++] = "--tool=" VGREC_TOOL;
+	args[n++] = "--trace-children=yes";
+	args[n++] = "--run-libc-freeres=no";
+	args[n++] = "--run-cxx-freeres=no";
+	args[n++] = out;
+	args[n++] = pid;
+	if (verify) {
+		snprintf(ver, sizeof(ver), "--hsrec-verify=%s", verify);
+		args[n++] = ver;
+	}
+	args[n++] = "--";
+	for (size_t i = 0; argv[i] && n < sizeof(args) / sizeof(args[0]) - 1; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	execvp("valgrind", args);
+	_exit(127);
+}
+
+int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt,
+		   char *const argv[], char *err, size_t errsize)
+{
+	struct stub_vgrec *r = calloc(1, sizeof(*r));
+	char tooldir[PATH_MAX], why[512], path[PATH_MAX];
+	int e;
+
+	*out = r;
+	if (!r)
+		return -ENOMEM;
+	r->opt = *opt;
+	if (!r->opt.psb_period)
+		r->opt.psb_period = STUB_REC_PSB_PERIOD;
+	r->fifo_r = r->fifo_w = -1;
+	r->pid = -1;
+	r->next_save = VGREC_SAVE;
+	if (!stub_vgrec_available(tooldir, sizeof(tooldir), why, sizeof(why))) {
+		snprintf(err, errsize, "%s", why);
+		return -ENOENT;
+	}
+	r->in = malloc(VGREC_IN);
+	if (!r->in)
+		return -ENOMEM;
+	if (ZYAN_FAILED(ZydisDecoderInit(&r->dec, ZYDIS_MACHINE_MODE_LONG_64,
+					 ZYDIS_STACK_WIDTH_64)))
+		return -EINVAL;
+	if (mkdir(opt->dir, 0777) < 0 && errno != EEXIST) {
+		e = -errno;
+		snprintf(err, errsize, "cannot create %s: %s", opt->dir, strerror(errno));
+		return e;
+	}
+	snprintf(path, sizeof(path), "%s/threads", opt->dir);
+	if (mkdir(path, 0777) < 0 && errno != EEXIST) {
+		e = -errno;
+		snprintf(err, errsize, "cannot create %s: %s", path, strerror(errno));
+		return e;
+	}
+	if (opt->verify) {
+		int fd = open(opt->verify, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd < 0) {
+			e = -errno;
+			snprintf(err, errsize, "cannot create %s: %s", opt->verify, strerror(errno));
+			return e;
+		}
+		close(fd);
+	}
+	snprintf(r->fifo, sizeof(r->fifo), "%s/.hsrec.fifo", opt->dir);
+	unlink(r->fifo);
+	if (mkfifo(r->fifo, 0600) < 0 ||
+	    (r->fifo_r = open(r->fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 ||
+	    (r->fifo_w = open(r->fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		e = -errno;
+		snprintf(err, errsize, "cannot make the FIFO %s: %s", r->fifo, strerror(errno));
+		return e;
+	}
+	fcntl(r->fifo_r, F_SETPIPE_SZ, VGREC_PIPE);
+	e = replay_bundle_new(&r->b);
+	if (e < 0)
+		return e;
+	r->pid = fork();
+	if (r->pid < 0) {
+		e = -errno;
+		snprintf(err, errsize, "cannot start Valgrind: %s", strerror(errno));
+		return e;
+	}
+	if (r->pid == 0)
+		vgrec_child(tooldir, r->fifo, opt->verify, argv);
+	e = vgrec_bundle_init(r, argv);
+	if (e >= 0)
+		e = replay_bundle_save(r->b, opt->dir);
+	if (e < 0)
+		snprintf(err, errsize, "cannot save the bundle in %s: %s", opt->dir, strerror(-e));
+	return e;
+}
+
+void stub_vgrec_stop(struct stub_vgrec *r)
+{
+	r->stop = 1;
+}
+
+const struct replay_bundle *stub_vgrec_bundle(const struct stub_vgrec *r)
+{
+	return r->b;
+}
+
+void stub_vgrec_get_summary(const struct stub_vgrec *r, struct stub_rec_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->instructions = r->clock;
+	s->threads = r->nth;
+	s->gaps = r->b ? r->b->ngaps : 0;
+	for (size_t i = 0; i < r->nth; i++)
+		s->trace_bytes += stub_swpt_offset(&r->th[i]->th.pt);
+}
+
+void stub_vgrec_free(struct stub_vgrec *r)
+{
+	if (!r)
+		return;
+	if (r->pid > 0 && !r->reaped) {
+		kill(r->pid, SIGKILL);
+		waitpid(r->pid, NULL, 0);
+	}
+	for (size_t i = 0; i < r->nth; i++) {
+		stub_rec_thread_release(&r->th[i]->th);
+		fclose(r->th[i]->pt);
+		free(r->th[i]);
+	}
+	free(r->th);
+	for (size_t i = 0; i < r->nblocks; i++) {
+		if (!r->blocks[i])
+			continue;
+		free(r->blocks[i]->insn);
+		free(r->blocks[i]->exit);
+		free(r->blocks[i]);
+	}
+	free(r->blocks);
+	free(r->maps);
+	free(r->in);
+	if (r->fifo_r >= 0)
+		close(r->fifo_r);
+	if (r->fifo_w >= 0)
+		close(r->fifo_w);
+	replay_bundle_free(r->b);
+	free(r);
+}

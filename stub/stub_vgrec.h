@@ -1,0 +1,64 @@
+/*
+ * stub/stub_vgrec.h: the fast recorder: a program run under Valgrind with
+ * hindsight's tool (vgtool/, GPL, a separate program), whose stream of
+ * superblocks, side exits, thread switches, signals and mappings
+ * (vgtool/hsrec_proto.h) is turned here into the same bundle the
+ * single-stepping recorder writes: one Intel PT stream per thread through
+ * stub/stub_rec_thread.h, the mappings over time, the exit.
+ *
+ * The tool writes into a FIFO in the bundle directory; this side reads it
+ * while the program runs (the recorder holds a write end itself, so a
+ * read never sees end-of-file; the end is the program's exit, told by
+ * waitpid). Every superblock arrives once as its instructions' bytes, so
+ * the classification (stub/stub_rec_insn.h) needs no access to the
+ * process. The logical clock counts instructions over all threads, as the
+ * software recorder's does. What differs from a native run: Valgrind's
+ * load addresses, its CPUID (no AVX-512), threads serialised by Valgrind;
+ * docs/record.md says when this recorder fits.
+ *
+ * No state log yet: registers other than rip and memory are unknown in
+ * the past of such a recording (said so, never guessed).
+ * Lifetime: stub_vgrec_new, stub_vgrec_run, stub_vgrec_free. Nothing
+ * here prints.
+ */
+#ifndef HINDSIGHT_STUB_STUB_VGREC_H
+#define HINDSIGHT_STUB_STUB_VGREC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stub/stub_rec.h"
+
+struct replay_bundle;
+struct stub_vgrec;
+
+struct stub_vgrec_options {
+	const char *dir;           /* the bundle directory; created */
+	uint32_t psb_period;       /* 0: STUB_REC_PSB_PERIOD */
+	bool noretcomp;
+	const char *verify;        /* tests: the tool's own trace of every
+				    * instruction started ("tid ip" lines) */
+};
+
+/* The directory Valgrind must find the tool in (VALGRIND_LIB): 
+ * $HINDSIGHT_VGTOOL_DIR, else vgtool/ beside the hindsight executable,
+ * else ../lib/hindsight/vgtool from it. 1 with @dir filled if the tool
+ * and valgrind are there, else 0 with the reason in @why. */
+int stub_vgrec_available(char *dir, size_t dsize, char *why, size_t wsize);
+
+/* Starts @argv under Valgrind with the tool, recording into opt->dir.
+ * 0, or a negative errno with the reason in @err. */
+int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt,
+		   char *const argv[], char *err, size_t errsize);
+/* Records until the program ends (or stub_vgrec_stop: it is killed);
+ * saves the bundle. 0, or a negative errno with the reason in @err (the
+ * bundle saved as far as it goes). */
+int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize);
+/* Async-signal-safe: the program is killed, the recording ends. */
+void stub_vgrec_stop(struct stub_vgrec *r);
+const struct replay_bundle *stub_vgrec_bundle(const struct stub_vgrec *r);
+void stub_vgrec_get_summary(const struct stub_vgrec *r, struct stub_rec_summary *s);
+void stub_vgrec_free(struct stub_vgrec *r);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * vgtool/hsrec_proto.h: the stream the Valgrind tool hsrec writes and
+ * hindsight's Valgrind recorder (stub/stub_vgrec.c) reads.
+ *
+ * This header holds no code, only the wire format both sides agree on; it
+ * is included by the GPL tool (vgtool/hsrec_main.c, which cannot include
+ * anything else of hindsight) and by hindsight itself.
+ *
+ * The stream is a sequence of records, each starting with a 32-bit word,
+ * little-endian, with no alignment:
+ *   0xxxxxxx  a superblock was entered: its id (< 2^31, described by an
+ *             earlier BLOCK record of the same tool instance)
+ *   80kkkkkk  the superblock entered last left through its side exit k
+ *             (k < 2^24, counted in the BLOCK record's exit list)
+ *   FFkkllll  a control record of kind kk with llll bytes of payload
+ * Everything the threads execute arrives in the order it ran (Valgrind
+ * runs one thread at a time); SWITCH says which thread the following
+ * superblocks belong to.
+ */
+#ifndef HINDSIGHT_VGTOOL_HSREC_PROTO_H
+#define HINDSIGHT_VGTOOL_HSREC_PROTO_H
+
+#define HSREC_VERSION 1
+#define HSREC_EXIT_BIT 0x80000000u
+#define HSREC_CTL 0xFF000000u
+#define HSREC_CTL_KIND(w) (((w) >> 16) & 0xFFu)
+#define HSREC_CTL_LEN(w) ((w) & 0xFFFFu)
+#define HSREC_MAX_EXITS (1u << 24)
+
+/* Control records; payload fields are packed, little-endian. */
+enum hsrec_kind {
+	/* u32 version, u32 pid, then the executable's path (no NUL): the tool
+	 * starts, in the recorded process or in the image it exec'd. Block
+	 * ids start again from 0. */
+	HSREC_HELLO = 1,
+	/* u32 id, u32 ninsn, u32 nexit; ninsn x {u64 addr, u8 len};
+	 * nexit x {u32 insn index, u64 dst}; then the instructions' bytes,
+	 * one after the other. A side exit taken at insn index i ran
+	 * instructions 0..i and continues at dst, unless dst is the address
+	 * of instruction i itself: then 0..i-1 ran and i runs again (a fault,
+	 * a rep iteration). */
+	HSREC_BLOCK = 2,
+	/* u32 tid: this thread runs the superblocks that follow. */
+	HSREC_SWITCH = 3,
+	/* u32 tid, u64 ip: the thread stopped running client code and will
+	 * resume at ip. */
+	HSREC_PAUSE = 4,
+	/* u32 tid, i32 signo, u64 ip: a signal is delivered to the thread,
+	 * which was interrupted before the instruction at ip. */
+	HSREC_SIGNAL = 5,
+	/* u64 start, u64 len, u64 offset, u32 prot (1 r, 2 w, 4 x), then
+	 * the file's path, or "[vdso]", or nothing for anonymous memory:
+	 * memory mapped (or its protection changed). */
+	HSREC_MAP = 6,
+	/* u64 start, u64 len: memory unmapped. */
+	HSREC_UNMAP = 7,
+	/* u32 tid, u64 ip: the thread ended, its last instruction before ip. */
+	HSREC_THREAD_EXIT = 8,
+	/* u32 exit code: the process ends (every thread still running was
+	 * paused first). */
+	HSREC_END = 9,
+	/* u32 syscall number, u32 tid: a syscall starts (only those that
+	 * change the address space or the process: exec, fork). */
+	HSREC_SYSCALL = 10,
+};
+
+#endif
