@@ -51,6 +51,7 @@ struct vgrec_exit {
 
 struct vgrec_block {
 	uint32_t ninsn, nexit;
+	uint32_t plain;                     /* leading instructions that are no branch */
 	struct stub_rec_insn *insn;
 	struct vgrec_exit *exit;
 };
@@ -389,23 +390,40 @@ static int vgrec_succ(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip)
 	return e < 0 ? e : 0;
 }
 
-/* Instructions [0, n) of @blk ran in @t. */
+/* The thread's pending instruction went to @ip, which runs now. */
+static int vgrec_next(struct stub_vgrec *r, struct vgrec_thread *t, const struct stub_rec_insn *in)
+{
+	int e = vgrec_succ(r, t, in->ip);
+
+	if (e >= 0 && !t->th.pt.enabled)
+		e = stub_rec_thread_enter(&t->th, in->ip, r->clock);
+	t->pend = in;
+	return e;
+}
+
+/* Instructions [0, n) of @blk ran in @t. Inside a superblock each
+ * instruction goes to the next one; the leading ones that are no branch
+ * (blk->plain of them) write no packet, and so no PSB is due after them
+ * (stub_swpt_boundary counts bytes): they are only counted. That is the
+ * fast path of this recorder. */
 static int vgrec_run(struct stub_vgrec *r, struct vgrec_thread *t, const struct vgrec_block *blk,
 		     uint32_t n)
 {
+	uint32_t bulk;
 	int e;
 
-	for (uint32_t i = 0; i < n; i++) {
-		const struct stub_rec_insn *in = &blk->insn[i];
-
-		e = vgrec_succ(r, t, in->ip);
-		if (e >= 0 && !t->th.pt.enabled)
-			e = stub_rec_thread_enter(&t->th, in->ip, r->clock);
-		if (e < 0)
-			return e;
-		t->pend = in;
+	if (n == 0)
+		return 0;
+	e = vgrec_next(r, t, &blk->insn[0]);
+	bulk = n - 1 < blk->plain ? n - 1 : blk->plain;
+	if (bulk) {
+		r->clock += bulk;
+		t->th.ninsn += bulk;
+		t->pend = &blk->insn[bulk];
 	}
-	return 0;
+	for (uint32_t i = bulk + 1; i < n && e >= 0; i++)
+		e = vgrec_next(r, t, &blk->insn[i]);
+	return e;
 }
 
 /* @t stopped before @ip: the open superblock ran up to it. */
@@ -539,6 +557,9 @@ static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 					  "decode as %u bytes", ip, l);
 		bytes += l;
 	}
+	while (blk->plain < ninsn && blk->insn[blk->plain].cls == STUB_REC_OTHER &&
+	       !blk->insn[blk->plain].rep)
+		blk->plain++;
 	if (ninsn && !vgrec_mapped(r, blk->insn[0].ip) && !r->anon_reported) {
 		r->anon_reported = true;
 		if (replay_bundle_add_gap(r->b, r->cur ? r->cur->tid : r->pid, r->clock,
