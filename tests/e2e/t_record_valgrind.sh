@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# t_record_valgrind: `record --record=valgrind` (the Valgrind tool in
+# vgtool/, stub/stub_vgrec.c) records exactly what ran.
+#   - A static program without libc (tests/programs/nolibc.c) runs the same
+#     instructions natively and under Valgrind: the recorder's count and its
+#     decoded history equal an independent single-stepper's (tools/stepper.c),
+#     address by address.
+#   - On programs with libc, threads, signal handlers, longjmp, a crash and
+#     an exec, the decoded history of every thread equals the tool's own
+#     trace of every instruction it started (--vg-verify: a helper call per
+#     instruction, not the superblock stream the history is made of), with
+#     a rep string instruction's iterations counted once and the faulting
+#     instruction of a crash not counted, as the CPU retires them.
+#   - The exit status and output are the program's; `info record` names the
+#     recorder; GDB over `serve --replay` stops at the crash in the same
+#     function and offset as GDB running the program natively; registers the
+#     recording does not have are refused, not guessed.
+#   - No Valgrind for --attach, and a missing tool: clear errors.
+. "$(dirname "$0")/lib.sh"
+hindsight_only "the Valgrind recorder"
+command -v valgrind >/dev/null || skip "valgrind is not installed"
+cd "$T_DIR" || finish
+
+# strip_hist FILE: the addresses of `hindsight history` output, bare hex.
+hist_ips() { awk '{ a = $2; sub(/:$/, "", a); sub(/^0x0*/, "", a); print a }'; }
+
+# check_verify NAME REC VERIFY [DROP_LAST_OF_TID]: every thread's history
+# equals the tool's trace of it.
+check_verify()
+{
+    local name=$1 rec=$2 ver=$3 drop=${4:-} tid n
+    for tid in $(awk '{ print $1 }' "$ver" | sort -un); do
+        awk -v t="$tid" '$1 == t && $2 != prev { print $2 } $1 == t { prev = $2 }' "$ver" \
+            >"ver.$name.$tid"
+        [ "$tid" = "$drop" ] && sed -i '$d' "ver.$name.$tid"
+        n=$(wc -l <"ver.$name.$tid")
+        "$HINDSIGHT" history "$rec" "1,$((n + 100))" --thread "$tid" 2>"hist.$name.$tid.err" |
+            hist_ips >"hist.$name.$tid"
+        if ! cmp -s "hist.$name.$tid" "ver.$name.$tid"; then
+            fail "$name: thread $tid's history differs from the tool's trace ($(wc -l <"hist.$name.$tid") / $n):"
+            diff "hist.$name.$tid" "ver.$name.$tid" | head -5
+        fi
+    done
+}
+
+# 1. Against the single-stepper.
+nolibc=$(build_prog nolibc -O1 -static -nostdlib -fno-stack-protector -fno-builtin -fno-pie -no-pie) ||
+    finish
+stepper=$E2E_WORK/bin/stepper
+[ -x "$stepper" ] || cc -O2 -o "$stepper" "$E2E_DIR/tools/stepper.c" || { fail "cannot compile stepper.c"; finish; }
+timeout 120 "$HINDSIGHT" record --record=valgrind --vg-verify "$T_DIR/nolibc.ver" \
+    -o "$T_DIR/nolibc" -- "$nolibc" >rec.nolibc.out 2>rec.nolibc.err
+rc_rec=$?
+"$stepper" "$T_DIR/nolibc.ss" "$nolibc" >ss.nolibc.out 2>ss.nolibc.err
+rc_ss=$?
+show rec.nolibc.err ss.nolibc.err
+expect_eq "nolibc: exit status, recorded / stepped" "$rc_rec" "$rc_ss"
+cmp -s rec.nolibc.out ss.nolibc.out || fail "nolibc: the program printed other things"
+n_rec=$(sed -n 's/^hindsight: \([0-9]*\) instructions, 1 thread, 0 gaps.*/\1/p' rec.nolibc.err)
+n_ss=$(sed -n 's/^stepper: \([0-9]*\) instructions$/\1/p' ss.nolibc.err)
+[ -n "$n_ss" ] && [ "$n_ss" -gt 10000 ] || fail "nolibc: the stepper counted '$n_ss'"
+expect_eq "nolibc: instructions, recorder / stepper" "$n_rec" "$n_ss"
+"$HINDSIGHT" history "$T_DIR/nolibc" "1,$((n_ss + 100))" 2>/dev/null | hist_ips >hist.nolibc
+sed 's/^0*//' "$T_DIR/nolibc.ss" >ss.nolibc.ips
+cmp -s hist.nolibc ss.nolibc.ips || {
+    fail "nolibc: the history differs from the stepper's"
+    diff hist.nolibc ss.nolibc.ips | head -5
+}
+check_verify nolibc "$T_DIR/nolibc" "$T_DIR/nolibc.ver"
+
+# 2. Programs with libc, against the tool's own trace.
+exact=$(build_prog exact -no-pie) || finish
+threads=$(build_prog threads -pthread) || finish
+execself=$(build_prog execself) || finish
+crash=$(build_prog crash) || finish
+for mode in strings signal longjmp crash; do
+    timeout 120 "$HINDSIGHT" record --record=valgrind --vg-verify "$T_DIR/$mode.ver" \
+        -o "$T_DIR/$mode" -- "$exact" "$mode" >"rec.$mode.out" 2>"rec.$mode.err"
+    rc=$?
+    (exec "$exact" "$mode" >"native.$mode.out" 2>/dev/null)
+    expect_eq "$mode: exit status, recorded / native" "$rc" "$?"
+    cmp -s "rec.$mode.out" "native.$mode.out" || fail "$mode: the program printed other things"
+    expect_re "rec.$mode.err" "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
+    drop=
+    [ "$mode" = crash ] && drop=$(awk 'NR == 1 { print $1 }' "$T_DIR/$mode.ver")
+    check_verify "$mode" "$T_DIR/$mode" "$T_DIR/$mode.ver" "$drop"
+done
+expect_eq "crash: exit status" "$rc" 139
+
+timeout 120 "$HINDSIGHT" record --record=valgrind --vg-verify "$T_DIR/threads.ver" \
+    -o "$T_DIR/threads" -- "$threads" 7 >rec.threads.out 2>rec.threads.err
+expect_eq "threads: exit status" "$?" 0
+expect rec.threads.out "$("$threads" 7)"
+expect_re rec.threads.err "^hindsight: [0-9]+ instructions, 4 threads, 0 gaps"
+check_verify threads "$T_DIR/threads" "$T_DIR/threads.ver"
+
+timeout 120 "$HINDSIGHT" record --record=valgrind --vg-verify "$T_DIR/exec.ver" \
+    -o "$T_DIR/exec" -- "$execself" >rec.exec.out 2>rec.exec.err
+expect_eq "exec: exit status" "$?" 3
+expect rec.exec.out "execself: child"
+check_verify exec "$T_DIR/exec" "$T_DIR/exec.ver"
+"$HINDSIGHT" history "$T_DIR/exec" 1,100000000 /s 2>/dev/null | grep -c "execself.c:$(line_of execself.c child)" \
+    >exec.child-lines
+[ "$(cat exec.child-lines)" -ge 1 ] || fail "exec: the history never reaches the child's line"
+
+# 3. What the readers make of it.
+"$HINDSIGHT" replay "$T_DIR/crash" --batch -ex 'info record' -ex 'p $rsp' >info.out 2>&1
+show info.out
+expect info.out "recorder: valgrind"
+expect info.out "gaps: 0 (decoded) + 0 (recorded)"
+expect info.out "end: signaled 11"
+expect info.out "the recording has no registers here"
+
+timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' -ex run -ex 'x/i $pc' "$crash" >native.gdb 2>&1
+want=$(grep -o '<crash_here+[0-9]*>' native.gdb | head -1)
+[ -n "$want" ] || fail "native GDB did not stop in crash_here"
+timeout 120 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/crashrec" -- "$crash" >/dev/null 2>&1
+server_start --replay "$T_DIR/crashrec" || finish
+gdb_run replay.gdb -ex 'x/i $pc' -ex 'reverse-stepi' -ex 'x/i $pc' -ex 'info registers rsp' \
+    -ex 'kill' "$crash"
+show replay.gdb
+expect replay.gdb "$want"
+expect_re replay.gdb "rsp +<unavailable>"
+
+# 4. Refusals.
+"$HINDSIGHT" record --record=valgrind --attach $$ >attach.out 2>&1
+expect_eq "--attach with valgrind: exit status" "$?" 2
+expect attach.out "Valgrind cannot attach to a running process; --record=sw can"
+HINDSIGHT_VGTOOL_DIR=/nonexistent "$HINDSIGHT" record --record=valgrind -o "$T_DIR/none" \
+    -- "$crash" >notool.out 2>&1
+expect_eq "no tool: exit status" "$?" 1
+expect notool.out "cannot record with Valgrind: HINDSIGHT_VGTOOL_DIR=/nonexistent holds no hsrec-amd64-linux"
+[ -e "$T_DIR/none" ] && fail "no tool: a bundle directory was made"
+finish
