@@ -19,6 +19,7 @@
 
 #include "stub/stub_hwpt_caps.h"
 #include "stub/stub_probe.h"
+#include "stub/stub_vgrec.h"
 
 #define DOCTOR_STEPS 20000        /* single steps timed for the rate */
 
@@ -86,10 +87,21 @@ static void doctor_valgrind(struct doctor_line *d)
 
 	if (p)
 		pclose(p);
+	char dir[4096], why[256];
+
 	v[strcspn(v, "\n")] = 0;
 	d->ok = ok && v[0];
-	snprintf(d->value, sizeof(d->value), "%s",
-		 d->ok ? v : "not found (apt-get install valgrind)");
+	if (!d->ok) {
+		snprintf(d->value, sizeof(d->value), "not found (apt-get install valgrind): "
+			 "no fast recorder (--record=valgrind)");
+		return;
+	}
+	d->ok = stub_vgrec_available(dir, sizeof(dir), why, sizeof(why));
+	if (d->ok)
+		snprintf(d->value, sizeof(d->value), "%s, with hindsight's tool: --record=valgrind "
+			 "records control flow (docs/record.md)", v);
+	else
+		snprintf(d->value, sizeof(d->value), "%s, but %s", v, why);
 }
 
 static void doctor_collect(struct doctor_line *l)
