@@ -15,6 +15,8 @@
 # Environment: BENCH_GDB_N (work() iterations under GDB, default 20000, ~0.5M
 # instructions, ~25 s), BENCH_N (iterations under hindsight, default 60000, ~1.5M instructions),
 # BENCH_SS_N (iterations single-stepped by ss_floor, default 4000, ~0.2M steps, twice),
+# BENCH_VG_N (iterations under the Valgrind recorder, default 40000000, ~1e9
+# instructions, a few seconds),
 # BENCH_SKIP_REPLAY=1 (leave out bench/replay.sh: its first run records for ~15 min).
 set -u
 
@@ -23,6 +25,7 @@ BENCH_DECODE=${2:?usage: bench/run.sh HINDSIGHT BENCH_DECODE}
 GDB_N=${BENCH_GDB_N:-20000}
 HS_N=${BENCH_N:-60000}
 SS_N=${BENCH_SS_N:-4000}
+VG_N=${BENCH_VG_N:-40000000}
 PY=/usr/bin/python3
 W=$(mktemp -d /tmp/hindsight-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -59,6 +62,30 @@ floor_row() {
     local hs=""
     [ -n "$1" ] && hs="hindsight record at $(of_floor "$1" "$ss_bare") of the bare floor, $(of_floor "$1" "$ss_regs") of the one with GETREGS"
     echo "| single-step floor on one CPU (steps/s): PTRACE_SINGLESTEP + waitpid; the same + PTRACE_GETREGS | $hs | ${ss_bare:-n/a} (${ss_bare_us:-?} us/step); ${ss_regs:-n/a} (${ss_regs_us:-?} us/step); GDB record full at $(of_floor "$gdb_rate" "$ss_bare") / $(of_floor "$gdb_rate" "$ss_regs") | |"
+}
+# vg_rows PTRACE_RATE: the Valgrind recorder (--record=valgrind) on the same
+# program with many more iterations, against the ptrace recorder's rate,
+# native execution and Valgrind running no tool (--tool=none, the floor).
+vg_rows() {
+    local t0 t1 secs insns pt native none
+    if ! "$HINDSIGHT" record --record=valgrind -o "$W/vgprobe" -- /bin/true >/dev/null 2>&1; then
+        echo "| Valgrind recorder | (not available: see hindsight doctor) | | |"
+        return
+    fi
+    t0=$(now); "$W/work" "$VG_N" >/dev/null; t1=$(now)
+    native=$($PY -c "print($t1 - $t0)")
+    t0=$(now); valgrind -q --tool=none "$W/work" "$VG_N" >/dev/null; t1=$(now)
+    none=$($PY -c "print($t1 - $t0)")
+    t0=$(now)
+    "$HINDSIGHT" record --record=valgrind -o "$W/vgrec" -- "$W/work" "$VG_N" >"$W/vgrec.out" 2>&1
+    t1=$(now)
+    secs=$($PY -c "print($t1 - $t0)")
+    read -r insns pt < <(sed -n 's/^hindsight: \([0-9]*\) instructions, .*, \([0-9]*\) bytes of trace.*/\1 \2/p' "$W/vgrec.out")
+    local rate
+    rate=$(rate "${insns:-0}" "$secs")
+    echo "| Valgrind recorder, control flow (insn/s) | $rate (${insns:-?} insns in $(secs1 "$secs") s) | ptrace recorder: $1 | $($PY -c "print(f'{float(\"$rate\")/float(\"$1\"):.0f}x' if '$1' not in ('n/a','0','') else 'n/a')") (target >= 1000x) |"
+    echo "| Valgrind recorder: slowdown against native | $($PY -c "print(f'{$secs/$native:.0f}x')") ($(secs1 "$secs") s / $($PY -c "print(f'{$native:.2f}')") s native) | valgrind --tool=none: $($PY -c "print(f'{$none/$native:.0f}x')") | target <= 50x |"
+    echo "| Valgrind recorder: PT bytes per instruction | $($PY -c "print(f'{${pt:-0}/max(${insns:-0},1):.3f}')") | | (no state log yet) |"
 }
 secs1() { $PY -c "import sys; print(f'{float(sys.argv[1] or 0):.1f}')" "$1"; }
 
@@ -98,6 +125,7 @@ PYEOF
     blk_rate=$(echo "$dec" | awk '/^block-decoder/ {print $6}')
     echo "| libipt instruction decoder (insn/s) | | $insn_rate | |"
     echo "| libipt block decoder (insn/s) | | $blk_rate | |"
+    vg_rows "$hs_rate"
 else
     echo "| recording rate (insn/s) | (hindsight record not available) | GDB record full: $gdb_rate ($gdb_insns insns in ${gdb_secs:-?} s) | |"
     floor_row ""
