@@ -414,6 +414,19 @@ static void cli_record_valgrind(const struct record_args *a, bool summary,
 	signal(SIGTERM, cli_record_on_signal);
 	e = stub_vgrec_run(r, why, sizeof(why));
 	cli_record_vg_active = NULL;
+	if (e == -ENOEXEC) {
+		/* Nothing ran: no recording, as when the program cannot start. */
+		fprintf(stderr, "hindsight: cannot start %s under Valgrind\n", a->argv[0]);
+		char p[4200];
+
+		snprintf(p, sizeof(p), "%s/trace.json", res->dir);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/threads", res->dir);
+		rmdir(p);
+		rmdir(res->dir);       /* only if nothing else is in it */
+		stub_vgrec_free(r);
+		return;
+	}
 	if (e < 0)
 		fprintf(stderr, "hindsight: recording stopped early: %s (the bundle in %s is "
 			"incomplete)\n", why, res->dir);

@@ -777,9 +777,12 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 	if (e >= 0 && r->nin)
 		e = vgrec_fail(r, -EPROTO, "the stream ends inside a record (%zu bytes left)",
 			       r->nin);
+	if (e >= 0 && !r->hellos && !r->stop)
+		e = vgrec_fail(r, -ENOEXEC, "Valgrind did not start the program (its message, "
+			       "if any, is above)");
 	if (e >= 0 && !r->ended && !r->stop)
 		e = vgrec_fail(r, -EPROTO, "Valgrind ended without the tool's last record "
-			       "(it failed to start or was killed)");
+			       "(it was killed)");
 	if (!dead) {
 		kill(r->pid, SIGKILL);
 		waitpid(r->pid, &st, 0);
