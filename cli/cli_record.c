@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "replay/bundle.h"
@@ -393,6 +394,17 @@ static int cli_record_hardware(const struct record_args *a, pid_t pid, bool summ
 	return 0;
 }
 
+/* Points at Valgrind's messages when it wrote any. */
+static void cli_record_vg_log(const char *dir)
+{
+	char p[4200];
+	struct stat sb;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, STUB_VGREC_LOG);
+	if (stat(p, &sb) == 0 && sb.st_size > 0)
+		fprintf(stderr, "hindsight: Valgrind's messages are in %s\n", p);
+}
+
 /* The Valgrind recorder: it starts the program itself. */
 static void cli_record_valgrind(const struct record_args *a, bool summary,
 				struct cli_record_result *res)
@@ -421,6 +433,8 @@ static void cli_record_valgrind(const struct record_args *a, bool summary,
 
 		snprintf(p, sizeof(p), "%s/trace.json", res->dir);
 		unlink(p);
+		snprintf(p, sizeof(p), "%s/%s", res->dir, STUB_VGREC_LOG);
+		unlink(p);
 		snprintf(p, sizeof(p), "%s/threads", res->dir);
 		rmdir(p);
 		rmdir(res->dir);       /* only if nothing else is in it */
@@ -436,6 +450,7 @@ static void cli_record_valgrind(const struct record_args *a, bool summary,
 		stub_vgrec_get_summary(r, &s);
 		cli_record_summary(&s, res->dir);
 	}
+	cli_record_vg_log(res->dir);
 	cli_record_ended(stub_vgrec_bundle(r), e, res);
 	stub_vgrec_free(r);
 }
@@ -505,13 +520,19 @@ static void cli_record_go(const struct record_args *a, bool summary, struct cli_
 }
 
 
-int cli_record_program(char **argv, const char *dir, uint64_t snapshot,
+int cli_record_program(char **argv, const char *dir, uint64_t snapshot, bool valgrind,
 		       struct cli_record_result *res)
 {
 	struct record_args a;
 
 	memset(&a, 0, sizeof(a));
-	a.mode = "sw";
+	a.mode = valgrind ? "valgrind" : "sw";
+	a.vg = valgrind;
+	if (valgrind && cli_record_pick(a.mode) == CLI_RECORD_FAIL) {
+		memset(res, 0, sizeof(*res));
+		res->status = 1;
+		return -1;
+	}
 	a.psb_period = STUB_REC_PSB_PERIOD;
 	a.dir = dir;
 	a.snapshot = snapshot;
@@ -541,6 +562,11 @@ int cli_record_main(int argc, char **argv)
 	if (a.vg && a.attach_pid) {
 		fprintf(stderr, "hindsight: Valgrind cannot attach to a running process; "
 			"--record=sw can\n");
+		return 2;
+	}
+	if (a.vg && a.snapshot) {
+		fprintf(stderr, "hindsight: the Valgrind recorder has no --snapshot yet; "
+			"--record=sw has\n");
 		return 2;
 	}
 	if (a.hw && cli_record_hw_psb(&a, &a.hw_psb) < 0)

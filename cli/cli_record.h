@@ -16,12 +16,13 @@ struct cli_record_result {
 	int signo;                 /* the signal that killed the program, or 0 */
 };
 
-/* Runs @argv under the software recorder into @dir (NULL: the default
- * hindsight-PROG-PID), silently unless something goes wrong (then a
- * message on stderr); @snapshot > 0 keeps only about the newest that many
- * bytes of each thread's trace. 0 with @res filled, or -1 if nothing was
- * recorded (@res->status is then 1). Shared with `hindsight run`. */
-int cli_record_program(char **argv, const char *dir, uint64_t snapshot,
+/* Runs @argv under the software recorder (@valgrind: the Valgrind one)
+ * into @dir (NULL: the default hindsight-PROG-PID), silently unless
+ * something goes wrong (then a message on stderr); @snapshot > 0 keeps
+ * only about the newest that many bytes of each thread's trace (not with
+ * @valgrind). 0 with @res filled, or -1 if nothing was recorded
+ * (@res->status is then 1). Shared with `hindsight run`. */
+int cli_record_program(char **argv, const char *dir, uint64_t snapshot, bool valgrind,
 		       struct cli_record_result *res);
 /* A size with an optional K / M / G suffix, 4 KiB .. 1 GiB: 0, or -1. */
 int cli_record_size(const char *s, uint64_t *out);

@@ -1,9 +1,10 @@
 /*
  * cli/cli_run.c: `hindsight run`.
  *
- *   hindsight run [-o DIR] [--snapshot SIZE] [--keep] [--] PROG [ARGS...]
+ *   hindsight run [-o DIR] [--record=sw|valgrind] [--snapshot SIZE] [--keep]
+ *                 [--] PROG [ARGS...]
  *
- * Runs PROG under the software recorder (the record path of
+ * Runs PROG under the software recorder, or the Valgrind one (the record path of
  * cli/cli_record.c), with no debugger. When a signal kills it, the
  * recording is kept and an explanation of how it got there goes to stderr
  * (replay/explain.h: the faulting instruction and line, the registers it
@@ -36,6 +37,7 @@
 struct run_args {
 	const char *dir;
 	bool keep;
+	bool valgrind;             /* --record=valgrind */
 	uint64_t snapshot;
 	char **argv;
 };
@@ -43,7 +45,8 @@ struct run_args {
 void cli_run_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: hindsight run [-o DIR] [--snapshot SIZE] [--keep] [--] PROG [ARGS...]\n"
+		"Usage: hindsight run [-o DIR] [--record=sw|valgrind] [--snapshot SIZE] [--keep]\n"
+		"                     [--] PROG [ARGS...]\n"
 		"\n"
 		"Run PROG under the software recorder, with no debugger. If a signal\n"
 		"kills it (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, ...), keep the\n"
@@ -55,6 +58,9 @@ void cli_run_usage(FILE *out)
 		"Options:\n"
 		"  -o, --output DIR     the recording (default hindsight-PROG-PID)\n"
 		"  -k, --keep           keep the recording when the program exits\n"
+		"  --record=MODE        sw (default): single steps, every register and\n"
+		"                       written byte; valgrind: the fast recorder (control\n"
+		"                       flow only for now)\n"
 		"  --snapshot SIZE      keep only about the newest SIZE bytes of trace per\n"
 		"                       thread (K, M, G suffixes), and the state from there\n"
 		"  -h, --help           show this help\n"
@@ -70,6 +76,7 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
 		{ "output", required_argument, NULL, 'o' },
 		{ "keep", no_argument, NULL, 'k' },
 		{ "snapshot", required_argument, NULL, 's' },
+		{ "record", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -81,6 +88,14 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
 		switch (c) {
 		case 'o': a->dir = optarg; break;
 		case 'k': a->keep = true; break;
+		case 'r':
+			if (strcmp(optarg, "sw") && strcmp(optarg, "valgrind")) {
+				fprintf(stderr, "hindsight: run's --record wants sw or valgrind, "
+					"not '%s'\n", optarg);
+				return 2;
+			}
+			a->valgrind = !strcmp(optarg, "valgrind");
+			break;
 		case 's':
 			if (cli_record_size(optarg, &a->snapshot) < 0) {
 				fprintf(stderr, "hindsight: bad --snapshot size '%s' (4K .. 1G)\n",
@@ -95,6 +110,11 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
 		}
 	}
 	a->argv = argv + optind;
+	if (a->valgrind && a->snapshot) {
+		fprintf(stderr, "hindsight: the Valgrind recorder has no --snapshot yet; "
+			"--record=sw has\n");
+		return 2;
+	}
 	if (!a->argv[0]) {
 		fprintf(stderr, "hindsight: run wants a program to run\n"
 			"Try 'hindsight run --help'.\n");
@@ -123,6 +143,8 @@ static void cli_run_delete(const char *dir)
 			nftw(path, cli_run_unlink, 16, FTW_DEPTH | FTW_PHYS);
 	}
 	snprintf(path, sizeof(path), "%s/trace.json", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/valgrind.log", dir);
 	unlink(path);
 	rmdir(dir);
 }
@@ -204,7 +226,7 @@ int cli_run_main(int argc, char **argv)
 	}
 	if (e)
 		return e;
-	if (cli_record_program(a.argv, a.dir, a.snapshot, &res) < 0)
+	if (cli_record_program(a.argv, a.dir, a.snapshot, a.valgrind, &res) < 0)
 		return res.status;
 	if (res.signo) {
 		fflush(stdout);

@@ -843,10 +843,10 @@ static int vgrec_bundle_init(struct stub_vgrec *r, char *const argv[])
 
 /* The child: Valgrind with the tool, told where to write and which
  * process to record. Never returns. */
-static void vgrec_child(const char *tooldir, const char *fifo, const char *verify,
-			char *const argv[])
+static void vgrec_child(const char *tooldir, const char *dir, const char *fifo,
+			const char *verify, char *const argv[])
 {
-	char out[PATH_MAX + 32], pid[48], ver[PATH_MAX + 32];
+	char out[PATH_MAX + 32], pid[48], ver[PATH_MAX + 32], log[PATH_MAX + 32];
 	char *args[16 + 4096];
 	size_t n = 0;
 
@@ -859,6 +859,8 @@ static void vgrec_child(const char *tooldir, const char *fifo, const char *verif
 	args[n++] = "--trace-children=yes";
 	args[n++] = "--run-libc-freeres=no";
 	args[n++] = "--run-cxx-freeres=no";
+	snprintf(log, sizeof(log), "--log-file=%s/" STUB_VGREC_LOG, dir);
+	args[n++] = log;
 	args[n++] = out;
 	args[n++] = pid;
 	if (verify) {
@@ -940,7 +942,7 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 		return e;
 	}
 	if (r->pid == 0)
-		vgrec_child(tooldir, r->fifo, opt->verify, argv);
+		vgrec_child(tooldir, opt->dir, r->fifo, opt->verify, argv);
 	e = vgrec_bundle_init(r, argv);
 	if (e >= 0)
 		e = replay_bundle_save(r->b, opt->dir);

@@ -33,6 +33,11 @@
 struct replay_bundle;
 struct stub_vgrec;
 
+/* Valgrind's own messages (a fatal signal's report, an instruction it
+ * cannot run), in the bundle directory, so that the program's stderr is
+ * the program's. */
+#define STUB_VGREC_LOG "valgrind.log"
+
 struct stub_vgrec_options {
 	const char *dir;           /* the bundle directory; created */
 	uint32_t psb_period;       /* 0: STUB_REC_PSB_PERIOD */

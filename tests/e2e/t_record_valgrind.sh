@@ -122,7 +122,20 @@ show replay.gdb
 expect replay.gdb "$want"
 expect_re replay.gdb "rsp +<unavailable>"
 
-# 4. Refusals.
+# 4. `run` explains the crash from a Valgrind recording.
+(cd "$T_DIR" && exec "$HINDSIGHT" run --record=valgrind -o "$T_DIR/run" -- "$crash") \
+    >run.out 2>run.err
+expect_eq "run: exit status" "$?" 139
+show run.err
+expect run.err "Program terminated with signal SIGSEGV, Segmentation fault."
+expect run.err "$want:"
+expect run.err "Registers: not in this recording (no state log)."
+expect_re run.err "^#1 .* in main \(\) at .*crash.c:$(line_of crash.c call)"
+expect run.err "Valgrind's messages are in $T_DIR/run/valgrind.log"
+expect "$T_DIR/run/valgrind.log" "Process terminating with default action of signal 11"
+expect_not run.err "Process terminating"
+
+# 5. Refusals.
 "$HINDSIGHT" record --record=valgrind --attach $$ >attach.out 2>&1
 expect_eq "--attach with valgrind: exit status" "$?" 2
 expect attach.out "Valgrind cannot attach to a running process; --record=sw can"
@@ -131,6 +144,9 @@ HINDSIGHT_VGTOOL_DIR=/nonexistent "$HINDSIGHT" record --record=valgrind -o "$T_D
 expect_eq "no tool: exit status" "$?" 1
 expect notool.out "cannot record with Valgrind: HINDSIGHT_VGTOOL_DIR=/nonexistent holds no hsrec-amd64-linux"
 [ -e "$T_DIR/none" ] && fail "no tool: a bundle directory was made"
+"$HINDSIGHT" record --record=valgrind --snapshot 1M -o "$T_DIR/snap" -- "$crash" >snap.out 2>&1
+expect_eq "--snapshot with valgrind: exit status" "$?" 2
+expect snap.out "the Valgrind recorder has no --snapshot yet; --record=sw has"
 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/missing" -- "$T_DIR/no-such-program" \
     >missing.out 2>&1
 expect_eq "a program that does not exist: exit status" "$?" 1

@@ -14,5 +14,5 @@ int main(int argc, char **argv)
     int *p = NULL;
     printf("crash: about to crash\n");
     fflush(stdout);
-    return crash_here(p, v);
+    return crash_here(p, v); /* LINE:call */
 }
