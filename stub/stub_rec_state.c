@@ -775,6 +775,72 @@ int stub_rec_state_poke_after(struct stub_rec_state *s, struct stub_rec_state_pr
 	return e < 0 ? e : stub_rec_emit(s);
 }
 
+/* --- values given by the recorder (stub/stub_vgrec.c) ----------------- */
+
+int stub_rec_state_known_start(struct stub_rec_state *s, const struct user_regs_struct *regs,
+			       uint64_t index, uint64_t time)
+{
+	int e = stub_rec_rec_room(s, 64);
+
+	if (e < 0)
+		return e;
+	s->xs_len = 0;             /* no XSAVE area: x87 / SSE / AVX unknown */
+	stub_rec_put_bytes(s, STUB_REC_STATE_MAGIC, 8);
+	stub_rec_put(s, (uint64_t)s->tid);
+	stub_rec_put(s, s->xs_len);
+	stub_rec_put(s, STUB_REC_STATE_NGP);
+	s->header_len = s->nrec;
+	s->last_index = index;
+	e = stub_rec_checkpoint(s, regs, index, time);
+	s->started = true;
+	return e < 0 ? e : stub_rec_emit(s);
+}
+
+int stub_rec_state_known_time(struct stub_rec_state *s, uint64_t index, uint64_t time)
+{
+	int e = 0;
+
+	if (time - index != s->base)
+		e = stub_rec_begin(s, STUB_REC_STATE_TIME, index, time, 0);
+	return e < 0 ? e : stub_rec_emit(s);
+}
+
+int stub_rec_state_known_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
+			      uint64_t index, uint64_t time)
+{
+	int e = stub_rec_state_known_time(s, index, time);
+
+	if (e >= 0)
+		e = stub_rec_regs(s, regs, index, time);
+	if (e >= 0 && index - s->last_ckpt >= STUB_REC_STATE_CKPT)
+		e = stub_rec_checkpoint(s, regs, index, time);
+	return e < 0 ? e : stub_rec_emit(s);
+}
+
+int stub_rec_state_known_mem(struct stub_rec_state *s, uint64_t addr, uint64_t len,
+			     const void *old, const void *now, uint64_t index, uint64_t time)
+{
+	int e = stub_rec_begin(s, STUB_REC_STATE_MEM, index, time, 32 + 2 * len);
+
+	if (e < 0)
+		return e;
+	stub_rec_put_s(s, (int64_t)(addr - s->mem_end));
+	stub_rec_put(s, len);
+	stub_rec_put_bytes(s, old, len);
+	stub_rec_put_bytes(s, now, len);
+	s->mem_end = addr + len;
+	s->last_write = addr;
+	return stub_rec_emit(s);
+}
+
+int stub_rec_state_known_map(struct stub_rec_state *s, uint64_t addr, uint64_t len,
+			     enum stub_rec_state_map kind, uint64_t index, uint64_t time)
+{
+	int e = stub_rec_map(s, addr, len, kind, index, time);
+
+	return e < 0 ? e : stub_rec_emit(s);
+}
+
 /* --- the --state-check dump ----------------------------------------- */
 
 struct stub_rec_state_sample {

@@ -184,6 +184,28 @@ void stub_rec_state_drop(struct stub_rec_state *s);
 /* fflush; 0 or -EIO. */
 int stub_rec_state_flush(struct stub_rec_state *s);
 
+/* --- For a recorder that knows every value itself (stub/stub_vgrec.c),
+ * with no process to read: the same log, written from what it is told. */
+
+/* The header (no XSAVE area: x87, SSE and AVX registers are unknown) and
+ * a checkpoint of @regs before instruction @index + 1. 0 or a negative
+ * errno. */
+int stub_rec_state_known_start(struct stub_rec_state *s, const struct user_regs_struct *regs,
+			       uint64_t index, uint64_t time);
+/* Instruction @index ran at @time: a TIME record if other threads ran
+ * since the last record (the time of every instruction must be known). */
+int stub_rec_state_known_time(struct stub_rec_state *s, uint64_t index, uint64_t time);
+/* After instruction @index the registers are @regs: what changed, and a
+ * checkpoint when one is due. */
+int stub_rec_state_known_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
+			      uint64_t index, uint64_t time);
+/* Instruction @index wrote @now over @old, @len bytes at @addr. */
+int stub_rec_state_known_mem(struct stub_rec_state *s, uint64_t addr, uint64_t len,
+			     const void *old, const void *now, uint64_t index, uint64_t time);
+/* Memory changed other than by a logged write (@kind), after @index. */
+int stub_rec_state_known_map(struct stub_rec_state *s, uint64_t addr, uint64_t len,
+			     enum stub_rec_state_map kind, uint64_t index, uint64_t time);
+
 /* The hidden --state-check dump: registers, XSAVE area, the stack page
  * and the page of the last write, at instruction @index (after it), i.e.
  * what the reader gives for position @index + 1. The sample is written

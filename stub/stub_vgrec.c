@@ -35,6 +35,7 @@
 #include "replay/bundle.h"
 #include "stub/stub_rec_insn.h"
 #include "stub/stub_rec_maps.h"
+#include "stub/stub_rec_state.h"
 #include "stub/stub_rec_thread.h"
 #include "vgtool/hsrec_proto.h"
 
@@ -56,6 +57,14 @@ struct vgrec_block {
 	struct vgrec_exit *exit;
 };
 
+/* A state word of the open superblock (vgtool/hsrec_proto.h). */
+struct vgrec_event {
+	uint16_t insn;                      /* in the superblock */
+	uint8_t kind, arg;
+	uint64_t a, b;                      /* value / address, length */
+	size_t bytes;                       /* STORE: old, new bytes in ev_bytes */
+};
+
 struct vgrec_thread {
 	struct stub_rec_thread th;
 	FILE *pt;
@@ -64,6 +73,14 @@ struct vgrec_thread {
 	const struct vgrec_block *open;     /* the superblock it is in */
 	const struct stub_rec_insn *pend;   /* ran; its successor not yet known */
 	bool gone;
+	/* The state log (threads/TID.state): */
+	struct stub_rec_state st;
+	FILE *stf;
+	struct user_regs_struct regs;       /* as of the last record */
+	struct vgrec_event *ev;             /* of the open superblock */
+	size_t nev, capev;
+	uint8_t *ev_bytes;
+	size_t nbytes, capbytes;
 };
 
 struct vgrec_map {
@@ -98,6 +115,7 @@ struct stub_vgrec {
 	size_t nin;
 	char *err;
 	size_t errsize;
+	uint64_t state_bytes;
 };
 
 static int vgrec_fail(struct stub_vgrec *r, int e, const char *fmt, ...)
@@ -113,6 +131,22 @@ static int vgrec_fail(struct stub_vgrec *r, int e, const char *fmt, ...)
 		va_end(ap);
 	}
 	return e;
+}
+
+static uint32_t vgrec_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t vgrec_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
 }
 
 /* --- Finding the tool ------------------------------------------------- */
@@ -228,6 +262,13 @@ static struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid)
 	}
 	t->bundle_index = (size_t)idx;
 	r->th[r->nth++] = t;
+	/* The state log: started by the thread's first register dump. */
+	snprintf(rel + strlen(rel) - 3, 7, ".state");
+	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
+	t->stf = fopen(path, "we");
+	if (!t->stf || stub_rec_state_init(&t->st, (pid_t)tid, t->stf) < 0 ||
+	    replay_bundle_set_str(&r->b->threads[idx].state_file, rel) < 0)
+		return NULL;
 	return t;
 }
 
@@ -401,20 +442,88 @@ static int vgrec_next(struct stub_vgrec *r, struct vgrec_thread *t, const struct
 	return e;
 }
 
+/* The position the thread's next state record belongs to: after its
+ * last instruction that ran (the pending one included), and its time. */
+static void vgrec_pos(const struct stub_vgrec *r, const struct vgrec_thread *t, uint64_t *index,
+		      uint64_t *time)
+{
+	*index = t->th.ninsn + (t->pend ? 1 : 0);
+	*time = *index + (r->clock - t->th.ninsn);
+}
+
+static uint64_t *vgrec_slot(struct user_regs_struct *regs, unsigned slot)
+{
+	return (uint64_t *)regs + slot;
+}
+
+/* The state words of instructions [0, n) of the superblock that just ran,
+ * its instruction 0 being the thread's instruction @idx0 at time @idx0 +
+ * @base; those of later instructions did not happen (a fault). */
+static int vgrec_apply(struct vgrec_thread *t, uint32_t n, uint64_t idx0, uint64_t base)
+{
+	bool regs = false;
+	uint32_t cur = 0;
+	int e = 0;
+
+	if (!t->st.started) {
+		t->nev = t->nbytes = 0;
+		return 0;
+	}
+	if (n)
+		e = stub_rec_state_known_time(&t->st, idx0, idx0 + base);
+	for (size_t i = 0; i < t->nev && e >= 0; i++) {
+		const struct vgrec_event *v = &t->ev[i];
+		uint64_t index = idx0 + v->insn;
+
+		if (v->insn >= n)
+			break;
+		if (regs && v->insn != cur) {
+			e = stub_rec_state_known_regs(&t->st, &t->regs, idx0 + cur, idx0 + cur + base);
+			regs = false;
+		}
+		cur = v->insn;
+		if (e < 0)
+			break;
+		switch (v->kind) {
+		case HSREC_ST_REG:
+			if (v->arg < HSREC_NGP)
+				*vgrec_slot(&t->regs, v->arg) = v->a;
+			regs = true;
+			break;
+		case HSREC_ST_STORE:
+			e = stub_rec_state_known_mem(&t->st, v->a, v->arg, t->ev_bytes + v->bytes,
+						     t->ev_bytes + v->bytes + v->arg, index,
+						     index + base);
+			break;
+		case HSREC_ST_UNKNOWN:
+			e = stub_rec_state_known_map(&t->st, v->a, v->b, STUB_REC_MAP_UNKNOWN, index,
+						     index + base);
+			break;
+		}
+	}
+	if (e >= 0 && regs)
+		e = stub_rec_state_known_regs(&t->st, &t->regs, idx0 + cur, idx0 + cur + base);
+	t->nev = t->nbytes = 0;
+	return e;
+}
+
 /* Instructions [0, n) of @blk ran in @t. Inside a superblock each
  * instruction goes to the next one; the leading ones that are no branch
  * (blk->plain of them) write no packet, and so no PSB is due after them
  * (stub_swpt_boundary counts bytes): they are only counted. That is the
- * fast path of this recorder. */
+ * fast path of this recorder. Then the superblock's state words. */
 static int vgrec_run(struct stub_vgrec *r, struct vgrec_thread *t, const struct vgrec_block *blk,
 		     uint32_t n)
 {
+	uint64_t idx0, base;
 	uint32_t bulk;
 	int e;
 
 	if (n == 0)
-		return 0;
+		return vgrec_apply(t, 0, 0, 0);
 	e = vgrec_next(r, t, &blk->insn[0]);
+	idx0 = t->th.ninsn + 1;
+	base = r->clock - t->th.ninsn;
 	bulk = n - 1 < blk->plain ? n - 1 : blk->plain;
 	if (bulk) {
 		r->clock += bulk;
@@ -423,7 +532,125 @@ static int vgrec_run(struct stub_vgrec *r, struct vgrec_thread *t, const struct 
 	}
 	for (uint32_t i = bulk + 1; i < n && e >= 0; i++)
 		e = vgrec_next(r, t, &blk->insn[i]);
+	if (e >= 0)
+		e = vgrec_apply(t, n, idx0, base);
 	return e;
+}
+
+/* A state word of @t's open superblock; @p holds its operands. 0, or
+ * -EAGAIN if they are not all in yet (*@used: bytes taken). */
+static int vgrec_event(struct stub_vgrec *r, uint32_t w, const uint8_t *p, size_t avail,
+		       size_t *used)
+{
+	struct vgrec_thread *t = r->cur;
+	struct vgrec_event v = { .insn = (uint16_t)HSREC_ST_INSN(w),
+				 .kind = (uint8_t)HSREC_ST_KIND(w), .arg = (uint8_t)HSREC_ST_ARG(w) };
+	size_t need;
+
+	switch (v.kind) {
+	case HSREC_ST_REG: need = 8; break;
+	case HSREC_ST_STORE: need = 8 + 2 * (size_t)v.arg; break;
+	case HSREC_ST_UNKNOWN: need = 16; break;
+	default:
+		return vgrec_fail(r, -EPROTO, "an unknown state word %#x from the tool", w);
+	}
+	if (avail < need)
+		return -EAGAIN;
+	*used = need;
+	if (!t || !t->open)
+		return vgrec_fail(r, -EPROTO, "a state word outside a superblock");
+	v.a = vgrec_u64(p);
+	if (v.kind == HSREC_ST_UNKNOWN)
+		v.b = vgrec_u64(p + 8);
+	if (v.kind == HSREC_ST_STORE) {
+		if (t->nbytes + 2 * v.arg > t->capbytes) {
+			size_t cap = t->capbytes ? t->capbytes * 2 : 4096;
+			uint8_t *nb;
+
+			while (cap < t->nbytes + 2 * v.arg)
+				cap *= 2;
+			nb = realloc(t->ev_bytes, cap);
+			if (!nb)
+				return -ENOMEM;
+			t->ev_bytes = nb;
+			t->capbytes = cap;
+		}
+		v.bytes = t->nbytes;
+		memcpy(t->ev_bytes + t->nbytes, p + 8, 2 * (size_t)v.arg);
+		t->nbytes += 2 * (size_t)v.arg;
+	}
+	if (t->nev == t->capev) {
+		size_t cap = t->capev ? t->capev * 2 : 256;
+		struct vgrec_event *ne = realloc(t->ev, cap * sizeof(*ne));
+
+		if (!ne)
+			return -ENOMEM;
+		t->ev = ne;
+		t->capev = cap;
+	}
+	t->ev[t->nev++] = v;
+	return 0;
+}
+
+/* Something outside @t's instructions (a syscall, Valgrind, a signal)
+ * happens: the superblock it was in ran to its end (it ends with the
+ * syscall; a signal's record came first). */
+static int vgrec_settle(struct stub_vgrec *r, struct vgrec_thread *t)
+{
+	int e = 0;
+
+	if (t->open) {
+		e = vgrec_run(r, t, t->open, t->open->ninsn);
+		t->open = NULL;
+	}
+	return e;
+}
+
+/* Every register of @t (a DUMP record): the log starts, or what changed
+ * outside its instructions is logged. */
+static int vgrec_dump(struct stub_vgrec *r, struct vgrec_thread *t, const uint8_t *p)
+{
+	struct user_regs_struct regs;
+	uint64_t index, time;
+	int e = vgrec_settle(r, t);
+
+	if (e < 0)
+		return e;
+	memcpy(&regs, p, sizeof(regs));
+	vgrec_pos(r, t, &index, &time);
+	t->regs = regs;
+	if (!t->st.started)
+		return stub_rec_state_known_start(&t->st, &regs, index, time);
+	return stub_rec_state_known_regs(&t->st, &regs, index, time);
+}
+
+/* Memory written outside the thread's instructions (MEMW), or changed
+ * otherwise (MEMU). */
+static int vgrec_memw(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t addr,
+		      const uint8_t *old, const uint8_t *now, uint64_t len)
+{
+	uint64_t index, time;
+	int e = vgrec_settle(r, t);
+
+	if (e < 0 || !t->st.started)
+		return e;
+	vgrec_pos(r, t, &index, &time);
+	return stub_rec_state_known_mem(&t->st, addr, len, old, now, index, time);
+}
+
+static int vgrec_memu(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t addr, uint64_t len,
+		      uint32_t how)
+{
+	static const enum stub_rec_state_map kinds[] = { STUB_REC_MAP_UNKNOWN, STUB_REC_MAP_ZERO,
+							 STUB_REC_MAP_GONE, STUB_REC_MAP_VOLATILE };
+	uint64_t index, time;
+	int e = vgrec_settle(r, t);
+
+	if (e < 0 || !t->st.started)
+		return e;
+	vgrec_pos(r, t, &index, &time);
+	return stub_rec_state_known_map(&t->st, addr, len, how < 4 ? kinds[how] :
+					STUB_REC_MAP_UNKNOWN, index, time);
 }
 
 /* @t stopped before @ip: the open superblock ran up to it. */
@@ -486,22 +713,6 @@ static int vgrec_exit(struct stub_vgrec *r, uint32_t k)
 }
 
 /* --- Control records ----------------------------------------------------- */
-
-static uint32_t vgrec_u32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t vgrec_u64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
 
 static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 {
@@ -593,6 +804,17 @@ static int vgrec_hello(struct stub_vgrec *r, const uint8_t *p, size_t len)
 		if (e < 0)
 			return e;
 		r->id_base = r->nblocks;
+		for (size_t i = 0; i < r->nth; i++) {
+			struct vgrec_thread *t = r->th[i];
+			uint64_t index, time;
+
+			if (t->gone || !t->st.started)
+				continue;
+			vgrec_pos(r, t, &index, &time);
+			e = stub_rec_state_exec(&t->st, index, time);
+			if (e < 0)
+				return e;
+		}
 		for (size_t i = 0; i < r->nth; i++)
 			if (r->th[i]->tid != r->pid && !r->th[i]->gone) {
 				r->th[i]->open = NULL;
@@ -664,6 +886,23 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 	case HSREC_END:
 		r->ended = true;
 		return 0;
+	case HSREC_DUMP:
+		if (len != 4 + 8 * HSREC_NGP)
+			break;
+		t = vgrec_thread(r, (int32_t)vgrec_u32(p));
+		return t ? vgrec_dump(r, t, p + 4) : -ENOMEM;
+	case HSREC_MEMW:
+		if (len < 12 || (len - 12) % 2)
+			break;
+		t = vgrec_thread(r, (int32_t)vgrec_u32(p));
+		return t ? vgrec_memw(r, t, vgrec_u64(p + 4), p + 12, p + 12 + (len - 12) / 2,
+				      (len - 12) / 2) : -ENOMEM;
+	case HSREC_MEMU:
+		if (len != 24)
+			break;
+		t = vgrec_thread(r, (int32_t)vgrec_u32(p));
+		return t ? vgrec_memu(r, t, vgrec_u64(p + 4), vgrec_u64(p + 12),
+				      vgrec_u32(p + 20)) : -ENOMEM;
 	default:
 		return 0;              /* a newer tool's record: skipped */
 	}
@@ -682,6 +921,15 @@ static int vgrec_parse(struct stub_vgrec *r)
 		if (!(w & HSREC_EXIT_BIT)) {
 			e = vgrec_enter(r, w);
 			i += 4;
+		} else if ((w & HSREC_ST_MASK) == HSREC_ST) {
+			size_t used = 0;
+
+			e = vgrec_event(r, w, r->in + i + 4, r->nin - i - 4, &used);
+			if (e == -EAGAIN) {
+				e = 0;
+				break;
+			}
+			i += 4 + used;
 		} else if ((w & HSREC_CTL) != HSREC_CTL) {
 			if ((w & 0xFF000000u) != HSREC_EXIT_BIT)
 				return vgrec_fail(r, -EPROTO, "an unknown word %#x in the stream", w);
@@ -707,6 +955,7 @@ static int vgrec_save(struct stub_vgrec *r)
 {
 	for (size_t i = 0; i < r->nth; i++) {
 		stub_swpt_flush(&r->th[i]->th.pt);
+		stub_rec_state_flush(&r->th[i]->st);
 		r->b->threads[r->th[i]->bundle_index].instructions = r->th[i]->th.ninsn;
 	}
 	r->b->end_time = r->clock;
@@ -866,6 +1115,7 @@ static void vgrec_child(const char *tooldir, const char *dir, const char *fifo,
 	if (verify) {
 		snprintf(ver, sizeof(ver), "--hsrec-verify=%s", verify);
 		args[n++] = ver;
+		args[n++] = "--hsrec-verify-regs=yes";
 	}
 	args[n++] = "--";
 	for (size_t i = 0; argv[i] && n < sizeof(args) / sizeof(args[0]) - 1; i++)
@@ -967,8 +1217,10 @@ void stub_vgrec_get_summary(const struct stub_vgrec *r, struct stub_rec_summary 
 	s->instructions = r->clock;
 	s->threads = r->nth;
 	s->gaps = r->b ? r->b->ngaps : 0;
-	for (size_t i = 0; i < r->nth; i++)
+	for (size_t i = 0; i < r->nth; i++) {
 		s->trace_bytes += stub_swpt_offset(&r->th[i]->th.pt);
+		s->state_bytes += r->th[i]->st.bytes;
+	}
 }
 
 void stub_vgrec_free(struct stub_vgrec *r)
@@ -982,6 +1234,11 @@ void stub_vgrec_free(struct stub_vgrec *r)
 	for (size_t i = 0; i < r->nth; i++) {
 		stub_rec_thread_release(&r->th[i]->th);
 		fclose(r->th[i]->pt);
+		stub_rec_state_release(&r->th[i]->st);
+		if (r->th[i]->stf)
+			fclose(r->th[i]->stf);
+		free(r->th[i]->ev);
+		free(r->th[i]->ev_bytes);
 		free(r->th[i]);
 	}
 	free(r->th);

@@ -45,12 +45,18 @@
 #include "pub_tool_tooliface.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
+#include "libvex_guest_amd64.h"
 
 #include "hsrec_proto.h"
 
 /* Exported by libcoregrind, not declared in the public headers: moves a
  * file descriptor out of the client's range (VALGRIND-NOTES.md). */
 extern Int VG_(safe_fd)(Int oldfd);
+/* VEX's own helper (guest_amd64_helpers.c, exported by libvex): the O S Z A
+ * C P flags from the lazy flags thunk, as VEX's generated code computes
+ * them. */
+extern ULong amd64g_calculate_rflags_all(ULong cc_op, ULong cc_dep1, ULong cc_dep2,
+					 ULong cc_ndep);
 
 #define HS_BUF (1u << 20)          /* flushed when fuller than this */
 #define HS_SLACK (1u << 16)        /* room for one superblock's records */
@@ -60,6 +66,8 @@ extern Int VG_(safe_fd)(Int oldfd);
 static const HChar *hs_out_path;
 static Int hs_want_pid = -1;
 static const HChar *hs_verify_path;
+static Bool hs_verify_regs;        /* the verify lines carry every register */
+static Bool hs_state = True;       /* registers and memory, not only control flow */
 
 static Int hs_fd = -1;             /* -1: recording nothing */
 static Int hs_vfd = -1;
@@ -71,6 +79,7 @@ static UChar hs_vbuf[HS_VBUF];
 static UInt hs_vlen;
 
 static Int hs_lwp[HS_MAX_TID];     /* Valgrind ThreadId -> Linux tid */
+static Bool hs_dumped[HS_MAX_TID]; /* its registers are known to hindsight */
 static ThreadId hs_last = VG_INVALID_THREADID; /* the thread that ran last */
 
 static void hs_write_all(Int fd, const UChar *p, SizeT n)
@@ -106,14 +115,20 @@ static void hs_vflush(void)
 	hs_vlen = 0;
 }
 
+static Bool hs_verify_regs;
+static void hs_verify_line_regs(ThreadId tid);
+
 static VG_REGPARM(1) void hs_verify(Addr ip)
 {
 	ThreadId tid = VG_(get_running_tid)();
 
-	if (hs_vlen > HS_VBUF - 64)
+	if (hs_vlen > HS_VBUF - 512)
 		hs_vflush();
-	hs_vlen += VG_(sprintf)((HChar *)hs_vbuf + hs_vlen, "%d %lx\n",
+	hs_vlen += VG_(sprintf)((HChar *)hs_vbuf + hs_vlen, "%d %lx",
 				tid < HS_MAX_TID ? hs_lwp[tid] : 0, ip);
+	if (hs_verify_regs)
+		hs_verify_line_regs(tid);
+	hs_vbuf[hs_vlen++] = '\n';
 }
 
 static void hs_put(const void *p, SizeT n)
@@ -178,6 +193,18 @@ static void hs_new_mem(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
 	hs_map(a, len, rr, ww, xx);
 }
 
+static void hs_memu(ThreadId tid, Addr a, SizeT len, UInt how);
+
+/* A new mapping: zeros if anonymous, else what the file holds (unknown
+ * to the state log: the reader takes it from the images). */
+static void hs_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
+{
+	NSegment const *seg = VG_(am_find_nsegment)(a);
+
+	hs_new_mem(a, len, rr, ww, xx, di);
+	hs_memu(VG_(get_running_tid)(), a, len, seg && seg->kind == SkAnonC ? 1 : 0);
+}
+
 static void hs_unmap(Addr a, SizeT len)
 {
 	if (hs_fd < 0)
@@ -185,6 +212,7 @@ static void hs_unmap(Addr a, SizeT len)
 	hs_ctl(HSREC_UNMAP, 16);
 	hs_put64(a);
 	hs_put64(len);
+	hs_memu(VG_(get_running_tid)(), a, len, 2);
 }
 
 static void hs_remap(Addr from, Addr to, SizeT len)
@@ -194,6 +222,7 @@ static void hs_remap(Addr from, Addr to, SizeT len)
 	hs_unmap(from, len);
 	if (seg)
 		hs_map(to, len, seg->hasR, seg->hasW, seg->hasX);
+	hs_memu(VG_(get_running_tid)(), to, len, 0);
 }
 
 /* --- Threads and signals --------------------------------------------- */
@@ -205,16 +234,22 @@ static void hs_pause(ThreadId tid)
 	hs_put64(VG_(get_IP)(tid));
 }
 
+static void hs_dump(ThreadId tid);
+
 static void hs_start(ThreadId tid, ULong blocks)
 {
 	(void)blocks;
-	if (hs_fd < 0 || tid == hs_last)
+	if (hs_fd < 0)
 		return;
-	if (hs_last != VG_INVALID_THREADID)
-		hs_pause(hs_last);
-	hs_ctl(HSREC_SWITCH, 4);
-	hs_put32(hs_tid(tid));
-	hs_last = tid;
+	if (tid != hs_last) {
+		if (hs_last != VG_INVALID_THREADID)
+			hs_pause(hs_last);
+		hs_ctl(HSREC_SWITCH, 4);
+		hs_put32(hs_tid(tid));
+		hs_last = tid;
+	}
+	if (tid < HS_MAX_TID && !hs_dumped[tid])
+		hs_dump(tid);
 }
 
 static void hs_thread_exit(ThreadId tid)
@@ -224,8 +259,10 @@ static void hs_thread_exit(ThreadId tid)
 		hs_put32(hs_tid(tid));
 		hs_put64(VG_(get_IP)(tid));
 	}
-	if (tid < HS_MAX_TID)
+	if (tid < HS_MAX_TID) {
 		hs_lwp[tid] = 0;
+		hs_dumped[tid] = False;
+	}
 	if (tid == hs_last)
 		hs_last = VG_INVALID_THREADID;
 }
@@ -240,6 +277,8 @@ static void hs_signal(ThreadId tid, Int sig, Bool alt)
 	hs_put32(hs_tid(tid));
 	hs_put32((UInt)sig);
 	hs_put64(VG_(get_IP)(tid));
+	if (tid < HS_MAX_TID)
+		hs_dumped[tid] = False;    /* the handler's registers */
 }
 
 static void hs_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
@@ -257,13 +296,17 @@ static void hs_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 	hs_vflush();
 }
 
+static void hs_pw_clear(void);
+
 static void hs_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)
 {
-	(void)tid;
 	(void)nr;
 	(void)args;
 	(void)nargs;
 	(void)res;
+	hs_pw_clear();
+	if (tid < HS_MAX_TID)
+		hs_dumped[tid] = False;    /* rax, and what the kernel set */
 }
 
 /* A forked child is not recorded (hindsight follows the parent). */
@@ -277,6 +320,156 @@ static void hs_atfork_child(ThreadId tid)
 	hs_fd = hs_vfd = -1;
 	hs_ptr = (Addr)hs_buf;
 	hs_vlen = 0;
+}
+
+/* --- State outside instructions ------------------------------------ */
+
+#define HS_GOFF(f) ((Int)offsetof(VexGuestAMD64State, f))
+
+/* user_regs_struct slots of the general registers, by guest offset. */
+static const struct { Int off; UInt slot; } hs_gprs[] = {
+	{ HS_GOFF(guest_RAX), 10 }, { HS_GOFF(guest_RCX), 11 }, { HS_GOFF(guest_RDX), 12 },
+	{ HS_GOFF(guest_RBX), 5 },  { HS_GOFF(guest_RSP), 19 }, { HS_GOFF(guest_RBP), 4 },
+	{ HS_GOFF(guest_RSI), 13 }, { HS_GOFF(guest_RDI), 14 }, { HS_GOFF(guest_R8), 9 },
+	{ HS_GOFF(guest_R9), 8 },   { HS_GOFF(guest_R10), 7 },  { HS_GOFF(guest_R11), 6 },
+	{ HS_GOFF(guest_R12), 3 },  { HS_GOFF(guest_R13), 2 },  { HS_GOFF(guest_R14), 1 },
+	{ HS_GOFF(guest_R15), 0 },  { HS_GOFF(guest_FS_CONST), 21 },
+};
+#define HS_NGPRS (sizeof(hs_gprs) / sizeof(hs_gprs[0]))
+#define HS_SLOT_EFLAGS 18
+
+/* eflags as the CPU shows it, from VEX's thunk and flag words; the inline
+ * code computes the same. */
+static ULong hs_eflags(const VexGuestAMD64State *g)
+{
+	return amd64g_calculate_rflags_all(g->guest_CC_OP, g->guest_CC_DEP1, g->guest_CC_DEP2,
+					   g->guest_CC_NDEP) |
+	       (g->guest_DFLAG & 0x400) | ((g->guest_ACFLAG & 1) << 18) |
+	       ((g->guest_IDFLAG & 1) << 21) | 0x202;
+}
+
+/* Every general register of @tid, as ptrace would give them. */
+static void hs_dump(ThreadId tid)
+{
+	VexGuestAMD64State g;
+	ULong r[HSREC_NGP];
+	UInt i;
+
+	VG_(get_shadow_regs_area)(tid, (UChar *)&g, 0, 0, sizeof(g));
+	VG_(memset)(r, 0, sizeof(r));
+	for (i = 0; i < HS_NGPRS; i++)
+		r[hs_gprs[i].slot] = *(const ULong *)((const UChar *)&g + hs_gprs[i].off);
+	r[15] = ~0ull;             /* orig_rax: not in a syscall */
+	r[16] = g.guest_RIP;
+	r[17] = 0x33;              /* cs, ss as on x86-64 Linux */
+	r[20] = 0x2b;
+	r[HS_SLOT_EFLAGS] = hs_eflags(&g);
+	r[22] = g.guest_GS_CONST;
+	hs_ctl(HSREC_DUMP, 4 + 8 * HSREC_NGP);
+	hs_put32(hs_tid(tid));
+	hs_put(r, sizeof(r));
+	hs_dumped[tid] = True;
+}
+
+/* Memory the kernel or Valgrind is about to write (a syscall's output, a
+ * signal frame): its old bytes, until it was written. */
+#define HS_PW 16
+#define HS_PW_MAX (1u << 20)
+static struct { Addr a; SizeT len; UChar *old; } hs_pw[HS_PW];
+static UInt hs_npw;
+
+static void hs_memu(ThreadId tid, Addr a, SizeT len, UInt how)
+{
+	if (hs_fd < 0 || !len)
+		return;
+	hs_ctl(HSREC_MEMU, 24);
+	hs_put32(hs_tid(tid));
+	hs_put64(a);
+	hs_put64(len);
+	hs_put32(how);
+}
+
+static void hs_pre_write(CorePart part, ThreadId tid, const HChar *what, Addr a, SizeT len)
+{
+	(void)part;
+	(void)tid;
+	(void)what;
+	if (hs_fd < 0 || hs_npw >= HS_PW || !len || len > HS_PW_MAX ||
+	    !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ))
+		return;
+	hs_pw[hs_npw].old = VG_(malloc)("hsrec.pw", len);
+	VG_(memcpy)(hs_pw[hs_npw].old, (const void *)a, len);
+	hs_pw[hs_npw].a = a;
+	hs_pw[hs_npw].len = len;
+	hs_npw++;
+}
+
+static void hs_post_write(CorePart part, ThreadId tid, Addr a, SizeT len)
+{
+	const UChar *old = NULL;
+	UInt i;
+
+	(void)part;
+	if (hs_fd < 0 || !len)
+		return;
+	for (i = 0; i < hs_npw && !old; i++)
+		if (a >= hs_pw[i].a && a + len <= hs_pw[i].a + hs_pw[i].len)
+			old = hs_pw[i].old + (a - hs_pw[i].a);
+	if (!old || !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ)) {
+		hs_memu(tid, a, len, 0);
+		return;
+	}
+	while (len > 0) {
+		SizeT n = len > 30000 ? 30000 : len;
+
+		hs_ctl(HSREC_MEMW, 12 + 2 * n);
+		hs_put32(hs_tid(tid));
+		hs_put64(a);
+		hs_put(old, n);
+		hs_put((const void *)a, n);
+		a += n;
+		old += n;
+		len -= n;
+	}
+}
+
+/* rax rbx rcx rdx rsi rdi rbp rsp r8-r15 eflags fs_base, in hex. */
+static void hs_verify_line_regs(ThreadId tid)
+{
+	VexGuestAMD64State g;
+	const ULong v[] = { 0 };
+	ULong r[18];
+	UInt i;
+
+	(void)v;
+	VG_(get_shadow_regs_area)(tid, (UChar *)&g, 0, 0, sizeof(g));
+	r[0] = g.guest_RAX; r[1] = g.guest_RBX; r[2] = g.guest_RCX; r[3] = g.guest_RDX;
+	r[4] = g.guest_RSI; r[5] = g.guest_RDI; r[6] = g.guest_RBP; r[7] = g.guest_RSP;
+	r[8] = g.guest_R8; r[9] = g.guest_R9; r[10] = g.guest_R10; r[11] = g.guest_R11;
+	r[12] = g.guest_R12; r[13] = g.guest_R13; r[14] = g.guest_R14; r[15] = g.guest_R15;
+	r[16] = hs_eflags(&g);
+	r[17] = g.guest_FS_CONST;
+	for (i = 0; i < 18; i++)
+		hs_vlen += VG_(sprintf)((HChar *)hs_vbuf + hs_vlen, " %llx", r[i]);
+}
+
+static void hs_pw_clear(void)
+{
+	UInt i;
+
+	for (i = 0; i < hs_npw; i++)
+		VG_(free)(hs_pw[i].old);
+	hs_npw = 0;
+}
+
+static void hs_brk_new(Addr a, SizeT len, ThreadId tid)
+{
+	hs_memu(tid, a, len, 1);
+}
+
+static void hs_brk_die(Addr a, SizeT len)
+{
+	hs_memu(VG_(get_running_tid)(), a, len, 2);
 }
 
 /* --- Instrumentation ------------------------------------------------- */
@@ -382,12 +575,184 @@ static void hs_describe(IRSB *in, UInt id)
 	}
 }
 
+/* A value to append: an atom of type @ty. */
+struct hs_val {
+	IRExpr *e;
+	IRType ty;
+};
+
+/* Appends @word and @nv values to the buffer, unconditionally (the check
+ * at the superblock's entry left room for its records). */
+static void hs_emit_rec(IRSB *sb, UInt word, const struct hs_val *v, UInt nv)
+{
+	IRTemp p = hs_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, hs_u64((Addr)&hs_ptr)));
+	UInt off = 4, i;
+	IRTemp p2;
+
+	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(p), hs_u32(word)));
+	for (i = 0; i < nv; i++) {
+		IRTemp a = hs_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(p),
+							    hs_u64(off)));
+
+		addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(a), v[i].e));
+		off += sizeofIRType(v[i].ty);
+	}
+	p2 = hs_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(p), hs_u64(off)));
+	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, hs_u64((Addr)&hs_ptr), IRExpr_RdTmp(p2)));
+}
+
+static UInt hs_st_word(UInt kind, UInt insn, UInt arg)
+{
+	return HSREC_ST | (kind << 24) | ((insn & 0xFFFF) << 8) | (arg & 0xFF);
+}
+
+static IRExpr *hs_get(IRSB *sb, Int off)
+{
+	return IRExpr_RdTmp(hs_tmp(sb, Ity_I64, IRExpr_Get(off, Ity_I64)));
+}
+
+/* What an instruction changed in the guest state, so far. */
+struct hs_touch {
+	UInt slots;                /* user_regs slots of general registers */
+	Bool flags;
+};
+
+static Bool hs_overlap(Int a, Int alen, Int b, Int blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+static void hs_touch(struct hs_touch *t, Int off, Int len)
+{
+	UInt i;
+
+	for (i = 0; i < HS_NGPRS; i++)
+		if (hs_overlap(off, len, hs_gprs[i].off, 8))
+			t->slots |= 1u << hs_gprs[i].slot;
+	if (hs_overlap(off, len, HS_GOFF(guest_CC_OP), 32) ||
+	    hs_overlap(off, len, HS_GOFF(guest_DFLAG), 8) ||
+	    hs_overlap(off, len, HS_GOFF(guest_ACFLAG), 8) ||
+	    hs_overlap(off, len, HS_GOFF(guest_IDFLAG), 8))
+		t->flags = True;
+}
+
+/* The registers instruction @insn changed, as they are now. */
+static void hs_emit_regs(IRSB *sb, UInt insn, const struct hs_touch *t)
+{
+	struct hs_val v;
+	UInt i;
+
+	for (i = 0; i < HS_NGPRS; i++) {
+		if (!(t->slots & (1u << hs_gprs[i].slot)))
+			continue;
+		v.e = hs_get(sb, hs_gprs[i].off);
+		v.ty = Ity_I64;
+		hs_emit_rec(sb, hs_st_word(HSREC_ST_REG, insn, hs_gprs[i].slot), &v, 1);
+	}
+	if (t->flags) {
+		IRExpr *args = NULL;
+		IRTemp f, df, ac, id, x, y, z;
+
+		(void)args;
+		f = hs_tmp(sb, Ity_I64, mkIRExprCCall(Ity_I64, 0, "amd64g_calculate_rflags_all",
+			&amd64g_calculate_rflags_all,
+			mkIRExprVec_4(hs_get(sb, HS_GOFF(guest_CC_OP)),
+				      hs_get(sb, HS_GOFF(guest_CC_DEP1)),
+				      hs_get(sb, HS_GOFF(guest_CC_DEP2)),
+				      hs_get(sb, HS_GOFF(guest_CC_NDEP)))));
+		df = hs_tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, hs_get(sb, HS_GOFF(guest_DFLAG)),
+						      hs_u64(0x400)));
+		ac = hs_tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, hs_get(sb, HS_GOFF(guest_ACFLAG)),
+						      hs_u64(1)));
+		id = hs_tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, hs_get(sb, HS_GOFF(guest_IDFLAG)),
+						      hs_u64(1)));
+		ac = hs_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(ac),
+						      IRExpr_Const(IRConst_U8(18))));
+		id = hs_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(id),
+						      IRExpr_Const(IRConst_U8(21))));
+		x = hs_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Or64, IRExpr_RdTmp(f), IRExpr_RdTmp(df)));
+		y = hs_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Or64, IRExpr_RdTmp(ac), IRExpr_RdTmp(id)));
+		z = hs_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Or64, IRExpr_RdTmp(x), IRExpr_RdTmp(y)));
+		v.e = IRExpr_RdTmp(hs_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Or64, IRExpr_RdTmp(z),
+								     hs_u64(0x202))));
+		v.ty = Ity_I64;
+		hs_emit_rec(sb, hs_st_word(HSREC_ST_REG, insn, HS_SLOT_EFLAGS), &v, 1);
+	}
+}
+
+static void hs_emit_unknown(IRSB *sb, UInt insn, IRExpr *addr, IRExpr *len)
+{
+	struct hs_val v[2] = { { addr, Ity_I64 }, { len, Ity_I64 } };
+
+	hs_emit_rec(sb, hs_st_word(HSREC_ST_UNKNOWN, insn, 0), v, 2);
+}
+
+/* A store of @data at @addr by instruction @insn: its old and new bytes,
+ * before it happens. */
+static void hs_emit_store(IRSB *sb, UInt insn, IRExpr *addr, IRExpr *data)
+{
+	IRType ty = typeOfIRExpr(sb->tyenv, data);
+	Int size = sizeofIRType(ty);
+	struct hs_val v[3];
+
+	if (size <= 0 || size > 32 || ty == Ity_I1) {
+		hs_emit_unknown(sb, insn, addr, hs_u64(size > 0 ? (ULong)size : 64));
+		return;
+	}
+	v[0].e = addr;
+	v[0].ty = Ity_I64;
+	v[1].e = IRExpr_RdTmp(hs_tmp(sb, ty, IRExpr_Load(Iend_LE, ty, addr)));
+	v[1].ty = ty;
+	v[2].e = data;
+	v[2].ty = ty;
+	hs_emit_rec(sb, hs_st_word(HSREC_ST_STORE, insn, (UInt)size), v, 3);
+}
+
+/* After a compare-and-swap: the old value it returned and what is there
+ * now (unchanged if the comparison failed). */
+static void hs_emit_cas(IRSB *sb, UInt insn, const IRCAS *c)
+{
+	IRType ty = typeOfIRTemp(sb->tyenv, c->oldLo);
+	Int size = sizeofIRType(ty);
+	struct hs_val v[3];
+	Int half;
+
+	for (half = 0; half < (c->oldHi == IRTemp_INVALID ? 1 : 2); half++) {
+		IRExpr *a = c->addr;
+
+		if (half)
+			a = IRExpr_RdTmp(hs_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, c->addr,
+									hs_u64(size))));
+		v[0].e = a;
+		v[0].ty = Ity_I64;
+		v[1].e = IRExpr_RdTmp(half ? c->oldHi : c->oldLo);
+		v[1].ty = ty;
+		v[2].e = IRExpr_RdTmp(hs_tmp(sb, ty, IRExpr_Load(Iend_LE, ty, a)));
+		v[2].ty = ty;
+		hs_emit_rec(sb, hs_st_word(HSREC_ST_STORE, insn, (UInt)size), v, 3);
+	}
+}
+
+static void hs_emit_dirty(IRSB *sb, UInt insn, const IRDirty *d, struct hs_touch *t)
+{
+	Int i;
+
+	if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+		hs_emit_unknown(sb, insn, d->mAddr, hs_u64((ULong)d->mSize));
+	for (i = 0; i < d->nFxState; i++)
+		if (d->fxState[i].fx != Ifx_Read && d->fxState[i].fx != Ifx_None)
+			hs_touch(t, d->fxState[i].offset, d->fxState[i].size +
+				 d->fxState[i].nRepeats * d->fxState[i].repeatLen);
+}
+
 static IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
 			   const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
 			   IRType gWordTy, IRType hWordTy)
 {
+	struct hs_touch touch = { 0, False };
+	Bool rec = hs_fd >= 0, st = rec && hs_state;
 	IRSB *out;
-	UInt id, nexit = 0;
+	UInt id, nexit = 0, insn = 0;
 	Bool seen = False;
 	Int i;
 
@@ -397,38 +762,98 @@ static IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 	(void)archinfo_host;
 	(void)gWordTy;
 	(void)hWordTy;
-	if (hs_fd < 0 && hs_vfd < 0)
+	if (!rec && hs_vfd < 0)
 		return in;
 	id = hs_next_id++;
 	if (id >= HSREC_EXIT_BIT)
 		VG_(tool_panic)("hsrec: out of superblock ids");
-	if (hs_fd >= 0)
+	if (rec)
 		hs_describe(in, id);
 	out = deepCopyIRSBExceptStmts(in);
 	for (i = 0; i < in->stmts_used; i++) {
-		IRStmt *st = in->stmts[i];
+		IRStmt *s = in->stmts[i];
 
-		if (st->tag == Ist_Exit && seen) {
+		if (!seen) {
+			addStmtToIRSB(out, s);
+			if (s->tag == Ist_IMark && s->Ist.IMark.len > 0) {
+				seen = True;
+				if (rec)
+					hs_emit(out, id, NULL, True);
+				goto verify;
+			}
+			continue;
+		}
+		switch (s->tag) {
+		case Ist_IMark:
+			if (s->Ist.IMark.len == 0)
+				break;
+			if (st && (touch.slots || touch.flags))
+				hs_emit_regs(out, insn, &touch);
+			touch.slots = 0;
+			touch.flags = False;
+			insn++;
+			addStmtToIRSB(out, s);
+			goto verify;
+		case Ist_Put:
+			hs_touch(&touch, s->Ist.Put.offset,
+				 sizeofIRType(typeOfIRExpr(in->tyenv, s->Ist.Put.data)));
+			break;
+		case Ist_PutI:
+			break;
+		case Ist_Store:
+			if (st)
+				hs_emit_store(out, insn, s->Ist.Store.addr, s->Ist.Store.data);
+			break;
+		case Ist_StoreG:
+			if (st)
+				hs_emit_unknown(out, insn, s->Ist.StoreG.details->addr,
+					hs_u64((ULong)sizeofIRType(typeOfIRExpr(in->tyenv,
+						s->Ist.StoreG.details->data))));
+			break;
+		case Ist_CAS:
+			addStmtToIRSB(out, s);
+			if (st)
+				hs_emit_cas(out, insn, s->Ist.CAS.details);
+			continue;
+		case Ist_Dirty:
+			if (st)
+				hs_emit_dirty(out, insn, s->Ist.Dirty.details, &touch);
+			break;
+		case Ist_Exit:
+			if (st && (touch.slots || touch.flags))
+				hs_emit_regs(out, insn, &touch);
 			if (nexit >= HSREC_MAX_EXITS)
 				VG_(tool_panic)("hsrec: too many side exits");
-			if (hs_fd >= 0)
-				hs_emit(out, HSREC_EXIT_BIT | nexit, st->Ist.Exit.guard, False);
+			if (rec)
+				hs_emit(out, HSREC_EXIT_BIT | nexit, s->Ist.Exit.guard, False);
 			nexit++;
+			break;
+		default:
+			break;
 		}
-		addStmtToIRSB(out, st);
-		if (st->tag != Ist_IMark || st->Ist.IMark.len == 0)
-			continue;
-		if (!seen && hs_fd >= 0)
-			hs_emit(out, id, NULL, True);
-		seen = True;
+		addStmtToIRSB(out, s);
+		continue;
+verify:
 		if (hs_vfd >= 0) {
 			IRDirty *d = unsafeIRDirty_0_N(1, "hs_verify",
 						       VG_(fnptr_to_fnentry)(hs_verify),
-						       mkIRExprVec_1(hs_u64(st->Ist.IMark.addr)));
+						       mkIRExprVec_1(hs_u64(s->Ist.IMark.addr)));
 
+			if (hs_verify_regs) {
+				/* The registers must be in the guest state for it. */
+				d->nFxState = 1;
+				d->fxState[0].fx = Ifx_Read;
+				d->fxState[0].offset = HS_GOFF(guest_RAX);
+				d->fxState[0].size = HS_GOFF(guest_FS_CONST) + 8 -
+						     HS_GOFF(guest_RAX);
+				d->fxState[0].nRepeats = 0;
+				d->fxState[0].repeatLen = 0;
+			}
 			addStmtToIRSB(out, IRStmt_Dirty(d));
 		}
 	}
+	if (st && (touch.slots || touch.flags))
+		hs_emit_regs(out, insn, &touch);
 	return out;
 }
 
@@ -446,6 +871,8 @@ static Bool hs_option(const HChar *arg)
 		hs_want_pid = (Int)pid;
 	else if VG_STR_CLO(arg, "--hsrec-verify", s)
 		hs_verify_path = s;
+	else if VG_BOOL_CLO(arg, "--hsrec-verify-regs", hs_verify_regs) {}
+	else if VG_BOOL_CLO(arg, "--hsrec-state", hs_state) {}
 	else
 		return False;
 	return True;
@@ -455,7 +882,9 @@ static void hs_usage(void)
 {
 	VG_(printf)("    --hsrec-out=PATH       where the recording stream goes\n"
 		    "    --hsrec-pid=PID        record only in process PID\n"
-		    "    --hsrec-verify=PATH    every instruction started, as text (tests)\n");
+		    "    --hsrec-verify=PATH    every instruction started, as text (tests)\n"
+		    "    --hsrec-verify-regs=no|yes  ... with the general registers before it\n"
+		    "    --hsrec-state=yes|no   registers and memory writes too [yes]\n");
 }
 
 static void hs_debug_usage(void)
@@ -527,7 +956,11 @@ static void hs_pre_clo_init(void)
 	VG_(needs_command_line_options)(hs_option, hs_usage, hs_debug_usage);
 	VG_(needs_syscall_wrapper)(hs_pre_syscall, hs_post_syscall);
 	VG_(track_new_mem_startup)(hs_new_mem);
-	VG_(track_new_mem_mmap)(hs_new_mem);
+	VG_(track_new_mem_mmap)(hs_mmap);
+	VG_(track_new_mem_brk)(hs_brk_new);
+	VG_(track_die_mem_brk)(hs_brk_die);
+	VG_(track_pre_mem_write)(hs_pre_write);
+	VG_(track_post_mem_write)(hs_post_write);
 	VG_(track_change_mem_mprotect)(hs_map);
 	VG_(track_die_mem_munmap)(hs_unmap);
 	VG_(track_copy_mem_remap)(hs_remap);

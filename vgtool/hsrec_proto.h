@@ -13,6 +13,10 @@
  *   80kkkkkk  the superblock entered last left through its side exit k
  *             (k < 2^24, counted in the BLOCK record's exit list)
  *   FFkkllll  a control record of kind kk with llll bytes of payload
+ *   Cknnnnaa  state of the superblock entered last (kind k, HSREC_ST_*): of
+ *             its instruction nnnn (0-based, as in its BLOCK record), arg aa
+ *             (a register slot, a size); emitted in the order things
+ *             happen, an instruction's registers at its end
  * Everything the threads execute arrives in the order it ran (Valgrind
  * runs one thread at a time); SWITCH says which thread the following
  * superblocks belong to.
@@ -26,6 +30,25 @@
 #define HSREC_CTL_KIND(w) (((w) >> 16) & 0xFFu)
 #define HSREC_CTL_LEN(w) ((w) & 0xFFFFu)
 #define HSREC_MAX_EXITS (1u << 24)
+#define HSREC_ST 0xC0000000u
+#define HSREC_ST_MASK 0xF0000000u
+#define HSREC_ST_KIND(w) (((w) >> 24) & 0xFu)
+#define HSREC_ST_INSN(w) (((w) >> 8) & 0xFFFFu)
+#define HSREC_ST_ARG(w) ((w) & 0xFFu)
+#define HSREC_NGP 27               /* struct user_regs_struct's 8-byte fields */
+
+/* State words of a superblock. */
+enum hsrec_st {
+	/* + u64: the register in user_regs_struct slot arg now holds it
+	 * (eflags as the CPU shows it: bit 1 and IF set) */
+	HSREC_ST_REG = 0,
+	/* + u64 addr, arg old bytes, arg new bytes: a store (written before
+	 * it happens: the instruction may still fault, then it did not) */
+	HSREC_ST_STORE = 1,
+	/* + u64 addr, u64 len: memory written in a way not followed (a
+	 * masked store, a helper's write): its contents unknown from here */
+	HSREC_ST_UNKNOWN = 2,
+};
 
 /* Control records; payload fields are packed, little-endian. */
 enum hsrec_kind {
@@ -62,6 +85,19 @@ enum hsrec_kind {
 	/* u32 syscall number, u32 tid: a syscall starts (only those that
 	 * change the address space or the process: exec, fork). */
 	HSREC_SYSCALL = 10,
+	/* u32 tid, HSREC_NGP x u64 (struct user_regs_struct): every general
+	 * register, when the thread starts running client code after
+	 * something outside its instructions changed them (its start, a
+	 * syscall, a signal delivered, an exec). */
+	HSREC_DUMP = 11,
+	/* u32 tid, u64 addr, then old and new bytes (half the rest each):
+	 * memory the kernel or Valgrind wrote for the thread (a syscall's
+	 * output, a signal frame). */
+	HSREC_MEMW = 12,
+	/* u32 tid, u64 addr, u64 len, u32 how (0 contents unknown, 1 zeros,
+	 * 2 unmapped, 3 written unseen by the kernel): memory changed other
+	 * than by a write the stream has. */
+	HSREC_MEMU = 13,
 };
 
 #endif
