@@ -796,25 +796,68 @@ int stub_rec_state_known_start(struct stub_rec_state *s, const struct user_regs_
 	return e < 0 ? e : stub_rec_emit(s);
 }
 
+/* Records are written out in batches of this many bytes (and at
+ * stub_rec_state_flush): these calls come once per instruction or more. */
+#define STUB_REC_KNOWN_BATCH (1u << 16)
+
+static int stub_rec_known_emit(struct stub_rec_state *s)
+{
+	return s->nrec >= STUB_REC_KNOWN_BATCH ? stub_rec_emit(s) : 0;
+}
+
 int stub_rec_state_known_time(struct stub_rec_state *s, uint64_t index, uint64_t time)
 {
 	int e = 0;
 
 	if (time - index != s->base)
 		e = stub_rec_begin(s, STUB_REC_STATE_TIME, index, time, 0);
-	return e < 0 ? e : stub_rec_emit(s);
+	return e < 0 ? e : stub_rec_known_emit(s);
+}
+
+/* The REGS mask position of each user_regs_struct slot (rip: none). */
+static int8_t stub_rec_pos[STUB_REC_STATE_NGP];
+
+static void stub_rec_pos_init(void)
+{
+	if (stub_rec_pos[0])
+		return;
+	memset(stub_rec_pos, -1, sizeof(stub_rec_pos));
+	for (unsigned i = 0; i < STUB_REC_NSLOTS; i++)
+		stub_rec_pos[stub_rec_slots[i]] = (int8_t)i;
 }
 
 int stub_rec_state_known_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
-			      uint64_t index, uint64_t time)
+			      uint32_t slots, uint64_t index, uint64_t time)
 {
+	uint64_t mask = 0;
 	int e = stub_rec_state_known_time(s, index, time);
 
-	if (e >= 0)
-		e = stub_rec_regs(s, regs, index, time);
+	stub_rec_pos_init();
+	for (uint32_t m = slots; m && e >= 0; m &= m - 1) {
+		unsigned slot = (unsigned)__builtin_ctz(m);
+
+		if (slot < STUB_REC_STATE_NGP && stub_rec_pos[slot] >= 0 &&
+		    stub_rec_slot(regs, slot) != stub_rec_slot(&s->regs, slot))
+			mask |= 1ull << stub_rec_pos[slot];
+	}
+	if (e >= 0 && mask) {
+		e = stub_rec_begin(s, STUB_REC_STATE_REGS, index, time, 8 + 10 * STUB_REC_NSLOTS);
+		if (e >= 0) {
+			stub_rec_put(s, mask);
+			for (uint64_t m = mask; m; m &= m - 1) {
+				unsigned slot = stub_rec_slots[__builtin_ctzll(m)];
+				uint64_t now = stub_rec_slot(regs, slot);
+
+				stub_rec_put_s(s, (int64_t)(now - stub_rec_slot(&s->regs, slot)));
+				memcpy((uint8_t *)&s->regs + 8 * slot, &now, 8);
+			}
+		}
+	}
+	/* Slots outside @slots are the caller's word that nothing changed:
+	 * they keep the log's values. */
 	if (e >= 0 && index - s->last_ckpt >= STUB_REC_STATE_CKPT)
-		e = stub_rec_checkpoint(s, regs, index, time);
-	return e < 0 ? e : stub_rec_emit(s);
+		e = stub_rec_checkpoint(s, &s->regs, index, time);
+	return e < 0 ? e : stub_rec_known_emit(s);
 }
 
 int stub_rec_state_known_mem(struct stub_rec_state *s, uint64_t addr, uint64_t len,
@@ -830,7 +873,7 @@ int stub_rec_state_known_mem(struct stub_rec_state *s, uint64_t addr, uint64_t l
 	stub_rec_put_bytes(s, now, len);
 	s->mem_end = addr + len;
 	s->last_write = addr;
-	return stub_rec_emit(s);
+	return stub_rec_known_emit(s);
 }
 
 int stub_rec_state_known_map(struct stub_rec_state *s, uint64_t addr, uint64_t len,
@@ -838,7 +881,7 @@ int stub_rec_state_known_map(struct stub_rec_state *s, uint64_t addr, uint64_t l
 {
 	int e = stub_rec_map(s, addr, len, kind, index, time);
 
-	return e < 0 ? e : stub_rec_emit(s);
+	return e < 0 ? e : stub_rec_known_emit(s);
 }
 
 /* --- the --state-check dump ----------------------------------------- */

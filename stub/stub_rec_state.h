@@ -195,10 +195,12 @@ int stub_rec_state_known_start(struct stub_rec_state *s, const struct user_regs_
 /* Instruction @index ran at @time: a TIME record if other threads ran
  * since the last record (the time of every instruction must be known). */
 int stub_rec_state_known_time(struct stub_rec_state *s, uint64_t index, uint64_t time);
-/* After instruction @index the registers are @regs: what changed, and a
- * checkpoint when one is due. */
+/* After instruction @index the registers are @regs, of which only the
+ * user_regs_struct slots in the bit mask @slots may have changed (~0u:
+ * any): what changed, and a checkpoint when one is due. Records are
+ * written out in batches, and at stub_rec_state_flush. */
 int stub_rec_state_known_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
-			      uint64_t index, uint64_t time);
+			      uint32_t slots, uint64_t index, uint64_t time);
 /* Instruction @index wrote @now over @old, @len bytes at @addr. */
 int stub_rec_state_known_mem(struct stub_rec_state *s, uint64_t addr, uint64_t len,
 			     const void *old, const void *now, uint64_t index, uint64_t time);

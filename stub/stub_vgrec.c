@@ -461,7 +461,7 @@ static uint64_t *vgrec_slot(struct user_regs_struct *regs, unsigned slot)
  * @base; those of later instructions did not happen (a fault). */
 static int vgrec_apply(struct vgrec_thread *t, uint32_t n, uint64_t idx0, uint64_t base)
 {
-	bool regs = false;
+	uint32_t regs = 0;             /* slots changed by instruction cur */
 	uint32_t cur = 0;
 	int e = 0;
 
@@ -478,17 +478,19 @@ static int vgrec_apply(struct vgrec_thread *t, uint32_t n, uint64_t idx0, uint64
 		if (v->insn >= n)
 			break;
 		if (regs && v->insn != cur) {
-			e = stub_rec_state_known_regs(&t->st, &t->regs, idx0 + cur, idx0 + cur + base);
-			regs = false;
+			e = stub_rec_state_known_regs(&t->st, &t->regs, regs, idx0 + cur,
+						      idx0 + cur + base);
+			regs = 0;
 		}
 		cur = v->insn;
 		if (e < 0)
 			break;
 		switch (v->kind) {
 		case HSREC_ST_REG:
-			if (v->arg < HSREC_NGP)
+			if (v->arg < HSREC_NGP) {
 				*vgrec_slot(&t->regs, v->arg) = v->a;
-			regs = true;
+				regs |= 1u << v->arg;
+			}
 			break;
 		case HSREC_ST_STORE:
 			e = stub_rec_state_known_mem(&t->st, v->a, v->arg, t->ev_bytes + v->bytes,
@@ -502,7 +504,8 @@ static int vgrec_apply(struct vgrec_thread *t, uint32_t n, uint64_t idx0, uint64
 		}
 	}
 	if (e >= 0 && regs)
-		e = stub_rec_state_known_regs(&t->st, &t->regs, idx0 + cur, idx0 + cur + base);
+		e = stub_rec_state_known_regs(&t->st, &t->regs, regs, idx0 + cur,
+					      idx0 + cur + base);
 	t->nev = t->nbytes = 0;
 	return e;
 }
@@ -621,7 +624,7 @@ static int vgrec_dump(struct stub_vgrec *r, struct vgrec_thread *t, const uint8_
 	t->regs = regs;
 	if (!t->st.started)
 		return stub_rec_state_known_start(&t->st, &regs, index, time);
-	return stub_rec_state_known_regs(&t->st, &regs, index, time);
+	return stub_rec_state_known_regs(&t->st, &regs, ~0u, index, time);
 }
 
 /* Memory written outside the thread's instructions (MEMW), or changed
