@@ -11,10 +11,17 @@
 #     instruction, not the superblock stream the history is made of), with
 #     a rep string instruction's iterations counted once and the faulting
 #     instruction of a crash not counted, as the CPU retires them.
+#   - The registers `hindsight replay` shows at sampled positions of every
+#     thread equal the tool's own reading of the guest state before that
+#     instruction (the verify trace, not the stream the state log is made
+#     of); memory in the past has the values the program stored (exact.c's
+#     g_after_cpuid, round by round, as t_record_exact checks for the other
+#     recorder).
 #   - The exit status and output are the program's; `info record` names the
-#     recorder; GDB over `serve --replay` stops at the crash in the same
-#     function and offset as GDB running the program natively; registers the
-#     recording does not have are refused, not guessed.
+#     recorder; GDB over `serve --replay` shows at the crash the backtrace,
+#     arguments and locals GDB shows running the program natively (addresses
+#     aside: Valgrind loads it elsewhere), and a reverse watchpoint finds
+#     the store; vector registers, which are not recorded, are refused.
 #   - No Valgrind for --attach, and a missing tool: clear errors.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "the Valgrind recorder"
@@ -68,6 +75,18 @@ cmp -s hist.nolibc ss.nolibc.ips || {
 }
 check_verify nolibc "$T_DIR/nolibc" "$T_DIR/nolibc.ver"
 
+# check_regs NAME REC VERIFY: the registers of every thread.
+check_regs()
+{
+    local name=$1 rec=$2 ver=$3 tid
+    for tid in $(awk '{ print $1 }' "$ver" | sort -un); do
+        python3 "$E2E_DIR/tools/vg_regcheck.py" "$HINDSIGHT" "$rec" "$ver" "$tid" 30 \
+            >"regs.$name.$tid" 2>&1 ||
+            { fail "$name: thread $tid's registers differ from the tool's"; cat "regs.$name.$tid"; }
+    done
+}
+check_regs nolibc "$T_DIR/nolibc" "$T_DIR/nolibc.ver"
+
 # 2. Programs with libc, against the tool's own trace.
 exact=$(build_prog exact -no-pie) || finish
 threads=$(build_prog threads -pthread) || finish
@@ -84,6 +103,7 @@ for mode in strings signal longjmp crash; do
     drop=
     [ "$mode" = crash ] && drop=$(awk 'NR == 1 { print $1 }' "$T_DIR/$mode.ver")
     check_verify "$mode" "$T_DIR/$mode" "$T_DIR/$mode.ver" "$drop"
+    check_regs "$mode" "$T_DIR/$mode" "$T_DIR/$mode.ver"
 done
 expect_eq "crash: exit status" "$rc" 139
 
@@ -93,12 +113,31 @@ expect_eq "threads: exit status" "$?" 0
 expect rec.threads.out "$("$threads" 7)"
 expect_re rec.threads.err "^hindsight: [0-9]+ instructions, 4 threads, 0 gaps"
 check_verify threads "$T_DIR/threads" "$T_DIR/threads.ver"
+check_regs threads "$T_DIR/threads" "$T_DIR/threads.ver"
 
 timeout 120 "$HINDSIGHT" record --record=valgrind --vg-verify "$T_DIR/exec.ver" \
     -o "$T_DIR/exec" -- "$execself" >rec.exec.out 2>rec.exec.err
 expect_eq "exec: exit status" "$?" 3
 expect rec.exec.out "execself: child"
 check_verify exec "$T_DIR/exec" "$T_DIR/exec.ver"
+check_regs exec "$T_DIR/exec" "$T_DIR/exec.ver"
+
+# Memory in the past: the store right after each CPUID, round by round.
+timeout 120 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/cpuid" -- "$exact" cpuid \
+    >/dev/null 2>rec.cpuid.err
+store=$(objdump -d "$exact" | awk '/\tcpuid/ { getline; sub(/:.*/, ""); gsub(/ /, ""); print; exit }')
+g=$(printf '0x%x' "0x$(nm "$exact" | awk '$3 == "g_after_cpuid" { print $1 }')")
+"$HINDSIGHT" replay "$T_DIR/cpuid" --batch \
+    -ex "break *0x$store" \
+    -ex 'reverse-continue' -ex 'stepi' -ex "x/gx $g" \
+    -ex 'reverse-stepi' -ex "x/gx $g" \
+    -ex 'reverse-continue' -ex 'reverse-continue' \
+    -ex 'stepi' -ex "x/gx $g" \
+    -ex 'reverse-stepi' -ex "x/gx $g" -ex 'p $xmm0' >past.out 2>&1
+show past.out
+grep "^$g:" past.out | awk '{ print $NF }' >values
+expect_eq "g_after_cpuid in the past" "$(tr '\n' ' ' <values)" \
+    "0x000000005eed0001 0x000000005eed0002 0x000000005eed0001 0x0000000000000000 "
 "$HINDSIGHT" history "$T_DIR/exec" 1,100000000 /s 2>/dev/null | grep -c "execself.c:$(line_of execself.c child)" \
     >exec.child-lines
 [ "$(cat exec.child-lines)" -ge 1 ] || fail "exec: the history never reaches the child's line"
@@ -109,18 +148,28 @@ show info.out
 expect info.out "recorder: valgrind"
 expect info.out "gaps: 0 (decoded) + 0 (recorded)"
 expect info.out "end: signaled 11"
-expect info.out "the recording has no registers here"
+expect_re info.out '^\$1 = \(void \*\) 0x1fff' 
 
-timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' -ex run -ex 'x/i $pc' "$crash" >native.gdb 2>&1
+timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' -ex run -ex 'x/i $pc' -ex bt \
+    -ex 'info args' -ex up -ex 'info locals' "$crash" >native.gdb 2>&1
 want=$(grep -o '<crash_here+[0-9]*>' native.gdb | head -1)
 [ -n "$want" ] || fail "native GDB did not stop in crash_here"
 timeout 120 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/crashrec" -- "$crash" >/dev/null 2>&1
 server_start --replay "$T_DIR/crashrec" || finish
-gdb_run replay.gdb -ex 'x/i $pc' -ex 'reverse-stepi' -ex 'x/i $pc' -ex 'info registers rsp' \
-    -ex 'kill' "$crash"
+gdb_run replay.gdb -ex 'x/i $pc' -ex bt -ex 'info args' -ex up -ex 'info locals' \
+    -ex 'watch v' -ex 'reverse-continue' -ex 'info registers ymm0' -ex 'kill' "$crash"
 show replay.gdb
 expect replay.gdb "$want"
-expect_re replay.gdb "rsp +<unavailable>"
+# The backtrace, arguments and locals, addresses aside.
+frames() { grep -E '^(#[0-9]|[a-z]+ = )' "$1" | sed 's/0x[0-9a-f]*/ADDR/g'; }
+frames native.gdb >native.frames
+frames replay.gdb >replay.frames
+expect_eq "frames, arguments and locals at the crash, replayed / native" \
+    "$(head -6 replay.frames)" "$(head -6 native.frames)"
+[ "$(wc -l <native.frames)" -ge 5 ] || fail "native GDB showed too little: $(cat native.frames)"
+expect replay.gdb "Old value = 1"
+expect replay.gdb "New value = 0"
+expect replay.gdb "v2_int128 = {<unavailable>, <unavailable>}"
 
 # 4. `run` explains the crash from a Valgrind recording.
 (cd "$T_DIR" && exec "$HINDSIGHT" run --record=valgrind -o "$T_DIR/run" -- "$crash") \
@@ -129,7 +178,8 @@ expect_eq "run: exit status" "$?" 139
 show run.err
 expect run.err "Program terminated with signal SIGSEGV, Segmentation fault."
 expect run.err "$want:"
-expect run.err "Registers: not in this recording (no state log)."
+expect run.err "memory operand: 0x0 (written): in the first page, a null or corrupted pointer"
+expect_re run.err "^  rip 0x[0-9a-f]+  rsp 0x1fff"
 expect_re run.err "^#1 .* in main \(\) at .*crash.c:$(line_of crash.c call)"
 expect run.err "Valgrind's messages are in $T_DIR/run/valgrind.log"
 expect "$T_DIR/run/valgrind.log" "Process terminating with default action of signal 11"
