@@ -16,7 +16,7 @@
 # instructions, ~25 s), BENCH_N (iterations under hindsight, default 60000, ~1.5M instructions),
 # BENCH_SS_N (iterations single-stepped by ss_floor, default 4000, ~0.2M steps, twice),
 # BENCH_VG_N (iterations under the Valgrind recorder, default 40000000, ~1e9
-# instructions, a few seconds),
+# instructions, under a minute; the state log takes ~8 GB of /tmp),
 # BENCH_SKIP_REPLAY=1 (leave out bench/replay.sh: its first run records for ~15 min).
 set -u
 
@@ -80,12 +80,12 @@ vg_rows() {
     "$HINDSIGHT" record --record=valgrind -o "$W/vgrec" -- "$W/work" "$VG_N" >"$W/vgrec.out" 2>&1
     t1=$(now)
     secs=$($PY -c "print($t1 - $t0)")
-    read -r insns pt < <(sed -n 's/^hindsight: \([0-9]*\) instructions, .*, \([0-9]*\) bytes of trace.*/\1 \2/p' "$W/vgrec.out")
+    read -r insns pt st < <(sed -n 's/^hindsight: \([0-9]*\) instructions, .*, \([0-9]*\) bytes of trace.*, \([0-9]*\) bytes of state/\1 \2 \3/p' "$W/vgrec.out")
     local rate
     rate=$(rate "${insns:-0}" "$secs")
-    echo "| Valgrind recorder, control flow (insn/s) | $rate (${insns:-?} insns in $(secs1 "$secs") s) | ptrace recorder: $1 | $($PY -c "print(f'{float(\"$rate\")/float(\"$1\"):.0f}x' if '$1' not in ('n/a','0','') else 'n/a')") (target >= 1000x) |"
+    echo "| Valgrind recorder, with registers and memory (insn/s) | $rate (${insns:-?} insns in $(secs1 "$secs") s) | ptrace recorder: $1 | $($PY -c "print(f'{float(\"$rate\")/float(\"$1\"):.0f}x' if '$1' not in ('n/a','0','') else 'n/a')") (target >= 1000x) |"
     echo "| Valgrind recorder: slowdown against native | $($PY -c "print(f'{$secs/$native:.0f}x')") ($(secs1 "$secs") s / $($PY -c "print(f'{$native:.2f}')") s native) | valgrind --tool=none: $($PY -c "print(f'{$none/$native:.0f}x')") | target <= 50x |"
-    echo "| Valgrind recorder: PT bytes per instruction | $($PY -c "print(f'{${pt:-0}/max(${insns:-0},1):.3f}')") | | (no state log yet) |"
+    echo "| Valgrind recorder: PT + state-log bytes per instruction | $($PY -c "print(f'{${pt:-0}/max(${insns:-0},1):.3f} + {${st:-0}/max(${insns:-0},1):.2f}')") | ptrace recorder: $($PY -c "print(f'{$pt_bytes/max($insns,1):.3f} + {$state_bytes/max($insns,1):.2f}')") | target <= 8 B/insn in all |"
 }
 secs1() { $PY -c "import sys; print(f'{float(sys.argv[1] or 0):.1f}')" "$1"; }
 

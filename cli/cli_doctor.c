@@ -99,7 +99,7 @@ static void doctor_valgrind(struct doctor_line *d)
 	d->ok = stub_vgrec_available(dir, sizeof(dir), why, sizeof(why));
 	if (d->ok)
 		snprintf(d->value, sizeof(d->value), "%s, with hindsight's tool: --record=valgrind "
-			 "records control flow (docs/record.md)", v);
+			 "records every instruction, register and write (docs/record.md)", v);
 	else
 		snprintf(d->value, sizeof(d->value), "%s, but %s", v, why);
 }

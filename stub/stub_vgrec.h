@@ -16,8 +16,13 @@
  * load addresses, its CPUID (no AVX-512), threads serialised by Valgrind;
  * docs/record.md says when this recorder fits.
  *
- * No state log yet: registers other than rip and memory are unknown in
- * the past of such a recording (said so, never guessed).
+ * The state log (stub/stub_rec_state.h, written from known values): the
+ * tool sends each instruction's general registers and eflags as they are
+ * after it, every store's old and new bytes, what syscalls and signal
+ * frames write, mapping changes, and whole-register dumps wherever
+ * Valgrind changed registers outside an instruction (a syscall, a signal,
+ * a thread's start). x87 / SSE / AVX registers are not recorded: the log
+ * has no XSAVE area, so readers say they are unavailable.
  * Lifetime: stub_vgrec_new, stub_vgrec_run, stub_vgrec_free. Nothing
  * here prints.
  */
