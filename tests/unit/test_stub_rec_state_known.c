@@ -1,0 +1,148 @@
+/*
+ * tests/unit/test_stub_rec_state_known.c: the state log written from known
+ * values (stub_rec_state_known_*, the Valgrind recorder's way) reads back
+ * through replay/state.h as what was written: registers at each position
+ * (only the slots a record names change; a checkpoint every 16K
+ * instructions), the time of each position when other threads ran in
+ * between (TIME records), memory before and after a write, memory a MAP
+ * record made zeros, and no x87 / SSE state (no XSAVE area).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "replay/bundle.h"
+#include "replay/state.h"
+#include "stub/stub_rec_state.h"
+
+#define TID 4242
+#define SLOT_RAX 10
+#define SLOT_RBX 5
+#define SLOT_RSP 19
+
+static char work[] = "/tmp/hindsight-known.XXXXXX";
+
+static uint64_t gp_at(struct replay_state *st, uint64_t index, unsigned slot)
+{
+	uint64_t gp[REPLAY_STATE_NGP];
+	size_t xl = 1;
+
+	assert_int_equal(replay_state_raw_at(st, TID, index, gp, NULL, &xl), 0);
+	assert_int_equal(xl, 0);
+	return gp[slot];
+}
+
+static void test_known_round_trip(void **unused)
+{
+	struct user_regs_struct regs = { .rax = 1, .rsp = 0x1000, .eflags = 0x202,
+					 .rip = 0x400000, .cs = 0x33, .ss = 0x2b };
+	uint8_t old[8] = { 0 }, now[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+	uint8_t buf[8], known[8];
+	struct stub_rec_state s;
+	struct replay_bundle *b;
+	struct replay_state *st;
+	char path[512], err[256];
+	uint64_t t;
+	FILE *f;
+	int idx;
+
+	(void)unused;
+	snprintf(path, sizeof(path), "%s/t.state", work);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(stub_rec_state_init(&s, TID, f), 0);
+	/* Before instruction 1, at time 0. */
+	assert_int_equal(stub_rec_state_known_start(&s, &regs, 0, 0), 0);
+	/* Instruction 1 (time 1) sets rax. */
+	regs.rax = 2;
+	assert_int_equal(stub_rec_state_known_regs(&s, &regs, 1u << SLOT_RAX, 1, 1), 0);
+	/* Three instructions of other threads; instruction 2 (time 5) stores
+	 * and pushes. */
+	assert_int_equal(stub_rec_state_known_mem(&s, 0x2000, 8, old, now, 2, 5), 0);
+	regs.rsp = 0xff8;
+	assert_int_equal(stub_rec_state_known_regs(&s, &regs, 1u << SLOT_RSP, 2, 5), 0);
+	/* Instruction 3: rbx differs in the struct but is not named: unchanged. */
+	regs.rbx = 99;
+	regs.rax = 3;
+	assert_int_equal(stub_rec_state_known_regs(&s, &regs, 1u << SLOT_RAX, 3, 6), 0);
+	assert_int_equal(stub_rec_state_known_map(&s, 0x3000, 0x1000, STUB_REC_MAP_ZERO, 3, 6), 0);
+	/* Instruction 4 runs after another thread's (time 8): only a TIME
+	 * record, nothing else changed. */
+	assert_int_equal(stub_rec_state_known_time(&s, 4, 8), 0);
+	/* Far on: a checkpoint is due. */
+	regs.rax = 7;
+	assert_int_equal(stub_rec_state_known_regs(&s, &regs, 1u << SLOT_RAX, 20000, 20004), 0);
+	assert_int_equal(stub_rec_state_flush(&s), 0);
+	stub_rec_state_release(&s);
+	fclose(f);
+
+	assert_int_equal(replay_bundle_new(&b), 0);
+	assert_int_equal(replay_bundle_set_str(&b->dir, work), 0);
+	idx = replay_bundle_add_thread(b, TID, "t.pt");
+	assert_true(idx >= 0);
+	assert_int_equal(replay_bundle_set_str(&b->threads[idx].state_file, "t.state"), 0);
+	b->threads[idx].instructions = 20000;
+	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), 0);
+
+	assert_int_equal(gp_at(st, 1, SLOT_RAX), 1);
+	assert_int_equal(gp_at(st, 2, SLOT_RAX), 2);
+	assert_int_equal(gp_at(st, 2, SLOT_RSP), 0x1000);
+	assert_int_equal(gp_at(st, 3, SLOT_RSP), 0xff8);
+	assert_int_equal(gp_at(st, 4, SLOT_RAX), 3);
+	assert_int_equal(gp_at(st, 4, SLOT_RBX), 0);
+	assert_int_equal(gp_at(st, 20000, SLOT_RAX), 3);
+	assert_int_equal(gp_at(st, 20001, SLOT_RAX), 7);
+	assert_int_equal(gp_at(st, 20001, SLOT_RSP), 0xff8);
+
+	/* Position 3 is after instruction 2, which ran at time 5; position
+	 * 5 after instruction 4, at time 8. */
+	assert_int_equal(replay_state_time_at(st, TID, 3, &t), 0);
+	assert_int_equal(t, 5);
+	assert_int_equal(replay_state_time_at(st, TID, 5, &t), 0);
+	assert_int_equal(t, 8);
+
+	assert_int_equal(replay_state_read_mem(st, 4, 0x2000, buf, 8, known), 0);
+	assert_memory_equal(buf, old, 8);
+	assert_int_equal(replay_state_read_mem(st, 5, 0x2000, buf, 8, known), 0);
+	assert_memory_equal(buf, now, 8);
+	memset(buf, 0xff, sizeof(buf));
+	assert_int_equal(replay_state_read_mem(st, 7, 0x3100, buf, 8, known), 0);
+	assert_memory_equal(buf, old, 8);
+
+	replay_state_free(st);
+	replay_bundle_free(b);
+}
+
+static int setup(void **unused)
+{
+	(void)unused;
+	return mkdtemp(work) ? 0 : -1;
+}
+
+static int teardown(void **unused)
+{
+	char path[512];
+
+	(void)unused;
+	snprintf(path, sizeof(path), "%s/t.state", work);
+	unlink(path);
+	return rmdir(work);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_known_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
