@@ -902,6 +902,13 @@ static void hs_post_clo_init(void)
 		VG_(fmsg_bad_option)("--hsrec-out", "hsrec needs --hsrec-out=PATH\n");
 	if (hs_want_pid >= 0 && pid != hs_want_pid)
 		return;                    /* a forked child that exec'd */
+	if (hs_state) {
+		/* Every instruction's register writes must stay in the IR the
+		 * tool sees: otherwise VEX drops a write that a later one
+		 * overwrites (the value between the two would be lost). */
+		VG_(clo_vex_control).iropt_register_updates_default = VexRegUpdAllregsAtEachInsn;
+		VG_(clo_px_file_backed) = VexRegUpdAllregsAtEachInsn;
+	}
 	sr = VG_(open)(hs_out_path, VKI_O_WRONLY, 0);
 	if (sr_isError(sr)) {
 		VG_(umsg)("hsrec: cannot open %s; nothing is recorded\n", hs_out_path);
