@@ -3,6 +3,7 @@
  * counts are checked against. Shares no code with hindsight.
  *
  *   stepper OUT PROG [ARG...]
+ *   STEPPER_REGS=1 stepper OUT PROG [ARG...]
  *
  * Runs PROG under ptrace on the CPU this process runs on (as the recorder
  * does) and single-steps it from its first instruction after exec to its
@@ -18,7 +19,9 @@
  * CPUID is run here and its results written into the program (some
  * hypervisors lose the trap of a step over CPUID); the same CPU answers
  * as the program's would. Single-threaded programs only: a clone is an
- * error.
+ * error. With STEPPER_REGS=1 each line also has the general registers
+ * before the instruction, in hex: rax rbx rcx rdx rsi rdi rbp rsp r8-r15
+ * eflags fs_base.
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
@@ -26,6 +29,7 @@
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +77,20 @@ static int is_cpuid(pid_t pid, uint64_t ip)
 	return b[i] == 0x0f && b[i + 1] == 0xa2 ? (int)i + 2 : 0;
 }
 
+/* One line: the instruction at @ip, and with @regs the registers @r
+ * before it. */
+static void put(FILE *out, const struct user_regs_struct *r, unsigned long long ip, bool regs)
+{
+	const unsigned long long v[] = { r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi,
+					 r->rbp, r->rsp, r->r8, r->r9, r->r10, r->r11, r->r12,
+					 r->r13, r->r14, r->r15, r->eflags, r->fs_base };
+
+	fprintf(out, "%llx", ip);
+	for (size_t i = 0; regs && i < sizeof(v) / sizeof(v[0]); i++)
+		fprintf(out, " %llx", v[i]);
+	fputc('\n', out);
+}
+
 int main(int argc, char **argv)
 {
 	cpu_set_t one;
@@ -80,6 +98,7 @@ int main(int argc, char **argv)
 	FILE *out;
 	pid_t pid;
 	int st, sig = 0;
+	bool regs = getenv("STEPPER_REGS") && !strcmp(getenv("STEPPER_REGS"), "1");
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: stepper OUT PROG [ARG...]\n");
@@ -113,12 +132,12 @@ int main(int argc, char **argv)
 		if (!sig && (len = is_cpuid(pid, r.rip))) {
 			unsigned ea, eb, ec, ed;
 
+			put(out, &r, r.rip, regs);
 			__cpuid_count((unsigned)r.rax, (unsigned)r.rcx, ea, eb, ec, ed);
 			r.rax = ea;
 			r.rbx = eb;
 			r.rcx = ec;
 			r.rdx = ed;
-			fprintf(out, "%llx\n", (unsigned long long)r.rip);
 			r.rip += (unsigned)len;
 			n++;
 			ptrace(PTRACE_SETREGS, pid, 0, &r);
@@ -134,7 +153,7 @@ int main(int argc, char **argv)
 		if (waitpid(pid, &st, __WALL) != pid)
 			return 2;
 		if (WIFEXITED(st)) {
-			fprintf(out, "%llx\n", (unsigned long long)r.rip);  /* exit syscall */
+			put(out, &r, r.rip, regs);     /* exit syscall */
 			n++;
 			break;
 		}
@@ -154,7 +173,7 @@ int main(int argc, char **argv)
 			sig = WSTOPSIG(st);            /* delivered at the next step */
 		if (a.rip == r.rip && !restart)
 			continue;                      /* a rep iteration, or nothing ran */
-		fprintf(out, "%llx\n", (unsigned long long)(restart ? r.rip - 2 : r.rip));
+		put(out, &r, restart ? r.rip - 2 : r.rip, regs);
 		n++;
 	}
 	fclose(out);
