@@ -59,7 +59,9 @@ extern ULong amd64g_calculate_rflags_all(ULong cc_op, ULong cc_dep1, ULong cc_de
 					 ULong cc_ndep);
 
 #define HS_BUF (1u << 20)          /* flushed when fuller than this */
-#define HS_SLACK (1u << 16)        /* room for one superblock's records */
+#define HS_SLACK (1u << 16)        /* room for one superblock's records (at most
+				    * ~60 instructions, each a few registers and
+				    * stores of <= 32 bytes: well under this) */
 #define HS_VBUF (1u << 16)
 #define HS_MAX_TID 4096
 
@@ -115,7 +117,6 @@ static void hs_vflush(void)
 	hs_vlen = 0;
 }
 
-static Bool hs_verify_regs;
 static void hs_verify_line_regs(ThreadId tid);
 
 static VG_REGPARM(1) void hs_verify(Addr ip)
@@ -235,6 +236,7 @@ static void hs_pause(ThreadId tid)
 }
 
 static void hs_dump(ThreadId tid);
+static void hs_pw_clear(ThreadId tid);
 
 static void hs_start(ThreadId tid, ULong blocks)
 {
@@ -250,6 +252,7 @@ static void hs_start(ThreadId tid, ULong blocks)
 	}
 	if (tid < HS_MAX_TID && !hs_dumped[tid])
 		hs_dump(tid);
+	hs_pw_clear(tid);          /* what a syscall or signal frame wrote is in */
 }
 
 static void hs_thread_exit(ThreadId tid)
@@ -296,7 +299,7 @@ static void hs_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 	hs_vflush();
 }
 
-static void hs_pw_clear(void);
+static void hs_pw_clear(ThreadId tid);
 
 static void hs_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)
 {
@@ -304,7 +307,7 @@ static void hs_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysR
 	(void)args;
 	(void)nargs;
 	(void)res;
-	hs_pw_clear();
+	hs_pw_clear(tid);
 	if (tid < HS_MAX_TID)
 		hs_dumped[tid] = False;    /* rax, and what the kernel set */
 }
@@ -375,7 +378,7 @@ static void hs_dump(ThreadId tid)
  * signal frame): its old bytes, until it was written. */
 #define HS_PW 16
 #define HS_PW_MAX (1u << 20)
-static struct { Addr a; SizeT len; UChar *old; } hs_pw[HS_PW];
+static struct { ThreadId tid; Addr a; SizeT len; UChar *old; } hs_pw[HS_PW];
 static UInt hs_npw;
 
 static void hs_memu(ThreadId tid, Addr a, SizeT len, UInt how)
@@ -392,13 +395,13 @@ static void hs_memu(ThreadId tid, Addr a, SizeT len, UInt how)
 static void hs_pre_write(CorePart part, ThreadId tid, const HChar *what, Addr a, SizeT len)
 {
 	(void)part;
-	(void)tid;
 	(void)what;
 	if (hs_fd < 0 || hs_npw >= HS_PW || !len || len > HS_PW_MAX ||
 	    !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ))
 		return;
 	hs_pw[hs_npw].old = VG_(malloc)("hsrec.pw", len);
 	VG_(memcpy)(hs_pw[hs_npw].old, (const void *)a, len);
+	hs_pw[hs_npw].tid = tid;   /* threads in blocking syscalls overlap */
 	hs_pw[hs_npw].a = a;
 	hs_pw[hs_npw].len = len;
 	hs_npw++;
@@ -413,7 +416,7 @@ static void hs_post_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 	if (hs_fd < 0 || !len)
 		return;
 	for (i = 0; i < hs_npw && !old; i++)
-		if (a >= hs_pw[i].a && a + len <= hs_pw[i].a + hs_pw[i].len)
+		if (hs_pw[i].tid == tid && a >= hs_pw[i].a && a + len <= hs_pw[i].a + hs_pw[i].len)
 			old = hs_pw[i].old + (a - hs_pw[i].a);
 	if (!old || !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ)) {
 		hs_memu(tid, a, len, 0);
@@ -437,11 +440,9 @@ static void hs_post_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 static void hs_verify_line_regs(ThreadId tid)
 {
 	VexGuestAMD64State g;
-	const ULong v[] = { 0 };
 	ULong r[18];
 	UInt i;
 
-	(void)v;
 	VG_(get_shadow_regs_area)(tid, (UChar *)&g, 0, 0, sizeof(g));
 	r[0] = g.guest_RAX; r[1] = g.guest_RBX; r[2] = g.guest_RCX; r[3] = g.guest_RDX;
 	r[4] = g.guest_RSI; r[5] = g.guest_RDI; r[6] = g.guest_RBP; r[7] = g.guest_RSP;
@@ -453,13 +454,18 @@ static void hs_verify_line_regs(ThreadId tid)
 		hs_vlen += VG_(sprintf)((HChar *)hs_vbuf + hs_vlen, " %llx", r[i]);
 }
 
-static void hs_pw_clear(void)
+/* @tid's syscall or signal frame is done: its old bytes go. */
+static void hs_pw_clear(ThreadId tid)
 {
-	UInt i;
+	UInt i, k = 0;
 
-	for (i = 0; i < hs_npw; i++)
-		VG_(free)(hs_pw[i].old);
-	hs_npw = 0;
+	for (i = 0; i < hs_npw; i++) {
+		if (hs_pw[i].tid == tid)
+			VG_(free)(hs_pw[i].old);
+		else
+			hs_pw[k++] = hs_pw[i];
+	}
+	hs_npw = k;
 }
 
 static void hs_brk_new(Addr a, SizeT len, ThreadId tid)
@@ -650,10 +656,8 @@ static void hs_emit_regs(IRSB *sb, UInt insn, const struct hs_touch *t)
 		hs_emit_rec(sb, hs_st_word(HSREC_ST_REG, insn, hs_gprs[i].slot), &v, 1);
 	}
 	if (t->flags) {
-		IRExpr *args = NULL;
 		IRTemp f, df, ac, id, x, y, z;
 
-		(void)args;
 		f = hs_tmp(sb, Ity_I64, mkIRExprCCall(Ity_I64, 0, "amd64g_calculate_rflags_all",
 			&amd64g_calculate_rflags_all,
 			mkIRExprVec_4(hs_get(sb, HS_GOFF(guest_CC_OP)),
