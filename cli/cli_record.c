@@ -394,15 +394,34 @@ static int cli_record_hardware(const struct record_args *a, pid_t pid, bool summ
 	return 0;
 }
 
-/* Points at Valgrind's messages when it wrote any. */
+/* Points at Valgrind's messages when it wrote any, and says what to do
+ * when Valgrind could not run an instruction of the program (VEX has no
+ * AVX-512, for one): the program died of SIGILL that a native run would
+ * not have. */
 static void cli_record_vg_log(const char *dir)
 {
-	char p[4200];
+	char p[4200], line[512];
 	struct stat sb;
+	FILE *f;
 
 	snprintf(p, sizeof(p), "%s/%s", dir, STUB_VGREC_LOG);
-	if (stat(p, &sb) == 0 && sb.st_size > 0)
-		fprintf(stderr, "hindsight: Valgrind's messages are in %s\n", p);
+	if (stat(p, &sb) != 0 || sb.st_size == 0)
+		return;
+	fprintf(stderr, "hindsight: Valgrind's messages are in %s\n", p);
+	f = fopen(p, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *at = strstr(line, "Illegal opcode at address ");
+
+		if (!at)
+			continue;
+		fprintf(stderr, "hindsight: Valgrind cannot run the instruction at %.*s (an "
+			"instruction set it does not emulate, such as AVX-512): the program "
+			"died of SIGILL under it; --record=sw records it natively\n",
+			(int)strcspn(at + 26, "\n"), at + 26);
+		break;
+	}
+	if (f)
+		fclose(f);
 }
 
 /* The Valgrind recorder: it starts the program itself. */

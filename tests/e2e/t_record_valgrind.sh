@@ -24,7 +24,8 @@
 #     arguments and locals GDB shows running the program natively (addresses
 #     aside: Valgrind loads it elsewhere), and a reverse watchpoint finds
 #     the store; vector registers, which are not recorded, are refused.
-#   - No Valgrind for --attach, and a missing tool: clear errors.
+#   - No Valgrind for --attach, a missing tool, a program that does not exist,
+#     an instruction Valgrind cannot run (AVX-512): clear errors.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "the Valgrind recorder"
 command -v valgrind >/dev/null || skip "valgrind is not installed"
@@ -222,4 +223,11 @@ expect snap.out "the Valgrind recorder has no --snapshot yet; --record=sw has"
 expect_eq "a program that does not exist: exit status" "$?" 1
 expect missing.out "cannot start $T_DIR/no-such-program under Valgrind"
 [ -e "$T_DIR/missing" ] && fail "a program that does not exist: a bundle directory was left"
+# An instruction Valgrind does not emulate (AVX-512): the program dies of
+# SIGILL under it, and hindsight says so and what records it instead.
+avx512=$(build_prog avx512) || finish
+"$HINDSIGHT" record --record=valgrind -o "$T_DIR/avx512" -- "$avx512" >avx512.out 2>&1
+expect_eq "AVX-512 under Valgrind: exit status" "$?" 132
+expect avx512.out "hindsight: Valgrind cannot run the instruction at 0x"
+expect avx512.out "--record=sw records it natively"
 finish
