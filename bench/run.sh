@@ -63,7 +63,7 @@ floor_row() {
     [ -n "$1" ] && hs="hindsight record at $(of_floor "$1" "$ss_bare") of the bare floor, $(of_floor "$1" "$ss_regs") of the one with GETREGS"
     echo "| single-step floor on one CPU (steps/s): PTRACE_SINGLESTEP + waitpid; the same + PTRACE_GETREGS | $hs | ${ss_bare:-n/a} (${ss_bare_us:-?} us/step); ${ss_regs:-n/a} (${ss_regs_us:-?} us/step); GDB record full at $(of_floor "$gdb_rate" "$ss_bare") / $(of_floor "$gdb_rate" "$ss_regs") | |"
 }
-# vg_rows PTRACE_RATE: the Valgrind recorder (--record=valgrind) on the same
+# vg_rows PTRACE_RATE PTRACE_BYTES: the Valgrind recorder (--record=valgrind) on the same
 # program with many more iterations, against the ptrace recorder's rate,
 # native execution and Valgrind running no tool (--tool=none, the floor).
 vg_rows() {
@@ -85,7 +85,7 @@ vg_rows() {
     rate=$(rate "${insns:-0}" "$secs")
     echo "| Valgrind recorder, with registers and memory (insn/s) | $rate (${insns:-?} insns in $(secs1 "$secs") s) | ptrace recorder: $1 | $($PY -c "print(f'{float(\"$rate\")/float(\"$1\"):.0f}x' if '$1' not in ('n/a','0','') else 'n/a')") (target >= 1000x) |"
     echo "| Valgrind recorder: slowdown against native | $($PY -c "print(f'{$secs/$native:.0f}x')") ($(secs1 "$secs") s / $($PY -c "print(f'{$native:.2f}')") s native) | valgrind --tool=none: $($PY -c "print(f'{$none/$native:.0f}x')") | target <= 50x |"
-    echo "| Valgrind recorder: PT + state-log bytes per instruction | $($PY -c "print(f'{${pt:-0}/max(${insns:-0},1):.3f} + {${st:-0}/max(${insns:-0},1):.2f}')") | ptrace recorder: $($PY -c "print(f'{$pt_bytes/max($insns,1):.3f} + {$state_bytes/max($insns,1):.2f}')") | target <= 8 B/insn in all |"
+    echo "| Valgrind recorder: PT + state-log bytes per instruction | $($PY -c "print(f'{${pt:-0}/max(${insns:-0},1):.3f} + {${st:-0}/max(${insns:-0},1):.2f}')") | ptrace recorder: $2 | target <= 8 B/insn in all |"
 }
 secs1() { $PY -c "import sys; print(f'{float(sys.argv[1] or 0):.1f}')" "$1"; }
 
@@ -125,7 +125,7 @@ PYEOF
     blk_rate=$(echo "$dec" | awk '/^block-decoder/ {print $6}')
     echo "| libipt instruction decoder (insn/s) | | $insn_rate | |"
     echo "| libipt block decoder (insn/s) | | $blk_rate | |"
-    vg_rows "$hs_rate"
+    vg_rows "$hs_rate" "$($PY -c "print(f'{$pt_bytes/max($insns,1):.3f} + {$state_bytes/max($insns,1):.2f}')")"
 else
     echo "| recording rate (insn/s) | (hindsight record not available) | GDB record full: $gdb_rate ($gdb_insns insns in ${gdb_secs:-?} s) | |"
     floor_row ""
