@@ -426,15 +426,12 @@ int stub_rec_state_flush(struct stub_rec_state *s)
 	return e;
 }
 
-/* The header and the first checkpoint. */
-static int stub_rec_start(struct stub_rec_state *s, const struct user_regs_struct *regs,
-			  uint64_t index, uint64_t time)
+/* The header (s->xs_len known) and the first checkpoint, written out. */
+static int stub_rec_head(struct stub_rec_state *s, const struct user_regs_struct *regs,
+			 uint64_t index, uint64_t time)
 {
-	int e = stub_rec_xread(s->tid, s->xs, &s->xs_len);
+	int e = stub_rec_rec_room(s, 64);
 
-	if (e < 0)
-		return e;
-	e = stub_rec_rec_room(s, 64);
 	if (e < 0)
 		return e;
 	stub_rec_put_bytes(s, STUB_REC_STATE_MAGIC, 8);
@@ -446,6 +443,17 @@ static int stub_rec_start(struct stub_rec_state *s, const struct user_regs_struc
 	e = stub_rec_checkpoint(s, regs, index, time);
 	s->started = true;
 	return e < 0 ? e : stub_rec_emit(s);
+}
+
+/* The header and the first checkpoint. */
+static int stub_rec_start(struct stub_rec_state *s, const struct user_regs_struct *regs,
+			  uint64_t index, uint64_t time)
+{
+	int e = stub_rec_xread(s->tid, s->xs, &s->xs_len);
+
+	if (e < 0)
+		return e;
+	return stub_rec_head(s, regs, index, time);
 }
 
 int stub_rec_state_ready(struct stub_rec_state *s, struct stub_rec_state_proc *p,
@@ -780,20 +788,8 @@ int stub_rec_state_poke_after(struct stub_rec_state *s, struct stub_rec_state_pr
 int stub_rec_state_known_start(struct stub_rec_state *s, const struct user_regs_struct *regs,
 			       uint64_t index, uint64_t time)
 {
-	int e = stub_rec_rec_room(s, 64);
-
-	if (e < 0)
-		return e;
 	s->xs_len = 0;             /* no XSAVE area: x87 / SSE / AVX unknown */
-	stub_rec_put_bytes(s, STUB_REC_STATE_MAGIC, 8);
-	stub_rec_put(s, (uint64_t)s->tid);
-	stub_rec_put(s, s->xs_len);
-	stub_rec_put(s, STUB_REC_STATE_NGP);
-	s->header_len = s->nrec;
-	s->last_index = index;
-	e = stub_rec_checkpoint(s, regs, index, time);
-	s->started = true;
-	return e < 0 ? e : stub_rec_emit(s);
+	return stub_rec_head(s, regs, index, time);
 }
 
 /* Records are written out in batches of this many bytes (and at
