@@ -97,10 +97,24 @@ static void stub_rec_tag(struct stub_rec_state *s, unsigned kind, uint64_t index
 	s->last_index = index;
 }
 
+static int stub_rec_kw_flush(struct stub_rec_state *s);
+static int stub_rec_kr_flush(struct stub_rec_state *s);
+
+/* What the known-value calls hold back, written before anything else. */
+static int stub_rec_known_flush(struct stub_rec_state *s)
+{
+	int e = s->kw_len ? stub_rec_kw_flush(s) : 0;
+
+	if (e >= 0 && s->kr_pending)
+		e = stub_rec_kr_flush(s);
+	return e;
+}
+
 /* A record of @kind at @index, @time (a TIME record first if time minus
- * index changed), with room for @more bytes. */
-static int stub_rec_begin(struct stub_rec_state *s, unsigned kind, uint64_t index,
-			  uint64_t time, size_t more)
+ * index changed), with room for @more bytes; what known-value calls held
+ * back is not written first. */
+static int stub_rec_begin_raw(struct stub_rec_state *s, unsigned kind, uint64_t index,
+			      uint64_t time, size_t more)
 {
 	int e = stub_rec_rec_room(s, more + 32);
 
@@ -114,6 +128,15 @@ static int stub_rec_begin(struct stub_rec_state *s, unsigned kind, uint64_t inde
 	if (kind != STUB_REC_STATE_TIME)
 		stub_rec_tag(s, kind, index);
 	return 0;
+}
+
+/* The same, after what known-value calls held back (older records). */
+static int stub_rec_begin(struct stub_rec_state *s, unsigned kind, uint64_t index,
+			  uint64_t time, size_t more)
+{
+	int e = stub_rec_known_flush(s);
+
+	return e < 0 ? e : stub_rec_begin_raw(s, kind, index, time, more);
 }
 
 static int stub_rec_emit(struct stub_rec_state *s)
@@ -185,7 +208,10 @@ static int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_
 			       uint64_t index, uint64_t time)
 {
 	static const uint8_t zero[STUB_REC_STATE_XMAX];
-	int e = stub_rec_rec_room(s, 32 + 10 * STUB_REC_STATE_NGP + 2 * s->xs_len);
+	int e = stub_rec_known_flush(s);
+
+	if (e >= 0)
+		e = stub_rec_rec_room(s, 32 + 10 * STUB_REC_STATE_NGP + 2 * s->xs_len);
 
 	if (e < 0)
 		return e;
@@ -414,12 +440,17 @@ void stub_rec_state_release(struct stub_rec_state *s)
 	free(s->pend);
 	free(s->rec);
 	free(s->chk);
+	free(s->kw_old);
+	free(s->kw_new);
 	memset(s, 0, sizeof(*s));
 }
 
 int stub_rec_state_flush(struct stub_rec_state *s)
 {
-	int e = stub_rec_emit(s);
+	int e = stub_rec_known_flush(s);
+
+	if (e >= 0)
+		e = stub_rec_emit(s);
 
 	if (e >= 0 && s->out && fflush(s->out) != 0)
 		e = -EIO;
@@ -822,53 +853,127 @@ static void stub_rec_pos_init(void)
 		stub_rec_pos[stub_rec_slots[i]] = (int8_t)i;
 }
 
-int stub_rec_state_known_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
-			      uint32_t slots, uint64_t index, uint64_t time)
+/* The held-back registers as a REGS record, and a checkpoint if due. */
+static int stub_rec_kr_flush(struct stub_rec_state *s)
 {
-	uint64_t mask = 0;
-	int e = stub_rec_state_known_time(s, index, time);
+	uint64_t mask = 0, index = s->kr_index, time = s->kr_time;
+	const struct user_regs_struct *regs = &s->kr_regs;
+	int e = 0;
 
+	s->kr_pending = false;
 	stub_rec_pos_init();
-	for (uint32_t m = slots; m && e >= 0; m &= m - 1) {
+	for (uint32_t m = s->kr_slots; m; m &= m - 1) {
 		unsigned slot = (unsigned)__builtin_ctz(m);
 
 		if (slot < STUB_REC_STATE_NGP && stub_rec_pos[slot] >= 0 &&
 		    stub_rec_slot(regs, slot) != stub_rec_slot(&s->regs, slot))
 			mask |= 1ull << stub_rec_pos[slot];
 	}
-	if (e >= 0 && mask) {
-		e = stub_rec_begin(s, STUB_REC_STATE_REGS, index, time, 8 + 10 * STUB_REC_NSLOTS);
-		if (e >= 0) {
-			stub_rec_put(s, mask);
-			for (uint64_t m = mask; m; m &= m - 1) {
-				unsigned slot = stub_rec_slots[__builtin_ctzll(m)];
-				uint64_t now = stub_rec_slot(regs, slot);
+	s->kr_slots = 0;
+	if (mask) {
+		e = stub_rec_begin_raw(s, STUB_REC_STATE_REGS, index, time,
+				       8 + 10 * STUB_REC_NSLOTS);
+		if (e < 0)
+			return e;
+		stub_rec_put(s, mask);
+		for (uint64_t m = mask; m; m &= m - 1) {
+			unsigned slot = stub_rec_slots[__builtin_ctzll(m)];
+			uint64_t now = stub_rec_slot(regs, slot);
 
-				stub_rec_put_s(s, (int64_t)(now - stub_rec_slot(&s->regs, slot)));
-				memcpy((uint8_t *)&s->regs + 8 * slot, &now, 8);
-			}
+			stub_rec_put_s(s, (int64_t)(now - stub_rec_slot(&s->regs, slot)));
+			memcpy((uint8_t *)&s->regs + 8 * slot, &now, 8);
 		}
 	}
-	/* Slots outside @slots are the caller's word that nothing changed:
-	 * they keep the log's values. */
-	if (e >= 0 && index - s->last_ckpt >= STUB_REC_STATE_CKPT)
+	/* Slots never named keep the log's values. */
+	if (index - s->last_ckpt >= STUB_REC_STATE_CKPT)
 		e = stub_rec_checkpoint(s, &s->regs, index, time);
-	return e < 0 ? e : stub_rec_known_emit(s);
+	return e;
 }
+
+int stub_rec_state_known_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
+			      uint32_t slots, uint64_t index, uint64_t time)
+{
+	int e = 0;
+
+	if ((s->kr_pending && (s->kr_index != index || s->kr_time != time)) ||
+	    (s->kw_len && (s->kw_index != index || s->kw_time != time)))
+		e = stub_rec_known_flush(s);
+	if (e >= 0)
+		e = stub_rec_state_known_time(s, index, time);
+	if (e < 0)
+		return e;
+	if (!s->kr_pending)
+		s->kr_regs = s->regs;
+	s->kr_pending = true;
+	s->kr_index = index;
+	s->kr_time = time;
+	s->kr_slots |= slots;
+	for (uint32_t m = slots; m; m &= m - 1) {
+		unsigned slot = (unsigned)__builtin_ctz(m);
+
+		if (slot < STUB_REC_STATE_NGP)
+			memcpy((uint8_t *)&s->kr_regs + 8 * slot, (const uint8_t *)regs + 8 * slot, 8);
+	}
+	return stub_rec_known_emit(s);
+}
+
+/* The write being grown, as one MEM record. */
+static int stub_rec_kw_flush(struct stub_rec_state *s)
+{
+	uint64_t len = s->kw_len;
+	int e;
+
+	s->kw_len = 0;
+	e = stub_rec_begin_raw(s, STUB_REC_STATE_MEM, s->kw_index, s->kw_time, 32 + 2 * len);
+	if (e < 0)
+		return e;
+	stub_rec_put_s(s, (int64_t)(s->kw_addr - s->mem_end));
+	stub_rec_put(s, len);
+	stub_rec_put_bytes(s, s->kw_old, len);
+	stub_rec_put_bytes(s, s->kw_new, len);
+	s->mem_end = s->kw_addr + len;
+	s->last_write = s->kw_addr;
+	return 0;
+}
+
+#define STUB_REC_KW_MAX (1u << 20)  /* bytes of one joined write, at most */
 
 int stub_rec_state_known_mem(struct stub_rec_state *s, uint64_t addr, uint64_t len,
 			     const void *old, const void *now, uint64_t index, uint64_t time)
 {
-	int e = stub_rec_begin(s, STUB_REC_STATE_MEM, index, time, 32 + 2 * len);
+	int e = 0;
 
+	/* What is held back is of one instruction; another's first. */
+	if ((s->kw_len && !(index == s->kw_index && time == s->kw_time &&
+			    addr == s->kw_addr + s->kw_len && s->kw_len + len <= STUB_REC_KW_MAX)) ||
+	    (s->kr_pending && (s->kr_index != index || s->kr_time != time)))
+		e = stub_rec_known_flush(s);
 	if (e < 0)
 		return e;
-	stub_rec_put_s(s, (int64_t)(addr - s->mem_end));
-	stub_rec_put(s, len);
-	stub_rec_put_bytes(s, old, len);
-	stub_rec_put_bytes(s, now, len);
-	s->mem_end = addr + len;
-	s->last_write = addr;
+	if (!s->kw_len) {
+		s->kw_addr = addr;
+		s->kw_index = index;
+		s->kw_time = time;
+	}
+	if (s->kw_len + len > s->kw_cap) {
+		size_t cap = s->kw_cap ? s->kw_cap : 256;
+		uint8_t *o, *n;
+
+		while (cap < s->kw_len + len)
+			cap *= 2;
+		o = realloc(s->kw_old, cap);
+		if (o)
+			s->kw_old = o;
+		n = o ? realloc(s->kw_new, cap) : NULL;
+		if (n)
+			s->kw_new = n;
+		if (!o || !n)
+			return -ENOMEM;
+		s->kw_cap = cap;
+	}
+	memcpy(s->kw_old + s->kw_len, old, len);
+	memcpy(s->kw_new + s->kw_len, now, len);
+	s->kw_len += len;
 	return stub_rec_known_emit(s);
 }
 

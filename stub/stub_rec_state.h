@@ -119,6 +119,19 @@ struct stub_rec_state {
 	struct stub_rec_state_sample *chk;  /* --state-check: the sample not written yet */
 	bool chk_pending;
 	uint8_t *rec;                  /* the record being built */
+	/* stub_rec_state_known_mem: the write being grown (contiguous writes
+	 * of one instruction, such as a rep string instruction's iterations,
+	 * become one MEM record), written before any other record. */
+	uint64_t kw_addr, kw_len, kw_index, kw_time;
+	uint8_t *kw_old, *kw_new;
+	size_t kw_cap;
+	/* stub_rec_state_known_regs: registers of the instruction @kr_index
+	 * not written yet (the iterations of a rep string instruction, each
+	 * reported, are one instruction): kr_slots of kr_regs. */
+	bool kr_pending;
+	uint64_t kr_index, kr_time;
+	uint32_t kr_slots;
+	struct user_regs_struct kr_regs;
 	size_t nrec, caprec;
 };
 
@@ -201,7 +214,8 @@ int stub_rec_state_known_time(struct stub_rec_state *s, uint64_t index, uint64_t
  * written out in batches, and at stub_rec_state_flush. */
 int stub_rec_state_known_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
 			      uint32_t slots, uint64_t index, uint64_t time);
-/* Instruction @index wrote @now over @old, @len bytes at @addr. */
+/* Instruction @index wrote @now over @old, @len bytes at @addr (joined
+ * to the previous write if it continues it). */
 int stub_rec_state_known_mem(struct stub_rec_state *s, uint64_t addr, uint64_t len,
 			     const void *old, const void *now, uint64_t index, uint64_t time);
 /* Memory changed other than by a logged write (@kind), after @index. */

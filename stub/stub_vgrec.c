@@ -53,6 +53,10 @@ struct vgrec_exit {
 struct vgrec_block {
 	uint32_t ninsn, nexit;
 	uint32_t plain;                     /* leading instructions that are no branch */
+	/* Each instruction's place among the block's distinct instructions:
+	 * VEX unrolls a rep string instruction into several copies of it
+	 * (one per iteration), which are one instruction of the history. */
+	uint16_t *pos;
 	struct stub_rec_insn *insn;
 	struct vgrec_exit *exit;
 };
@@ -459,7 +463,8 @@ static uint64_t *vgrec_slot(struct user_regs_struct *regs, unsigned slot)
 /* The state words of instructions [0, n) of the superblock that just ran,
  * its instruction 0 being the thread's instruction @idx0 at time @idx0 +
  * @base; those of later instructions did not happen (a fault). */
-static int vgrec_apply(struct vgrec_thread *t, uint32_t n, uint64_t idx0, uint64_t base)
+static int vgrec_apply(struct vgrec_thread *t, const struct vgrec_block *blk, uint32_t n,
+		       uint64_t idx0, uint64_t base)
 {
 	uint32_t regs = 0;             /* slots changed by instruction cur */
 	uint32_t cur = 0;
@@ -473,13 +478,14 @@ static int vgrec_apply(struct vgrec_thread *t, uint32_t n, uint64_t idx0, uint64
 		e = stub_rec_state_known_time(&t->st, idx0, idx0 + base);
 	for (size_t i = 0; i < t->nev && e >= 0; i++) {
 		const struct vgrec_event *v = &t->ev[i];
-		uint64_t index = idx0 + v->insn;
+		uint64_t index = idx0 + blk->pos[v->insn];
 
 		if (v->insn >= n)
 			break;
 		if (regs && v->insn != cur) {
-			e = stub_rec_state_known_regs(&t->st, &t->regs, regs, idx0 + cur,
-						      idx0 + cur + base);
+			uint64_t at = idx0 + blk->pos[cur];
+
+			e = stub_rec_state_known_regs(&t->st, &t->regs, regs, at, at + base);
 			regs = 0;
 		}
 		cur = v->insn;
@@ -504,8 +510,8 @@ static int vgrec_apply(struct vgrec_thread *t, uint32_t n, uint64_t idx0, uint64
 		}
 	}
 	if (e >= 0 && regs)
-		e = stub_rec_state_known_regs(&t->st, &t->regs, regs, idx0 + cur,
-					      idx0 + cur + base);
+		e = stub_rec_state_known_regs(&t->st, &t->regs, regs, idx0 + blk->pos[cur],
+					      idx0 + blk->pos[cur] + base);
 	t->nev = t->nbytes = 0;
 	return e;
 }
@@ -523,7 +529,7 @@ static int vgrec_run(struct stub_vgrec *r, struct vgrec_thread *t, const struct 
 	int e;
 
 	if (n == 0)
-		return vgrec_apply(t, 0, 0, 0);
+		return vgrec_apply(t, blk, 0, 0, 0);
 	e = vgrec_next(r, t, &blk->insn[0]);
 	idx0 = t->th.ninsn + 1;
 	base = r->clock - t->th.ninsn;
@@ -536,7 +542,7 @@ static int vgrec_run(struct stub_vgrec *r, struct vgrec_thread *t, const struct 
 	for (uint32_t i = bulk + 1; i < n && e >= 0; i++)
 		e = vgrec_next(r, t, &blk->insn[i]);
 	if (e >= 0)
-		e = vgrec_apply(t, n, idx0, base);
+		e = vgrec_apply(t, blk, n, idx0, base);
 	return e;
 }
 
@@ -755,11 +761,14 @@ static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 	blk->nexit = nexit;
 	blk->insn = calloc(ninsn ? ninsn : 1, sizeof(*blk->insn));
 	blk->exit = calloc(nexit ? nexit : 1, sizeof(*blk->exit));
+	blk->pos = calloc(ninsn ? ninsn : 1, sizeof(*blk->pos));
 	r->blocks[r->id_base + id] = blk;
 	if (r->id_base + id >= r->nblocks)
 		r->nblocks = r->id_base + id + 1;
-	if (!blk->insn || !blk->exit)
+	if (!blk->insn || !blk->exit || !blk->pos)
 		return -ENOMEM;
+	if (ninsn > 0xFFFF)
+		return vgrec_fail(r, -EPROTO, "superblock %u has %u instructions", id, ninsn);
 	bytes = p + need;
 	for (uint32_t i = 0; i < ninsn; i++) {
 		uint64_t ip = vgrec_u64(p + 12 + i * 9);
@@ -771,6 +780,9 @@ static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 					  "decode as %u bytes", ip, l);
 		bytes += l;
 	}
+	for (uint32_t i = 1; i < ninsn; i++)
+		blk->pos[i] = (uint16_t)(blk->pos[i - 1] + !(blk->insn[i - 1].rep &&
+							   blk->insn[i].ip == blk->insn[i - 1].ip));
 	while (blk->plain < ninsn && blk->insn[blk->plain].cls == STUB_REC_OTHER &&
 	       !blk->insn[blk->plain].rep)
 		blk->plain++;
@@ -1250,6 +1262,7 @@ void stub_vgrec_free(struct stub_vgrec *r)
 			continue;
 		free(r->blocks[i]->insn);
 		free(r->blocks[i]->exit);
+		free(r->blocks[i]->pos);
 		free(r->blocks[i]);
 	}
 	free(r->blocks);

@@ -24,6 +24,7 @@
 #     arguments and locals GDB shows running the program natively (addresses
 #     aside: Valgrind loads it elsewhere), and a reverse watchpoint finds
 #     the store; vector registers, which are not recorded, are refused.
+#   - A fork: the children run on unrecorded, the parent's threads have no gap.
 #   - No Valgrind for --attach, a missing tool, a program that does not exist,
 #     an instruction Valgrind cannot run (AVX-512): clear errors.
 . "$(dirname "$0")/lib.sh"
@@ -90,6 +91,28 @@ check_regs()
     done
 }
 check_regs nolibc "$T_DIR/nolibc" "$T_DIR/nolibc.ver"
+# Memory around rep string instructions (VEX unrolls their iterations in a
+# superblock; all of them are one instruction of the history): nolibc's
+# 512-byte buffer is all zeros before the rep stosb that fills it with 'x',
+# all 'x' after it, and holds the message after the rep movsb.
+buf=$(printf '0x%x' "0x$(nm "$nolibc" | awk '$3 == "buf" { print $1 }')")
+small=$(printf '0x%x' "0x$(nm "$nolibc" | awk '$3 == "small" { print $1 }')")
+read -r stos0 stos movs < <("$HINDSIGHT" history "$T_DIR/nolibc" "1,$((n_ss + 100))" 2>/dev/null |
+    awk '/rep stos/ { s[++n] = $1 } /rep movs/ && !m { m = $1 } END { print s[1], s[2], m }')
+"$HINDSIGHT" replay "$T_DIR/nolibc" --batch -ex "goto $stos" -ex "x/512xb $buf" \
+    -ex "goto $((stos + 1))" -ex "x/512xb $buf" -ex "goto $((movs + 1))" \
+    -ex "x/13c $buf + 256" -ex "goto $stos0" -ex "x/8xb $small" -ex "goto $((stos0 + 1))" \
+    -ex "x/8xb $small" >rep.out 2>&1
+bytes_at() { awk -v n="$1" '/^0x/ { if (++l > (n - 1) * 64 && l <= n * 64) for (i = 2; i <= NF; i++) c[$i]++ }
+    END { for (k in c) printf "%s:%d ", k, c[k] }' rep.out; }
+expect_eq "buf before the rep stosb" "$(bytes_at 1)" "0x00:512 "
+expect_eq "buf after the rep stosb" "$(bytes_at 2)" "0x78:512 "
+expect rep.out "110 'n'	111 'o'	108 'l'	105 'i'	98 'b'	99 'c'	58 ':'	32 ' '"
+expect rep.out "100 'd'	111 'o'	110 'n'	101 'e'	10 "
+expect_eq "small, before and after its unrolled rep stosb" \
+    "$(grep "^$small" rep.out | cut -f2- | tr '\n\t' '  ')" \
+    "0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x79 0x79 0x79 0x79 0x79 0x79 0x79 0x79 "
+
 # ... and against the native run's, register by register (the stack aside).
 python3 "$E2E_DIR/tools/vg_regcheck.py" "$HINDSIGHT" "$T_DIR/nolibc" "$T_DIR/nolibc.ssr" \
     "$(awk 'NR == 1 { print $1 }' "$T_DIR/nolibc.ver")" 400 --native >regs.nolibc.native 2>&1 ||
@@ -129,6 +152,17 @@ expect_eq "exec: exit status" "$?" 3
 expect rec.exec.out "execself: child"
 check_verify exec "$T_DIR/exec" "$T_DIR/exec.ver"
 check_regs exec "$T_DIR/exec" "$T_DIR/exec.ver"
+
+# fork: the children run on under Valgrind unrecorded (the parent is
+# followed, as by the other recorders); the parent's two threads are whole.
+forkrep=$(build_prog forkrep -pthread) || finish
+timeout 120 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/fork" -- "$forkrep" \
+    >rec.fork.out 2>rec.fork.err
+expect_eq "fork: exit status" "$?" 0
+expect rec.fork.out "forkrep: 15 of 15 children exited normally"
+expect_re rec.fork.err "^hindsight: [0-9]+ instructions, 2 threads, 0 gaps"
+"$HINDSIGHT" replay "$T_DIR/fork" --batch -ex 'info record' >info.fork 2>&1
+expect info.fork "gaps: 0 (decoded) + 0 (recorded)"
 
 # Memory in the past: the store right after each CPUID, round by round.
 timeout 120 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/cpuid" -- "$exact" cpuid \

@@ -12,7 +12,8 @@
  * taken and not), direct and indirect calls and jumps (a table of
  * function pointers, a switch compiled to a jump table), recursion
  * (returns deeper than libipt's 64-entry return stack), rep string
- * instructions, syscalls (write, getpid), a SIGSEGV-free signal-free
+ * instructions (one with a small constant count, which VEX unrolls in its
+ * superblock, iteration by iteration), syscalls (write, getpid), a signal-free
  * path, and exits with a status computed from all of it.
  */
 typedef unsigned long u64;
@@ -63,6 +64,7 @@ static __attribute__((noinline)) u64 kind(u64 x)
 }
 
 static char buf[512];
+static char small[8];
 
 static void fill(char *p, int c, u64 n)
 {
@@ -86,6 +88,7 @@ void start_c(u64 *sp)
 		acc += kind(acc + i);
 	}
 	acc += fib(12) + deep(100);
+	fill(small, 'y', sizeof(small)); /* VEX unrolls it in its superblock */
 	fill(buf, 'x', sizeof(buf));
 	copy(buf + 256, msg, sizeof(msg) - 1);
 	fill(buf, 0, 0);
