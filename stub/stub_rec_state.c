@@ -902,8 +902,7 @@ int stub_rec_state_known_regs(struct stub_rec_state *s, const struct user_regs_s
 		e = stub_rec_state_known_time(s, index, time);
 	if (e < 0)
 		return e;
-	if (!s->kr_pending)
-		s->kr_regs = s->regs;
+	/* Only the slots in kr_slots of kr_regs are ever read. */
 	s->kr_pending = true;
 	s->kr_index = index;
 	s->kr_time = time;
