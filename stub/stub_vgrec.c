@@ -37,6 +37,7 @@
 #include "stub/stub_rec_maps.h"
 #include "stub/stub_rec_state.h"
 #include "stub/stub_rec_thread.h"
+#include "stub/stub_spawn.h"
 #include "vgtool/hsrec_proto.h"
 
 #define VGREC_TOOL "hsrec"
@@ -112,14 +113,12 @@ struct stub_vgrec {
 	bool anon_reported;
 	uint64_t clock;
 	uint64_t next_save;
-	uint64_t redirects;                 /* direct branches Valgrind sent elsewhere */
 	bool ended;                         /* the END record arrived */
 	bool reaped;                        /* waitpid collected Valgrind */
 	uint8_t *in;
 	size_t nin;
 	char *err;
 	size_t errsize;
-	uint64_t state_bytes;
 };
 
 static int vgrec_fail(struct stub_vgrec *r, int e, const char *fmt, ...)
@@ -167,22 +166,11 @@ static bool vgrec_tool_in(const char *dir)
 	return access(p, R_OK) == 0;
 }
 
-static bool vgrec_valgrind_found(void)
+
+/* The valgrind executable, as execvp would find it, into @out. */
+static int vgrec_valgrind(char *out, size_t size)
 {
-	const char *path = getenv("PATH");
-	char p[PATH_MAX];
-
-	if (!path || !*path)
-		path = "/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-
-		if (n && snprintf(p, sizeof(p), "%.*s/valgrind", (int)n, path) < (int)sizeof(p) &&
-		    access(p, X_OK) == 0)
-			return true;
-		path += n + (path[n] == ':');
-	}
-	return false;
+	return stub_spawn_resolve("valgrind", getenv("PATH"), out, size);
 }
 
 int stub_vgrec_available(char *dir, size_t dsize, char *why, size_t wsize)
@@ -191,7 +179,7 @@ int stub_vgrec_available(char *dir, size_t dsize, char *why, size_t wsize)
 	char exe[PATH_MAX], *slash;
 	ssize_t n;
 
-	if (!vgrec_valgrind_found()) {
+	if (vgrec_valgrind(exe, sizeof(exe)) < 0) {
 		snprintf(why, wsize, "valgrind is not installed (Debian: apt-get install valgrind)");
 		return 0;
 	}
@@ -425,7 +413,6 @@ static int vgrec_succ(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip)
 		 * then the thread leaves for where it went. */
 		uint64_t to = p->cls == STUB_REC_COND ? next : p->target;
 
-		r->redirects++;
 		e = stub_rec_thread_step(&t->th, p, to, r->clock);
 		if (e >= 0)
 			e = stub_rec_thread_interrupt(&t->th, to);
@@ -1107,8 +1094,8 @@ static int vgrec_bundle_init(struct stub_vgrec *r, char *const argv[])
 
 /* The child: Valgrind with the tool, told where to write and which
  * process to record. Never returns. */
-static void vgrec_child(const char *tooldir, const char *dir, const char *fifo,
-			const char *verify, char *const argv[])
+static void vgrec_child(const char *valgrind, const char *tooldir, const char *dir,
+			const char *fifo, const char *verify, char *const argv[])
 {
 	char out[PATH_MAX + 32], pid[48], ver[PATH_MAX + 32], log[PATH_MAX + 32];
 	char *args[16 + 4096];
@@ -1136,7 +1123,7 @@ static void vgrec_child(const char *tooldir, const char *dir, const char *fifo,
 	for (size_t i = 0; argv[i] && n < sizeof(args) / sizeof(args[0]) - 1; i++)
 		args[n++] = argv[i];
 	args[n] = NULL;
-	execvp("valgrind", args);
+	execv(valgrind, args);
 	_exit(127);
 }
 
@@ -1144,7 +1131,7 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 		   char *const argv[], char *err, size_t errsize)
 {
 	struct stub_vgrec *r = calloc(1, sizeof(*r));
-	char tooldir[PATH_MAX], why[512], path[PATH_MAX];
+	char tooldir[PATH_MAX], why[512], path[PATH_MAX], valgrind[PATH_MAX];
 	int e;
 
 	*out = r;
@@ -1156,7 +1143,8 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 	r->fifo_r = r->fifo_w = -1;
 	r->pid = -1;
 	r->next_save = VGREC_SAVE;
-	if (!stub_vgrec_available(tooldir, sizeof(tooldir), why, sizeof(why))) {
+	if (!stub_vgrec_available(tooldir, sizeof(tooldir), why, sizeof(why)) ||
+	    vgrec_valgrind(valgrind, sizeof(valgrind)) < 0) {
 		snprintf(err, errsize, "%s", why);
 		return -ENOENT;
 	}
@@ -1207,7 +1195,7 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 		return e;
 	}
 	if (r->pid == 0)
-		vgrec_child(tooldir, opt->dir, r->fifo, opt->verify, argv);
+		vgrec_child(valgrind, tooldir, opt->dir, r->fifo, opt->verify, argv);
 	e = vgrec_bundle_init(r, argv);
 	if (e >= 0)
 		e = replay_bundle_save(r->b, opt->dir);
