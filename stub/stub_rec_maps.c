@@ -151,23 +151,21 @@ static bool stub_rec_map_same(const struct stub_rec_map *a, const struct stub_re
 	       !strcmp(a->path, b->path);
 }
 
-/* DIR/images/vdso-PID.so from memory; its bundle-relative name in @rel. */
-static int stub_rec_maps_dump_vdso(const struct replay_bundle *b, pid_t pid, int mem_fd,
-				   const struct stub_rec_map *e, char *rel, size_t size)
+int stub_rec_dump_vdso(const char *dir, pid_t pid, int mem_fd, uint64_t start, uint64_t len,
+		       char *rel, size_t size)
 {
 	char path[4096];
-	size_t len = (size_t)(e->end - e->start);
 	uint8_t *buf = malloc(len);
 	FILE *f;
 	int r = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	snprintf(path, sizeof(path), "%s/images", b->dir);
+	snprintf(path, sizeof(path), "%s/images", dir);
 	mkdir(path, 0777);
 	snprintf(rel, size, "images/vdso-%d.so", (int)pid);
-	snprintf(path, sizeof(path), "%s/%s", b->dir, rel);
-	if (pread(mem_fd, buf, len, (off_t)e->start) != (ssize_t)len)
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	if (pread(mem_fd, buf, len, (off_t)start) != (ssize_t)len)
 		r = -EIO;
 	else if (!(f = fopen(path, "we")))
 		r = -errno;
@@ -197,7 +195,8 @@ static int stub_rec_maps_add(struct stub_rec_maps *m, struct replay_bundle *b, p
 	rm.offset = e->offset;
 	rm.system_path = e->path;
 	if (!strcmp(e->path, "[vdso]")) {
-		r = stub_rec_maps_dump_vdso(b, pid, mem_fd, e, rel, sizeof(rel));
+		r = stub_rec_dump_vdso(b->dir, pid, mem_fd, e->start, e->end - e->start, rel,
+				       sizeof(rel));
 		if (r < 0)
 			return r;
 		rm.file = rel;

@@ -42,6 +42,12 @@ int stub_rec_maps_update(struct stub_rec_maps *m, struct replay_bundle *b, pid_t
 /* Every mapping ends at @time (an exec replaced the address space). */
 void stub_rec_maps_unmap_all(struct stub_rec_maps *m, struct replay_bundle *b, uint64_t time);
 
+/* The vDSO of @pid, [@start, +@len) read through @mem_fd, into
+ * @dir/images/vdso-PID.so; its bundle-relative name in @rel. 0 or a
+ * negative errno. */
+int stub_rec_dump_vdso(const char *dir, pid_t pid, int mem_fd, uint64_t start, uint64_t len,
+		       char *rel, size_t size);
+
 /* The GNU build-id of ELF file @path as hex into @hex (at least 81
  * bytes). 0, -ENOENT if it has none, or a negative errno. */
 int stub_rec_build_id(const char *path, char *hex, size_t size);

@@ -309,38 +309,6 @@ static int vgrec_unmap(struct stub_vgrec *r, uint64_t start, uint64_t end)
 	return 0;
 }
 
-/* The vDSO's bytes into DIR/images/vdso-PID.so (it is the same in every
- * process of this machine, Valgrind's client included). */
-static int vgrec_dump_vdso(struct stub_vgrec *r, uint64_t start, uint64_t len, char *rel,
-			   size_t size)
-{
-	char path[PATH_MAX], mem[64];
-	uint8_t *buf = malloc(len);
-	int fd, out, e = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)r->pid);
-	fd = open(mem, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || pread(fd, buf, len, (off_t)start) != (ssize_t)len)
-		e = -EIO;
-	if (fd >= 0)
-		close(fd);
-	snprintf(path, sizeof(path), "%s/images", r->opt.dir);
-	if (e == 0 && mkdir(path, 0777) < 0 && errno != EEXIST)
-		e = -errno;
-	snprintf(rel, size, "images/vdso-%d.so", (int)r->pid);
-	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
-	if (e == 0) {
-		out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (out < 0 || write(out, buf, len) != (ssize_t)len)
-			e = -EIO;
-		if (out >= 0)
-			close(out);
-	}
-	free(buf);
-	return e;
-}
 
 static int vgrec_map(struct stub_vgrec *r, uint64_t start, uint64_t len, uint64_t off,
 		     uint32_t prot, const char *name)
@@ -356,7 +324,17 @@ static int vgrec_map(struct stub_vgrec *r, uint64_t start, uint64_t len, uint64_
 	if (!*name || (name[0] == '[' && strcmp(name, "[vdso]")))
 		return 0;             /* if code runs there, vgrec_block says so */
 	if (!strcmp(name, "[vdso]")) {
-		e = vgrec_dump_vdso(r, start, len, rel, sizeof(rel));
+		/* The same in every process of this machine, Valgrind's
+		 * client included: read through Valgrind's own memory. */
+		char mem[64];
+		int fd;
+
+		snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)r->pid);
+		fd = open(mem, O_RDONLY | O_CLOEXEC);
+		e = fd < 0 ? -errno : stub_rec_dump_vdso(r->opt.dir, r->pid, fd, start, len, rel,
+							 sizeof(rel));
+		if (fd >= 0)
+			close(fd);
 		if (e < 0)
 			return e;
 		m.file = rel;
