@@ -24,8 +24,10 @@
 #include "cli/cli_record.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -394,6 +396,32 @@ static int cli_record_hardware(const struct record_args *a, pid_t pid, bool summ
 	return 0;
 }
 
+static int cli_record_unlink(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Deletes what the recorder wrote into @dir (its manifest, threads/ and
+ * images/), then @dir if nothing else is in it. */
+void cli_record_delete(const char *dir)
+{
+	static const char *const subdirs[] = { "threads", "images" };
+	char path[PATH_MAX + 32];
+
+	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, subdirs[i]);
+		if (access(path, F_OK) == 0)
+			nftw(path, cli_record_unlink, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	snprintf(path, sizeof(path), "%s/trace.json", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", dir, STUB_VGREC_LOG);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* Points at Valgrind's messages when it wrote any, and says what to do
  * when Valgrind could not run an instruction of the program (VEX has no
  * AVX-512, for one): the program died of SIGILL that a native run would
@@ -448,15 +476,7 @@ static void cli_record_valgrind(const struct record_args *a, bool summary,
 	if (e == -ENOEXEC) {
 		/* Nothing ran: no recording, as when the program cannot start. */
 		fprintf(stderr, "hindsight: cannot start %s under Valgrind\n", a->argv[0]);
-		char p[4200];
-
-		snprintf(p, sizeof(p), "%s/trace.json", res->dir);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s/%s", res->dir, STUB_VGREC_LOG);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s/threads", res->dir);
-		rmdir(p);
-		rmdir(res->dir);       /* only if nothing else is in it */
+		cli_record_delete(res->dir);
 		stub_vgrec_free(r);
 		return;
 	}

@@ -24,6 +24,9 @@ struct cli_record_result {
  * (@res->status is then 1). Shared with `hindsight run`. */
 int cli_record_program(char **argv, const char *dir, uint64_t snapshot, bool valgrind,
 		       struct cli_record_result *res);
+/* Deletes what a recorder wrote into @dir (its manifest, threads/,
+ * images/, Valgrind's log), then @dir if nothing else is in it. */
+void cli_record_delete(const char *dir);
 /* A size with an optional K / M / G suffix, 4 KiB .. 1 GiB: 0, or -1. */
 int cli_record_size(const char *s, uint64_t *out);
 

@@ -16,7 +16,6 @@
 #include "cli/cli_run.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -123,32 +122,6 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
-static int cli_run_unlink(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-/* Deletes what the recorder wrote into @dir (its manifest, threads/ and
- * images/), then @dir if nothing else is in it. */
-static void cli_run_delete(const char *dir)
-{
-	static const char *const subdirs[] = { "threads", "images" };
-	char path[PATH_MAX + 32];
-
-	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, subdirs[i]);
-		if (access(path, F_OK) == 0)
-			nftw(path, cli_run_unlink, 16, FTW_DEPTH | FTW_PHYS);
-	}
-	snprintf(path, sizeof(path), "%s/trace.json", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/valgrind.log", dir);
-	unlink(path);
-	rmdir(dir);
-}
-
 /* The explanation of a recording whose program @signo killed. 0, or -1
  * after a message. */
 static int cli_run_explain(const char *dir, int signo)
@@ -236,7 +209,7 @@ int cli_run_main(int argc, char **argv)
 		fprintf(stderr, "hindsight: %s exited with status %d; the recording is in %s\n",
 			a.argv[0], res.status, res.dir);
 	} else {
-		cli_run_delete(res.dir);
+		cli_record_delete(res.dir);
 		fprintf(stderr, "hindsight: %s exited with status %d; recording deleted "
 			"(--keep keeps it)\n", a.argv[0], res.status);
 	}
