@@ -230,6 +230,22 @@ static int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_
 	return 0;
 }
 
+/* A REGS record's body: @mask (positions in stub_rec_slots) and the
+ * differences of those slots of @regs from the log's; they become the
+ * log's. */
+static void stub_rec_put_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
+			      uint64_t mask)
+{
+	stub_rec_put(s, mask);
+	for (uint64_t m = mask; m; m &= m - 1) {
+		unsigned slot = stub_rec_slots[__builtin_ctzll(m)];
+		uint64_t now = stub_rec_slot(regs, slot);
+
+		stub_rec_put_s(s, (int64_t)(now - stub_rec_slot(&s->regs, slot)));
+		memcpy((uint8_t *)&s->regs + 8 * slot, &now, 8);
+	}
+}
+
 static int stub_rec_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
 			 uint64_t index, uint64_t time)
 {
@@ -244,12 +260,8 @@ static int stub_rec_regs(struct stub_rec_state *s, const struct user_regs_struct
 	e = stub_rec_begin(s, STUB_REC_STATE_REGS, index, time, 8 + 10 * STUB_REC_NSLOTS);
 	if (e < 0)
 		return e;
-	stub_rec_put(s, mask);
-	for (unsigned i = 0; i < STUB_REC_NSLOTS; i++)
-		if (mask & (1ull << i))
-			stub_rec_put_s(s, (int64_t)(stub_rec_slot(regs, stub_rec_slots[i]) -
-						    stub_rec_slot(&s->regs, stub_rec_slots[i])));
-	s->regs = *regs;
+	stub_rec_put_regs(s, regs, mask);
+	s->regs = *regs;           /* rip too, which is never logged */
 	return 0;
 }
 
@@ -843,11 +855,13 @@ int stub_rec_state_known_time(struct stub_rec_state *s, uint64_t index, uint64_t
 
 /* The REGS mask position of each user_regs_struct slot (rip: none). */
 static int8_t stub_rec_pos[STUB_REC_STATE_NGP];
+static bool stub_rec_pos_done;
 
 static void stub_rec_pos_init(void)
 {
-	if (stub_rec_pos[0])
+	if (stub_rec_pos_done)
 		return;
+	stub_rec_pos_done = true;
 	memset(stub_rec_pos, -1, sizeof(stub_rec_pos));
 	for (unsigned i = 0; i < STUB_REC_NSLOTS; i++)
 		stub_rec_pos[stub_rec_slots[i]] = (int8_t)i;
@@ -875,14 +889,7 @@ static int stub_rec_kr_flush(struct stub_rec_state *s)
 				       8 + 10 * STUB_REC_NSLOTS);
 		if (e < 0)
 			return e;
-		stub_rec_put(s, mask);
-		for (uint64_t m = mask; m; m &= m - 1) {
-			unsigned slot = stub_rec_slots[__builtin_ctzll(m)];
-			uint64_t now = stub_rec_slot(regs, slot);
-
-			stub_rec_put_s(s, (int64_t)(now - stub_rec_slot(&s->regs, slot)));
-			memcpy((uint8_t *)&s->regs + 8 * slot, &now, 8);
-		}
+		stub_rec_put_regs(s, regs, mask);
 	}
 	/* Slots never named keep the log's values. */
 	if (index - s->last_ckpt >= STUB_REC_STATE_CKPT)
