@@ -633,10 +633,15 @@ static int vgrec_stopped(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t 
 	int e = 0;
 
 	if (t->open) {
-		uint32_t n = 0;
+		uint32_t n = t->open->ninsn;
 
-		while (n < t->open->ninsn && t->open->insn[n].ip != ip)
-			n++;
+		/* The last instruction at @ip: of the copies of a rep string
+		 * instruction VEX unrolled, those before it ran (and wrote). */
+		for (uint32_t i = t->open->ninsn; i-- > 0;)
+			if (t->open->insn[i].ip == ip) {
+				n = i;
+				break;
+			}
 		e = vgrec_run(r, t, t->open, n);
 		t->open = NULL;
 	}
