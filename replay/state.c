@@ -1,15 +1,21 @@
 /*
  * replay/state.c: the state log reader.
  *
- * Each log is parsed once at open: its checkpoints (file offset, index),
- * the points where its time base changes (index, base) and every memory
- * record (time, thread, index, range, where its bytes are) go into
- * tables; memory records of all threads are then sorted by time and
- * indexed by page, each page's references in time order, so the writes
- * around a time are found by binary search. Registers are redone from a
- * checkpoint by parsing forward (a cursor per thread remembers the last
- * answer); times and positions map to each other through the base table.
- * The format is docs/bundle.md's; the writer is stub/stub_rec_state.c.
+ * The logs are mapped, not read. Each is parsed once at open, keeping
+ * little: its checkpoints (file offset, index), the points where its time
+ * base changes (index, base), its mapping records, and for memory an
+ * index of chunks, not of writes. A chunk is one thread's records from a
+ * checkpoint to the next (16K instructions); for every 512-byte block of
+ * memory a chunk writes, one entry says when (its first and last write
+ * there) and which 8-byte words. A read of memory at a time walks the
+ * block's entries from that time outward and parses only the chunks that
+ * wrote the words asked for, so what is kept in memory grows with the
+ * chunks and the blocks each touches (a few bytes per thousand
+ * instructions), not with the writes (one every few instructions).
+ * Registers are redone from a checkpoint by parsing forward (a cursor per
+ * thread remembers the last answer); times and positions map to each other
+ * through the base table. The format is docs/bundle.md's; the writer is
+ * stub/stub_rec_state.c.
  */
 #include "replay/state.h"
 
@@ -18,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +38,8 @@ enum {
 enum { M_UNKNOWN = 0, M_ZERO = 1, M_GONE = 2, M_VOLATILE = 3, M_ALL = 4 };
 
 #define PAGE_SHIFT 12
+#define BLOCK_SHIFT 9              /* memory is indexed by 512-byte blocks */
+#define BLOCK (1u << BLOCK_SHIFT)  /* of 64 words */
 
 /* The mask order of REGS records (user_regs_struct slots; no rip). */
 static const uint8_t slots[] = {
@@ -52,13 +61,30 @@ struct ckpt {
 	size_t off;                /* of the CKPT record */
 };
 
+/* A MEM or MAP record. Records are ordered by (time, thread, off): one
+ * time is one instruction of one thread, whose records come in log order. */
 struct mwrite {
 	uint64_t time, addr, len;
 	uint64_t index;            /* of the record in its thread's log */
 	const uint8_t *old;        /* MEM: old bytes, then len new bytes */
 	uint8_t kind;              /* K_MEM, or M_* + 16 for MAP */
 	uint32_t thread;           /* into replay_state.t */
-	uint32_t seq;
+	size_t off;                /* of the record in its thread's log */
+};
+
+/* A chunk's writes to one block (MEM records only). */
+struct mref {
+	uint64_t block;            /* address >> BLOCK_SHIFT */
+	uint64_t first, last;      /* times of the chunk's first and last write there */
+	uint64_t reach;            /* the largest `last` of the block's refs up to here */
+	uint64_t words;            /* bit i: the block's word i (8 bytes) was written */
+	uint32_t thread, ck;       /* the chunk: t[thread] from checkpoint ck to the next */
+};
+
+/* The blocks the chunk being scanned writes: open addressing on block. */
+struct bset {
+	struct mref *v;            /* words == 0: an empty slot */
+	size_t cap, n;
 };
 
 /* From @index on (until the next entry), time = index + base. */
@@ -68,8 +94,10 @@ struct tbase {
 
 struct sthread {
 	int64_t tid;
-	uint8_t *data;
-	size_t len, start;         /* start: the first record */
+	uint8_t *data;             /* the log, mapped (maplen bytes) */
+	size_t len, start;         /* len: up to the last whole record; start: the first */
+	size_t maplen;
+	uint8_t *owned;            /* or the log read into memory (not mappable) */
 	uint64_t origin;           /* index of the first checkpoint (0 unless cut) */
 	size_t xs_len;
 	struct ckpt *ck;
@@ -82,6 +110,7 @@ struct sthread {
 	uint8_t xs_cur[REPLAY_STATE_XMAX];
 };
 
+/* A mapping record's reference from a page it covers. */
 struct pageref {
 	uint64_t page;
 	size_t w;
@@ -90,10 +119,13 @@ struct pageref {
 struct replay_state {
 	struct sthread *t;
 	size_t nt;
-	struct mwrite *w;
+	struct mwrite *w;          /* the MAP records */
 	size_t nw, capw;
-	struct pageref *pr;
+	struct pageref *pr;        /* by page, then time */
 	size_t npr;
+	struct mref *mr;           /* the chunks' blocks, by block, then first */
+	size_t nmr, capmr;
+	struct bset bs;
 	uint64_t *execs;           /* times of M_ALL */
 	size_t nexec;
 	size_t *vol;               /* the M_VOLATILE writes, by time */
@@ -244,10 +276,23 @@ static int body(struct parser *ps, unsigned kind, struct mwrite *w)
 
 /* --- opening ---------------------------------------------------------- */
 
+/* A REGS record's body, its values skipped unread. */
+static int skip_regs(struct parser *ps)
+{
+	uint64_t mask;
+	unsigned n;
+
+	if (get(ps, &mask) < 0)
+		return -EINVAL;
+	for (n = (unsigned)__builtin_popcountll(mask); n && ps->p < ps->end; ps->p++)
+		n -= !(*ps->p & 0x80);
+	return n ? -EINVAL : 0;
+}
+
 static int add_write(struct replay_state *st, const struct mwrite *w)
 {
 	if (st->nw == st->capw) {
-		size_t cap = st->capw ? 2 * st->capw : 4096;
+		size_t cap = st->capw ? 2 * st->capw : 64;
 		struct mwrite *nv = realloc(st->w, cap * sizeof(*nv));
 
 		if (!nv)
@@ -255,9 +300,7 @@ static int add_write(struct replay_state *st, const struct mwrite *w)
 		st->w = nv;
 		st->capw = cap;
 	}
-	st->w[st->nw] = *w;
-	st->w[st->nw].seq = (uint32_t)st->nw;
-	st->nw++;
+	st->w[st->nw++] = *w;
 	return 0;
 }
 
@@ -282,22 +325,114 @@ static int add_base(struct sthread *t, uint64_t index, uint64_t base)
 
 static int add_ckpt(struct sthread *t, uint64_t index, size_t off)
 {
-	struct ckpt *nv = realloc(t->ck, (t->nck + 1) * sizeof(*nv));
+	if ((t->nck & (t->nck - 1)) == 0) {        /* 0, 1, 2, 4, ...: grow */
+		struct ckpt *nv = realloc(t->ck, (t->nck ? 2 * t->nck : 1) * sizeof(*nv));
 
-	if (!nv)
-		return -ENOMEM;
-	t->ck = nv;
+		if (!nv)
+			return -ENOMEM;
+		t->ck = nv;
+	}
 	t->ck[t->nck++] = (struct ckpt){ index, off };
 	return 0;
 }
 
-/* The header, then every record: checkpoints and memory records. */
+/* The 8-byte words of a block that [lo, hi) (inside it) covers. */
+static uint64_t words_of(uint64_t lo, uint64_t hi)
+{
+	unsigned a = (unsigned)(lo & (BLOCK - 1)) >> 3, b = (unsigned)((hi - 1) & (BLOCK - 1)) >> 3;
+
+	return (b == 63 ? ~0ull : (2ull << b) - 1) & ~((1ull << a) - 1);
+}
+
+static int bset_grow(struct bset *bs)
+{
+	size_t cap = bs->cap ? 2 * bs->cap : 64;
+	struct mref *nv = calloc(cap, sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	for (size_t i = 0; i < bs->cap; i++) {
+		size_t h;
+
+		if (!bs->v[i].words)
+			continue;
+		for (h = (bs->v[i].block * 0x9E3779B97F4A7C15ull) >> 20 & (cap - 1); nv[h].words;
+		     h = (h + 1) & (cap - 1))
+			;
+		nv[h] = bs->v[i];
+	}
+	free(bs->v);
+	bs->v = nv;
+	bs->cap = cap;
+	return 0;
+}
+
+/* A MEM record of the chunk being scanned (thread @ti, checkpoint @ck). */
+static int bset_add(struct bset *bs, const struct mwrite *w, uint32_t ti, uint32_t ck)
+{
+	for (uint64_t x = w->addr; x < w->addr + w->len;) {
+		uint64_t blk = x >> BLOCK_SHIFT, end = (blk + 1) << BLOCK_SHIFT;
+		size_t h;
+
+		if (end > w->addr + w->len || end == 0)
+			end = w->addr + w->len;
+		if (2 * (bs->n + 1) > bs->cap && bset_grow(bs) < 0)
+			return -ENOMEM;
+		for (h = (blk * 0x9E3779B97F4A7C15ull) >> 20 & (bs->cap - 1);
+		     bs->v[h].words && bs->v[h].block != blk; h = (h + 1) & (bs->cap - 1))
+			;
+		if (!bs->v[h].words) {
+			bs->v[h] = (struct mref){ .block = blk, .first = w->time, .thread = ti,
+						  .ck = ck };
+			bs->n++;
+		}
+		bs->v[h].last = w->time;
+		bs->v[h].words |= words_of(x, end);
+		x = end;
+	}
+	return 0;
+}
+
+/* The chunk's blocks into st->mr; the set emptied for the next chunk. */
+static int bset_flush(struct replay_state *st)
+{
+	struct bset *bs = &st->bs;
+
+	if (st->nmr + bs->n > st->capmr) {
+		size_t cap = st->capmr ? st->capmr : 1024;
+		struct mref *nv;
+
+		while (cap < st->nmr + bs->n)
+			cap *= 2;
+		nv = realloc(st->mr, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		st->mr = nv;
+		st->capmr = cap;
+	}
+	for (size_t i = 0; i < bs->cap && bs->n; i++) {
+		if (!bs->v[i].words)
+			continue;
+		st->mr[st->nmr++] = bs->v[i];
+		bs->v[i].words = 0;
+		bs->n--;
+	}
+	if (bs->cap > 4096) {              /* a huge write passed: start small again */
+		free(bs->v);
+		*bs = (struct bset){ 0 };
+	}
+	return 0;
+}
+
+/* The header, then every record: checkpoints, time bases, mapping
+ * records, and the blocks each chunk writes. */
 static int scan(struct replay_state *st, struct sthread *t)
 {
 	struct parser ps = { .p = t->data, .end = t->data + t->len };
+	uint32_t ti = (uint32_t)(t - st->t);
 	uint64_t v, ngp;
 	unsigned kind;
-	int r;
+	int r = 0;
 
 	if (t->len < 8 || memcmp(t->data, "HSSTATE1", 8))
 		return -EINVAL;
@@ -316,30 +451,44 @@ static int scan(struct replay_state *st, struct sthread *t)
 			return -EINVAL;
 		ps.origin = t->origin;
 	}
-	while (1) {
+	while (r >= 0) {
 		const uint8_t *at = ps.p;
 		struct mwrite w;
 
-		r = head(&ps, &kind);
-		if (r <= 0)
-			break;
+		if (head(&ps, &kind) <= 0)
+			break;             /* the end, or a truncated tail */
+		if (kind == K_REGS) {      /* the most common record: values not needed */
+			if (skip_regs(&ps) < 0) {
+				ps.index = t->last_index;
+				break;
+			}
+			t->last_index = ps.index;
+			t->len = (size_t)(ps.p - t->data);
+			continue;
+		}
 		if (body(&ps, kind, &w) < 0) {
 			ps.index = t->last_index;
 			break;             /* a truncated tail: read up to it */
 		}
-		w.thread = (uint32_t)(t - st->t);
-		if (kind == K_CKPT)
-			r = add_ckpt(t, ps.index, (size_t)(at - t->data));
-		else if (kind == K_MEM || kind == K_MAP)
+		w.thread = ti;
+		w.off = (size_t)(at - t->data);
+		if (kind == K_CKPT) {
+			r = bset_flush(st);
+			if (r >= 0)
+				r = add_ckpt(t, ps.index, w.off);
+		} else if (kind == K_MEM && w.len) {
+			r = bset_add(&st->bs, &w, ti, (uint32_t)(t->nck - 1));
+		} else if (kind == K_MAP) {
 			r = add_write(st, &w);
+		}
 		if (r >= 0 && (kind == K_CKPT || kind == K_TIME))
 			r = add_base(t, ps.index, ps.base);
-		if (r < 0)
-			return r;
 		t->last_index = ps.index;
 		t->len = (size_t)(ps.p - t->data);
 	}
-	return t->nck ? 0 : -EINVAL;
+	if (r >= 0)
+		r = bset_flush(st);
+	return r < 0 ? r : t->nck ? 0 : -EINVAL;
 }
 
 /* load's error for a state log that is a FIFO, a device, a socket
@@ -350,8 +499,6 @@ static int load(const struct replay_bundle *b, const struct replay_thread *bt, s
 {
 	char path[4096];
 	struct stat sb;
-	ssize_t n = 0;
-	size_t got = 0;
 	int fd, e = replay_bundle_path(b, bt->state_file, path, sizeof(path));
 
 	if (e < 0)
@@ -366,10 +513,27 @@ static int load(const struct replay_bundle *b, const struct replay_thread *bt, s
 	}
 	t->tid = bt->tid;
 	t->len = (size_t)sb.st_size;
-	t->data = malloc(t->len ? t->len : 1);
-	while (t->data && got < t->len && (n = read(fd, t->data + got, t->len - got)) > 0)
-		got += (size_t)n;
-	e = !t->data ? -ENOMEM : got != t->len ? -EIO : 0;
+	if (t->len) {
+		void *m = mmap(NULL, t->len, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (m == MAP_FAILED) {         /* a file system that cannot map: read it */
+			size_t got = 0;
+			ssize_t n = 0;
+
+			t->data = t->owned = malloc(t->len);
+			while (t->data && got < t->len &&
+			       (n = pread(fd, t->data + got, t->len - got, (off_t)got)) > 0)
+				got += (size_t)n;
+			e = !t->data ? -ENOMEM : got != t->len ? -EIO : 0;
+		} else {
+			t->data = m;
+			t->maplen = t->len;
+			/* Read in order once, at open; then here and there. */
+			madvise(m, t->len, MADV_SEQUENTIAL);
+		}
+	} else {
+		t->data = (uint8_t *)"";
+	}
 	close(fd);
 	return e;
 }
@@ -380,7 +544,9 @@ static int cmp_write(const void *a, const void *b)
 
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
 }
 
 static int cmp_page(const void *a, const void *b)
@@ -392,7 +558,20 @@ static int cmp_page(const void *a, const void *b)
 	return x->w < y->w ? -1 : x->w > y->w;
 }
 
-/* Sorts the writes by time and indexes them by page. */
+static int cmp_mref(const void *a, const void *b)
+{
+	const struct mref *x = a, *y = b;
+
+	if (x->block != y->block)
+		return x->block < y->block ? -1 : 1;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->thread != y->thread ? (x->thread < y->thread ? -1 : 1) :
+	       x->ck < y->ck ? -1 : x->ck > y->ck;
+}
+
+/* Sorts the mapping records by time and indexes them by page; sorts the
+ * chunks' blocks and computes each block's reach. */
 static int index_writes(struct replay_state *st)
 {
 	size_t n = 0, k = 0;
@@ -433,6 +612,17 @@ static int index_writes(struct replay_state *st)
 	st->npr = k;
 	if (k)
 		qsort(st->pr, st->npr, sizeof(*st->pr), cmp_page);
+	if (st->nmr)
+		qsort(st->mr, st->nmr, sizeof(*st->mr), cmp_mref);
+	for (size_t i = 0; i < st->nmr; i++) {
+		struct mref *r = &st->mr[i];
+
+		r->reach = r->last;
+		if (i && r[-1].block == r->block && r[-1].reach > r->reach)
+			r->reach = r[-1].reach;
+	}
+	free(st->bs.v);
+	st->bs = (struct bset){ 0 };
 	return 0;
 }
 
@@ -459,6 +649,8 @@ int replay_state_open(const struct replay_bundle *b, struct replay_state **out, 
 		e = load(b, &b->threads[i], t);
 		if (e >= 0)
 			e = scan(st, t);
+		if (e >= 0 && t->maplen)
+			madvise(t->data, t->maplen, MADV_RANDOM);
 		if (e < 0 && err)
 			snprintf(err, errsize, "%s: %s", b->threads[i].state_file,
 				 e == -EINVAL ? "not a state log" :
@@ -481,13 +673,17 @@ void replay_state_free(struct replay_state *st)
 	if (!st)
 		return;
 	for (size_t i = 0; i < st->nt; i++) {
-		free(st->t[i].data);
+		if (st->t[i].maplen)
+			munmap(st->t[i].data, st->t[i].maplen);
+		free(st->t[i].owned);
 		free(st->t[i].ck);
 		free(st->t[i].tb);
 	}
 	free(st->t);
 	free(st->w);
 	free(st->pr);
+	free(st->mr);
+	free(st->bs.v);
 	free(st->execs);
 	free(st->vol);
 	free(st);
@@ -694,7 +890,73 @@ int replay_state_regs_at(struct replay_state *st, int64_t tid, uint64_t index,
 
 /* --- memory ------------------------------------------------------------ */
 
-/* The page's refs: [*lo, *hi) in st->pr. */
+/* Whether write @a comes before write @b. */
+static bool earlier(const struct mwrite *a, const struct mwrite *b)
+{
+	if (a->time != b->time)
+		return a->time < b->time;
+	return a->thread != b->thread ? a->thread < b->thread : a->off < b->off;
+}
+
+/* Calls @fn for every MEM record of @r's chunk that overlaps [lo, hi). */
+static void chunk_writes(const struct replay_state *st, const struct mref *r, uint64_t lo,
+			 uint64_t hi, void (*fn)(void *ctx, const struct mwrite *w), void *ctx)
+{
+	const struct sthread *t = &st->t[r->thread];
+	size_t end = r->ck + 1 < t->nck ? t->ck[r->ck + 1].off : t->len;
+	struct parser ps = { .p = t->data + t->ck[r->ck].off, .end = t->data + end,
+			     .origin = t->origin, .xs_len = t->xs_len };
+	unsigned kind;
+
+	/* The checkpoint sets index, base and the range base; its own tag's
+	 * delta is from the record before it (see redo). */
+	if (head(&ps, &kind) <= 0 || kind != K_CKPT || body(&ps, kind, NULL) < 0)
+		return;
+	while (ps.p < ps.end) {
+		const uint8_t *at = ps.p;
+		struct mwrite w;
+
+		if (head(&ps, &kind) <= 0 || body(&ps, kind, &w) < 0)
+			return;
+		if (kind != K_MEM || w.addr >= hi || w.addr + w.len <= lo)
+			continue;
+		w.thread = r->thread;
+		w.off = (size_t)(at - t->data);
+		fn(ctx, &w);
+	}
+}
+
+/* The block's refs: [*lo, *hi) in st->mr, and *mid, the first of them
+ * whose first write is later than @time. */
+static void block_refs(const struct replay_state *st, uint64_t block, uint64_t time, size_t *lo,
+		       size_t *mid, size_t *hi)
+{
+	size_t a = 0, b = st->nmr;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (st->mr[m].block < block)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	for (b = st->nmr; a < b;) {
+		size_t m = a + (b - a) / 2;
+
+		if (st->mr[m].block == block && st->mr[m].first <= time)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*mid = a;
+	for (b = a; b < st->nmr && st->mr[b].block == block; b++)
+		;
+	*hi = b;
+}
+
+/* The page's mapping refs: [*lo, *hi) in st->pr, in time order. */
 static void page_refs(const struct replay_state *st, uint64_t page, size_t *lo, size_t *hi)
 {
 	size_t a = 0, b = st->npr;
@@ -713,33 +975,118 @@ static void page_refs(const struct replay_state *st, uint64_t page, size_t *lo, 
 	*hi = b;
 }
 
-/* Resolves the bytes [lo, hi) of the query at @addr from write @w: its
- * new bytes (@after false: the write is at or before the time) or its
- * old ones. Returns bytes newly resolved. state: 0 open, 1 known, 2 not. */
-static size_t resolve(const struct mwrite *w, bool after, uint64_t addr, uint64_t lo,
-		      uint64_t hi, uint8_t *buf, uint8_t *state)
+/* The first of a page's mapping refs [a, b) later than @time, or b. */
+static size_t first_after(const struct replay_state *st, size_t a, size_t b, uint64_t time)
 {
-	uint64_t a = w->addr > lo ? w->addr : lo;
-	uint64_t b = w->addr + w->len < hi ? w->addr + w->len : hi;
-	size_t n = 0;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
 
+		if (st->w[st->pr[m].w].time <= time)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* One block's part [lo, hi) of a read at @time: each byte still open
+ * takes the latest write at or before the time (its new bytes), or in the
+ * second pass (@after) the earliest later one (its old bytes). */
+struct query {
+	uint64_t time, addr, lo, hi, from, to;
+	bool after;
+	uint8_t *state;                    /* of the whole read, from addr */
+	struct mwrite best[BLOCK];         /* per byte of [lo, hi): the write chosen */
+	bool has[BLOCK];
+	uint8_t val[BLOCK], vstate[BLOCK];
+};
+
+static void offer(void *ctx, const struct mwrite *w)
+{
+	struct query *q = ctx;
+	uint64_t a = w->addr > q->lo ? w->addr : q->lo;
+	uint64_t b = w->addr + w->len < q->hi ? w->addr + w->len : q->hi;
+
+	if (q->after ? w->time <= q->time || w->time >= q->to :
+		       w->time > q->time || w->time < q->from)
+		return;
 	for (uint64_t x = a; x < b; x++) {
-		size_t q = x - addr;
+		size_t i = x - q->lo;
 
-		if (state[q])
+		if (q->state[x - q->addr] ||
+		    (q->has[i] && earlier(w, &q->best[i]) != q->after))
 			continue;
-		n++;
+		q->has[i] = true;
+		q->best[i] = *w;
 		if (w->kind == K_MEM) {
-			buf[q] = w->old[(after ? 0 : w->len) + (x - w->addr)];
-			state[q] = 1;
-		} else if (!after && w->kind == 16 + M_ZERO) {
-			buf[q] = 0;
-			state[q] = 1;
+			q->val[i] = w->old[(q->after ? 0 : w->len) + (x - w->addr)];
+			q->vstate[i] = REPLAY_STATE_KNOWN;
+		} else if (!q->after && w->kind == 16 + M_ZERO) {
+			q->val[i] = 0;
+			q->vstate[i] = REPLAY_STATE_KNOWN;
 		} else {
-			state[q] = 2;
+			q->vstate[i] = REPLAY_STATE_UNKNOWN;
 		}
 	}
-	return n;
+}
+
+/* How far the pass must still look: backward, writes at or after the
+ * returned time (the earliest choice of an open byte, or the epoch's
+ * start if a byte has none); forward, up to it (the latest choice, or
+ * UINT64_MAX). */
+static uint64_t bound(const struct query *q)
+{
+	uint64_t r = q->after ? 0 : UINT64_MAX;
+
+	for (uint64_t x = q->lo; x < q->hi; x++) {
+		size_t i = x - q->lo;
+		uint64_t t;
+
+		if (q->state[x - q->addr])
+			continue;
+		t = q->has[i] ? q->best[i].time : q->after ? UINT64_MAX : q->from;
+		if (q->after ? t > r : t < r)
+			r = t;
+	}
+	if (!q->after && r < q->from)
+		r = q->from;
+	return r;
+}
+
+static void pass(const struct replay_state *st, struct query *q)
+{
+	uint64_t words = words_of(q->lo, q->hi), lim;
+	size_t a, m, b, pa, pb, k;
+
+	memset(q->has, 0, (size_t)(q->hi - q->lo));
+	block_refs(st, q->lo >> BLOCK_SHIFT, q->time, &a, &m, &b);
+	page_refs(st, q->lo >> PAGE_SHIFT, &pa, &pb);
+	k = first_after(st, pa, pb, q->time);
+	if (!q->after) {
+		/* Latest first; a ref whose reach is below the bound, and every
+		 * one before it, has nothing later than what was chosen. */
+		for (lim = bound(q); m > a && st->mr[m - 1].reach >= lim; m--) {
+			if ((st->mr[m - 1].words & words) && st->mr[m - 1].last >= lim) {
+				chunk_writes(st, &st->mr[m - 1], q->lo, q->hi, offer, q);
+				lim = bound(q);
+			}
+		}
+		for (lim = bound(q); k > pa && st->w[st->pr[k - 1].w].time >= lim; k--)
+			offer(q, &st->w[st->pr[k - 1].w]);
+		return;
+	}
+	/* Chunks begun at or before the time may still write after it. */
+	for (size_t j = m; j > a && st->mr[j - 1].reach > q->time; j--)
+		if ((st->mr[j - 1].words & words) && st->mr[j - 1].last > q->time)
+			chunk_writes(st, &st->mr[j - 1], q->lo, q->hi, offer, q);
+	for (lim = bound(q); m < b && st->mr[m].first <= lim && st->mr[m].first < q->to; m++) {
+		if (st->mr[m].words & words) {
+			chunk_writes(st, &st->mr[m], q->lo, q->hi, offer, q);
+			lim = bound(q);
+		}
+	}
+	for (lim = bound(q); k < pb && st->w[st->pr[k].w].time <= lim; k++)
+		offer(q, &st->w[st->pr[k].w]);
 }
 
 /* Volatile ranges marked at or before @time make their bytes unknown. */
@@ -770,50 +1117,27 @@ static void epoch(const struct replay_state *st, uint64_t time, uint64_t *from, 
 	}
 }
 
-/* The first of a page's refs [a, b) (in time order) whose write is
- * later than @time, or b. */
-static size_t first_after(const struct replay_state *st, size_t a, size_t b, uint64_t time)
+/* One block's part [lo, hi) of the read. */
+static void read_block(const struct replay_state *st, struct query *q, uint8_t *buf)
 {
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
+	for (int after = 0; after < 2; after++) {
+		q->after = after;
+		pass(st, q);
+		for (uint64_t x = q->lo; x < q->hi; x++) {
+			size_t i = x - q->lo;
 
-		if (st->w[st->pr[m].w].time <= time)
-			a = m + 1;
-		else
-			b = m;
-	}
-	return a;
-}
-
-/* One page's part [lo, hi) of the query. */
-static void read_page(const struct replay_state *st, uint64_t time, uint64_t addr, uint64_t lo,
-		      uint64_t hi, uint8_t *buf, uint8_t *state, uint64_t from, uint64_t to)
-{
-	size_t a, b, m, left = 0;
-
-	for (uint64_t x = lo; x < hi; x++)
-		left += !state[x - addr];
-	page_refs(st, lo >> PAGE_SHIFT, &a, &b);
-	m = first_after(st, a, b, time);
-	for (size_t k = m; k > a && left; k--) {        /* latest first */
-		const struct mwrite *w = &st->w[st->pr[k - 1].w];
-
-		if (w->time < from)
-			break;
-		left -= resolve(w, false, addr, lo, hi, buf, state);
-	}
-	for (size_t k = m; k < b && left; k++) {        /* then the first later */
-		const struct mwrite *w = &st->w[st->pr[k].w];
-
-		if (w->time >= to)
-			break;
-		left -= resolve(w, true, addr, lo, hi, buf, state);
+			if (q->state[x - q->addr] || !q->has[i])
+				continue;
+			buf[x - q->addr] = q->val[i];
+			q->state[x - q->addr] = q->vstate[i];
+		}
 	}
 }
 
 int replay_state_read_mem_status(const struct replay_state *st, uint64_t time, uint64_t addr,
 				 void *buf, size_t len, uint8_t *status)
 {
+	struct query *q;
 	uint64_t from, to, x = addr;
 	int r = 0;
 
@@ -835,15 +1159,22 @@ int replay_state_read_mem_status(const struct replay_state *st, uint64_t time, u
 	}
 	epoch(st, time, &from, &to);
 	volatile_mask(st, time, addr, len, status);
-	while (x < addr + len) {
-		uint64_t end = ((x >> PAGE_SHIFT) + 1) << PAGE_SHIFT;
+	q = malloc(sizeof(*q));
+	while (q && x < addr + len) {
+		uint64_t end = ((x >> BLOCK_SHIFT) + 1) << BLOCK_SHIFT;
 
 		if (end > addr + len)
 			end = addr + len;
-		read_page(st, time, addr, x, end, buf, status, from, to);
+		*q = (struct query){ .time = time, .addr = addr, .lo = x, .hi = end, .from = from,
+				     .to = to, .state = status };
+		read_block(st, q, buf);
 		x = end;
 	}
+	free(q);
 	for (size_t i = 0; i < len; i++) {
+		/* Without memory to search with, nothing is known. */
+		if (!q && status[i] == REPLAY_STATE_UNTOUCHED)
+			status[i] = REPLAY_STATE_UNKNOWN;
 		/* A later exec replaces what nothing touched before it. */
 		if (status[i] == REPLAY_STATE_UNTOUCHED && to != UINT64_MAX)
 			status[i] = REPLAY_STATE_UNKNOWN;
@@ -872,77 +1203,107 @@ int replay_state_read_mem(const struct replay_state *st, uint64_t time, uint64_t
 
 /* --- writes ------------------------------------------------------------- */
 
-static bool overlaps(const struct mwrite *w, uint64_t addr, uint64_t len)
+/* A search for the write nearest a time in one direction. */
+struct wsearch {
+	uint64_t addr, len, time, from, to;
+	bool after, found;
+	struct mwrite best;
+};
+
+static void consider(void *ctx, const struct mwrite *w)
 {
-	return w->kind == K_MEM && w->addr < addr + len && addr < w->addr + w->len;
+	struct wsearch *s = ctx;
+
+	if (s->after ? w->time <= s->time || w->time >= s->to :
+		       w->time > s->time || w->time < s->from)
+		return;
+	if (w->addr >= s->addr + s->len || s->addr >= w->addr + w->len)
+		return;
+	if (!s->found || earlier(w, &s->best) == s->after) {
+		s->best = *w;
+		s->found = true;
+	}
 }
 
-static void write_out(const struct replay_state *st, size_t i, struct replay_state_write *out)
+/* The refs of one block, walked like pass() does; the bound is the one
+ * write chosen so far (over every block of the range). */
+static void search_block(const struct replay_state *st, struct wsearch *s, uint64_t block)
 {
-	const struct mwrite *w = &st->w[i];
+	uint64_t lo = block << BLOCK_SHIFT, hi = lo + BLOCK, words;
+	size_t a, m, b;
 
-	*out = (struct replay_state_write){ st->t[w->thread].tid, w->index, w->time, w->addr,
-					    w->len };
+	if (lo < s->addr)
+		lo = s->addr;
+	if (hi > s->addr + s->len)
+		hi = s->addr + s->len;
+	words = words_of(lo, hi);
+	block_refs(st, block, s->time, &a, &m, &b);
+	if (!s->after) {
+		for (; m > a; m--) {
+			const struct mref *r = &st->mr[m - 1];
+			uint64_t lim = s->found ? s->best.time : s->from;
+
+			if (r->reach < lim)
+				break;
+			if ((r->words & words) && r->last >= lim)
+				chunk_writes(st, r, lo, hi, consider, s);
+		}
+		return;
+	}
+	for (size_t j = m; j > a && st->mr[j - 1].reach > s->time; j--)
+		if ((st->mr[j - 1].words & words) && st->mr[j - 1].last > s->time)
+			chunk_writes(st, &st->mr[j - 1], lo, hi, consider, s);
+	for (; m < b && st->mr[m].first < s->to && (!s->found || st->mr[m].first <= s->best.time);
+	     m++)
+		if (st->mr[m].words & words)
+			chunk_writes(st, &st->mr[m], lo, hi, consider, s);
+}
+
+static int search(const struct replay_state *st, struct wsearch *s, struct replay_state_write *out)
+{
+	uint64_t first = s->addr >> BLOCK_SHIFT, last = (s->addr + s->len - 1) >> BLOCK_SHIFT;
+	size_t a = 0, b = st->nmr;
+
+	while (a < b) {                    /* the range's first block with refs */
+		size_t m = a + (b - a) / 2;
+
+		if (st->mr[m].block < first)
+			a = m + 1;
+		else
+			b = m;
+	}
+	while (a < st->nmr && st->mr[a].block <= last) {
+		uint64_t block = st->mr[a].block;
+
+		search_block(st, s, block);
+		while (a < st->nmr && st->mr[a].block == block)
+			a++;
+	}
+	if (!s->found)
+		return -ENOENT;
+	*out = (struct replay_state_write){ st->t[s->best.thread].tid, s->best.index,
+					    s->best.time, s->best.addr, s->best.len };
+	return 0;
 }
 
 int replay_state_write_before(const struct replay_state *st, uint64_t addr, uint64_t len,
 			      uint64_t time, struct replay_state_write *out)
 {
-	uint64_t from, to, last;
-	size_t best = SIZE_MAX;
+	struct wsearch s = { .addr = addr, .len = len, .time = time - 1 };
 
 	if (!len || !time || addr + len < addr)
 		return -ENOENT;
-	epoch(st, time - 1, &from, &to);
-	last = (addr + len - 1) >> PAGE_SHIFT;
-	for (uint64_t pg = addr >> PAGE_SHIFT; pg <= last; pg++) {
-		size_t a, b;
-
-		page_refs(st, pg, &a, &b);
-		for (size_t k = first_after(st, a, b, time - 1); k > a; k--) {
-			size_t i = st->pr[k - 1].w;
-
-			if (st->w[i].time < from || (best != SIZE_MAX && i <= best))
-				break;
-			if (overlaps(&st->w[i], addr, len)) {
-				best = i;
-				break;
-			}
-		}
-	}
-	if (best == SIZE_MAX)
-		return -ENOENT;
-	write_out(st, best, out);
-	return 0;
+	epoch(st, time - 1, &s.from, &s.to);
+	return search(st, &s, out);
 }
 
 int replay_state_write_after(const struct replay_state *st, uint64_t addr, uint64_t len,
 			     uint64_t time, struct replay_state_write *out)
 {
-	uint64_t from, to, last;
-	size_t best = SIZE_MAX;
+	struct wsearch s = { .addr = addr, .len = len, .time = time, .after = true };
 
 	if (!len || addr + len < addr)
 		return -ENOENT;
-	epoch(st, time, &from, &to);
-	last = (addr + len - 1) >> PAGE_SHIFT;
-	for (uint64_t pg = addr >> PAGE_SHIFT; pg <= last; pg++) {
-		size_t a, b;
-
-		page_refs(st, pg, &a, &b);
-		for (size_t k = first_after(st, a, b, time); k < b; k++) {
-			size_t i = st->pr[k].w;
-
-			if (st->w[i].time >= to || i >= best)
-				break;
-			if (overlaps(&st->w[i], addr, len)) {
-				best = i;
-				break;
-			}
-		}
-	}
-	if (best == SIZE_MAX)
-		return -ENOENT;
-	write_out(st, best, out);
-	return 0;
+	epoch(st, time, &s.from, &s.to);
+	return search(st, &s, out);
 }

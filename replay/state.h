@@ -18,8 +18,11 @@
  * times: other threads' instructions fall between two of them), and the
  * logged writes of a range can be searched by time, for watchpoints.
  *
- * The logs are read into memory at open. Lifetime: replay_state_open /
- * replay_state_free. Nothing here prints.
+ * The logs are mapped at open and parsed once; what stays in memory is
+ * an index of chunks (a thread's records between two checkpoints) by the
+ * 512-byte blocks each writes, not of the writes: a read or a search
+ * parses the few chunks that wrote the words it asks for. Lifetime:
+ * replay_state_open / replay_state_free. Nothing here prints.
  */
 #ifndef HINDSIGHT_REPLAY_STATE_H
 #define HINDSIGHT_REPLAY_STATE_H
@@ -119,9 +122,9 @@ struct replay_state_write {
  * into *@out; of several writes at one time, the last (before) or first
  * (after) logged. Writes of every thread count; memory a mapping change or
  * the kernel altered does not (those are not writes), and neither search
- * crosses an exec. 0, or -ENOENT when there is none. Cost: a binary search
- * per page of the range, then the writes to those pages that do not
- * overlap the range, between @time and the answer. */
+ * crosses an exec. 0, or -ENOENT when there is none. Cost: per 512-byte
+ * block of the range, a binary search, then the chunks that wrote the
+ * block's words asked for, from @time to the answer, each parsed once. */
 int replay_state_write_before(const struct replay_state *st, uint64_t addr, uint64_t len,
 			      uint64_t time, struct replay_state_write *out);
 int replay_state_write_after(const struct replay_state *st, uint64_t addr, uint64_t len,

@@ -5,7 +5,9 @@
  * two threads merged by time, a truncated tail, a file that is not a log;
  * the writes of a range searched both ways by time, times and positions
  * mapped both ways, and what each byte of a read is (known, untouched,
- * unknowable). tests/unit/test_replay_target.c does the same on a real
+ * unknowable); then random logs of three threads, many checkpoints and
+ * writes across blocks and pages, every read and search checked against a
+ * brute-force walk over all the records. tests/unit/test_replay_target.c does the same on a real
  * recording.
  */
 #include <errno.h>
@@ -26,7 +28,7 @@
 static char dir[64];
 
 struct wbuf {
-	uint8_t b[4096];
+	uint8_t b[1 << 16];
 	size_t n;
 };
 
@@ -455,6 +457,239 @@ static void test_read_status(void **state)
 	replay_bundle_free(b);
 }
 
+/* --- random logs against brute force ----------------------------------- */
+
+struct grec {                              /* a generated MEM or MAP record */
+	uint64_t time, index, addr, len;
+	unsigned thread, kind;             /* 3 MEM, 4 MAP */
+	uint8_t how;
+	uint8_t old[40], new[40];
+};
+
+static struct grec grecs[3000];
+static size_t ngrec;
+static uint8_t gmem[0x600];                /* the truth of [0x1d00, 0x2300) */
+#define GLO 0x1d00u
+
+static unsigned rnd(unsigned n)
+{
+	return (unsigned)(random() % n);
+}
+
+/* Thread @ti's log: records in time order, interleaved with the other
+ * threads' through the shared clock *@clock. */
+static void gen_step(struct wbuf *w, unsigned ti, uint64_t *index, uint64_t *base,
+		     uint64_t *mem_end, uint64_t *clock)
+{
+	unsigned op = rnd(100), delta = rnd(4);
+	struct grec *g;
+
+	if (*index + *base < *clock)       /* catch up with the clock: a TIME record */
+		delta = 0;
+	if (*index + *base + delta < *clock) {
+		*base = *clock - *index - delta;
+		time_base(w, delta, *base);
+		*index += delta;
+		delta = 0;
+	}
+	if (op < 8) {                      /* a checkpoint: ranges count from 0 again */
+		tag(w, 6, delta);
+		*index += delta;
+		put(w, *index);
+		put(w, *base);
+		for (int i = 0; i < 27; i++)
+			put(w, 0);
+		put(w, 0);
+		*mem_end = 0;
+		*clock = *index + *base;
+		return;
+	}
+	g = &grecs[ngrec++];
+	*index += delta;
+	*g = (struct grec){ .time = *index + *base, .index = *index, .thread = ti, .kind = 3 };
+	*clock = g->time;
+	g->len = rnd(8) ? 1 + rnd(16) : 1 + rnd(40);
+	g->addr = GLO + rnd((unsigned)(sizeof(gmem) - g->len));
+	if (op < 12) {                     /* zeros or unknown contents */
+		g->kind = 4;
+		g->how = (uint8_t)rnd(2);
+	} else if (op < 13) {              /* an exec */
+		g->kind = 4;
+		g->how = 4;
+		g->addr = *mem_end;
+		g->len = 0;
+	}
+	tag(w, g->kind, delta);
+	put_s(w, (int64_t)(g->addr - *mem_end));
+	put(w, g->len);
+	*mem_end = g->addr + g->len;
+	if (g->kind == 4) {
+		w->b[w->n++] = g->how;
+		if (g->how == 1)
+			memset(gmem + (g->addr - GLO), 0, g->len);
+		return;
+	}
+	memcpy(g->old, gmem + (g->addr - GLO), g->len);
+	for (uint64_t i = 0; i < g->len; i++)
+		g->new[i] = (uint8_t)random();
+	memcpy(gmem + (g->addr - GLO), g->new, g->len);
+	memcpy(w->b + w->n, g->old, g->len);
+	memcpy(w->b + w->n + g->len, g->new, g->len);
+	w->n += 2 * g->len;
+}
+
+/* The exec epoch around @time, as the reader defines it. */
+static void gen_epoch(uint64_t time, uint64_t *from, uint64_t *to)
+{
+	*from = 0;
+	*to = UINT64_MAX;
+	for (size_t i = 0; i < ngrec; i++) {
+		if (grecs[i].kind != 4 || grecs[i].how != 4)
+			continue;
+		if (grecs[i].time <= time && grecs[i].time > *from)
+			*from = grecs[i].time;
+		if (grecs[i].time > time && grecs[i].time < *to)
+			*to = grecs[i].time;
+	}
+}
+
+/* Whether @a was logged before @b: time, then thread, then log order. */
+static int gen_before(const struct grec *a, const struct grec *b)
+{
+	if (a->time != b->time)
+		return a->time < b->time;
+	if (a->thread != b->thread)
+		return a->thread < b->thread;
+	return a < b;
+}
+
+static int gen_covers(const struct grec *g, uint64_t x)
+{
+	return !(g->kind == 4 && g->how == 4) && g->addr <= x && x < g->addr + g->len;
+}
+
+static void brute_byte(uint64_t time, uint64_t x, uint8_t *val, uint8_t *st)
+{
+	const struct grec *best = NULL;
+	uint64_t from, to;
+
+	gen_epoch(time, &from, &to);
+	*val = 0;
+	for (size_t i = 0; i < ngrec; i++) {
+		const struct grec *g = &grecs[i];
+
+		if (gen_covers(g, x) && g->time >= from && g->time <= time &&
+		    (!best || gen_before(best, g)))
+			best = g;
+	}
+	if (best) {
+		*st = best->kind == 3 || best->how == 1 ? REPLAY_STATE_KNOWN : REPLAY_STATE_UNKNOWN;
+		if (*st == REPLAY_STATE_KNOWN)
+			*val = best->kind == 3 ? best->new[x - best->addr] : 0;
+		return;
+	}
+	for (size_t i = 0; i < ngrec; i++) {
+		const struct grec *g = &grecs[i];
+
+		if (gen_covers(g, x) && g->time > time && g->time < to &&
+		    (!best || gen_before(g, best)))
+			best = g;
+	}
+	if (best) {
+		*st = best->kind == 3 ? REPLAY_STATE_KNOWN : REPLAY_STATE_UNKNOWN;
+		if (*st == REPLAY_STATE_KNOWN)
+			*val = best->old[x - best->addr];
+		return;
+	}
+	*st = to != UINT64_MAX ? REPLAY_STATE_UNKNOWN : REPLAY_STATE_UNTOUCHED;
+}
+
+static const struct grec *brute_search(uint64_t addr, uint64_t len, uint64_t time, int after)
+{
+	const struct grec *best = NULL;
+	uint64_t from, to;
+
+	gen_epoch(after ? time : time - 1, &from, &to);
+	for (size_t i = 0; i < ngrec; i++) {
+		const struct grec *g = &grecs[i];
+
+		if (g->kind != 3 || g->addr >= addr + len || addr >= g->addr + g->len)
+			continue;
+		if (after ? g->time <= time || g->time >= to : g->time >= time || g->time < from)
+			continue;
+		if (!best || gen_before(best, g) != after)
+			best = g;
+	}
+	return best;
+}
+
+static void test_random_against_brute_force(void **state)
+{
+	static struct wbuf w[3];
+	(void)state;
+
+	for (unsigned seed = 1; seed <= 12; seed++) {
+		uint64_t index[3] = { 0 }, base[3], mem_end[3] = { 0 }, clock = 0, maxt = 0;
+		struct replay_bundle *b;
+		struct replay_state *st;
+
+		srandom(seed);
+		ngrec = 0;
+		for (size_t i = 0; i < sizeof(gmem); i++)
+			gmem[i] = (uint8_t)random();
+		for (unsigned t = 0; t < 3; t++) {
+			base[t] = t * 3;
+			w[t].n = 0;
+			start(&w[t], 0, base[t], 0);
+		}
+		/* Threads take turns of random length on one clock. */
+		while (ngrec < sizeof(grecs) / sizeof(grecs[0]) - 1) {
+			unsigned t = rnd(3), n = 1 + rnd(30);
+
+			for (unsigned k = 0; k < n && ngrec < sizeof(grecs) / sizeof(grecs[0]) - 1 &&
+			     w[t].n < sizeof(w[t].b) - 512; k++)
+				gen_step(&w[t], t, &index[t], &base[t], &mem_end[t], &clock);
+			if (w[t].n >= sizeof(w[t].b) - 512)
+				break;
+		}
+		for (size_t i = 0; i < ngrec; i++)
+			maxt = grecs[i].time > maxt ? grecs[i].time : maxt;
+		b = bundle_of(w, 3);
+		assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+		for (unsigned q = 0; q < 400; q++) {
+			uint64_t time = rnd((unsigned)maxt + 3);
+			uint64_t len = 1 + rnd(rnd(4) ? 24 : 700);
+			uint64_t addr = GLO - 8 + rnd((unsigned)(sizeof(gmem) + 16 - len));
+			uint8_t buf[800], status[800], val, sb;
+			struct replay_state_write wr;
+			const struct grec *g;
+
+			replay_state_read_mem_status(st, time, addr, buf, len, status);
+			for (uint64_t i = 0; i < len; i++) {
+				brute_byte(time, addr + i, &val, &sb);
+				if (status[i] != sb || buf[i] != val)
+					fail_msg("seed %u: byte %#lx at time %lu: %u/%#x, brute force %u/%#x",
+						 seed, (unsigned long)(addr + i), (unsigned long)time,
+						 status[i], buf[i], sb, val);
+			}
+			for (int after = 0; after < 2; after++) {
+				int r = after ? replay_state_write_after(st, addr, len, time, &wr) :
+						replay_state_write_before(st, addr, len, time, &wr);
+
+				g = time || after ? brute_search(addr, len, time, after) : NULL;
+				if (!g) {
+					assert_int_equal(r, -ENOENT);
+					continue;
+				}
+				assert_int_equal(r, 0);
+				expect_write(&wr, 7 + g->thread, g->index, g->time, g->addr, g->len);
+			}
+		}
+		replay_state_free(st);
+		replay_bundle_free(b);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -482,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_writes),
 		cmocka_unit_test(test_writes_threads),
 		cmocka_unit_test(test_read_status),
+		cmocka_unit_test(test_random_against_brute_force),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
