@@ -594,8 +594,9 @@ static int cmd_x(struct session *s, const char *args, const struct command *c)
 				return report_quit();
 			}
 			if (replay_frontend_read(s->f, addr, &val, size) < (int)size) {
-				if (i % per_line)
+				if (i)             /* the line before is still open */
 					putchar('\n');
+				fflush(stdout);
 				fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", addr);
 				return -1;
 			}
