@@ -88,9 +88,10 @@ void cli_record_usage(FILE *out)
 		"  --psb-period N       bytes of trace between sync points (default %d;\n"
 		"                       hardware: a power of two the CPU supports)\n"
 		"  --noretcomp          no return compression\n"
-		"  --snapshot SIZE      keep only about the newest SIZE bytes of trace\n"
-		"                       per thread (K, M, G suffixes) instead of all of\n"
-		"                       it (software: cut when the recording ends)\n"
+		"  --snapshot SIZE      keep only about the newest SIZE bytes per thread\n"
+		"                       (K, M, G suffixes): hardware, of trace; software\n"
+		"                       and Valgrind, of trace and state log, as a ring\n"
+		"                       while recording (about 2 x SIZE on disk)\n"
 		"  --aux-size SIZE      hardware: the trace buffer per thread (default 4M)\n"
 		"  --attach PID         record a running process until it ends or\n"
 		"                       until Ctrl-C (then it is detached)\n"
@@ -278,6 +279,10 @@ static void cli_record_summary(const struct stub_rec_summary *sum, const char *d
 		s.gaps, s.gaps == 1 ? "" : "s", (unsigned long long)s.trace_bytes,
 		s.instructions ? (double)s.trace_bytes / (double)s.instructions : 0.0,
 		(unsigned long long)s.state_bytes);
+	if (s.snapshot)
+		fprintf(stderr, "hindsight: --snapshot kept the newest %llu instructions (%llu "
+			"bytes of trace and state)\n", (unsigned long long)s.kept_instructions,
+			(unsigned long long)s.kept_bytes);
 	if (s.lost_traps)
 		fprintf(stderr, "hindsight: warning: %llu single step%s ran more than one "
 			"instruction (a lost trap: this machine misbehaves, see `hindsight "
@@ -457,7 +462,8 @@ static void cli_record_valgrind(const struct record_args *a, bool summary,
 				struct cli_record_result *res)
 {
 	struct stub_vgrec_options o = { .dir = res->dir, .psb_period = (uint32_t)a->psb_period,
-					.noretcomp = a->noretcomp, .verify = a->vg_verify };
+					.noretcomp = a->noretcomp, .verify = a->vg_verify,
+					.snapshot = a->snapshot };
 	struct stub_vgrec *r = NULL;
 	char why[512] = "";
 	int e;
@@ -601,11 +607,6 @@ int cli_record_main(int argc, char **argv)
 	if (a.vg && a.attach_pid) {
 		fprintf(stderr, "hindsight: Valgrind cannot attach to a running process; "
 			"--record=sw can\n");
-		return 2;
-	}
-	if (a.vg && a.snapshot) {
-		fprintf(stderr, "hindsight: the Valgrind recorder has no --snapshot yet; "
-			"--record=sw has\n");
 		return 2;
 	}
 	if (a.hw && cli_record_hw_psb(&a, &a.hw_psb) < 0)

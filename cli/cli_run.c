@@ -60,8 +60,8 @@ void cli_run_usage(FILE *out)
 		"  --record=MODE        sw (default): single steps, every register and\n"
 		"                       written byte; valgrind: the fast recorder (the same\n"
 		"                       but vector registers, under Valgrind)\n"
-		"  --snapshot SIZE      keep only about the newest SIZE bytes of trace per\n"
-		"                       thread (K, M, G suffixes), and the state from there\n"
+		"  --snapshot SIZE      keep only about the newest SIZE bytes of trace and\n"
+		"                       state per thread (K, M, G suffixes), as a ring\n"
 		"  -h, --help           show this help\n"
 		"\n"
 		"The exit status is the program's, 128 + N if signal N killed it.\n"
@@ -109,11 +109,6 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
 		}
 	}
 	a->argv = argv + optind;
-	if (a->valgrind && a->snapshot) {
-		fprintf(stderr, "hindsight: the Valgrind recorder has no --snapshot yet; "
-			"--record=sw has\n");
-		return 2;
-	}
 	if (!a->argv[0]) {
 		fprintf(stderr, "hindsight: run wants a program to run\n"
 			"Try 'hindsight run --help'.\n");

@@ -196,6 +196,8 @@ static int head(struct parser *ps, unsigned *kind)
 {
 	uint64_t d;
 
+	while (ps->p < ps->end && !*ps->p)
+		ps->p++;                   /* padding (a --snapshot ring's hole) */
 	if (ps->p >= ps->end)
 		return 0;
 	*kind = *ps->p & 7;

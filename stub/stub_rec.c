@@ -150,6 +150,7 @@ static int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_task_s
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	t->snap_gap = -1;
 	snprintf(rel, sizeof(rel), "threads/%d.pt", (int)tid);
 	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
 	t->pt = fopen(path, "we");
@@ -229,16 +230,16 @@ int stub_rec_periodic(struct stub_rec *r)
 	return 0;
 }
 
-static int stub_rec_add_cut(struct stub_rec_task *t, uint64_t time)
+/* --snapshot: a cut at the PSB and checkpoint just written; the bundle
+ * says where the thread's files start when a trim moved it. */
+static int stub_rec_add_cut(struct stub_rec *r, struct stub_rec_task *t, uint64_t time)
 {
-	struct stub_rec_cut *nv = realloc(t->cuts, (t->ncuts + 1) * sizeof(*nv));
+	struct stub_rec_cut c = { t->th.pt.last_psb, t->st.last_ckpt_off, t->th.ninsn, time };
+	int e = stub_rec_ring_cut_here(&t->ring, r->opt.snapshot, &c, &t->th, t->pt, &t->st);
 
-	if (!nv)
-		return -ENOMEM;
-	t->cuts = nv;
-	t->cuts[t->ncuts++] = (struct stub_rec_cut){ t->th.pt.last_psb, t->st.last_ckpt_off,
-						     t->th.ninsn, time };
-	return 0;
+	if (e == 1)
+		e = stub_rec_ring_note(&t->ring, r->b, t->th.tid, &t->snap_gap, &t->first_index);
+	return e < 0 ? e : 0;
 }
 
 /* @insn executed in @t and the thread went on at @after. */
@@ -267,7 +268,10 @@ static int stub_rec_log(struct stub_rec *r, struct stub_rec_task *t,
 	if (e >= 0)
 		e = stub_rec_state_insn(&t->st, &r->sp, insn, &t->regs, t->th.ninsn, r->clock);
 	if (e >= 0 && psb && !t->st.ckpt_next)
-		e = stub_rec_add_cut(t, r->clock);
+		e = stub_rec_add_cut(r, t, r->clock);
+	if (r->opt.snapshot &&
+	    stub_rec_ring_want(&t->ring, r->opt.snapshot, t->st.bytes + t->st.nrec))
+		t->th.pt.psb_asked = true;
 	if (e >= 0)
 		e = stub_rec_state_check(&t->st, &r->sp, &t->regs, t->th.ninsn, r->clock);
 	return e < 0 ? e : 0;
@@ -883,80 +887,15 @@ static int stub_rec_loop(struct stub_rec *r)
 	return 0;
 }
 
-/* Copies [@from, end) of @path over @path, after the first @keep bytes
- * (a header). 0 or a negative errno. */
-static int stub_rec_drop_front(const char *path, uint64_t keep, uint64_t from)
-{
-	char tmp[4200], buf[1 << 16];
-	FILE *in = fopen(path, "rbe"), *out;
-	uint64_t at = 0;
-	size_t n;
-	int e = 0;
-
-	if (!in)
-		return -errno;
-	snprintf(tmp, sizeof(tmp), "%s.cut", path);
-	out = fopen(tmp, "we");
-	if (!out) {
-		e = -errno;
-		fclose(in);
-		return e;
-	}
-	while (!e && (n = fread(buf, 1, sizeof(buf), in)) > 0) {
-		uint64_t lo = at, hi = at + n;
-
-		/* the parts of this buffer in [0, keep) or [from, end) */
-		for (uint64_t a = lo; a < hi && !e;) {
-			uint64_t b = a < keep ? (keep < hi ? keep : hi) : a < from ? (from < hi ? from : hi) : hi;
-
-			if ((a < keep || a >= from) && fwrite(buf + (a - lo), 1, b - a, out) != b - a)
-				e = -EIO;
-			a = b;
-		}
-		at = hi;
-	}
-	if (ferror(in))
-		e = -EIO;
-	fclose(in);
-	if (fclose(out) && !e)
-		e = -EIO;
-	if (!e && rename(tmp, path) < 0)
-		e = -errno;
-	if (e)
-		unlink(tmp);
-	return e;
-}
-
-/* --snapshot: @t's trace and state log keep only their newest part, from
- * the oldest cut that leaves at most opt.snapshot bytes of trace (or the
- * newest cut). Both files are flushed and never written again. */
+/* --snapshot, at the end: @t's trace and state log rewritten to start at
+ * the oldest cut that leaves at most opt.snapshot bytes of the two. */
 static int stub_rec_snapshot_cut(struct stub_rec *r, struct stub_rec_task *t)
 {
-	struct replay_thread *bt = &r->b->threads[t->bundle_index];
-	uint64_t size = stub_swpt_offset(&t->th.pt), hdr;
-	const struct stub_rec_cut *c = NULL;
-	char path[4096];
-	int e;
+	int e = stub_rec_ring_end(&t->ring, r->opt.dir, &r->b->threads[t->bundle_index], &t->th,
+				  &t->st);
 
-	if (size <= r->opt.snapshot || !t->ncuts)
-		return 0;
-	for (size_t i = 0; i < t->ncuts && !c; i++)
-		if (size - t->cuts[i].pt_off <= r->opt.snapshot)
-			c = &t->cuts[i];
-	if (!c)
-		c = &t->cuts[t->ncuts - 1];
-	hdr = t->st.header_len;
-	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, bt->pt_file);
-	e = stub_rec_drop_front(path, 0, c->pt_off);
-	if (e >= 0) {
-		snprintf(path, sizeof(path), "%s/%s", r->opt.dir, bt->state_file);
-		e = stub_rec_drop_front(path, hdr, c->st_off);
-	}
-	if (e < 0)
-		return e;
-	t->first_index = c->index;
-	e = replay_bundle_add_gap(r->b, t->th.tid, c->time, "snapshot",
-				  "the recording before this was dropped (--snapshot)");
+	if (e == 1)
+		e = stub_rec_ring_note(&t->ring, r->b, t->th.tid, &t->snap_gap, &t->first_index);
 	return e < 0 ? e : 0;
 }
 
@@ -1247,7 +1186,11 @@ void stub_rec_get_summary(const struct stub_rec *r, struct stub_rec_summary *s)
 	for (size_t i = 0; i < r->ntasks; i++) {
 		s->trace_bytes += stub_swpt_offset(&r->tasks[i]->th.pt);
 		s->state_bytes += r->tasks[i]->st.bytes;
+		s->kept_instructions += r->tasks[i]->th.ninsn - r->tasks[i]->first_index;
+		s->kept_bytes += stub_rec_ring_kept(&r->tasks[i]->ring, stub_swpt_offset(&r->tasks[i]->th.pt),
+						    r->tasks[i]->st.bytes);
 	}
+	s->snapshot = r->opt.snapshot != 0;
 }
 
 void stub_rec_free(struct stub_rec *r)
@@ -1259,7 +1202,7 @@ void stub_rec_free(struct stub_rec *r)
 		stub_rec_state_release(&r->tasks[i]->st);
 		fclose(r->tasks[i]->pt);
 		fclose(r->tasks[i]->stf);
-		free(r->tasks[i]->cuts);
+		stub_rec_ring_release(&r->tasks[i]->ring);
 		free(r->tasks[i]);
 	}
 	free(r->tasks);

@@ -55,6 +55,8 @@ struct stub_rec_summary {
 	uint64_t lost_traps;       /* steps that lost their trap: "state-unknown" gaps */
 	uint64_t trace_bytes;
 	uint64_t state_bytes;
+	bool snapshot;             /* --snapshot: what the recording keeps */
+	uint64_t kept_instructions, kept_bytes;
 };
 
 /* Starts @argv stopped at its first instruction (stub_spawn_start). */

@@ -19,6 +19,7 @@
 #include "stub/stub_rec.h"
 #include "stub/stub_rec_insn.h"
 #include "stub/stub_rec_maps.h"
+#include "stub/stub_rec_ring.h"
 #include "stub/stub_rec_state.h"
 #include "stub/stub_rec_thread.h"
 
@@ -30,12 +31,6 @@
 #define STUB_REC_PT_BUFFER (1u << 20)   /* > 9 bytes (a TIP) per instruction flushed */
 
 enum stub_rec_task_state { STUB_REC_NEW, STUB_REC_READY, STUB_REC_SYSCALL, STUB_REC_GONE };
-
-/* Where a thread's recording may start (--snapshot): a PSB of its trace
- * and a checkpoint of its state log, both before instruction index + 1. */
-struct stub_rec_cut {
-	uint64_t pt_off, st_off, index, time;
-};
 
 struct stub_rec_task {
 	struct stub_rec_thread th;
@@ -58,9 +53,9 @@ struct stub_rec_task {
 	uint64_t moves;                /* instructions logged + signals delivered */
 	bool sig_ok;                   /* @sig may be delivered without a pause */
 	bool sig_reported;             /* @sig was the reason of the last pause */
-	struct stub_rec_cut *cuts;     /* --snapshot: oldest first */
-	size_t ncuts;
-	uint64_t first_index;          /* instructions dropped by the snapshot cut */
+	struct stub_rec_ring ring;     /* --snapshot (started at the first cut) */
+	uint64_t first_index;          /* instructions dropped by the snapshot ring */
+	int snap_gap;                  /* its gap in the bundle, or -1 */
 	cpu_set_t cpus;                /* attached: its CPUs before the recording */
 	bool cpus_saved;
 };

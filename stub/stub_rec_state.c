@@ -923,6 +923,13 @@ int stub_rec_state_known_regs(struct stub_rec_state *s, const struct user_regs_s
 	return stub_rec_known_emit(s);
 }
 
+int stub_rec_state_known_ckpt(struct stub_rec_state *s, uint64_t index, uint64_t time)
+{
+	int e = stub_rec_checkpoint(s, &s->regs, index, time);
+
+	return e < 0 ? e : stub_rec_known_emit(s);
+}
+
 /* The write being grown, as one MEM record. */
 static int stub_rec_kw_flush(struct stub_rec_state *s)
 {

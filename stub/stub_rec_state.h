@@ -221,6 +221,9 @@ int stub_rec_state_known_mem(struct stub_rec_state *s, uint64_t addr, uint64_t l
 /* Memory changed other than by a logged write (@kind), after @index. */
 int stub_rec_state_known_map(struct stub_rec_state *s, uint64_t addr, uint64_t len,
 			     enum stub_rec_state_map kind, uint64_t index, uint64_t time);
+/* A checkpoint after @index (a --snapshot cut, where the trace has a PSB),
+ * after everything held back; last_ckpt_off is its offset. */
+int stub_rec_state_known_ckpt(struct stub_rec_state *s, uint64_t index, uint64_t time);
 
 /* The hidden --state-check dump: registers, XSAVE area, the stack page
  * and the page of the last write, at instruction @index (after it), i.e.

@@ -298,8 +298,10 @@ int stub_swpt_boundary(struct stub_swpt *w, uint64_t next_ip, uint64_t time)
 {
 	int r;
 
-	if (!w->psb_period || stub_swpt_offset(w) - w->last_psb < w->psb_period)
+	if (!w->psb_asked &&
+	    (!w->psb_period || stub_swpt_offset(w) - w->last_psb < w->psb_period))
 		return 0;
+	w->psb_asked = false;
 	r = stub_swpt_psb(w, next_ip, time);
 	return r < 0 ? r : 1;
 }

@@ -41,6 +41,7 @@ struct stub_swpt {
 	uint64_t drained;          /* bytes already written to @out */
 	uint64_t last_psb;         /* offset of the last PSB */
 	uint32_t psb_period;       /* 0: no periodic PSB */
+	bool psb_asked;            /* a PSB at the next boundary, period or not */
 	bool retcomp;
 	bool enabled;              /* between TIP.PGE and TIP.PGD */
 	bool started;              /* the first PSB+ is written */
@@ -85,7 +86,7 @@ void stub_swpt_call(struct stub_swpt *w, uint64_t ret);
 int stub_swpt_ret(struct stub_swpt *w, uint64_t target);
 /* After an instruction, with @next_ip the next one: writes PSB+ (FUP
  * @next_ip when enabled) if psb_period bytes were written since the last
- * PSB. 1 if a PSB was written (stub_swpt_last_psb tells where), 0 if not,
+ * PSB, or psb_asked is set (then cleared). 1 if a PSB was written (stub_swpt_last_psb tells where), 0 if not,
  * or a negative errno. */
 int stub_swpt_boundary(struct stub_swpt *w, uint64_t next_ip, uint64_t time);
 /* PSB+ now, as stub_swpt_boundary does when the period is over. */

@@ -35,6 +35,7 @@
 #include "replay/bundle.h"
 #include "stub/stub_rec_insn.h"
 #include "stub/stub_rec_maps.h"
+#include "stub/stub_rec_ring.h"
 #include "stub/stub_rec_state.h"
 #include "stub/stub_rec_thread.h"
 #include "stub/stub_spawn.h"
@@ -86,6 +87,14 @@ struct vgrec_thread {
 	size_t nev, capev;
 	uint8_t *ev_bytes;
 	size_t nbytes, capbytes;
+	/* --snapshot: the ring, and a PSB written that waits for its
+	 * checkpoint (the state of its instruction is applied after the
+	 * superblock's control flow). */
+	struct stub_rec_ring ring;
+	uint64_t first_index;               /* instructions the ring dropped */
+	int snap_gap;
+	bool psb;
+	uint64_t psb_pt, psb_index, psb_time;
 };
 
 struct vgrec_map {
@@ -233,6 +242,7 @@ static struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid)
 	if (!t)
 		return NULL;
 	t->tid = tid;
+	t->snap_gap = -1;
 	snprintf(rel, sizeof(rel), "threads/%" PRId64 ".pt", tid);
 	for (size_t i = 0; i < r->nth; i++)
 		if (r->th[i]->tid == tid)  /* a tid used again: a new file */
@@ -371,6 +381,36 @@ static bool vgrec_direct(const struct stub_rec_insn *i)
 	return i->cls == STUB_REC_JUMP || i->cls == STUB_REC_CALL || i->cls == STUB_REC_COND;
 }
 
+/* stub_rec_thread_step's result @e for @t: with --snapshot, a PSB it
+ * wrote is a cut once the state log has a checkpoint there (vgrec_cut). */
+static int vgrec_psb(const struct stub_vgrec *r, struct vgrec_thread *t, int e)
+{
+	if (e == 1 && r->opt.snapshot && t->st.started) {
+		t->psb = true;
+		t->psb_pt = t->th.pt.last_psb;
+		t->psb_index = t->th.ninsn;
+		t->psb_time = r->clock;
+	}
+	return e < 0 ? e : 0;
+}
+
+/* The checkpoint of the PSB @t wrote last (every record up to its
+ * instruction written), and the cut. */
+static int vgrec_cut(struct stub_vgrec *r, struct vgrec_thread *t)
+{
+	struct stub_rec_cut c = { t->psb_pt, 0, t->psb_index, t->psb_time };
+	int e = stub_rec_state_known_ckpt(&t->st, t->psb_index, t->psb_time);
+
+	t->psb = false;
+	if (e < 0)
+		return e;
+	c.st_off = t->st.last_ckpt_off;
+	e = stub_rec_ring_cut_here(&t->ring, r->opt.snapshot, &c, &t->th, t->pt, &t->st);
+	if (e == 1)
+		e = stub_rec_ring_note(&t->ring, r->b, t->tid, &t->snap_gap, &t->first_index);
+	return e < 0 ? e : 0;
+}
+
 /* The thread's pending instruction went to @ip. */
 static int vgrec_succ(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip)
 {
@@ -391,13 +431,12 @@ static int vgrec_succ(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip)
 		 * then the thread leaves for where it went. */
 		uint64_t to = p->cls == STUB_REC_COND ? next : p->target;
 
-		e = stub_rec_thread_step(&t->th, p, to, r->clock);
+		e = vgrec_psb(r, t, stub_rec_thread_step(&t->th, p, to, r->clock));
 		if (e >= 0)
 			e = stub_rec_thread_interrupt(&t->th, to);
 		return e < 0 ? e : 0;
 	}
-	e = stub_rec_thread_step(&t->th, p, ip, r->clock);
-	return e < 0 ? e : 0;
+	return vgrec_psb(r, t, stub_rec_thread_step(&t->th, p, ip, r->clock));
 }
 
 /* The thread's pending instruction went to @ip, which runs now. */
@@ -428,8 +467,8 @@ static uint64_t *vgrec_slot(struct user_regs_struct *regs, unsigned slot)
 /* The state words of instructions [0, n) of the superblock that just ran,
  * its instruction 0 being the thread's instruction @idx0 at time @idx0 +
  * @base; those of later instructions did not happen (a fault). */
-static int vgrec_apply(struct vgrec_thread *t, const struct vgrec_block *blk, uint32_t n,
-		       uint64_t idx0, uint64_t base)
+static int vgrec_apply(struct stub_vgrec *r, struct vgrec_thread *t, const struct vgrec_block *blk,
+		       uint32_t n, uint64_t idx0, uint64_t base)
 {
 	uint32_t regs = 0;             /* slots changed by instruction cur */
 	uint32_t cur = 0;
@@ -453,6 +492,8 @@ static int vgrec_apply(struct vgrec_thread *t, const struct vgrec_block *blk, ui
 			e = stub_rec_state_known_regs(&t->st, &t->regs, regs, at, at + base);
 			regs = 0;
 		}
+		if (e >= 0 && t->psb && index > t->psb_index)
+			e = vgrec_cut(r, t);
 		cur = v->insn;
 		if (e < 0)
 			break;
@@ -477,6 +518,10 @@ static int vgrec_apply(struct vgrec_thread *t, const struct vgrec_block *blk, ui
 	if (e >= 0 && regs)
 		e = stub_rec_state_known_regs(&t->st, &t->regs, regs, idx0 + blk->pos[cur],
 					      idx0 + blk->pos[cur] + base);
+	if (e >= 0 && t->psb)
+		e = vgrec_cut(r, t);
+	if (r->opt.snapshot && stub_rec_ring_want(&t->ring, r->opt.snapshot, t->st.bytes + t->st.nrec))
+		t->th.pt.psb_asked = true;
 	t->nev = t->nbytes = 0;
 	return e;
 }
@@ -494,7 +539,7 @@ static int vgrec_run(struct stub_vgrec *r, struct vgrec_thread *t, const struct 
 	int e;
 
 	if (n == 0)
-		return vgrec_apply(t, blk, 0, 0, 0);
+		return vgrec_apply(r, t, blk, 0, 0, 0);
 	e = vgrec_next(r, t, &blk->insn[0]);
 	idx0 = t->th.ninsn + 1;
 	base = r->clock - t->th.ninsn;
@@ -507,7 +552,7 @@ static int vgrec_run(struct stub_vgrec *r, struct vgrec_thread *t, const struct 
 	for (uint32_t i = bulk + 1; i < n && e >= 0; i++)
 		e = vgrec_next(r, t, &blk->insn[i]);
 	if (e >= 0)
-		e = vgrec_apply(t, blk, n, idx0, base);
+		e = vgrec_apply(r, t, blk, n, idx0, base);
 	return e;
 }
 
@@ -941,7 +986,8 @@ static int vgrec_save(struct stub_vgrec *r)
 	for (size_t i = 0; i < r->nth; i++) {
 		stub_swpt_flush(&r->th[i]->th.pt);
 		stub_rec_state_flush(&r->th[i]->st);
-		r->b->threads[r->th[i]->bundle_index].instructions = r->th[i]->th.ninsn;
+		r->b->threads[r->th[i]->bundle_index].instructions =
+			r->th[i]->th.ninsn - r->th[i]->first_index;
 	}
 	r->b->end_time = r->clock;
 	return replay_bundle_save(r->b, r->opt.dir);
@@ -1023,14 +1069,25 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 	}
 	r->reaped = true;
 	vgrec_exit_status(r, st);
-	/* Threads still in a superblock (a kill): they ran it to where we
-	 * know, no further. */
+	/* Threads still in a superblock (a kill): they ran to where we know,
+	 * no further. The open superblock's first instruction is where the
+	 * thread went, and may not have run (the pending instruction, if
+	 * any, went there); without an open superblock where the pending
+	 * instruction went is not known, so it is not counted. The trace
+	 * ends there (FUP + TIP.PGD): a decoder stops where the count does,
+	 * not at the next branch. */
 	for (size_t i = 0; i < r->nth; i++) {
 		struct vgrec_thread *t = r->th[i];
+		const struct stub_rec_insn *p = t->pend;
+		uint64_t at = t->open ? t->open->insn[0].ip : p ? p->ip : 0;
 
+		if (p && t->open && (vgrec_succ(r, t, at) < 0 || (p->rep && p->ip == at)))
+			at = p->ip;        /* one more iteration of it, or not stepped */
 		t->open = NULL;
 		t->pend = NULL;
-		if (t->th.pt.enabled)
+		if (t->th.pt.enabled && at)
+			stub_rec_thread_interrupt(&t->th, at);
+		else if (t->th.pt.enabled)
 			stub_swpt_disable(&t->th.pt);
 	}
 	if (r->err && e < 0 && !r->err[0])
@@ -1041,6 +1098,18 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 	{
 		int e2 = vgrec_save(r);
 
+		/* --snapshot: each thread's files rewritten from its last cut. */
+		for (size_t i = 0; i < r->nth && r->opt.snapshot && e2 >= 0; i++) {
+			struct vgrec_thread *t = r->th[i];
+
+			e2 = stub_rec_ring_end(&t->ring, r->opt.dir,
+					       &r->b->threads[t->bundle_index], &t->th, &t->st);
+			if (e2 == 1)
+				e2 = stub_rec_ring_note(&t->ring, r->b, t->tid, &t->snap_gap,
+							&t->first_index);
+			if (e2 >= 0 && i + 1 == r->nth)
+				e2 = vgrec_save(r);
+		}
 		if (e >= 0 && e2 < 0) {
 			e = e2;
 			if (r->err)
@@ -1206,7 +1275,11 @@ void stub_vgrec_get_summary(const struct stub_vgrec *r, struct stub_rec_summary 
 	for (size_t i = 0; i < r->nth; i++) {
 		s->trace_bytes += stub_swpt_offset(&r->th[i]->th.pt);
 		s->state_bytes += r->th[i]->st.bytes;
+		s->kept_instructions += r->th[i]->th.ninsn - r->th[i]->first_index;
+		s->kept_bytes += stub_rec_ring_kept(&r->th[i]->ring, stub_swpt_offset(&r->th[i]->th.pt),
+						    r->th[i]->st.bytes);
 	}
+	s->snapshot = r->opt.snapshot != 0;
 }
 
 void stub_vgrec_free(struct stub_vgrec *r)
@@ -1225,6 +1298,7 @@ void stub_vgrec_free(struct stub_vgrec *r)
 			fclose(r->th[i]->stf);
 		free(r->th[i]->ev);
 		free(r->th[i]->ev_bytes);
+		stub_rec_ring_release(&r->th[i]->ring);
 		free(r->th[i]);
 	}
 	free(r->th);

@@ -49,6 +49,9 @@ struct stub_vgrec_options {
 	bool noretcomp;
 	const char *verify;        /* tests: the tool's own trace of every
 				    * instruction started ("tid ip" lines) */
+	uint64_t snapshot;         /* > 0: each thread's trace and state log
+				    * kept as a ring of about this many bytes
+				    * (stub/stub_rec_ring.h) */
 };
 
 /* The directory Valgrind must find the tool in (VALGRIND_LIB): 

@@ -249,9 +249,6 @@ HINDSIGHT_VGTOOL_DIR=/nonexistent "$HINDSIGHT" record --record=valgrind -o "$T_D
 expect_eq "no tool: exit status" "$?" 1
 expect notool.out "cannot record with Valgrind: HINDSIGHT_VGTOOL_DIR=/nonexistent holds no hsrec-amd64-linux"
 [ -e "$T_DIR/none" ] && fail "no tool: a bundle directory was made"
-"$HINDSIGHT" record --record=valgrind --snapshot 1M -o "$T_DIR/snap" -- "$crash" >snap.out 2>&1
-expect_eq "--snapshot with valgrind: exit status" "$?" 2
-expect snap.out "the Valgrind recorder has no --snapshot yet; --record=sw has"
 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/missing" -- "$T_DIR/no-such-program" \
     >missing.out 2>&1
 expect_eq "a program that does not exist: exit status" "$?" 1

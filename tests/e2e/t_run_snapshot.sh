@@ -13,7 +13,7 @@ V=$(rand_int 2 500)
 line_crash=$(line_of crash.c crash)
 
 "$HINDSIGHT" run -o "$T_DIR/full" --keep -- "$prog" "$V" >"$T_DIR/full.out" 2>&1
-"$HINDSIGHT" run -o "$T_DIR/snap" --snapshot 4K -- "$prog" "$V" >"$T_DIR/snap.out" 2>&1
+"$HINDSIGHT" run -o "$T_DIR/snap" --snapshot 64K -- "$prog" "$V" >"$T_DIR/snap.out" 2>&1
 rc=$?
 show "$T_DIR/snap.out"
 [ "$rc" = $((128 + 11)) ] || fail "exit status $rc, want $((128 + 11))"

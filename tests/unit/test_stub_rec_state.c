@@ -166,7 +166,7 @@ static void check_after_checkpoints(struct replay_state *st, const struct replay
 
 /* Records @argv with state samples every @every ticks and checks each
  * sample against the log. @snapshot > 0: the recording keeps only about
- * its newest @snapshot bytes of trace (single-threaded programs): samples
+ * its newest @snapshot bytes of trace and state (one thread): samples
  * from before the cut are skipped, the others are checked at positions
  * counted from the cut. */
 static void record_check_snap(const char *name, char *const argv[], uint32_t every,
@@ -303,7 +303,7 @@ static void test_snapshot(void **state)
 	(void)state;
 	build("control-snap", "control.c", "-O0 -static");
 	snprintf(exe, sizeof(exe), "%s/control-snap", work);
-	record_check_snap("control-snap", argv, 61, 4096);
+	record_check_snap("control-snap", argv, 61, 128 << 10);
 }
 
 static void test_dlopen(void **state)
