@@ -40,7 +40,7 @@ record_once() {
         fi
         tmp=$(mktemp -d "$CACHE/rec.XXXXXX")
         echo "(recording bench/work.c $N once into $rec: a few minutes)" >&2
-        if ! "$HINDSIGHT" record -o "$tmp/rec" -- "$CACHE/work" "$N" >"$tmp/record.out" 2>&1; then
+        if ! "$HINDSIGHT" record --record=sw -o "$tmp/rec" -- "$CACHE/work" "$N" >"$tmp/record.out" 2>&1; then
             echo "| replay | (recording failed: $(tail -1 "$tmp/record.out")) | | |"
             rm -rf "$tmp"
             flock -u 9

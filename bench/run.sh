@@ -95,7 +95,7 @@ echo "|---|---|---|---|"
 # hindsight record (software PT).
 if "$HINDSIGHT" record --help >/dev/null 2>&1; then
     t0=$(now)
-    "$HINDSIGHT" record -o "$W/rec" -- "$W/work" "$HS_N" >"$W/record.out" 2>&1
+    "$HINDSIGHT" record --record=sw -o "$W/rec" -- "$W/work" "$HS_N" >"$W/record.out" 2>&1
     t1=$(now)
     secs=$($PY -c "print($t1 - $t0)")
     read -r insns pt_bytes state_bytes < <($PY - "$W/rec" <<'PYEOF'

@@ -158,6 +158,10 @@ static void doctor_collect(struct doctor_line *l)
 	if (pt)
 		snprintf(l[D_AUTO].value, sizeof(l[D_AUTO].value),
 			 "hardware Intel PT: the program runs at nearly full speed");
+	else if (l[D_VALGRIND].ok > 0)
+		snprintf(l[D_AUTO].value, sizeof(l[D_AUTO].value),
+			 "Valgrind (tens of millions of instructions/s with registers and "
+			 "memory; no vector registers); single steps for --attach");
 	else if (rate > 0)
 		snprintf(l[D_AUTO].value, sizeof(l[D_AUTO].value),
 			 "software (single steps): at most %.0f instructions/s, about %.0f us "

@@ -81,7 +81,8 @@ void cli_record_usage(FILE *out)
 		"  -o, --output DIR     the bundle directory (default\n"
 		"                       hindsight-PROG-PID in the current directory)\n"
 		"  --record=MODE        auto (default): hardware Intel PT if this CPU\n"
-		"                       has it, else software; sw: software (ptrace\n"
+		"                       has it, else Valgrind if installed (not with\n"
+		"                       --attach), else sw; sw: software (ptrace\n"
 		"                       single-step); pt: hardware only; valgrind:\n"
 		"                       the fast software recorder (general registers\n"
 		"                       and memory too; Valgrind's addresses; no --attach)\n"
@@ -208,11 +209,13 @@ static int cli_record_parse(int argc, char **argv, struct record_args *a)
 	return 0;
 }
 
-/* Hardware or software PT: CLI_RECORD_HW, CLI_RECORD_SW, or
- * CLI_RECORD_FAIL after a message for --record=pt. The reason Intel PT
+/* Hardware or software PT: CLI_RECORD_HW, CLI_RECORD_VG, CLI_RECORD_SW,
+ * or CLI_RECORD_FAIL after a message for --record=pt. The reason Intel PT
  * cannot be used comes from stub_hwpt_available (no PMU: an AMD CPU, or a
- * VM that does not expose it). */
-static int cli_record_pick(const char *mode)
+ * VM that does not expose it). auto: Intel PT, else Valgrind where it is
+ * installed and @vg_ok (not --attach), else single steps; it says which
+ * and why. */
+static int cli_record_pick(const char *mode, bool vg_ok)
 {
 	char why[256];
 
@@ -233,7 +236,21 @@ static int cli_record_pick(const char *mode)
 		fprintf(stderr, "hindsight: %s\n", why);
 		return CLI_RECORD_FAIL;
 	}
-	fprintf(stderr, "hindsight: %s; recording in software\n", why);
+	if (vg_ok) {
+		char dir[4096], vwhy[256];
+
+		if (stub_vgrec_available(dir, sizeof(dir), vwhy, sizeof(vwhy))) {
+			fprintf(stderr, "hindsight: %s; recording with Valgrind (hundreds of times "
+				"faster than single steps; no vector registers, Valgrind's "
+				"addresses; --record=sw single-steps natively)\n", why);
+			return CLI_RECORD_VG;
+		}
+		fprintf(stderr, "hindsight: %s, and %s; recording in software (single "
+			"steps)\n", why, vwhy);
+		return CLI_RECORD_SW;
+	}
+	fprintf(stderr, "hindsight: %s; recording in software (single steps%s)\n", why,
+		strcmp(mode, "auto") ? "" : ": Valgrind cannot attach");
 	return CLI_RECORD_SW;
 }
 
@@ -573,7 +590,7 @@ int cli_record_program(char **argv, const char *dir, uint64_t snapshot, bool val
 	memset(&a, 0, sizeof(a));
 	a.mode = valgrind ? "valgrind" : "sw";
 	a.vg = valgrind;
-	if (valgrind && cli_record_pick(a.mode) == CLI_RECORD_FAIL) {
+	if (valgrind && cli_record_pick(a.mode, true) == CLI_RECORD_FAIL) {
 		memset(res, 0, sizeof(*res));
 		res->status = 1;
 		return -1;
@@ -599,7 +616,7 @@ int cli_record_main(int argc, char **argv)
 	}
 	if (e)
 		return e;
-	e = cli_record_pick(a.mode);
+	e = cli_record_pick(a.mode, !a.attach_pid);
 	if (e == CLI_RECORD_FAIL)
 		return 1;
 	a.hw = e == CLI_RECORD_HW;

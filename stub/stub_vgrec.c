@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <Zydis/Zydis.h>
@@ -46,6 +47,7 @@
 #define VGREC_IN (4u << 20)        /* stream bytes read at once, at most */
 #define VGREC_PIPE (1u << 20)      /* the FIFO's size asked for */
 #define VGREC_SAVE (1ull << 26)    /* instructions between saves of the bundle */
+#define VGREC_SAVE_NS 1000000000ull /* ... and at most this long (a slow program) */
 
 struct vgrec_exit {
 	uint32_t idx;
@@ -122,6 +124,8 @@ struct stub_vgrec {
 	bool anon_reported;
 	uint64_t clock;
 	uint64_t next_save;
+	uint64_t saved_ns;                  /* when the bundle was saved last */
+	size_t saved_nth;                   /* the threads it had */
 	bool ended;                         /* the END record arrived */
 	bool reaped;                        /* waitpid collected Valgrind */
 	uint8_t *in;
@@ -993,6 +997,14 @@ static int vgrec_save(struct stub_vgrec *r)
 	return replay_bundle_save(r->b, r->opt.dir);
 }
 
+static uint64_t vgrec_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Reads what the FIFO has: 1 if something was read, 0 if nothing, or a
  * negative errno. */
 static int vgrec_read(struct stub_vgrec *r)
@@ -1006,8 +1018,13 @@ static int vgrec_read(struct stub_vgrec *r)
 		return 0;
 	r->nin += (size_t)n;
 	e = vgrec_parse(r);
-	if (e >= 0 && r->clock >= r->next_save) {
+	/* Saved often enough that a recorder killed with SIGKILL leaves a
+	 * bundle of what it wrote: a new thread, 2^26 instructions, a second. */
+	if (e >= 0 && (r->clock >= r->next_save || r->nth != r->saved_nth ||
+		       vgrec_now_ns() - r->saved_ns >= VGREC_SAVE_NS)) {
 		r->next_save = r->clock + VGREC_SAVE;
+		r->saved_nth = r->nth;
+		r->saved_ns = vgrec_now_ns();
 		e = vgrec_save(r);
 	}
 	return e < 0 ? e : 1;

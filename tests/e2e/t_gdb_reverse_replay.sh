@@ -18,7 +18,7 @@ prog=$(build_prog basic) || finish
 A=$(rand_int 2 50)
 B=$(rand_int 2 50)
 rec=$T_DIR/rec
-"$HINDSIGHT" record -o "$rec" -- "$prog" "$A" "$B" >"$T_DIR/record.out" 2>&1
+"$HINDSIGHT" record --record=sw -o "$rec" -- "$prog" "$A" "$B" >"$T_DIR/record.out" 2>&1
 expect "$T_DIR/record.out" "recording in $rec"
 
 # Address of history item N, as `hindsight history` decodes it.

@@ -19,13 +19,21 @@ expect_eq "exit status of exitcode" "$?" 7
 show ec.err
 expect ec.err "hindsight: recording in $T_DIR/ec"
 expect_re ec.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps, [0-9]+ bytes of trace \([0-9.]+ B/insn\), [0-9]+ bytes of state$"
+# auto without Intel PT: Valgrind where it and hindsight's tool are
+# installed, else single steps; either way it says why.
+auto=sw
+[ -x "$(dirname "$HINDSIGHT")/vgtool/hsrec-amd64-linux" ] && command -v valgrind >/dev/null &&
+    auto=valgrind
+auto_says() { [ "$auto" = valgrind ] && echo "recording with Valgrind" || echo "recording in software"; }
 if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
     expect ec.err "Intel PT is not available here"
-    expect ec.err "recording in software"
+    expect ec.err "$(auto_says)"
+    expect "$T_DIR/ec/trace.json" "\"recorder\": \"$auto\""
 fi
 [ -s "$T_DIR/ec/trace.json" ] || fail "no trace.json"
 ls "$T_DIR"/ec/threads/*.pt >/dev/null 2>&1 || fail "no PT stream"
-ls "$T_DIR"/ec/images/vdso-*.so >/dev/null 2>&1 || fail "no vDSO image"
+# (Valgrind does not give its program the vDSO.)
+[ "$auto" = valgrind ] || ls "$T_DIR"/ec/images/vdso-*.so >/dev/null 2>&1 || fail "no vDSO image"
 expect "$T_DIR/ec/trace.json" '"intel-pt"'
 expect "$T_DIR/ec/trace.json" "$exitcode"
 
@@ -60,11 +68,10 @@ if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
     "$HINDSIGHT" record --record=pt --snapshot 64K -- "$exitcode" 2>ptsnap.err
     expect_eq "exit status of --record=pt --snapshot" "$?" 1
     expect ptsnap.err "Intel PT is not available here"
-    # auto: the software recorder (1M of trace keeps all of this short run;
-    # --aux-size is for hardware only)
+    # auto: a software recorder (--aux-size is for hardware only)
     timeout 120 "$HINDSIGHT" record -o "$T_DIR/snapsw" --snapshot 1M --aux-size 2M -- "$exitcode" 2>snapsw.err
     expect_eq "exit status of auto with hardware options" "$?" 7
-    expect snapsw.err "recording in software"
+    expect snapsw.err "$(auto_says)"
 fi
 "$HINDSIGHT" record --record=maybe -- "$exitcode" 2>bad.err
 expect_eq "exit status of a bad --record" "$?" 2
@@ -89,6 +96,9 @@ wait "$rpid"
 expect_eq "exit status of an attached recording" "$?" 0
 show att.err
 expect att.err "hindsight: recording in $T_DIR/att"
+# auto cannot attach with Valgrind: single steps, and it says so.
+[ -e /sys/bus/event_source/devices/intel_pt ] ||
+    expect att.err "recording in software (single steps: Valgrind cannot attach)"
 expect "$T_DIR/att/trace.json" '"detached"'
 kill -0 "$lpid" 2>/dev/null || fail "the attached program did not survive the detach"
 kill "$lpid" 2>/dev/null

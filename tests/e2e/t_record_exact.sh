@@ -22,7 +22,7 @@ command -v setarch >/dev/null || skip "no setarch (util-linux)"
 cd "$T_DIR" || finish
 
 for mode in cpuid strings signal longjmp crash; do
-    timeout 300 setarch -R "$HINDSIGHT" record -o "$T_DIR/$mode" -- "$prog" "$mode" \
+    timeout 300 setarch -R "$HINDSIGHT" record --record=sw -o "$T_DIR/$mode" -- "$prog" "$mode" \
         >"rec.$mode.out" 2>"rec.$mode.err"
     rc_rec=$?
     timeout 300 setarch -R "$stepper" "$T_DIR/$mode.ss" "$prog" "$mode" \
@@ -76,7 +76,7 @@ expect past.out "\$2 = $ebx0"
 
 # The step check, where this machine gives it something to catch.
 lost=$("$HINDSIGHT" doctor --json | python3 -c 'import json,sys; print(not json.load(sys.stdin)["cpuid_single_step"]["ok"])')
-timeout 300 setarch -R "$HINDSIGHT" record --step-cpuid -o "$T_DIR/stepped" -- "$prog" cpuid \
+timeout 300 setarch -R "$HINDSIGHT" record --record=sw --step-cpuid -o "$T_DIR/stepped" -- "$prog" cpuid \
     >rec.stepped.out 2>rec.stepped.err
 show rec.stepped.err
 n=$(sed -n 's/^hindsight: \([0-9]*\) instructions, 1 thread, \([0-9]*\) gaps.*/\1 \2/p' rec.stepped.err)

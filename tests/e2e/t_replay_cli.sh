@@ -18,7 +18,7 @@ cd "$T_DIR" || finish
 src=crash_kinds.c
 n=$(rand_int 5 40)
 k=$(rand_int 2 "$n")
-timeout 120 "$HINDSIGHT" record -o "$T_DIR/rec" -- "$prog" exit "$n" >rec.out 2>rec.err
+timeout 120 "$HINDSIGHT" record --record=sw -o "$T_DIR/rec" -- "$prog" exit "$n" >rec.out 2>rec.err
 expect_eq "exit status of the recorded program" "$?" "$n"
 
 step_open=$(grep -n '^long step(long i)' "$PROG_SRC/$src" | cut -d: -f1)
