@@ -213,9 +213,9 @@ static int cli_record_parse(int argc, char **argv, struct record_args *a)
  * or CLI_RECORD_FAIL after a message for --record=pt. The reason Intel PT
  * cannot be used comes from stub_hwpt_available (no PMU: an AMD CPU, or a
  * VM that does not expose it). auto: Intel PT, else Valgrind where it is
- * installed and @vg_ok (not --attach), else single steps; it says which
- * and why. */
-static int cli_record_pick(const char *mode, bool vg_ok)
+ * installed, unless @no_vg says why not (--attach), else single steps; it
+ * says which and why. */
+static int cli_record_pick(const char *mode, const char *no_vg)
 {
 	char why[256];
 
@@ -236,7 +236,7 @@ static int cli_record_pick(const char *mode, bool vg_ok)
 		fprintf(stderr, "hindsight: %s\n", why);
 		return CLI_RECORD_FAIL;
 	}
-	if (vg_ok) {
+	if (!no_vg) {
 		char dir[4096], vwhy[256];
 
 		if (stub_vgrec_available(dir, sizeof(dir), vwhy, sizeof(vwhy))) {
@@ -249,8 +249,8 @@ static int cli_record_pick(const char *mode, bool vg_ok)
 			"steps)\n", why, vwhy);
 		return CLI_RECORD_SW;
 	}
-	fprintf(stderr, "hindsight: %s; recording in software (single steps%s)\n", why,
-		strcmp(mode, "auto") ? "" : ": Valgrind cannot attach");
+	fprintf(stderr, "hindsight: %s; recording in software (single steps: %s)\n", why,
+		no_vg);
 	return CLI_RECORD_SW;
 }
 
@@ -590,7 +590,7 @@ int cli_record_program(char **argv, const char *dir, uint64_t snapshot, bool val
 	memset(&a, 0, sizeof(a));
 	a.mode = valgrind ? "valgrind" : "sw";
 	a.vg = valgrind;
-	if (valgrind && cli_record_pick(a.mode, true) == CLI_RECORD_FAIL) {
+	if (valgrind && cli_record_pick(a.mode, NULL) == CLI_RECORD_FAIL) {
 		memset(res, 0, sizeof(*res));
 		res->status = 1;
 		return -1;
@@ -616,7 +616,11 @@ int cli_record_main(int argc, char **argv)
 	}
 	if (e)
 		return e;
-	e = cli_record_pick(a.mode, !a.attach_pid);
+	/* The single-stepper's own test options (--ip-log, --step-cpuid) keep
+	 * auto on it too. */
+	e = cli_record_pick(a.mode, a.attach_pid ? "Valgrind cannot attach" :
+			    a.ip_log || a.step_cpuid ? "--ip-log and --step-cpuid are for "
+			    "single steps" : NULL);
 	if (e == CLI_RECORD_FAIL)
 		return 1;
 	a.hw = e == CLI_RECORD_HW;
