@@ -2,13 +2,13 @@
  * tests/unit/test_replay_state.c: the state log reader on logs written by
  * hand, byte by byte (docs/bundle.md, "State log"): registers redone from
  * a checkpoint, memory before / between / after writes, mapping records,
- * two threads merged by time, a truncated tail, a file that is not a log;
- * the writes of a range searched both ways by time, times and positions
- * mapped both ways, and what each byte of a read is (known, untouched,
- * unknowable); then random logs of three threads, many checkpoints and
- * writes across blocks and pages, every read and search checked against a
- * brute-force walk over all the records. tests/unit/test_replay_target.c does the same on a real
- * recording.
+ * two threads merged by time, a truncated tail, a file that is not a log,
+ * padding; the writes of a range searched both ways by time, times and
+ * positions mapped both ways, and what each byte of a read is (known,
+ * untouched, unknowable); then random logs of three threads, many
+ * checkpoints and writes across blocks and pages, every read and search
+ * checked against a brute-force walk over all the records.
+ * tests/unit/test_replay_target.c does the same on a real recording.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -273,6 +273,29 @@ static void test_truncated_and_bad(void **state)
 	assert_int_equal(replay_state_raw_at(st, 7, 3, gp, NULL, NULL), 0);
 	assert_int_equal(gp[10], 2);
 	assert_int_equal(replay_state_last_index(st, 7), 1);
+	replay_state_free(st);
+	replay_bundle_free(b);
+
+	/* Padding (zeros: a --snapshot ring's hole, a tail the file system
+	 * left zeroed) between records and up to the end is skipped. */
+	w.n = 0;
+	start(&w, 0, 0, 1);
+	memset(w.b + w.n, 0, 5);
+	w.n += 5;
+	tag(&w, 1, 1);
+	put(&w, 2);
+	put_s(&w, 1);
+	memset(w.b + w.n, 0, 9);
+	w.n += 9;
+	b = bundle_of(&w, 1);
+	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+	assert_int_equal(replay_state_last_index(st, 7), 1);
+	assert_int_equal(replay_state_raw_at(st, 7, 1, gp, NULL, NULL), 0);
+	assert_int_equal(gp[10], 1);
+	assert_int_equal(replay_state_raw_at(st, 7, 2, gp, NULL, NULL), 0);
+	assert_int_equal(gp[10], 2);
+	assert_int_equal(replay_state_raw_at(st, 7, 5, gp, NULL, NULL), 0);
+	assert_int_equal(gp[10], 2);
 	replay_state_free(st);
 	replay_bundle_free(b);
 
