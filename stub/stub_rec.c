@@ -150,7 +150,6 @@ static int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_task_s
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	t->snap_gap = -1;
 	snprintf(rel, sizeof(rel), "threads/%d.pt", (int)tid);
 	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
 	t->pt = fopen(path, "we");
@@ -191,7 +190,7 @@ int stub_rec_save(struct stub_rec *r)
 
 		stub_swpt_flush(&t->th.pt);
 		stub_rec_state_flush(&t->st);
-		r->b->threads[t->bundle_index].instructions = t->th.ninsn - t->first_index;
+		r->b->threads[t->bundle_index].instructions = t->th.ninsn - stub_rec_ring_dropped(&t->ring);
 	}
 	if (r->iplog)
 		fflush(r->iplog);
@@ -235,11 +234,8 @@ int stub_rec_periodic(struct stub_rec *r)
 static int stub_rec_add_cut(struct stub_rec *r, struct stub_rec_task *t, uint64_t time)
 {
 	struct stub_rec_cut c = { t->th.pt.last_psb, t->st.last_ckpt_off, t->th.ninsn, time };
-	int e = stub_rec_ring_cut_here(&t->ring, r->opt.snapshot, &c, &t->th, t->pt, &t->st);
 
-	if (e == 1)
-		e = stub_rec_ring_note(&t->ring, r->b, t->th.tid, &t->snap_gap, &t->first_index);
-	return e < 0 ? e : 0;
+	return stub_rec_ring_cut_here(&t->ring, r->opt.snapshot, &c, &t->th, &t->st, r->b);
 }
 
 /* @insn executed in @t and the thread went on at @after. */
@@ -887,18 +883,6 @@ static int stub_rec_loop(struct stub_rec *r)
 	return 0;
 }
 
-/* --snapshot, at the end: @t's trace and state log rewritten to start at
- * the oldest cut that leaves at most opt.snapshot bytes of the two. */
-static int stub_rec_snapshot_cut(struct stub_rec *r, struct stub_rec_task *t)
-{
-	int e = stub_rec_ring_end(&t->ring, r->opt.dir, &r->b->threads[t->bundle_index], &t->th,
-				  &t->st);
-
-	if (e == 1)
-		e = stub_rec_ring_note(&t->ring, r->b, t->th.tid, &t->snap_gap, &t->first_index);
-	return e < 0 ? e : 0;
-}
-
 int stub_rec_finish(struct stub_rec *r, int e)
 {
 	int e2;
@@ -924,7 +908,8 @@ int stub_rec_finish(struct stub_rec *r, int e)
 	}
 	e2 = stub_rec_save(r);
 	for (size_t i = 0; i < r->ntasks && r->opt.snapshot && e2 >= 0; i++)
-		e2 = stub_rec_snapshot_cut(r, r->tasks[i]);
+		e2 = stub_rec_ring_end(&r->tasks[i]->ring, r->b, r->opt.dir,
+				       r->tasks[i]->bundle_index, &r->tasks[i]->th, &r->tasks[i]->st);
 	if (r->opt.snapshot && e2 >= 0)
 		e2 = stub_rec_save(r);
 	return e < 0 ? e : e2;
@@ -1186,7 +1171,8 @@ void stub_rec_get_summary(const struct stub_rec *r, struct stub_rec_summary *s)
 	for (size_t i = 0; i < r->ntasks; i++) {
 		s->trace_bytes += stub_swpt_offset(&r->tasks[i]->th.pt);
 		s->state_bytes += r->tasks[i]->st.bytes;
-		s->kept_instructions += r->tasks[i]->th.ninsn - r->tasks[i]->first_index;
+		s->kept_instructions += r->tasks[i]->th.ninsn -
+					stub_rec_ring_dropped(&r->tasks[i]->ring);
 		s->kept_bytes += stub_rec_ring_kept(&r->tasks[i]->ring, stub_swpt_offset(&r->tasks[i]->th.pt),
 						    r->tasks[i]->st.bytes);
 	}

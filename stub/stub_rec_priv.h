@@ -54,8 +54,6 @@ struct stub_rec_task {
 	bool sig_ok;                   /* @sig may be delivered without a pause */
 	bool sig_reported;             /* @sig was the reason of the last pause */
 	struct stub_rec_ring ring;     /* --snapshot (started at the first cut) */
-	uint64_t first_index;          /* instructions dropped by the snapshot ring */
-	int snap_gap;                  /* its gap in the bundle, or -1 */
 	cpu_set_t cpus;                /* attached: its CPUs before the recording */
 	bool cpus_saved;
 };

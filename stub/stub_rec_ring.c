@@ -206,8 +206,32 @@ int stub_rec_ring_finish(struct stub_rec_ring *r, const char *pt_path, uint64_t 
 
 /* --- The recorders' side ------------------------------------------------ */
 
+uint64_t stub_rec_ring_dropped(const struct stub_rec_ring *r)
+{
+	return r->moved ? r->at.index : 0;
+}
+
+/* @b says where thread @tid's recording starts now: a `snapshot` gap. */
+static int ring_note(struct stub_rec_ring *r, struct replay_bundle *b, int64_t tid)
+{
+	int g;
+
+	if (r->has_gap) {
+		b->gaps[r->gap].time = r->at.time;
+		return 0;
+	}
+	g = replay_bundle_add_gap(b, tid, r->at.time, "snapshot",
+				  "the recording before this was dropped (--snapshot)");
+	if (g < 0)
+		return g;
+	r->has_gap = true;
+	r->gap = (size_t)g;
+	return 0;
+}
+
 int stub_rec_ring_cut_here(struct stub_rec_ring *r, uint64_t size, const struct stub_rec_cut *c,
-			   struct stub_rec_thread *th, FILE *pt, struct stub_rec_state *st)
+			   struct stub_rec_thread *th, struct stub_rec_state *st,
+			   struct replay_bundle *b)
 {
 	uint64_t pt_size, st_size;
 	int e;
@@ -223,39 +247,27 @@ int stub_rec_ring_cut_here(struct stub_rec_ring *r, uint64_t size, const struct 
 		return 0;
 	/* Everything before the cut in the files themselves, then holes. */
 	e = stub_swpt_flush(&th->pt);
-	if (e >= 0 && fflush(pt) != 0)
+	if (e >= 0 && fflush(th->pt.out) != 0)
 		e = -EIO;
 	if (e >= 0)
 		e = stub_rec_state_flush(st);
-	if (e < 0)
-		return e;
-	return stub_rec_ring_trim(r, fileno(pt), pt_size, fileno(st->out), st_size);
+	if (e >= 0)
+		e = stub_rec_ring_trim(r, fileno(th->pt.out), pt_size, fileno(st->out), st_size);
+	return e == 1 ? ring_note(r, b, th->tid) : e;
 }
 
-int stub_rec_ring_note(const struct stub_rec_ring *r, struct replay_bundle *b, int64_t tid,
-		       int *gap, uint64_t *first_index)
+int stub_rec_ring_end(struct stub_rec_ring *r, struct replay_bundle *b, const char *dir,
+		      size_t index, struct stub_rec_thread *th, struct stub_rec_state *st)
 {
-	if (!r->moved)
-		return 0;
-	*first_index = r->at.index;
-	if (*gap >= 0) {
-		b->gaps[*gap].time = r->at.time;
-		return 0;
-	}
-	*gap = replay_bundle_add_gap(b, tid, r->at.time, "snapshot",
-				     "the recording before this was dropped (--snapshot)");
-	return *gap < 0 ? *gap : 0;
-}
-
-int stub_rec_ring_end(struct stub_rec_ring *r, const char *dir, const struct replay_thread *bt,
-		      struct stub_rec_thread *th, struct stub_rec_state *st)
-{
+	const struct replay_thread *bt = &b->threads[index];
 	char pt_path[4096], st_path[4096];
 	uint64_t pt_size = stub_swpt_offset(&th->pt), st_size = st->bytes + st->nrec;
+	int e;
 
 	if (!r->size || !bt->state_file)
 		return 0;
 	snprintf(pt_path, sizeof(pt_path), "%s/%s", dir, bt->pt_file);
 	snprintf(st_path, sizeof(st_path), "%s/%s", dir, bt->state_file);
-	return stub_rec_ring_finish(r, pt_path, pt_size, st_path, st_size);
+	e = stub_rec_ring_finish(r, pt_path, pt_size, st_path, st_size);
+	return e == 1 ? ring_note(r, b, bt->tid) : e;
 }

@@ -45,6 +45,8 @@ struct stub_rec_ring {
 	struct stub_rec_cut at;        /* where the files start now */
 	bool moved;                    /* at is a cut: something was dropped */
 	bool no_punch;                 /* the file system cannot punch holes */
+	bool has_gap;                  /* the bundle's `snapshot` gap is gaps[gap] */
+	size_t gap;
 };
 
 /* Starts the ring: @size bytes per thread, the state log's records after
@@ -85,24 +87,23 @@ int stub_rec_ring_trim(struct stub_rec_ring *r, int pt_fd, uint64_t pt_size, int
 int stub_rec_ring_finish(struct stub_rec_ring *r, const char *pt_path, uint64_t pt_size,
 			 const char *st_path, uint64_t st_size);
 
-/* The recorders' side, for a thread's writers (@th: its trace; @st: its
- * state log, which writes to st->out; @pt: the trace's FILE). */
+/* The recorders' side, for a thread's writers (@th: its trace, which
+ * writes to th->pt.out; @st: its state log, which writes to st->out). */
+
+/* The instructions before where the files start (the bundle does not
+ * count them): 0 until the start moved. */
+uint64_t stub_rec_ring_dropped(const struct stub_rec_ring *r);
 
 /* A cut @c, the newest PSB of @th and checkpoint of @st (the ring started
- * with @size at the first); the files trimmed if due. 1 if their start
- * moved, 0, or a negative errno. */
+ * with @size at the first); the files trimmed if due, and then @b's
+ * `snapshot` gap for the thread added or moved. 0 or a negative errno. */
 int stub_rec_ring_cut_here(struct stub_rec_ring *r, uint64_t size, const struct stub_rec_cut *c,
-			   struct stub_rec_thread *th, FILE *pt, struct stub_rec_state *st);
+			   struct stub_rec_thread *th, struct stub_rec_state *st,
+			   struct replay_bundle *b);
 
-/* Thread @tid's entry in @b after its start moved: *@first_index (the
- * instructions before the start, which the bundle does not count), and
- * a `snapshot` gap (*@gap its index, -1 before the first, then moved). */
-int stub_rec_ring_note(const struct stub_rec_ring *r, struct replay_bundle *b, int64_t tid,
-		       int *gap, uint64_t *first_index);
-
-/* At the end, everything flushed: stub_rec_ring_finish on the thread's
- * files in bundle directory @dir. */
-int stub_rec_ring_end(struct stub_rec_ring *r, const char *dir, const struct replay_thread *bt,
-		      struct stub_rec_thread *th, struct stub_rec_state *st);
+/* At the end, everything flushed: stub_rec_ring_finish on the files of
+ * @b's thread @index in bundle directory @dir, and the gap as above. */
+int stub_rec_ring_end(struct stub_rec_ring *r, struct replay_bundle *b, const char *dir,
+		      size_t index, struct stub_rec_thread *th, struct stub_rec_state *st);
 
 #endif

@@ -93,10 +93,8 @@ struct vgrec_thread {
 	 * checkpoint (the state of its instruction is applied after the
 	 * superblock's control flow). */
 	struct stub_rec_ring ring;
-	uint64_t first_index;               /* instructions the ring dropped */
-	int snap_gap;
 	bool psb;
-	uint64_t psb_pt, psb_index, psb_time;
+	struct stub_rec_cut psb_cut;        /* its st_off: once written */
 };
 
 struct vgrec_map {
@@ -246,7 +244,6 @@ static struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid)
 	if (!t)
 		return NULL;
 	t->tid = tid;
-	t->snap_gap = -1;
 	snprintf(rel, sizeof(rel), "threads/%" PRId64 ".pt", tid);
 	for (size_t i = 0; i < r->nth; i++)
 		if (r->th[i]->tid == tid)  /* a tid used again: a new file */
@@ -391,9 +388,7 @@ static int vgrec_psb(const struct stub_vgrec *r, struct vgrec_thread *t, int e)
 {
 	if (e == 1 && r->opt.snapshot && t->st.started) {
 		t->psb = true;
-		t->psb_pt = t->th.pt.last_psb;
-		t->psb_index = t->th.ninsn;
-		t->psb_time = r->clock;
+		t->psb_cut = (struct stub_rec_cut){ t->th.pt.last_psb, 0, t->th.ninsn, r->clock };
 	}
 	return e < 0 ? e : 0;
 }
@@ -402,17 +397,14 @@ static int vgrec_psb(const struct stub_vgrec *r, struct vgrec_thread *t, int e)
  * instruction written), and the cut. */
 static int vgrec_cut(struct stub_vgrec *r, struct vgrec_thread *t)
 {
-	struct stub_rec_cut c = { t->psb_pt, 0, t->psb_index, t->psb_time };
-	int e = stub_rec_state_known_ckpt(&t->st, t->psb_index, t->psb_time);
+	struct stub_rec_cut *c = &t->psb_cut;
+	int e = stub_rec_state_known_ckpt(&t->st, c->index, c->time);
 
 	t->psb = false;
 	if (e < 0)
 		return e;
-	c.st_off = t->st.last_ckpt_off;
-	e = stub_rec_ring_cut_here(&t->ring, r->opt.snapshot, &c, &t->th, t->pt, &t->st);
-	if (e == 1)
-		e = stub_rec_ring_note(&t->ring, r->b, t->tid, &t->snap_gap, &t->first_index);
-	return e < 0 ? e : 0;
+	c->st_off = t->st.last_ckpt_off;
+	return stub_rec_ring_cut_here(&t->ring, r->opt.snapshot, c, &t->th, &t->st, r->b);
 }
 
 /* The thread's pending instruction went to @ip. */
@@ -496,7 +488,7 @@ static int vgrec_apply(struct stub_vgrec *r, struct vgrec_thread *t, const struc
 			e = stub_rec_state_known_regs(&t->st, &t->regs, regs, at, at + base);
 			regs = 0;
 		}
-		if (e >= 0 && t->psb && index > t->psb_index)
+		if (e >= 0 && t->psb && index > t->psb_cut.index)
 			e = vgrec_cut(r, t);
 		cur = v->insn;
 		if (e < 0)
@@ -991,7 +983,7 @@ static int vgrec_save(struct stub_vgrec *r)
 		stub_swpt_flush(&r->th[i]->th.pt);
 		stub_rec_state_flush(&r->th[i]->st);
 		r->b->threads[r->th[i]->bundle_index].instructions =
-			r->th[i]->th.ninsn - r->th[i]->first_index;
+			r->th[i]->th.ninsn - stub_rec_ring_dropped(&r->th[i]->ring);
 	}
 	r->b->end_time = r->clock;
 	return replay_bundle_save(r->b, r->opt.dir);
@@ -1116,17 +1108,11 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 		int e2 = vgrec_save(r);
 
 		/* --snapshot: each thread's files rewritten from its last cut. */
-		for (size_t i = 0; i < r->nth && r->opt.snapshot && e2 >= 0; i++) {
-			struct vgrec_thread *t = r->th[i];
-
-			e2 = stub_rec_ring_end(&t->ring, r->opt.dir,
-					       &r->b->threads[t->bundle_index], &t->th, &t->st);
-			if (e2 == 1)
-				e2 = stub_rec_ring_note(&t->ring, r->b, t->tid, &t->snap_gap,
-							&t->first_index);
-			if (e2 >= 0 && i + 1 == r->nth)
-				e2 = vgrec_save(r);
-		}
+		for (size_t i = 0; i < r->nth && r->opt.snapshot && e2 >= 0; i++)
+			e2 = stub_rec_ring_end(&r->th[i]->ring, r->b, r->opt.dir,
+					       r->th[i]->bundle_index, &r->th[i]->th, &r->th[i]->st);
+		if (r->opt.snapshot && e2 >= 0)
+			e2 = vgrec_save(r);
 		if (e >= 0 && e2 < 0) {
 			e = e2;
 			if (r->err)
@@ -1292,7 +1278,7 @@ void stub_vgrec_get_summary(const struct stub_vgrec *r, struct stub_rec_summary 
 	for (size_t i = 0; i < r->nth; i++) {
 		s->trace_bytes += stub_swpt_offset(&r->th[i]->th.pt);
 		s->state_bytes += r->th[i]->st.bytes;
-		s->kept_instructions += r->th[i]->th.ninsn - r->th[i]->first_index;
+		s->kept_instructions += r->th[i]->th.ninsn - stub_rec_ring_dropped(&r->th[i]->ring);
 		s->kept_bytes += stub_rec_ring_kept(&r->th[i]->ring, stub_swpt_offset(&r->th[i]->th.pt),
 						    r->th[i]->st.bytes);
 	}
