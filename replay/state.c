@@ -459,16 +459,8 @@ static int scan(struct replay_state *st, struct sthread *t)
 
 		if (head(&ps, &kind) <= 0)
 			break;             /* the end, or a truncated tail */
-		if (kind == K_REGS) {      /* the most common record: values not needed */
-			if (skip_regs(&ps) < 0) {
-				ps.index = t->last_index;
-				break;
-			}
-			t->last_index = ps.index;
-			t->len = (size_t)(ps.p - t->data);
-			continue;
-		}
-		if (body(&ps, kind, &w) < 0) {
+		/* REGS, the most common record: its values are not needed here. */
+		if (kind == K_REGS ? skip_regs(&ps) < 0 : body(&ps, kind, &w) < 0) {
 			ps.index = t->last_index;
 			break;             /* a truncated tail: read up to it */
 		}
@@ -892,12 +884,10 @@ int replay_state_regs_at(struct replay_state *st, int64_t tid, uint64_t index,
 
 /* --- memory ------------------------------------------------------------ */
 
-/* Whether write @a comes before write @b. */
+/* Whether write @a comes before write @b (cmp_write's order). */
 static bool earlier(const struct mwrite *a, const struct mwrite *b)
 {
-	if (a->time != b->time)
-		return a->time < b->time;
-	return a->thread != b->thread ? a->thread < b->thread : a->off < b->off;
+	return cmp_write(a, b) < 0;
 }
 
 /* Calls @fn for every MEM record of @r's chunk that overlaps [lo, hi). */
