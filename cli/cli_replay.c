@@ -666,24 +666,39 @@ static void print_reg(struct session *s, size_t i, uint64_t v)
 	putchar('\n');
 }
 
+/* One register of `info registers`; past a state log cut short only rip
+ * is known, and the rest show as GDB shows registers it cannot read. */
+static void info_reg(struct session *s, size_t i, const uint64_t *gp, bool cut)
+{
+	if (cut && reg_table[i].gp != GP(rip))
+		printf("%-15s<unavailable>\n", reg_table[i].name);
+	else
+		print_reg(s, i, gp[reg_table[i].gp]);
+}
+
 static int cmd_info_regs(struct session *s, const char *args)
 {
-	uint64_t gp[27];
+	uint64_t gp[27] = { 0 }, pc;
+	int rc = replay_frontend_regs(s->f, gp);
+	bool cut = rc == -ERANGE;
 
-	if (replay_frontend_regs(s->f, gp) < 0) {
-		uint64_t pc;
-
-		if (replay_cursor_pc(replay_frontend_cursor(s->f), &pc) < 0) {
-			fprintf(stderr, "The registers are not known here.\n");
-			return -1;
-		}
+	if (rc < 0 && replay_cursor_pc(replay_frontend_cursor(s->f), &pc) < 0) {
+		fprintf(stderr, "The registers are not known here.\n");
+		return -1;
+	}
+	if (rc < 0 && !cut) {
 		/* Without a state log only rip is known. */
 		printf("%-15s0x%-18" PRIx64 "0x%" PRIx64 "\n", "rip", pc, pc);
 		return 0;
 	}
+	if (cut) {
+		gp[GP(rip)] = pc;
+		fprintf(stderr, "The state log was cut short before this position: only rip is "
+			"known.\n");
+	}
 	if (!*args) {
 		for (size_t i = 0; i < sizeof(reg_table) / sizeof(reg_table[0]); i++)
-			print_reg(s, i, gp[reg_table[i].gp]);
+			info_reg(s, i, gp, cut);
 		return 0;
 	}
 	/* The registers named, in the order given (GDB's). */
@@ -699,7 +714,7 @@ static int cmd_info_regs(struct session *s, const char *args)
 			fprintf(stderr, "Invalid register `%.*s'\n", (int)n, a);
 			return -1;
 		}
-		print_reg(s, i, gp[reg_table[i].gp]);
+		info_reg(s, i, gp, cut);
 		a += n;
 		while (*a == ' ')
 			a++;
@@ -757,7 +772,7 @@ static int cmd_thread(struct session *s, const char *args, const struct command 
 /* `info record` through the monitor's command. */
 static int monitor(struct session *s, const char *cmd)
 {
-	struct replay_monitor_ctx m = { s->f->b, s->f->cur, s->f->current, &s->f->sym };
+	struct replay_monitor_ctx m = { s->f->b, s->f->cur, s->f->current, &s->f->sym, s->f->st };
 	struct rsp_buf out;
 	int rc;
 

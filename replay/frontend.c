@@ -169,7 +169,7 @@ int replay_frontend_regs(struct replay_frontend *f, uint64_t gp[27])
 	rc = replay_state_raw_at(f->st, replay_frontend_tid(f), replay_cursor_position(c), gp,
 				 NULL, NULL);
 	if (rc < 0)
-		return rc == -ENOENT ? -ENODATA : rc;
+		return rc == -ENOENT ? -ENODATA : rc == -ENODATA ? -ERANGE : rc;
 	if (replay_cursor_pc(c, &pc) == 0)
 		gp[GP_RIP] = pc;
 	return 0;

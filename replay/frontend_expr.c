@@ -100,6 +100,9 @@ static int reg(struct parser *p, struct replay_expr_value *v)
 			v->kind = REPLAY_EXPR_CODE;
 			return 0;
 		}
+		if (rc == -ERANGE)
+			return fail(p, -ENODATA, "$%s: not known here: the state log was cut "
+				    "short before this position", name);
 		if (rc < 0)
 			return fail(p, -ENODATA, "$%s: the recording has no registers here "
 				    "(no state log)", name);

@@ -19,6 +19,7 @@
 #include "replay/decode.h"
 #include "replay/history_format.h"
 #include "replay/index.h"
+#include "replay/state.h"
 
 #define LISTING_SIZE 10
 
@@ -91,7 +92,8 @@ static uint64_t file_size(const struct replay_bundle *b, const char *file)
 static int cmd_record_info(const struct replay_monitor_ctx *m, struct rsp_buf *out)
 {
 	const struct replay_bundle *b = m->b;
-	uint64_t insns = 0, gaps = 0, pt = 0, state = 0;
+	uint64_t insns = 0, gaps = 0, pt = 0, state = 0, cut_pos, cut_time;
+	size_t cuts = 0;
 	int err;
 
 	for (size_t i = 0; i < b->nthreads; i++) {
@@ -101,12 +103,14 @@ static int cmd_record_info(const struct replay_monitor_ctx *m, struct rsp_buf *o
 		gaps += idx->ngaps;
 		pt += file_size(b, b->threads[i].pt_file);
 		state += file_size(b, b->threads[i].state_file);
+		cuts += m->st && replay_state_cut(m->st, b->threads[i].tid, &cut_pos, &cut_time) &&
+			cut_pos <= idx->ninsns;
 	}
 	err = rsp_buf_printf(out, "recorder: %s\ninstructions: %" PRIu64 "\nthreads: %zu\n"
 			     "gaps: %" PRIu64 " (decoded) + %zu (recorded)\n"
 			     "bytes: %" PRIu64 " of trace, %" PRIu64 " of state log\n",
 			     b->recorder ? b->recorder : "unknown", insns, b->nthreads, gaps,
-			     b->ngaps, pt, state);
+			     b->ngaps + cuts, pt, state);
 	for (size_t i = 0; i < b->nthreads && !err; i++) {
 		const struct replay_index *idx = replay_cursor_index(m->cursors[i]);
 
@@ -114,6 +118,12 @@ static int cmd_record_info(const struct replay_monitor_ctx *m, struct rsp_buf *o
 				     " gaps, at position %" PRIu64 "%s\n", b->threads[i].tid,
 				     idx->ninsns, idx->ngaps, replay_cursor_position(m->cursors[i]),
 				     i == m->current ? " (current)" : "");
+		if (!err && m->st && replay_state_cut(m->st, b->threads[i].tid, &cut_pos, &cut_time) &&
+		    cut_pos <= idx->ninsns)
+			err = rsp_buf_printf(out, "    state log cut short (no end record): "
+					     "registers known up to position %" PRIu64
+					     ", memory up to time %" PRIu64 "\n", cut_pos,
+					     cut_time ? cut_time - 1 : 0);
 	}
 	if (!err && b->exit_kind)
 		err = rsp_buf_printf(out, "end: %s %d\n", b->exit_kind, b->exit_status);

@@ -23,16 +23,19 @@
 
 struct replay_bundle;
 struct replay_cursor;
+struct replay_state;
 struct replay_symbolizer;
 struct rsp_buf;
 
 /* What a command sees: the recording, every thread's cursor (in the
- * bundle's thread order), the current thread, and a symbolizer. */
+ * bundle's thread order), the current thread, a symbolizer, and the
+ * state logs (NULL: none). */
 struct replay_monitor_ctx {
 	const struct replay_bundle *b;
 	struct replay_cursor *const *cursors;
 	size_t current;
 	const struct replay_symbolizer *sym;
+	const struct replay_state *st;
 };
 
 /* Runs @cmd, appending its text to @out. 0; -ENOENT for a command that is

@@ -831,10 +831,35 @@ static bool has_watch(const struct replay_target *t)
 	return false;
 }
 
+/* A stop where a state log cut short stops being whole (the latest time
+ * memory is known at, in the thread whose log ends first): a watched
+ * write after it cannot be ruled out, so a resume stops there as at a
+ * gap. 0, or -ENOENT if no log is cut. */
+static int cut_edge(struct replay_target *t, struct stop_at *c)
+{
+	uint64_t pos, until, first = UINT64_MAX;
+	size_t at = 0;
+
+	for (size_t i = 0; i < t->nthreads; i++) {
+		if (replay_state_cut(t->state, t->threads[i].tid, &pos, &until) && until < first) {
+			first = until;
+			at = i;
+		}
+	}
+	if (first == UINT64_MAX || !first)
+		return -ENOENT;
+	if (replay_state_position_at(t->state, t->threads[at].tid, first - 1, &pos) < 0)
+		pos = 1;
+	*c = (struct stop_at){ true, at, clamp_position(t->threads[at].cur, pos), first - 1,
+			       REPLAY_CURSOR_GAP, 0 };
+	return 0;
+}
+
 /* Offers the first write to a watched range met going @back or forward
  * from the current time (the latest at or before it, or the earliest after
  * it), in any thread: backward the stop is the writing instruction itself
- * (memory holds the old value), forward the position after it. */
+ * (memory holds the old value), forward the position after it. Where a
+ * state log cut short cannot say, the stop is its edge (cut_edge). */
 static void watch_offer(struct replay_target *t, bool back, struct stop_at *best)
 {
 	struct replay_target_thread *th;
@@ -851,6 +876,8 @@ static void watch_offer(struct replay_target *t, bool back, struct stop_at *best
 			continue;
 		r = back ? replay_state_write_before(t->state, p->addr, p->len, t->time + 1, &w)
 			 : replay_state_write_after(t->state, p->addr, p->len, t->time, &w);
+		if (r == -ENODATA && cut_edge(t, &c) == 0 && c.time != t->time)
+			offer(best, &c, back);
 		if (r < 0)
 			continue;
 		if (!found || (back ? w.time > hit.time : w.time < hit.time)) {
@@ -1268,7 +1295,7 @@ static int rt_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nthreads; i++)
 		cursors[i] = t->threads[i].cur;
-	m = (struct replay_monitor_ctx){ t->b, cursors, t->current, &t->symbolizer };
+	m = (struct replay_monitor_ctx){ t->b, cursors, t->current, &t->symbolizer, t->state };
 	before = t->current < t->nthreads ? replay_cursor_position(cursors[t->current]) : 0;
 	rc = replay_monitor_run(&m, cmd, out);
 	free(cursors);

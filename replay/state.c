@@ -33,7 +33,7 @@
 #include "replay/bundle.h"
 
 enum {
-	K_REGS = 1, K_XSTATE = 2, K_MEM = 3, K_MAP = 4, K_TIME = 5, K_CKPT = 6,
+	K_REGS = 1, K_XSTATE = 2, K_MEM = 3, K_MAP = 4, K_TIME = 5, K_CKPT = 6, K_SYNC = 7,
 };
 enum { M_UNKNOWN = 0, M_ZERO = 1, M_GONE = 2, M_VOLATILE = 3, M_ALL = 4 };
 
@@ -54,6 +54,7 @@ struct parser {
 	uint64_t gp[REPLAY_STATE_NGP];
 	uint8_t *xs;               /* NULL: XSTATE records are skipped */
 	size_t xs_len;
+	uint64_t until;            /* of the last SYNC record */
 };
 
 struct ckpt {
@@ -105,6 +106,11 @@ struct sthread {
 	struct tbase *tb;          /* CKPT and TIME records, in order */
 	size_t ntb, captb;
 	uint64_t last_index;
+	/* How far a log cut short is whole (docs/bundle.md, "State log"):
+	 * positions up to @known, times before @until; all of it once
+	 * @whole (it ends with an end record). */
+	uint64_t known, until;
+	bool whole;
 	struct parser cur;         /* the last answer */
 	bool cur_valid;
 	uint8_t xs_cur[REPLAY_STATE_XMAX];
@@ -130,6 +136,7 @@ struct replay_state {
 	size_t nexec;
 	size_t *vol;               /* the M_VOLATILE writes, by time */
 	size_t nvol;
+	uint64_t until;            /* memory is known at times before it */
 };
 
 /* --- parsing ------------------------------------------------------------ */
@@ -233,6 +240,8 @@ static int body(struct parser *ps, unsigned kind, struct mwrite *w)
 			return -EINVAL;
 		ps->base += ps->origin;
 		return 0;
+	case K_SYNC:
+		return get(ps, &ps->until);
 	case K_CKPT:
 		/* Indices count from the log's first checkpoint: a log cut at
 		 * a checkpoint (--snapshot) starts at position 1 like its
@@ -426,13 +435,28 @@ static int bset_flush(struct replay_state *st)
 	return 0;
 }
 
+/* How far a log that does not end with an end record is whole: its last
+ * sync, or its last whole record (a record at index k has every record of
+ * the instructions before k before it), whichever is further. */
+static void trust(struct sthread *t, uint64_t base)
+{
+	if (t->whole) {
+		t->known = t->until = UINT64_MAX;
+		return;
+	}
+	if (t->last_index > t->known)
+		t->known = t->last_index;
+	if (t->last_index + base > t->until)
+		t->until = t->last_index + base;
+}
+
 /* The header, then every record: checkpoints, time bases, mapping
  * records, and the blocks each chunk writes. */
 static int scan(struct replay_state *st, struct sthread *t)
 {
 	struct parser ps = { .p = t->data, .end = t->data + t->len };
 	uint32_t ti = (uint32_t)(t - st->t);
-	uint64_t v, ngp;
+	uint64_t v, ngp, base = 0;
 	unsigned kind;
 	int r = 0;
 
@@ -477,11 +501,19 @@ static int scan(struct replay_state *st, struct sthread *t)
 		}
 		if (r >= 0 && (kind == K_CKPT || kind == K_TIME))
 			r = add_base(t, ps.index, ps.base);
+		if (kind == K_SYNC && ps.until) {
+			t->known = ps.index;
+			t->until = ps.until;
+		}
+		t->whole = kind == K_SYNC && !ps.until;
 		t->last_index = ps.index;
+		base = ps.base;
 		t->len = (size_t)(ps.p - t->data);
 	}
 	if (r >= 0)
 		r = bset_flush(st);
+	if (r >= 0)
+		trust(t, base);
 	return r < 0 ? r : t->nck ? 0 : -EINVAL;
 }
 
@@ -652,6 +684,10 @@ int replay_state_open(const struct replay_bundle *b, struct replay_state **out, 
 	}
 	if (e >= 0 && !st->nt)
 		e = -ENOENT;
+	st->until = UINT64_MAX;
+	for (size_t i = 0; i < st->nt; i++)
+		if (st->t[i].until < st->until)
+			st->until = st->t[i].until;
 	if (e >= 0)
 		e = index_writes(st);
 	if (e < 0) {
@@ -699,6 +735,21 @@ uint64_t replay_state_last_index(const struct replay_state *st, int64_t tid)
 		if (st->t[i].tid == tid)
 			return st->t[i].last_index;
 	return 0;
+}
+
+bool replay_state_cut(const struct replay_state *st, int64_t tid, uint64_t *position,
+		      uint64_t *time)
+{
+	for (size_t i = 0; i < st->nt; i++) {
+		const struct sthread *t = &st->t[i];
+
+		if (t->tid != tid || t->whole)
+			continue;
+		*position = t->known;
+		*time = t->until;
+		return true;
+	}
+	return false;
 }
 
 /* The parser of @t after every record of index <= @target. */
@@ -754,6 +805,8 @@ int replay_state_raw_at(struct replay_state *st, int64_t tid, uint64_t index,
 
 	if (!t || !index)
 		return -ENOENT;
+	if (index > t->known)
+		return -ENODATA;
 	e = redo(t, index - 1);
 	if (e < 0)
 		return e;
@@ -1142,6 +1195,11 @@ int replay_state_read_mem_status(const struct replay_state *st, uint64_t time, u
 		memset(status, REPLAY_STATE_UNKNOWN, len);
 		return len ? -ENOENT : 0;
 	}
+	/* After a log cut short ends, any byte may have been written. */
+	if (time >= st->until) {
+		memset(status, REPLAY_STATE_UNKNOWN, len);
+		return len ? -ENOENT : 0;
+	}
 	if (len > REPLAY_STATE_ADDR_LIMIT - addr) {
 		size_t keep = (size_t)(REPLAY_STATE_ADDR_LIMIT - addr);
 
@@ -1285,6 +1343,8 @@ int replay_state_write_before(const struct replay_state *st, uint64_t addr, uint
 
 	if (!len || !time || addr + len < addr)
 		return -ENOENT;
+	if (time > st->until)          /* a lost write may be the latest */
+		return -ENODATA;
 	epoch(st, time - 1, &s.from, &s.to);
 	return search(st, &s, out);
 }
@@ -1293,9 +1353,14 @@ int replay_state_write_after(const struct replay_state *st, uint64_t addr, uint6
 			     uint64_t time, struct replay_state_write *out)
 {
 	struct wsearch s = { .addr = addr, .len = len, .time = time, .after = true };
+	int r;
 
 	if (!len || addr + len < addr)
 		return -ENOENT;
 	epoch(st, time, &s.from, &s.to);
-	return search(st, &s, out);
+	r = search(st, &s, out);
+	/* A lost write (at or after st->until) may come first. */
+	if (st->until != UINT64_MAX && (r < 0 || out->time >= st->until))
+		return -ENODATA;
+	return r;
 }

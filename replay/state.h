@@ -27,6 +27,7 @@
 #ifndef HINDSIGHT_REPLAY_STATE_H
 #define HINDSIGHT_REPLAY_STATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,16 @@ struct replay_state;
 int replay_state_open(const struct replay_bundle *b, struct replay_state **out, char *err,
 		      size_t errsize);
 void replay_state_free(struct replay_state *st);
+
+/* Whether @tid's log was cut short: it does not end with the end record
+ * a recorder writes when the thread or the recording ends (a recorder
+ * killed, a disk full, an older recorder's log). If so, it is whole up to
+ * *@position (registers there and before are known; after it
+ * replay_state_raw_at says -ENODATA) and at times before *@time (memory
+ * at later times is unknown to every thread, and write searches that
+ * reach past it say -ENODATA). */
+bool replay_state_cut(const struct replay_state *st, int64_t tid, uint64_t *position,
+		      uint64_t *time);
 
 /* The index of @tid's last record (instructions after it changed nothing
  * the log records; the bundle's thread.instructions is the count), or 0. */
@@ -70,7 +81,8 @@ int replay_state_position_at(struct replay_state *st, int64_t tid, uint64_t time
  * NT_X86_XSTATE) in @xs, REPLAY_STATE_XMAX bytes, its length in *@xs_len.
  * Either may be NULL. Positions after the last record have its state
  * (the caller bounds @index by the history). 0, -ENOENT (no such thread,
- * or @index 0), -EINVAL (a corrupt log). */
+ * or @index 0), -ENODATA (past where a log cut short is whole:
+ * replay_state_cut), -EINVAL (a corrupt log). */
 int replay_state_raw_at(struct replay_state *st, int64_t tid, uint64_t index,
 			uint64_t gp[REPLAY_STATE_NGP], uint8_t *xs, size_t *xs_len);
 
@@ -122,7 +134,8 @@ struct replay_state_write {
  * into *@out; of several writes at one time, the last (before) or first
  * (after) logged. Writes of every thread count; memory a mapping change or
  * the kernel altered does not (those are not writes), and neither search
- * crosses an exec. 0, or -ENOENT when there is none. Cost: per 512-byte
+ * crosses an exec. 0, -ENOENT when there is none, or -ENODATA when the
+ * answer may lie past where a log cut short ends (replay_state_cut). Cost: per 512-byte
  * block of the range, a binary search, then the chunks that wrote the
  * block's words asked for, from @time to the answer, each parsed once. */
 int replay_state_write_before(const struct replay_state *st, uint64_t addr, uint64_t len,

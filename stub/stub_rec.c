@@ -183,12 +183,28 @@ static int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_task_s
 	return 0;
 }
 
+/* What a reader of the state log may trust if nothing follows
+ * (stub_rec_state_sync). A thread's next records are its next
+ * instruction's (a syscall's at its exit), at the instruction after its
+ * last and a later time; but a signal pending on it is logged at its last
+ * instruction and the time of now. One gone is whole; one not started has
+ * no log. */
+static int stub_rec_task_sync(struct stub_rec *r, struct stub_rec_task *t)
+{
+	uint64_t more = t->sig ? 0 : 1;
+
+	if (t->state == STUB_REC_GONE)
+		return stub_rec_state_end(&t->st);
+	return stub_rec_state_sync(&t->st, t->th.ninsn + more, r->clock + more);
+}
+
 int stub_rec_save(struct stub_rec *r)
 {
 	for (size_t i = 0; i < r->ntasks; i++) {
 		struct stub_rec_task *t = r->tasks[i];
 
 		stub_swpt_flush(&t->th.pt);
+		stub_rec_task_sync(r, t);
 		stub_rec_state_flush(&t->st);
 		r->b->threads[t->bundle_index].instructions = t->th.ninsn - stub_rec_ring_dropped(&t->ring);
 	}
@@ -223,7 +239,8 @@ int stub_rec_periodic(struct stub_rec *r)
 		if (t->state == STUB_REC_READY && !t->in_rep &&
 		    stub_rec_thread_interrupt(&t->th, t->regs.rip) < 0)
 			return -EIO;
-		if (stub_swpt_flush(&t->th.pt) < 0 || stub_rec_state_flush(&t->st) < 0)
+		if (stub_swpt_flush(&t->th.pt) < 0 || stub_rec_task_sync(r, t) < 0 ||
+		    stub_rec_state_flush(&t->st) < 0)
 			return -EIO;
 	}
 	return 0;
@@ -906,6 +923,9 @@ int stub_rec_finish(struct stub_rec *r, int e)
 		if (e >= 0 && e3 < 0)
 			e = e3;
 	}
+	/* The recording ends here: every log is whole. */
+	for (size_t i = 0; i < r->ntasks; i++)
+		stub_rec_state_end(&r->tasks[i]->st);
 	e2 = stub_rec_save(r);
 	for (size_t i = 0; i < r->ntasks && r->opt.snapshot && e2 >= 0; i++)
 		e2 = stub_rec_ring_end(&r->tasks[i]->ring, r->b, r->opt.dir,

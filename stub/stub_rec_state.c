@@ -95,6 +95,7 @@ static void stub_rec_tag(struct stub_rec_state *s, unsigned kind, uint64_t index
 	if (d >= 31)
 		stub_rec_put(s, d);
 	s->last_index = index;
+	s->ended = false;              /* a record after an end: not the end */
 }
 
 static int stub_rec_kw_flush(struct stub_rec_state *s);
@@ -467,6 +468,35 @@ int stub_rec_state_flush(struct stub_rec_state *s)
 	if (e >= 0 && s->out && fflush(s->out) != 0)
 		e = -EIO;
 	return e;
+}
+
+static int stub_rec_sync_rec(struct stub_rec_state *s, uint64_t index, uint64_t until)
+{
+	int e = s->started && !s->ended ? stub_rec_known_flush(s) : 0;
+
+	if (e < 0 || !s->started || s->ended)
+		return e;
+	if (until == 0)                /* the end: after whatever was held back */
+		index = s->last_index;
+	if (index < s->last_index)
+		return 0;
+	e = stub_rec_rec_room(s, 32);
+	if (e < 0)
+		return e;
+	stub_rec_tag(s, STUB_REC_STATE_SYNC, index);
+	stub_rec_put(s, until);
+	s->ended = until == 0;
+	return 0;
+}
+
+int stub_rec_state_sync(struct stub_rec_state *s, uint64_t index, uint64_t until)
+{
+	return until ? stub_rec_sync_rec(s, index, until) : -EINVAL;
+}
+
+int stub_rec_state_end(struct stub_rec_state *s)
+{
+	return stub_rec_sync_rec(s, 0, 0);
 }
 
 /* The header (s->xs_len known) and the first checkpoint, written out. */

@@ -52,6 +52,7 @@ enum stub_rec_state_kind {
 	STUB_REC_STATE_MAP = 4,        /* memory appeared / went / is unknown */
 	STUB_REC_STATE_TIME = 5,       /* logical time minus index changes */
 	STUB_REC_STATE_CKPT_REC = 6,   /* everything, to start reading from */
+	STUB_REC_STATE_SYNC = 7,       /* the log is whole up to here (or ends) */
 };
 
 /* MAP record contents. */
@@ -94,6 +95,7 @@ struct stub_rec_state {
 	uint64_t base;                 /* time - index of the last record */
 	uint64_t last_ckpt;            /* index of the last checkpoint */
 	uint64_t last_ckpt_off;        /* its byte offset in the log */
+	bool ended;                    /* the SYNC that ends the log is written */
 	uint64_t header_len;           /* bytes before the first checkpoint */
 	bool ckpt_next;                /* a checkpoint after the next instruction */
 	uint64_t mem_end;              /* end of the last MEM / MAP range */
@@ -196,6 +198,16 @@ int stub_rec_state_poke_after(struct stub_rec_state *s, struct stub_rec_state_pr
 void stub_rec_state_drop(struct stub_rec_state *s);
 /* fflush; 0 or -EIO. */
 int stub_rec_state_flush(struct stub_rec_state *s);
+
+/* What a reader of a log cut short (a recorder killed, a disk full) may
+ * trust, written before a flush: every record of the thread's
+ * instructions before @index and of the times before @until is in the log
+ * before this one. stub_rec_state_end instead: the log is whole, nothing
+ * follows (the thread exited or the recording ended); later calls of
+ * either write nothing. @until is not 0. A log without an end is trusted up to its last
+ * sync only (docs/bundle.md, "State log"). 0 or a negative errno. */
+int stub_rec_state_sync(struct stub_rec_state *s, uint64_t index, uint64_t until);
+int stub_rec_state_end(struct stub_rec_state *s);
 
 /* --- For a recorder that knows every value itself (stub/stub_vgrec.c),
  * with no process to read: the same log, written from what it is told. */

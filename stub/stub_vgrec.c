@@ -878,6 +878,8 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 
 			if (kind == HSREC_THREAD_EXIT) {
 				t->gone = true;
+				if (e >= 0)
+					e = stub_rec_state_end(&t->st);
 				if (r->cur == t)
 					r->cur = NULL;
 			}
@@ -977,10 +979,20 @@ static int vgrec_parse(struct stub_vgrec *r)
 
 /* --- The run --------------------------------------------------------------- */
 
+static void vgrec_pos(const struct stub_vgrec *r, const struct vgrec_thread *t, uint64_t *index,
+		      uint64_t *time);
+
 static int vgrec_save(struct stub_vgrec *r)
 {
 	for (size_t i = 0; i < r->nth; i++) {
+		uint64_t index, time;
+
+		/* What a syscall of the thread still writes comes at the
+		 * position and time of vgrec_pos or later; everything before
+		 * is in. */
+		vgrec_pos(r, r->th[i], &index, &time);
 		stub_swpt_flush(&r->th[i]->th.pt);
+		stub_rec_state_sync(&r->th[i]->st, index, time ? time : 1);
 		stub_rec_state_flush(&r->th[i]->st);
 		r->b->threads[r->th[i]->bundle_index].instructions =
 			r->th[i]->th.ninsn - stub_rec_ring_dropped(&r->th[i]->ring);
@@ -1104,6 +1116,8 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 	r->b->complete = e >= 0 && !r->stop;
 	if (!r->b->exit_kind)
 		replay_bundle_set_str(&r->b->exit_kind, "running");
+	for (size_t i = 0; i < r->nth; i++)     /* the recording ends here */
+		stub_rec_state_end(&r->th[i]->st);
 	{
 		int e2 = vgrec_save(r);
 

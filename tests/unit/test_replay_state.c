@@ -96,6 +96,18 @@ static void time_base(struct wbuf *w, unsigned delta, uint64_t base)
 	put(w, base);
 }
 
+/* A SYNC record @delta after the last one: whole before it and before
+ * time @until; 0: the end of the log. */
+static void sync_rec(struct wbuf *w, unsigned delta, uint64_t until)
+{
+	tag(w, 7, delta);
+	put(w, until);
+}
+
+/* Threads (bits) whose logs bundle_of leaves without an end record (cut
+ * short); the others get one, as a recorder that ends writes. */
+static unsigned cut_mask;
+
 static struct replay_bundle *bundle_of(struct wbuf *w, size_t nthreads)
 {
 	struct replay_bundle *b;
@@ -111,6 +123,8 @@ static struct replay_bundle *bundle_of(struct wbuf *w, size_t nthreads)
 		f = fopen(path, "wb");
 		assert_non_null(f);
 		assert_int_equal(fwrite(w[i].b, 1, w[i].n, f), w[i].n);
+		if (!(cut_mask >> i & 1))
+			assert_int_equal(fwrite("\7\0", 1, 2, f), 2);
 		fclose(f);
 		assert_true(replay_bundle_add_thread(b, 7 + (int64_t)i, "x.pt") >= 0);
 		assert_int_equal(replay_bundle_set_str(&b->threads[i].state_file, rel), 0);
@@ -258,7 +272,7 @@ static void test_truncated_and_bad(void **state)
 	struct wbuf w = { 0 };
 	struct replay_bundle *b;
 	struct replay_state *st;
-	uint64_t gp[REPLAY_STATE_NGP];
+	uint64_t gp[REPLAY_STATE_NGP], pos, time;
 	char err[128];
 	(void)state;
 
@@ -268,13 +282,22 @@ static void test_truncated_and_bad(void **state)
 	put_s(&w, 1);
 	mem(&w, 1, 0x1000, "abcd", "ABCD");
 	w.n -= 3;                                  /* the recorder died mid-record */
+	cut_mask = 1;
 	b = bundle_of(&w, 1);
 	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
-	assert_int_equal(replay_state_raw_at(st, 7, 3, gp, NULL, NULL), 0);
-	assert_int_equal(gp[10], 2);
+	/* Instruction 1 may have written more than its REGS record: only
+	 * position 1 is known, and memory before time 1. */
+	assert_int_equal(replay_state_raw_at(st, 7, 1, gp, NULL, NULL), 0);
+	assert_int_equal(gp[10], 1);
+	assert_int_equal(replay_state_raw_at(st, 7, 2, gp, NULL, NULL), -ENODATA);
+	assert_int_equal(replay_state_raw_at(st, 7, 3, gp, NULL, NULL), -ENODATA);
 	assert_int_equal(replay_state_last_index(st, 7), 1);
+	assert_true(replay_state_cut(st, 7, &pos, &time));
+	assert_int_equal(pos, 1);
+	assert_int_equal(time, 1);
 	replay_state_free(st);
 	replay_bundle_free(b);
+	cut_mask = 0;
 
 	/* Padding (zeros: a --snapshot ring's hole, a tail the file system
 	 * left zeroed) between records and up to the end is skipped. */
@@ -287,7 +310,12 @@ static void test_truncated_and_bad(void **state)
 	put_s(&w, 1);
 	memset(w.b + w.n, 0, 9);
 	w.n += 9;
+	sync_rec(&w, 0, 0);
+	memset(w.b + w.n, 0, 9);
+	w.n += 9;
+	cut_mask = 1;                              /* it has its end, before zeros */
 	b = bundle_of(&w, 1);
+	cut_mask = 0;
 	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
 	assert_int_equal(replay_state_last_index(st, 7), 1);
 	assert_int_equal(replay_state_raw_at(st, 7, 1, gp, NULL, NULL), 0);
@@ -296,6 +324,7 @@ static void test_truncated_and_bad(void **state)
 	assert_int_equal(gp[10], 2);
 	assert_int_equal(replay_state_raw_at(st, 7, 5, gp, NULL, NULL), 0);
 	assert_int_equal(gp[10], 2);
+	assert_false(replay_state_cut(st, 7, &pos, &time));
 	replay_state_free(st);
 	replay_bundle_free(b);
 
@@ -314,6 +343,69 @@ static void expect_write(const struct replay_state_write *w, int64_t tid, uint64
 	assert_int_equal(w->time, time);
 	assert_int_equal(w->addr, addr);
 	assert_int_equal(w->len, len);
+}
+
+/* A log cut short after a sync: registers up to the sync's position,
+ * memory (of every thread) before its time, write searches that could
+ * miss a lost write refused; a whole log (an end record) is not cut. */
+static void test_cut_short(void **state)
+{
+	struct wbuf w[2] = { 0 };
+	struct replay_bundle *b;
+	struct replay_state *st;
+	struct replay_state_write wr;
+	uint64_t gp[REPLAY_STATE_NGP], pos, time;
+	char buf[4];
+	(void)state;
+
+	start(&w[0], 0, 0, 5);
+	mem(&w[0], 1, 0x1000, "abcd", "ABCD");     /* thread 7, time 1 */
+	sync_rec(&w[0], 2, 20);                    /* whole before 3 and time 20 */
+	tag(&w[0], 1, 4);                          /* insn 7 (time 7): rax += 1 */
+	put(&w[0], 2);
+	put_s(&w[0], 1);
+	start(&w[1], 0, 10, 0);
+	mem(&w[1], 15, 0x1000, "ABCD", "wxyz");    /* thread 8, time 25 */
+	cut_mask = 1;
+	b = bundle_of(w, 2);
+	cut_mask = 0;
+	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+	/* The REGS record at 7 is whole: positions up to 7 are known. */
+	assert_true(replay_state_cut(st, 7, &pos, &time));
+	assert_int_equal(pos, 7);
+	assert_int_equal(time, 20);
+	assert_false(replay_state_cut(st, 8, &pos, &time));
+	assert_int_equal(replay_state_raw_at(st, 7, 7, gp, NULL, NULL), 0);
+	assert_int_equal(gp[10], 5);
+	assert_int_equal(replay_state_raw_at(st, 7, 8, gp, NULL, NULL), -ENODATA);
+	/* Memory before time 20 is known; after it, not even thread 8's
+	 * logged write can be trusted to be the last. */
+	assert_int_equal(replay_state_read_mem(st, 19, 0x1000, buf, 4, NULL), 0);
+	assert_memory_equal(buf, "ABCD", 4);
+	assert_int_equal(replay_state_read_mem(st, 20, 0x1000, buf, 4, NULL), -ENOENT);
+	assert_int_equal(replay_state_read_mem(st, 30, 0x1000, buf, 4, NULL), -ENOENT);
+	assert_int_equal(replay_state_write_before(st, 0x1000, 4, 20, &wr), 0);
+	expect_write(&wr, 7, 1, 1, 0x1000, 4);
+	assert_int_equal(replay_state_write_before(st, 0x1000, 4, 21, &wr), -ENODATA);
+	assert_int_equal(replay_state_write_after(st, 0x1000, 4, 0, &wr), 0);
+	expect_write(&wr, 7, 1, 1, 0x1000, 4);
+	assert_int_equal(replay_state_write_after(st, 0x1000, 4, 1, &wr), -ENODATA);
+	replay_state_free(st);
+	replay_bundle_free(b);
+
+	/* The same with an end record: nothing is cut. */
+	sync_rec(&w[0], 0, 0);
+	cut_mask = 1;
+	b = bundle_of(w, 1);
+	cut_mask = 0;
+	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+	assert_false(replay_state_cut(st, 7, &pos, &time));
+	assert_int_equal(replay_state_raw_at(st, 7, 9, gp, NULL, NULL), 0);
+	assert_int_equal(gp[10], 6);
+	assert_int_equal(replay_state_read_mem(st, 30, 0x1000, buf, 4, NULL), 0);
+	assert_int_equal(replay_state_write_after(st, 0x1000, 4, 1, &wr), -ENOENT);
+	replay_state_free(st);
+	replay_bundle_free(b);
 }
 
 static void test_writes(void **state)
@@ -652,7 +744,7 @@ static void test_random_against_brute_force(void **state)
 	(void)state;
 
 	for (unsigned seed = 1; seed <= 12; seed++) {
-		uint64_t index[3] = { 0 }, base[3], mem_end[3] = { 0 }, clock = 0, maxt = 0;
+		uint64_t index[3] = { 0 }, base[3], mem_end[3] = { 0 }, clock = 0, maxt = 0, cut;
 		struct replay_bundle *b;
 		struct replay_state *st;
 
@@ -677,7 +769,12 @@ static void test_random_against_brute_force(void **state)
 		}
 		for (size_t i = 0; i < ngrec; i++)
 			maxt = grecs[i].time > maxt ? grecs[i].time : maxt;
+		/* Every third seed, thread 0's log has no end (cut short): it
+		 * is whole before the time of its last record only. */
+		cut = seed % 3 == 0 ? index[0] + base[0] : UINT64_MAX;
+		cut_mask = seed % 3 == 0;
 		b = bundle_of(w, 3);
+		cut_mask = 0;
 		assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
 		for (unsigned q = 0; q < 400; q++) {
 			uint64_t time = rnd((unsigned)maxt + 3);
@@ -690,6 +787,10 @@ static void test_random_against_brute_force(void **state)
 			replay_state_read_mem_status(st, time, addr, buf, len, status);
 			for (uint64_t i = 0; i < len; i++) {
 				brute_byte(time, addr + i, &val, &sb);
+				if (time >= cut) {
+					sb = REPLAY_STATE_UNKNOWN;
+					val = 0;
+				}
 				if (status[i] != sb || buf[i] != val)
 					fail_msg("seed %u: byte %#lx at time %lu: %u/%#x, brute force %u/%#x",
 						 seed, (unsigned long)(addr + i), (unsigned long)time,
@@ -700,6 +801,11 @@ static void test_random_against_brute_force(void **state)
 						replay_state_write_before(st, addr, len, time, &wr);
 
 				g = time || after ? brute_search(addr, len, time, after) : NULL;
+				/* Past the cut a lost write could be the answer. */
+				if (cut != UINT64_MAX && (after ? !g || g->time >= cut : time > cut)) {
+					assert_int_equal(r, -ENODATA);
+					continue;
+				}
 				if (!g) {
 					assert_int_equal(r, -ENOENT);
 					continue;
@@ -737,6 +843,7 @@ int main(void)
 		cmocka_unit_test(test_threads_merge),
 		cmocka_unit_test(test_exec_and_volatile),
 		cmocka_unit_test(test_truncated_and_bad),
+		cmocka_unit_test(test_cut_short),
 		cmocka_unit_test(test_writes),
 		cmocka_unit_test(test_writes_threads),
 		cmocka_unit_test(test_read_status),

@@ -51,7 +51,7 @@ static void test_known_round_trip(void **unused)
 	struct replay_bundle *b;
 	struct replay_state *st;
 	char path[512], err[256];
-	uint64_t t;
+	uint64_t t, synced, pos;
 	FILE *f;
 	int idx;
 
@@ -78,9 +78,14 @@ static void test_known_round_trip(void **unused)
 	/* Instruction 4 runs after another thread's (time 8): only a TIME
 	 * record, nothing else changed. */
 	assert_int_equal(stub_rec_state_known_time(&s, 4, 8), 0);
+	/* A flush point: whole before instruction 5 and time 9. */
+	assert_int_equal(stub_rec_state_sync(&s, 5, 9), 0);
+	synced = s.bytes + s.nrec;
 	/* Far on: a checkpoint is due. */
 	regs.rax = 7;
 	assert_int_equal(stub_rec_state_known_regs(&s, &regs, 1u << SLOT_RAX, 20000, 20004), 0);
+	assert_int_equal(stub_rec_state_end(&s), 0);
+	assert_int_equal(stub_rec_state_end(&s), 0);   /* once */
 	assert_int_equal(stub_rec_state_flush(&s), 0);
 	stub_rec_state_release(&s);
 	fclose(f);
@@ -117,7 +122,20 @@ static void test_known_round_trip(void **unused)
 	memset(buf, 0xff, sizeof(buf));
 	assert_int_equal(replay_state_read_mem(st, 7, 0x3100, buf, 8, known), 0);
 	assert_memory_equal(buf, old, 8);
+	assert_false(replay_state_cut(st, TID, &pos, &t));
+	replay_state_free(st);
 
+	/* Cut right after the sync (a recorder killed then): whole up to
+	 * it, no further. */
+	assert_int_equal(truncate(path, (off_t)synced), 0);
+	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), 0);
+	assert_true(replay_state_cut(st, TID, &pos, &t));
+	assert_int_equal(pos, 5);
+	assert_int_equal(t, 9);
+	assert_int_equal(gp_at(st, 5, SLOT_RAX), 3);
+	assert_int_equal(replay_state_raw_at(st, TID, 6, NULL, NULL, NULL), -ENODATA);
+	assert_int_equal(replay_state_read_mem(st, 8, 0x2000, buf, 8, known), 0);
+	assert_int_equal(replay_state_read_mem(st, 9, 0x2000, buf, 8, known), -ENOENT);
 	replay_state_free(st);
 	replay_bundle_free(b);
 }
