@@ -666,11 +666,14 @@ static void print_reg(struct session *s, size_t i, uint64_t v)
 	putchar('\n');
 }
 
-/* One register of `info registers`; past a state log cut short only rip
- * is known, and the rest show as GDB shows registers it cannot read. */
-static void info_reg(struct session *s, size_t i, const uint64_t *gp, bool cut)
+/* One register of `info registers`: past a state log cut short (@cut)
+ * only rip is known, where the trace does not say the pc (@nopc) all but
+ * rip; what is not known shows as GDB shows registers it cannot read. */
+static void info_reg(struct session *s, size_t i, const uint64_t *gp, bool cut, bool nopc)
 {
-	if (cut && reg_table[i].gp != GP(rip))
+	bool rip = reg_table[i].gp == GP(rip);
+
+	if (rip ? nopc : cut)
 		printf("%-15s<unavailable>\n", reg_table[i].name);
 	else
 		print_reg(s, i, gp[reg_table[i].gp]);
@@ -680,7 +683,7 @@ static int cmd_info_regs(struct session *s, const char *args)
 {
 	uint64_t gp[27] = { 0 }, pc;
 	int rc = replay_frontend_regs(s->f, gp);
-	bool cut = rc == -ERANGE;
+	bool cut = rc == -ERANGE, nopc = rc == 1;
 
 	if (rc < 0 && replay_cursor_pc(replay_frontend_cursor(s->f), &pc) < 0) {
 		fprintf(stderr, "The registers are not known here.\n");
@@ -698,7 +701,7 @@ static int cmd_info_regs(struct session *s, const char *args)
 	}
 	if (!*args) {
 		for (size_t i = 0; i < sizeof(reg_table) / sizeof(reg_table[0]); i++)
-			info_reg(s, i, gp, cut);
+			info_reg(s, i, gp, cut, nopc);
 		return 0;
 	}
 	/* The registers named, in the order given (GDB's). */
@@ -714,7 +717,7 @@ static int cmd_info_regs(struct session *s, const char *args)
 			fprintf(stderr, "Invalid register `%.*s'\n", (int)n, a);
 			return -1;
 		}
-		info_reg(s, i, gp, cut);
+		info_reg(s, i, gp, cut, nopc);
 		a += n;
 		while (*a == ' ')
 			a++;

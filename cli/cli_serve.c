@@ -22,6 +22,8 @@
 
 #include "cli/cli_net.h"
 #include "protocol/rsp_server.h"
+#include "replay/bundle.h"
+#include "replay/cursor.h"
 #include "replay/replay_target.h"
 #include "stub/stub_rec_target.h"
 #include "stub/stub_target.h"
@@ -201,6 +203,23 @@ static int start_recorded(const struct serve_args *a, struct served *t, struct r
 	return 0;
 }
 
+/* Threads whose history ends without a known pc (a gap, a trace cut
+ * short) start at their last known one (replay_target_open). */
+static void note_gap_ends(struct replay_target *rt)
+{
+	const struct replay_bundle *b = replay_target_bundle(rt);
+
+	for (size_t i = 0; i < b->nthreads; i++) {
+		struct replay_cursor *c = replay_target_cursor(rt, b->threads[i].tid);
+
+		if (c && replay_cursor_position(c) != replay_cursor_size(c) + 1)
+			fprintf(stderr, "Thread %lld: the pc at the end of its history is not known "
+				"(a gap, or a trace cut short): it starts at position %llu, the last "
+				"with a known pc\n", (long long)b->threads[i].tid,
+				(unsigned long long)replay_cursor_position(c));
+	}
+}
+
 static int start_target(const struct serve_args *a, struct served *t, struct rsp_target *out)
 {
 	char err[512];
@@ -214,6 +233,7 @@ static int start_target(const struct serve_args *a, struct served *t, struct rsp
 		}
 		fprintf(stderr, "Replaying %s; pid = %lld\n", a->replay,
 			(long long)replay_target_pid(t->replay));
+		note_gap_ends(t->replay);
 		*out = replay_target_rsp(t->replay);
 		return 0;
 	}

@@ -254,6 +254,8 @@ int replay_explain_build(const struct replay_bundle *b, size_t thread, struct re
 			 struct replay_image *img, struct replay_state *st,
 			 const struct replay_symbolizer *sym, struct replay_explain *e)
 {
+	int r;
+
 	memset(e, 0, sizeof(*e));
 	e->thread = thread;
 	e->tid = b->threads[thread].tid;
@@ -261,7 +263,9 @@ int replay_explain_build(const struct replay_bundle *b, size_t thread, struct re
 	e->position = replay_explain_position(b, thread, c);
 	if (replay_cursor_goto(c, e->position) == 0)
 		e->has_pc = replay_cursor_pc(c, &e->pc) == 0;
-	if (st && replay_state_raw_at(st, e->tid, e->position, e->gp, NULL, NULL) == 0) {
+	r = st ? replay_state_raw_at(st, e->tid, e->position, e->gp, NULL, NULL) : -ENOENT;
+	e->regs_cut = r == -ENODATA;
+	if (r == 0) {
 		e->has_regs = true;
 		if (!e->has_pc) {
 			e->pc = e->gp[GP(rip)];
@@ -349,7 +353,9 @@ static void print_own_frame(FILE *out, const struct replay_explain *e, struct re
 static void print_regs(FILE *out, const struct replay_explain *e)
 {
 	if (!e->has_regs) {
-		fprintf(out, "\nRegisters: not in this recording (no state log).\n");
+		fprintf(out, e->regs_cut ? "\nRegisters: not known here (the state log was cut "
+			"short before this position).\n" :
+			"\nRegisters: not in this recording (no state log).\n");
 		return;
 	}
 	fprintf(out, "\nRegisters:\n  rip 0x%" PRIx64 "  rsp 0x%" PRIx64 "\n", e->pc,

@@ -67,6 +67,7 @@ struct replay_explain {
 	struct replay_insn insn;
 	char text[160];            /* its AT&T text */
 	bool has_regs;             /* the state log knew the registers */
+	bool regs_cut;             /* ... not: it was cut short before them */
 	uint64_t gp[REPLAY_STATE_NGP];
 	struct replay_explain_reg regs[REPLAY_EXPLAIN_REGS]; /* the registers it uses */
 	size_t nregs;

@@ -170,9 +170,10 @@ int replay_frontend_regs(struct replay_frontend *f, uint64_t gp[27])
 				 NULL, NULL);
 	if (rc < 0)
 		return rc == -ENOENT ? -ENODATA : rc == -ENODATA ? -ERANGE : rc;
-	if (replay_cursor_pc(c, &pc) == 0)
-		gp[GP_RIP] = pc;
-	return 0;
+	/* The log's rip is its last checkpoint's: only the history knows. */
+	rc = replay_cursor_pc(c, &pc);
+	gp[GP_RIP] = rc == 0 ? pc : 0;
+	return rc == 0 ? 0 : 1;
 }
 
 int replay_frontend_read(struct replay_frontend *f, uint64_t addr, void *buf, size_t len)

@@ -98,8 +98,10 @@ int replay_frontend_level(struct replay_frontend *f, uint64_t pos);
 int replay_frontend_where(struct replay_frontend *f, uint64_t *pc, struct replay_symbol *sym);
 
 /* Registers of the current position as struct user_regs_struct's fields
- * (rip from the history). 0, -ENODATA without a state log, -ERANGE past
- * where a state log cut short ends (replay_state_cut). */
+ * (rip from the history). 0; 1 when the history does not know the pc
+ * there (the end of a trace cut short, a gap: gp's rip is 0, not a
+ * value); -ENODATA without a state log, -ERANGE past where a state log
+ * cut short ends (replay_state_cut). */
 int replay_frontend_regs(struct replay_frontend *f, uint64_t gp[27]);
 /* Up to @len bytes at @addr at the current position; the count read, or
  * -ENODATA / -EIO. */

@@ -23,6 +23,7 @@ struct parser {
 	char *err;
 	size_t errsize;
 	bool have_regs;
+	bool no_pc;                /* ... all but the pc (replay_frontend_regs 1) */
 	uint64_t gp[27];
 };
 
@@ -107,7 +108,11 @@ static int reg(struct parser *p, struct replay_expr_value *v)
 			return fail(p, -ENODATA, "$%s: the recording has no registers here "
 				    "(no state log)", name);
 		p->have_regs = true;
+		p->no_pc = rc == 1;
 	}
+	if (p->no_pc && (!strcmp(name, "pc") || !strcmp(name, "rip")))
+		return fail(p, -ENODATA, "$%s: not known here: the trace does not say where the "
+			    "thread went from its last instruction", name);
 	for (size_t i = 0; i < sizeof(regs64) / sizeof(regs64[0]); i++) {
 		if (strcmp(regs64[i].name, name))
 			continue;
@@ -289,7 +294,7 @@ static int expr(struct parser *p, struct replay_expr_value *v)
 int replay_frontend_eval(struct replay_frontend *f, const char *text,
 			 struct replay_expr_value *out, char *err, size_t errsize)
 {
-	struct parser p = { f, text, err, errsize, false, { 0 } };
+	struct parser p = { f, text, err, errsize, false, false, { 0 } };
 	int rc = expr(&p, out);
 
 	skip(&p);

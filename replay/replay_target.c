@@ -107,6 +107,20 @@ static struct replay_target_thread *find_thread(struct replay_target *t, int64_t
 
 static void timeline_open(struct replay_target *t);
 
+/* A history that ends in a gap, or with a trace cut short, has no pc at
+ * its end, and GDB will not connect to a thread without one ("PC register
+ * is not available"): such a thread starts at its last position with a
+ * known pc. */
+static void start_before_gap(struct replay_cursor *c)
+{
+	uint64_t pc, p = replay_cursor_position(c), end = p;
+
+	while (p > 1 && replay_cursor_pc(c, &pc) < 0 && replay_cursor_goto(c, p - 1) == 0)
+		p--;
+	if (replay_cursor_pc(c, &pc) < 0)
+		replay_cursor_goto(c, end);    /* no pc anywhere: the end, as before */
+}
+
 int replay_target_open(const char *dir, struct replay_target **out, char *err, size_t errsize)
 {
 	struct replay_target *t = calloc(1, sizeof(*t));
@@ -143,6 +157,7 @@ int replay_target_open(const char *dir, struct replay_target **out, char *err, s
 				 (long long)t->threads[i].tid, strerror(-r));
 			goto fail;
 		}
+		start_before_gap(t->threads[i].cur);
 	}
 	timeline_open(t);
 	*out = t;
@@ -179,6 +194,11 @@ struct rsp_target replay_target_rsp(struct replay_target *t)
 int64_t replay_target_pid(const struct replay_target *t)
 {
 	return t->b->pid;
+}
+
+const struct replay_bundle *replay_target_bundle(const struct replay_target *t)
+{
+	return t->b;
 }
 
 struct replay_cursor *replay_target_cursor(struct replay_target *t, int64_t tid)

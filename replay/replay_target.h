@@ -71,6 +71,8 @@ void replay_target_free(struct replay_target *t);
 struct rsp_target replay_target_rsp(struct replay_target *t);
 /* The recorded process id. */
 int64_t replay_target_pid(const struct replay_target *t);
+/* The recording (owned by @t). */
+const struct replay_bundle *replay_target_bundle(const struct replay_target *t);
 /* The cursor of thread @tid, or NULL. */
 struct replay_cursor *replay_target_cursor(struct replay_target *t, int64_t tid);
 

@@ -2,8 +2,8 @@
  * tests/fuzz/fuzz_state.c: libFuzzer target over the state log reader
  * (replay/state.c): its parse at open (checkpoints, time bases, mapping
  * records, the chunk index by block, padding), then registers at positions
- * (redone from checkpoints), memory at times (chunks parsed on demand) and
- * the write searches both ways.
+ * (redone from checkpoints), memory at times (chunks parsed on demand),
+ * the write searches both ways, and how far a log cut short is whole.
  *
  * The input is split at its first byte: that many bytes (mod the input's
  * length) are thread 1's log, the rest thread 2's, both behind a valid
@@ -76,6 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int64_t tid = 1; tid <= 2; tid++) {
 		uint64_t last = replay_state_last_index(st, tid), pos, time;
 		struct rsp_regs regs;
+
+		replay_state_cut(st, tid, &pos, &time);
 
 		for (uint64_t i = 1; i <= last + 2 && i < 64; i++) {
 			replay_state_regs_at(st, tid, i, &regs);

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# t_trace_cut: a recording whose trace was cut short (a recorder killed
+# between two flushes, a copy cut off) ends with an instruction whose
+# successor the trace does not say. `hindsight replay` shows rip there as
+# <unavailable> and refuses $pc (it used to show a stale rip from the state
+# log as the current one), while the other registers stay known; GDB
+# connects to `serve --replay` (it used to refuse: "PC register is not
+# available"), starting at the last position with a known pc: the address
+# of the last instruction `hindsight history` lists.
+. "$(dirname "$0")/lib.sh"
+hindsight_only "replays recordings"
+
+prog=$(build_prog crash_kinds) || finish
+cd "$T_DIR" || finish
+n=$(rand_int 20 60)
+timeout 120 "$HINDSIGHT" record --record=sw -o "$T_DIR/rec" -- "$prog" exit "$n" >rec.out 2>rec.err
+expect_eq "exit status of the recorded program" "$?" "$n"
+cp -r "$T_DIR/rec" "$T_DIR/cut"
+pt=$(ls "$T_DIR"/cut/threads/*.pt)
+size=$(stat -c %s "$pt")
+pct=$(rand_int 30 80)
+truncate -s $((size * pct / 100)) "$pt"
+echo "trace cut to $pct% of $size bytes"
+
+timeout 120 "$HINDSIGHT" history "$T_DIR/cut" >hist.out 2>hist.err
+expect_eq "history of the cut recording" "$?" 0
+tail -2 hist.out
+last=$(tail -1 hist.out | sed -n 's/^\([0-9]*\)\t *\(=> \)*0x0*\([0-9a-f]*\) .*/\1 \3/p')
+pos=${last%% *}
+addr=${last##* }
+[ -n "$pos" ] && [ -n "$addr" ] || { fail "no last instruction in the history"; finish; }
+
+timeout 120 "$HINDSIGHT" replay "$T_DIR/cut" --batch -ex 'info registers rip rsp' -ex 'print $pc' \
+    >end.out 2>end.err
+show end.out end.err
+expect_re end.out '^rip +<unavailable>$'
+expect_re end.out '^rsp +0x[0-9a-f]+ '
+expect end.err '$pc: not known here: the trace does not say where the thread went from its last instruction'
+
+server_start --replay "$T_DIR/cut" || finish
+show "$T_DIR/server.err"
+expect "$T_DIR/server.err" "the pc at the end of its history is not known (a gap, or a trace cut short): it starts at position $pos, the last with a known pc"
+gdb_run gdb.out -ex 'info registers rip' -ex 'monitor when' "$prog"
+show gdb.out
+expect_not gdb.out "PC register is not available"
+expect_re gdb.out "^rip +0x0*$addr "
+expect gdb.out "position $pos of"
+finish
