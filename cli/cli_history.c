@@ -276,6 +276,7 @@ static int session_open(struct session *s, const struct hist_args *a)
 		fprintf(stderr, "hindsight: %s\n", err);
 		return -1;
 	}
+	cli_say_notes(s->b);
 	if (pick_thread(s, a) < 0)
 		return -1;
 	/* Functions, files and lines from DWARF (dwarf/ falls back to ELF
@@ -397,6 +398,12 @@ static int list_items(struct session *s, const struct hist_args *a, uint64_t beg
 		return -1;
 	}
 	return 0;
+}
+
+void cli_say_notes(const struct replay_bundle *b)
+{
+	for (size_t i = 0; i < b->nnotes; i++)
+		fprintf(stderr, "hindsight: warning: %s\n", b->notes[i]);
 }
 
 int cli_history_main(int argc, char **argv)

@@ -37,6 +37,7 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include "cli/cli_history.h"
 #include "protocol/rsp_buf.h"
 #include "replay/bundle.h"
 #include "replay/cursor.h"
@@ -47,6 +48,7 @@
 #include "replay/frontend_expr.h"
 #include "replay/history_format.h"
 #include "replay/image.h"
+#include "replay/image_find.h"
 #include "replay/index.h"
 #include "replay/insn.h"
 #include "replay/replay_monitor.h"
@@ -71,6 +73,7 @@ void cli_replay_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: hindsight replay RECORDING [--batch] [-ex CMD]... [-x FILE]...\n"
+		"                        [--image-dir DIR]...\n"
 		"\n"
 		"Debug a recording (a hindsight bundle, an LLDB trace bundle or an\n"
 		"import) with GDB's commands, forward and backward: break, continue,\n"
@@ -83,6 +86,8 @@ void cli_replay_usage(FILE *out)
 		"  -x FILE              run the commands in FILE\n"
 		"  --batch              exit after the -ex / -x commands (status 1 if\n"
 		"                       one of them failed)\n"
+		"  --image-dir DIR      also look for the recording's images here (by\n"
+		"                       build-id, then by name; repeatable)\n"
 		"  -h, --help           show this help\n"
 		"\n"
 		"See docs/replay-cli.md.\n");
@@ -1215,6 +1220,8 @@ struct replay_args {
 	const char *script[MAX_SCRIPT]; /* "-ex" then CMD, or "-x" then FILE, in order */
 	bool is_file[MAX_SCRIPT];
 	size_t n;
+	const char *image_dirs[REPLAY_IMAGE_DIRS_MAX];  /* --image-dir */
+	size_t nimage_dirs;
 };
 
 /* GDB's single-dash options, so not getopt: 0, 1 for --help, 2 (after a
@@ -1237,6 +1244,13 @@ static int parse(int argc, char **argv, struct replay_args *a)
 			}
 			a->is_file[a->n] = strstr(o, "x") && !strstr(o, "ex");
 			a->script[a->n++] = argv[++i];
+		} else if (!strcmp(o, "--image-dir")) {
+			if (i + 1 >= argc || a->nimage_dirs == REPLAY_IMAGE_DIRS_MAX) {
+				fprintf(stderr, "hindsight: --image-dir needs a directory (at most %d)\n",
+					REPLAY_IMAGE_DIRS_MAX);
+				return 2;
+			}
+			a->image_dirs[a->nimage_dirs++] = argv[++i];
 		} else if (o[0] == '-' && o[1]) {
 			fprintf(stderr, "hindsight: unknown option '%s'\nTry 'hindsight replay --help'.\n", o);
 			return 2;
@@ -1269,12 +1283,14 @@ int cli_replay_main(int argc, char **argv)
 	if (rc)
 		return rc;
 	memset(&s, 0, sizeof(s));
+	replay_image_set_dirs(a.image_dirs, a.nimage_dirs);
 	rc = replay_frontend_open(a.dir, &s.f, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: cannot open the recording %s: %s\n", a.dir,
 			err[0] ? err : strerror(-rc));
 		return 1;
 	}
+	cli_say_notes(s.f->b);
 	s.f->interrupt = &cli_replay_interrupted;
 	/* Ctrl-C only sets the flag: reads and writes go on (SA_RESTART). */
 	memset(&sa, 0, sizeof(sa));

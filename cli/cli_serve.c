@@ -20,10 +20,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli_history.h"
 #include "cli/cli_net.h"
 #include "protocol/rsp_server.h"
 #include "replay/bundle.h"
 #include "replay/cursor.h"
+#include "replay/image_find.h"
 #include "replay/replay_target.h"
 #include "stub/stub_rec_target.h"
 #include "stub/stub_target.h"
@@ -39,6 +41,8 @@ struct serve_args {
 	const char *rec_dir;  /* keep the recording here */
 	const char *addr;
 	char **argv;          /* program and arguments */
+	const char *image_dirs[REPLAY_IMAGE_DIRS_MAX];  /* --image-dir, with --replay */
+	size_t nimage_dirs;
 };
 
 void cli_serve_usage(FILE *out)
@@ -67,6 +71,8 @@ void cli_serve_usage(FILE *out)
 		"                  (default: a temporary directory, removed at the end)\n"
 		"  --no-record     serve the program like gdbserver, without recording it\n"
 		"                  (full speed; no reverse execution)\n"
+		"  --image-dir DIR with --replay: also look for the recording's images\n"
+		"                  here (by build-id, then by name; repeatable)\n"
 		"  --debug         log every packet to stderr\n"
 		"  -h, --help      show this help\n"
 		"\n"
@@ -108,6 +114,7 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 		{ "replay", required_argument, NULL, 'r' },
 		{ "record-dir", required_argument, NULL, 'O' },
 		{ "no-record", no_argument, NULL, 'n' },
+		{ "image-dir", required_argument, NULL, 'i' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "remote-debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -125,6 +132,14 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 		case 'r': a->replay = optarg; break;
 		case 'O': a->rec_dir = optarg; break;
 		case 'n': a->no_record = true; break;
+		case 'i':
+			if (a->nimage_dirs == REPLAY_IMAGE_DIRS_MAX) {
+				fprintf(stderr, "hindsight serve: at most %d --image-dir\n",
+					REPLAY_IMAGE_DIRS_MAX);
+				return -EINVAL;
+			}
+			a->image_dirs[a->nimage_dirs++] = optarg;
+			break;
 		case 'd': a->debug = true; break;
 		case 'o': a->rec_dir = optarg; break;
 		case 'h': cli_serve_usage(stdout); return 1;
@@ -226,6 +241,7 @@ static int start_target(const struct serve_args *a, struct served *t, struct rsp
 	int r;
 
 	if (a->replay) {
+		replay_image_set_dirs(a->image_dirs, a->nimage_dirs);
 		r = replay_target_open(a->replay, &t->replay, err, sizeof(err));
 		if (r) {
 			fprintf(stderr, "Cannot replay %s: %s\n", a->replay, err);
@@ -233,6 +249,7 @@ static int start_target(const struct serve_args *a, struct served *t, struct rsp
 		}
 		fprintf(stderr, "Replaying %s; pid = %lld\n", a->replay,
 			(long long)replay_target_pid(t->replay));
+		cli_say_notes(replay_target_bundle(t->replay));
 		note_gap_ends(t->replay);
 		*out = replay_target_rsp(t->replay);
 		return 0;

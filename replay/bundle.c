@@ -77,6 +77,9 @@ void replay_bundle_free(struct replay_bundle *b)
 		free(b->gaps[i].text);
 	}
 	free(b->gaps);
+	for (size_t i = 0; i < b->nnotes; i++)
+		free(b->notes[i]);
+	free(b->notes);
 	free(b);
 }
 
@@ -174,6 +177,24 @@ int replay_bundle_add_gap(struct replay_bundle *b, int64_t tid, uint64_t time,
 		return err;
 	}
 	return (int)b->ngaps++;
+}
+
+int replay_bundle_add_note(struct replay_bundle *b, const char *text)
+{
+	char **v, *s;
+
+	for (size_t i = 0; i < b->nnotes; i++)
+		if (!strcmp(b->notes[i], text))
+			return 0;
+	v = grow(b->notes, b->nnotes, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	b->notes = v;
+	s = strdup(text);
+	if (!s)
+		return -ENOMEM;
+	b->notes[b->nnotes++] = s;
+	return 0;
 }
 
 int replay_bundle_set_argv(struct replay_bundle *b, char *const argv[])

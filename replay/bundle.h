@@ -103,6 +103,10 @@ struct replay_bundle {
 	size_t nmaps;
 	struct replay_gap *gaps;
 	size_t ngaps;
+	/* What the reader found that a user must hear (an image that is not
+	 * the recorded build), one line each; not saved. */
+	char **notes;
+	size_t nnotes;
 };
 
 /* An empty bundle (version REPLAY_BUNDLE_VERSION, recorder NULL). 0 or
@@ -134,6 +138,8 @@ int replay_bundle_add_thread(struct replay_bundle *b, int64_t tid, const char *p
 int replay_bundle_add_mapping(struct replay_bundle *b, const struct replay_mapping *m);
 int replay_bundle_add_gap(struct replay_bundle *b, int64_t tid, uint64_t time,
 			  const char *kind, const char *text);
+/* Adds @text to b->notes unless it is there already; 0 or -ENOMEM. */
+int replay_bundle_add_note(struct replay_bundle *b, const char *text);
 /* Sets b->argv (copied); 0 or -ENOMEM. */
 int replay_bundle_set_argv(struct replay_bundle *b, char *const argv[]);
 /* Sets a string field (recorder, exit_kind) to a copy of @s; 0 or -ENOMEM. */

@@ -38,6 +38,11 @@ struct reader {
 	struct replay_percpu_cpu *cpus;
 	size_t ncpus;
 	struct replay_thread *seg_thread;  /* whose segments read_segment reads */
+	/* find_image's last question and answer: a file's mappings come
+	 * one after another, and each would read its build-id again. */
+	char *img_file, *img_uuid;
+	int img_rc;
+	char img_found[4096];
 };
 
 static int fail(struct reader *r, int code, const char *fmt, ...)
@@ -243,23 +248,60 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-/* Where the image recorded as @file (bundle-relative or absolute) is:
- * @file itself when it is there (@verify: with the recording's build-id),
- * else a copy found by build-id or name (replay/image_find.h: perf's
- * build-id cache, the --image-dir directories). 1 with that copy in
- * @found, 0 to keep @file. */
-static int find_image(struct reader *r, const char *file, const char *system_path,
-		      const char *uuid, bool verify, char *found, size_t size)
+/* Where the image recorded as @file (bundle-relative or absolute) with
+ * build-id @uuid (NULL: unknown) is: @file itself when it is there with
+ * that build-id, else a copy found by build-id or name (replay/image_find.h:
+ * perf's build-id cache, the --image-dir directories). 1 with that copy in
+ * @found, 0 to keep @file. A @file that is here but another build, with
+ * no copy of the recorded one anywhere, is kept with a note: its code
+ * may differ from what ran. */
+static int find_image_uncached(struct reader *r, const char *file, const char *system_path,
+			       const char *uuid, char *found, size_t size)
 {
-	char path[4096];
+	char path[4096], note[4600];
 
 	if (replay_bundle_path(r->b, file, path, sizeof(path)) < 0)
 		return 0;
-	if (!verify && access(path, R_OK) == 0)
+	if (!uuid && access(path, R_OK) == 0)
 		return 0;
-	if (replay_image_find(path, system_path, uuid, NULL, found, size, NULL) < 0)
+	if (replay_image_find(path, system_path, uuid, NULL, found, size, NULL) == 0)
+		return strcmp(found, path) != 0;
+	if (uuid && access(path, R_OK) == 0) {
+		snprintf(note, sizeof(note), "%s has another build-id than the recording's (%s), "
+			 "and no copy with it was found: using it, its code may differ", path,
+			 uuid);
+		if (replay_bundle_add_note(r->b, note) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static int find_image(struct reader *r, const char *file, const char *system_path,
+		      const char *uuid, char *found, size_t size)
+{
+	int rc;
+
+	if (r->img_file && same_str(r->img_file, file) && same_str(r->img_uuid, uuid)) {
+		rc = r->img_rc;
+	} else {
+		rc = find_image_uncached(r, file, system_path, uuid, r->img_found,
+					 sizeof(r->img_found));
+		free(r->img_file);
+		free(r->img_uuid);
+		r->img_file = strdup(file);
+		r->img_uuid = uuid ? strdup(uuid) : NULL;
+		r->img_rc = rc;
+		if (!r->img_file || (uuid && !r->img_uuid))
+			return -ENOMEM;
+	}
+	if (rc == 1 && snprintf(found, size, "%s", r->img_found) >= (int)size)
 		return 0;
-	return strcmp(found, path) != 0;
+	return rc;
 }
 
 /* LLDB module @file at @load: one mapping per executable PT_LOAD. */
@@ -271,7 +313,10 @@ static int module_mappings(struct reader *r, const char *file, const char *syste
 	char path[4096], found[4096];
 	int n, rc;
 
-	if (find_image(r, file, system_path, uuid, true, found, sizeof(found)))
+	n = find_image(r, file, system_path, uuid, found, sizeof(found));
+	if (n < 0)
+		return fail(r, n, "out of memory");
+	if (n)
 		file = found;
 	if (replay_bundle_path(r->b, file, path, sizeof(path)) < 0)
 		return fail(r, -ENAMETOOLONG, "%s: file name too long", file);
@@ -382,7 +427,10 @@ static int read_mapping(struct reader *r, const json_t *o, const char *where)
 	    (rc = get_str(r, o, where, "systemPath", 0, &m.system_path)) < 0 ||
 	    (rc = get_str(r, o, where, "uuid", 0, &m.uuid)) < 0)
 		goto out;
-	if (find_image(r, m.file, m.system_path, m.uuid, false, found, sizeof(found))) {
+	rc = find_image(r, m.file, m.system_path, m.uuid, found, sizeof(found));
+	if (rc < 0)
+		goto out;
+	if (rc) {
 		free(m.file);
 		if (!(m.file = strdup(found))) {
 			rc = -ENOMEM;
@@ -806,12 +854,22 @@ static int find_images_near(struct replay_bundle *b, const char *file)
 		snprintf(near, sizeof(near), ".");
 	for (size_t i = 0; i < b->nmaps; i++) {
 		struct replay_mapping *m = &b->maps[i];
+		char note[4600];
 
-		if (replay_bundle_path(b, m->file, path, sizeof(path)) < 0 ||
-		    replay_image_find(path, m->system_path, m->uuid, near, found, sizeof(found),
-				      NULL) < 0 || !strcmp(found, path))
+		if (replay_bundle_path(b, m->file, path, sizeof(path)) < 0)
 			continue;
-		if (replay_bundle_set_str(&m->file, found) < 0)
+		if (replay_image_find(path, m->system_path, m->uuid, near, found, sizeof(found),
+				      NULL) < 0) {
+			/* What `hindsight import` says of it. */
+			snprintf(note, sizeof(note), "image %s%s%s%s not found (perf's build-id "
+				 "cache, next to the recording, --image-dir): its code will be a gap",
+				 m->system_path ? m->system_path : m->file, m->uuid ? " (build-id " : "",
+				 m->uuid ? m->uuid : "", m->uuid ? ")" : "");
+			if (access(path, F_OK) < 0 && replay_bundle_add_note(b, note) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		if (strcmp(found, path) && replay_bundle_set_str(&m->file, found) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -898,6 +956,8 @@ out:
 		free(r.cpus[i].switch_file);
 	}
 	free(r.cpus);
+	free(r.img_file);
+	free(r.img_uuid);
 	if (rc < 0) {
 		if (rc == -ENOMEM && err && errsize && !err[0])
 			fail(&r, rc, "out of memory");

@@ -93,9 +93,14 @@ static int cmd_record_info(const struct replay_monitor_ctx *m, struct rsp_buf *o
 {
 	const struct replay_bundle *b = m->b;
 	uint64_t insns = 0, gaps = 0, pt = 0, state = 0, cut_pos, cut_time;
-	size_t cuts = 0;
+	size_t cuts = 0, noimage = 0;
 	int err;
 
+	/* A mapping with no file ([stack], [vdso] without a copy, anonymous
+	 * memory) lost nothing unless code ran there, and then the decoder
+	 * has a gap of its own there: not a recorded gap. */
+	for (size_t i = 0; i < b->ngaps; i++)
+		noimage += b->gaps[i].kind && !strcmp(b->gaps[i].kind, "image-missing");
 	for (size_t i = 0; i < b->nthreads; i++) {
 		const struct replay_index *idx = replay_cursor_index(m->cursors[i]);
 
@@ -110,7 +115,10 @@ static int cmd_record_info(const struct replay_monitor_ctx *m, struct rsp_buf *o
 			     "gaps: %" PRIu64 " (decoded) + %zu (recorded)\n"
 			     "bytes: %" PRIu64 " of trace, %" PRIu64 " of state log\n",
 			     b->recorder ? b->recorder : "unknown", insns, b->nthreads, gaps,
-			     b->ngaps + cuts, pt, state);
+			     b->ngaps - noimage + cuts, pt, state);
+	if (!err && noimage)
+		err = rsp_buf_printf(out, "mappings without an image: %zu (code that ran there "
+				     "decodes as a gap)\n", noimage);
 	for (size_t i = 0; i < b->nthreads && !err; i++) {
 		const struct replay_index *idx = replay_cursor_index(m->cursors[i]);
 

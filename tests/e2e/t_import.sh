@@ -60,6 +60,18 @@ for prog in loopy control_flow; do
         >"$T_DIR/$prog.reldir" 2>&1
     cmp -s "$T_DIR/$prog.reldir" "$T_DIR/$prog.imported" ||
         { fail "$prog: history with a relative --image-dir differs"; head -3 "$T_DIR/$prog.reldir"; }
+    # Without the image: a warning that names it, as import's. `replay`
+    # takes --image-dir too: the import's instruction count.
+    (cd "$T_DIR/rel-$prog" && "$HINDSIGHT" history data/*.perf 1,3) >"$T_DIR/$prog.noimg" 2>&1
+    expect_re "$T_DIR/$prog.noimg" "^hindsight: warning: image .*/$prog not found \(perf's build-id cache, next to the recording, --image-dir\): its code will be a gap\$"
+    "$HINDSIGHT" replay "$T_DIR/$prog" --batch -ex 'info record' >"$T_DIR/$prog.info" 2>&1
+    (cd "$T_DIR/rel-$prog" && "$HINDSIGHT" replay --image-dir imgs data/*.perf --batch -ex 'info record') \
+        >"$T_DIR/$prog.relinfo" 2>&1
+    expect "$T_DIR/$prog.relinfo" "$(grep '^instructions: ' "$T_DIR/$prog.info")"
+    expect_not "$T_DIR/$prog.relinfo" "warning"
+    # Its [stack], [vdso] and anonymous mappings lost nothing: not gaps.
+    expect "$T_DIR/$prog.relinfo" "gaps: 0 (decoded) + 0 (recorded)"
+    expect_re "$T_DIR/$prog.relinfo" '^mappings without an image: [1-9][0-9]* \(code that ran there decodes as a gap\)$'
 done
 
 # $pc of an import (no state log) is where the trace says the thread is,
