@@ -264,6 +264,8 @@ void replay_target_set_present_mem(struct replay_target *t,
 {
 	t->present_read = read;
 	t->present_ctx = read ? ctx : NULL;
+	if (read && t->state)
+		replay_state_set_whole(t->state);
 }
 
 bool replay_target_at_end(const struct replay_target *t)

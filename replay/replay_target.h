@@ -95,7 +95,9 @@ int replay_target_past_mem(struct replay_target *t, int64_t tid, uint64_t positi
  * recording (no write, mapping change or exec since) have their present
  * value, so they are read through @read (the convention of
  * rsp_target_ops.read_mem: bytes read, or a negative errno) before the
- * files are. A NULL @read turns it off, as it is at open. */
+ * files are. A NULL @read turns it off, as it is at open. With a @read,
+ * the state logs are also taken as whole up to the present: their
+ * recorder is alive and flushed them (replay_state_set_whole). */
 void replay_target_set_present_mem(struct replay_target *t,
 				   int (*read)(void *ctx, uint64_t addr, void *buf, size_t len),
 				   void *ctx);

@@ -737,6 +737,15 @@ uint64_t replay_state_last_index(const struct replay_state *st, int64_t tid)
 	return 0;
 }
 
+void replay_state_set_whole(struct replay_state *st)
+{
+	for (size_t i = 0; i < st->nt; i++) {
+		st->t[i].whole = true;
+		st->t[i].known = st->t[i].until = UINT64_MAX;
+	}
+	st->until = UINT64_MAX;
+}
+
 bool replay_state_cut(const struct replay_state *st, int64_t tid, uint64_t *position,
 		      uint64_t *time)
 {

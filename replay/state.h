@@ -57,6 +57,11 @@ void replay_state_free(struct replay_state *st);
 bool replay_state_cut(const struct replay_state *st, int64_t tid, uint64_t *position,
 		      uint64_t *time);
 
+/* Takes every log as whole, none as cut short: a live recorder's, read
+ * while it goes on (everything up to now flushed, the end record not
+ * written yet). */
+void replay_state_set_whole(struct replay_state *st);
+
 /* The index of @tid's last record (instructions after it changed nothing
  * the log records; the bundle's thread.instructions is the count), or 0. */
 uint64_t replay_state_last_index(const struct replay_state *st, int64_t tid);

@@ -30,6 +30,7 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "protocol/rsp_buf.h"
@@ -216,18 +217,20 @@ int stub_rec_save(struct stub_rec *r)
 	return replay_bundle_save(r->b, r->opt.dir);
 }
 
-/* A recorder killed at any moment leaves what was flushed: the traces and
- * state logs are flushed often (a write each), the bundle saved less often. */
-int stub_rec_periodic(struct stub_rec *r)
+static uint64_t stub_rec_now_ns(void)
 {
-	if (r->clock >= r->next_checkpoint) {
-		r->next_checkpoint = r->clock + STUB_REC_CHECKPOINT;
-		r->next_flush = r->clock + STUB_REC_FLUSH;
-		return stub_rec_save(r);
-	}
-	if (r->clock < r->next_flush)
-		return 0;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Traces and state logs written out, each ending where a reader may stop. */
+static int stub_rec_flush(struct stub_rec *r)
+{
 	r->next_flush = r->clock + STUB_REC_FLUSH;
+	r->flushed_clock = r->clock;
+	r->flushed_ns = stub_rec_now_ns();
 	for (size_t i = 0; i < r->ntasks; i++) {
 		struct stub_rec_task *t = r->tasks[i];
 
@@ -244,6 +247,56 @@ int stub_rec_periodic(struct stub_rec *r)
 			return -EIO;
 	}
 	return 0;
+}
+
+/* A recorder killed at any moment leaves what was flushed: the traces and
+ * state logs are flushed often (a write each), the bundle saved less often. */
+int stub_rec_periodic(struct stub_rec *r)
+{
+	if (r->clock >= r->next_checkpoint) {
+		r->next_checkpoint = r->clock + STUB_REC_CHECKPOINT;
+		r->next_flush = r->clock + STUB_REC_FLUSH;
+		return stub_rec_save(r);
+	}
+	return r->clock < r->next_flush ? 0 : stub_rec_flush(r);
+}
+
+/* Whether syscall @nr may wait for as long as it likes (a sleep, a read
+ * from a terminal or a socket, a lock). */
+static bool stub_rec_may_wait(long nr)
+{
+	switch (nr) {
+	case SYS_nanosleep: case SYS_clock_nanosleep: case SYS_pause:
+	case SYS_select: case SYS_pselect6: case SYS_poll: case SYS_ppoll:
+	case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_futex:
+	case SYS_wait4: case SYS_waitid: case SYS_rt_sigsuspend:
+	case SYS_rt_sigtimedwait: case SYS_read: case SYS_readv: case SYS_pread64:
+	case SYS_recvfrom: case SYS_recvmsg: case SYS_recvmmsg: case SYS_accept:
+	case SYS_accept4: case SYS_connect: case SYS_msgrcv: case SYS_semop:
+	case SYS_semtimedop: case SYS_io_getevents: case SYS_flock:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Before the recorder waits for threads that are all in syscalls: when one
+ * of them may wait for as long as it likes, what was recorded since the
+ * last flush is written out, so a recorder killed meanwhile loses none of
+ * it (flushes counted in instructions alone left it all unwritten). Other
+ * syscalls return at once: for those a flush at most every
+ * STUB_REC_IDLE_NS, not a write at each. */
+static int stub_rec_idle(struct stub_rec *r)
+{
+	bool wait = false;
+
+	if (r->clock == r->flushed_clock)
+		return 0;
+	for (size_t i = 0; i < r->ntasks && !wait; i++)
+		wait = r->tasks[i]->state == STUB_REC_SYSCALL && stub_rec_may_wait(r->tasks[i]->sc_nr);
+	if (!wait && stub_rec_now_ns() - r->flushed_ns < STUB_REC_IDLE_NS)
+		return 0;
+	return stub_rec_flush(r);
 }
 
 /* --snapshot: a cut at the PSB and checkpoint just written; the bundle
@@ -877,7 +930,9 @@ static int stub_rec_loop(struct stub_rec *r)
 		/* Round robin: the next READY task after the last one. */
 		t = stub_rec_pick(r);
 		if (!t) {
-			e = stub_rec_collect(r, 0);
+			e = stub_rec_idle(r);
+			if (e >= 0)
+				e = stub_rec_collect(r, 0);
 			if (e == -ECHILD)
 				break;
 			if (e < 0)

@@ -27,6 +27,7 @@
 	PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
 #define STUB_REC_CHECKPOINT (1u << 22)  /* instructions between saves of the bundle */
 #define STUB_REC_FLUSH (1u << 14)       /* ... between flushes of traces and state logs */
+#define STUB_REC_IDLE_NS 20000000u      /* a flush before waiting, at most this often */
 #define STUB_REC_PLANTED 16            /* int3 addresses remembered per drain */
 #define STUB_REC_PT_BUFFER (1u << 20)   /* > 9 bytes (a TIP) per instruction flushed */
 
@@ -69,6 +70,8 @@ struct stub_rec {
 	uint64_t clock;
 	uint64_t next_checkpoint;
 	uint64_t next_flush;
+	uint64_t flushed_clock;        /* the clock at the last flush */
+	uint64_t flushed_ns;           /* ... and CLOCK_MONOTONIC then */
 	struct replay_bundle *b;
 	struct stub_mem mem;
 	struct stub_rec_icache icache;

@@ -123,6 +123,7 @@ struct stub_vgrec {
 	uint64_t clock;
 	uint64_t next_save;
 	uint64_t saved_ns;                  /* when the bundle was saved last */
+	uint64_t saved_clock;               /* ... and the clock then */
 	size_t saved_nth;                   /* the threads it had */
 	bool ended;                         /* the END record arrived */
 	bool reaped;                        /* waitpid collected Valgrind */
@@ -1029,6 +1030,7 @@ static int vgrec_read(struct stub_vgrec *r)
 		r->next_save = r->clock + VGREC_SAVE;
 		r->saved_nth = r->nth;
 		r->saved_ns = vgrec_now_ns();
+		r->saved_clock = r->clock;
 		e = vgrec_save(r);
 	}
 	return e < 0 ? e : 1;
@@ -1069,6 +1071,16 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 			continue;
 		if (dead)
 			break;             /* drained */
+		/* Nothing came for a while (the program waits in a syscall):
+		 * what came before is saved, not left for the next second that
+		 * brings data. */
+		if (r->clock != r->saved_clock) {
+			r->saved_clock = r->clock;
+			r->saved_ns = vgrec_now_ns();
+			e = vgrec_save(r);
+			if (e < 0)
+				break;
+		}
 		w = waitpid(r->pid, &st, WNOHANG);
 		if (w == r->pid)
 			dead = true;

@@ -4,7 +4,8 @@
 # readable bundle: what was written
 # until then decodes (`history`, `calls`, `--json`), ending cleanly, and the
 # recorded program did not survive its recorder (PTRACE_O_EXITKILL; under
-# Valgrind, the FIFO's reader gone).
+# Valgrind, the FIFO's reader gone). Killed while the program waits in a
+# syscall, it lost nothing before the wait.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "records"
 
@@ -41,6 +42,30 @@ grep -q '^{"index":1,.*"function":"_start"' "$T_DIR/first.json" ||
     fail "$r: the history does not start with ld.so's _start: $(head -1 "$T_DIR/first.json")"
 "$HINDSIGHT" calls "$rec" 1,20 >"$T_DIR/calls.out" 2>&1 || fail "$r: calls of the killed recording failed"
 grep -q "_dl_start" "$T_DIR/calls.out" || fail "$r: the function-call history lacks _dl_start"
+done
+
+# Killed while the program waits in a syscall (sleeper.c: work, then
+# sleep(60)), however long after the last flush by count: everything up to
+# the wait was written before it (a flush before a syscall that may wait),
+# the work and the sleep's syscall included.
+sleeper=$(build_prog sleeper) || finish
+for r in $recorders; do
+rec=$T_DIR/sleep.$r
+iters=$(rand_int 50 400)
+"$HINDSIGHT" record --record="$r" -o "$rec" -- "$sleeper" "$iters" >"$T_DIR/sleep.$r.out" 2>&1 &
+REC_PID=$!
+track_pid "$REC_PID"
+wait_for_file "$T_DIR/sleep.$r.out" "sleeper: ready" 120 || fail "$r: sleeper did not start"
+sleep 2
+kill -9 "$REC_PID"
+wait "$REC_PID" 2>/dev/null
+pkill -f "$sleeper $iters" 2>/dev/null
+"$HINDSIGHT" calls "$rec" 1,1000000 >"$T_DIR/sleep.$r.calls" 2>&1 || fail "$r: calls of the killed recording failed"
+tail -5 "$T_DIR/sleep.$r.calls"
+expect "$T_DIR/sleep.$r.calls" "work_before_sleep"
+expect_re "$T_DIR/sleep.$r.calls" 'nanosleep$'
+"$HINDSIGHT" history "$rec" >"$T_DIR/sleep.$r.hist" 2>&1
+expect_re "$T_DIR/sleep.$r.hist" '<[_A-Za-z]*nanosleep\+[0-9]+>:	syscall *$'
 done
 
 finish

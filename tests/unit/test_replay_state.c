@@ -390,6 +390,13 @@ static void test_cut_short(void **state)
 	assert_int_equal(replay_state_write_after(st, 0x1000, 4, 0, &wr), 0);
 	expect_write(&wr, 7, 1, 1, 0x1000, 4);
 	assert_int_equal(replay_state_write_after(st, 0x1000, 4, 1, &wr), -ENODATA);
+	/* Read while its recorder is alive: whole up to the present. */
+	replay_state_set_whole(st);
+	assert_false(replay_state_cut(st, 7, &pos, &time));
+	assert_int_equal(replay_state_raw_at(st, 7, 8, gp, NULL, NULL), 0);
+	assert_int_equal(gp[10], 6);
+	assert_int_equal(replay_state_read_mem(st, 30, 0x1000, buf, 4, NULL), 0);
+	assert_memory_equal(buf, "wxyz", 4);
 	replay_state_free(st);
 	replay_bundle_free(b);
 
