@@ -2,6 +2,8 @@
 #include "dwarf/dw_symtab.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,8 +167,11 @@ int dw_symtab_load(struct dw_symtab *t, struct dw_elf *e, uint32_t type, struct 
 	return (int)t->n;
 }
 
-/* Name of the dynamic symbol whose GOT slot is @got, from .rela.plt / .rela.dyn. */
-static const char *dw_plt_target(struct dw_elf *e, uint64_t got)
+/* Name of what the GOT slot @got is filled with, from .rela.plt / .rela.dyn:
+ * the dynamic symbol of its relocation, or for an IRELATIVE one (no symbol:
+ * the slot gets what the ifunc resolver at the addend returns) objdump's
+ * and GDB's "*ABS*+0xADDEND", written into @buf. NULL if none. */
+static const char *dw_plt_target(struct dw_elf *e, uint64_t got, char *buf, size_t size)
 {
 	for (size_t i = 1; i < e->nsections; i++) {
 		const struct dw_elf_section *s = &e->sections[i];
@@ -182,6 +187,10 @@ static const char *dw_plt_target(struct dw_elf *e, uint64_t got)
 
 			if (!gelf_getrela(d, (int)k, &r) || r.r_offset != got)
 				continue;
+			if (GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
+				snprintf(buf, size, "*ABS*+0x%" PRIx64, (uint64_t)r.r_addend);
+				return buf;
+			}
 			if (!gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) || GELF_R_SYM(r.r_info) == 0)
 				return NULL;
 			return elf_strptr(e->elf, e->sections[s->link].link, sym.st_name);
@@ -217,10 +226,11 @@ static int dw_plt_section(struct dw_symtab *t, size_t *cap, struct dw_elf *e, si
 	for (size_t off = 0; off + ent <= sz; off += ent) {
 		uint64_t got;
 		const char *target;
+		char abs[32];
 
 		if (!dw_plt_slot((const uint8_t *)d + off, ent, s->addr + off, &got))
 			continue;
-		target = dw_plt_target(e, got);
+		target = dw_plt_target(e, got, abs, sizeof(abs));
 		if (!target || !*target)
 			continue;
 		if (t->n == *cap) {

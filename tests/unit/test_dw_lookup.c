@@ -266,6 +266,44 @@ static void test_plt_names(void **state)
 	dw_image_free(img);
 }
 
+/* Every entry of libc's .plt named as objdump names it: by the dynamic
+ * symbol of its slot's relocation, or "*ABS*+0xADDEND@plt" for an
+ * IRELATIVE slot (strlen and the other ifuncs libc calls inside itself),
+ * which used to take its neighbour's name ("realloc@plt+32"). */
+static void test_plt_names_objdump(void **state)
+{
+	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
+	struct dw_image *img;
+	struct dw_location loc;
+	char cmd[256], line[512], name[256];
+	unsigned long long addr;
+	size_t n = 0, irelative = 0;
+	FILE *f;
+
+	(void)state;
+	if (access(libc, R_OK) != 0)
+		skip();
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt %s 2>/dev/null", libc);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_int_equal(dw_image_open(libc, &img), 0);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx <%255[^>]>:", &addr, name) != 2 || strstr(name, "@plt-"))
+			continue;
+		assert_int_equal(dw_image_lookup(img, addr, &loc), 0);
+		if (strcmp(loc.frames[0].function, name))
+			fail_msg("%#llx: %s, objdump: %s", addr, loc.frames[0].function, name);
+		n++;
+		irelative += !strncmp(name, "*ABS*+0x", 8);
+	}
+	pclose(f);
+	dw_image_free(img);
+	printf("libc .plt: %zu entries named as objdump names them, %zu IRELATIVE\n", n,
+	       irelative);
+	assert_true(n > 0);
+	assert_true(irelative > 0);
+}
+
 static void test_build_id_and_notes(void **state)
 {
 	struct dw_image *img;
@@ -389,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_line_to_addresses),
 		cmocka_unit_test(test_name_to_addresses),
 		cmocka_unit_test(test_plt_names),
+		cmocka_unit_test(test_plt_names_objdump),
 		cmocka_unit_test(test_build_id_and_notes),
 		cmocka_unit_test(test_space_biases),
 		cmocka_unit_test(test_libc_first_answer_fast),
