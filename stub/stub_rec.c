@@ -789,13 +789,17 @@ int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 {
 	struct stub_rec_insn insn;
 	uint64_t expect = 0;
-	bool known;
+	bool known, started;
 	int st, e;
 
 	/* Between iterations of a rep string instruction the registers are
 	 * its own progress: the position before it keeps the registers it
 	 * started with, and its record has the ones it ends with. */
+	started = t->st.started;
 	e = t->in_rep ? 0 : stub_rec_state_ready(&t->st, &r->sp, &t->regs, t->th.ninsn, r->clock);
+	if (e >= 0 && !started && t->st.started && t == r->tasks[0])
+		e = stub_rec_state_initial_stack(&t->st, &r->sp, t->regs.rsp, t->th.ninsn,
+						 r->clock);
 	if (e < 0)
 		return e;
 	if (t->sig && stub_rec_caught(r->pid, t->sig))

@@ -24,7 +24,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "protocol/rsp_buf.h"
 #include "replay/bundle.h"
+#include "stub/stub_maps.h"
+#include "stub/stub_procfs.h"
 #include "stub/stub_rec_state_ops.h"
 #include "stub/stub_rec_state_sys.h"
 
@@ -527,6 +530,35 @@ static int stub_rec_start(struct stub_rec_state *s, const struct user_regs_struc
 	if (e < 0)
 		return e;
 	return stub_rec_head(s, regs, index, time);
+}
+
+int stub_rec_state_initial_stack(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+				 uint64_t rsp, uint64_t index, uint64_t time)
+{
+	struct rsp_region reg;
+	struct rsp_buf maps;
+	uint64_t end, from = rsp;
+	uint8_t *buf;
+	ssize_t n;
+	int e;
+
+	rsp_buf_init(&maps);
+	e = stub_procfs_read(s->tid, "maps", &maps);
+	if (e == 0)
+		e = stub_maps_region(rsp_buf_str(&maps), rsp, &reg);
+	rsp_buf_release(&maps);
+	if (e < 0 || !reg.mapped)
+		return 0;
+	end = reg.start + reg.size;
+	if (end - from > STUB_REC_STATE_STACK)
+		from = end - STUB_REC_STATE_STACK;
+	buf = malloc(end - from);
+	if (!buf)
+		return -ENOMEM;
+	n = pread(*p->mem_fd, buf, end - from, (off_t)from);
+	e = n > 0 ? stub_rec_state_known_mem(s, from, (uint64_t)n, buf, buf, index, time) : 0;
+	free(buf);
+	return e < 0 ? e : 0;
 }
 
 int stub_rec_state_ready(struct stub_rec_state *s, struct stub_rec_state_proc *p,

@@ -196,6 +196,17 @@ int stub_rec_state_poke_after(struct stub_rec_state *s, struct stub_rec_state_pr
 			      uint64_t index, uint64_t time);
 /* Whatever is pending did not happen (the step was interrupted). */
 void stub_rec_state_drop(struct stub_rec_state *s);
+
+/* The top of the stack of the process's first thread when its log starts
+ * (at most STUB_REC_STATE_STACK bytes from @rsp up to the end of the
+ * mapping: argc, argv, envp, the auxiliary vector and their strings),
+ * logged as memory that did not change before instruction @index + 1: a
+ * debugger reads it at once (LLDB on connecting) and the past would not
+ * otherwise know it. 0 (also when it cannot be read: the past then does
+ * not know it, as before) or -ENOMEM. */
+#define STUB_REC_STATE_STACK (256u << 10)
+int stub_rec_state_initial_stack(struct stub_rec_state *s, struct stub_rec_state_proc *p,
+				 uint64_t rsp, uint64_t index, uint64_t time);
 /* fflush; 0 or -EIO. */
 int stub_rec_state_flush(struct stub_rec_state *s);
 
