@@ -468,9 +468,28 @@ static int cmd_bt(struct session *s, const char *args, const struct command *c)
 	return 0;
 }
 
+/* A byte as GDB prints a char between quotes: itself, a C escape (\n,
+ * \\, \'), or three octal digits (\000, \310). */
+static const char *gdb_char(uint8_t c, char out[8])
+{
+	static const char esc[] = "\a\b\f\n\r\t\v", let[] = "abfnrtv";
+	const char *e = c ? strchr(esc, c) : NULL;
+
+	if (c == '\\' || c == '\'')
+		snprintf(out, 8, "\\%c", c);
+	else if (e)
+		snprintf(out, 8, "\\%c", let[e - esc]);
+	else if (c >= 0x20 && c < 0x7f)
+		snprintf(out, 8, "%c", c);
+	else
+		snprintf(out, 8, "\\%03o", c);
+	return out;
+}
+
 static void print_value(struct session *s, const struct replay_expr_value *v)
 {
 	struct replay_symbol sym;
+	char ch[8];
 
 	printf("$%d = ", ++s->nvalues);
 	switch (v->kind) {
@@ -487,8 +506,8 @@ static void print_value(struct session *s, const struct replay_expr_value *v)
 		break;
 	default:
 		if (v->size == 1)
-			printf("%d '%c'", v->is_signed ? (int)(int8_t)v->v : (int)(uint8_t)v->v,
-			       isprint((int)(v->v & 0xff)) ? (int)(v->v & 0xff) : '?');
+			printf("%d '%s'", v->is_signed ? (int)(int8_t)v->v : (int)(uint8_t)v->v,
+			       gdb_char((uint8_t)v->v, ch));
 		else if (v->is_signed)
 			printf("%" PRId64, v->size == 8 ? (int64_t)v->v :
 			       v->size == 4 ? (int64_t)(int32_t)v->v : (int64_t)(int16_t)v->v);
@@ -529,7 +548,7 @@ static int cmd_x(struct session *s, const char *args, const struct command *c)
 	static char fmt = 'x', unit = 'w';
 	struct replay_expr_value v;
 	struct replay_symbol sym;
-	char err[256];
+	char err[256], ch[8];
 	long count = 1;
 	uint64_t addr;
 
@@ -612,7 +631,7 @@ static int cmd_x(struct session *s, const char *args, const struct command *c)
 			else if (fmt == 'u')
 				printf("\t%" PRIu64, val);
 			else if (fmt == 'c')
-				printf("\t%d '%c'", (int)(int8_t)val, isprint((int)val) ? (int)val : '?');
+				printf("\t%d '%s'", (int)(int8_t)val, gdb_char((uint8_t)val, ch));
 			else
 				printf("\t%" PRId64, size == 8 ? (int64_t)val : size == 4 ?
 				       (int64_t)(int32_t)val : size == 2 ? (int64_t)(int16_t)val :

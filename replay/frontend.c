@@ -14,6 +14,7 @@
 #include "replay/dwarf_symbols.h"
 #include "replay/frontend_break.h"
 #include "replay/image.h"
+#include "replay/rodata.h"
 #include "replay/state.h"
 
 /* rip in struct user_regs_struct. */
@@ -42,7 +43,7 @@ int replay_frontend_open(const char *dir, struct replay_frontend **out, char *er
 	f->calls_built = calloc(f->nthreads, sizeof(*f->calls_built));
 	if (!f->cur || !f->calls || !f->calls_built || replay_image_new(f->b, &f->img) < 0 ||
 	    replay_image_at(f->img, f->b->end_time, &unused) < 0 ||
-	    replay_dwarf_symbols_new(f->b, &f->ds) < 0)
+	    replay_rodata_new(f->b, &f->rodata) < 0 || replay_dwarf_symbols_new(f->b, &f->ds) < 0)
 		goto fail;
 	f->sym = (struct replay_symbolizer){ replay_dwarf_symbols_lookup, f->ds };
 	r = replay_state_open(f->b, &f->st, err, errsize);
@@ -85,6 +86,7 @@ void replay_frontend_free(struct replay_frontend *f)
 	free(f->calls_built);
 	replay_dwarf_symbols_free(f->ds);
 	replay_state_free(f->st);
+	replay_rodata_free(f->rodata);
 	replay_image_free(f->img);
 	replay_bundle_free(f->b);
 	free(f);
@@ -176,6 +178,14 @@ int replay_frontend_regs(struct replay_frontend *f, uint64_t gp[27])
 	return rc == 0 ? 0 : 1;
 }
 
+/* Bytes that never change: code from the images, read-only file data. */
+static int static_read(struct replay_frontend *f, uint64_t addr, uint8_t *buf, size_t len)
+{
+	int got = replay_image_read(f->img, 0, addr, buf, len);
+
+	return got > 0 ? got : replay_rodata_read(f->rodata, addr, buf, len);
+}
+
 int replay_frontend_read(struct replay_frontend *f, uint64_t addr, void *buf, size_t len)
 {
 	uint8_t known[4096], *p = buf;
@@ -191,12 +201,18 @@ int replay_frontend_read(struct replay_frontend *f, uint64_t addr, void *buf, si
 		/* Bytes never written while recording: the images' (code and
 		 * read-only data), as the replay target answers them. */
 		for (; n < len; n++)
-			if (!known[n] && replay_image_read(f->img, 0, addr + n, p + n, 1) != 1)
+			if (!known[n] && static_read(f, addr + n, p + n, 1) != 1)
 				break;
 		return n ? (int)n : -EIO;
 	}
-	n = (size_t)replay_image_read(f->img, 0, addr, buf, len);
-	return (int)n > 0 ? (int)n : -EIO;
+	while (n < len) {
+		int got = static_read(f, addr + n, p + n, len - n);
+
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	return n ? (int)n : -EIO;
 }
 
 /* ---- moves ------------------------------------------------------------- */

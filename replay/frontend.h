@@ -38,6 +38,7 @@
 struct replay_bundle;
 struct replay_dwarf_symbols;
 struct replay_image;
+struct replay_rodata;
 struct replay_state;
 
 #define REPLAY_FRONTEND_MAX_ADDRS 16
@@ -53,6 +54,7 @@ struct replay_frontend_break {
 struct replay_frontend {
 	struct replay_bundle *b;
 	struct replay_image *img;
+	struct replay_rodata *rodata;  /* the files' read-only data */
 	struct replay_state *st;   /* NULL: no state log */
 	struct replay_dwarf_symbols *ds;
 	struct replay_symbolizer sym;

@@ -147,6 +147,26 @@ expect_eq "exit status of history with a FIFO image" "$?" 0
 expect_re fifo.out "^[0-9]+"
 timeout 30 "$HINDSIGHT" replay img-fifo --batch -ex 'info registers rip' >fifo2.out 2>fifo2.err
 expect_eq "exit status of replay with a FIFO image" "$?" 0
+# Read-only data of the program (.rodata, never written): the file's bytes
+# at the load address (the load bias from step's address at its
+# breakpoint), chars printed as GDB prints them.
+timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'break step' -ex 'goto begin' \
+    -ex continue -ex 'info registers rip' >ro1.out 2>&1
+rip=$(sed -n 's/^rip  *\(0x[0-9a-f]*\) .*<step+\([0-9]*\)>$/\1 \2/p' ro1.out)
+step_off=$(nm "$prog" | sed -n 's/^\([0-9a-f]*\) T step$/\1/p')
+ro_off=$(readelf -SW "$prog" | sed -n 's/.* \.rodata  *PROGBITS  *\([0-9a-f]*\) .*/\1/p')
+ro_file=$(readelf -SW "$prog" | sed -n 's/.* \.rodata  *PROGBITS  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
+if [ -n "$rip" ] && [ -n "$step_off" ] && [ -n "$ro_off" ]; then
+    base=$(( ${rip% *} - ${rip#* } - 0x$step_off ))
+    ro=$(printf '0x%x' $((base + 0x$ro_off)))
+    timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex "x/8xb $ro" -ex "x/8c $ro" >ro2.out 2>&1
+    show ro2.out
+    want=$(od -An -tx1 -j $((0x$ro_file)) -N 8 "$prog" | sed 's/ /\t0x/g')
+    expect ro2.out "$ro:$want"
+    expect_re ro2.out "^$ro:	-?[0-9]+ '"
+else
+    fail "no load address for .rodata (rip '$rip', step at '$step_off', .rodata at '$ro_off')"
+fi
 "$HINDSIGHT" replay --batch 2>u.err
 expect_eq "exit status without a recording" "$?" 2
 finish
