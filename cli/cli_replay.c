@@ -123,7 +123,11 @@ static void print_location(struct session *s, const char *prev_function, bool al
 	int rc = replay_frontend_where(s->f, &pc, &sym);
 
 	if (rc == -ENODATA) {
-		printf("(the position is in a gap: no pc)\n");
+		struct replay_cursor *c = replay_frontend_cursor(s->f);
+
+		printf(replay_cursor_position(c) == replay_cursor_size(c) + 1 ?
+		       "(the end of the history: the trace does not say where the thread went "
+		       "from its last instruction)\n" : "(the position is in a gap: no pc)\n");
 		return;
 	}
 	if (rc < 0 || !sym.function) {
@@ -1317,6 +1321,8 @@ int cli_replay_main(int argc, char **argv)
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
+	/* Where it stands, as GDB says when it connects. */
+	print_location(&s, NULL, true, !starts_line(&s));
 	for (size_t i = 0; i < a.n && !s.quit; i++)
 		failed |= (a.is_file[i] ? run_file(&s, a.script[i]) : run_line(&s, a.script[i])) < 0;
 	if (!a.batch && !s.quit)

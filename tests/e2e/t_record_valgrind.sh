@@ -103,7 +103,7 @@ read -r stos0 stos movs < <("$HINDSIGHT" history "$T_DIR/nolibc" "1,$((n_ss + 10
     -ex "goto $((stos + 1))" -ex "x/512xb $buf" -ex "goto $((movs + 1))" \
     -ex "x/13c $buf + 256" -ex "goto $stos0" -ex "x/8xb $small" -ex "goto $((stos0 + 1))" \
     -ex "x/8xb $small" >rep.out 2>&1
-bytes_at() { awk -v n="$1" '/^0x/ { if (++l > (n - 1) * 64 && l <= n * 64) for (i = 2; i <= NF; i++) c[$i]++ }
+bytes_at() { awk -v n="$1" '/^0x[0-9a-f]+:/ { if (++l > (n - 1) * 64 && l <= n * 64) for (i = 2; i <= NF; i++) c[$i]++ }
     END { for (k in c) printf "%s:%d ", k, c[k] }' rep.out; }
 expect_eq "buf before the rep stosb" "$(bytes_at 1)" "0x00:512 "
 expect_eq "buf after the rep stosb" "$(bytes_at 2)" "0x78:512 "

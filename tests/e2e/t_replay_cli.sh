@@ -95,8 +95,10 @@ expect_re xi.out "^#0  0x[0-9a-f]{16} in step \(\) at .*/$src:$step_body\$"
 # end: GDB's words, and a failed command.
 timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'info registers rip rdi $rax' \
     >order.out 2>order.err
-awk '{ print $1 }' order.out | tr '\n' ' ' >order.names
+grep '^[a-z]' order.out | awk '{ print $1 }' | tr '\n' ' ' >order.names
 expect_eq "info registers rip rdi \$rax" "$(cat order.names)" "rip rdi rax "
+# Opening, it says where it stands, as GDB does when it connects.
+expect_re order.out '^0x[0-9a-f]{16} in [_A-Za-z]*exit \(\) at .*:[0-9]+$'
 timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'list' >nosrc.out 2>nosrc.err
 expect_eq "exit status of list without the source" "$?" 1
 expect_re nosrc.err "^[0-9]+	.*: No such file or directory\.\$"
