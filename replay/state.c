@@ -54,7 +54,7 @@ struct parser {
 	uint64_t gp[REPLAY_STATE_NGP];
 	uint8_t *xs;               /* NULL: XSTATE records are skipped */
 	size_t xs_len;
-	uint64_t until;            /* of the last SYNC record */
+	uint64_t ahead, until;     /* of the last SYNC record */
 };
 
 struct ckpt {
@@ -241,7 +241,7 @@ static int body(struct parser *ps, unsigned kind, struct mwrite *w)
 		ps->base += ps->origin;
 		return 0;
 	case K_SYNC:
-		return get(ps, &ps->until);
+		return get(ps, &ps->ahead) < 0 ? -EINVAL : get(ps, &ps->until);
 	case K_CKPT:
 		/* Indices count from the log's first checkpoint: a log cut at
 		 * a checkpoint (--snapshot) starts at position 1 like its
@@ -502,7 +502,7 @@ static int scan(struct replay_state *st, struct sthread *t)
 		if (r >= 0 && (kind == K_CKPT || kind == K_TIME))
 			r = add_base(t, ps.index, ps.base);
 		if (kind == K_SYNC && ps.until) {
-			t->known = ps.index;
+			t->known = ps.index + ps.ahead;
 			t->until = ps.until;
 		}
 		t->whole = kind == K_SYNC && !ps.until;

@@ -486,7 +486,12 @@ static int stub_rec_sync_rec(struct stub_rec_state *s, uint64_t index, uint64_t 
 	e = stub_rec_rec_room(s, 32);
 	if (e < 0)
 		return e;
-	stub_rec_tag(s, STUB_REC_STATE_SYNC, index);
+	/* At the last record's index, with how far ahead it reaches: a record
+	 * may still come at an index below @index (a signal delivered after
+	 * the thread's last instruction is logged at it), and indices in the
+	 * log never go back. */
+	stub_rec_tag(s, STUB_REC_STATE_SYNC, s->last_index);
+	stub_rec_put(s, index - s->last_index);
 	stub_rec_put(s, until);
 	s->ended = until == 0;
 	return 0;

@@ -96,11 +96,12 @@ static void time_base(struct wbuf *w, unsigned delta, uint64_t base)
 	put(w, base);
 }
 
-/* A SYNC record @delta after the last one: whole before it and before
- * time @until; 0: the end of the log. */
-static void sync_rec(struct wbuf *w, unsigned delta, uint64_t until)
+/* A SYNC record at the last record's index: whole before that index +
+ * @ahead and before time @until; @until 0: the end of the log. */
+static void sync_rec(struct wbuf *w, unsigned ahead, uint64_t until)
 {
-	tag(w, 7, delta);
+	tag(w, 7, 0);
+	put(w, ahead);
 	put(w, until);
 }
 
@@ -124,7 +125,7 @@ static struct replay_bundle *bundle_of(struct wbuf *w, size_t nthreads)
 		assert_non_null(f);
 		assert_int_equal(fwrite(w[i].b, 1, w[i].n, f), w[i].n);
 		if (!(cut_mask >> i & 1))
-			assert_int_equal(fwrite("\7\0", 1, 2, f), 2);
+			assert_int_equal(fwrite("\7\0\0", 1, 3, f), 3);
 		fclose(f);
 		assert_true(replay_bundle_add_thread(b, 7 + (int64_t)i, "x.pt") >= 0);
 		assert_int_equal(replay_bundle_set_str(&b->threads[i].state_file, rel), 0);
@@ -361,7 +362,10 @@ static void test_cut_short(void **state)
 	start(&w[0], 0, 0, 5);
 	mem(&w[0], 1, 0x1000, "abcd", "ABCD");     /* thread 7, time 1 */
 	sync_rec(&w[0], 2, 20);                    /* whole before 3 and time 20 */
-	tag(&w[0], 1, 4);                          /* insn 7 (time 7): rax += 1 */
+	tag(&w[0], 1, 0);                          /* insn 1 again (a signal): rax += 100 */
+	put(&w[0], 2);
+	put_s(&w[0], 100);
+	tag(&w[0], 1, 6);                          /* insn 7 (time 7): rax += 1 */
 	put(&w[0], 2);
 	put_s(&w[0], 1);
 	start(&w[1], 0, 10, 0);
@@ -375,8 +379,12 @@ static void test_cut_short(void **state)
 	assert_int_equal(pos, 7);
 	assert_int_equal(time, 20);
 	assert_false(replay_state_cut(st, 8, &pos, &time));
-	assert_int_equal(replay_state_raw_at(st, 7, 7, gp, NULL, NULL), 0);
+	assert_int_equal(replay_state_raw_at(st, 7, 1, gp, NULL, NULL), 0);
 	assert_int_equal(gp[10], 5);
+	assert_int_equal(replay_state_raw_at(st, 7, 2, gp, NULL, NULL), 0);
+	assert_int_equal(gp[10], 105);             /* the record after the sync counts */
+	assert_int_equal(replay_state_raw_at(st, 7, 7, gp, NULL, NULL), 0);
+	assert_int_equal(gp[10], 105);
 	assert_int_equal(replay_state_raw_at(st, 7, 8, gp, NULL, NULL), -ENODATA);
 	/* Memory before time 20 is known; after it, not even thread 8's
 	 * logged write can be trusted to be the last. */
@@ -394,7 +402,7 @@ static void test_cut_short(void **state)
 	replay_state_set_whole(st);
 	assert_false(replay_state_cut(st, 7, &pos, &time));
 	assert_int_equal(replay_state_raw_at(st, 7, 8, gp, NULL, NULL), 0);
-	assert_int_equal(gp[10], 6);
+	assert_int_equal(gp[10], 106);
 	assert_int_equal(replay_state_read_mem(st, 30, 0x1000, buf, 4, NULL), 0);
 	assert_memory_equal(buf, "wxyz", 4);
 	replay_state_free(st);
@@ -408,7 +416,7 @@ static void test_cut_short(void **state)
 	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
 	assert_false(replay_state_cut(st, 7, &pos, &time));
 	assert_int_equal(replay_state_raw_at(st, 7, 9, gp, NULL, NULL), 0);
-	assert_int_equal(gp[10], 6);
+	assert_int_equal(gp[10], 106);
 	assert_int_equal(replay_state_read_mem(st, 30, 0x1000, buf, 4, NULL), 0);
 	assert_int_equal(replay_state_write_after(st, 0x1000, 4, 1, &wr), -ENOENT);
 	replay_state_free(st);
