@@ -45,6 +45,7 @@
 #include "stub/stub_rec_priv.h"
 #include "stub/stub_rec_thread.h"
 #include "stub/stub_spawn.h"
+#include "vgtool/hsrec_proto.h"
 
 /* --- small helpers ------------------------------------------------------ */
 
@@ -261,19 +262,13 @@ int stub_rec_periodic(struct stub_rec *r)
 	return r->clock < r->next_flush ? 0 : stub_rec_flush(r);
 }
 
-/* Whether syscall @nr may wait for as long as it likes (a sleep, a read
- * from a terminal or a socket, a lock). */
+/* Whether syscall @nr may wait for as long as it likes (the list the
+ * Valgrind tool uses too, vgtool/hsrec_proto.h). */
 static bool stub_rec_may_wait(long nr)
 {
+#define STUB_REC_CASE(name) case SYS_##name:
 	switch (nr) {
-	case SYS_nanosleep: case SYS_clock_nanosleep: case SYS_pause:
-	case SYS_select: case SYS_pselect6: case SYS_poll: case SYS_ppoll:
-	case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_futex:
-	case SYS_wait4: case SYS_waitid: case SYS_rt_sigsuspend:
-	case SYS_rt_sigtimedwait: case SYS_read: case SYS_readv: case SYS_pread64:
-	case SYS_recvfrom: case SYS_recvmsg: case SYS_recvmmsg: case SYS_accept:
-	case SYS_accept4: case SYS_connect: case SYS_msgrcv: case SYS_semop:
-	case SYS_semtimedop: case SYS_io_getevents: case SYS_flock:
+	HSREC_MAY_WAIT_SYSCALLS(STUB_REC_CASE)
 		return true;
 	default:
 		return false;

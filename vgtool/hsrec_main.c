@@ -284,21 +284,15 @@ static void hs_signal(ThreadId tid, Int sig, Bool alt)
 		hs_dumped[tid] = False;    /* the handler's registers */
 }
 
-/* Whether syscall @nr may wait for as long as it likes (a sleep, a read
- * from a terminal or a socket, a lock): before it, what the buffer holds
+/* Whether syscall @nr may wait for as long as it likes (the list both
+ * recorders use, hsrec_proto.h): before it, what the buffer holds
  * goes to hindsight, so a recorder killed meanwhile has it. Not before
  * every syscall: that costs a write each (getppid in a loop: 30% slower). */
 static Bool hs_may_wait(UInt nr)
 {
+#define HS_CASE(name) case __NR_##name:
 	switch (nr) {
-	case __NR_nanosleep: case __NR_clock_nanosleep: case __NR_pause:
-	case __NR_select: case __NR_pselect6: case __NR_poll: case __NR_ppoll:
-	case __NR_epoll_wait: case __NR_epoll_pwait: case __NR_futex:
-	case __NR_wait4: case __NR_waitid: case __NR_rt_sigsuspend:
-	case __NR_rt_sigtimedwait: case __NR_read: case __NR_readv: case __NR_pread64:
-	case __NR_recvfrom: case __NR_recvmsg: case __NR_recvmmsg: case __NR_accept:
-	case __NR_accept4: case __NR_connect: case __NR_msgrcv: case __NR_semop:
-	case __NR_semtimedop: case __NR_io_getevents: case __NR_flock:
+	HSREC_MAY_WAIT_SYSCALLS(HS_CASE)
 		return True;
 	default:
 		return False;

@@ -100,4 +100,16 @@ enum hsrec_kind {
 	HSREC_MEMU = 13,
 };
 
+/* Syscalls that may wait for as long as they like (a sleep, a read from a
+ * terminal or a socket, a lock): both recorders write out what they hold
+ * before one, so a recorder killed during the wait loses nothing before
+ * it. Names without the __NR_ / SYS_ prefix, X(name) each: every side
+ * spells the numbers its own way. */
+#define HSREC_MAY_WAIT_SYSCALLS(X) \
+	X(nanosleep) X(clock_nanosleep) X(pause) X(select) X(pselect6) X(poll) X(ppoll) \
+	X(epoll_wait) X(epoll_pwait) X(futex) X(wait4) X(waitid) X(rt_sigsuspend) \
+	X(rt_sigtimedwait) X(read) X(readv) X(pread64) X(recvfrom) X(recvmsg) X(recvmmsg) \
+	X(accept) X(accept4) X(connect) X(msgrcv) X(semop) X(semtimedop) X(io_getevents) \
+	X(flock)
+
 #endif
