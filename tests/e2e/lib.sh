@@ -162,6 +162,27 @@ build_prog()
     echo "$out"
 }
 
+# record_and_cut EXT: records crash_kinds (exit N, N random) in software into
+# $T_DIR/rec, copies it to $T_DIR/cut and truncates the copy's threads/*.EXT
+# (pt: the trace, state: the state log) to 30-80% of its size, as a recorder
+# killed between two flushes or a copy cut off leaves it. Sets prog. Run
+# from $T_DIR.
+record_and_cut()
+{
+    local n file size pct
+    prog=$(build_prog crash_kinds) || return 1
+    n=$(rand_int 20 60)
+    timeout 120 "$HINDSIGHT" record --record=sw -o "$T_DIR/rec" -- "$prog" exit "$n" \
+        >rec.out 2>rec.err
+    expect_eq "exit status of the recorded program" "$?" "$n"
+    cp -r "$T_DIR/rec" "$T_DIR/cut"
+    file=$(ls "$T_DIR"/cut/threads/*."$1")
+    size=$(stat -c %s "$file")
+    pct=$(rand_int 30 80)
+    truncate -s $((size * pct / 100)) "$file"
+    echo "threads/*.$1 cut to $pct% of $size bytes"
+}
+
 # line_of FILE TAG: line number of the "LINE:TAG" marker in tests/programs/FILE.
 line_of()
 {

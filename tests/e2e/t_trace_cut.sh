@@ -10,17 +10,8 @@
 . "$(dirname "$0")/lib.sh"
 hindsight_only "replays recordings"
 
-prog=$(build_prog crash_kinds) || finish
 cd "$T_DIR" || finish
-n=$(rand_int 20 60)
-timeout 120 "$HINDSIGHT" record --record=sw -o "$T_DIR/rec" -- "$prog" exit "$n" >rec.out 2>rec.err
-expect_eq "exit status of the recorded program" "$?" "$n"
-cp -r "$T_DIR/rec" "$T_DIR/cut"
-pt=$(ls "$T_DIR"/cut/threads/*.pt)
-size=$(stat -c %s "$pt")
-pct=$(rand_int 30 80)
-truncate -s $((size * pct / 100)) "$pt"
-echo "trace cut to $pct% of $size bytes"
+record_and_cut pt || finish
 
 timeout 120 "$HINDSIGHT" history "$T_DIR/cut" >hist.out 2>hist.err
 expect_eq "history of the cut recording" "$?" 0
