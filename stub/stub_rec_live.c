@@ -167,8 +167,16 @@ static struct stub_rec_task *live_pick(struct stub_rec *r, const struct stub_rec
 	struct stub_rec_task *t = r->lcur;
 
 	if (g->kind != STUB_REC_GO_CONTINUE && g->only) {
+		/* The one thread allowed to run gets slice after slice: a
+		 * used-up slice here would leave nothing to run and nothing to
+		 * wait for (a range step that stays in its range past a slice
+		 * looped on, deaf to the debugger's interrupt). */
 		t = stub_rec_find(r, g->tid);
-		return t && t->state == STUB_REC_READY ? t : NULL;
+		if (!t || t->state != STUB_REC_READY)
+			return NULL;
+		if (t != r->lcur || r->lused >= r->opt.slice)
+			r->lused = 0;
+		return t;
 	}
 	if (t && t->state == STUB_REC_READY && !t->held && r->lused < r->opt.slice)
 		return t;
