@@ -12,6 +12,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -82,17 +83,31 @@ int cli_net_listen(const char *host, const char *port, int *bound_port, const ch
 	return fd;
 }
 
-int cli_net_accept(int listen_fd, char *peer, unsigned peer_size, int *peer_port)
+int cli_net_accept(int listen_fd, const volatile sig_atomic_t *quit, char *peer,
+		   unsigned peer_size, int *peer_port)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
+	socklen_t len;
 	int fd, one = 1;
 
-	do
+	for (;;) {
+		struct pollfd p = { .fd = listen_fd, .events = POLLIN };
+		int n;
+
+		if (quit && *quit)
+			return -EINTR;
+		n = poll(&p, 1, quit ? 1000 : -1);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n <= 0)
+			continue;          /* a signal, or the second passed: look at quit */
+		len = sizeof(ss);
 		fd = accept4(listen_fd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-		return -errno;
+		if (fd >= 0)
+			break;
+		if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN)
+			return -errno;
+	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	*peer_port = 0;
 	snprintf(peer, peer_size, "?");

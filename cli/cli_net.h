@@ -4,6 +4,8 @@
 #ifndef HINDSIGHT_CLI_CLI_NET_H
 #define HINDSIGHT_CLI_CLI_NET_H
 
+#include <signal.h>
+
 /* Splits "[HOST]:PORT" (HOST may be "[v6]") into @host (empty when none)
  * and @port. 0 or -EINVAL. */
 int cli_net_parse_addr(const char *spec, char *host, unsigned host_size, char *port,
@@ -15,7 +17,9 @@ int cli_net_parse_addr(const char *spec, char *host, unsigned host_size, char *p
 int cli_net_listen(const char *host, const char *port, int *bound_port, const char **what);
 
 /* Accepts one client; the peer's address goes to @peer. The socket or a
- * negative errno. */
-int cli_net_accept(int listen_fd, char *peer, unsigned peer_size, int *peer_port);
+ * negative errno; -EINTR once *@quit is set (looked at every second and
+ * whenever a signal arrives; @quit may be NULL). */
+int cli_net_accept(int listen_fd, const volatile sig_atomic_t *quit, char *peer,
+		   unsigned peer_size, int *peer_port);
 
 #endif

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli_crash.h"
 #include "cli/cli_history.h"
 #include "cli/cli_net.h"
 #include "protocol/rsp_server.h"
@@ -214,6 +215,8 @@ static int start_recorded(const struct serve_args *a, struct served *t, struct r
 		fprintf(stderr, "Process %s created; pid = %d\n", a->argv[0],
 			(int)stub_rec_target_pid(t->rec));
 	fprintf(stderr, "Recording in %s\n", stub_rec_target_dir(t->rec));
+	if (!a->rec_dir)
+		cli_crash_remove(stub_rec_target_dir(t->rec));
 	*out = stub_rec_target_rsp(t->rec);
 	return 0;
 }
@@ -276,6 +279,46 @@ static int start_target(const struct serve_args *a, struct served *t, struct rsp
 	return 0;
 }
 
+/* SIGTERM, SIGINT or SIGHUP: the stub ends as if the debugger had gone
+ * (a started program killed, an attached one let go, a temporary
+ * recording removed), then dies of that signal. */
+static volatile sig_atomic_t serve_quit;
+
+static void serve_on_quit(int sig)
+{
+	serve_quit = sig;
+}
+
+static void serve_catch_quit(void)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction sa = { .sa_handler = serve_on_quit };  /* no SA_RESTART */
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+/* What ending on a signal does to the program and the recording. */
+static void say_quit(const struct serve_args *a, const struct served *t, bool has_process)
+{
+	const char *dir = t->rec ? stub_rec_target_dir(t->rec) : NULL;
+
+	fprintf(stderr, "hindsight serve: %s", strsignal(serve_quit));
+	if (has_process && !a->replay)
+		fprintf(stderr, a->attach_pid ? "; detaching from process %ld" :
+				 "; killing process %ld", a->attach_pid ? a->attach_pid :
+				 (long)(t->rec ? stub_rec_target_pid(t->rec) :
+					stub_target_pid(t->live)));
+	if (dir && !a->rec_dir)
+		fprintf(stderr, "; removing the temporary recording %s", dir);
+	else if (dir)
+		fprintf(stderr, "; the recording is kept in %s", dir);
+	fprintf(stderr, "\n");
+}
+
 static void stop_target(struct served *t)
 {
 	stub_target_free(t->live);
@@ -303,7 +346,9 @@ static int serve_connections(struct rsp_server *srv, int lfd, int port, bool onc
 		char peer[64];
 		int peer_port, fd, r;
 
-		fd = cli_net_accept(lfd, peer, sizeof(peer), &peer_port);
+		fd = cli_net_accept(lfd, &serve_quit, peer, sizeof(peer), &peer_port);
+		if (fd < 0 && serve_quit)
+			return 0;
 		if (fd < 0) {
 			fprintf(stderr, "hindsight serve: accept: %s\n", strerror(-fd));
 			return 1;
@@ -311,6 +356,8 @@ static int serve_connections(struct rsp_server *srv, int lfd, int port, bool onc
 		fprintf(stderr, "Remote debugging from host %s, port %d\n", peer, peer_port);
 		r = rsp_server_serve(srv, fd);
 		close(fd);
+		if (r == RSP_SERVE_QUIT)
+			return 0;
 		if (r < 0) {
 			fprintf(stderr, "hindsight serve: connection failed: %s\n", strerror(-r));
 		}
@@ -345,6 +392,7 @@ int cli_serve_main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	serve_catch_quit();
 	lfd = cli_net_listen(host, port_s, &port, &what);
 	if (lfd < 0) {
 		if (lfd == -EADDRINUSE)
@@ -361,6 +409,7 @@ int cli_serve_main(int argc, char **argv)
 	if (a.debug) {
 		opt.log = log_packet;
 	}
+	opt.quit = &serve_quit;
 	err = rsp_server_init(&srv, target, &opt);
 	if (err) {
 		fprintf(stderr, "hindsight serve: %s\n", strerror(-err));
@@ -371,7 +420,14 @@ int cli_serve_main(int argc, char **argv)
 	fprintf(stderr, "Listening on port %d\n", port);
 	status = serve_connections(&srv, lfd, port, a.once);
 	rsp_server_release(&srv);
+	if (serve_quit)
+		say_quit(&a, &t, srv.has_process);
 	stop_target(&t);
+	cli_crash_remove(NULL);
 	close(lfd);
+	if (serve_quit) {
+		signal(serve_quit, SIG_DFL);
+		raise(serve_quit);
+	}
 	return status;
 }

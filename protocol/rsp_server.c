@@ -269,6 +269,11 @@ static void stop_running_target(struct rsp_server *s)
 	s->running = false;
 }
 
+static bool quit_asked(const struct rsp_server *s)
+{
+	return s->opt.quit && *s->opt.quit;
+}
+
 static int serve_loop(struct rsp_server *s)
 {
 	for (;;) {
@@ -282,9 +287,13 @@ static int serve_loop(struct rsp_server *s)
 				return r;
 			continue;
 		}
+		if (quit_asked(s))
+			return RSP_SERVE_QUIT;
 		p[1].fd = efd;
 		p[1].events = POLLIN;
-		if (poll(p, s->running ? 2 : 1, -1) < 0) {
+		/* A signal between the look at quit and poll is seen within a
+		 * second; otherwise poll's EINTR brings it at once. */
+		if (poll(p, s->running ? 2 : 1, s->opt.quit ? 1000 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -316,6 +325,8 @@ int rsp_server_serve(struct rsp_server *s, int fd)
 	stop_running_target(s);
 	rsp_vfile_release(&s->vfile);
 	rsp_conn_release(&s->conn);
+	if (r == RSP_SERVE_QUIT)
+		return r;
 	if (r < 0 && r != -EPIPE && r != -ECONNRESET)
 		return r;
 	return s->has_process ? RSP_SERVE_DISCONNECTED : RSP_SERVE_GONE;

@@ -12,6 +12,7 @@
 #ifndef HINDSIGHT_PROTOCOL_RSP_SERVER_H
 #define HINDSIGHT_PROTOCOL_RSP_SERVER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -31,6 +32,9 @@ struct rsp_server_options {
 	void *log_arg;
 	const char *name;   /* for qGDBServerVersion and monitor help */
 	const char *version;
+	/* Set (by a signal handler) when the stub must end: the connection is
+	 * given up within a second, as RSP_SERVE_QUIT. NULL: never. */
+	const volatile sig_atomic_t *quit;
 };
 
 struct rsp_server {
@@ -63,6 +67,7 @@ struct rsp_server {
 enum rsp_serve_end {
 	RSP_SERVE_DISCONNECTED,     /* the client closed the connection */
 	RSP_SERVE_GONE,             /* ... and the process is gone too */
+	RSP_SERVE_QUIT,             /* options.quit was set: the server ended it */
 };
 
 /* Sets up a server for @target, whose process is stopped (the initial stop

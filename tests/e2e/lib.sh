@@ -205,10 +205,11 @@ rand_int() { echo $(($1 + RANDOM % ($2 - $1 + 1))); }
 # the array SERVER_CMD with the command line for $SERVER.
 server_cmd()
 {
-    local once= attach= replay= norecord=
+    local once= attach= replay= norecord= recdir=
     while [ $# -gt 0 ]; do
         case $1 in
         --once) once=--once; shift ;;
+        -o) recdir=$2; shift 2 ;;
         --no-record) norecord=--no-record; shift ;;
         --attach) attach=$2; shift 2 ;;
         --replay) replay=$2; shift 2 ;;
@@ -220,6 +221,7 @@ server_cmd()
     case $SERVER in
     gdbserver)
         [ -n "$replay" ] && { echo "gdbserver cannot replay a recording" >&2; return 1; }
+        [ -n "$recdir" ] && { echo "gdbserver does not record" >&2; return 1; }
         SERVER_CMD=(gdbserver ${once:+$once})
         if [ -n "$attach" ]; then
             SERVER_CMD+=(--attach "$addr" "$attach")
@@ -233,6 +235,9 @@ server_cmd()
             return 1
         fi
         SERVER_CMD=("$HINDSIGHT" serve ${once:+$once} ${norecord:+$norecord})
+        if [ -n "$recdir" ]; then
+            SERVER_CMD+=(-o "$recdir")
+        fi
         if [ -n "$attach" ]; then
             SERVER_CMD+=(--attach "$attach")
         fi
@@ -291,6 +296,7 @@ server_start()
     while [ $# -gt 0 ]; do
         case $1 in
         --once) opts+=(--once); shift ;;
+        -o) opts+=(-o "$2"); shift 2 ;;
         --no-record) opts+=(--no-record); shift ;;
         --attach) opts+=(--attach "$2"); attach=$2; shift 2 ;;
         --replay) opts+=(--replay "$2"); shift 2 ;;
