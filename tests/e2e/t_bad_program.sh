@@ -28,20 +28,20 @@ if ! is_gdbserver; then
     basic=$(build_prog basic) || finish
     loop=$(build_prog loop) || finish
     timeout -k 2 10 "$HINDSIGHT" serve --once -o /dev/null/x 127.0.0.1:0 "$basic" 1 2 \
-        </dev/null >o.err 2>&1
+        </dev/null >"$T_DIR/o.err" 2>&1
     expect_eq "exit status of serve -o /dev/null/x" "$?" 1
-    show o.err
-    expect o.err "cannot record in /dev/null/x: Not a directory"
-    expect_not o.err "Listening on port"
+    show "$T_DIR/o.err"
+    expect "$T_DIR/o.err" "cannot record in /dev/null/x: Not a directory"
+    expect_not "$T_DIR/o.err" "Listening on port"
     "$loop" >/dev/null 2>&1 &
     lpid=$!
     track_pid "$lpid"
     sleep 0.2
     timeout -k 2 10 "$HINDSIGHT" serve --once -o /dev/null/x --attach "$lpid" 127.0.0.1:0 \
-        </dev/null >a.err 2>&1
+        </dev/null >"$T_DIR/a.err" 2>&1
     expect_eq "exit status of serve --attach -o /dev/null/x" "$?" 1
-    show a.err
-    expect a.err "Cannot attach to process $lpid: cannot record in /dev/null/x"
+    show "$T_DIR/a.err"
+    expect "$T_DIR/a.err" "Cannot attach to process $lpid: cannot record in /dev/null/x"
     sleep 0.2
     expect_re "/proc/$lpid/status" "^TracerPid:[[:space:]]+0$"
     expect_re "/proc/$lpid/status" "^State:[[:space:]]+[RS]"
