@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "replay/bundle.h"
@@ -354,6 +355,30 @@ static int cli_record_start(const struct record_args *a, pid_t *pid)
 }
 
 /* The end of a recording: status and signal from the bundle. */
+/* The disk filled up: the recorder let the program go on unrecorded. A
+ * started one is still this process's child: waited for, so `record`
+ * ends with it as it would have. */
+static void cli_record_unwritable(const struct record_args *a, pid_t pid, int e, const char *dir)
+{
+	int st;
+
+	fprintf(stderr, "hindsight: recording stopped: %s; %s keeps what was written before "
+		"(its end is a gap)\n", strerror(-e), dir);
+	if (a->attach_pid) {
+		fprintf(stderr, "hindsight: process %d detached; it goes on unrecorded\n", (int)pid);
+		return;
+	}
+	fprintf(stderr, "hindsight: the program (pid %d) goes on unrecorded; waiting for it\n",
+		(int)pid);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return;
+	if (WIFEXITED(st))
+		fprintf(stderr, "hindsight: the program exited with status %d\n", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		fprintf(stderr, "hindsight: the program was killed by %s\n", strsignal(WTERMSIG(st)));
+}
+
 static void cli_record_ended(const struct replay_bundle *b, int e, struct cli_record_result *res)
 {
 	res->status = cli_record_status(b);
@@ -568,7 +593,9 @@ static void cli_record_go(const struct record_args *a, bool summary, struct cli_
 	signal(SIGTERM, cli_record_on_signal);
 	e = stub_rec_run(r);
 	cli_record_active = NULL;
-	if (e < 0)
+	if (e < 0 && stub_rec_unwritable(e))
+		cli_record_unwritable(a, pid, e, res->dir);
+	else if (e < 0)
 		fprintf(stderr, "hindsight: recording stopped early: %s (the bundle in %s is incomplete)\n",
 			strerror(-e), res->dir);
 	if (summary) {

@@ -90,7 +90,7 @@ int rsp_server_resume(struct rsp_server *s, const struct rsp_resume *actions, si
 	int err = n ? s->target.ops->resume(s->target.ctx, actions, n) : -ESRCH;
 
 	if (err)
-		return rsp_reply_error(&s->reply, &s->client, err, NULL);
+		return rsp_reply_error(&s->reply, &s->client, err, strerror(err < 0 ? -err : err));
 	s->running = true;
 	return 0;
 }
@@ -142,6 +142,15 @@ static int report_stop(struct rsp_server *s, const struct rsp_stop *stop)
 
 	s->running = false;
 	s->last_stop = *stop;
+	s->last_stop.message = NULL;   /* said once, not again at `?` */
+	if (stop->message) {
+		rsp_buf_reset(&s->reply);
+		err = rsp_reply_console(&s->reply, stop->message);
+		if (!err)
+			err = rsp_server_send(s, &s->reply);
+		if (err)
+			return err;
+	}
 	if (stop->kind == RSP_STOP_EXITED || stop->kind == RSP_STOP_TERMINATED) {
 		s->has_process = false;
 	} else if (stop->kind == RSP_STOP_SIGNAL) {

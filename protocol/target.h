@@ -81,6 +81,8 @@ struct rsp_stop {
 	int status;                /* exit status for EXITED */
 	enum rsp_stop_reason reason;
 	uint64_t watch_addr;
+	const char *message;       /* for the debugger's console, sent before the
+				    * stop reply (NULL: none) */
 };
 
 enum rsp_point_type {

@@ -229,6 +229,8 @@ static uint64_t stub_rec_now_ns(void)
 /* Traces and state logs written out, each ending where a reader may stop. */
 static int stub_rec_flush(struct stub_rec *r)
 {
+	int e;
+
 	r->next_flush = r->clock + STUB_REC_FLUSH;
 	r->flushed_clock = r->clock;
 	r->flushed_ns = stub_rec_now_ns();
@@ -240,12 +242,16 @@ static int stub_rec_flush(struct stub_rec *r)
 		 * a killed recorder left stops there, not in a loop that needs
 		 * no packets. Its buffer (see stub_rec_add_task) is never
 		 * written out between two flushes. */
-		if (t->state == STUB_REC_READY && !t->in_rep &&
-		    stub_rec_thread_interrupt(&t->th, t->regs.rip) < 0)
-			return -EIO;
-		if (stub_swpt_flush(&t->th.pt) < 0 || stub_rec_task_sync(r, t) < 0 ||
-		    stub_rec_state_flush(&t->st) < 0)
-			return -EIO;
+		e = t->state == STUB_REC_READY && !t->in_rep ?
+		    stub_rec_thread_interrupt(&t->th, t->regs.rip) : 0;
+		if (e >= 0)
+			e = stub_swpt_flush(&t->th.pt);
+		if (e >= 0)
+			e = stub_rec_task_sync(r, t);
+		if (e >= 0)
+			e = stub_rec_state_flush(&t->st);
+		if (e < 0)
+			return e;
 	}
 	return 0;
 }
@@ -954,10 +960,18 @@ static int stub_rec_loop(struct stub_rec *r)
 	return 0;
 }
 
+bool stub_rec_unwritable(int e)
+{
+	return e == -ENOSPC || e == -EDQUOT || e == -EFBIG;
+}
+
 int stub_rec_finish(struct stub_rec *r, int e)
 {
 	int e2;
 
+	/* A full disk ends the recording, not the program. */
+	if (e < 0 && stub_rec_unwritable(e) && !r->stop && !r->exited && stub_rec_live(r))
+		stub_rec_detach_all(r);
 	if (r->stop && !r->exited) {
 		if (r->attached) {
 			stub_rec_detach_all(r);

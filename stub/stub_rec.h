@@ -78,8 +78,12 @@ int stub_rec_new(struct stub_rec **out, const struct stub_rec_options *opt, pid_
 /* Records until the process ends, or until stub_rec_stop (attached: the
  * process is detached and runs on; spawned: it is killed). Saves the
  * final bundle. 0 or a negative errno (the bundle is saved as far as it
- * goes). */
+ * goes). When the recording cannot be written (stub_rec_unwritable) the
+ * process is detached and goes on unrecorded, spawned or attached. */
 int stub_rec_run(struct stub_rec *r);
+/* Whether @e says the recording's files cannot grow: a full disk, a
+ * quota, a file size limit. The program itself can go on. */
+bool stub_rec_unwritable(int e);
 /* Asks stub_rec_run to end at the next instruction; async-signal-safe. */
 void stub_rec_stop(struct stub_rec *r);
 const struct replay_bundle *stub_rec_bundle(const struct stub_rec *r);
@@ -165,6 +169,9 @@ int stub_rec_set_signal(struct stub_rec *r, pid_t tid, int sig);
  * negative errno. */
 int stub_rec_run_until(struct stub_rec *r, struct stub_rec_goal *g, uint32_t budget,
 		       struct stub_rec_pause *out);
+/* Pauses every thread where it is after stub_rec_run_until failed (a
+ * full disk): the thread it was running, or the process's first. */
+pid_t stub_rec_pause_all(struct stub_rec *r);
 /* The last burst ended because no thread it may run could (all of them
  * in syscalls: with a step goal `only`, the stepped thread). */
 bool stub_rec_waiting(const struct stub_rec *r);

@@ -287,6 +287,14 @@ int stub_rec_run_until(struct stub_rec *r, struct stub_rec_goal *g, uint32_t bud
 	return 0;
 }
 
+pid_t stub_rec_pause_all(struct stub_rec *r)
+{
+	pid_t tid = r->lcur ? r->lcur->th.tid : r->pid;
+
+	live_pause(r);
+	return tid;
+}
+
 bool stub_rec_waiting(const struct stub_rec *r)
 {
 	return r->blocked;

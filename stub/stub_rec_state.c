@@ -147,8 +147,9 @@ static int stub_rec_emit(struct stub_rec_state *s)
 {
 	if (!s->nrec)
 		return 0;
+	errno = 0;
 	if (fwrite(s->rec, 1, s->nrec, s->out) != s->nrec)
-		return -EIO;
+		return errno ? -errno : -EIO;  /* ENOSPC said as such */
 	s->bytes += s->nrec;
 	s->nrec = 0;
 	return 0;
@@ -467,9 +468,9 @@ int stub_rec_state_flush(struct stub_rec_state *s)
 
 	if (e >= 0)
 		e = stub_rec_emit(s);
-
+	errno = 0;
 	if (e >= 0 && s->out && fflush(s->out) != 0)
-		e = -EIO;
+		e = errno ? -errno : -EIO;
 	return e;
 }
 

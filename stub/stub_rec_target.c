@@ -49,6 +49,8 @@ struct stub_rec_target {
 	bool attached;
 	bool avx;
 	bool gone;                 /* exited, killed or detached */
+	int broken;                /* the recording could not be written: why */
+	char broken_msg[4096 + 512];
 	int sigfd;                 /* SIGCHLD, while every thread is in a syscall */
 	sigset_t old_mask;
 	int busyfd;                /* always readable: work to do */
@@ -474,6 +476,10 @@ static int srt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 
 	if (t->gone || !n)
 		return -ESRCH;
+	/* The recording ended at a full disk: the program stays where it
+	 * is until the debugger detaches (it goes on unrecorded) or kills. */
+	if (t->broken)
+		return t->broken;
 	for (size_t i = 0; i < n; i++)
 		reverse |= actions[i].kind == RSP_RESUME_REVERSE_STEP ||
 			   actions[i].kind == RSP_RESUME_REVERSE_CONTINUE;
@@ -558,6 +564,28 @@ static long srt_ns_since(const struct timespec *a)
 	return (b.tv_sec - a->tv_sec) * 1000000000L + (b.tv_nsec - a->tv_nsec);
 }
 
+/* The recording cannot be written (a full disk): the program, alive, is
+ * stopped where it is and the debugger told why; the past recorded so far
+ * stays (its end a gap). 1. */
+static int srt_stop_broken(struct stub_rec_target *t, int e, struct rsp_stop *out)
+{
+	pid_t tid = stub_rec_pause_all(t->rec);
+
+	t->broken = e;
+	t->running = false;
+	snprintf(t->broken_msg, sizeof(t->broken_msg),
+		 "hindsight: the recording in %s stopped: %s. The program is stopped here, "
+		 "alive; what was recorded before is kept. `detach` lets it go on unrecorded, "
+		 "`kill` ends it.\n", t->dir, strerror(-e));
+	memset(out, 0, sizeof(*out));
+	out->kind = RSP_STOP_SIGNAL;
+	out->thread = (struct rsp_ptid){ stub_rec_pid(t->rec), tid };
+	out->signo = 0;
+	out->message = t->broken_msg;
+	t->last_tid = tid;
+	return 1;
+}
+
 static int srt_wait(void *ctx, struct rsp_stop *out, bool block)
 {
 	struct stub_rec_target *t = ctx;
@@ -577,6 +605,8 @@ static int srt_wait(void *ctx, struct rsp_stop *out, bool block)
 	for (;;) {
 		srt_drain_sigfd(t);
 		e = stub_rec_run_until(t->rec, &t->goal, SRT_BURST, &p);
+		if (e < 0 && stub_rec_unwritable(e))
+			return srt_stop_broken(t, e, out);
 		if (e < 0)
 			return e;
 		if (e == 1)

@@ -91,8 +91,9 @@ static int stub_swpt_drain(struct stub_swpt *w)
 {
 	uint64_t n = stub_swpt_pos(w);
 
+	errno = 0;
 	if (n && fwrite(w->buf, 1, n, w->out) != n)
-		return -EIO;
+		return errno ? -errno : -EIO;  /* ENOSPC said as such */
 	w->drained += n;
 	return pt_enc_sync_set(w->enc, 0) < 0 ? -EINVAL : 0;
 }
@@ -312,7 +313,8 @@ int stub_swpt_flush(struct stub_swpt *w)
 
 	if (r >= 0)
 		r = stub_swpt_drain(w);
+	errno = 0;
 	if (r >= 0 && fflush(w->out))
-		r = -EIO;
+		r = errno ? -errno : -EIO;
 	return r;
 }
