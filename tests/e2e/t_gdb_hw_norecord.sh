@@ -16,27 +16,31 @@ server_start --no-record "$prog" "$A" "$B" || finish
 
 L_sq=$(line_of basic.c square_body)
 out=$T_DIR/gdb.out
+# The watchpoint first: basic.c writes g_watched (touch_watched) before it
+# calls basic_square. g_counter is 0 at main, 1 from basic_bump on.
 gdb_run "$out" \
     -ex 'break main' \
     -ex 'continue' \
-    -ex 'hbreak basic_square' \
-    -ex 'continue' \
-    -ex 'print $pc == basic_square' \
-    -ex 'delete' \
     -ex 'watch g_watched' \
     -ex 'continue' \
     -ex 'print g_watched' \
+    -ex 'delete' \
+    -ex 'hbreak basic_square' \
+    -ex 'continue' \
+    -ex 'print g_counter' \
     -ex 'delete' \
     -ex 'continue'
 show "$out" "$T_DIR/server.out"
 
 if [ "$dr" = True ]; then
-    expect_re "$out" "^Breakpoint 2, basic_square \(x=$B\) at basic.c:$L_sq"
     expect "$out" "New value = $A"
+    expect "$out" "\$1 = $A"
+    expect_re "$out" "^Breakpoint 3, basic_square \(x=$B\) at basic.c:$L_sq"
+    expect "$out" "\$2 = 1"
 else
     expect_re "$out" "Could not insert hardware breakpoint|Cannot insert hardware breakpoint"
     expect "$out" "Could not insert hardware watchpoint"
-    expect_not "$out" "Breakpoint 2, basic_square"
+    expect_not "$out" "Breakpoint 3, basic_square"
     expect_not "$out" "New value"
     # still stopped at main: nothing ran between the refusals
     expect "$out" "\$1 = 0"
