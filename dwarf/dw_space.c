@@ -1,8 +1,11 @@
 /* dw_space: images at load biases; see dw_space.h. A sorted array of
- * mappings, binary-searched. */
+ * mappings, binary-searched, and the distinct images sorted by path: one
+ * image per file however often it is mapped (a library loaded and unloaded
+ * 20,000 times is one open file, not 20,000). */
 #include "dwarf/dw_space.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +17,62 @@ struct dw_mapping {
 struct dw_space {
 	struct dw_mapping *maps;
 	size_t n, cap;
+	struct dw_image **imgs;    /* by dw_image_path, each once */
+	size_t nimgs, capimgs;
 };
+
+/* Index of the first image whose path is not below @path; *@found if it is
+ * @path's. */
+static size_t dw_space_img_at(const struct dw_space *s, const char *path, bool *found)
+{
+	size_t lo = 0, hi = s->nimgs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(dw_image_path(s->imgs[mid]), path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < s->nimgs && strcmp(dw_image_path(s->imgs[lo]), path) == 0;
+	return lo;
+}
+
+/* Notes @img as the image of its path (a handed-over image of a path
+ * already known is kept apart: only dw_space_add shares). */
+static int dw_space_img_note(struct dw_space *s, struct dw_image *img)
+{
+	bool found;
+	size_t at = dw_space_img_at(s, dw_image_path(img), &found);
+
+	if (found)
+		return 0;
+	if (s->nimgs == s->capimgs) {
+		size_t nc = s->capimgs ? s->capimgs * 2 : 16;
+		struct dw_image **ni = realloc(s->imgs, nc * sizeof(*ni));
+
+		if (!ni)
+			return -ENOMEM;
+		s->imgs = ni;
+		s->capimgs = nc;
+	}
+	memmove(&s->imgs[at + 1], &s->imgs[at], (s->nimgs - at) * sizeof(*s->imgs));
+	s->imgs[at] = img;
+	s->nimgs++;
+	return 0;
+}
+
+static void dw_space_img_forget(struct dw_space *s, struct dw_image *img)
+{
+	bool found;
+	size_t at = dw_space_img_at(s, dw_image_path(img), &found);
+
+	if (found && s->imgs[at] == img) {
+		memmove(&s->imgs[at], &s->imgs[at + 1], (s->nimgs - at - 1) * sizeof(*s->imgs));
+		s->nimgs--;
+	}
+}
 
 int dw_space_new(struct dw_space **out)
 {
@@ -27,6 +85,7 @@ static void dw_space_release(struct dw_space *s, struct dw_image *img)
 	for (size_t i = 0; i < s->n; i++)
 		if (s->maps[i].img == img)
 			return; /* still mapped elsewhere */
+	dw_space_img_forget(s, img);
 	dw_image_free(img);
 }
 
@@ -40,6 +99,7 @@ void dw_space_free(struct dw_space *s)
 		dw_space_release(s, img);
 	}
 	free(s->maps);
+	free(s->imgs);
 	free(s);
 }
 
@@ -81,6 +141,10 @@ int dw_space_add_image(struct dw_space *s, struct dw_image *img, uint64_t bias, 
 		s->maps = nm;
 		s->cap = nc;
 	}
+	if (dw_space_img_note(s, img) < 0) {
+		dw_space_release(s, img);
+		return -ENOMEM;
+	}
 	memmove(&s->maps[at + 1], &s->maps[at], (s->n - at) * sizeof(*s->maps));
 	s->maps[at] = (struct dw_mapping){ .start = start, .end = end, .bias = bias, .img = img };
 	s->n++;
@@ -90,14 +154,17 @@ int dw_space_add_image(struct dw_space *s, struct dw_image *img, uint64_t bias, 
 int dw_space_add(struct dw_space *s, const char *path, uint64_t bias, uint64_t start, uint64_t end)
 {
 	struct dw_image *img = NULL;
+	bool found;
+	size_t at;
 	int rc;
 
 	if (end <= start)
 		return -EINVAL;
-	/* One image per path: several mappings of one file share it. */
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(dw_image_path(s->maps[i].img), path) == 0 && s->maps[i].bias == bias)
-			img = s->maps[i].img;
+	/* One image per path: every mapping of one file shares it, at any
+	 * bias (the bias is the mapping's, lookups subtract it). */
+	at = dw_space_img_at(s, path, &found);
+	if (found)
+		img = s->imgs[at];
 	if (!img) {
 		rc = dw_image_open(path, &img);
 		if (rc < 0)
