@@ -528,7 +528,11 @@ static void cli_record_valgrind(const struct record_args *a, bool summary,
 		stub_vgrec_free(r);
 		return;
 	}
-	if (e < 0)
+	if (e < 0 && stub_rec_unwritable(e))
+		fprintf(stderr, "hindsight: recording stopped: %s; %s keeps what was written before "
+			"(its end is a gap); the program went on unrecorded, under Valgrind, to its "
+			"end\n", strerror(-e), res->dir);
+	else if (e < 0)
 		fprintf(stderr, "hindsight: recording stopped early: %s (the bundle in %s is "
 			"incomplete)\n", why, res->dir);
 	if (summary) {

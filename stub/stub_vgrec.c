@@ -34,6 +34,7 @@
 #include <Zydis/Zydis.h>
 
 #include "replay/bundle.h"
+#include "stub/stub_rec.h"
 #include "stub/stub_rec_insn.h"
 #include "stub/stub_rec_maps.h"
 #include "stub/stub_rec_ring.h"
@@ -1047,6 +1048,31 @@ static void vgrec_exit_status(struct stub_vgrec *r, int st)
 	}
 }
 
+/* The recording cannot be written (a full disk): the program goes on
+ * under Valgrind to its end, its stream read and dropped; *@st gets its
+ * status. A stop request (SIGTERM) still kills it. */
+static void vgrec_go_on_unrecorded(struct stub_vgrec *r, int *st)
+{
+	struct pollfd pfd = { .fd = r->fifo_r, .events = POLLIN };
+	char *buf = (char *)r->in;   /* what is in it is lost already */
+
+	for (;;) {
+		pid_t w;
+
+		if (r->stop)
+			kill(r->pid, SIGKILL);
+		if (poll(&pfd, 1, 100) < 0 && errno != EINTR)
+			return;
+		while (read(r->fifo_r, buf, VGREC_IN) > 0)
+			;
+		w = waitpid(r->pid, st, WNOHANG);
+		if (w == r->pid || (w < 0 && errno != EINTR))
+			break;
+	}
+	r->nin = 0;
+	r->reaped = true;
+}
+
 int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 {
 	struct pollfd pfd = { .fd = r->fifo_r, .events = POLLIN };
@@ -1096,6 +1122,10 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 	if (e >= 0 && !r->ended && !r->stop)
 		e = vgrec_fail(r, -EPROTO, "Valgrind ended without the tool's last record "
 			       "(it was killed)");
+	if (!dead && e < 0 && stub_rec_unwritable(e) && !r->stop) {
+		vgrec_go_on_unrecorded(r, &st);
+		dead = true;
+	}
 	if (!dead) {
 		kill(r->pid, SIGKILL);
 		waitpid(r->pid, &st, 0);

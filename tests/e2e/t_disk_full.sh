@@ -4,7 +4,8 @@
 # program finishing unharmed is checked against its native run.
 # - record: says "No space left on device" (it said "Input/output error"),
 #   lets the program go on unrecorded, waits for it, exits 1; the bundle
-#   opens and counts its cut end as a recorded gap.
+#   opens (a state log cut short is a recorded gap).
+# - record --record=valgrind: the same, the program under Valgrind to its end.
 # - serve: GDB's continue stops with the reason on GDB's console (it was
 #   "Child terminated with signal = 9", the program killed); the program is
 #   alive and readable there, a resume is refused with the reason, and
@@ -35,9 +36,31 @@ expect_not "$T_DIR/rec.err" "Input/output error"
 timeout 60 "$HINDSIGHT" replay "$small/rec" --batch -ex 'info record' >"$T_DIR/info.out" 2>&1
 expect_eq "exit status of replay of the cut recording" "$?" 0
 show "$T_DIR/info.out"
-expect "$T_DIR/info.out" "gaps: 0 (decoded) + 1 (recorded)"
-expect_re "$T_DIR/info.out" "state log cut short \(no end record\): registers known up to position [0-9]+"
+# The manifest saved last (at the end, if the disk had room for it, else
+# at the last checkpoint) says how far the history goes; a state log cut
+# before that is a recorded gap.
+expect_re "$T_DIR/info.out" "^instructions: [1-9][0-9]*\$"
+if grep -q "state log cut short" "$T_DIR/info.out"; then
+    expect "$T_DIR/info.out" "gaps: 0 (decoded) + 1 (recorded)"
+fi
 rm -rf "${small:?}"/*
+
+# 1b. record --record=valgrind: the program goes on under Valgrind, its
+# stream dropped (it was killed: status 137).
+if command -v valgrind >/dev/null; then
+    timeout 120 "$HINDSIGHT" record --record=valgrind -o "$small/vrec" -- "$prog" $((n * 10)) \
+        >"$T_DIR/vrec.out" 2>"$T_DIR/vrec.err"
+    expect_eq "exit status of record --record=valgrind on a full disk" "$?" 1
+    show "$T_DIR/vrec.out" "$T_DIR/vrec.err"
+    expect_eq "the program's checksum under Valgrind" "$(cat "$T_DIR/vrec.out")" "$("$prog" $((n * 10)))"
+    expect "$T_DIR/vrec.err" "hindsight: recording stopped: No space left on device; $small/vrec keeps what was written before (its end is a gap); the program went on unrecorded, under Valgrind, to its end"
+    timeout 60 "$HINDSIGHT" replay "$small/vrec" --batch -ex 'info record' >"$T_DIR/vinfo.out" 2>&1
+    expect_eq "exit status of replay of the cut Valgrind recording" "$?" 0
+    # Where its history ends depends on the last save before the disk
+    # filled: a recorded gap or not, what it holds reads back.
+    expect_re "$T_DIR/vinfo.out" "^instructions: [1-9][0-9]*\$"
+    rm -rf "${small:?}"/*
+fi
 
 # 2. serve
 server_start --once -o "$small/srv" "$prog" $n || finish
