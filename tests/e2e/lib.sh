@@ -162,6 +162,26 @@ build_prog()
     echo "$out"
 }
 
+# build_lib NAME: compile tests/programs/NAME.c with -g -O0 -fPIC into the
+# shared library lib$NAME.so in the run's cache (once per run) and print its
+# path. A program links it with `build_prog PROG -Wl,--no-as-needed PATH`
+# (the library has no soname: the program needs it by that path).
+build_lib()
+{
+    local name=$1
+    local out=$E2E_WORK/bin/lib$name.so
+    if [ ! -f "$out" ]; then
+        (cd "$PROG_SRC" && timeout 60 cc -g -O0 -fPIC -shared "$name.c" -o "$out.tmp.$$") \
+            >"$E2E_WORK/bin/lib$name.log" 2>&1 || {
+            echo "cannot compile $name.c:" >&2
+            cat "$E2E_WORK/bin/lib$name.log" >&2
+            return 1
+        }
+        mv "$out.tmp.$$" "$out"
+    fi
+    echo "$out"
+}
+
 # record_and_cut EXT: records crash_kinds (exit N, N random) in software into
 # $T_DIR/rec, copies it to $T_DIR/cut and truncates the copy's threads/*.EXT
 # (pt: the trace, state: the state log) to 30-80% of its size, as a recorder
