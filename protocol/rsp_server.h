@@ -31,6 +31,7 @@ struct rsp_server_options {
 	void *log_arg;
 	const char *name;   /* for qGDBServerVersion and monitor help */
 	const char *version;
+	bool vfile_any;     /* vFile serves any file the stub can read */
 };
 
 struct rsp_server {

@@ -225,11 +225,12 @@ rand_int() { echo $(($1 + RANDOM % ($2 - $1 + 1))); }
 # the array SERVER_CMD with the command line for $SERVER.
 server_cmd()
 {
-    local once= attach= replay= norecord=
+    local once= attach= replay= norecord= vfileany=
     while [ $# -gt 0 ]; do
         case $1 in
         --once) once=--once; shift ;;
         --no-record) norecord=--no-record; shift ;;
+        --vfile-any) vfileany=--vfile-any; shift ;;
         --attach) attach=$2; shift 2 ;;
         --replay) replay=$2; shift 2 ;;
         *) break ;;
@@ -252,7 +253,7 @@ server_cmd()
             echo "HINDSIGHT is not set to an executable (got '${HINDSIGHT:-}')" >&2
             return 1
         fi
-        SERVER_CMD=("$HINDSIGHT" serve ${once:+$once} ${norecord:+$norecord})
+        SERVER_CMD=("$HINDSIGHT" serve ${once:+$once} ${norecord:+$norecord} ${vfileany:+$vfileany})
         if [ -n "$attach" ]; then
             SERVER_CMD+=(--attach "$attach")
         fi
@@ -295,7 +296,8 @@ server_start_lldb()
     echo "server: ${SERVER_CMD[*]} (pid $SERVER_PID, port $PORT, inferior ${INFERIOR_PID:-?})"
 }
 
-# server_start [--once] [--attach PID] PROG [ARGS...]: start the server on
+# server_start [--once] [--no-record] [--vfile-any] [--attach PID | --replay DIR]
+# PROG [ARGS...]: start the server on
 # 127.0.0.1:0 with stdout in $T_DIR/server.out and stderr in
 # $T_DIR/server.err; wait (bounded) for "Listening on port N". Sets
 # SERVER_PID, PORT and INFERIOR_PID (from "Process ... created; pid = N", or
@@ -312,6 +314,7 @@ server_start()
         case $1 in
         --once) opts+=(--once); shift ;;
         --no-record) opts+=(--no-record); shift ;;
+        --vfile-any) opts+=(--vfile-any); shift ;;
         --attach) opts+=(--attach "$2"); attach=$2; shift 2 ;;
         --replay) opts+=(--replay "$2"); shift 2 ;;
         *) break ;;

@@ -1,0 +1,80 @@
+/*
+ * stub/stub_vfile.c: the files of a live process a debugger may read; see
+ * stub_vfile.h. The set is made again at each request from the maps of the
+ * moment (libraries come and go), in the few milliseconds GDB's handful
+ * of opens can spare.
+ */
+#include "stub/stub_vfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "dwarf/dw_served.h"
+#include "protocol/rsp_buf.h"
+#include "stub/stub_maps.h"
+#include "stub/stub_procfs.h"
+
+/* The /proc files of the process GDB reads (info proc, gcore, the vDSO's
+ * extent), and the links it reads. */
+static const char *const stub_vfile_proc[] = {
+	"maps", "smaps", "cmdline", "stat", "status", "coredump_filter", "exe", "cwd",
+};
+
+static int stub_vfile_add_mapped(void *ctx, const struct stub_maps_file *f)
+{
+	struct dw_served_id id = { f->dev, f->ino };
+
+	return dw_served_add_object(ctx, f->path, NULL, &id);
+}
+
+static int stub_vfile_build(pid_t pid, struct dw_served *s)
+{
+	char buf[64];
+	struct rsp_buf maps;
+	int r;
+
+	snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
+	dw_served_init(s, buf);
+	rsp_buf_init(&maps);
+	r = stub_procfs_read(pid, "maps", &maps);
+	if (r == 0)
+		r = stub_maps_files(rsp_buf_str(&maps), stub_vfile_add_mapped, s);
+	rsp_buf_release(&maps);
+	for (size_t i = 0; r == 0 && i < sizeof(stub_vfile_proc) / sizeof(*stub_vfile_proc); i++) {
+		snprintf(buf, sizeof(buf), "/proc/%d/%s", (int)pid, stub_vfile_proc[i]);
+		r = dw_served_add_plain(s, buf);
+	}
+	if (r == 0) {
+		snprintf(buf, sizeof(buf), "/proc/%d/task/%d/maps", (int)pid, (int)pid);
+		r = dw_served_add_plain(s, buf);
+	}
+	return r;
+}
+
+int stub_vfile_open(pid_t pid, int64_t fs_pid, const char *path)
+{
+	struct dw_served s;
+	int r;
+
+	if (fs_pid != 0 && fs_pid != pid)
+		return -EACCES;
+	r = stub_vfile_build(pid, &s);
+	if (r == 0)
+		r = dw_served_open(&s, path);
+	dw_served_release(&s);
+	return r;
+}
+
+int stub_vfile_readlink(pid_t pid, int64_t fs_pid, const char *path, char *buf, size_t size)
+{
+	struct dw_served s;
+	int r;
+
+	if (fs_pid != 0 && fs_pid != pid)
+		return -EACCES;
+	r = stub_vfile_build(pid, &s);
+	if (r == 0)
+		r = dw_served_readlink(&s, path, buf, size);
+	dw_served_release(&s);
+	return r;
+}
