@@ -334,3 +334,25 @@ int dw_served_readlink(struct dw_served *s, const char *name, char *buf, size_t 
 		return -errno;
 	return len > INT32_MAX ? -EOVERFLOW : (int)len;
 }
+
+int dw_served_open_any(const char *root, const char *name)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s%s", root, name);
+
+	return n < 0 || (size_t)n >= sizeof(path) ? -ENAMETOOLONG : served_open_regular(path);
+}
+
+int dw_served_readlink_any(const char *root, const char *name, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s%s", root, name);
+	ssize_t len;
+
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	len = readlink(path, buf, size);
+	if (len < 0)
+		return -errno;
+	return len > INT32_MAX ? -EOVERFLOW : (int)len;
+}

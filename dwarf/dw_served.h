@@ -92,4 +92,11 @@ int dw_served_open(struct dw_served *s, const char *name);
  * @buf (no NUL), -EACCES when not served, or the error of readlink. */
 int dw_served_readlink(struct dw_served *s, const char *name, char *buf, size_t size);
 
+/* serve --vfile-any: @name under @root ("" or "/proc/PID/root"), whatever
+ * file it is, if it is a regular one (a device or a FIFO is never opened:
+ * -EACCES). A descriptor or the error of the open. */
+int dw_served_open_any(const char *root, const char *name);
+/* readlink of @name under @root: as dw_served_readlink. */
+int dw_served_readlink_any(const char *root, const char *name, char *buf, size_t size);
+
 #endif

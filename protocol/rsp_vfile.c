@@ -5,9 +5,8 @@
  * Which files are served is the target's to say (rsp_target_ops.vfile_open
  * and vfile_readlink: the program, its libraries, their debug files); a
  * file it does not serve gets EACCES, as does every file of a target that
- * says nothing. With @any (hindsight serve --vfile-any) every file the stub
- * can read is served, as gdbserver does, from its own file system or the
- * process's (/proc/PID/root) after setfs.
+ * says nothing. With @any (hindsight serve --vfile-any) the target serves
+ * every file the stub can read, as gdbserver does.
  *
  * Replies use GDB's File-I/O conventions: numbers in hex, `F-1,<errno>`
  * with GDB's errno numbers (which match Linux for the common ones), and
@@ -16,9 +15,7 @@
 #include "protocol/rsp_vfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -94,57 +91,24 @@ static int decode_name(char *name)
 	return 0;
 }
 
-/* --vfile-any: the path as the stub sees it, under /proc/PID/root after
- * setfs. */
-static int host_path(const struct rsp_vfile *v, const char *name, char *out, size_t size)
-{
-	int n = -1;
-
-	if (v->fs_pid > 0) {
-		char root[64];
-
-		/* A recording's process is gone: then its files are the stub's
-		 * own (the stub runs where the recording was made or copied). */
-		snprintf(root, sizeof(root), "/proc/%lld/root", (long long)v->fs_pid);
-		if (access(root, F_OK) == 0)
-			n = snprintf(out, size, "%s%s", root, name);
-	}
-	if (n < 0)
-		n = snprintf(out, size, "%s", name);
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
-
 /* Opens @name for reading: a descriptor or a negative errno. */
 static int open_file(struct rsp_vfile *v, const char *name)
 {
 	const struct rsp_target *t = v->target;
-	char path[PATH_MAX];
-	int fd;
 
-	if (!v->any)
-		return t && t->ops->vfile_open ? t->ops->vfile_open(t->ctx, v->fs_pid, name)
-					       : -EACCES;
-	if (host_path(v, name, path, sizeof(path)))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	if (!t || !t->ops->vfile_open)
+		return -EACCES;
+	return t->ops->vfile_open(t->ctx, v->fs_pid, name, v->any);
 }
 
 /* readlink of @name into @buf: the length or a negative errno. */
 static int read_link(struct rsp_vfile *v, const char *name, char *buf, size_t size)
 {
 	const struct rsp_target *t = v->target;
-	char path[PATH_MAX];
-	ssize_t n;
 
-	if (!v->any)
-		return t && t->ops->vfile_readlink
-			       ? t->ops->vfile_readlink(t->ctx, v->fs_pid, name, buf, size)
-			       : -EACCES;
-	if (host_path(v, name, path, sizeof(path)))
-		return -ENAMETOOLONG;
-	n = readlink(path, buf, size);
-	return n < 0 ? -errno : (int)n;
+	if (!t || !t->ops->vfile_readlink)
+		return -EACCES;
+	return t->ops->vfile_readlink(t->ctx, v->fs_pid, name, v->any, buf, size);
 }
 
 static int do_open(struct rsp_vfile *v, char *args, struct rsp_buf *reply)

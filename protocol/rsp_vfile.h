@@ -6,8 +6,7 @@
  * it warns that the target cannot transfer files. Which files are served
  * is the target's to say (rsp_target_ops.vfile_open / vfile_readlink):
  * others get EACCES, and GDB goes on without them. With @any every file
- * the stub can read is (gdbserver's way), seen through /proc/PID/root
- * after vFile:setfs:PID. Only reading is served: open with write flags,
+ * the stub can read is (gdbserver's way). Only reading is served: open with write flags,
  * pwrite and unlink are refused (EACCES / empty reply).
  */
 #ifndef HINDSIGHT_PROTOCOL_RSP_VFILE_H
@@ -25,7 +24,7 @@ struct rsp_vfile {
 	int fds[RSP_VFILE_MAX_FDS]; /* -1: free; the index is the client's fd */
 	int64_t fs_pid;             /* 0: the stub's own file system */
 	const struct rsp_target *target; /* says which files are served */
-	bool any;                   /* serve any file the stub can read */
+	bool any;                   /* ask for any file the stub can read */
 };
 
 /* @target must outlive @v. */

@@ -239,17 +239,17 @@ struct rsp_target_ops {
 			   struct rsp_btrace_data *out);
 
 	/* Host I/O (vFile:open / vFile:readlink): the files this target lets
-	 * a debugger read, the program, its libraries and their debug files
-	 * (optional: without it no file is served, unless the server was told
-	 * to serve any). @fs_pid is the client's vFile:setfs (0: the stub's
-	 * own file system), @path the file as the client names it.
-	 * vfile_open: a descriptor open for reading, which the server closes;
-	 * -EACCES for a file the target does not serve, or the error of
-	 * opening one it serves (-ENOENT: not there). vfile_readlink: the
+	 * a debugger read, the program, its libraries and their debug files;
+	 * with @any (serve --vfile-any) any file the stub can read (optional:
+	 * without it no file is served). @fs_pid is the client's vFile:setfs
+	 * (0: the stub's own file system), @path the file as the client names
+	 * it. vfile_open: a descriptor open for reading, which the server
+	 * closes; -EACCES for a file the target does not serve, or the error
+	 * of opening one it serves (-ENOENT: not there). vfile_readlink: the
 	 * length of the link's text in @buf (no NUL), -EACCES, or the error
 	 * of readlink. */
-	int (*vfile_open)(void *ctx, int64_t fs_pid, const char *path);
-	int (*vfile_readlink)(void *ctx, int64_t fs_pid, const char *path, char *buf,
+	int (*vfile_open)(void *ctx, int64_t fs_pid, const char *path, bool any);
+	int (*vfile_readlink)(void *ctx, int64_t fs_pid, const char *path, bool any, char *buf,
 			      size_t size);
 
 	/* A monitor command the server does not know itself. Appends the text

@@ -1154,8 +1154,9 @@ static int rt_xfer_read(void *ctx, enum rsp_xfer_object obj, const char *annex,
 	return path ? rsp_buf_puts(out, path) : -ENOENT;
 }
 
-/* The recording's files: setfs changes nothing (its process is gone; the
- * files are the stub's own). */
+/* The recording's files: setfs changes nothing (its process is gone, its
+ * pid some other process's now, or none's; the files are the stub's own,
+ * --vfile-any's too). */
 static struct dw_served *rt_served(struct replay_target *t)
 {
 	if (!t->served_made) {
@@ -1168,19 +1169,26 @@ static struct dw_served *rt_served(struct replay_target *t)
 	return &t->served;
 }
 
-static int rt_vfile_open(void *ctx, int64_t fs_pid, const char *path)
+static int rt_vfile_open(void *ctx, int64_t fs_pid, const char *path, bool any)
 {
-	struct dw_served *s = rt_served(ctx);
+	struct dw_served *s;
 
 	(void)fs_pid;
+	if (any)
+		return dw_served_open_any("", path);
+	s = rt_served(ctx);
 	return s ? dw_served_open(s, path) : -ENOMEM;
 }
 
-static int rt_vfile_readlink(void *ctx, int64_t fs_pid, const char *path, char *buf, size_t size)
+static int rt_vfile_readlink(void *ctx, int64_t fs_pid, const char *path, bool any, char *buf,
+			     size_t size)
 {
-	struct dw_served *s = rt_served(ctx);
+	struct dw_served *s;
 
 	(void)fs_pid;
+	if (any)
+		return dw_served_readlink_any("", path, buf, size);
+	s = rt_served(ctx);
 	return s ? dw_served_readlink(s, path, buf, size) : -ENOMEM;
 }
 

@@ -659,19 +659,23 @@ static int srt_memory_region(void *ctx, uint64_t addr, struct rsp_region *out)
 	return stub_info_region(srt_shadow(ctx), addr, out);
 }
 
-static int srt_vfile_open(void *ctx, int64_t fs_pid, const char *path)
+static int srt_vfile_open(void *ctx, int64_t fs_pid, const char *path, bool any)
 {
 	struct stub_rec_target *t = ctx;
 
-	return t->gone ? -EACCES : stub_vfile_open(srt_shadow(t)->pid, fs_pid, path);
+	if (t->gone && !any)
+		return -EACCES;
+	return stub_vfile_open(srt_shadow(t)->pid, fs_pid, path, any);
 }
 
-static int srt_vfile_readlink(void *ctx, int64_t fs_pid, const char *path, char *buf,
+static int srt_vfile_readlink(void *ctx, int64_t fs_pid, const char *path, bool any, char *buf,
 			      size_t size)
 {
 	struct stub_rec_target *t = ctx;
 
-	return t->gone ? -EACCES : stub_vfile_readlink(srt_shadow(t)->pid, fs_pid, path, buf, size);
+	if (t->gone && !any)
+		return -EACCES;
+	return stub_vfile_readlink(srt_shadow(t)->pid, fs_pid, path, any, buf, size);
 }
 
 static int srt_set_pass_signals(void *ctx, const uint8_t pass[RSP_NSIG])

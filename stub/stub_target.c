@@ -200,19 +200,20 @@ static int stub_target_set_pass_signals(void *ctx, const uint8_t pass[RSP_NSIG])
 	return 0;
 }
 
-static int stub_target_vfile_open(void *ctx, int64_t fs_pid, const char *path)
+static int stub_target_vfile_open(void *ctx, int64_t fs_pid, const char *path, bool any)
 {
 	struct stub_proc *p = stub_target_proc(ctx);
 
-	return p->alive ? stub_vfile_open(p->pid, fs_pid, path) : -EACCES;
+	return p->alive || any ? stub_vfile_open(p->pid, fs_pid, path, any) : -EACCES;
 }
 
-static int stub_target_vfile_readlink(void *ctx, int64_t fs_pid, const char *path, char *buf,
-				      size_t size)
+static int stub_target_vfile_readlink(void *ctx, int64_t fs_pid, const char *path, bool any,
+				      char *buf, size_t size)
 {
 	struct stub_proc *p = stub_target_proc(ctx);
 
-	return p->alive ? stub_vfile_readlink(p->pid, fs_pid, path, buf, size) : -EACCES;
+	return p->alive || any ? stub_vfile_readlink(p->pid, fs_pid, path, any, buf, size)
+			       : -EACCES;
 }
 
 static int stub_target_monitor(void *ctx, const char *cmd, struct rsp_buf *out)

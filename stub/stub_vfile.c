@@ -51,11 +51,25 @@ static int stub_vfile_build(pid_t pid, struct dw_served *s)
 	return r;
 }
 
-int stub_vfile_open(pid_t pid, int64_t fs_pid, const char *path)
+/* --vfile-any: the file system of @fs_pid, as gdbserver reads it. */
+static void stub_vfile_root(int64_t fs_pid, char *buf, size_t size)
 {
+	if (fs_pid > 0)
+		snprintf(buf, size, "/proc/%lld/root", (long long)fs_pid);
+	else
+		buf[0] = 0;
+}
+
+int stub_vfile_open(pid_t pid, int64_t fs_pid, const char *path, bool any)
+{
+	char root[64];
 	struct dw_served s;
 	int r;
 
+	if (any) {
+		stub_vfile_root(fs_pid, root, sizeof(root));
+		return dw_served_open_any(root, path);
+	}
 	if (fs_pid != 0 && fs_pid != pid)
 		return -EACCES;
 	r = stub_vfile_build(pid, &s);
@@ -65,11 +79,17 @@ int stub_vfile_open(pid_t pid, int64_t fs_pid, const char *path)
 	return r;
 }
 
-int stub_vfile_readlink(pid_t pid, int64_t fs_pid, const char *path, char *buf, size_t size)
+int stub_vfile_readlink(pid_t pid, int64_t fs_pid, const char *path, bool any, char *buf,
+			size_t size)
 {
+	char root[64];
 	struct dw_served s;
 	int r;
 
+	if (any) {
+		stub_vfile_root(fs_pid, root, sizeof(root));
+		return dw_served_readlink_any(root, path, buf, size);
+	}
 	if (fs_pid != 0 && fs_pid != pid)
 		return -EACCES;
 	r = stub_vfile_build(pid, &s);

@@ -9,19 +9,23 @@
  * debug files (dwarf/dw_served.h); the process's /proc files GDB reads
  * (maps, smaps, cmdline, stat, status, coredump_filter, task/PID/maps, the
  * exe and cwd links). Names are seen in the process's file system
- * (/proc/PID/root). Nothing else: other files get -EACCES.
+ * (/proc/PID/root). Nothing else: other files get -EACCES. With @any,
+ * any file, in the file system of the process @fs_pid (0: the stub's).
  */
 #ifndef HINDSIGHT_STUB_STUB_VFILE_H
 #define HINDSIGHT_STUB_STUB_VFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 /* As rsp_target_ops.vfile_open for the process @pid: a descriptor,
- * -EACCES, the error of the open, -ENOMEM. @fs_pid must be 0 or @pid. */
-int stub_vfile_open(pid_t pid, int64_t fs_pid, const char *path);
+ * -EACCES, the error of the open, -ENOMEM. Without @any, @fs_pid must be
+ * 0 or @pid. */
+int stub_vfile_open(pid_t pid, int64_t fs_pid, const char *path, bool any);
 /* As rsp_target_ops.vfile_readlink. */
-int stub_vfile_readlink(pid_t pid, int64_t fs_pid, const char *path, char *buf, size_t size);
+int stub_vfile_readlink(pid_t pid, int64_t fs_pid, const char *path, bool any, char *buf,
+			size_t size);
 
 #endif

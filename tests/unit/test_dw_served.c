@@ -265,6 +265,24 @@ static void test_plain_and_readlink(void **state)
 	assert_int_equal(dw_served_readlink(&t->s, "/bin/sneaky", buf, sizeof(buf)), -EACCES);
 }
 
+static void test_any(void **state)
+{
+	struct tree *t = *state;
+	char buf[64];
+	int fd;
+
+	/* --vfile-any: whatever file, but a regular one. */
+	fd = dw_served_open_any(t->root, "/etc/secret");
+	assert_true(fd >= 0);
+	assert_int_equal(slurp(fd, buf, sizeof(buf)), 7);
+	close(fd);
+	assert_int_equal(dw_served_open_any(t->root, "/no/such/file"), -ENOENT);
+	assert_int_equal(dw_served_open_any("", "/dev/null"), -EACCES);
+	assert_int_equal(dw_served_open_any(t->root, "/bin"), -EACCES);
+	assert_int_equal(dw_served_readlink_any(t->root, "/bin/alias", buf, sizeof(buf)), 3);
+	assert_memory_equal(buf, "obj", 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +293,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_object_swapped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_given, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plain_and_readlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_any, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
