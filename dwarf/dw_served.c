@@ -224,6 +224,28 @@ int dw_served_add_object(struct dw_served *s, const char *name, const char *path
 	return r;
 }
 
+int dw_served_add_image(struct dw_served *s, const void *buf, size_t len)
+{
+	struct dw_served_object o = { 0 };
+	const uint8_t *bid;
+	struct dw_elf *e;
+	size_t n;
+	int r = dw_elf_open_memory(buf, len, "[vdso]", &e);
+
+	if (r)
+		return r == -ENOMEM ? r : 0;
+	n = dw_elf_build_id(e, &bid);
+	if (n >= 2 && n <= sizeof(o.build_id)) {
+		memcpy(o.build_id, bid, n);
+		o.build_id_len = n;
+	}
+	dw_elf_free(e);
+	if (!o.build_id_len)
+		return 0;
+	r = served_push_object(s, &o);
+	return r ? r : served_add_debug_names(s, "[vdso]", s->nobjects - 1);
+}
+
 int dw_served_add_plain(struct dw_served *s, const char *path)
 {
 	const char *open_path = dw_pool_strdup(&s->pool, path);

@@ -80,6 +80,10 @@ void dw_served_release(struct dw_served *s);
  * added all the same: its name is refused at open. 0 or -ENOMEM. */
 int dw_served_add_object(struct dw_served *s, const char *name, const char *path,
 			 const struct dw_served_id *id);
+/* Adds the debug file (by build-id) of an object known only by its @len
+ * bytes at @buf: a live process's vDSO, which is no file. 0 (also for bytes
+ * that are no ELF image with a build-id) or -ENOMEM. */
+int dw_served_add_image(struct dw_served *s, const void *buf, size_t len);
 /* Adds the stub's own file @path (absolute), served by that exact name as
  * it is. 0 or -ENOMEM. */
 int dw_served_add_plain(struct dw_served *s, const char *path);

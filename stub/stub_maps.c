@@ -129,3 +129,23 @@ int stub_maps_files(const char *text, int (*fn)(void *ctx, const struct stub_map
 	}
 	return 0;
 }
+
+int stub_maps_named(const char *text, const char *name, uint64_t *start, uint64_t *end)
+{
+	size_t len = strlen(name);
+	const char *s = text;
+
+	while (*s) {
+		struct stub_maps_line l;
+		int r = stub_maps_parse(s, &l, &s);
+
+		if (r < 0)
+			return r;
+		if (l.name_len == len && !memcmp(l.name, name, len)) {
+			*start = l.start;
+			*end = l.end;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

@@ -32,4 +32,8 @@ struct stub_maps_file {
 int stub_maps_files(const char *text, int (*fn)(void *ctx, const struct stub_maps_file *f),
 		    void *ctx);
 
+/* The extent of the first mapping named @name ("[vdso]"): 0, -ENOENT, or
+ * -EINVAL if a line before it cannot be parsed. */
+int stub_maps_named(const char *text, const char *name, uint64_t *start, uint64_t *end);
+
 #endif

@@ -7,12 +7,16 @@
 #include "stub/stub_vfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "dwarf/dw_served.h"
 #include "protocol/rsp_buf.h"
 #include "stub/stub_maps.h"
 #include "stub/stub_procfs.h"
+
+#define STUB_VFILE_VDSO_MAX 0x10000  /* two pages on x86-64 now */
 
 /* The /proc files of the process GDB reads (info proc, gcore, the vDSO's
  * extent), and the links it reads. */
@@ -27,6 +31,26 @@ static int stub_vfile_add_mapped(void *ctx, const struct stub_maps_file *f)
 	return dw_served_add_object(ctx, f->path, NULL, &id);
 }
 
+/* The vDSO is no file, but GDB looks for its debug file by build-id. */
+static int stub_vfile_add_vdso(pid_t pid, const char *maps, struct dw_served *s)
+{
+	static uint8_t image[STUB_VFILE_VDSO_MAX];
+	uint64_t start, end;
+	char mem[64];
+	ssize_t n;
+	int fd;
+
+	if (stub_maps_named(maps, "[vdso]", &start, &end) || end - start > sizeof(image))
+		return 0;
+	snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)pid);
+	fd = open(mem, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, image, end - start, (off_t)start);
+	close(fd);
+	return n > 0 ? dw_served_add_image(s, image, (size_t)n) : 0;
+}
+
 static int stub_vfile_build(pid_t pid, struct dw_served *s)
 {
 	char buf[64];
@@ -39,6 +63,8 @@ static int stub_vfile_build(pid_t pid, struct dw_served *s)
 	r = stub_procfs_read(pid, "maps", &maps);
 	if (r == 0)
 		r = stub_maps_files(rsp_buf_str(&maps), stub_vfile_add_mapped, s);
+	if (r == 0)
+		r = stub_vfile_add_vdso(pid, rsp_buf_str(&maps), s);
 	rsp_buf_release(&maps);
 	for (size_t i = 0; r == 0 && i < sizeof(stub_vfile_proc) / sizeof(*stub_vfile_proc); i++) {
 		snprintf(buf, sizeof(buf), "/proc/%d/%s", (int)pid, stub_vfile_proc[i]);

@@ -6,7 +6,8 @@
  * the libraries), each only while it is the file with the device and inode
  * the kernel gives there, under any name whose real path is theirs (the
  * program's PT_INTERP, the library names of link_map), and their separate
- * debug files (dwarf/dw_served.h); the process's /proc files GDB reads
+ * debug files (dwarf/dw_served.h), the vDSO's too (by the build-id of its
+ * image in memory); the process's /proc files GDB reads
  * (maps, smaps, cmdline, stat, status, coredump_filter, task/PID/maps, the
  * exe and cwd links). Names are seen in the process's file system
  * (/proc/PID/root). Nothing else: other files get -EACCES. With @any,

@@ -265,6 +265,31 @@ static void test_plain_and_readlink(void **state)
 	assert_int_equal(dw_served_readlink(&t->s, "/bin/sneaky", buf, sizeof(buf)), -EACCES);
 }
 
+static void test_image(void **state)
+{
+	static char image[1 << 24];
+	struct tree *t = *state;
+	struct dw_served s;
+	FILE *f = fopen("/proc/self/exe", "rb");
+	size_t n;
+	int fd;
+
+	/* An object known by its bytes only (a vDSO): its debug file by
+	 * build-id, nothing else. */
+	assert_non_null(f);
+	n = fread(image, 1, sizeof(image), f);
+	fclose(f);
+	dw_served_init(&s, t->root);
+	assert_int_equal(dw_served_add_image(&s, image, n), 0);
+	assert_int_equal(dw_served_add_image(&s, "not elf", 7), 0);
+	fd = dw_served_open(&s, t->buildid_debug);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(dw_served_open(&s, "[vdso]"), -EACCES);
+	assert_int_equal(dw_served_open(&s, "/bin/obj"), -EACCES);
+	dw_served_release(&s);
+}
+
 static void test_any(void **state)
 {
 	struct tree *t = *state;
@@ -293,6 +318,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_object_swapped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_given, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plain_and_readlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_image, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_any, setup, teardown),
 	};
 

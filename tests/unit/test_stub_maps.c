@@ -118,6 +118,18 @@ static void test_files(void **state)
 	assert_int_equal(stub_maps_files("1000-2000 r-xp 0 zz 5 /x\n", collect, out), -EINVAL);
 }
 
+static void test_named(void **state)
+{
+	uint64_t start = 0, end = 0;
+
+	(void)state;
+	assert_int_equal(stub_maps_named(maps, "[vdso]", &start, &end), 0);
+	assert_int_equal(start, 0x7ffff7fc3000);
+	assert_int_equal(end, 0x7ffff7fc5000);
+	assert_int_equal(stub_maps_named(maps, "[vvar]", &start, &end), -ENOENT);
+	assert_int_equal(stub_maps_named(maps, "/tmp/my prog", &start, &end), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +137,7 @@ int main(void)
 		cmocka_unit_test(test_empty_text),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
