@@ -22,6 +22,26 @@ void dw_served_init(struct dw_served *s, const char *root)
 	s->root = dw_pool_strdup(&s->pool, root ? root : "");
 	if (!s->root)
 		s->root = "";
+	s->reader = -1;
+}
+
+void dw_served_set_reader(struct dw_served *s, int64_t uid)
+{
+	s->reader = uid;
+}
+
+/* Whether the reader could read the file open at @fd: readable by all, or
+ * its own and readable by its owner (groups are not looked at: a file
+ * readable by a group only is refused). */
+static bool served_readable(const struct dw_served *s, int fd)
+{
+	struct stat st;
+
+	if (s->reader <= 0)
+		return true;
+	if (fstat(fd, &st) < 0)
+		return false;
+	return (st.st_mode & S_IROTH) || ((int64_t)st.st_uid == s->reader && (st.st_mode & S_IRUSR));
 }
 
 void dw_served_release(struct dw_served *s)
@@ -337,7 +357,7 @@ int dw_served_open(struct dw_served *s, const char *name)
 	if (!n)
 		return -EACCES;
 	fd = served_open_regular(n->open);
-	if (fd >= 0 && !served_is(s, n, fd)) {
+	if (fd >= 0 && (!served_is(s, n, fd) || (n->kind != DW_SERVED_PLAIN && !served_readable(s, fd)))) {
 		close(fd);
 		return -EACCES;
 	}

@@ -15,9 +15,13 @@
  * for: a mapped object must have its device and inode (those of
  * /proc/PID/maps for a live process), a debug file the object's build-id
  * (the debuglink's CRC when the object has none). A name swapped for a
- * link to another file since serves nothing. Files of the stub's own that
- * a target adds by their exact path (the /proc files of a live process)
- * are served as they are.
+ * link to another file since serves nothing. And a file is served only if
+ * the reader could read it (the user of the process, the owner of the
+ * recording): one that is readable by all, or its own and readable by its
+ * owner, so neither a crafted recording nor a debug link leads to a file
+ * only the stub's user may read. Files of the stub's own that a target
+ * adds by their exact path (the /proc files of a live process) are served
+ * as they are.
  */
 #ifndef DW_SERVED_H
 #define DW_SERVED_H
@@ -61,6 +65,7 @@ struct dw_served_name {
 struct dw_served {
 	struct dw_pool pool;
 	const char *root;       /* the names' file system: "" or "/proc/PID/root" */
+	int64_t reader;         /* uid files must be readable by; -1 or 0: any */
 	struct dw_served_name *names;
 	size_t nnames, names_cap;
 	struct dw_served_object *objects;
@@ -71,6 +76,9 @@ struct dw_served {
  * own file system, "/proc/PID/root": a live process's); copied. */
 void dw_served_init(struct dw_served *s, const char *root);
 void dw_served_release(struct dw_served *s);
+/* Served files must be readable by the user @uid (-1, the default, or 0:
+ * any file). */
+void dw_served_set_reader(struct dw_served *s, int64_t uid);
 
 /* Adds the object mapped as @name (absolute in @root; any name for one
  * that is no file GDB asks for, "[vdso]") and its debug files. @path is

@@ -1157,39 +1157,45 @@ static int rt_xfer_read(void *ctx, enum rsp_xfer_object obj, const char *annex,
 /* The recording's files: setfs changes nothing (its process is gone, its
  * pid some other process's now, or none's; the files are the stub's own,
  * --vfile-any's too). */
-static struct dw_served *rt_served(struct replay_target *t)
+static int rt_served(struct replay_target *t, struct dw_served **out)
 {
+	int r;
+
 	if (!t->served_made) {
-		if (replay_vfile_served(t->b, &t->served)) {
+		r = replay_vfile_served(t->b, &t->served);
+		if (r) {
 			dw_served_release(&t->served);
-			return NULL;
+			return r;
 		}
 		t->served_made = true;
 	}
-	return &t->served;
+	*out = &t->served;
+	return 0;
 }
 
 static int rt_vfile_open(void *ctx, int64_t fs_pid, const char *path, bool any)
 {
 	struct dw_served *s;
+	int r;
 
 	(void)fs_pid;
 	if (any)
 		return dw_served_open_any("", path);
-	s = rt_served(ctx);
-	return s ? dw_served_open(s, path) : -ENOMEM;
+	r = rt_served(ctx, &s);
+	return r ? r : dw_served_open(s, path);
 }
 
 static int rt_vfile_readlink(void *ctx, int64_t fs_pid, const char *path, bool any, char *buf,
 			     size_t size)
 {
 	struct dw_served *s;
+	int r;
 
 	(void)fs_pid;
 	if (any)
 		return dw_served_readlink_any("", path, buf, size);
-	s = rt_served(ctx);
-	return s ? dw_served_readlink(s, path, buf, size) : -ENOMEM;
+	r = rt_served(ctx, &s);
+	return r ? r : dw_served_readlink(s, path, buf, size);
 }
 
 static int rt_process_info(void *ctx, struct rsp_process_info *out)

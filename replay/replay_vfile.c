@@ -4,7 +4,9 @@
  */
 #include "replay/replay_vfile.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <sys/stat.h>
 
 #include "dwarf/dw_served.h"
 #include "replay/bundle.h"
@@ -14,7 +16,14 @@ int replay_vfile_served(const struct replay_bundle *b, struct dw_served *s)
 	char path[PATH_MAX];
 	int r = 0;
 
+	struct stat st;
+
 	dw_served_init(s, NULL);
+	/* The debugger reads what the recording's owner may read: a
+	 * recording of one's own names any files it likes. */
+	if (!b->dir || stat(b->dir, &st) < 0)
+		return -EACCES;
+	dw_served_set_reader(s, st.st_uid);
 	for (size_t i = 0; r == 0 && i < b->nmaps; i++) {
 		const struct replay_mapping *m = &b->maps[i];
 

@@ -6,8 +6,9 @@
  * recording's images, under the paths the process mapped them by, opened
  * where the recording found them (the recorded path, perf's build-id
  * cache, --image-dir; the vDSO's copy in the bundle), and their separate
- * debug files (dwarf/dw_served.h). /proc files are not served: the
- * recorded pid is some other process now, or none.
+ * debug files (dwarf/dw_served.h), those the recording's owner may read.
+ * /proc files are not served: the recorded pid is some other process now,
+ * or none.
  */
 #ifndef HINDSIGHT_REPLAY_REPLAY_VFILE_H
 #define HINDSIGHT_REPLAY_REPLAY_VFILE_H
@@ -16,7 +17,8 @@ struct dw_served;
 struct replay_bundle;
 
 /* Initialises @s with every image of @b (release it with
- * dw_served_release, failure or not). 0 or -ENOMEM. */
+ * dw_served_release, failure or not), readable for the owner of the
+ * recording's directory. 0, -EACCES (its owner cannot be told), -ENOMEM. */
 int replay_vfile_served(const struct replay_bundle *b, struct dw_served *s);
 
 #endif

@@ -57,8 +57,14 @@ static int stub_vfile_build(pid_t pid, struct dw_served *s)
 	struct rsp_buf maps;
 	int r;
 
+	struct rsp_process_info info;
+
 	snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
 	dw_served_init(s, buf);
+	/* The debugger reads what the user the process runs as may read. */
+	if (stub_procfs_status(pid, &info) < 0)
+		return -EACCES;
+	dw_served_set_reader(s, info.uid);
 	rsp_buf_init(&maps);
 	r = stub_procfs_read(pid, "maps", &maps);
 	if (r == 0)

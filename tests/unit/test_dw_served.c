@@ -31,7 +31,9 @@ struct tree {
 
 static void path_of(const struct tree *t, const char *name, char *out)
 {
-	snprintf(out, PATH_MAX, "%s%s", t->root, name);
+	int n = snprintf(out, PATH_MAX, "%s%s", t->root, name);
+
+	assert_true(n > 0 && n < PATH_MAX);
 }
 
 static void mkdirs(const struct tree *t, const char *name)
@@ -290,6 +292,47 @@ static void test_image(void **state)
 	dw_served_release(&s);
 }
 
+static void test_reader(void **state)
+{
+	struct tree *t = *state;
+	char obj[PATH_MAX], dbg[PATH_MAX];
+	struct dw_served s;
+	int fd;
+
+	/* Served only what user 4242 could read: files readable by all, or
+	 * its own and readable by it. */
+	path_of(t, "/bin/obj", obj);
+	path_of(t, t->buildid_debug, dbg);
+	assert_int_equal(chmod(obj, 0644), 0);
+	dw_served_init(&s, t->root);
+	dw_served_set_reader(&s, 4242);
+	assert_int_equal(dw_served_add_object(&s, "/bin/obj", NULL, NULL), 0);
+	fd = dw_served_open(&s, "/bin/obj");
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chmod(obj, 0640), 0);
+	assert_int_equal(dw_served_open(&s, "/bin/obj"), -EACCES);
+	assert_int_equal(chmod(dbg, 0600), 0);
+	assert_int_equal(dw_served_open(&s, t->buildid_debug), -EACCES);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(obj, 4242, 0), 0);
+		fd = dw_served_open(&s, "/bin/obj");
+		assert_true(fd >= 0);
+		close(fd);
+		assert_int_equal(chmod(obj, 0040), 0);   /* its own, not readable by it */
+		assert_int_equal(dw_served_open(&s, "/bin/obj"), -EACCES);
+	}
+	dw_served_release(&s);
+	/* Root's, or anyone's: any file. */
+	dw_served_init(&s, t->root);
+	dw_served_set_reader(&s, 0);
+	assert_int_equal(dw_served_add_object(&s, "/bin/obj", NULL, NULL), 0);
+	fd = dw_served_open(&s, t->buildid_debug);
+	assert_true(fd >= 0);
+	close(fd);
+	dw_served_release(&s);
+}
+
 static void test_any(void **state)
 {
 	struct tree *t = *state;
@@ -319,6 +362,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_identity_given, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plain_and_readlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_image, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reader, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_any, setup, teardown),
 	};
 
