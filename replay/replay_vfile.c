@@ -16,12 +16,14 @@ int replay_vfile_served(const struct replay_bundle *b, struct dw_served *s)
 	char path[PATH_MAX];
 	int r = 0;
 
+	const char *owner = b->perf_file ? b->perf_file : b->dir;
 	struct stat st;
 
 	dw_served_init(s, NULL);
 	/* The debugger reads what the recording's owner may read: a
-	 * recording of one's own names any files it likes. */
-	if (!b->dir || stat(b->dir, &st) < 0)
+	 * recording of one's own names any files it likes. (A perf.data's
+	 * bundle is the stub's: the perf.data's owner.) */
+	if (!owner || stat(owner, &st) < 0)
 		return -EACCES;
 	dw_served_set_reader(s, st.st_uid);
 	for (size_t i = 0; r == 0 && i < b->nmaps; i++) {

@@ -18,7 +18,7 @@ struct replay_bundle;
 
 /* Initialises @s with every image of @b (release it with
  * dw_served_release, failure or not), readable for the owner of the
- * recording's directory. 0, -EACCES (its owner cannot be told), -ENOMEM. */
+ * recording's directory (or perf.data). 0, -EACCES (its owner cannot be told), -ENOMEM. */
 int replay_vfile_served(const struct replay_bundle *b, struct dw_served *s);
 
 #endif
