@@ -39,6 +39,7 @@ struct serve_args {
 	long attach_pid;      /* 0: spawn */
 	const char *replay;   /* a recording to serve instead of a process */
 	bool no_record;       /* serve the process without recording it */
+	bool vfile_any;       /* vFile serves any file the stub can read */
 	const char *rec_dir;  /* keep the recording here */
 	const char *addr;
 	char **argv;          /* program and arguments */
@@ -74,6 +75,10 @@ void cli_serve_usage(FILE *out)
 		"                  (full speed; no reverse execution)\n"
 		"  --image-dir DIR with --replay: also look for the recording's images\n"
 		"                  here (by build-id, then by name; repeatable)\n"
+		"  --vfile-any     let the debugger read any file the stub can read\n"
+		"                  (gdbserver's way); by default it reads only the\n"
+		"                  program, its libraries, their debug files and the\n"
+		"                  process's /proc files\n"
 		"  --debug         log every packet to stderr\n"
 		"  -h, --help      show this help\n"
 		"\n"
@@ -116,6 +121,7 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 		{ "record-dir", required_argument, NULL, 'O' },
 		{ "no-record", no_argument, NULL, 'n' },
 		{ "image-dir", required_argument, NULL, 'i' },
+		{ "vfile-any", no_argument, NULL, 'v' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "remote-debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -141,6 +147,7 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 			}
 			a->image_dirs[a->nimage_dirs++] = optarg;
 			break;
+		case 'v': a->vfile_any = true; break;
 		case 'd': a->debug = true; break;
 		case 'o': a->rec_dir = optarg; break;
 		case 'h': cli_serve_usage(stdout); return 1;
@@ -410,6 +417,7 @@ int cli_serve_main(int argc, char **argv)
 		opt.log = log_packet;
 	}
 	opt.quit = &serve_quit;
+	opt.vfile_any = a.vfile_any;
 	err = rsp_server_init(&srv, target, &opt);
 	if (err) {
 		fprintf(stderr, "hindsight serve: %s\n", strerror(-err));

@@ -164,6 +164,26 @@ int dw_elf_open(const char *path, struct dw_elf **out)
 	return dw_elf_finish_open(e, out);
 }
 
+int dw_elf_open_fd(int fd, const char *name, struct dw_elf **out)
+{
+	struct dw_elf *e;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	e = dw_elf_alloc(name);
+	if (!e)
+		return -ENOMEM;
+	e->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (e->fd < 0) {
+		int rc = -errno;
+
+		dw_elf_free(e);
+		return rc;
+	}
+	return dw_elf_finish_open(e, out);
+}
+
 int dw_elf_open_memory(const void *buf, size_t len, const char *name, struct dw_elf **out)
 {
 	struct dw_elf *e;

@@ -49,6 +49,9 @@ int dw_open_regular(const char *path);
 FILE *dw_fopen_regular(const char *path);
 /* Same, over a copy of @len bytes at @buf; @name is kept for messages. */
 int dw_elf_open_memory(const void *buf, size_t len, const char *name, struct dw_elf **out);
+/* As dw_elf_open, over a duplicate of @fd (a regular file open for reading; the
+ * caller keeps @fd); @name is kept for messages. */
+int dw_elf_open_fd(int fd, const char *name, struct dw_elf **out);
 void dw_elf_free(struct dw_elf *e);
 
 /* Returns the section index, or 0 when there is no section of that name. */

@@ -329,7 +329,7 @@ int rsp_server_serve(struct rsp_server *s, int fd)
 	s->conn.log_arg = s->opt.log_arg;
 	memset(&s->client, 0, sizeof(s->client));
 	s->noack_after_reply = false;
-	rsp_vfile_init(&s->vfile);
+	rsp_vfile_init(&s->vfile, &s->target, s->opt.vfile_any);
 	r = serve_loop(s);
 	stop_running_target(s);
 	rsp_vfile_release(&s->vfile);

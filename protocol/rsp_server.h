@@ -35,6 +35,7 @@ struct rsp_server_options {
 	/* Set (by a signal handler) when the stub must end: the connection is
 	 * given up within a second, as RSP_SERVE_QUIT. NULL: never. */
 	const volatile sig_atomic_t *quit;
+	bool vfile_any;     /* vFile serves any file the stub can read */
 };
 
 struct rsp_server {

@@ -1,6 +1,12 @@
 /*
  * protocol/rsp_vfile.c: vFile:setfs / open / pread / fstat / close /
- * readlink, read-only, on the stub's machine.
+ * readlink, read-only.
+ *
+ * Which files are served is the target's to say (rsp_target_ops.vfile_open
+ * and vfile_readlink: the program, its libraries, their debug files); a
+ * file it does not serve gets EACCES, as does every file of a target that
+ * says nothing. With @any (hindsight serve --vfile-any) the target serves
+ * every file the stub can read, as gdbserver does.
  *
  * Replies use GDB's File-I/O conventions: numbers in hex, `F-1,<errno>`
  * with GDB's errno numbers (which match Linux for the common ones), and
@@ -9,9 +15,7 @@
 #include "protocol/rsp_vfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,11 +28,13 @@
 #define FIO_EUNKNOWN 9999
 #define PREAD_MAX 0x8000
 
-void rsp_vfile_init(struct rsp_vfile *v)
+void rsp_vfile_init(struct rsp_vfile *v, const struct rsp_target *target, bool any)
 {
 	for (int i = 0; i < RSP_VFILE_MAX_FDS; i++)
 		v->fds[i] = -1;
 	v->fs_pid = 0;
+	v->target = target;
+	v->any = any;
 }
 
 void rsp_vfile_release(struct rsp_vfile *v)
@@ -36,7 +42,7 @@ void rsp_vfile_release(struct rsp_vfile *v)
 	for (int i = 0; i < RSP_VFILE_MAX_FDS; i++)
 		if (v->fds[i] >= 0)
 			close(v->fds[i]);
-	rsp_vfile_init(v);
+	rsp_vfile_init(v, v->target, v->any);
 }
 
 /* GDB's errno for a host errno: the same numbers for those GDB knows. */
@@ -73,40 +79,48 @@ static int hex_list(const char *p, uint64_t *vals, int n)
 	return *p ? -EINVAL : 0;
 }
 
-/* The path as the stub sees it: under /proc/PID/root after setfs. */
-static int host_path(const struct rsp_vfile *v, char *hexname, char *out, size_t size)
+/* Decodes the hex file name at @name in place: 0 or -EINVAL (empty, or
+ * holding a NUL). */
+static int decode_name(char *name)
 {
-	int n = rsp_hex_decode(hexname, strlen(hexname), (uint8_t *)hexname);
+	int n = rsp_hex_decode(name, strlen(name), (uint8_t *)name);
 
-	if (n <= 0 || memchr(hexname, 0, (size_t)n))
+	if (n <= 0 || memchr(name, 0, (size_t)n))
 		return -EINVAL;
-	hexname[n] = 0;
-	n = -1;
-	if (v->fs_pid > 0) {
-		char root[64];
+	name[n] = 0;
+	return 0;
+}
 
-		/* A recording's process is gone: then its files are the stub's
-		 * own (the stub runs where the recording was made or copied). */
-		snprintf(root, sizeof(root), "/proc/%lld/root", (long long)v->fs_pid);
-		if (access(root, F_OK) == 0)
-			n = snprintf(out, size, "%s%s", root, hexname);
-	}
-	if (n < 0)
-		n = snprintf(out, size, "%s", hexname);
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+/* Opens @name for reading: a descriptor or a negative errno. */
+static int open_file(struct rsp_vfile *v, const char *name)
+{
+	const struct rsp_target *t = v->target;
+
+	if (!t || !t->ops->vfile_open)
+		return -EACCES;
+	return t->ops->vfile_open(t->ctx, v->fs_pid, name, v->any);
+}
+
+/* readlink of @name into @buf: the length or a negative errno. */
+static int read_link(struct rsp_vfile *v, const char *name, char *buf, size_t size)
+{
+	const struct rsp_target *t = v->target;
+
+	if (!t || !t->ops->vfile_readlink)
+		return -EACCES;
+	return t->ops->vfile_readlink(t->ctx, v->fs_pid, name, v->any, buf, size);
 }
 
 static int do_open(struct rsp_vfile *v, char *args, struct rsp_buf *reply)
 {
 	char *comma = strchr(args, ',');
-	char path[PATH_MAX];
 	uint64_t fm[2];
 	int slot, fd;
 
 	if (!comma || hex_list(comma + 1, fm, 2))
 		return reply_fail(reply, EINVAL);
 	*comma = 0;
-	if (host_path(v, args, path, sizeof(path)))
+	if (decode_name(args))
 		return reply_fail(reply, EINVAL);
 	if ((fm[0] & FIO_O_ACCMODE) != 0 || (fm[0] & FIO_O_WRITE_FLAGS))
 		return reply_fail(reply, EACCES);
@@ -114,9 +128,9 @@ static int do_open(struct rsp_vfile *v, char *args, struct rsp_buf *reply)
 		;
 	if (slot == RSP_VFILE_MAX_FDS)
 		return reply_fail(reply, EMFILE);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_file(v, args);
 	if (fd < 0)
-		return reply_fail(reply, errno);
+		return reply_fail(reply, -fd);
 	v->fds[slot] = fd;
 	return rsp_buf_printf(reply, "F%x", slot);
 }
@@ -198,16 +212,15 @@ static int do_close(struct rsp_vfile *v, const char *args, struct rsp_buf *reply
 
 static int do_readlink(struct rsp_vfile *v, char *args, struct rsp_buf *reply)
 {
-	char path[PATH_MAX], target[PATH_MAX];
-	ssize_t n;
-	int err;
+	char target[PATH_MAX];
+	int n, err;
 
-	if (host_path(v, args, path, sizeof(path)))
+	if (decode_name(args))
 		return reply_fail(reply, EINVAL);
-	n = readlink(path, target, sizeof(target));
+	n = read_link(v, args, target, sizeof(target));
 	if (n < 0)
-		return reply_fail(reply, errno);
-	err = rsp_buf_printf(reply, "F%zx;", (size_t)n);
+		return reply_fail(reply, -n);
+	err = rsp_buf_printf(reply, "F%x;", n);
 	return err ? err : rsp_buf_append(reply, target, (size_t)n);
 }
 

@@ -240,6 +240,20 @@ struct rsp_target_ops {
 	int (*btrace_read)(void *ctx, struct rsp_ptid thread, enum rsp_btrace_read kind,
 			   struct rsp_btrace_data *out);
 
+	/* Host I/O (vFile:open / vFile:readlink): the files this target lets
+	 * a debugger read, the program, its libraries and their debug files;
+	 * with @any (serve --vfile-any) any file the stub can read (optional:
+	 * without it no file is served). @fs_pid is the client's vFile:setfs
+	 * (0: the stub's own file system), @path the file as the client names
+	 * it. vfile_open: a descriptor open for reading, which the server
+	 * closes; -EACCES for a file the target does not serve, or the error
+	 * of opening one it serves (-ENOENT: not there). vfile_readlink: the
+	 * length of the link's text in @buf (no NUL), -EACCES, or the error
+	 * of readlink. */
+	int (*vfile_open)(void *ctx, int64_t fs_pid, const char *path, bool any);
+	int (*vfile_readlink)(void *ctx, int64_t fs_pid, const char *path, bool any, char *buf,
+			      size_t size);
+
 	/* A monitor command the server does not know itself. Appends the text
 	 * to print to @out; -ENOENT if the command is unknown. */
 	int (*monitor)(void *ctx, const char *cmd, struct rsp_buf *out);

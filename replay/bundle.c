@@ -55,6 +55,7 @@ void replay_bundle_free(struct replay_bundle *b)
 	if (b->tmp_dir)
 		replay_bundle_remove_tree(b->tmp_dir);
 	free(b->tmp_dir);
+	free(b->perf_file);
 	free(b->dir);
 	free(b->recorder);
 	free(b->exit_kind);

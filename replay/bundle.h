@@ -81,6 +81,7 @@ struct replay_bundle {
 	char *dir;                 /* where it was loaded from / saved to */
 	char *tmp_dir;             /* a perf.data opened directly: the bundle
 				    * made of it, removed by replay_bundle_free */
+	char *perf_file;           /* ... and that perf.data */
 	unsigned version;
 	char *recorder;            /* "software", "hardware", "lldb", "perf" */
 	struct replay_cpu cpu;

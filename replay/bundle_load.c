@@ -900,7 +900,7 @@ static int load_perf_data(const char *file, struct replay_bundle **out, char *er
 		rc = replay_bundle_load(dir, out, err, errsize);
 	if (rc >= 0)
 		rc = find_images_near(*out, file);
-	if (rc >= 0 && !((*out)->tmp_dir = strdup(dir))) {
+	if (rc >= 0 && (!((*out)->tmp_dir = strdup(dir)) || !((*out)->perf_file = strdup(file)))) {
 		replay_bundle_free(*out);
 		*out = NULL;
 		rc = -ENOMEM;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "dwarf/dw_elf.h"
+#include "dwarf/dw_served.h"
 #include "protocol/rsp_buf.h"
 #include "replay/bundle.h"
 #include "replay/auxv.h"
@@ -34,6 +35,7 @@
 #include "replay/svr4.h"
 #include "replay/replay_bts.h"
 #include "replay/replay_monitor.h"
+#include "replay/replay_vfile.h"
 
 /* A breakpoint scan of one thread's history, kept while the breakpoints
  * stay the same: from any position in (stop, from] (backward) or
@@ -95,6 +97,8 @@ struct replay_target {
 	 * touched since (replay_target_set_present_mem); NULL otherwise. */
 	int (*present_read)(void *ctx, uint64_t addr, void *buf, size_t len);
 	void *present_ctx;
+	struct dw_served served;   /* the files GDB may read, on first use */
+	bool served_made;
 };
 
 static struct replay_target_thread *find_thread(struct replay_target *t, int64_t tid)
@@ -179,6 +183,8 @@ void replay_target_free(struct replay_target *t)
 	replay_rodata_free(t->rodata);
 	replay_image_free(t->img);
 	replay_bundle_free(t->b);
+	if (t->served_made)
+		dw_served_release(&t->served);
 	free(t->threads);
 	free(t->points);
 	free(t->addrs);
@@ -1148,6 +1154,50 @@ static int rt_xfer_read(void *ctx, enum rsp_xfer_object obj, const char *annex,
 	return path ? rsp_buf_puts(out, path) : -ENOENT;
 }
 
+/* The recording's files: setfs changes nothing (its process is gone, its
+ * pid some other process's now, or none's; the files are the stub's own,
+ * --vfile-any's too). */
+static int rt_served(struct replay_target *t, struct dw_served **out)
+{
+	int r;
+
+	if (!t->served_made) {
+		r = replay_vfile_served(t->b, &t->served);
+		if (r) {
+			dw_served_release(&t->served);
+			return r;
+		}
+		t->served_made = true;
+	}
+	*out = &t->served;
+	return 0;
+}
+
+static int rt_vfile_open(void *ctx, int64_t fs_pid, const char *path, bool any)
+{
+	struct dw_served *s;
+	int r;
+
+	(void)fs_pid;
+	if (any)
+		return dw_served_open_any("", path);
+	r = rt_served(ctx, &s);
+	return r ? r : dw_served_open(s, path);
+}
+
+static int rt_vfile_readlink(void *ctx, int64_t fs_pid, const char *path, bool any, char *buf,
+			     size_t size)
+{
+	struct dw_served *s;
+	int r;
+
+	(void)fs_pid;
+	if (any)
+		return dw_served_readlink_any("", path, buf, size);
+	r = rt_served(ctx, &s);
+	return r ? r : dw_served_readlink(s, path, buf, size);
+}
+
 static int rt_process_info(void *ctx, struct rsp_process_info *out)
 {
 	struct replay_target *t = ctx;
@@ -1352,6 +1402,8 @@ const struct rsp_target_ops replay_target_ops = {
 	.kill = rt_end,
 	.detach = rt_end,
 	.xfer_read = rt_xfer_read,
+	.vfile_open = rt_vfile_open,
+	.vfile_readlink = rt_vfile_readlink,
 	.process_info = rt_process_info,
 	.btrace_enable = rt_btrace_enable,
 	.btrace_disable = rt_btrace_disable,

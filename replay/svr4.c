@@ -40,7 +40,7 @@ static int put_library(struct rsp_buf *out, const struct replay_mapping *m, cons
 		err = rsp_reply_xml_text(out, m->system_path ? m->system_path : m->file);
 	if (!err)
 		err = rsp_buf_printf(out,
-				     "\" lm=\"0x%zx\" l_addr=\"0x%llx\" l_ld=\"0x%llx\" lmid=\"0x1\"/>",
+				     "\" lm=\"0x%zx\" l_addr=\"0x%llx\" l_ld=\"0x%llx\" lmid=\"0x0\"/>",
 				     lm, (unsigned long long)bias, (unsigned long long)(bias + dyn));
 	return err;
 }

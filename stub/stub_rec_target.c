@@ -24,6 +24,7 @@
 #include "stub/stub_procfs.h"
 #include "stub/stub_regs.h"
 #include "stub/stub_rec.h"
+#include "stub/stub_vfile.h"
 
 #define SRT_MAX_WATCH 16
 #define SRT_BURST 256             /* instructions between looks at the clock */
@@ -688,6 +689,25 @@ static int srt_memory_region(void *ctx, uint64_t addr, struct rsp_region *out)
 	return stub_info_region(srt_shadow(ctx), addr, out);
 }
 
+static int srt_vfile_open(void *ctx, int64_t fs_pid, const char *path, bool any)
+{
+	struct stub_rec_target *t = ctx;
+
+	if (t->gone && !any)
+		return -EACCES;
+	return stub_vfile_open(srt_shadow(t)->pid, fs_pid, path, any);
+}
+
+static int srt_vfile_readlink(void *ctx, int64_t fs_pid, const char *path, bool any, char *buf,
+			      size_t size)
+{
+	struct stub_rec_target *t = ctx;
+
+	if (t->gone && !any)
+		return -EACCES;
+	return stub_vfile_readlink(srt_shadow(t)->pid, fs_pid, path, any, buf, size);
+}
+
 static int srt_set_pass_signals(void *ctx, const uint8_t pass[RSP_NSIG])
 {
 	struct stub_rec_target *t = ctx;
@@ -806,6 +826,8 @@ static const struct rsp_target_ops srt_ops = {
 	.shlib_info_addr = srt_shlib_info_addr,
 	.memory_region = srt_memory_region,
 	.set_pass_signals = srt_set_pass_signals,
+	.vfile_open = srt_vfile_open,
+	.vfile_readlink = srt_vfile_readlink,
 	.btrace_enable = srt_btrace_enable,
 	.btrace_disable = srt_btrace_disable,
 	.btrace_conf = srt_btrace_conf,

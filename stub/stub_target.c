@@ -17,6 +17,7 @@
 #include "stub/stub_probe.h"
 #include "stub/stub_proc.h"
 #include "stub/stub_regs.h"
+#include "stub/stub_vfile.h"
 
 struct stub_target {
 	struct stub_proc proc;
@@ -199,6 +200,22 @@ static int stub_target_set_pass_signals(void *ctx, const uint8_t pass[RSP_NSIG])
 	return 0;
 }
 
+static int stub_target_vfile_open(void *ctx, int64_t fs_pid, const char *path, bool any)
+{
+	struct stub_proc *p = stub_target_proc(ctx);
+
+	return p->alive || any ? stub_vfile_open(p->pid, fs_pid, path, any) : -EACCES;
+}
+
+static int stub_target_vfile_readlink(void *ctx, int64_t fs_pid, const char *path, bool any,
+				      char *buf, size_t size)
+{
+	struct stub_proc *p = stub_target_proc(ctx);
+
+	return p->alive || any ? stub_vfile_readlink(p->pid, fs_pid, path, any, buf, size)
+			       : -EACCES;
+}
+
 static int stub_target_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 {
 	(void)ctx;
@@ -228,6 +245,8 @@ const struct rsp_target_ops stub_target_ops = {
 	.shlib_info_addr = stub_target_shlib_info_addr,
 	.memory_region = stub_target_memory_region,
 	.set_pass_signals = stub_target_set_pass_signals,
+	.vfile_open = stub_target_vfile_open,
+	.vfile_readlink = stub_target_vfile_readlink,
 	.monitor = stub_target_monitor,
 };
 

@@ -162,6 +162,26 @@ build_prog()
     echo "$out"
 }
 
+# build_lib NAME: compile tests/programs/NAME.c with -g -O0 -fPIC into the
+# shared library lib$NAME.so in the run's cache (once per run) and print its
+# path. A program links it with `build_prog PROG -Wl,--no-as-needed PATH`
+# (the library has no soname: the program needs it by that path).
+build_lib()
+{
+    local name=$1
+    local out=$E2E_WORK/bin/lib$name.so
+    if [ ! -f "$out" ]; then
+        (cd "$PROG_SRC" && timeout 60 cc -g -O0 -fPIC -shared "$name.c" -o "$out.tmp.$$") \
+            >"$E2E_WORK/bin/lib$name.log" 2>&1 || {
+            echo "cannot compile $name.c:" >&2
+            cat "$E2E_WORK/bin/lib$name.log" >&2
+            return 1
+        }
+        mv "$out.tmp.$$" "$out"
+    fi
+    echo "$out"
+}
+
 # record_and_cut EXT: records crash_kinds (exit N, N random) in software into
 # $T_DIR/rec, copies it to $T_DIR/cut and truncates the copy's threads/*.EXT
 # (pt: the trace, state: the state log) to 30-80% of its size, as a recorder
@@ -205,12 +225,13 @@ rand_int() { echo $(($1 + RANDOM % ($2 - $1 + 1))); }
 # the array SERVER_CMD with the command line for $SERVER.
 server_cmd()
 {
-    local once= attach= replay= norecord= recdir=
+    local once= attach= replay= norecord= recdir= vfileany=
     while [ $# -gt 0 ]; do
         case $1 in
         --once) once=--once; shift ;;
         -o) recdir=$2; shift 2 ;;
         --no-record) norecord=--no-record; shift ;;
+        --vfile-any) vfileany=--vfile-any; shift ;;
         --attach) attach=$2; shift 2 ;;
         --replay) replay=$2; shift 2 ;;
         *) break ;;
@@ -234,7 +255,7 @@ server_cmd()
             echo "HINDSIGHT is not set to an executable (got '${HINDSIGHT:-}')" >&2
             return 1
         fi
-        SERVER_CMD=("$HINDSIGHT" serve ${once:+$once} ${norecord:+$norecord})
+        SERVER_CMD=("$HINDSIGHT" serve ${once:+$once} ${norecord:+$norecord} ${vfileany:+$vfileany})
         if [ -n "$recdir" ]; then
             SERVER_CMD+=(-o "$recdir")
         fi
@@ -280,7 +301,8 @@ server_start_lldb()
     echo "server: ${SERVER_CMD[*]} (pid $SERVER_PID, port $PORT, inferior ${INFERIOR_PID:-?})"
 }
 
-# server_start [--once] [--attach PID] PROG [ARGS...]: start the server on
+# server_start [--once] [--no-record] [--vfile-any] [--attach PID | --replay DIR]
+# PROG [ARGS...]: start the server on
 # 127.0.0.1:0 with stdout in $T_DIR/server.out and stderr in
 # $T_DIR/server.err; wait (bounded) for "Listening on port N". Sets
 # SERVER_PID, PORT and INFERIOR_PID (from "Process ... created; pid = N", or
@@ -298,6 +320,7 @@ server_start()
         --once) opts+=(--once); shift ;;
         -o) opts+=(-o "$2"); shift 2 ;;
         --no-record) opts+=(--no-record); shift ;;
+        --vfile-any) opts+=(--vfile-any); shift ;;
         --attach) opts+=(--attach "$2"); attach=$2; shift 2 ;;
         --replay) opts+=(--replay "$2"); shift 2 ;;
         *) break ;;

@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -73,12 +75,69 @@ static void test_malformed(void **state)
 	assert_int_equal(stub_maps_region("1000-2000 r-xp 0\n", 0x1234, &r), -EINVAL);
 }
 
+/* Each file mapping as stub_maps_files reports it, one line per call. */
+static int collect(void *ctx, const struct stub_maps_file *f)
+{
+	char *out = ctx;
+	size_t n = strlen(out);
+
+	snprintf(out + n, 1024 - n, "%s %llx %llu\n", f->path, (unsigned long long)f->dev,
+		 (unsigned long long)f->ino);
+	return 0;
+}
+
+static int stop_at_first(void *ctx, const struct stub_maps_file *f)
+{
+	(void)f;
+	++*(int *)ctx;
+	return 7;
+}
+
+static void test_files(void **state)
+{
+	static const char text[] =
+		"55d0c000-55d0d000 r--p 00000000 fe:01 332835                     /usr/bin/prog\n"
+		"55d0d000-55d0e000 r-xp 00001000 fe:01 332835                     /usr/bin/prog\n"
+		"55d0f000-55d10000 rw-p 00000000 00:00 0                          [heap]\n"
+		"7f00000000-7f00001000 r--p 00000000 103:02 99                    /lib/my lib.so\n"
+		"7f00001000-7f00002000 r--p 00000000 00:05 7                      /dev/zero (deleted)\n"
+		"7f00002000-7f00003000 rw-p 00000000 00:00 0 \n"
+		"7ffff7fc3000-7ffff7fc5000 r-xp 00000000 00:00 0                  [vdso]\n";
+	char out[1024] = "";
+	int calls = 0;
+
+	(void)state;
+	assert_int_equal(stub_maps_files(text, collect, out), 0);
+	/* dev as makedev(major, minor) encodes it: fe:01 is 0xfe01, 103:02
+	 * (major 0x103) is 0x10302. */
+	assert_string_equal(out, "/usr/bin/prog fe01 332835\n"
+				 "/usr/bin/prog fe01 332835\n"
+				 "/lib/my lib.so 10302 99\n");
+	assert_int_equal(stub_maps_files(text, stop_at_first, &calls), 7);
+	assert_int_equal(calls, 1);
+	assert_int_equal(stub_maps_files("1000-2000 r-xp 0 zz 5 /x\n", collect, out), -EINVAL);
+}
+
+static void test_named(void **state)
+{
+	uint64_t start = 0, end = 0;
+
+	(void)state;
+	assert_int_equal(stub_maps_named(maps, "[vdso]", &start, &end), 0);
+	assert_int_equal(start, 0x7ffff7fc3000);
+	assert_int_equal(end, 0x7ffff7fc5000);
+	assert_int_equal(stub_maps_named(maps, "[vvar]", &start, &end), -ENOENT);
+	assert_int_equal(stub_maps_named(maps, "/tmp/my prog", &start, &end), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_region_table),
 		cmocka_unit_test(test_empty_text),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
