@@ -628,6 +628,112 @@ static void test_payload_past_end(void **state)
 }
 
 
+/* ---- the end of a recording ---- */
+
+/* Appends @n bytes of records to the data section of the file built in
+ * @f (its last part). */
+static size_t append_data(struct fbuf *f, const void *rec, size_t n)
+{
+	uint64_t size;
+
+	put(f, rec, n);
+	memcpy(&size, f->b + 48, 8);
+	size += n;
+	memcpy(f->b + 48, &size, 8);
+	return f->n;
+}
+
+/* Whether mapping @m of @b is valid at the recording's end. */
+static bool live_at_end(const struct replay_bundle *b, size_t m)
+{
+	return b->maps[m].time_map <= b->end_time && b->end_time < b->maps[m].time_unmap;
+}
+
+/* A snapshot with no EXIT (perf --snapshot ended by a signal): the end is
+ * the last time a record knows, where the MMAP2's image is mapped. */
+static void test_end_without_exit(void **state)
+{
+	struct fbuf f;
+	struct replay_perf_data *pd;
+
+	(void)state;
+	pd = parse_built(&f, build(&f, true, 0x100));
+	assert_int_equal(pd->bundle->end_time, 1000);
+	assert_true(live_at_end(pd->bundle, 0));
+	replay_perf_data_free(pd);
+}
+
+static void test_end_at_exit(void **state)
+{
+	struct fbuf f, r = { .n = 0 };
+	struct replay_perf_data *pd;
+
+	(void)state;
+	build(&f, false, 8);
+	put_hdr(&r, PERF_RECORD_EXIT, 0, 8 + 24 + 16);
+	put32(&r, 42);
+	put32(&r, 1);
+	put32(&r, 42);
+	put32(&r, 1);
+	put64(&r, 3000);
+	put32(&r, 42);          /* sample_id: pid, tid, time */
+	put32(&r, 42);
+	put64(&r, 3000);
+	pd = parse_built(&f, append_data(&f, r.b, r.n));
+	assert_int_equal(pd->bundle->end_time, 3000);
+	assert_true(live_at_end(pd->bundle, 0));
+	replay_perf_data_free(pd);
+}
+
+/* A sample's time counts (the event samples TID | TIME: {pid, tid}, time). */
+static void test_end_at_sample(void **state)
+{
+	struct fbuf f, r = { .n = 0 };
+	struct replay_perf_data *pd;
+
+	(void)state;
+	build(&f, true, 0x100);
+	put_hdr(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8 + 16);
+	put32(&r, 42);
+	put32(&r, 42);
+	put64(&r, 7000);
+	pd = parse_built(&f, append_data(&f, r.b, r.n));
+	assert_int_equal(pd->bundle->end_time, 7000);
+	replay_perf_data_free(pd);
+	/* cut short of its time: the end is the MMAP2's, and no error */
+	build(&f, true, 0x100);
+	r.n = 0;
+	put_hdr(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8 + 8);
+	put32(&r, 42);
+	put32(&r, 42);
+	pd = parse_built(&f, append_data(&f, r.b, r.n));
+	assert_int_equal(pd->bundle->end_time, 1000);
+	replay_perf_data_free(pd);
+}
+
+/* An AUXTRACE record's reference is the TSC perf read its data at
+ * (intel_pt): it counts when perf time converts to TSC, never else. */
+static void test_end_at_aux_reference(void **state)
+{
+	const size_t info = 104 + sizeof(struct perf_event_attr) + 16;
+	struct fbuf f;
+	struct replay_perf_data *pd;
+	size_t n;
+
+	(void)state;
+	n = build(&f, true, 0x100);
+	memcpy(f.b + n - 16 - 48 + 24, &(uint64_t){ 9000 }, 8);   /* the 2nd's reference */
+	pd = parse_built(&f, n);
+	assert_int_equal(pd->bundle->end_time, 1000);
+	replay_perf_data_free(pd);
+	/* cap_user_time_zero (time_mult 0: perf time is TSC) */
+	memcpy(f.b + info + 16 + REPLAY_PERF_PT_CAP_USER_TIME_ZERO * 8, &(uint64_t){ 1 }, 8);
+	pd = parse_built(&f, n);
+	assert_true(pd->info.tconv.valid);
+	assert_int_equal(pd->bundle->end_time, 9000);
+	replay_perf_data_free(pd);
+}
+
 /* ---- build-ids: HEADER_BUILD_ID, and the image found by it ---- */
 
 /* Appends a HEADER_BUILD_ID feature (bit 2) naming @file with the 20-byte
@@ -960,6 +1066,10 @@ int main(void)
 		cmocka_unit_test(test_full_contiguous),
 		cmocka_unit_test(test_full_hole_is_gap),
 		cmocka_unit_test(test_payload_past_end),
+		cmocka_unit_test(test_end_without_exit),
+		cmocka_unit_test(test_end_at_exit),
+		cmocka_unit_test(test_end_at_sample),
+		cmocka_unit_test(test_end_at_aux_reference),
 		cmocka_unit_test(test_build_id_feature),
 		cmocka_unit_test(test_percpu_two_threads),
 		cmocka_unit_test(test_percpu_no_switches),
