@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cli_history.h"
 #include "replay/bundle.h"
 #include "replay/percpu.h"
 #include "replay/elf_load.h"
@@ -242,6 +243,7 @@ static int import_perf(const struct import_args *a, const char *dir, char *why, 
 
 	if (err)
 		return err;
+	cli_say_notes(pd->bundle);      /* what a damaged feature section lost */
 	err = replay_perf_data_write(pd, dir, why, n);
 	replay_perf_data_free(pd);
 	return err;

@@ -892,14 +892,21 @@ static int load_perf_data(const char *file, struct replay_bundle **out, char *er
 		return rc;
 	}
 	rc = replay_perf_data_read(file, &pd, err, errsize);
-	if (rc >= 0) {
+	if (rc >= 0)
 		rc = replay_perf_data_write(pd, dir, err, errsize);
-		replay_perf_data_free(pd);
-	}
 	if (rc >= 0)
 		rc = replay_bundle_load(dir, out, err, errsize);
+	/* The reader's notes (a damaged feature section skipped) go with the
+	 * bundle, whose trace.json does not keep them. */
+	for (size_t i = 0; rc >= 0 && i < pd->bundle->nnotes; i++)
+		rc = replay_bundle_add_note(*out, pd->bundle->notes[i]);
+	replay_perf_data_free(pd);
 	if (rc >= 0)
 		rc = find_images_near(*out, file);
+	if (rc < 0 && *out) {
+		replay_bundle_free(*out);
+		*out = NULL;
+	}
 	if (rc >= 0 && !((*out)->tmp_dir = strdup(dir))) {
 		replay_bundle_free(*out);
 		*out = NULL;

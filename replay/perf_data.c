@@ -561,6 +561,12 @@ static int parse(struct walk *w, size_t len)
 	}
 	pd->file.buf = NULL;
 	rc = replay_bundle_new(&pd->bundle);
+	for (size_t i = 0; i < pd->file.nnotes && !rc; i++) {
+		char note[512];
+
+		snprintf(note, sizeof(note), "%s: %s", w->name, pd->file.notes[i]);
+		rc = replay_bundle_add_note(pd->bundle, note);
+	}
 	if (rc)
 		return rc;
 	replay_perf_sideband_init(&w->sb, pd->bundle, NULL, -1);
