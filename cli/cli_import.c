@@ -250,7 +250,8 @@ static int import_perf(const struct import_args *a, const char *dir, char *why, 
 }
 
 /* --elf FILE[:ADDR]: the executable segments of FILE, its first segment at
- * ADDR when given (ptxed's meaning), else at its own addresses. */
+ * ADDR when given (ptxed's meaning), else at its own addresses; each whole
+ * pages, as the loader maps it. */
 static int add_elf(struct replay_bundle *b, const char *spec)
 {
 	struct replay_elf_segment segs[REPLAY_ELF_MAX_SEGMENTS];
@@ -277,7 +278,7 @@ static int add_elf(struct replay_bundle *b, const char *spec)
 	for (int i = 0; i < n && !err; i++) {
 		struct replay_mapping m = {
 			.time_map = 0, .time_unmap = REPLAY_TIME_NEVER,
-			.start = bias + segs[i].vaddr, .size = segs[i].size, .offset = segs[i].offset,
+			.start = bias + segs[i].vaddr, .size = segs[i].pages, .offset = segs[i].offset,
 			.file = abs ? abs : path, .system_path = abs ? abs : path,
 		};
 

@@ -339,7 +339,7 @@ static int module_mappings(struct reader *r, const char *file, const char *syste
 			continue;
 		m.start = load - segs[0].vaddr + segs[i].vaddr;
 		m.offset = segs[i].offset;
-		m.size = segs[i].size;
+		m.size = segs[i].pages;    /* whole pages, as the loader maps it */
 		rc = replay_bundle_add_mapping(r->b, &m);
 		if (rc < 0)
 			return rc;
