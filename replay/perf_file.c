@@ -244,7 +244,8 @@ static int parse_feature(struct replay_perf_file *f, unsigned bit, struct sectio
 	}
 }
 
-/* perf's name of feature @bit and what it holds. */
+/* perf's name of feature @bit and what it holds; NULL for a bit perf
+ * does not name. */
 static const char *feat_name(unsigned bit, const char **what)
 {
 	static const char *const names[][2] = {
@@ -285,8 +286,8 @@ static const char *feat_name(unsigned bit, const char **what)
 		*what = names[bit][1];
 		return names[bit][0];
 	}
-	*what = "an unknown feature";
-	return "feature";
+	*what = "a feature perf does not name";
+	return NULL;
 }
 
 /* What losing feature @bit costs, or NULL when decoding needs it. */
@@ -345,7 +346,12 @@ static int lose_feature(struct replay_perf_file *f, unsigned bit, const char *wh
 			size_t errsize)
 {
 	const char *what, *name = feat_name(bit, &what), *loss = feat_loss(bit);
+	char unnamed[32];
 
+	if (!name) {
+		snprintf(unnamed, sizeof(unnamed), "feature bit %u", bit);
+		name = unnamed;
+	}
 	if (!loss)
 		return fail(err, errsize, -EBADMSG, "%s (%s): %s, and decoding needs it", name,
 			    what, why);
