@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cli_history.h"
 #include "replay/bundle.h"
 #include "replay/percpu.h"
 #include "replay/elf_load.h"
@@ -242,13 +243,15 @@ static int import_perf(const struct import_args *a, const char *dir, char *why, 
 
 	if (err)
 		return err;
+	cli_say_notes(pd->bundle);      /* what a damaged feature section lost */
 	err = replay_perf_data_write(pd, dir, why, n);
 	replay_perf_data_free(pd);
 	return err;
 }
 
 /* --elf FILE[:ADDR]: the executable segments of FILE, its first segment at
- * ADDR when given (ptxed's meaning), else at its own addresses. */
+ * ADDR when given (ptxed's meaning), else at its own addresses; each whole
+ * pages, as the loader maps it. */
 static int add_elf(struct replay_bundle *b, const char *spec)
 {
 	struct replay_elf_segment segs[REPLAY_ELF_MAX_SEGMENTS];
@@ -275,7 +278,7 @@ static int add_elf(struct replay_bundle *b, const char *spec)
 	for (int i = 0; i < n && !err; i++) {
 		struct replay_mapping m = {
 			.time_map = 0, .time_unmap = REPLAY_TIME_NEVER,
-			.start = bias + segs[i].vaddr, .size = segs[i].size, .offset = segs[i].offset,
+			.start = bias + segs[i].vaddr, .size = segs[i].pages, .offset = segs[i].offset,
 			.file = abs ? abs : path, .system_path = abs ? abs : path,
 		};
 

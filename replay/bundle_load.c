@@ -339,7 +339,7 @@ static int module_mappings(struct reader *r, const char *file, const char *syste
 			continue;
 		m.start = load - segs[0].vaddr + segs[i].vaddr;
 		m.offset = segs[i].offset;
-		m.size = segs[i].size;
+		m.size = segs[i].pages;    /* whole pages, as the loader maps it */
 		rc = replay_bundle_add_mapping(r->b, &m);
 		if (rc < 0)
 			return rc;
@@ -885,6 +885,7 @@ static int load_perf_data(const char *file, struct replay_bundle **out, char *er
 	char dir[4096];
 	int rc;
 
+	*out = NULL;
 	snprintf(dir, sizeof(dir), "%s/hindsight-perf.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
 		rc = -errno;
@@ -892,14 +893,21 @@ static int load_perf_data(const char *file, struct replay_bundle **out, char *er
 		return rc;
 	}
 	rc = replay_perf_data_read(file, &pd, err, errsize);
-	if (rc >= 0) {
+	if (rc >= 0)
 		rc = replay_perf_data_write(pd, dir, err, errsize);
-		replay_perf_data_free(pd);
-	}
 	if (rc >= 0)
 		rc = replay_bundle_load(dir, out, err, errsize);
+	/* The reader's notes (a damaged feature section skipped) go with the
+	 * bundle, whose trace.json does not keep them. */
+	for (size_t i = 0; rc >= 0 && i < pd->bundle->nnotes; i++)
+		rc = replay_bundle_add_note(*out, pd->bundle->notes[i]);
+	replay_perf_data_free(pd);
 	if (rc >= 0)
 		rc = find_images_near(*out, file);
+	if (rc < 0 && *out) {
+		replay_bundle_free(*out);
+		*out = NULL;
+	}
 	if (rc >= 0 && (!((*out)->tmp_dir = strdup(dir)) || !((*out)->perf_file = strdup(file)))) {
 		replay_bundle_free(*out);
 		*out = NULL;

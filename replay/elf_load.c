@@ -36,6 +36,9 @@ static int read_segments(Elf *elf, void *arg)
 		segs[n].vaddr = ph.p_vaddr & ~(uint64_t)(PAGE - 1);
 		segs[n].offset = ph.p_offset & ~(uint64_t)(PAGE - 1);
 		segs[n].size = ph.p_offset + ph.p_filesz - segs[n].offset;
+		segs[n].pages = (segs[n].size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+		segs[n].file_end = ph.p_vaddr + ph.p_filesz;
+		segs[n].mem_end = ph.p_vaddr + (ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz);
 		segs[n].executable = (ph.p_flags & PF_X) != 0;
 		segs[n].writable = (ph.p_flags & PF_W) != 0;
 		n++;

@@ -17,6 +17,11 @@ struct replay_elf_segment {
 	uint64_t vaddr;            /* p_vaddr, page-aligned down */
 	uint64_t offset;           /* p_offset, page-aligned down */
 	uint64_t size;             /* file bytes from offset to the segment's end */
+	uint64_t pages;            /* what the loader maps of the file: size rounded
+				    * up to a page (the last page's bytes past the
+				    * segment are the file's, past its end zero) */
+	uint64_t file_end;         /* p_vaddr + p_filesz */
+	uint64_t mem_end;          /* p_vaddr + p_memsz: from file_end on, zero (bss) */
 	int executable;            /* PF_X */
 	int writable;              /* PF_W */
 };

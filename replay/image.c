@@ -1,8 +1,16 @@
 /*
  * replay/image.c: libipt images over the bundle's mappings, by time.
+ *
+ * Bytes are read as the loader and the kernel make them: a mapping of a
+ * file shows its bytes page by page; the last page holding the file's end
+ * reads as zero past it (a page wholly past the end faults); bytes of a
+ * PT_LOAD segment past its file size, inside its memory size, are zero
+ * (bss: the loader clears the rest of the page and maps zero pages). The
+ * libipt sections stay the file's bytes: decoding never runs in a bss.
  */
 #include "replay/image.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <intel-pt.h>
@@ -15,6 +23,9 @@
 
 #include "dwarf/dw_elf.h"
 #include "replay/bundle.h"
+#include "replay/elf_load.h"
+
+#define PAGE 4096u
 
 struct image_map {
 	int isid;                  /* in the section cache; 0 not added yet */
@@ -22,6 +33,12 @@ struct image_map {
 	bool active;               /* valid at the current time */
 	const uint8_t *bytes;      /* the whole file, mmapped on first read */
 	size_t fsize;
+	/* The file's PT_LOAD segments and this mapping's load bias (runtime
+	 * = file address + bias), for the bytes the loader zeroes; none when
+	 * the file is no ELF file. */
+	struct replay_elf_segment *segs;
+	int nsegs;
+	uint64_t bias;
 };
 
 struct replay_image {
@@ -56,9 +73,11 @@ void replay_image_free(struct replay_image *img)
 {
 	if (!img)
 		return;
-	for (size_t i = 0; i < img->b->nmaps; i++)
+	for (size_t i = 0; i < img->b->nmaps; i++) {
 		if (img->maps[i].bytes)
 			munmap((void *)img->maps[i].bytes, img->maps[i].fsize);
+		free(img->maps[i].segs);
+	}
 	pt_image_free(img->image);
 	pt_image_free(img->old);
 	pt_iscache_free(img->iscache);
@@ -152,6 +171,54 @@ int replay_image_lookup(const struct replay_image *img, uint64_t addr)
 	return -ENOENT;
 }
 
+/* The load bias of mapping @m of an ELF file of type @type with segments
+ * @segs: 0 for an executable (ET_EXEC), else from the one segment whose
+ * pages hold the mapping's offset. -ENOENT when that is not one segment
+ * (two segments sharing a file page: which one this is cannot be told). */
+static int mapping_bias(const struct replay_mapping *m, unsigned type,
+			const struct replay_elf_segment *segs, int n, uint64_t *bias)
+{
+	int found = -1;
+
+	if (type == ET_EXEC) {
+		*bias = 0;
+		return 0;
+	}
+	for (int k = 0; k < n; k++) {
+		if (m->offset < segs[k].offset || m->offset - segs[k].offset >= segs[k].pages)
+			continue;
+		if (found >= 0)
+			return -ENOENT;
+		found = k;
+	}
+	if (found < 0)
+		return -ENOENT;
+	*bias = m->start - (segs[found].vaddr + (m->offset - segs[found].offset));
+	return 0;
+}
+
+/* The segments of mapping @i's file at @path, when it is an ELF file
+ * whose segments place the mapping (for its bss). */
+static void load_segments(struct replay_image *img, size_t i, const char *path)
+{
+	struct replay_elf_segment segs[REPLAY_ELF_MAX_SEGMENTS];
+	struct image_map *im = &img->maps[i];
+	Elf64_Ehdr eh;
+	int n;
+
+	if (im->fsize < sizeof(eh))
+		return;
+	memcpy(&eh, im->bytes, sizeof(eh));
+	n = replay_elf_load_segments(path, segs);
+	if (n <= 0 || mapping_bias(&img->b->maps[i], eh.e_type, segs, n, &im->bias) < 0)
+		return;
+	im->segs = malloc((size_t)n * sizeof(*segs));
+	if (!im->segs)
+		return;
+	memcpy(im->segs, segs, (size_t)n * sizeof(*segs));
+	im->nsegs = n;
+}
+
 static int map_file(struct replay_image *img, size_t i)
 {
 	struct image_map *im = &img->maps[i];
@@ -177,24 +244,55 @@ static int map_file(struct replay_image *img, size_t i)
 		return -errno;
 	im->bytes = p;
 	im->fsize = (size_t)st.st_size;
+	load_segments(img, i, path);
 	return 0;
+}
+
+/* Clears the bytes of [@addr, @addr + @size) in @buf that are a segment's
+ * bss in mapping @im: from its file size to its memory size, and at least
+ * to the end of that page (the loader clears it: padzero, ld.so). */
+static void clear_bss(const struct image_map *im, uint64_t addr, uint8_t *buf, size_t size)
+{
+	for (int k = 0; k < im->nsegs; k++) {
+		const struct replay_elf_segment *g = &im->segs[k];
+		uint64_t lo = g->file_end + im->bias, hi = g->mem_end + im->bias;
+		uint64_t page_end = (lo + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+
+		if (g->mem_end <= g->file_end)
+			continue;
+		if (hi < page_end)
+			hi = page_end;
+		if (lo < addr)
+			lo = addr;
+		if (hi > addr + size)
+			hi = addr + size;
+		if (lo < hi)
+			memset(buf + (lo - addr), 0, hi - lo);
+	}
 }
 
 static int read_map(struct replay_image *img, size_t i, uint64_t addr, uint8_t *buf, size_t size)
 {
 	const struct replay_mapping *m = &img->b->maps[i];
-	uint64_t rel = addr - m->start, off;
+	const struct image_map *im = &img->maps[i];
+	uint64_t rel = addr - m->start, off, pages, in_file;
 
 	if (addr < m->start || rel >= m->size || map_file(img, i) < 0)
 		return -ENOENT;
 	off = m->offset + rel;
-	if (off >= img->maps[i].fsize)
-		return -ENOENT;
+	pages = ((uint64_t)im->fsize + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	if (off >= pages)
+		return -ENOENT;     /* past the file's last page: a fault */
 	if (size > m->size - rel)
 		size = m->size - rel;
-	if (size > img->maps[i].fsize - off)
-		size = img->maps[i].fsize - off;
-	memcpy(buf, img->maps[i].bytes + off, size);
+	if (size > pages - off)
+		size = pages - off;
+	in_file = off < im->fsize ? im->fsize - off : 0;
+	if (in_file > size)
+		in_file = size;
+	memcpy(buf, im->bytes + off, in_file);
+	memset(buf + in_file, 0, size - in_file);
+	clear_bss(im, addr, buf, size);
 	return (int)size;
 }
 

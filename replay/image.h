@@ -33,7 +33,9 @@ int replay_image_at(struct replay_image *img, uint64_t time, struct pt_image **i
 
 /* Copies up to @size bytes of code at @addr into @buf, from the section
  * @isid (a libipt section id from a block; 0 if unknown) or else from the
- * mapping valid at the current time. Returns the number of bytes, or
+ * mapping valid at the current time, as the loader makes them: the file's
+ * bytes, zero past its end in its last page and in a segment's bss. Returns
+ * the number of bytes, up to the mapping's end (a partial read), or
  * -ENOENT if nothing is mapped there. */
 int replay_image_read(struct replay_image *img, int isid, uint64_t addr, uint8_t *buf, size_t size);
 

@@ -56,6 +56,7 @@ struct walk {
 	struct cpu_switches *sw;            /* context switches, per cpu and kind */
 	size_t nsw;
 	uint64_t sw_untimed;                /* switch records without cpu or time */
+	uint64_t latest;                    /* of AUX data and samples (TSC) */
 };
 
 static int fail(struct walk *w, int rc, uint64_t at, const char *fmt, ...)
@@ -202,12 +203,14 @@ static int do_auxtrace(struct walk *w, uint64_t at, uint16_t hsize, uint64_t end
 	struct replay_perf_segment seg = { 0 };
 	struct replay_perf_stream *s;
 	uint32_t idx, tid, cpu;
+	uint64_t ref;
 	int rc;
 
 	if (hsize < AUXTRACE_HDR_SIZE)
 		return fail(w, -EBADMSG, at, "AUXTRACE record of %u bytes is too short", hsize);
 	memcpy(&seg.size, p + 8, 8);
 	memcpy(&seg.aux_offset, p + 16, 8);
+	memcpy(&ref, p + 24, 8);
 	memcpy(&idx, p + 32, 4);
 	memcpy(&tid, p + 36, 4);
 	memcpy(&cpu, p + 40, 4);
@@ -216,6 +219,10 @@ static int do_auxtrace(struct walk *w, uint64_t at, uint16_t hsize, uint64_t end
 	if (seg.size > end - seg.file_offset)
 		return fail(w, -EBADMSG, at, "AUXTRACE payload of %" PRIu64 " bytes runs past "
 			    "the end of the data section at 0x%" PRIx64, seg.size, end);
+	/* intel_pt's reference is the TSC when perf read the data
+	 * (intel_pt_reference: rdtsc), the clock converted times are in. */
+	if (w->sb.tconv.valid && ref > w->latest)
+		w->latest = ref;
 	s = stream_for(w->pd, idx);
 	if (!s)
 		return -ENOMEM;
@@ -310,6 +317,51 @@ static int note_switch(struct walk *w, const struct replay_perf_record *r)
 	return 0;
 }
 
+/* The sample_type of the event that wrote the SAMPLE at @rec: the one
+ * every attribute has up to TIME, else that of the attribute its leading
+ * IDENTIFIER names. false when neither tells. */
+static bool sample_type_of(const struct walk *w, const uint8_t *rec, uint16_t size,
+			   uint64_t *st)
+{
+	const uint64_t lead = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			      PERF_SAMPLE_TIME;
+	const struct replay_perf_file *f = &w->pd->file;
+	const struct replay_perf_attr *a;
+	bool same = f->nattrs > 0, ident = f->nattrs > 0;
+	uint64_t id;
+
+	for (size_t i = 0; i < f->nattrs; i++) {
+		same &= (f->attrs[i].attr.sample_type & lead) ==
+			(f->attrs[0].attr.sample_type & lead);
+		ident &= (bool)(f->attrs[i].attr.sample_type & PERF_SAMPLE_IDENTIFIER);
+	}
+	if (same) {
+		*st = f->attrs[0].attr.sample_type;
+		return true;
+	}
+	if (!ident || size < 16)
+		return false;
+	memcpy(&id, rec + 8, 8);
+	a = replay_perf_file_attr_by_id(f, id);
+	if (a)
+		*st = a->attr.sample_type;
+	return a != NULL;
+}
+
+/* A sample's time, for the recording's end (the sideband ignores
+ * samples). */
+static void note_sample(struct walk *w, const uint8_t *rec, uint16_t size)
+{
+	uint64_t st, t;
+
+	if (!sample_type_of(w, rec, size, &st) ||
+	    replay_perf_sample_time(rec, size, st, &t) < 0 || !t)
+		return;
+	t = replay_perf_time_to_tsc(&w->sb.tconv, t);
+	if (t > w->latest)
+		w->latest = t;
+}
+
 static int do_kernel_record(struct walk *w, uint64_t at, uint16_t size)
 {
 	struct replay_perf_sid_layout l = sid_for(w, w->buf + at, size);
@@ -320,6 +372,8 @@ static int do_kernel_record(struct walk *w, uint64_t at, uint16_t size)
 	if (rc < 0)
 		return fail(w, -EBADMSG, at, "%s: %s", replay_perf_record_name(r.type),
 			    why ? why : "cut short");
+	if (r.type == PERF_RECORD_SAMPLE)
+		note_sample(w, w->buf + at, size);
 	if (r.type == PERF_RECORD_ITRACE_START && w->sb.pid < 0)
 		w->sb.pid = r.u.itrace_start.pid;
 	rc = replay_perf_sideband_add(&w->sb, &r);
@@ -478,6 +532,13 @@ static int fill_bundle(struct walk *w)
 	replay_perf_ptinfo_fill(&pd->info, pd->pt_attr->attr.config, b);
 	b->pid = w->sb.pid;
 	b->complete = true;
+	/* Without an EXIT (--snapshot ended by a signal, perf killed), the
+	 * recording ends at the last time it knows: its mappings live then
+	 * are the ones at its end. */
+	if (w->sb.latest_time > b->end_time)
+		b->end_time = w->sb.latest_time;
+	if (w->latest > b->end_time)
+		b->end_time = w->latest;
 	/* build-ids from HEADER_BUILD_ID, matched by path */
 	for (size_t i = 0; i < b->nmaps; i++)
 		for (size_t j = 0; j < pd->file.nbuild_ids && !b->maps[i].uuid; j++)
@@ -500,6 +561,12 @@ static int parse(struct walk *w, size_t len)
 	}
 	pd->file.buf = NULL;
 	rc = replay_bundle_new(&pd->bundle);
+	for (size_t i = 0; i < pd->file.nnotes && !rc; i++) {
+		char note[512];
+
+		snprintf(note, sizeof(note), "%s: %s", w->name, pd->file.notes[i]);
+		rc = replay_bundle_add_note(pd->bundle, note);
+	}
 	if (rc)
 		return rc;
 	replay_perf_sideband_init(&w->sb, pd->bundle, NULL, -1);

@@ -244,24 +244,166 @@ static int parse_feature(struct replay_perf_file *f, unsigned bit, struct sectio
 	}
 }
 
+/* perf's name of feature @bit and what it holds; NULL for a bit perf
+ * does not name. */
+static const char *feat_name(unsigned bit, const char **what)
+{
+	static const char *const names[][2] = {
+		[1] = { "HEADER_TRACING_DATA", "tracepoint formats" },
+		[2] = { "HEADER_BUILD_ID", "the images' build-ids" },
+		[3] = { "HEADER_HOSTNAME", "the host name" },
+		[4] = { "HEADER_OSRELEASE", "the kernel release" },
+		[5] = { "HEADER_VERSION", "perf's version" },
+		[6] = { "HEADER_ARCH", "the architecture" },
+		[7] = { "HEADER_NRCPUS", "the number of cpus" },
+		[8] = { "HEADER_CPUDESC", "the CPU's name" },
+		[9] = { "HEADER_CPUID", "the CPU's family, model and stepping" },
+		[10] = { "HEADER_TOTAL_MEM", "the memory size" },
+		[11] = { "HEADER_CMDLINE", "perf's command line" },
+		[12] = { "HEADER_EVENT_DESC", "the events' names" },
+		[13] = { "HEADER_CPU_TOPOLOGY", "the CPU topology" },
+		[14] = { "HEADER_NUMA_TOPOLOGY", "the NUMA topology" },
+		[15] = { "HEADER_BRANCH_STACK", "the branch stack flag" },
+		[16] = { "HEADER_PMU_MAPPINGS", "the PMUs' names" },
+		[17] = { "HEADER_GROUP_DESC", "the event groups" },
+		[18] = { "HEADER_AUXTRACE", "perf's index of the AUX data" },
+		[19] = { "HEADER_STAT", "the stat flag" },
+		[20] = { "HEADER_CACHE", "the CPU caches" },
+		[21] = { "HEADER_SAMPLE_TIME", "the first and last sample times" },
+		[22] = { "HEADER_MEM_TOPOLOGY", "the memory topology" },
+		[23] = { "HEADER_CLOCKID", "the clock id" },
+		[24] = { "HEADER_DIR_FORMAT", "the directory format" },
+		[25] = { "HEADER_BPF_PROG_INFO", "BPF programs" },
+		[26] = { "HEADER_BPF_BTF", "BPF types" },
+		[27] = { "HEADER_COMPRESSED", "the compression" },
+		[28] = { "HEADER_CPU_PMU_CAPS", "the CPU PMU's capabilities" },
+		[29] = { "HEADER_CLOCK_DATA", "the clock data" },
+		[30] = { "HEADER_HYBRID_TOPOLOGY", "the hybrid topology" },
+		[31] = { "HEADER_PMU_CAPS", "the PMUs' capabilities" },
+	};
+
+	if (bit < sizeof(names) / sizeof(names[0]) && names[bit][0]) {
+		*what = names[bit][1];
+		return names[bit][0];
+	}
+	*what = "a feature perf does not name";
+	return NULL;
+}
+
+/* What losing feature @bit costs, or NULL when decoding needs it. */
+static const char *feat_loss(unsigned bit)
+{
+	switch (bit) {
+	case REPLAY_PERF_FEAT_CPUID:
+		return NULL;    /* libipt's errata workarounds depend on the CPU */
+	case REPLAY_PERF_FEAT_BUILD_ID:
+		return "images are taken by path and name, their build unchecked";
+	default:
+		return "decoding does not use it";
+	}
+}
+
+static int add_note(struct replay_perf_file *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int add_note(struct replay_perf_file *f, const char *fmt, ...)
+{
+	char **v;
+	va_list ap;
+	int n;
+
+	v = realloc(f->notes, (f->nnotes + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	f->notes = v;
+	va_start(ap, fmt);
+	n = vasprintf(&v[f->nnotes], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	f->nnotes++;
+	return 0;
+}
+
+/* Undoes what a failed parse_feature of @bit kept (the build-ids from
+ * @nbuild_ids on, the command line). */
+static void drop_feature(struct replay_perf_file *f, unsigned bit, size_t nbuild_ids)
+{
+	if (bit == REPLAY_PERF_FEAT_BUILD_ID) {
+		for (size_t i = nbuild_ids; i < f->nbuild_ids; i++)
+			free(f->build_ids[i].filename);
+		f->nbuild_ids = nbuild_ids;
+	} else if (bit == REPLAY_PERF_FEAT_CMDLINE) {
+		for (char **a = f->cmdline; a && *a; a++)
+			free(*a);
+		free(f->cmdline);
+		f->cmdline = NULL;
+	}
+}
+
+/* Feature @bit is damaged for @why: a note saying what is lost, or the
+ * error when decoding needs it. */
+static int lose_feature(struct replay_perf_file *f, unsigned bit, const char *why, char *err,
+			size_t errsize)
+{
+	const char *what, *name = feat_name(bit, &what), *loss = feat_loss(bit);
+	char unnamed[32];
+
+	if (!name) {
+		snprintf(unnamed, sizeof(unnamed), "feature bit %u", bit);
+		name = unnamed;
+	}
+	if (!loss)
+		return fail(err, errsize, -EBADMSG, "%s (%s): %s, and decoding needs it", name,
+			    what, why);
+	return add_note(f, "%s (%s) skipped: %s; %s", name, what, why, loss);
+}
+
+/* The feature table runs past the end of the file at @table: every
+ * feature from @first on is lost. */
+static int lose_table(struct replay_perf_file *f, unsigned first, uint64_t table, char *err,
+		      size_t errsize)
+{
+	char why[128];
+	int rc = 0;
+
+	snprintf(why, sizeof(why), "the feature table at offset 0x%llx is cut short by the "
+		 "end of the file (0x%zx bytes)", (unsigned long long)table, f->len);
+	for (unsigned bit = first; bit < REPLAY_PERF_FEAT_BITS && !rc; bit++) {
+		if (!(f->features[bit / 64] & (1ULL << (bit % 64))))
+			continue;
+		rc = lose_feature(f, bit, why, err, errsize);
+	}
+	return rc;
+}
+
+/* Each feature in bit order. One that is damaged or cut short (a copy
+ * missing its end, as perf script still reads) is skipped with a note,
+ * unless decoding needs it. */
 static int parse_features(struct replay_perf_file *f, char *err, size_t errsize)
 {
 	uint64_t table = f->data_offset + f->data_size;
 	int rc = 0;
 
 	for (unsigned bit = 0; bit < REPLAY_PERF_FEAT_BITS && !rc; bit++) {
+		size_t nbuild_ids = f->nbuild_ids;
+		char why[256] = "";
 		struct section s;
 
 		if (!(f->features[bit / 64] & (1ULL << (bit % 64))))
 			continue;
 		if (!inside(f, table, 16))
-			return fail(err, errsize, -EBADMSG, "feature table at offset 0x%llx runs "
-				    "past the end of the file (0x%zx bytes)",
-				    (unsigned long long)table, f->len);
+			return lose_table(f, bit, table, err, errsize);
 		s = section_at(f->buf + table);
-		rc = check_section(f, "feature section", table, s, err, errsize);
-		if (!rc)
-			rc = parse_feature(f, bit, s, err, errsize);
+		if (inside(f, s.offset, s.size))
+			rc = parse_feature(f, bit, s, why, sizeof(why));
+		else
+			rc = fail(why, sizeof(why), -EBADMSG, "its 0x%llx bytes at offset 0x%llx "
+				  "run past the end of the file (0x%zx bytes)",
+				  (unsigned long long)s.size, (unsigned long long)s.offset, f->len);
+		if (rc == -EBADMSG) {
+			drop_feature(f, bit, nbuild_ids);
+			rc = lose_feature(f, bit, why, err, errsize);
+		}
 		table += 16;
 	}
 	return rc;
@@ -332,6 +474,9 @@ void replay_perf_file_release(struct replay_perf_file *f)
 	for (size_t i = 0; i < f->nbuild_ids; i++)
 		free(f->build_ids[i].filename);
 	free(f->build_ids);
+	for (size_t i = 0; i < f->nnotes; i++)
+		free(f->notes[i]);
+	free(f->notes);
 	memset(f, 0, sizeof(*f));
 }
 

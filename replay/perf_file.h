@@ -11,6 +11,12 @@
  * the whole file. Pipe-mode files (written to a pipe: attributes and
  * features as records) are refused. Every offset and size is checked
  * against the buffer; errors name the offset of what is wrong.
+ *
+ * The features come last in the file, so a copy cut short loses them
+ * first: a feature whose table entry or section is cut short or damaged is
+ * skipped with a note saying what is lost (as perf script reads on
+ * without it), except HEADER_CPUID, which decoding needs (libipt's errata
+ * workarounds depend on the CPU): that is an error.
  */
 #ifndef HINDSIGHT_REPLAY_PERF_FILE_H
 #define HINDSIGHT_REPLAY_PERF_FILE_H
@@ -58,15 +64,20 @@ struct replay_perf_file {
 	uint32_t nrcpus_avail;
 	struct replay_perf_build_id *build_ids;
 	size_t nbuild_ids;
+	/* Features skipped because their section is damaged or cut short,
+	 * one line each saying what is lost. */
+	char **notes;
+	size_t nnotes;
 };
 
 /* Parses the header, attributes and features of the perf.data in @buf.
  * Returns 0; -EINVAL with "not a perf.data file (bad magic)",
  * -ENOTSUP for pipe-mode files or a header size it does not know, -EBADMSG
- * for a header, attribute or feature that is cut short or points outside
- * the file ("attribute section at offset 0x68: size 0x1000 runs past the
- * end of the file (0x8000 bytes)"), -ENOMEM. @err gets the one-line
- * reason. On failure *@f is released. */
+ * for a header, attribute or HEADER_CPUID that is cut short or points
+ * outside the file ("attribute section at offset 0x68: size 0x1000 runs
+ * past the end of the file (0x8000 bytes)"), -ENOMEM. @err gets the
+ * one-line reason. Other damaged features are f->notes. On failure *@f is
+ * released. */
 int replay_perf_file_parse(struct replay_perf_file *f, const uint8_t *buf, size_t len,
 			   char *err, size_t errsize);
 void replay_perf_file_release(struct replay_perf_file *f);

@@ -223,6 +223,25 @@ int replay_perf_record_parse(const void *buf, size_t len,
 	return h.size;
 }
 
+int replay_perf_sample_time(const void *buf, size_t len, uint64_t sample_type, uint64_t *time)
+{
+	struct perf_event_header h;
+	size_t at = sizeof(h);
+
+	if (!(sample_type & PERF_SAMPLE_TIME))
+		return -ENOENT;
+	if (len < sizeof(h))
+		return -EBADMSG;
+	memcpy(&h, buf, sizeof(h));
+	at += (sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	at += (sample_type & PERF_SAMPLE_IP) ? 8 : 0;
+	at += (sample_type & PERF_SAMPLE_TID) ? 8 : 0;
+	if (h.size > len || h.size < at + 8)
+		return -EBADMSG;
+	memcpy(time, (const uint8_t *)buf + at, 8);
+	return 0;
+}
+
 const char *replay_perf_record_name(uint32_t type)
 {
 	static const char *const names[] = {

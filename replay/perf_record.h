@@ -76,6 +76,13 @@ int replay_perf_record_parse(const void *buf, size_t len,
 			     const struct replay_perf_sid_layout *l,
 			     struct replay_perf_record *out, const char **why);
 
+/* The time of the PERF_RECORD_SAMPLE at @buf (@len bytes, at least its
+ * header's size) of an event with @sample_type: a sample's body starts
+ * with IDENTIFIER, IP, TID and TIME, each there if its bit is set. 0 with
+ * *@time set, -ENOENT if the event samples no time, -EBADMSG if the record
+ * is too short to hold it. */
+int replay_perf_sample_time(const void *buf, size_t len, uint64_t sample_type, uint64_t *time);
+
 /* The record type's name ("MMAP2", "AUX", ...), or "unknown". */
 const char *replay_perf_record_name(uint32_t type);
 

@@ -58,6 +58,8 @@ uint64_t replay_perf_sideband_time(struct replay_perf_sideband *sb,
 	if (r->sid.time == 0)
 		return 0;
 	sb->last_time = replay_perf_time_to_tsc(&sb->tconv, r->sid.time);
+	if (sb->last_time > sb->latest_time)
+		sb->latest_time = sb->last_time;
 	return sb->last_time;
 }
 

@@ -9,6 +9,9 @@
  * ones it covers; an exec, COMM with PERF_RECORD_MISC_COMM_EXEC, ends them
  * all); AUX records flagged truncated / partial / collision and LOST
  * records become replay_gap entries; EXIT of the process sets end_time.
+ * A recording with no EXIT (perf --snapshot stopped by a signal, perf
+ * killed) ends at the latest time its records know: latest_time, which
+ * the perf.data reader takes with its AUX data and samples.
  *
  * Time: a record's sample_id time is perf time (the kernel's perf clock,
  * ns). When the perf_event_mmap_page's time conversion is known
@@ -48,6 +51,7 @@ struct replay_perf_sideband {
 	struct replay_perf_tconv tconv;
 	int64_t pid;               /* the traced process; -1: take the first MMAP's */
 	uint64_t last_time;        /* converted time of the last timed record */
+	uint64_t latest_time;      /* the latest converted time of any record */
 	uint64_t lost_records;     /* sum of LOST records */
 	uint64_t truncated;        /* AUX records flagged truncated */
 	const char *vdso_file;     /* NULL, or a copy of this kernel's vDSO (the live

@@ -6,6 +6,8 @@
 # and must count, and list, exactly the instructions `hindsight history`
 # decodes from the same recording. Also: writes are refused, resuming stops
 # at the end of the history, and GDB detaches (never kills) a recording.
+# DynamoRIO's raw trace, whose code ends at its segment's end: GDB reads
+# past it, the rest of the page as the loader maps it.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "serves recordings"
 
@@ -40,6 +42,33 @@ check_recording()
 LLDB=$SHARED_DIR/ptdata/lldb/intelpt-trace
 [ -r "$LLDB/trace.json" ] || skip "no LLDB test bundle at $LLDB"
 check_recording "$LLDB" "$LLDB/a.out" lldb
+
+# DynamoRIO's raw trace (test_simple, imported with ptxed's options): its
+# code ends where its executable segment's file bytes do (0x401027), so
+# GDB's decoder reads past them (15 bytes from each instruction); the loader
+# maps whole pages, so those bytes are the file's. GDB decodes ptxed's 8
+# instructions, and reads the file's bytes there.
+D=$SHARED_DIR/ptdata/dynamorio/test_simple
+if [ -r "$D/pt.bin" ]; then
+    "$HINDSIGHT" import -o "$T_DIR/dr" --raw "$D/pt.bin" --cpu 6/85/4 --mtc-freq 3 \
+        --nom-freq 37 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 308 --elf "$D/hello" \
+        >"$T_DIR/dr.import" 2>&1 || { fail "import of DynamoRIO's trace"; show "$T_DIR/dr.import"; }
+    check_recording "$T_DIR/dr" "$D/hello" dynamorio
+    grep '^[0-9a-f]\{16\}$' "$D/ref-libipt-2.0.5/ptxed-insn-noinst.txt" | sed 's/^0*/0x/' \
+        >"$T_DIR/ptxed-dynamorio.addrs"
+    cmp -s "$T_DIR/gdb-dynamorio.addrs" "$T_DIR/ptxed-dynamorio.addrs" ||
+        { fail "GDB's instructions differ from ptxed's"; diff "$T_DIR/gdb-dynamorio.addrs" "$T_DIR/ptxed-dynamorio.addrs" | head; }
+    # x/16xb from the last syscall's page offset on: the file's bytes
+    # there (the code segment maps file offset 0x1000 at 0x401000).
+    read -r off vaddr <<<"$(readelf -lW "$D/hello" | awk '$1 == "LOAD" && / E +0x[0-9a-f]+$/ { print $2, $3 }')"
+    want=$(od -An -v -tx1 -j $((off + 0x20)) -N 16 "$D/hello" | tr -s ' \n' ' ' |
+        sed 's/^ //; s/ $//; s/\([0-9a-f][0-9a-f]\)/0x\1/g')
+    server_start --replay "$T_DIR/dr" || finish
+    gdb_run "$T_DIR/dr-x.out" -ex "x/16xb $((vaddr + 0x20))" "$D/hello"
+    show "$T_DIR/dr-x.out"
+    got=$(sed -n 's/^0x[0-9a-f]*\( <[^>]*>\)\?:\t//p' "$T_DIR/dr-x.out" | tr '\t\n' '  ' | sed 's/ $//')
+    expect_eq "x/16xb at the code segment's end" "$got" "$want"
+fi
 
 # A software recording of a dynamically linked program, from its first
 # instruction in ld.so to its exit.

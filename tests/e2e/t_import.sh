@@ -13,7 +13,9 @@
 #     by name; the per-cpu bundle's /tmp/m.out in the older perf layout
 #     (~/.debug/tmp/m.out/BUILDID/elf), read straight by `history`.
 # Also: a corrupt perf.data gets a one-line error naming the offset; a
-# perf.data opens directly in `history` (imported on the fly).
+# perf.data opens directly in `history` (imported on the fly); one missing
+# its last byte decodes as `perf script` decodes it, with a warning naming
+# the feature lost; one cut inside HEADER_CPUID is refused.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "imports recordings"
 
@@ -164,4 +166,53 @@ if "$HINDSIGHT" import -o "$T_DIR/cut" "$T_DIR/cut.perf" >"$T_DIR/cut.out" 2>&1;
     fail "a truncated perf.data was imported"
 fi
 expect_re "$T_DIR/cut.out" "^hindsight: cannot import .*cut.perf: .*offset 0x[0-9a-f]+"
+
+# The copy missing only its last byte, inside its last feature section
+# (HEADER_CACHE), which decoding does not need: the history of the whole
+# file, with a warning saying what was lost; `perf script` decodes the same
+# instructions from it. Cut inside HEADER_CPUID (the CPU, which libipt's
+# errata workarounds need): a one-line error naming it.
+L=$P/hase/skl-20180404-loopy
+f=$L/loopy-20180404T162955.perf
+size=$(stat -c %s "$f")
+mkdir -p "$T_DIR/last"
+head -c $((size - 1)) "$f" >"$T_DIR/last/last.perf"
+cp "$L/loopy" "$T_DIR/last/"
+"$HINDSIGHT" history "$T_DIR/last/last.perf" 1,100000 --json >"$T_DIR/last.json" 2>"$T_DIR/last.err" ||
+    fail "history of a perf.data missing its last byte"
+show "$T_DIR/last.err"
+cmp -s "$T_DIR/last.json" "$T_DIR/loopy.imported" ||
+    { fail "the perf.data missing its last byte decodes otherwise"; head -3 "$T_DIR/last.json"; }
+expect_re "$T_DIR/last.err" "^hindsight: warning: last.perf: HEADER_CACHE \(the CPU caches\) skipped: its 0x[0-9a-f]+ bytes at offset 0x[0-9a-f]+ run past the end of the file \($(printf '0x%x' $((size - 1))) bytes\); decoding does not use it\$"
+"$HINDSIGHT" import -o "$T_DIR/last.b" "$T_DIR/last/last.perf" >"$T_DIR/last.import" 2>&1 ||
+    { fail "import of the perf.data missing its last byte"; show "$T_DIR/last.import"; }
+expect "$T_DIR/last.import" "hindsight: warning: last.perf: HEADER_CACHE (the CPU caches) skipped"
+if command -v perf >/dev/null && command -v python3 >/dev/null; then
+    # perf script finds the image under --symfs by the recorded path.
+    path=$(sed -n 's/.*"systemPath": "\(.*\/loopy\)".*/\1/p' "$T_DIR/loopy/trace.json" | head -1)
+    mkdir -p "$T_DIR/symfs$(dirname "$path")"
+    cp "$L/loopy" "$T_DIR/symfs$path"
+    timeout 60 perf script -i "$T_DIR/last/last.perf" --symfs "$T_DIR/symfs" --itrace=i0ns -F ip \
+        2>/dev/null | sed 's/^ *//' >"$T_DIR/last.perf-script"
+    sed -n 's/.*"addr":"0x\([0-9a-f]*\)".*/\1/p' "$T_DIR/last.json" >"$T_DIR/last.addrs"
+    [ -s "$T_DIR/last.addrs" ] && cmp -s "$T_DIR/last.perf-script" "$T_DIR/last.addrs" ||
+        { fail "perf script and hindsight differ on the perf.data missing its last byte"
+          diff "$T_DIR/last.perf-script" "$T_DIR/last.addrs" | head -5; }
+    # HEADER_CPUID's section, from the feature table after the data section
+    cpuid=$(python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off, size = struct.unpack_from("<QQ", b, 40)
+bits = int.from_bytes(b[72:104], "little")
+t = off + size
+for bit in range(9):
+    t += 16 * (bits >> bit & 1)
+print(struct.unpack_from("<Q", b, t)[0])' "$f")
+    head -c $((cpuid + 8)) "$f" >"$T_DIR/last/cpuid.perf"
+    if "$HINDSIGHT" history "$T_DIR/last/cpuid.perf" 1,3 >"$T_DIR/cpuid.out" 2>&1; then
+        fail "a perf.data cut inside HEADER_CPUID was decoded"
+    fi
+    expect_re "$T_DIR/cpuid.out" "^hindsight: cpuid.perf: HEADER_CPUID \(the CPU's family, model and stepping\): its 0x[0-9a-f]+ bytes at offset $(printf '0x%x' "$cpuid") run past the end of the file \($(printf '0x%x' $((cpuid + 8))) bytes\), and decoding needs it\$"
+    [ "$(wc -l <"$T_DIR/cpuid.out")" = 1 ] || fail "more than one line for a cut HEADER_CPUID"
+fi
 finish

@@ -3,10 +3,13 @@
  * (replay/bundle_load.c) and the per-cpu split (replay/percpu.c).
  *
  * The input is written as trace.json into a temporary directory that also
- * holds a tiny PT file (t.pt: a PSB+, a TSC, PSBEND) and a context-switch
- * trace (s.cs: in and out of thread 2 around that TSC) the manifest may
- * name; a bundle that loads is then decoded, every thread to its end. Any
- * step may fail; none may crash, leak or hit undefined behaviour.
+ * holds a tiny PT file (t.pt: a PSB+, a TSC, PSBEND), a context-switch
+ * trace (s.cs: in and out of thread 2 around that TSC) and a tiny ELF file
+ * (m.elf: one PT_LOAD of code with a bss, shorter than a page) the
+ * manifest may name; a bundle that loads is then decoded, every thread to
+ * its end, and each mapping's bytes are read around its ends at the
+ * recording's end time. Any step may fail; none may crash, leak or hit
+ * undefined behaviour.
  *
  * fuzz-build: replay/bundle*.c replay/percpu.c replay/perf_*.c replay/decode.c replay/image.c replay/image_find.c replay/insn.c replay/elf_load.c dwarf/dw_elf.c -lipt -ljansson -lelf -lZydis
  */
@@ -17,8 +20,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <elf.h>
+
 #include "replay/bundle.h"
 #include "replay/decode.h"
+#include "replay/image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -60,6 +66,27 @@ static int write_file(const char *name, const void *p, size_t n)
 	return fclose(f) == 0 && ok ? 0 : -1;
 }
 
+/* m.elf: a shared object whose one PT_LOAD (R E, at 0) has 0x200 bytes
+ * in the file and 0x280 in memory; the file is 0x300 bytes of 0xaa. */
+static int write_elf(void)
+{
+	uint8_t f[0x300];
+	Elf64_Ehdr eh = { .e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+			  .e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
+			  .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 1 };
+	Elf64_Phdr ph = { .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_filesz = 0x200,
+			  .p_memsz = 0x280, .p_align = 0x1000 };
+
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	memset(f, 0xaa, sizeof(f));
+	memcpy(f, &eh, sizeof(eh));
+	memcpy(f + sizeof(eh), &ph, sizeof(ph));
+	return write_file("m.elf", f, sizeof(f));
+}
+
 static int setup(void)
 {
 	uint8_t cs[64];
@@ -69,9 +96,30 @@ static int setup(void)
 		return -1;
 	put_switch(cs, 0, 1);
 	put_switch(cs + 32, 1, 100);
-	if (write_file("t.pt", pt, sizeof(pt)) || write_file("s.cs", cs, sizeof(cs)))
+	if (write_file("t.pt", pt, sizeof(pt)) || write_file("s.cs", cs, sizeof(cs)) ||
+	    write_elf())
 		return -1;
 	return 0;
+}
+
+/* Each mapping's bytes around its start and end, as the debugger reads. */
+static void read_mappings(const struct replay_bundle *b)
+{
+	struct replay_image *img;
+	struct pt_image *unused;
+	uint8_t buf[64];
+
+	if (replay_image_new(b, &img))
+		return;
+	if (replay_image_at(img, b->end_time, &unused) >= 0)
+		for (size_t i = 0; i < b->nmaps && i < 16; i++) {
+			uint64_t at[] = { b->maps[i].start, b->maps[i].start + b->maps[i].size - 16,
+					  b->maps[i].start + b->maps[i].size };
+
+			for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++)
+				replay_image_read(img, 0, at[k], buf, sizeof(buf));
+		}
+	replay_image_free(img);
 }
 
 static void decode_all(const struct replay_bundle *b)
@@ -104,6 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (replay_bundle_load(dir, &b, err, sizeof(err)) == 0) {
 		decode_all(b);
+		read_mappings(b);
 		replay_bundle_free(b);
 	}
 	return 0;

@@ -350,22 +350,144 @@ static void expect_error(const uint8_t *buf, size_t len, const char *what)
 	assert_true(strncmp(err, "perf.data: ", 11) == 0);
 }
 
-/* Every length short of the whole file is an error, never a crash. */
+/* Where the table entry of feature @bit is in the perf.data @f, or 0 if
+ * the bit is not set (read here from the header's bitmap: the entries
+ * follow the data section in bit order). */
+static uint64_t feature_entry(const uint8_t *f, unsigned bit)
+{
+	uint64_t off, size, bits[4], at;
+
+	memcpy(&off, f + 40, 8);
+	memcpy(&size, f + 48, 8);
+	memcpy(bits, f + 72, 32);
+	if (!(bits[bit / 64] & (1ULL << (bit % 64))))
+		return 0;
+	at = off + size;
+	for (unsigned b = 0; b < bit; b++)
+		at += (bits[b / 64] & (1ULL << (b % 64))) ? 16 : 0;
+	return at;
+}
+
+/* How many feature sections of the perf.data @f end past @n. */
+static size_t sections_past(const uint8_t *f, uint64_t n)
+{
+	size_t count = 0;
+
+	for (unsigned bit = 0; bit < 256; bit++) {
+		uint64_t e = feature_entry(f, bit), sec[2];
+
+		if (!e)
+			continue;
+		memcpy(sec, f + e, 16);
+		count += sec[0] + sec[1] > n;
+	}
+	return count;
+}
+
+/* Parses @len bytes of @f: the loopy stream, and as many notes as @notes. */
+static void expect_loopy(const uint8_t *f, size_t len, size_t notes, const char *what)
+{
+	struct replay_perf_data *pd = NULL;
+	char err[256] = "";
+	size_t plen;
+	uint8_t *want = slurp(loopy.bin, &plen);
+	const struct replay_perf_stream *st;
+
+	if (replay_perf_data_parse(f, len, "perf.data", &pd, err, sizeof(err)))
+		fail_msg("%s: %s", what, err);
+	st = replay_perf_data_stream(pd, loopy.tid);
+	assert_non_null(st);
+	assert_int_equal(st->size, plen);
+	assert_memory_equal(st->data, want, plen);
+	assert_int_equal(pd->bundle->cpu.model, 94);
+	if (pd->bundle->nnotes != notes)
+		fail_msg("%s: %zu notes, want %zu", what, pd->bundle->nnotes, notes);
+	for (size_t i = 0; i < notes; i++)
+		assert_true(strncmp(pd->bundle->notes[i], "perf.data: HEADER_", 18) == 0);
+	free(want);
+	replay_perf_data_free(pd);
+}
+
+/* Every length short of the whole file: an error naming the file while
+ * what decoding needs is cut (the header, attributes, data section, the
+ * feature table up to HEADER_CPUID and its section), else the recording
+ * itself, with a note for each feature lost. Never a crash. */
 static void test_every_truncation(void **state)
 {
 	size_t len;
 	uint8_t *f = slurp(loopy.perf, &len);
+	uint64_t cpuid = feature_entry(f, REPLAY_PERF_FEAT_CPUID), s[2], needed;
 	char what[64];
 
 	(void)state;
+	assert_true(cpuid != 0);
+	memcpy(s, f + cpuid, 16);
+	needed = s[0] + s[1] > cpuid + 16 ? s[0] + s[1] : cpuid + 16;
+	assert_true(needed < len);
 	for (size_t n = 0; n < len; n++) {
 		uint8_t *cut = malloc(n ? n : 1);    /* exact size: ASan sees overreads */
 
 		memcpy(cut, f, n);
 		snprintf(what, sizeof(what), "cut at %zu", n);
-		expect_error(cut, n, what);
+		if (n < needed)
+			expect_error(cut, n, what);
+		else
+			expect_loopy(cut, n, sections_past(f, n), what);
 		free(cut);
 	}
+	free(f);
+}
+
+/* A feature section damaged in place: HEADER_CMDLINE's count, a
+ * HEADER_BUILD_ID entry's size, HEADER_CACHE pointing past the end are
+ * skipped with a note each (no build-id kept); HEADER_CPUID pointing past
+ * the end, or its string running past its section, is an error. */
+static void test_damaged_features(void **state)
+{
+	size_t len;
+	uint8_t *f = slurp(loopy.perf, &len), *g = malloc(len);
+	uint64_t e, sec[2], huge = UINT64_MAX / 2;
+	struct replay_perf_data *pd = NULL;
+	char err[256] = "";
+
+	(void)state;
+	memcpy(g, f, len);
+	e = feature_entry(g, REPLAY_PERF_FEAT_CMDLINE);
+	memcpy(sec, g + e, 16);
+	memcpy(g + sec[0], &(uint32_t){ 0xffff }, 4);
+	e = feature_entry(g, REPLAY_PERF_FEAT_BUILD_ID);
+	memcpy(sec, g + e, 16);
+	memset(g + sec[0] + 6, 0xff, 2);                  /* the first entry's size */
+	e = feature_entry(g, 20);                         /* HEADER_CACHE */
+	memcpy(g + e, &(uint64_t){ len }, 8);
+	expect_loopy(g, len, 3, "damaged");
+	assert_int_equal(replay_perf_data_parse(g, len, "perf.data", &pd, err, sizeof(err)), 0);
+	assert_int_equal(pd->file.nbuild_ids, 0);
+	assert_null(pd->file.cmdline);
+	assert_non_null(strstr(pd->bundle->notes[0], "HEADER_BUILD_ID (the images' build-ids) "
+				"skipped: HEADER_BUILD_ID entry at offset 0x"));
+	assert_non_null(strstr(pd->bundle->notes[1], "HEADER_CMDLINE (perf's command line) "
+				"skipped: HEADER_CMDLINE at offset 0x"));
+	assert_non_null(strstr(pd->bundle->notes[2], "; decoding does not use it"));
+	replay_perf_data_free(pd);
+
+	memcpy(g, f, len);
+	e = feature_entry(g, REPLAY_PERF_FEAT_CPUID);
+	memcpy(g + e + 8, &huge, 8);
+	assert_int_equal(replay_perf_data_parse(g, len, "perf.data", &pd, err, sizeof(err)),
+			 -EBADMSG);
+	assert_null(pd);
+	assert_non_null(strstr(err, "perf.data: HEADER_CPUID (the CPU's family, model and "
+			       "stepping): its 0x"));
+	assert_non_null(strstr(err, "run past the end of the file"));
+	assert_non_null(strstr(err, ", and decoding needs it"));
+	memcpy(g + e, f + e, 16);
+	memcpy(sec, g + e, 16);
+	memcpy(g + sec[0], &(uint32_t){ 0x1000 }, 4);     /* the string's length */
+	assert_int_equal(replay_perf_data_parse(g, len, "perf.data", &pd, err, sizeof(err)),
+			 -EBADMSG);
+	assert_non_null(strstr(err, "feature string at offset 0x"));
+	free(g);
 	free(f);
 }
 
@@ -627,6 +749,112 @@ static void test_payload_past_end(void **state)
 	assert_non_null(strstr(err, "AUXTRACE payload of 1048576 bytes runs past"));
 }
 
+
+/* ---- the end of a recording ---- */
+
+/* Appends @n bytes of records to the data section of the file built in
+ * @f (its last part). */
+static size_t append_data(struct fbuf *f, const void *rec, size_t n)
+{
+	uint64_t size;
+
+	put(f, rec, n);
+	memcpy(&size, f->b + 48, 8);
+	size += n;
+	memcpy(f->b + 48, &size, 8);
+	return f->n;
+}
+
+/* Whether mapping @m of @b is valid at the recording's end. */
+static bool live_at_end(const struct replay_bundle *b, size_t m)
+{
+	return b->maps[m].time_map <= b->end_time && b->end_time < b->maps[m].time_unmap;
+}
+
+/* A snapshot with no EXIT (perf --snapshot ended by a signal): the end is
+ * the last time a record knows, where the MMAP2's image is mapped. */
+static void test_end_without_exit(void **state)
+{
+	struct fbuf f;
+	struct replay_perf_data *pd;
+
+	(void)state;
+	pd = parse_built(&f, build(&f, true, 0x100));
+	assert_int_equal(pd->bundle->end_time, 1000);
+	assert_true(live_at_end(pd->bundle, 0));
+	replay_perf_data_free(pd);
+}
+
+static void test_end_at_exit(void **state)
+{
+	struct fbuf f, r = { .n = 0 };
+	struct replay_perf_data *pd;
+
+	(void)state;
+	build(&f, false, 8);
+	put_hdr(&r, PERF_RECORD_EXIT, 0, 8 + 24 + 16);
+	put32(&r, 42);
+	put32(&r, 1);
+	put32(&r, 42);
+	put32(&r, 1);
+	put64(&r, 3000);
+	put32(&r, 42);          /* sample_id: pid, tid, time */
+	put32(&r, 42);
+	put64(&r, 3000);
+	pd = parse_built(&f, append_data(&f, r.b, r.n));
+	assert_int_equal(pd->bundle->end_time, 3000);
+	assert_true(live_at_end(pd->bundle, 0));
+	replay_perf_data_free(pd);
+}
+
+/* A sample's time counts (the event samples TID | TIME: {pid, tid}, time). */
+static void test_end_at_sample(void **state)
+{
+	struct fbuf f, r = { .n = 0 };
+	struct replay_perf_data *pd;
+
+	(void)state;
+	build(&f, true, 0x100);
+	put_hdr(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8 + 16);
+	put32(&r, 42);
+	put32(&r, 42);
+	put64(&r, 7000);
+	pd = parse_built(&f, append_data(&f, r.b, r.n));
+	assert_int_equal(pd->bundle->end_time, 7000);
+	replay_perf_data_free(pd);
+	/* cut short of its time: the end is the MMAP2's, and no error */
+	build(&f, true, 0x100);
+	r.n = 0;
+	put_hdr(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8 + 8);
+	put32(&r, 42);
+	put32(&r, 42);
+	pd = parse_built(&f, append_data(&f, r.b, r.n));
+	assert_int_equal(pd->bundle->end_time, 1000);
+	replay_perf_data_free(pd);
+}
+
+/* An AUXTRACE record's reference is the TSC perf read its data at
+ * (intel_pt): it counts when perf time converts to TSC, never else. */
+static void test_end_at_aux_reference(void **state)
+{
+	const size_t info = 104 + sizeof(struct perf_event_attr) + 16;
+	struct fbuf f;
+	struct replay_perf_data *pd;
+	size_t n;
+
+	(void)state;
+	n = build(&f, true, 0x100);
+	memcpy(f.b + n - 16 - 48 + 24, &(uint64_t){ 9000 }, 8);   /* the 2nd's reference */
+	pd = parse_built(&f, n);
+	assert_int_equal(pd->bundle->end_time, 1000);
+	replay_perf_data_free(pd);
+	/* cap_user_time_zero (time_mult 0: perf time is TSC) */
+	memcpy(f.b + info + 16 + REPLAY_PERF_PT_CAP_USER_TIME_ZERO * 8, &(uint64_t){ 1 }, 8);
+	pd = parse_built(&f, n);
+	assert_true(pd->info.tconv.valid);
+	assert_int_equal(pd->bundle->end_time, 9000);
+	replay_perf_data_free(pd);
+}
 
 /* ---- build-ids: HEADER_BUILD_ID, and the image found by it ---- */
 
@@ -952,6 +1180,7 @@ int main(void)
 		cmocka_unit_test(test_loopy_branches),
 		cmocka_unit_test(test_cflow_branches),
 		cmocka_unit_test(test_every_truncation),
+		cmocka_unit_test(test_damaged_features),
 		cmocka_unit_test(test_every_data_cut),
 		cmocka_unit_test(test_random_corruption),
 		cmocka_unit_test(test_size_zero_record),
@@ -960,6 +1189,10 @@ int main(void)
 		cmocka_unit_test(test_full_contiguous),
 		cmocka_unit_test(test_full_hole_is_gap),
 		cmocka_unit_test(test_payload_past_end),
+		cmocka_unit_test(test_end_without_exit),
+		cmocka_unit_test(test_end_at_exit),
+		cmocka_unit_test(test_end_at_sample),
+		cmocka_unit_test(test_end_at_aux_reference),
 		cmocka_unit_test(test_build_id_feature),
 		cmocka_unit_test(test_percpu_two_threads),
 		cmocka_unit_test(test_percpu_no_switches),
