@@ -361,6 +361,7 @@ static void dw_location_from_hit(struct dw_image *img, const struct dw_hit *h, u
 		fr->column = h->row->column;
 		fr->discriminator = h->row->discriminator;
 		out->has_line = true;
+		out->line_addr = h->row->addr;
 	}
 	dw_inner_frame(img, f, addr, fr);
 	out->nframes = 1;

@@ -36,6 +36,7 @@ struct dw_location {
 	struct dw_frame frames[DW_MAX_FRAMES];
 	uint64_t function_start; /* address of the containing function or symbol, 0 if unknown */
 	bool has_line;           /* frames[0].file/line come from a line table */
+	uint64_t line_addr;      /* with has_line: the address of that line-table row */
 	bool truncated;          /* the inlined chain was longer than DW_MAX_FRAMES */
 };
 

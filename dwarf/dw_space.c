@@ -139,6 +139,8 @@ int dw_space_lookup(struct dw_space *s, uint64_t addr, struct dw_location *out, 
 	rc = dw_image_lookup(m->img, addr - m->bias, out);
 	if (rc == 0 && out->function_start)
 		out->function_start += m->bias;
+	if (rc == 0 && out->has_line)
+		out->line_addr += m->bias;
 	return rc;
 }
 

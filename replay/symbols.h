@@ -24,6 +24,8 @@ struct replay_symbol {
 	uint64_t start;            /* the function's first address (for <fn+off>) */
 	const char *file;          /* source file, or NULL */
 	unsigned line;             /* 0 if unknown */
+	uint64_t line_start;       /* the address of the line-table row @line comes
+				    * from (GDB's sal.pc), 0 if not known */
 	/* Functions inlined at the address, innermost first (the real
 	 * function, @function, not among them). */
 	const char *inlined[REPLAY_SYMBOL_MAX_INLINED];
