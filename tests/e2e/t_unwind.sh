@@ -17,7 +17,9 @@
 #              SIGSEGV handler running inside it (two signal frames);
 #              in a function that handler calls
 # Then `hindsight run`'s explanation of each crash against GDB's bt where
-# the program dies (GDB stops at each signal; `continue` passes it on).
+# the program dies (GDB stops at each signal; `continue` passes it on),
+# recorded by the single-stepper and by the Valgrind recorder (its signal
+# frames are Valgrind's, laid out as the kernel's).
 # And with --snapshot, where the return addresses are older than what the
 # recording kept, the backtrace stops with the address it could not read
 # rather than show frames it does not know.
@@ -103,6 +105,12 @@ for mode in deep longjmp nested; do
     show "run-$mode.err" "gdb-run-$mode.out"
     expect "run-$mode.err" "Call stack:"
     same_frames "run-$mode" "gdb-run-$mode.out" "run-$mode.err" 3
+    if command -v valgrind >/dev/null; then
+        timeout 300 "$HINDSIGHT" run --record=valgrind -o "$T_DIR/vg-$mode" -- "$prog" "$mode" "$n" \
+            >"vg-$mode.out" 2>"vg-$mode.err"
+        expect_eq "exit status of run --record=valgrind ($mode)" "$?" 139
+        same_frames "vg-$mode" "gdb-run-$mode.out" "vg-$mode.err" 3
+    fi
 done
 
 # The frames these places must have, spelled out once (GDB agrees above).
