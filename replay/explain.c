@@ -308,6 +308,28 @@ static void explain_lines(struct replay_explain *e, struct replay_cursor *c,
 		e->lines[j] = found[n - 1 - j];
 }
 
+/* After rt_sigreturn the trace does not say where the thread went (the
+ * decoder walks on past the syscall into __restore_rt's padding): the pc
+ * is the one the kernel restored, the sigcontext's in the rt_sigframe at
+ * rsp before the syscall (the ucontext at rsp, uc_mcontext 40 bytes in,
+ * rip 128 into it). true when @e->pc is that. */
+static bool explain_after_sigreturn(struct replay_explain *e, struct replay_cursor *c,
+				    struct replay_image *img, struct replay_state *st)
+{
+	uint64_t prev, gp[REPLAY_STATE_NGP], time, rip;
+	uint8_t insn[2], known[8];
+
+	if (!st || e->position < 2 || replay_cursor_item_ip(c, e->position - 1, &prev) < 0 ||
+	    replay_image_read(img, 0, prev, insn, 2) != 2 || insn[0] != 0x0f || insn[1] != 0x05 ||
+	    replay_state_raw_at(st, e->tid, e->position - 1, gp, NULL, NULL) < 0 ||
+	    gp[GP(rax)] != 15 || replay_state_time_at(st, e->tid, e->position, &time) < 0 ||
+	    replay_state_read_mem(st, time, gp[GP(rsp)] + 40 + 128, &rip, 8, known) < 0)
+		return false;
+	e->pc = rip;
+	e->has_pc = true;
+	return true;
+}
+
 int replay_explain_build(const struct replay_bundle *b, size_t thread, struct replay_cursor *c,
 			 struct replay_image *img, struct replay_state *st,
 			 const struct replay_symbolizer *sym,
@@ -324,6 +346,7 @@ int replay_explain_build(const struct replay_bundle *b, size_t thread, struct re
 	e->position = replay_explain_position(b, thread, c);
 	if (replay_cursor_goto(c, e->position) == 0)
 		e->has_pc = replay_cursor_pc(c, &e->pc) == 0;
+	e->after_sigreturn = explain_after_sigreturn(e, c, img, st);
 	r = st ? replay_state_raw_at(st, e->tid, e->position, e->gp, NULL, NULL) : -ENOENT;
 	e->regs_cut = r == -ENODATA;
 	if (r == 0) {
@@ -383,6 +406,9 @@ static void print_insn(FILE *out, const struct replay_explain *e, struct replay_
 		"The faulting instruction, number %" PRIu64 " of thread %" PRId64 "'s history:\n" :
 		"The signal arrived before instruction number %" PRIu64 " of thread %" PRId64
 		"'s history (after the system call that sent it):\n", e->position, e->tid);
+	if (e->after_sigreturn)
+		fprintf(out, "(after the rt_sigreturn of a signal handler: its pc is the one the "
+			"kernel restored from the signal frame; the trace does not hold it)\n");
 	fprintf(out, "   0x%016" PRIx64, e->pc);
 	if (s && s->function)
 		fprintf(out, " <%s+%" PRIu64 ">", s->function, e->pc - s->start);

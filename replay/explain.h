@@ -70,6 +70,7 @@ struct replay_explain {
 	uint64_t size;             /* items in the thread's history */
 	bool has_pc;
 	uint64_t pc;
+	bool after_sigreturn;      /* @pc restored by the rt_sigreturn just before */
 	bool has_insn;
 	struct replay_insn insn;
 	char text[160];            /* its AT&T text */

@@ -13,6 +13,8 @@
 #              the recursion); after the handler siglongjmp'd back to main
 #              (in crash_later, at its opening line and at its faulting
 #              line: the calls made before the jump are gone)
+#   return N   the same, inside a SIGSEGV handler that restores the default
+#              action and returns (so the write faults again and kills it)
 #   nested     inside a SIGILL handler; in a function it calls; in a
 #              SIGSEGV handler running inside it (two signal frames);
 #              in a function that handler calls
@@ -62,11 +64,12 @@ gdb_native()
 declare -A BREAKS=(
     [deep]="$src:$(line_of $src level_fault)"
     [longjmp]="$src:$(line_of $src level_fault) on_segv crash_later $src:$(line_of $src crash_later)"
+    [return]="on_segv_return"
     [nested]="on_ill in_handler on_segv_nested crash_in_segv"
 )
-declare -A FATAL=([deep]=1 [longjmp]=2 [nested]=3)   # signals until the fatal one
+declare -A FATAL=([deep]=1 [longjmp]=2 [return]=2 [nested]=3)   # signals until the fatal one
 
-for mode in deep longjmp nested; do
+for mode in deep longjmp return nested; do
     rec=$T_DIR/rec-$mode
     timeout 120 "$HINDSIGHT" record --record=sw -o "$rec" -- "$prog" "$mode" "$n" \
         >"rec-$mode.out" 2>"rec-$mode.err"
@@ -120,6 +123,11 @@ expect_re replay-nested.out '^#4  <signal handler called>$'
 expect_re run-nested.err '^#5  <signal handler called>$'
 expect_re run-longjmp.err "^#2  0x[0-9a-f]+ in main \(\) at .*/$src:$(line_of $src after_jump)\$"
 expect_not run-longjmp.hs.frames "on_segv"
+# The fatal fault comes right after the handler's rt_sigreturn: the pc is
+# the one the kernel restored, not where the trace's decoding walks on.
+expect run-return.err "The faulting instruction, number"
+expect run-return.err "(after the rt_sigreturn of a signal handler: its pc is the one the kernel restored"
+expect_re run-return.err "^   0x[0-9a-f]+ <level\+[0-9]+>:	movl +\\\$0x2,\(%rax\)\$"
 
 # --snapshot keeps the newest 16K: the calls into level were made before
 # the spin, their return addresses are not in the recording.

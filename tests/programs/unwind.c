@@ -11,6 +11,9 @@
  *                      to main (the handler and the N + 1 level frames never
  *                      return); main then calls after_jump, whose
  *                      crash_later faults with the default action
+ *   unwind return N    level(N) with a SIGSEGV handler that restores the
+ *                      default action and returns: the write faults again,
+ *                      right after the handler's rt_sigreturn, and kills it
  *   unwind nested      work() runs ud2: the SIGILL handler calls in_handler,
  *                      which faults; the SIGSEGV handler, running inside the
  *                      SIGILL one, restores the default action and calls
@@ -56,6 +59,12 @@ static long level(int n)
     return level(n - 1) + 1;
 }
 
+static void on_segv_return(int sig)
+{
+    sink += sig; /* LINE:on_segv_return */
+    signal(SIGSEGV, SIG_DFL);
+}
+
 static void crash_in_segv(void)
 {
     sink++;
@@ -97,6 +106,9 @@ int main(int argc, char **argv)
             level(n);
         signal(SIGSEGV, SIG_DFL);
         after_jump(); /* LINE:after_jump */
+    } else if (!strcmp(mode, "return")) {
+        signal(SIGSEGV, on_segv_return);
+        level(n);
     } else if (!strcmp(mode, "nested")) {
         signal(SIGILL, on_ill);
         signal(SIGSEGV, on_segv_nested);
