@@ -236,6 +236,46 @@ static void test_signal_frame(void **state)
 	assert_true(replay_frame_show_pc(&sym, f, 2));
 }
 
+/* A trampoline known only by its FDE's 'S' (no name, other code): glibc's
+ * own rules, expressions over rsp into the sigcontext, as GDB's dwarf2
+ * signal frame unwinder runs them. */
+static void test_signal_frame_by_cfi(void **state)
+{
+	static const uint8_t cfa[] = { 0x77, 0xa0, 0x01, 0x06 }; /* *(rsp + 160) */
+	static const uint8_t rip[] = { 0x77, 0xa8, 0x01 };       /* rsp + 168 */
+	static const uint8_t rbp[] = { 0x77, 0x78 };             /* rsp + 120 */
+	struct replay_frame f[8];
+	struct replay_unwind_end end;
+	uint64_t gp[REPLAY_UNWIND_NGP], sp = MEM_BASE + 0x800, tramp_sp = sp + 8;
+	uint64_t sc = tramp_sp + 40, mid_sp = MEM_BASE + 0x1400;
+	struct fn *t = &fns[nfns++];
+
+	(void)state;
+	memset(t, 0, sizeof(*t));
+	*t = (struct fn){ .start = 0x5fffff, .end = 0x600010, .name = NULL, .cfi = true };
+	t->row.cfa_expr = true;
+	t->row.expr = cfa;
+	t->row.exprlen = sizeof(cfa);
+	t->row.signal_frame = true;
+	t->row.regs[DW_CFI_RA] = (struct dw_cfi_rule){ .kind = DW_CFI_EXPR, .expr = rip, .exprlen = 3 };
+	t->row.regs[6] = (struct dw_cfi_rule){ .kind = DW_CFI_EXPR, .expr = rbp, .exprlen = 2 };
+	regs(gp, 0x404010, sp, 0);
+	put64(sp, 0x600000);
+	put64(sc + 16 * 8, 0x402040);
+	put64(sc + 15 * 8, mid_sp);
+	put64(sc + 10 * 8, 0x3333);
+	put64(mid_sp + 24, 0x403050);
+	put64(mid_sp + 16, 0x4444);
+	assert_int_equal(replay_unwind(gp, &env, f, 8, &end), 4);
+	assert_int_equal(end.stop, REPLAY_UNWIND_MAIN);
+	assert_int_equal(f[1].kind, REPLAY_FRAME_SIGTRAMP);
+	assert_int_equal(f[1].cfa, mid_sp);
+	assert_int_equal(f[2].pc, 0x402040);
+	assert_int_equal(f[2].lookup_pc, 0x402040);
+	assert_int_equal(f[2].cfa, mid_sp + 32); /* rsp from the CFA */
+	assert_string_equal(f[3].sym.function, "main");
+}
+
 /* The sigcontext's rip was never recorded: said, not guessed. */
 static void test_memory_not_recorded(void **state)
 {
@@ -363,6 +403,7 @@ int main(void)
 		cmocka_unit_test_setup(test_cfi_chain_to_main, setup),
 		cmocka_unit_test_setup(test_frame_limit, setup),
 		cmocka_unit_test_setup(test_signal_frame, setup),
+		cmocka_unit_test_setup(test_signal_frame_by_cfi, setup),
 		cmocka_unit_test_setup(test_memory_not_recorded, setup),
 		cmocka_unit_test_setup(test_prologue_analysis, setup),
 		cmocka_unit_test_setup(test_outermost_and_zero_pc, setup),
