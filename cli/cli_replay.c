@@ -496,16 +496,22 @@ static int cmd_bt(struct session *s, const char *args, const struct command *c)
 		fprintf(stderr, "No stack: %s.\n", strerror(-n));
 		return -1;
 	}
-	for (int i = 0; i < n; i++) {
-		printf("#%-2d ", i);
+	for (int i = 0, level = 0; i < n; i++) {
 		if (frames[i].kind == REPLAY_FRAME_SIGTRAMP) {
-			printf("<signal handler called>\n");
+			printf("#%-2d <signal handler called>\n", level++);
 			continue;
 		}
-		if (replay_frame_show_pc(&s->f->sym, frames, (size_t)i))
-			printf("0x%016" PRIx64 " in ", frames[i].pc);
-		print_func(&frames[i].sym);
-		putchar('\n');
+		/* the functions inlined there first, as GDB shows them */
+		for (size_t j = 0; j < replay_frame_levels(&frames[i]); j++) {
+			struct replay_symbol ls;
+
+			replay_frame_level(&frames[i], j, &ls);
+			printf("#%-2d ", level++);
+			if (j == 0 && replay_frame_show_pc(&s->f->sym, frames, (size_t)i))
+				printf("0x%016" PRIx64 " in ", frames[i].pc);
+			print_func(&ls);
+			putchar('\n');
+		}
 	}
 	if (end.stop == REPLAY_UNWIND_MORE)
 		printf("(More stack frames follow...)\n");

@@ -261,16 +261,24 @@ static int explain_stack_unwind(struct replay_explain *e, struct replay_image *i
 		return n;
 	e->unwound = true;
 	e->more_frames = e->end.stop == REPLAY_UNWIND_MORE;
+	/* A frame per function inlined at a pc, as GDB shows them. */
 	for (int i = 0; i < n; i++) {
-		struct replay_explain_frame *f = &e->frames[i];
+		for (size_t j = 0; j < replay_frame_levels(&frames[i]); j++) {
+			struct replay_explain_frame *f = &e->frames[e->nframes];
 
-		f->kind = frames[i].kind;
-		f->pc = frames[i].pc;
-		f->show_pc = replay_frame_show_pc(env.sym, frames, (size_t)i);
-		if (frames[i].has_sym)
-			f->sym = frames[i].sym;
+			if (e->nframes == REPLAY_EXPLAIN_FRAMES) {
+				e->more_frames = true;
+				return 0;
+			}
+			f->kind = frames[i].kind;
+			f->pc = frames[i].pc;
+			f->show_pc = j == 0 && replay_frame_show_pc(env.sym, frames, (size_t)i);
+			if (frames[i].has_sym)
+				f->sym = frames[i].sym;
+			replay_frame_level(&frames[i], j, &f->shown);
+			e->nframes++;
+		}
 	}
-	e->nframes = (size_t)n;
 	return 0;
 }
 
@@ -475,7 +483,7 @@ static void print_frames(FILE *out, const struct replay_explain *e)
 		}
 		if (e->frames[i].show_pc)
 			fprintf(out, "0x%016" PRIx64 " in ", e->frames[i].pc);
-		print_where(out, &e->frames[i].sym);
+		print_where(out, e->unwound ? &e->frames[i].shown : &e->frames[i].sym);
 		fputc('\n', out);
 	}
 	if (e->more_frames)

@@ -50,6 +50,8 @@ struct replay_explain_frame {
 	uint64_t position;         /* from the calls: the item of @pc */
 	bool show_pc;              /* print @pc (GDB's frame_show_address) */
 	struct replay_symbol sym;  /* function NULL if unknown */
+	struct replay_symbol shown; /* unwound: what the stack shows, one level
+				     * of the functions inlined at @pc */
 };
 
 struct replay_explain_line {

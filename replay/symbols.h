@@ -30,6 +30,11 @@ struct replay_symbol {
 	 * function, @function, not among them). */
 	const char *inlined[REPLAY_SYMBOL_MAX_INLINED];
 	size_t ninlined;
+	/* Where inlined[i] was inlined: a file:line of inlined[i + 1], or of
+	 * @function for the last (DW_AT_call_file / call_line); NULL / 0 when
+	 * not known. */
+	const char *call_file[REPLAY_SYMBOL_MAX_INLINED];
+	unsigned call_line[REPLAY_SYMBOL_MAX_INLINED];
 };
 
 struct replay_symbolizer {

@@ -390,3 +390,24 @@ bool replay_frame_show_pc(const struct replay_symbolizer *sym, const struct repl
 		return !replay_pc_starts_line(sym, frames[i].pc);
 	return true;
 }
+
+size_t replay_frame_levels(const struct replay_frame *f)
+{
+	return f->has_sym && f->kind == REPLAY_FRAME_NORMAL ? 1 + f->sym.ninlined : 1;
+}
+
+void replay_frame_level(const struct replay_frame *f, size_t level, struct replay_symbol *out)
+{
+	const struct replay_symbol *s = &f->sym;
+
+	*out = *s;
+	out->ninlined = 0;
+	if (!f->has_sym || !s->ninlined)
+		return;
+	out->function = level < s->ninlined ? s->inlined[level] : s->function;
+	if (level == 0)
+		return;
+	out->file = s->call_file[level - 1];
+	out->line = s->call_line[level - 1];
+	out->line_start = 0;
+}

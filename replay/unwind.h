@@ -104,12 +104,22 @@ bool replay_unwind_end_text(const struct replay_unwind_end *end, char *buf, size
 /* Whether a backtrace prints frame @i's pc before its function (GDB's
  * frame_show_address): always for a caller after a call (its pc is a
  * return address, mid-line), for frame 0 and the frame a signal
- * interrupted unless the pc starts a line. */
+ * interrupted unless the pc starts a line. Only on level 0 of a frame with
+ * inlined functions: the outer levels never show it. */
 bool replay_frame_show_pc(const struct replay_symbolizer *sym, const struct replay_frame *frames,
 			  size_t i);
 /* Whether @pc starts a line: it has one, and the line-table row it comes
  * from starts at @pc (GDB's sal.pc); for a symbolizer that does not say,
  * pc - 1 is another function or line (or nothing). */
 bool replay_pc_starts_line(const struct replay_symbolizer *sym, uint64_t pc);
+
+/* The frames GDB shows for one physical frame @f: one per function
+ * inlined at its pc (innermost first), then the function itself; 1 when it
+ * has no symbol. */
+size_t replay_frame_levels(const struct replay_frame *f);
+/* What level @level (< replay_frame_levels) of @f shows, as a symbol with
+ * no inlined functions: level 0 the innermost function at its pc's line,
+ * each outer one at the file:line where the one inside it was inlined. */
+void replay_frame_level(const struct replay_frame *f, size_t level, struct replay_symbol *out);
 
 #endif

@@ -15,6 +15,9 @@
 #              line: the calls made before the jump are gone)
 #   return N   the same, inside a SIGSEGV handler that restores the default
 #              action and returns (so the write faults again and kills it)
+#   inline     inside code inlined twice into through_inline (a frame per
+#              inlined function, without an address), and in crash_here,
+#              which that inlined code calls
 #   nested     inside a SIGILL handler; in a function it calls; in a
 #              SIGSEGV handler running inside it (two signal frames);
 #              in a function that handler calls
@@ -65,11 +68,12 @@ declare -A BREAKS=(
     [deep]="$src:$(line_of $src level_fault)"
     [longjmp]="$src:$(line_of $src level_fault) on_segv crash_later $src:$(line_of $src crash_later)"
     [return]="on_segv_return"
+    [inline]="$src:$(line_of $src inl_inner) crash_here"
     [nested]="on_ill in_handler on_segv_nested crash_in_segv"
 )
-declare -A FATAL=([deep]=1 [longjmp]=2 [return]=2 [nested]=3)   # signals until the fatal one
+declare -A FATAL=([deep]=1 [longjmp]=2 [return]=2 [inline]=1 [nested]=3)   # signals until the fatal one
 
-for mode in deep longjmp return nested; do
+for mode in deep longjmp return inline nested; do
     rec=$T_DIR/rec-$mode
     timeout 120 "$HINDSIGHT" record --record=sw -o "$rec" -- "$prog" "$mode" "$n" \
         >"rec-$mode.out" 2>"rec-$mode.err"
@@ -123,6 +127,8 @@ expect_re replay-nested.out '^#4  <signal handler called>$'
 expect_re run-nested.err '^#5  <signal handler called>$'
 expect_re run-longjmp.err "^#2  0x[0-9a-f]+ in main \(\) at .*/$src:$(line_of $src after_jump)\$"
 expect_not run-longjmp.hs.frames "on_segv"
+expect_re run-inline.err "^#1  0x[0-9a-f]+ in inl_inner \(\) at .*/$src:$(line_of $src inl_inner)\$"
+expect_re run-inline.err "^#2  inl_outer \(\) at .*/$src:$(line_of $src inl_outer)\$"
 # The fatal fault comes right after the handler's rt_sigreturn: the pc is
 # the one the kernel restored, not where the trace's decoding walks on.
 expect run-return.err "The faulting instruction, number"

@@ -14,6 +14,9 @@
  *   unwind return N    level(N) with a SIGSEGV handler that restores the
  *                      default action and returns: the write faults again,
  *                      right after the handler's rt_sigreturn, and kills it
+ *   unwind inline      through_inline() runs inl_outer() and inl_inner(),
+ *                      both inlined into it (always_inline, even at -O0),
+ *                      and inl_inner calls crash_here, which faults
  *   unwind nested      work() runs ud2: the SIGILL handler calls in_handler,
  *                      which faults; the SIGSEGV handler, running inside the
  *                      SIGILL one, restores the default action and calls
@@ -89,6 +92,29 @@ static void on_ill(int sig)
     in_handler();
 }
 
+static void crash_here(int v)
+{
+    sink += v;
+    *nowhere = v; /* LINE:crash_here */
+}
+
+static inline __attribute__((always_inline)) void inl_inner(int v)
+{
+    sink += v;
+    crash_here(v + 1); /* LINE:inl_inner */
+}
+
+static inline __attribute__((always_inline)) void inl_outer(int v)
+{
+    inl_inner(v + 1); /* LINE:inl_outer */
+}
+
+static void through_inline(int v)
+{
+    sink++;
+    inl_outer(v); /* LINE:through_inline */
+}
+
 static void work(void)
 {
     sink++;
@@ -109,6 +135,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "return")) {
         signal(SIGSEGV, on_segv_return);
         level(n);
+    } else if (!strcmp(mode, "inline")) {
+        through_inline(n);
     } else if (!strcmp(mode, "nested")) {
         signal(SIGILL, on_ill);
         signal(SIGSEGV, on_segv_nested);
