@@ -3,7 +3,8 @@
  * frame read from its rt_sigframe, the prologue analysis without CFI, and
  * every reason to stop (main, an undefined return address, a zero pc, the
  * frame limit, memory not recorded, a register not known, CFI refused, an
- * identical and an inner frame), and which frames show their address. */
+ * identical and an inner frame), which frames show their address, and the
+ * frames of inlined functions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -397,6 +398,34 @@ static void test_corrupt_stacks(void **state)
 	assert_int_equal(end.err, -ENOTSUP);
 }
 
+/* A frame with two functions inlined at its pc: three levels, the outer
+ * ones at their call sites. */
+static void test_inlined_levels(void **state)
+{
+	struct replay_frame f = { .kind = REPLAY_FRAME_NORMAL, .pc = 0x401010, .has_sym = true };
+	struct replay_symbol l;
+
+	(void)state;
+	f.sym = (struct replay_symbol){ .function = "outer", .start = 0x401000, .file = "a.h",
+					.line = 7, .line_start = 0x401010, .ninlined = 2,
+					.inlined = { "inner", "middle" },
+					.call_file = { "a.h", "t.c" }, .call_line = { 12, 18 } };
+	assert_int_equal(replay_frame_levels(&f), 3);
+	replay_frame_level(&f, 0, &l);
+	assert_string_equal(l.function, "inner");
+	assert_int_equal(l.line, 7);
+	assert_int_equal(l.ninlined, 0);
+	replay_frame_level(&f, 1, &l);
+	assert_string_equal(l.function, "middle");
+	assert_int_equal(l.line, 12);
+	replay_frame_level(&f, 2, &l);
+	assert_string_equal(l.function, "outer");
+	assert_string_equal(l.file, "t.c");
+	assert_int_equal(l.line, 18);
+	f.kind = REPLAY_FRAME_SIGTRAMP;
+	assert_int_equal(replay_frame_levels(&f), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +437,7 @@ int main(void)
 		cmocka_unit_test_setup(test_prologue_analysis, setup),
 		cmocka_unit_test_setup(test_outermost_and_zero_pc, setup),
 		cmocka_unit_test_setup(test_corrupt_stacks, setup),
+		cmocka_unit_test(test_inlined_levels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
