@@ -6,8 +6,9 @@
  *
  * GDB's command names and output where GDB has the same thing (docs/
  * replay-cli.md): stepping both ways at instruction and source level,
- * breakpoints, continue both ways, backtraces from the recorded calls,
- * registers and memory of the past, history and calls listings, threads.
+ * breakpoints, continue both ways, backtraces unwound from the recorded
+ * registers and memory (replay/unwind.h), registers and memory of the
+ * past, history and calls listings, threads.
  * The session and its moves are replay/frontend.h; this file reads
  * commands (readline when interactive: history, completion of commands
  * and of the functions in the recorded calls), dispatches them through one
@@ -56,6 +57,7 @@
 
 #define GP(field) (offsetof(struct user_regs_struct, field) / 8)
 #define MAX_SCRIPT 64
+#define BT_MAX 256              /* frames bt shows at most */
 
 struct session {
 	struct replay_frontend *f;
@@ -150,19 +152,14 @@ static void print_location(struct session *s, const char *prev_function, bool al
 }
 
 /* Whether the pc starts a line, as GDB decides whether a stop shows the
- * address: code without lines never does; else the byte before the pc is
- * in another line or function. */
+ * address: code without lines never does; else the pc is where a row of
+ * the line table starts (replay_pc_starts_line). */
 static bool starts_line(struct session *s)
 {
-	struct replay_symbol sym, prev;
 	uint64_t pc;
 
-	if (replay_frontend_where(s->f, &pc, &sym) < 0 || !sym.file)
-		return false;
-	if (pc == sym.start || s->f->sym.lookup(s->f->sym.ctx, pc - 1, &prev) < 0)
-		return true;
-	return prev.start != sym.start || prev.line != sym.line || !prev.file ||
-	       strcmp(prev.file, sym.file);
+	return replay_cursor_pc(replay_frontend_cursor(s->f), &pc) == 0 &&
+	       replay_pc_starts_line(&s->f->sym, pc);
 }
 
 /* GDB's answer to Ctrl-C in anything but a move; the command failed. */
@@ -432,18 +429,19 @@ static int cmd_info_breaks(struct session *s)
 	return 0;
 }
 
-static int cmd_bt(struct session *s, const char *args, const struct command *c)
+/* The stack from the recorded calls, for a recording without registers
+ * (hardware traces, LLDB bundles, imports): what GDB's record btrace
+ * shows, wrong after a longjmp or a signal handler. */
+static int bt_from_calls(struct session *s, long max)
 {
 	struct replay_explain_frame frames[64];
 	struct replay_cursor *cur = replay_frontend_cursor(s->f);
 	const struct replay_calls *calls;
 	uint64_t pos = replay_cursor_position(cur), pc;
-	long max = *args ? strtol(args, NULL, 0) : 64;
 	bool more;
 	size_t n;
 	int rc;
 
-	(void)c;
 	if (replay_cursor_pc(cur, &pc) < 0) {
 		fprintf(stderr, "No stack (the position is in a gap).\n");
 		return -1;
@@ -469,6 +467,56 @@ static int cmd_bt(struct session *s, const char *args, const struct command *c)
 	}
 	if (more)
 		printf("(More stack frames follow...)\n");
+	return 0;
+}
+
+static int cmd_bt(struct session *s, const char *args, const struct command *c)
+{
+	struct replay_frame frames[BT_MAX];
+	struct replay_unwind_end end;
+	long max = *args ? strtol(args, NULL, 0) : BT_MAX;
+	char stopped[200];
+	int n;
+
+	(void)c;
+	n = replay_frontend_backtrace(s->f, frames, max > 0 && max < BT_MAX ? (size_t)max : BT_MAX,
+				      &end);
+	if (n == -ENODATA)
+		return bt_from_calls(s, max);
+	if (n == -ESRCH) {
+		fprintf(stderr, "No stack (the history does not know the pc here).\n");
+		return -1;
+	}
+	if (n == -ERANGE) {
+		fprintf(stderr, "No stack: the registers are not known here (the state log was "
+			"cut short before this position).\n");
+		return -1;
+	}
+	if (n < 0) {
+		fprintf(stderr, "No stack: %s.\n", strerror(-n));
+		return -1;
+	}
+	for (int i = 0, level = 0; i < n; i++) {
+		if (frames[i].kind == REPLAY_FRAME_SIGTRAMP) {
+			printf("#%-2d <signal handler called>\n", level++);
+			continue;
+		}
+		/* the functions inlined there first, as GDB shows them */
+		for (size_t j = 0; j < replay_frame_levels(&frames[i]); j++) {
+			struct replay_symbol ls;
+
+			replay_frame_level(&frames[i], j, &ls);
+			printf("#%-2d ", level++);
+			if (j == 0 && replay_frame_show_pc(&s->f->sym, frames, (size_t)i))
+				printf("0x%016" PRIx64 " in ", frames[i].pc);
+			print_func(&ls);
+			putchar('\n');
+		}
+	}
+	if (end.stop == REPLAY_UNWIND_MORE)
+		printf("(More stack frames follow...)\n");
+	else if (replay_unwind_end_text(&end, stopped, sizeof(stopped)))
+		printf("%s\n", stopped);
 	return 0;
 }
 
@@ -1008,7 +1056,7 @@ static const struct command commands[] = {
 	{ "reverse-nexti", "rni", cmd_stepi, REV | 2, "reverse-nexti [N]   one instruction back, over calls" },
 	{ "reverse-finish", NULL, cmd_finish, REV, "reverse-finish      back to the call of the current function" },
 	{ "goto", NULL, cmd_goto, 0, "goto N | begin | end  move to position N of the history" },
-	{ "backtrace", "bt", cmd_bt, 0, "backtrace [N]       the call stack (from the recorded calls)" },
+	{ "backtrace", "bt", cmd_bt, 0, "backtrace [N]       the call stack, unwound at the position" },
 	{ "where", NULL, cmd_bt, 0, "where               the same as backtrace" },
 	{ "print", "p", cmd_print, 0, "print[/x] EXPR      a register, address or cast: $rax, *(int *)($rbp-20)" },
 	{ "x", NULL, cmd_x, 0, "x/NFU ADDR          memory: N units (b h w g) as x d u c i" },

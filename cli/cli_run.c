@@ -8,7 +8,7 @@
  * cli/cli_record.c), with no debugger. When a signal kills it, the
  * recording is kept and an explanation of how it got there goes to stderr
  * (replay/explain.h: the faulting instruction and line, the registers it
- * uses, the call stack from the recorded calls, the last lines executed),
+ * uses, the call stack unwound there, the last lines executed),
  * then the commands that open the recording. When it exits, the recording
  * is deleted unless --keep. The exit status is the program's (128 +
  * signal if killed); 1 if it cannot be started, 2 for a bad command line.
@@ -154,7 +154,8 @@ static int cli_run_explain(const char *dir, int signo)
 		if (rc == 0) {
 			struct replay_symbolizer sym = { replay_dwarf_symbols_lookup, ds };
 
-			rc = replay_explain_build(b, thread, c, img, st, &sym, e);
+			rc = replay_explain_build(b, thread, c, img, st, &sym,
+						  replay_dwarf_symbols_cfi, ds, e);
 			if (rc == 0)
 				replay_explain_print(stderr, e, signo);
 		}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf/dw_cfi.h"
 #include "dwarf/dw_debug.h"
 #include "dwarf/dw_debugfile.h"
 #include "dwarf/dw_demangle.h"
@@ -31,6 +32,7 @@ struct dw_image {
 	struct dw_symtab plt;
 	char note[4400];
 	bool bfd_quirks;
+	struct dw_cfi *cfi;        /* the image's .eh_frame / .debug_frame, on first use */
 };
 
 static int dw_image_init(struct dw_image **out, struct dw_elf *e, bool mem)
@@ -78,6 +80,7 @@ void dw_image_free(struct dw_image *img)
 		return;
 	if (img->debug_ok)
 		dw_debug_close(&img->debug);
+	dw_cfi_free(img->cfi);
 	dw_symtab_fini(&img->syms);
 	dw_symtab_fini(&img->dsyms);
 	dw_symtab_fini(&img->plt);
@@ -358,6 +361,7 @@ static void dw_location_from_hit(struct dw_image *img, const struct dw_hit *h, u
 		fr->column = h->row->column;
 		fr->discriminator = h->row->discriminator;
 		out->has_line = true;
+		out->line_addr = h->row->addr;
 	}
 	dw_inner_frame(img, f, addr, fr);
 	out->nframes = 1;
@@ -592,4 +596,11 @@ int dw_image_function_addrs(struct dw_image *img, const char *name, uint64_t *ad
 	dw_symtab_name_addrs(img, &img->syms, name, &a);
 	dw_symtab_name_addrs(img, &img->dsyms, name, &a);
 	return dw_addrs_finish(&a, addrs, max);
+}
+
+int dw_image_cfi_row(struct dw_image *img, uint64_t addr, struct dw_cfi_row *out)
+{
+	if (!img->cfi && dw_cfi_open(img->elf, &img->cfi) < 0)
+		return -ENOMEM;
+	return dw_cfi_row_at(img->cfi, addr, out);
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 struct dw_image;
+struct dw_cfi_row;
 
 struct dw_frame {
 	const char *function;   /* demangled; NULL when unknown ("??") */
@@ -35,6 +36,7 @@ struct dw_location {
 	struct dw_frame frames[DW_MAX_FRAMES];
 	uint64_t function_start; /* address of the containing function or symbol, 0 if unknown */
 	bool has_line;           /* frames[0].file/line come from a line table */
+	uint64_t line_addr;      /* with has_line: the address of that line-table row */
 	bool truncated;          /* the inlined chain was longer than DW_MAX_FRAMES */
 };
 
@@ -83,5 +85,10 @@ int dw_image_line_addrs(struct dw_image *img, const char *file, unsigned line, u
  * name without parameters ("util::count"), or the mangled one. Returns the
  * total count like dw_image_line_addrs, -ENOMEM. */
 int dw_image_function_addrs(struct dw_image *img, const char *name, uint64_t *addrs, size_t max);
+
+/* The call frame rules at file address @addr, from the image's own
+ * .eh_frame and .debug_frame (dw_cfi.h; indexed on first use). Returns 0,
+ * -ENOENT when no FDE covers @addr, and dw_cfi_row_at's errors. */
+int dw_image_cfi_row(struct dw_image *img, uint64_t addr, struct dw_cfi_row *out);
 
 #endif

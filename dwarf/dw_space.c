@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf/dw_cfi.h"
+
 struct dw_mapping {
 	uint64_t start, end, bias;
 	struct dw_image *img;
@@ -204,5 +206,24 @@ int dw_space_lookup(struct dw_space *s, uint64_t addr, struct dw_location *out, 
 	rc = dw_image_lookup(m->img, addr - m->bias, out);
 	if (rc == 0 && out->function_start)
 		out->function_start += m->bias;
+	if (rc == 0 && out->has_line)
+		out->line_addr += m->bias;
+	return rc;
+}
+
+int dw_space_cfi_row(struct dw_space *s, uint64_t addr, struct dw_cfi_row *out)
+{
+	size_t at = dw_space_upper(s, addr);
+	const struct dw_mapping *m;
+	int rc;
+
+	if (at >= s->n || s->maps[at].start > addr)
+		return -ESRCH;
+	m = &s->maps[at];
+	rc = dw_image_cfi_row(m->img, addr - m->bias, out);
+	if (rc == 0) {
+		out->start += m->bias;
+		out->end += m->bias;
+	}
 	return rc;
 }

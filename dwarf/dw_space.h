@@ -9,6 +9,8 @@
 
 #include "dwarf/dw_image.h"
 
+struct dw_cfi_row;
+
 struct dw_space;
 
 /* Returns 0 or -ENOMEM. */
@@ -31,5 +33,11 @@ int dw_space_remove(struct dw_space *s, uint64_t start);
  * runtime address. *@image (may be NULL) gets the image. Returns 0,
  * -ENOENT when no image is mapped at @addr or nothing is known of it. */
 int dw_space_lookup(struct dw_space *s, uint64_t addr, struct dw_location *out, struct dw_image **image);
+
+/* The call frame rules at runtime address @addr (dw_image_cfi_row in the
+ * image mapped there; out->start / end are runtime addresses, expressions
+ * are the file's). Returns 0, -ESRCH when no image is mapped at @addr,
+ * -ENOENT when the image has no FDE for it, dw_cfi_row_at's errors. */
+int dw_space_cfi_row(struct dw_space *s, uint64_t addr, struct dw_cfi_row *out);
 
 #endif

@@ -66,8 +66,19 @@ int replay_dwarf_symbols_lookup(void *ctx, uint64_t addr, struct replay_symbol *
 	out->start = loc.function_start;
 	out->file = loc.has_line ? loc.frames[0].file : NULL;
 	out->line = loc.has_line ? loc.frames[0].line : 0;
+	out->line_start = loc.has_line ? loc.line_addr : 0;
 	out->ninlined = 0;
-	for (size_t i = 0; i + 1 < loc.nframes && i < REPLAY_SYMBOL_MAX_INLINED; i++)
+	for (size_t i = 0; i + 1 < loc.nframes && i < REPLAY_SYMBOL_MAX_INLINED; i++) {
+		out->call_file[out->ninlined] = loc.frames[i + 1].file;
+		out->call_line[out->ninlined] = loc.frames[i + 1].line;
 		out->inlined[out->ninlined++] = loc.frames[i].function;
+	}
 	return 0;
+}
+
+int replay_dwarf_symbols_cfi(void *ctx, uint64_t pc, struct dw_cfi_row *out)
+{
+	struct replay_dwarf_symbols *s = ctx;
+
+	return dw_space_cfi_row(s->space, pc, out);
 }

@@ -15,6 +15,7 @@
 
 #include "replay/symbols.h"
 
+struct dw_cfi_row;
 struct replay_bundle;
 struct replay_dwarf_symbols;
 
@@ -27,5 +28,9 @@ void replay_dwarf_symbols_free(struct replay_dwarf_symbols *s);
  * the containing function (the real one, not an inlined frame), its start,
  * and the innermost file:line. 0 or -ENOENT. */
 int replay_dwarf_symbols_lookup(void *ctx, uint64_t addr, struct replay_symbol *out);
+
+/* The call frame rules at @pc (@ctx: a replay_dwarf_symbols), for
+ * struct replay_unwind_env: dw_space_cfi_row over the same images. */
+int replay_dwarf_symbols_cfi(void *ctx, uint64_t pc, struct dw_cfi_row *out);
 
 #endif

@@ -19,6 +19,7 @@
 #include "replay/decode.h"
 #include "replay/image.h"
 #include "replay/source.h"
+#include "replay/unwind.h"
 
 #define CALLS_WINDOW (4u << 20)    /* items of history the call stack is built from */
 #define LINES_WINDOW (1u << 20)    /* items walked back for the last lines */
@@ -164,8 +165,10 @@ size_t replay_explain_frames(const struct replay_calls *calls, struct replay_cur
 	if (k < 0 || max == 0)
 		return 0;
 	level = calls->segs[k].level;
+	memset(frames, 0, max * sizeof(*frames));
 	frames[n].pc = pc;
 	frames[n].position = pos;
+	frames[n].show_pc = !replay_pc_starts_line(sym, pc);
 	if (sym->lookup(sym->ctx, pc, &frames[n].sym) < 0)
 		memset(&frames[n].sym, 0, sizeof(frames[n].sym));
 	n++;
@@ -181,6 +184,7 @@ size_t replay_explain_frames(const struct replay_calls *calls, struct replay_cur
 		}
 		level = g->level;
 		f->position = g->last;
+		f->show_pc = true;
 		if (replay_cursor_item_ip(c, g->last, &f->pc) < 0)
 			continue;
 		if (sym->lookup(sym->ctx, f->pc, &f->sym) < 0)
@@ -191,9 +195,9 @@ size_t replay_explain_frames(const struct replay_calls *calls, struct replay_cur
 }
 
 /* The call structure of the last CALLS_WINDOW items up to @pos, then the
- * frames. */
-static int explain_stack(struct replay_explain *e, const struct replay_bundle *b,
-			 struct replay_cursor *c, const struct replay_symbolizer *sym)
+ * frames: for a recording without registers. */
+static int explain_stack_calls(struct replay_explain *e, const struct replay_bundle *b,
+			       struct replay_cursor *c, const struct replay_symbolizer *sym)
 {
 	struct replay_calls calls = { 0 };
 	struct replay_decoder *d = NULL;
@@ -214,6 +218,68 @@ static int explain_stack(struct replay_explain *e, const struct replay_bundle *b
 		e->more_frames = true;
 	replay_calls_release(&calls);
 	return rc;
+}
+
+/* Memory at the fault: the state log's at its time, else the images'
+ * (code and data nothing wrote). */
+struct explain_mem {
+	struct replay_state *st;
+	struct replay_image *img;
+	uint64_t time;
+};
+
+static int explain_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct explain_mem *m = ctx;
+	uint8_t known[64], *p = buf;
+	size_t n = 0;
+
+	if (len > sizeof(known))
+		len = sizeof(known);
+	replay_state_read_mem(m->st, m->time, addr, buf, len, known);
+	for (; n < len; n++)
+		if (!known[n] && replay_image_read(m->img, 0, addr + n, p + n, 1) != 1)
+			break;
+	return n ? (int)n : -EIO;
+}
+
+/* The stack unwound from the registers and memory at the fault. */
+static int explain_stack_unwind(struct replay_explain *e, struct replay_image *img,
+				struct replay_state *st, const struct replay_unwind_env *env0)
+{
+	struct explain_mem m = { st, img, 0 };
+	struct replay_unwind_env env = *env0;
+	struct replay_frame frames[REPLAY_EXPLAIN_FRAMES];
+	int n;
+
+	if (replay_state_time_at(st, e->tid, e->position, &m.time) < 0)
+		return 0; /* no frames: said as such */
+	env.read = explain_read;
+	env.read_ctx = &m;
+	n = replay_unwind(e->gp, &env, frames, REPLAY_EXPLAIN_FRAMES, &e->end);
+	if (n < 0)
+		return n;
+	e->unwound = true;
+	e->more_frames = e->end.stop == REPLAY_UNWIND_MORE;
+	/* A frame per function inlined at a pc, as GDB shows them. */
+	for (int i = 0; i < n; i++) {
+		for (size_t j = 0; j < replay_frame_levels(&frames[i]); j++) {
+			struct replay_explain_frame *f = &e->frames[e->nframes];
+
+			if (e->nframes == REPLAY_EXPLAIN_FRAMES) {
+				e->more_frames = true;
+				return 0;
+			}
+			f->kind = frames[i].kind;
+			f->pc = frames[i].pc;
+			f->show_pc = j == 0 && replay_frame_show_pc(env.sym, frames, (size_t)i);
+			if (frames[i].has_sym)
+				f->sym = frames[i].sym;
+			replay_frame_level(&frames[i], j, &f->shown);
+			e->nframes++;
+		}
+	}
+	return 0;
 }
 
 static bool file_here(const char *file)
@@ -250,10 +316,35 @@ static void explain_lines(struct replay_explain *e, struct replay_cursor *c,
 		e->lines[j] = found[n - 1 - j];
 }
 
+/* After rt_sigreturn the trace does not say where the thread went (the
+ * decoder walks on past the syscall into __restore_rt's padding): the pc
+ * is the one the kernel restored, the sigcontext's in the rt_sigframe at
+ * rsp before the syscall (the ucontext at rsp, uc_mcontext 40 bytes in,
+ * rip 128 into it). true when @e->pc is that. */
+static bool explain_after_sigreturn(struct replay_explain *e, struct replay_cursor *c,
+				    struct replay_image *img, struct replay_state *st)
+{
+	uint64_t prev, gp[REPLAY_STATE_NGP], time, rip;
+	uint8_t insn[2], known[8];
+
+	if (!st || e->position < 2 || replay_cursor_item_ip(c, e->position - 1, &prev) < 0 ||
+	    replay_image_read(img, 0, prev, insn, 2) != 2 || insn[0] != 0x0f || insn[1] != 0x05 ||
+	    replay_state_raw_at(st, e->tid, e->position - 1, gp, NULL, NULL) < 0 ||
+	    gp[GP(rax)] != 15 || replay_state_time_at(st, e->tid, e->position, &time) < 0 ||
+	    replay_state_read_mem(st, time, gp[GP(rsp)] + 40 + 128, &rip, 8, known) < 0)
+		return false;
+	e->pc = rip;
+	e->has_pc = true;
+	return true;
+}
+
 int replay_explain_build(const struct replay_bundle *b, size_t thread, struct replay_cursor *c,
 			 struct replay_image *img, struct replay_state *st,
-			 const struct replay_symbolizer *sym, struct replay_explain *e)
+			 const struct replay_symbolizer *sym,
+			 int (*cfi)(void *ctx, uint64_t pc, struct dw_cfi_row *out), void *cfi_ctx,
+			 struct replay_explain *e)
 {
+	struct replay_unwind_env env = { NULL, NULL, cfi, cfi_ctx, sym };
 	int r;
 
 	memset(e, 0, sizeof(*e));
@@ -263,6 +354,7 @@ int replay_explain_build(const struct replay_bundle *b, size_t thread, struct re
 	e->position = replay_explain_position(b, thread, c);
 	if (replay_cursor_goto(c, e->position) == 0)
 		e->has_pc = replay_cursor_pc(c, &e->pc) == 0;
+	e->after_sigreturn = explain_after_sigreturn(e, c, img, st);
 	r = st ? replay_state_raw_at(st, e->tid, e->position, e->gp, NULL, NULL) : -ENOENT;
 	e->regs_cut = r == -ENODATA;
 	if (r == 0) {
@@ -278,7 +370,9 @@ int replay_explain_build(const struct replay_bundle *b, size_t thread, struct re
 	explain_lines(e, c, sym, true);
 	if (!e->nlines)
 		explain_lines(e, c, sym, false);
-	return explain_stack(e, b, c, sym);
+	if (e->has_regs)
+		return explain_stack_unwind(e, img, st, &env);
+	return explain_stack_calls(e, b, c, sym);
 }
 
 /* ---- printing ---------------------------------------------------------- */
@@ -320,6 +414,9 @@ static void print_insn(FILE *out, const struct replay_explain *e, struct replay_
 		"The faulting instruction, number %" PRIu64 " of thread %" PRId64 "'s history:\n" :
 		"The signal arrived before instruction number %" PRIu64 " of thread %" PRId64
 		"'s history (after the system call that sent it):\n", e->position, e->tid);
+	if (e->after_sigreturn)
+		fprintf(out, "(after the rt_sigreturn of a signal handler: its pc is the one the "
+			"kernel restored from the signal frame; the trace does not hold it)\n");
 	fprintf(out, "   0x%016" PRIx64, e->pc);
 	if (s && s->function)
 		fprintf(out, " <%s+%" PRIu64 ">", s->function, e->pc - s->start);
@@ -373,18 +470,29 @@ static void print_regs(FILE *out, const struct replay_explain *e)
 
 static void print_frames(FILE *out, const struct replay_explain *e)
 {
-	fprintf(out, "\nCall stack (from the recorded calls):\n");
+	char stopped[200];
+
+	fprintf(out, e->has_regs ? "\nCall stack:\n" :
+		"\nCall stack (from the recorded calls: no registers to unwind with, "
+		"wrong after a longjmp or a signal handler):\n");
 	for (size_t i = 0; i < e->nframes; i++) {
-		fprintf(out, "#%zu  ", i);
-		if (i)
+		fprintf(out, "#%-2zu ", i);
+		if (e->frames[i].kind == REPLAY_FRAME_SIGTRAMP) {
+			fprintf(out, "<signal handler called>\n");
+			continue;
+		}
+		if (e->frames[i].show_pc)
 			fprintf(out, "0x%016" PRIx64 " in ", e->frames[i].pc);
-		print_where(out, &e->frames[i].sym);
+		print_where(out, e->unwound ? &e->frames[i].shown : &e->frames[i].sym);
 		fputc('\n', out);
 	}
 	if (e->more_frames)
 		fprintf(out, "(more frames above)\n");
+	else if (e->unwound && replay_unwind_end_text(&e->end, stopped, sizeof(stopped)))
+		fprintf(out, "%s\n", stopped);
 	if (!e->nframes)
-		fprintf(out, "(no calls in the history)\n");
+		fprintf(out, e->has_regs ? "(not known: the state log has no time for this "
+			"position)\n" : "(no calls in the history)\n");
 }
 
 static void print_lines(FILE *out, const struct replay_explain *e, struct replay_source *src)

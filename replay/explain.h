@@ -5,11 +5,14 @@
  * died and the position of the instruction it died at (the state before
  * it), that instruction with the registers it uses and the address of its
  * memory operand (values from the state log, when the recording has one),
- * the call stack at that point from the history's call structure
- * (replay/calls.h: frame 0 is the faulting function, each outer frame the
+ * the call stack at that point (unwound from the registers and memory
+ * there, replay/unwind.h, as GDB unwinds: through signal frames and
+ * longjmps; without a state log, from the history's call structure,
+ * replay/calls.h: frame 0 is the faulting function, each outer frame the
  * call instruction of the segment one level up), and the last distinct
  * source lines executed before it. `hindsight run` prints it; the
- * `hindsight replay` front end shares the stack (replay_explain_frames).
+ * `hindsight replay` front end shares the call-structure stack
+ * (replay_explain_frames) for recordings without registers.
  *
  * The end of a recording: the software recorder counts the instructions a
  * thread completed (thread.instructions), and the faulting one is not
@@ -30,8 +33,9 @@
 #include "replay/insn.h"
 #include "replay/state.h"
 #include "replay/symbols.h"
+#include "replay/unwind.h"
 
-#define REPLAY_EXPLAIN_FRAMES 8
+#define REPLAY_EXPLAIN_FRAMES 32
 #define REPLAY_EXPLAIN_LINES 10
 #define REPLAY_EXPLAIN_REGS 6
 
@@ -40,9 +44,14 @@ struct replay_cursor;
 struct replay_image;
 
 struct replay_explain_frame {
-	uint64_t pc;               /* frame 0: the fault; outer: the call instruction */
-	uint64_t position;         /* the item of @pc */
+	enum replay_frame_kind kind;
+	uint64_t pc;               /* frame 0: the fault; outer: the return address
+				    * (from the calls: the call instruction) */
+	uint64_t position;         /* from the calls: the item of @pc */
+	bool show_pc;              /* print @pc (GDB's frame_show_address) */
 	struct replay_symbol sym;  /* function NULL if unknown */
+	struct replay_symbol shown; /* unwound: what the stack shows, one level
+				     * of the functions inlined at @pc */
 };
 
 struct replay_explain_line {
@@ -63,6 +72,7 @@ struct replay_explain {
 	uint64_t size;             /* items in the thread's history */
 	bool has_pc;
 	uint64_t pc;
+	bool after_sigreturn;      /* @pc restored by the rt_sigreturn just before */
 	bool has_insn;
 	struct replay_insn insn;
 	char text[160];            /* its AT&T text */
@@ -77,6 +87,8 @@ struct replay_explain {
 	struct replay_explain_frame frames[REPLAY_EXPLAIN_FRAMES];
 	size_t nframes;
 	bool more_frames;          /* outer frames were left out */
+	bool unwound;              /* the frames are unwound (else from the calls) */
+	struct replay_unwind_end end; /* why the unwinding stopped */
 	struct replay_explain_line lines[REPLAY_EXPLAIN_LINES]; /* oldest first */
 	size_t nlines;
 };
@@ -89,11 +101,14 @@ uint64_t replay_explain_position(const struct replay_bundle *b, size_t thread,
 				 struct replay_cursor *c);
 
 /* Fills @e for thread @thread of @b, whose cursor is @c (moved), with
- * code bytes from @img, values from @st (NULL without a state log) and
- * names from @sym. 0, or a negative errno from decoding (-ENOMEM, ...). */
+ * code bytes from @img, values from @st (NULL without a state log), names
+ * from @sym and call frame rules from @cfi (replay_unwind_env's, with its
+ * @cfi_ctx). 0, or a negative errno from decoding (-ENOMEM, ...). */
 int replay_explain_build(const struct replay_bundle *b, size_t thread, struct replay_cursor *c,
 			 struct replay_image *img, struct replay_state *st,
-			 const struct replay_symbolizer *sym, struct replay_explain *e);
+			 const struct replay_symbolizer *sym,
+			 int (*cfi)(void *ctx, uint64_t pc, struct dw_cfi_row *out), void *cfi_ctx,
+			 struct replay_explain *e);
 
 /* The call stack at position @pos of @c's thread from @calls (built over
  * the same thread from item @calls_first): up to @max frames into

@@ -215,6 +215,25 @@ int replay_frontend_read(struct replay_frontend *f, uint64_t addr, void *buf, si
 	return n ? (int)n : -EIO;
 }
 
+static int frontend_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return replay_frontend_read(ctx, addr, buf, len);
+}
+
+int replay_frontend_backtrace(struct replay_frontend *f, struct replay_frame *frames, size_t max,
+			      struct replay_unwind_end *end)
+{
+	struct replay_unwind_env env = { frontend_read, f, replay_dwarf_symbols_cfi, f->ds, &f->sym };
+	uint64_t gp[REPLAY_STATE_NGP];
+	int rc = replay_frontend_regs(f, gp);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
+		return -ESRCH;
+	return replay_unwind(gp, &env, frames, max, end);
+}
+
 /* ---- moves ------------------------------------------------------------- */
 
 static bool at_break(struct replay_frontend *f)

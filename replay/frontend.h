@@ -34,6 +34,7 @@
 #include "replay/calls.h"
 #include "replay/cursor.h"
 #include "replay/symbols.h"
+#include "replay/unwind.h"
 
 struct replay_bundle;
 struct replay_dwarf_symbols;
@@ -108,6 +109,14 @@ int replay_frontend_regs(struct replay_frontend *f, uint64_t gp[27]);
 /* Up to @len bytes at @addr at the current position; the count read, or
  * -ENODATA / -EIO. */
 int replay_frontend_read(struct replay_frontend *f, uint64_t addr, void *buf, size_t len);
+
+/* The call stack at the current position, unwound from its registers and
+ * memory (replay/unwind.h): up to @max frames, why it stopped in *@end.
+ * The number of frames, or -ENODATA (no state log: no registers), -ERANGE
+ * (past where a state log cut short ends), -ESRCH (the history does not
+ * know the pc there), -ENOMEM. */
+int replay_frontend_backtrace(struct replay_frontend *f, struct replay_frame *frames, size_t max,
+			      struct replay_unwind_end *end);
 
 /* The moves; each returns an enum replay_frontend_stop or < 0. */
 int replay_frontend_stepi(struct replay_frontend *f, bool reverse, bool over);

@@ -24,10 +24,17 @@ struct replay_symbol {
 	uint64_t start;            /* the function's first address (for <fn+off>) */
 	const char *file;          /* source file, or NULL */
 	unsigned line;             /* 0 if unknown */
+	uint64_t line_start;       /* the address of the line-table row @line comes
+				    * from (GDB's sal.pc), 0 if not known */
 	/* Functions inlined at the address, innermost first (the real
 	 * function, @function, not among them). */
 	const char *inlined[REPLAY_SYMBOL_MAX_INLINED];
 	size_t ninlined;
+	/* Where inlined[i] was inlined: a file:line of inlined[i + 1], or of
+	 * @function for the last (DW_AT_call_file / call_line); NULL / 0 when
+	 * not known. */
+	const char *call_file[REPLAY_SYMBOL_MAX_INLINED];
+	unsigned call_line[REPLAY_SYMBOL_MAX_INLINED];
 };
 
 struct replay_symbolizer {
