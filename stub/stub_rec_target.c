@@ -369,6 +369,11 @@ static int srt_resume_live(struct stub_rec_target *t, const struct rsp_resume *a
 	size_t nb = 0;
 	int e;
 
+	/* The recording ended at a full disk: the program stays where it is
+	 * until the debugger detaches (it goes on unrecorded) or kills; the
+	 * past recorded so far can still be visited. */
+	if (t->broken)
+		return t->broken;
 	for (size_t i = 0; i < n; i++)
 		if (!step && (actions[i].kind == RSP_RESUME_STEP ||
 			      actions[i].kind == RSP_RESUME_RANGE))
@@ -477,10 +482,6 @@ static int srt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 
 	if (t->gone || !n)
 		return -ESRCH;
-	/* The recording ended at a full disk: the program stays where it
-	 * is until the debugger detaches (it goes on unrecorded) or kills. */
-	if (t->broken)
-		return t->broken;
 	for (size_t i = 0; i < n; i++)
 		reverse |= actions[i].kind == RSP_RESUME_REVERSE_STEP ||
 			   actions[i].kind == RSP_RESUME_REVERSE_CONTINUE;
