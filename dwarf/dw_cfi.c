@@ -564,7 +564,9 @@ static int binary(struct stack *s, uint8_t op)
 	sb = (int64_t)b;
 	switch (op) {
 	case 0x1a: a &= b; break;
-	case 0x1b: if (!b) return -EINVAL; a = (uint64_t)(sa / sb); break;
+	case 0x1b: if (!b) return -EINVAL;
+		   /* INT64_MIN / -1 overflows (SIGFPE): it wraps, as GDB's does */
+		   a = sb == -1 ? 0 - a : (uint64_t)(sa / sb); break;
 	case 0x1c: a -= b; break;
 	case 0x1d: if (!b) return -EINVAL; a %= b; break;
 	case 0x1e: a *= b; break;

@@ -22,6 +22,7 @@ int replay_bundle_new(struct replay_bundle **out)
 	if (!b)
 		return -ENOMEM;
 	b->version = REPLAY_BUNDLE_VERSION;
+	b->owner = -1;
 	b->end_time = 0;
 	*out = b;
 	return 0;

@@ -82,6 +82,9 @@ struct replay_bundle {
 	char *tmp_dir;             /* a perf.data opened directly: the bundle
 				    * made of it, removed by replay_bundle_free */
 	char *perf_file;           /* ... and that perf.data */
+	int64_t owner;             /* the uid owning the recording (its directory,
+				    * or the perf.data) when it was opened; -1:
+				    * not known. Whose files the debugger may read */
 	unsigned version;
 	char *recorder;            /* "software", "hardware", "lldb", "perf" */
 	struct replay_cpu cpu;

@@ -882,6 +882,7 @@ static int load_perf_data(const char *file, struct replay_bundle **out, char *er
 {
 	const char *tmp = getenv("TMPDIR");
 	struct replay_perf_data *pd;
+	struct stat st;
 	char dir[4096];
 	int rc;
 
@@ -908,6 +909,8 @@ static int load_perf_data(const char *file, struct replay_bundle **out, char *er
 		replay_bundle_free(*out);
 		*out = NULL;
 	}
+	if (rc >= 0)   /* the bundle made of it is the stub's own */
+		(*out)->owner = stat(file, &st) == 0 ? (int64_t)st.st_uid : -1;
 	if (rc >= 0 && (!((*out)->tmp_dir = strdup(dir)) || !((*out)->perf_file = strdup(file)))) {
 		replay_bundle_free(*out);
 		*out = NULL;
@@ -923,6 +926,7 @@ int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, s
 	struct reader r = { .err = err, .errsize = errsize };
 	json_error_t jerr;
 	char path[4096], base[4096], *text = NULL;
+	struct stat st;
 	json_t *root;
 	int rc;
 
@@ -940,6 +944,9 @@ int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, s
 	rc = replay_bundle_set_str(&r.b->dir, base);
 	if (rc < 0)
 		goto out;
+	/* Taken now, not when a debugger asks: the path may lead elsewhere
+	 * by then. */
+	r.b->owner = stat(base, &st) == 0 ? (int64_t)st.st_uid : -1;
 	if (access(path, R_OK) < 0) {
 		rc = fail(&r, -errno, "%s: %s", path, strerror(errno));
 		goto out;

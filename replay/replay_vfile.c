@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <sys/stat.h>
 
 #include "dwarf/dw_served.h"
 #include "replay/bundle.h"
@@ -16,16 +15,14 @@ int replay_vfile_served(const struct replay_bundle *b, struct dw_served *s)
 	char path[PATH_MAX];
 	int r = 0;
 
-	const char *owner = b->perf_file ? b->perf_file : b->dir;
-	struct stat st;
-
 	dw_served_init(s, NULL);
 	/* The debugger reads what the recording's owner may read: a
 	 * recording of one's own names any files it likes. (A perf.data's
-	 * bundle is the stub's: the perf.data's owner.) */
-	if (!owner || stat(owner, &st) < 0)
+	 * bundle is the stub's: the perf.data's owner.) The owner is the one
+	 * of when the recording was opened. */
+	if (b->owner < 0)
 		return -EACCES;
-	dw_served_set_reader(s, st.st_uid);
+	dw_served_set_reader(s, b->owner);
 	for (size_t i = 0; r == 0 && i < b->nmaps; i++) {
 		const struct replay_mapping *m = &b->maps[i];
 

@@ -85,6 +85,33 @@ show "$out"
 check_symbols replay "$out"
 check_gets replay "$out"
 
+# A recording of user 4242's naming a file of root's as a module: served
+# as 4242 could read it, i.e. not, even after its directory is swapped for
+# a link to root's / once the stub has opened it (the owner is taken at the
+# opening, not looked up again at GDB's request).
+if [ "$(id -u)" = 0 ]; then
+    urec=$T_DIR/urec
+    cp -r "$rec" "$urec"
+    python3 - "$urec/trace.json" "$T_DIR/secret.txt" <<'EOF2' || fail "cannot add the mapping"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["hindsight"]["mappings"].append({"timeMap": 0, "start": "0x10000", "size": 4096,
+    "offset": 0, "file": sys.argv[2], "systemPath": sys.argv[2]})
+json.dump(d, open(sys.argv[1], "w"))
+EOF2
+    chmod 600 "$T_DIR/secret.txt"
+    chown -R 4242 "$urec"
+    server_start --replay "$urec" || finish
+    mv "$urec" "$urec.away" && ln -s / "$urec"
+    out=$T_DIR/gdb-owner.out
+    gdb_run "$out" -ex "remote get $T_DIR/secret.txt $T_DIR/got-owner.secret"
+    show "$out"
+    expect "$out" "Remote I/O error: Permission denied"
+    [ -e "$T_DIR/got-owner.secret" ] && fail "a recording of user 4242's got root's file served"
+    rm -f "$urec"
+    chmod 644 "$T_DIR/secret.txt"
+fi
+
 # --vfile-any: gdbserver's way, any file the stub can read.
 server_start --vfile-any --replay "$rec" || finish
 out=$T_DIR/gdb-any.out

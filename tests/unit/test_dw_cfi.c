@@ -282,6 +282,9 @@ static void test_expr_table(void **state)
 		{ { 0x92, 7, 0x18, 0x06 }, 4, 0x4444 },              /* bregx rsp+24, deref */
 		{ { 0x10, 0xe5, 0x8e, 0x26 }, 4, 624485 },           /* uleb */
 		{ { 0x11, 0x7f }, 2, (uint64_t)-1 },                 /* sleb */
+		{ { 0x09, 0xf9, 0x09, 2, 0x1b }, 5, (uint64_t)-3 },  /* -7 / 2 */
+		/* INT64_MIN / -1 wraps (it raised SIGFPE) */
+		{ { 0x0f, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x09, 0xff, 0x1b }, 12, 0x8000000000000000u },
 	};
 
 	(void)state;

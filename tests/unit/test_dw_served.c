@@ -295,21 +295,28 @@ static void test_image(void **state)
 static void test_reader(void **state)
 {
 	struct tree *t = *state;
-	char obj[PATH_MAX], dbg[PATH_MAX];
+	char obj[PATH_MAX], dbg[PATH_MAX], bin[PATH_MAX];
 	struct dw_served s;
 	int fd;
 
 	/* Served only what user 4242 could read: files readable by all, or
-	 * its own and readable by it. */
+	 * its own and readable by it, in directories it may search (the
+	 * tree's top is mkdtemp's 0700 until opened up here). */
 	path_of(t, "/bin/obj", obj);
 	path_of(t, t->buildid_debug, dbg);
+	path_of(t, "/bin", bin);
 	assert_int_equal(chmod(obj, 0644), 0);
 	dw_served_init(&s, t->root);
 	dw_served_set_reader(&s, 4242);
 	assert_int_equal(dw_served_add_object(&s, "/bin/obj", NULL, NULL), 0);
+	assert_int_equal(dw_served_open(&s, "/bin/obj"), -EACCES);
+	assert_int_equal(chmod(t->root, 0711), 0);
 	fd = dw_served_open(&s, "/bin/obj");
 	assert_true(fd >= 0);
 	close(fd);
+	assert_int_equal(chmod(bin, 0750), 0);  /* readable by all inside a private dir */
+	assert_int_equal(dw_served_open(&s, "/bin/obj"), -EACCES);
+	assert_int_equal(chmod(bin, 0755), 0);
 	assert_int_equal(chmod(obj, 0640), 0);
 	assert_int_equal(dw_served_open(&s, "/bin/obj"), -EACCES);
 	assert_int_equal(chmod(dbg, 0600), 0);
