@@ -12,6 +12,7 @@ PACKAGES=(
     gdb gdbserver lldb valgrind
     clang libclang-rt-14-dev
     python3 procps iproute2 tmux
+    btrfs-progs
 )
 
 missing=()

@@ -123,6 +123,8 @@ int stub_maps_files(const char *text, int (*fn)(void *ctx, const struct stub_map
 		f.path = path;
 		f.dev = makedev(l.dev_major, l.dev_minor);
 		f.ino = l.inode;
+		f.start = l.start;
+		f.end = l.end;
 		r = fn(ctx, &f);
 		if (r)
 			return r;

@@ -22,7 +22,8 @@ int stub_maps_region(const char *text, uint64_t addr, struct rsp_region *out);
  * and inode /proc/PID/maps gives. */
 struct stub_maps_file {
 	const char *path;
-	uint64_t dev, ino;
+	uint64_t dev, ino;         /* as maps says: the superblock's device */
+	uint64_t start, end;       /* the mapping, for /proc/PID/map_files */
 };
 
 /* Calls @fn for each mapping of a file in @text (a name starting with '/',

@@ -8,7 +8,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dwarf/dw_served.h"
@@ -24,11 +26,27 @@ static const char *const stub_vfile_proc[] = {
 	"maps", "smaps", "cmdline", "stat", "status", "coredump_filter", "exe", "cwd",
 };
 
+struct stub_vfile_ctx {
+	pid_t pid;
+	struct dw_served *s;
+};
+
 static int stub_vfile_add_mapped(void *ctx, const struct stub_maps_file *f)
 {
+	const struct stub_vfile_ctx *c = ctx;
 	struct dw_served_id id = { f->dev, f->ino };
+	char mf[96];
+	struct stat st;
 
-	return dw_served_add_object(ctx, f->path, NULL, &id);
+	/* The device as stat gives it, which the served file is checked
+	 * against: maps gives the superblock's, another number on a btrfs
+	 * subvolume (every mapped file was refused there). map_files needs
+	 * privileges; without them, maps' number stands. */
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)c->pid, f->start,
+		 f->end);
+	if (stat(mf, &st) == 0 && (uint64_t)st.st_ino == f->ino)
+		id.dev = (uint64_t)st.st_dev;
+	return dw_served_add_object(c->s, f->path, NULL, &id);
 }
 
 /* The vDSO is no file, but GDB looks for its debug file by build-id. */
@@ -68,7 +86,8 @@ static int stub_vfile_build(pid_t pid, struct dw_served *s)
 	rsp_buf_init(&maps);
 	r = stub_procfs_read(pid, "maps", &maps);
 	if (r == 0)
-		r = stub_maps_files(rsp_buf_str(&maps), stub_vfile_add_mapped, s);
+		r = stub_maps_files(rsp_buf_str(&maps), stub_vfile_add_mapped,
+				    &(struct stub_vfile_ctx){ pid, s });
 	if (r == 0)
 		r = stub_vfile_add_vdso(pid, rsp_buf_str(&maps), s);
 	rsp_buf_release(&maps);
