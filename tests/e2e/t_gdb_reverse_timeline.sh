@@ -57,8 +57,9 @@ cmds=(-ex 'break worker_step')
 for ((k = 1; k <= NT; k++)); do
     cmds+=(-ex "echo ==rc$k\\n" -ex 'reverse-continue' -ex 'p g_vals')
 done
-# (At ld.so's _start GDB looks g_vals up without its type.)
-cmds+=(-ex 'echo ==rcbegin\n' -ex 'reverse-continue' -ex 'p (int[3])g_vals' -ex 'info threads')
+# (At ld.so's _start GDB finds g_vals with its type too: the libraries are
+# in the main program's namespace, lmid 0.)
+cmds+=(-ex 'echo ==rcbegin\n' -ex 'reverse-continue' -ex 'p g_vals' -ex 'info threads')
 for ((n = 0; n <= M; n++)); do
     cmds+=(-ex "echo ==c$n\\n" -ex 'continue' -ex 'p g_vals')
 done
