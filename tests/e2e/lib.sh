@@ -142,19 +142,18 @@ show()
 
 # ---- programs --------------------------------------------------------------
 
-# build_prog NAME [CFLAGS...]: compile tests/programs/NAME.c with -g -O0 into
-# the run's cache (once per run) and print the binary's path. Compiled from
-# inside tests/programs so debuggers print "NAME.c:LINE".
-build_prog()
+# compile_cached OUT NAME [CFLAGS...]: compile tests/programs/NAME.c with
+# -g -O0 into OUT unless the run has it already, and print OUT. Compiled
+# from inside tests/programs so debuggers print "NAME.c:LINE".
+compile_cached()
 {
-    local name=$1
-    shift
-    local out=$E2E_WORK/bin/$name
-    if [ ! -x "$out" ]; then
+    local out=$1 name=$2
+    shift 2
+    if [ ! -f "$out" ]; then
         (cd "$PROG_SRC" && timeout 60 cc -g -O0 "$@" "$name.c" -o "$out.tmp.$$") \
-            >"$E2E_WORK/bin/$name.log" 2>&1 || {
+            >"$out.log" 2>&1 || {
             echo "cannot compile $name.c:" >&2
-            cat "$E2E_WORK/bin/$name.log" >&2
+            cat "$out.log" >&2
             return 1
         }
         mv "$out.tmp.$$" "$out"
@@ -162,24 +161,20 @@ build_prog()
     echo "$out"
 }
 
-# build_lib NAME: compile tests/programs/NAME.c with -g -O0 -fPIC into the
-# shared library lib$NAME.so in the run's cache (once per run) and print its
-# path. A program links it with `build_prog PROG -Wl,--no-as-needed PATH`
+# build_prog NAME [CFLAGS...]: the program NAME.c in the run's cache.
+build_prog()
+{
+    local name=$1
+    shift
+    compile_cached "$E2E_WORK/bin/$name" "$name" "$@"
+}
+
+# build_lib NAME: NAME.c as the shared library lib$NAME.so in the run's
+# cache. A program links it with `build_prog PROG -Wl,--no-as-needed PATH`
 # (the library has no soname: the program needs it by that path).
 build_lib()
 {
-    local name=$1
-    local out=$E2E_WORK/bin/lib$name.so
-    if [ ! -f "$out" ]; then
-        (cd "$PROG_SRC" && timeout 60 cc -g -O0 -fPIC -shared "$name.c" -o "$out.tmp.$$") \
-            >"$E2E_WORK/bin/lib$name.log" 2>&1 || {
-            echo "cannot compile $name.c:" >&2
-            cat "$E2E_WORK/bin/lib$name.log" >&2
-            return 1
-        }
-        mv "$out.tmp.$$" "$out"
-    fi
-    echo "$out"
+    compile_cached "$E2E_WORK/bin/lib$1.so" "$1" -fPIC -shared
 }
 
 # record_and_cut EXT: records crash_kinds (exit N, N random) in software into
