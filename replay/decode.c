@@ -72,6 +72,9 @@ struct replay_decoder {
 	bool have_resume;          /* tracing was disabled asynchronously (FUP +
 				    * TIP.PGD) with no instruction since: */
 	uint64_t resume_ip;        /* where the thread stood then */
+	/* instructions decoded before, by (section, address): a section's
+	 * bytes never change, and loops run the same few again and again */
+	struct insn_slot *insns;
 	const char *gap_text;      /* text of the last gap, when not libipt's */
 };
 
@@ -266,6 +269,7 @@ void replay_decoder_free(struct replay_decoder *d)
 		munmap(d->pt, d->pt_size);
 	free(d->seg_base);
 	free(d->psbs);
+	free(d->insns);
 	free(d);
 }
 
@@ -564,10 +568,29 @@ static int bits_of(const struct pt_block *blk)
 	return blk->mode == ptem_32bit ? 32 : blk->mode == ptem_16bit ? 16 : 64;
 }
 
+#define INSN_SLOTS 8192
+
+struct insn_slot {
+	int isid;                  /* 0: empty */
+	int bits;
+	struct replay_insn insn;
+};
+
+static struct insn_slot *insn_slot(struct replay_decoder *d, int isid, uint64_t ip)
+{
+	if (isid <= 0)
+		return NULL;
+	if (!d->insns)
+		d->insns = calloc(INSN_SLOTS, sizeof(*d->insns));
+	return d->insns ? &d->insns[(ip ^ (ip >> 13) ^ (uint64_t)isid * 0x9e37u) % INSN_SLOTS] : NULL;
+}
+
 /* The next instruction of the current block into @it, and steps past it. */
 static void walk_one(struct replay_decoder *d, struct replay_item *it)
 {
 	const struct pt_block *blk = &d->block;
+	bool truncated = blk->truncated && d->done + 1 == blk->ninsn;
+	struct insn_slot *slot = truncated ? NULL : insn_slot(d, blk->isid, d->ip);
 	uint8_t buf[15];
 	int n;
 
@@ -576,7 +599,13 @@ static void walk_one(struct replay_decoder *d, struct replay_item *it)
 	it->index = d->block_index + d->done;
 	it->bits = bits_of(blk);
 	it->insn.ip = d->ip;
-	if (blk->truncated && d->done + 1 == blk->ninsn) {
+	d->done++;
+	if (slot && slot->isid == blk->isid && slot->insn.ip == d->ip && slot->bits == it->bits) {
+		it->insn = slot->insn;
+		d->ip = replay_insn_next_ip(&it->insn);
+		return;
+	}
+	if (truncated) {
 		memcpy(buf, blk->raw, blk->size);
 		n = blk->size;
 	} else {
@@ -585,10 +614,14 @@ static void walk_one(struct replay_decoder *d, struct replay_item *it)
 	if (n <= 0 || replay_insn_decode(&it->insn, buf, (size_t)n, d->ip, it->bits) < 0) {
 		it->insn.ip = d->ip;
 		it->insn.size = 0;
-	} else {
-		d->ip = replay_insn_next_ip(&it->insn);
+		return;
 	}
-	d->done++;
+	d->ip = replay_insn_next_ip(&it->insn);
+	if (slot) {
+		slot->isid = blk->isid;
+		slot->bits = it->bits;
+		slot->insn = it->insn;
+	}
 }
 
 static void gap_item(struct replay_decoder *d, const struct replay_chunk *c, struct replay_item *it)
