@@ -46,7 +46,10 @@ module_srcs = $(wildcard $(1)/*.c)
 MODULE_LIBS := $(foreach m,$(MODULES),$(if $(call module_srcs,$(m)),$(BUILD)/lib$(m).a))
 
 CLI_SRCS := $(wildcard cli/*.c)
-CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/cli/cli_timeline_assets.o
+# The timeline page's parts, built into the binary: web/ and d3 from npm.
+D3_JS := web/node_modules/d3/dist/d3.min.js
+WEB_ASSETS := web/timeline.html web/timeline.css web/timeline.js $(D3_JS)
 BIN := $(BUILD)/hindsight
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -100,6 +103,16 @@ $(foreach m,$(MODULES),$(eval $(call module_rules,$(m))))
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/cli/cli_timeline_assets.o: cli/cli_timeline_assets.S $(WEB_ASSETS)
+	@mkdir -p $(@D)
+	$(CC) -c $< -o $@
+
+# d3 as web/package-lock.json pins it, from the npm registry (make deps
+# installs node and npm).
+$(D3_JS): web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 $(BIN): $(CLI_OBJS) $(MODULE_LIBS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(MODULE_LIBS) $(LDLIBS)

@@ -178,9 +178,10 @@ static void cli_run_open_hint(const char *dir, const char *prog)
 	fprintf(stderr,
 		"\nThe recording is in %s. To look at it:\n"
 		"  hindsight history %s /s            # the last instructions, with source\n"
+		"  hindsight timeline %s -o %s.html   # every thread's calls, in a browser\n"
 		"  hindsight serve --replay %s :2345\n"
 		"  gdb -ex 'target remote :2345' %s   # then bt, reverse-step, reverse-continue\n",
-		dir, dir, dir, prog);
+		dir, dir, dir, dir, dir, prog);
 }
 
 int cli_run_main(int argc, char **argv)

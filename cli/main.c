@@ -15,6 +15,7 @@
 #include "cli/cli_replay.h"
 #include "cli/cli_run.h"
 #include "cli/cli_serve.h"
+#include "cli/cli_timeline.h"
 
 #define HINDSIGHT_VERSION "0.1"
 
@@ -40,6 +41,8 @@ static const struct command commands[] = {
 	  cli_import_main, cli_import_usage },
 	{ "calls", "print a recording's function-call history, like GDB's record function-call-history",
 	  cli_calls_main, cli_calls_usage },
+	{ "timeline", "draw the calls of every thread of a recording: a page, or JSON for Perfetto",
+	  cli_timeline_main, cli_timeline_usage },
 	{ "doctor", "what this machine gives hindsight: Intel PT, ptrace, debug registers, single steps",
 	  cli_doctor_main, cli_doctor_usage },
 };

@@ -69,8 +69,13 @@ size_t replay_explain_thread(const struct replay_bundle *b, struct replay_state 
 uint64_t replay_explain_position(const struct replay_bundle *b, size_t thread,
 				 struct replay_cursor *c)
 {
-	const struct replay_index *idx = replay_cursor_index(c);
-	uint64_t size = replay_cursor_size(c), n = b->threads[thread].instructions;
+	return replay_explain_position_of(b, thread, replay_cursor_index(c));
+}
+
+uint64_t replay_explain_position_of(const struct replay_bundle *b, size_t thread,
+				    const struct replay_index *idx)
+{
+	uint64_t size = idx->nitems, n = b->threads[thread].instructions;
 
 	/* The recorder's count excludes the faulting instruction; gaps take a
 	 * number each. Without a count, the end of the decoded history. */

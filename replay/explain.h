@@ -99,6 +99,9 @@ struct replay_explain {
 size_t replay_explain_thread(const struct replay_bundle *b, struct replay_state *st);
 uint64_t replay_explain_position(const struct replay_bundle *b, size_t thread,
 				 struct replay_cursor *c);
+/* The same from the thread's index. */
+uint64_t replay_explain_position_of(const struct replay_bundle *b, size_t thread,
+				    const struct replay_index *idx);
 
 /* Fills @e for thread @thread of @b, whose cursor is @c (moved), with
  * code bytes from @img, values from @st (NULL without a state log), names

@@ -1,0 +1,706 @@
+/*
+ * replay/timeline.c: every thread's calls as nested spans on one clock.
+ *
+ * Each thread is decoded once, instruction by instruction, keeping a stack
+ * of open calls. A call closes when its function returns (or is left for
+ * another by a jump, or the history is cut by a gap or the range); then
+ * it is kept as a span, or, when shorter than the quantum, added to its
+ * caller's pending block of merged calls, which is kept once it is a
+ * quantum long or when a long sibling or the caller's end comes. Depths
+ * may go below the first call's (a return into a caller that started
+ * before the history): each thread's are shifted to start at 0 at the end.
+ */
+#include "replay/timeline.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/bundle.h"
+#include "replay/decode.h"
+#include "replay/explain.h"
+#include "replay/index.h"
+#include "replay/state.h"
+#include "replay/symbols.h"
+
+/* Consecutive short calls of one caller. */
+struct pending {
+	uint64_t calls;
+	uint64_t first, last, t0, t1;
+	int depth;
+	const char *names[REPLAY_TIMELINE_NAMES];
+};
+
+struct frame {
+	struct replay_symbol sym;
+	uint64_t first, t0;
+	int depth;
+	bool signal;               /* entered asynchronously */
+	bool trampoline;           /* __restore_rt, after a handler returned */
+	struct pending kids;
+};
+
+/* Where control may go after an instruction. */
+enum succ { SUCC_NONE, SUCC_ANY, SUCC_KNOWN };
+
+/* What a span takes from the symbolizer, for an address looked up before:
+ * a loop asks for the same few again and again. */
+#define SYM_SLOTS 4096
+
+struct sym_slot {
+	uint64_t ip;
+	bool valid;
+	struct replay_symbol sym;  /* function, start, file and line only */
+};
+
+struct walk {
+	struct replay_timeline *tl;
+	struct sym_slot *syms;
+	const struct replay_timeline_opts *o;
+	size_t thread;
+	struct frame *stack;
+	size_t depth, cap;
+	struct pending root;       /* short calls with no caller open */
+	uint64_t start_first, start_t0; /* where the walk (re)started: the
+					 * start of a caller revealed by a return */
+	/* the previous instruction */
+	bool have_prev;
+	uint64_t last, t_end;      /* its position and the time after it */
+	enum replay_insn_kind kind;
+	bool syscall;
+	enum succ succ;
+	uint64_t succ_a, succ_b;   /* with SUCC_KNOWN: the possible next pcs */
+	/* the clock */
+	uint64_t tsc, tsc_index;
+	bool have_tsc;
+};
+
+enum replay_timeline_clock replay_timeline_clock_of(const struct replay_bundle *b)
+{
+	const char *r = b->recorder ? b->recorder : "";
+
+	if (!strcmp(r, "software") || !strcmp(r, "valgrind"))
+		return REPLAY_CLOCK_INSNS;
+	if (!strcmp(r, "lldb") && !b->end_time)
+		return REPLAY_CLOCK_POSITIONS;
+	return REPLAY_CLOCK_TSC;
+}
+
+static uint64_t item_time(struct walk *w, const struct replay_item *it)
+{
+	switch (w->tl->clock) {
+	case REPLAY_CLOCK_POSITIONS:
+		return it->index;
+	case REPLAY_CLOCK_TSC:
+		return it->time;
+	case REPLAY_CLOCK_INSNS:
+		break;
+	}
+	/* The recorder writes a TSC packet whenever the thread comes back
+	 * (and at PSBs): from there one instruction is one tick. */
+	if (!w->have_tsc || it->time != w->tsc) {
+		w->tsc = it->time;
+		w->tsc_index = it->index;
+		w->have_tsc = true;
+	}
+	return w->tsc + (it->index - w->tsc_index);
+}
+
+/* ---- keeping spans ----------------------------------------------------- */
+
+static int push_span(struct replay_timeline *tl, const struct replay_timeline_span *s)
+{
+	if (tl->nspans == tl->cap) {
+		size_t cap = tl->cap ? tl->cap * 2 : 256;
+		struct replay_timeline_span *n = realloc(tl->spans, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		tl->spans = n;
+		tl->cap = cap;
+	}
+	tl->spans[tl->nspans++] = *s;
+	return 0;
+}
+
+static int push_mark(struct replay_timeline *tl, const struct replay_timeline_mark *m)
+{
+	if (tl->nmarks == tl->mcap) {
+		size_t cap = tl->mcap ? tl->mcap * 2 : 16;
+		struct replay_timeline_mark *n = realloc(tl->marks, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		tl->marks = n;
+		tl->mcap = cap;
+	}
+	tl->marks[tl->nmarks++] = *m;
+	return 0;
+}
+
+/* Keeps @p (one call is kept as the call it is) and empties it. */
+static int flush_pending(struct walk *w, struct pending *p, const struct replay_timeline_span *one)
+{
+	struct replay_timeline_span s = { 0 };
+	int rc = 0;
+
+	if (p->calls == 1) {
+		rc = push_span(w->tl, one);
+	} else if (p->calls > 1) {
+		s.thread = w->thread;
+		s.depth = p->depth;
+		s.first = p->first;
+		s.last = p->last;
+		s.t0 = p->t0;
+		s.t1 = p->t1;
+		s.calls = p->calls;
+		memcpy(s.names, p->names, sizeof(s.names));
+		rc = push_span(w->tl, &s);
+	}
+	memset(p, 0, sizeof(*p));
+	return rc;
+}
+
+static void add_name(struct pending *p, const char *name)
+{
+	for (size_t i = 0; i < REPLAY_TIMELINE_NAMES; i++) {
+		if (p->names[i] && name && !strcmp(p->names[i], name))
+			return;
+		if (!p->names[i]) {
+			p->names[i] = name;
+			return;
+		}
+	}
+}
+
+/* The first call of @p, kept whole while it is alone: merging it with
+ * nothing would lose its name. */
+struct lone {
+	struct replay_timeline_span span;
+};
+
+/* Ends the call on top of the stack at the previous instruction. */
+static int close_top(struct walk *w, struct lone *lones)
+{
+	struct frame *f = &w->stack[--w->depth];
+	struct pending *p = w->depth ? &w->stack[w->depth - 1].kids : &w->root;
+	struct lone *mine = &lones[w->depth + 1], *sib = &lones[w->depth];
+	struct replay_timeline_span s = {
+		.thread = w->thread, .depth = f->depth, .first = f->first, .last = w->last,
+		.t0 = f->t0, .t1 = w->t_end, .function = f->sym.function, .file = f->sym.file,
+		.line = f->sym.line, .signal = f->signal,
+	};
+	bool long_enough = s.t1 > s.t0 && s.t1 - s.t0 >= w->tl->quantum;
+	int rc = 0;
+
+	/* Its own short callees: kept with it, or dropped with it. */
+	if (long_enough)
+		rc = flush_pending(w, &f->kids, &mine->span);
+	if (rc < 0)
+		return rc;
+	if (long_enough) {
+		rc = flush_pending(w, p, &sib->span);
+		return rc < 0 ? rc : push_span(w->tl, &s);
+	}
+	if (!p->calls) {
+		p->first = s.first;
+		p->t0 = s.t0;
+		p->depth = s.depth;
+		sib->span = s;
+	}
+	p->calls++;
+	p->last = s.last;
+	p->t1 = s.t1 > p->t0 ? s.t1 : p->t0;
+	add_name(p, s.function ? s.function : "??");
+	if (p->t1 - p->t0 >= w->tl->quantum)
+		return flush_pending(w, p, &sib->span);
+	return 0;
+}
+
+/* ---- the call stack ----------------------------------------------------- */
+
+struct thread_walk {
+	struct walk w;
+	struct lone *lones;        /* per stack level + 1 */
+	size_t lcap;
+};
+
+static int grow(struct thread_walk *t)
+{
+	struct walk *w = &t->w;
+
+	if (w->depth + 1 >= w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		struct frame *s = realloc(w->stack, cap * sizeof(*s));
+		struct lone *l;
+
+		if (!s)
+			return -ENOMEM;
+		w->stack = s;
+		w->cap = cap;
+		l = realloc(t->lones, (cap + 1) * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		t->lones = l;
+	}
+	return 0;
+}
+
+static int open_call(struct thread_walk *t, const struct replay_symbol *sym, uint64_t first,
+		     uint64_t t0, int depth)
+{
+	struct walk *w = &t->w;
+	struct frame *f;
+
+	if (grow(t) < 0)
+		return -ENOMEM;
+	f = &w->stack[w->depth++];
+	memset(f, 0, sizeof(*f));
+	f->sym = *sym;
+	f->first = first;
+	f->t0 = t0;
+	f->depth = depth;
+	return 0;
+}
+
+/* A return with no caller open: the caller ran since the walk started.
+ * It is opened from there, below everything (its short callees so far
+ * become its own). */
+static int open_caller(struct thread_walk *t, const struct replay_symbol *sym, int depth)
+{
+	struct walk *w = &t->w;
+	struct frame *f;
+
+	if (open_call(t, sym, w->start_first, w->start_t0, depth) < 0)
+		return -ENOMEM;
+	f = &w->stack[w->depth - 1];
+	f->kids = w->root;
+	t->lones[w->depth] = t->lones[0];
+	memset(&w->root, 0, sizeof(w->root));
+	return 0;
+}
+
+static bool same_function(const struct replay_symbol *a, const struct replay_symbol *b)
+{
+	if (a->function == b->function)
+		return a->start == b->start;
+	if (!a->function || !b->function)
+		return !a->function && !b->function;
+	return a->start == b->start && !strcmp(a->function, b->function);
+}
+
+static int close_all(struct thread_walk *t)
+{
+	struct walk *w = &t->w;
+	int rc = 0;
+
+	while (rc == 0 && w->depth)
+		rc = close_top(w, t->lones);
+	if (rc == 0)
+		rc = flush_pending(w, &w->root, &t->lones[0].span);
+	return rc;
+}
+
+/* Whether @ip is not where the previous instruction can go. */
+static bool unexpected(const struct walk *w, uint64_t ip)
+{
+	return w->have_prev && w->succ == SUCC_KNOWN && ip != w->succ_a && ip != w->succ_b;
+}
+
+static void note_successors(struct walk *w, const struct replay_item *it)
+{
+	const struct replay_insn *in = &it->insn;
+	uint64_t next = in->ip + in->size;
+
+	w->kind = in->size ? in->kind : REPLAY_INSN_OTHER;
+	w->syscall = in->size >= 2 && in->raw[0] == 0x0f && in->raw[1] == 0x05;
+	w->succ = SUCC_KNOWN;
+	w->succ_a = w->succ_b = next;
+	if (!in->size) {
+		w->succ = SUCC_ANY;
+		return;
+	}
+	switch (in->kind) {
+	case REPLAY_INSN_OTHER:
+		break;
+	case REPLAY_INSN_COND:
+		w->succ_b = in->direct ? in->target : next;
+		break;
+	case REPLAY_INSN_JUMP:
+	case REPLAY_INSN_CALL:
+		if (in->direct)
+			w->succ_a = w->succ_b = in->target;
+		else
+			w->succ = SUCC_ANY;
+		break;
+	case REPLAY_INSN_RET:
+		w->succ = SUCC_ANY;
+		break;
+	case REPLAY_INSN_FAR:
+		if (!w->syscall)
+			w->succ = SUCC_ANY;
+		break;
+	}
+}
+
+static int mark(struct walk *w, enum replay_timeline_mark_kind kind, uint64_t position,
+		uint64_t time, const char *function, const char *text)
+{
+	struct replay_timeline_mark m = {
+		.kind = kind, .thread = w->thread, .position = position, .time = time,
+		.function = function, .text = text,
+	};
+
+	return push_mark(w->tl, &m);
+}
+
+/* Replaces the call on top by a call of @sym starting at @it. */
+static int replace_top(struct thread_walk *t, const struct replay_symbol *sym,
+		       const struct replay_item *it, uint64_t time)
+{
+	int depth = t->w.stack[t->w.depth - 1].depth;
+	int rc = close_top(&t->w, t->lones);
+
+	return rc < 0 ? rc : open_call(t, sym, it->index, time, depth);
+}
+
+/* After a return: the caller goes on, or, when the pc is not in it, the
+ * stack was not what it seemed (a longjmp, or the handler's return into
+ * __restore_rt). */
+static int after_return(struct thread_walk *t, const struct replay_symbol *sym,
+			const struct replay_item *it, uint64_t time)
+{
+	struct walk *w = &t->w;
+	bool was_signal = w->stack[w->depth - 1].signal;
+	int depth = w->stack[w->depth - 1].depth;
+	int rc = close_top(w, t->lones);
+
+	if (rc < 0)
+		return rc;
+	if (!w->depth)
+		return open_caller(t, sym, depth - 1);
+	if (same_function(&w->stack[w->depth - 1].sym, sym))
+		return 0;
+	if (was_signal) {
+		rc = open_call(t, sym, it->index, time, depth);
+		if (rc == 0)
+			w->stack[w->depth - 1].trampoline = true;
+		return rc;
+	}
+	return replace_top(t, sym, it, time);
+}
+
+static void lookup(struct walk *w, uint64_t ip, struct replay_symbol *out)
+{
+	const struct replay_symbolizer *sz = w->o->sym;
+	struct sym_slot *slot = &w->syms[(ip ^ (ip >> 12)) % SYM_SLOTS];
+
+	if (slot->valid && slot->ip == ip) {
+		*out = slot->sym;
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	if (sz && sz->lookup(sz->ctx, ip, out) < 0)
+		memset(out, 0, sizeof(*out));
+	slot->ip = ip;
+	slot->valid = true;
+	memset(&slot->sym, 0, sizeof(slot->sym));
+	slot->sym.function = out->function;
+	slot->sym.start = out->start;
+	slot->sym.file = out->file;
+	slot->sym.line = out->line;
+}
+
+static int add_insn(struct thread_walk *t, const struct replay_item *it, uint64_t time)
+{
+	struct walk *w = &t->w;
+	struct replay_symbol sym;
+	int rc = 0;
+
+	lookup(w, it->insn.ip, &sym);
+	if (!w->depth) {
+		w->start_first = it->index;
+		w->start_t0 = time;
+		rc = open_call(t, &sym, it->index, time, 0);
+	} else if (w->kind == REPLAY_INSN_CALL) {
+		rc = open_call(t, &sym, it->index, time, w->stack[w->depth - 1].depth + 1);
+	} else if (w->kind == REPLAY_INSN_RET) {
+		rc = after_return(t, &sym, it, time);
+	} else if (unexpected(w, it->insn.ip)) {
+		struct frame *top = &w->stack[w->depth - 1];
+
+		if (w->syscall && top->trampoline) {
+			/* rt_sigreturn: back in the interrupted function */
+			rc = close_top(w, t->lones);
+			if (rc == 0 && !w->depth)
+				rc = open_caller(t, &sym, top->depth - 1);
+			else if (rc == 0 && !same_function(&w->stack[w->depth - 1].sym, &sym))
+				rc = replace_top(t, &sym, it, time);
+		} else if (sym.function && sym.start == it->insn.ip && strcmp(sym.function, "_start")) {
+			rc = mark(w, REPLAY_MARK_SIGNAL, it->index, time, sym.function, NULL);
+			if (rc == 0)
+				rc = open_call(t, &sym, it->index, time, top->depth + 1);
+			if (rc == 0)
+				w->stack[w->depth - 1].signal = true;
+		} else if (!same_function(&top->sym, &sym)) {
+			rc = replace_top(t, &sym, it, time);
+		}
+	} else if (!same_function(&w->stack[w->depth - 1].sym, &sym)) {
+		rc = replace_top(t, &sym, it, time);
+	}
+	if (rc < 0)
+		return rc;
+	w->have_prev = true;
+	w->last = it->index;
+	w->t_end = w->tl->clock == REPLAY_CLOCK_TSC ? time : time + 1;
+	note_successors(w, it);
+	return 0;
+}
+
+static int add_gap(struct thread_walk *t, const struct replay_item *it)
+{
+	struct walk *w = &t->w;
+	uint64_t time = w->have_prev ? w->t_end : it->time;
+	int rc = close_all(t);
+
+	if (rc == 0)
+		rc = mark(w, REPLAY_MARK_GAP, it->index, time, NULL, it->text);
+	w->have_prev = false;
+	w->have_tsc = false;
+	return rc;
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+/* The time a thread's history ends, as far as its index tells. */
+static uint64_t index_end(const struct replay_timeline *tl, const struct replay_index *idx)
+{
+	const struct replay_index_entry *e;
+
+	if (tl->clock == REPLAY_CLOCK_POSITIONS || !idx->nentries)
+		return idx->nitems;
+	e = &idx->entries[idx->nentries - 1];
+	if (tl->clock == REPLAY_CLOCK_TSC)
+		return e->time;
+	return e->time + (idx->nitems + 1 - e->index);
+}
+
+/* Positions @d at the PSB before time @lo. */
+static int seek_time(const struct replay_timeline *tl, const struct replay_index *idx,
+		     struct replay_decoder *d, uint64_t lo)
+{
+	size_t i = 0;
+
+	if (!idx->nentries)
+		return 0;
+	if (tl->clock == REPLAY_CLOCK_POSITIONS)
+		return lo > 1 && lo <= idx->nitems ? replay_index_seek(idx, d, lo) : 0;
+	while (i + 1 < idx->nentries && idx->entries[i + 1].time <= lo)
+		i++;
+	return replay_index_seek(idx, d, idx->entries[i].index);
+}
+
+/* Shifts the depths of spans [@from, end) to start at 0. */
+static void normalize(struct replay_timeline *tl, size_t from)
+{
+	int min = 0;
+
+	for (size_t i = from; i < tl->nspans; i++)
+		if (i == from || tl->spans[i].depth < min)
+			min = tl->spans[i].depth;
+	for (size_t i = from; i < tl->nspans; i++)
+		tl->spans[i].depth -= min;
+}
+
+struct crash_info {
+	uint64_t end_time;         /* the time after the thread's last instruction */
+	uint64_t last;             /* and its position */
+};
+
+/* The exact time instruction @k of @tid runs at, from the state log. */
+static uint64_t exact_time(struct replay_state *st, int64_t tid, uint64_t k)
+{
+	uint64_t t = 0;
+
+	replay_state_time_at(st, tid, k + 1, &t);
+	return t;
+}
+
+/* Spans [@from, end) and marks [@mfrom, end) timed from the state log. */
+static void exact_times(struct replay_timeline *tl, struct replay_state *st, int64_t tid,
+			size_t from, size_t mfrom)
+{
+	for (size_t i = from; i < tl->nspans; i++) {
+		struct replay_timeline_span *s = &tl->spans[i];
+
+		s->t0 = exact_time(st, tid, s->first);
+		s->t1 = exact_time(st, tid, s->last) + 1;
+	}
+	for (size_t i = mfrom; i < tl->nmarks; i++) {
+		struct replay_timeline_mark *m = &tl->marks[i];
+
+		/* a gap has no time: right after what came before it */
+		m->time = m->kind != REPLAY_MARK_GAP ? exact_time(st, tid, m->position)
+			  : m->position > 1 ? exact_time(st, tid, m->position - 1) + 1 : 0;
+	}
+}
+
+/* With a state log: the items of @tid whose times are in [@lo, @hi]. */
+static void exact_bounds(struct replay_state *st, int64_t tid, uint64_t lo, uint64_t hi,
+			 uint64_t *klo, uint64_t *khi)
+{
+	uint64_t p;
+
+	/* position_at(t) - 1 is the last instruction running at or before t */
+	*klo = lo && replay_state_position_at(st, tid, lo - 1, &p) == 0 ? p : 1;
+	*khi = replay_state_position_at(st, tid, hi, &p) == 0 ? p - 1 : 0;
+}
+
+static int walk_thread(struct replay_timeline *tl, const struct replay_bundle *b, size_t thread,
+		       const struct replay_index *idx, const struct replay_timeline_opts *o,
+		       struct crash_info *ci)
+{
+	struct thread_walk t = { .w = { .tl = tl, .o = o, .thread = thread } };
+	struct replay_decoder *d = NULL;
+	struct replay_item it;
+	size_t from = tl->nspans, mfrom = tl->nmarks;
+	int64_t tid = b->threads[thread].tid;
+	bool exact = o->st && tl->clock == REPLAY_CLOCK_INSNS && replay_state_last_index(o->st, tid);
+	uint64_t klo = 1, khi = UINT64_MAX;
+	int rc = replay_decoder_new(b, thread, &d);
+
+	if (exact && o->have_range)
+		exact_bounds(o->st, tid, tl->start, tl->end, &klo, &khi);
+	if (rc == 0 && exact && klo > 1 && klo <= idx->nitems)
+		rc = replay_index_seek(idx, d, klo);
+	else if (rc == 0 && !exact && o->have_range)
+		rc = seek_time(tl, idx, d, tl->start);
+	t.lones = calloc(1, sizeof(*t.lones));
+	t.w.syms = calloc(SYM_SLOTS, sizeof(*t.w.syms));
+	if (rc == 0 && (!t.lones || !t.w.syms))
+		rc = -ENOMEM;
+	while (rc == 0 && (rc = replay_decoder_next(d, &it)) > 0) {
+		uint64_t time = it.kind == REPLAY_ITEM_GAP ? 0 : item_time(&t.w, &it);
+
+		bool in = exact ? it.index >= klo : time >= tl->start;
+
+		rc = 0;
+		if (exact ? it.index > khi : it.kind == REPLAY_ITEM_INSN && time > tl->end)
+			break;
+		if (it.kind == REPLAY_ITEM_GAP)
+			rc = t.w.have_prev || !o->have_range ? add_gap(&t, &it) : 0;
+		else if (in)
+			rc = add_insn(&t, &it, time);
+		if (rc == 0 && o->progress && !(++tl->items & 0xffff) && o->progress(o->ctx, tl->items))
+			rc = -ECANCELED;
+	}
+	if (rc == 0)
+		rc = close_all(&t);
+	if (rc == 0)
+		normalize(tl, from);
+	if (rc == 0 && exact)
+		exact_times(tl, o->st, tid, from, mfrom);
+	ci->end_time = exact && t.w.have_prev ? exact_time(o->st, tid, t.w.last) + 1 : t.w.t_end;
+	ci->last = t.w.last;
+	free(t.w.stack);
+	free(t.w.syms);
+	free(t.lones);
+	replay_decoder_free(d);
+	return rc;
+}
+
+/* The instruction the program died at: in the thread that ran last. */
+static int crash_mark(struct replay_timeline *tl, const struct replay_bundle *b,
+		      const struct replay_index *idx, const struct crash_info *ci,
+		      struct replay_state *st, bool have_range)
+{
+	struct replay_timeline_mark m = { .kind = REPLAY_MARK_CRASH };
+	size_t pick = 0;
+
+	if (!b->exit_kind || strcmp(b->exit_kind, "signaled"))
+		return 0;
+	for (size_t i = 1; i < b->nthreads; i++)
+		if (ci[i].end_time > ci[pick].end_time)
+			pick = i;
+	m.thread = pick;
+	m.position = replay_explain_position_of(b, pick, &idx[pick]);
+	m.time = ci[pick].end_time;
+	if (m.position <= ci[pick].last && tl->clock == REPLAY_CLOCK_INSNS)
+		m.time -= ci[pick].last + 1 - m.position;
+	if (st && tl->clock == REPLAY_CLOCK_INSNS &&
+	    replay_state_last_index(st, b->threads[pick].tid))
+		m.time = exact_time(st, b->threads[pick].tid, m.position);
+	if (have_range && (m.time < tl->start || m.time > tl->end))
+		return 0;
+	return push_mark(tl, &m);
+}
+
+/* The range drawn: what the spans and marks cover. */
+static void bounds(struct replay_timeline *tl)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (size_t i = 0; i < tl->nspans; i++) {
+		lo = tl->spans[i].t0 < lo ? tl->spans[i].t0 : lo;
+		hi = tl->spans[i].t1 > hi ? tl->spans[i].t1 : hi;
+	}
+	for (size_t i = 0; i < tl->nmarks; i++) {
+		lo = tl->marks[i].time < lo ? tl->marks[i].time : lo;
+		hi = tl->marks[i].time > hi ? tl->marks[i].time : hi;
+	}
+	if (lo <= hi) {
+		tl->start = lo;
+		tl->end = hi;
+	}
+}
+
+int replay_timeline_build(struct replay_timeline *tl, const struct replay_bundle *b,
+			  const struct replay_timeline_opts *o)
+{
+	struct replay_index *idx = calloc(b->nthreads ? b->nthreads : 1, sizeof(*idx));
+	struct crash_info *ci = calloc(b->nthreads ? b->nthreads : 1, sizeof(*ci));
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int rc = idx && ci ? 0 : -ENOMEM;
+
+	tl->clock = replay_timeline_clock_of(b);
+	tl->positions = calloc(b->nthreads ? b->nthreads : 1, sizeof(*tl->positions));
+	if (!tl->positions)
+		rc = -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < b->nthreads; i++) {
+		rc = replay_index_build(&idx[i], b, i, NULL, NULL);
+		if (rc < 0)
+			break;
+		tl->positions[i] = idx[i].nitems;
+		if (idx[i].nentries && tl->clock != REPLAY_CLOCK_POSITIONS &&
+		    idx[i].entries[0].time < lo)
+			lo = idx[i].entries[0].time;
+		if (index_end(tl, &idx[i]) > hi)
+			hi = index_end(tl, &idx[i]);
+	}
+	if (tl->clock == REPLAY_CLOCK_POSITIONS || lo == UINT64_MAX)
+		lo = tl->clock == REPLAY_CLOCK_POSITIONS ? 1 : 0;
+	if (tl->clock != REPLAY_CLOCK_POSITIONS && b->end_time > hi)
+		hi = b->end_time;
+	tl->start = o->have_range ? o->lo : lo;
+	tl->end = o->have_range ? o->hi : hi;
+	tl->quantum = o->resolution && tl->end > tl->start ? (tl->end - tl->start) / o->resolution : 0;
+	for (size_t i = 0; rc == 0 && i < b->nthreads; i++)
+		rc = walk_thread(tl, b, i, &idx[i], o, &ci[i]);
+	if (rc == 0 && b->nthreads)
+		rc = crash_mark(tl, b, idx, ci, o->st, o->have_range);
+	if (rc == 0 && !o->have_range)
+		bounds(tl);
+	for (size_t i = 0; idx && i < b->nthreads; i++)
+		replay_index_release(&idx[i]);
+	free(idx);
+	free(ci);
+	return rc;
+}
+
+void replay_timeline_release(struct replay_timeline *tl)
+{
+	free(tl->spans);
+	free(tl->marks);
+	free(tl->positions);
+	memset(tl, 0, sizeof(*tl));
+}
