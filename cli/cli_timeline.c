@@ -268,7 +268,8 @@ static void write_metadata(struct writer *w)
 static void write_span(struct writer *w, const struct replay_timeline_span *s)
 {
 	event_start(w, "X", s->thread);
-	fprintf(w->f, ",\"ts\":%" PRIu64 ",\"dur\":%" PRIu64 ",\"name\":", s->t0, s->t1 - s->t0);
+	fprintf(w->f, ",\"ts\":%" PRIu64 ",\"dur\":%" PRIu64 ",\"name\":", s->t0 - w->tl->origin,
+		s->t1 - s->t0);
 	if (s->calls) {
 		char name[48];
 
@@ -321,7 +322,7 @@ static void write_mark(struct writer *w, const struct replay_timeline_mark *m)
 		break;
 	}
 	event_start(w, "i", m->thread);
-	fprintf(w->f, ",\"s\":\"t\",\"ts\":%" PRIu64 ",\"name\":", m->time);
+	fprintf(w->f, ",\"s\":\"t\",\"ts\":%" PRIu64 ",\"name\":", m->time - w->tl->origin);
 	put_str(w->f, name);
 	fprintf(w->f, ",\"cat\":\"%s\",\"args\":{\"position\":%" PRIu64 "}}", cats[m->kind],
 		m->position);
@@ -336,9 +337,9 @@ static void write_other(struct writer *w)
 	fputs("\n],\n\"otherData\":{\"hindsight\":{\"recording\":", w->f);
 	put_str(w->f, w->rec);
 	fprintf(w->f,
-		",\"clock\":\"%s\",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"quantum\":%" PRIu64
-		",\"exit\":",
-		clocks[tl->clock], tl->start, tl->end, tl->quantum);
+		",\"clock\":\"%s\",\"origin\":%" PRIu64 ",\"start\":%" PRIu64 ",\"end\":%" PRIu64
+		",\"quantum\":%" PRIu64 ",\"exit\":",
+		clocks[tl->clock], tl->origin, tl->start - tl->origin, tl->end - tl->origin, tl->quantum);
 	put_str(w->f, w->b->exit_kind ? w->b->exit_kind : "unknown");
 	fputs(",\"threads\":[", w->f);
 	for (size_t i = 0; i < w->b->nthreads; i++) {

@@ -635,6 +635,11 @@ static int crash_mark(struct replay_timeline *tl, const struct replay_bundle *b,
 	return push_mark(tl, &m);
 }
 
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* The range drawn: what the spans and marks cover. */
 static void bounds(struct replay_timeline *tl)
 {
@@ -681,8 +686,11 @@ int replay_timeline_build(struct replay_timeline *tl, const struct replay_bundle
 		lo = tl->clock == REPLAY_CLOCK_POSITIONS ? 1 : 0;
 	if (tl->clock != REPLAY_CLOCK_POSITIONS && b->end_time > hi)
 		hi = b->end_time;
-	tl->start = o->have_range ? o->lo : lo;
-	tl->end = o->have_range ? o->hi : hi;
+	/* TSC values are far from 0 (and past what a double holds exactly
+	 * after some weeks of uptime): counted from the first one. */
+	tl->origin = tl->clock == REPLAY_CLOCK_TSC ? lo : 0;
+	tl->start = o->have_range ? add_sat(tl->origin, o->lo) : lo;
+	tl->end = o->have_range ? add_sat(tl->origin, o->hi) : hi;
 	tl->quantum = o->resolution && tl->end > tl->start ? (tl->end - tl->start) / o->resolution : 0;
 	for (size_t i = 0; rc == 0 && i < b->nthreads; i++)
 		rc = walk_thread(tl, b, i, &idx[i], o, &ci[i]);

@@ -87,7 +87,8 @@ struct replay_timeline_mark {
 
 struct replay_timeline_opts {
 	bool have_range;
-	uint64_t lo, hi;           /* with have_range: times [lo, hi] */
+	uint64_t lo, hi;           /* with have_range: times [lo, hi] after
+				    * the origin */
 	uint64_t resolution;       /* slices of the range; 0: no merging */
 	const struct replay_symbolizer *sym;
 	struct replay_state *st;   /* a software recording's, or NULL */
@@ -97,7 +98,8 @@ struct replay_timeline_opts {
 
 struct replay_timeline {
 	enum replay_timeline_clock clock;
-	uint64_t start, end;       /* the range drawn */
+	uint64_t origin;           /* the TSC clock's first time; 0 for the others */
+	uint64_t start, end;       /* the range drawn (times, not from the origin) */
 	uint64_t quantum;          /* calls shorter than this are merged */
 	struct replay_timeline_span *spans;
 	size_t nspans, cap;
