@@ -20,6 +20,17 @@
 (function () {
   "use strict";
 
+  if (typeof d3 === "undefined") {
+    const p = document.createElement("p");
+    p.className = "error";
+    p.textContent = "This page was built without d3: it cannot draw its timeline.";
+    document.body.appendChild(p);
+    document.body.dataset.error = p.textContent;
+    document.body.dataset.spans = "0";
+    document.body.dataset.ready = "error";
+    return;
+  }
+
   const ROW_H = 18;            // one call depth, px
   const SPAN_H = 16;           // a span's rect inside its row
   const LABEL_H = 22;          // a track's name strip
@@ -233,8 +244,15 @@
       const sb = isFinite(b.sortIndex) ? b.sortIndex : (b.number !== null ? b.number : Infinity);
       return sa - sb || a.tid - b.tid;
     });
-    tracks.forEach(function (t, idx) {
-      if (t.number === null) t.number = idx + 1;
+    /* A thread the data gives no number: the next one no thread has. */
+    const used = new Set(tracks.map(function (t) { return t.number; }));
+    let nextNumber = 1;
+    tracks.forEach(function (t) {
+      if (t.number === null) {
+        while (used.has(nextNumber)) nextNumber++;
+        t.number = nextNumber;
+        used.add(nextNumber);
+      }
       if (!t.name) t.name = "thread " + t.number + " (" + t.tid + ")";
       t.markers.sort(function (a, b) { return a.ts - b.ts; });
       let rows = t.byDepth;
