@@ -3,10 +3,12 @@
  * per thread with its calls nested by depth, time horizontal. Plain browser
  * JavaScript over the global d3 (v7), no network.
  *
- * Only spans that overlap the view and are at least MIN_W pixels wide become
- * elements (<g class="span">), so 200,000 spans load in about a second; the
- * narrower ones of each row are drawn together as one grey "coverage" path so
- * that busy stretches do not look empty. Every zoom or pan draws again.
+ * A trace of at most ALL_UP_TO spans has every span that overlaps the view
+ * drawn as an element (<g class="span">, at least a pixel wide). In a larger
+ * one only spans at least MIN_W pixels wide are (at most MAX_ELEMENTS, the
+ * widest), so 200,000 spans load in about a second; the narrower ones of each
+ * row are drawn together as one grey "coverage" path so that busy stretches
+ * do not look empty. Every zoom or pan draws again.
  *
  * The DOM contract that tests rely on (tests/e2e/tools/page_check.py):
  *   g.track[data-tid] with a .track-label holding the thread's name;
@@ -38,7 +40,8 @@
   const AXIS_H = 26;
   const MARGIN_L = 12;         // time starts this far into the svg, px
   const MARGIN_R = 24;         // and ends this far before its right edge
-  const MIN_W = 1;             // narrowest span drawn as an element, px
+  const ALL_UP_TO = 2000;      // a trace this small: every span in view is an element
+  const MIN_W = 1;             // else the narrowest span drawn as an element, px
   const MAX_ELEMENTS = 12000;  // past this many, the narrowest are drawn as coverage too
   const TEXT_PAD = 4;
   const MIN_LABEL_CHARS = 2;
@@ -433,6 +436,7 @@
   }
 
   function render() {
+    const started = performance.now();
     const dom = x.domain();
     const v0 = dom[0], v1 = dom[1];
     const k = (W - MARGIN_L - MARGIN_R) / (v1 - v0);   // px per unit
@@ -440,7 +444,8 @@
     const u0 = v0 - MARGIN_L / k, u1 = v1 + MARGIN_R / k;
     const searching = query !== "";
 
-    /* Pass 1: per row, the spans in view at least MIN_W wide; the narrower
+    const minEl = model.spans.length <= ALL_UP_TO ? 0 : MIN_W;
+    /* Pass 1: per row, the spans in view at least minEl wide; the narrower
        ones mark the row's coverage pixels (bit 1; bit 2: a search match). */
     const rowsVis = [];
     let candidates = 0;
@@ -453,7 +458,7 @@
           const s = list[j];
           if (s.ts >= u1) break;
           if (s.end <= u0 && s.dur > 0) continue;
-          if (s.dur * k >= MIN_W) vis.push(s);
+          if (s.dur * k >= minEl) vis.push(s);
           else cover = markCover(cover, row, s, v0, k, searching);
         }
         candidates += vis.length;
@@ -461,7 +466,7 @@
       }
     }
     /* Too many: raise the width threshold so that at most MAX_ELEMENTS remain. */
-    let minW = MIN_W;
+    let minW = minEl;
     if (candidates > MAX_ELEMENTS) {
       const widths = new Float64Array(candidates);
       let n = 0;
@@ -511,6 +516,7 @@
     drawAxisAndGrid();
     updateStatus(v0, v1);
     body.dataset.spans = String(drawn);
+    body.dataset.renderMs = String(Math.round(performance.now() - started));
     if (!firstRenderDone) {
       firstRenderDone = true;
       const r = svgEl.getBoundingClientRect();

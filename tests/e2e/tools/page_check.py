@@ -565,6 +565,7 @@ def interact(args, url, window, log):
             out["view"] = dt.eval("""({
                 range: document.getElementById('view-range').textContent,
                 spans_attr: +document.body.dataset.spans,
+                render_ms: +document.body.dataset.renderMs,
                 spans: document.querySelectorAll('g.span').length,
                 names: Array.from(new Set(Array.from(document.querySelectorAll('g.span'))
                                            .map(g => g.dataset.name))).slice(0, 50)})""")
