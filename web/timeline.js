@@ -423,7 +423,7 @@
     const counts = {};
     list.forEach(function (m) { counts[m.cat] = (counts[m.cat] || 0) + 1; });
     return Object.keys(counts).map(function (c) {
-      return counts[c] + " " + c + (counts[c] === 1 ? "" : (c.endsWith("s") ? "es" : "s"));
+      return counts[c] + " " + c + (counts[c] === 1 ? "" : /(s|sh|ch|x)$/.test(c) ? "es" : "s");
     }).join(", ");
   }
 
