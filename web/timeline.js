@@ -17,7 +17,11 @@
  *     (no transform on any ancestor, no viewBox) and maybe a <text>;
  *   g.marker[data-cat][data-tid][data-position] holding a <title>;
  *   #details, filled by a click, with the command in code#details-cmd;
- *   body[data-ready="1"], body[data-spans], body[data-svg-left|top] once drawn.
+ *   body[data-ready="1"], body[data-spans], body[data-svg-left|top] once drawn
+ *     (data-ready="error" and body[data-error] when it cannot draw).
+ * Also: body[data-background] (the plot's background colour),
+ * body[data-ready-ms] (since navigation), body[data-timing] (where that went),
+ * body[data-render-ms] (the last drawing, kept up to date).
  */
 (function () {
   "use strict";
@@ -1044,6 +1048,10 @@
     svgEl.addEventListener("click", function (event) {
       const item = itemOf(event.target);
       if (item) select(item);
+    });
+    svgEl.addEventListener("dblclick", function (event) {
+      const item = itemOf(event.target);
+      if (item && item.dur !== undefined) focusSpan(item);
     });
     svgEl.addEventListener("mousemove", function (event) {
       if (event.buttons) { hideTooltip(); return; }
