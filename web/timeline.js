@@ -671,7 +671,14 @@
     const n = Math.max(2, Math.floor(W / 110));
     const ticks = x.ticks(n);
     const si = x.tickFormat(n, "~s");
-    const fmt = function (v) { return v === 0 ? "0" : si(v); };
+    /* 1.2M where that is shorter, 120,205 where the SI form would be longer. */
+    const fmt = function (v) {
+      if (v === 0) return "0";
+      const a = si(v);
+      if (!Number.isInteger(v)) return a;
+      const b = fmtInt(v);
+      return b.length < a.length ? b : a;
+    };
     d3.select(axisEl).select("g.x-axis")
       .call(d3.axisTop(x).ticks(n).tickFormat(fmt).tickSizeOuter(0).tickSize(5));
     model.tracks.forEach(function (t) {
