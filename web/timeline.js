@@ -1137,6 +1137,7 @@
     parts.push(model.tracks.length + (model.tracks.length === 1 ? " thread" : " threads"));
     parts.push(fmtInt(model.spans.length) + (model.spans.length === 1 ? " span" : " spans"));
     parts.push("clock: " + unit);
+    if (model.meta.exit && model.meta.exit !== "unknown") parts.push("exit: " + String(model.meta.exit));
     document.getElementById("subtitle").textContent = parts.join(" \u00b7 ");
 
     if (!model.tracks.length) {
