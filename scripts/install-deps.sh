@@ -13,12 +13,21 @@ PACKAGES=(
     clang libclang-rt-14-dev
     python3 procps iproute2 tmux
     btrfs-progs
+    nodejs npm chromium
 )
+
+# NodeSource's nodejs package brings npm itself (it provides and conflicts
+# with Debian's npm): there a working npm command counts as the package.
+present() {
+    if [ "$1" = npm ] && command -v npm >/dev/null 2>&1; then
+        return 0
+    fi
+    [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
+}
 
 missing=()
 for p in "${PACKAGES[@]}"; do
-    status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)
-    [ "$status" = installed ] || missing+=("$p")
+    present "$p" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
