@@ -80,6 +80,11 @@ if [ "$SERVER" = hindsight ]; then
     echo "(exit status $?)"
     cat "$work/run.err"
     crash_position=$(sed -n 's/.*instruction, number \([0-9][0-9]*\) of thread.*/\1/p' "$work/run.err")
+    # The page outlives the demo's directory: open it in a browser.
+    page=${TMPDIR:-/tmp}/hindsight-demo-cart.html
+    echo "\$ hindsight timeline $work/cart.rec -o $page"
+    "$BIN" timeline "$work/cart.rec" -o "$page" &&
+        echo "(every call of the run, the crash marked: open $page in a browser)"
     echo
     echo "=== 2. hindsight serve: a scripted GDB session on a live program"
 fi

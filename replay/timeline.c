@@ -517,12 +517,13 @@ struct crash_info {
 	uint64_t last;             /* and its position */
 };
 
-/* The exact time instruction @k of @tid runs at, from the state log. */
-static uint64_t exact_time(struct replay_state *st, int64_t tid, uint64_t k)
+/* The exact time at position @p of @tid (before its instruction @p runs:
+ * everything before it, in every thread, has), from the state log. */
+static uint64_t exact_time(struct replay_state *st, int64_t tid, uint64_t p)
 {
 	uint64_t t = 0;
 
-	replay_state_time_at(st, tid, k + 1, &t);
+	replay_state_time_at(st, tid, p, &t);
 	return t;
 }
 
@@ -534,15 +535,10 @@ static void exact_times(struct replay_timeline *tl, struct replay_state *st, int
 		struct replay_timeline_span *s = &tl->spans[i];
 
 		s->t0 = exact_time(st, tid, s->first);
-		s->t1 = exact_time(st, tid, s->last) + 1;
+		s->t1 = exact_time(st, tid, s->last + 1);
 	}
-	for (size_t i = mfrom; i < tl->nmarks; i++) {
-		struct replay_timeline_mark *m = &tl->marks[i];
-
-		/* a gap has no time: right after what came before it */
-		m->time = m->kind != REPLAY_MARK_GAP ? exact_time(st, tid, m->position)
-			  : m->position > 1 ? exact_time(st, tid, m->position - 1) + 1 : 0;
-	}
+	for (size_t i = mfrom; i < tl->nmarks; i++)
+		tl->marks[i].time = exact_time(st, tid, tl->marks[i].position);
 }
 
 /* With a state log: the items of @tid whose times are in [@lo, @hi]. */
@@ -551,9 +547,9 @@ static void exact_bounds(struct replay_state *st, int64_t tid, uint64_t lo, uint
 {
 	uint64_t p;
 
-	/* position_at(t) - 1 is the last instruction running at or before t */
-	*klo = lo && replay_state_position_at(st, tid, lo - 1, &p) == 0 ? p : 1;
-	*khi = replay_state_position_at(st, tid, hi, &p) == 0 ? p - 1 : 0;
+	/* position_at(t): the last position whose time is at most t */
+	*klo = lo && replay_state_position_at(st, tid, lo - 1, &p) == 0 ? p + 1 : 1;
+	*khi = replay_state_position_at(st, tid, hi, &p) == 0 ? p : 0;
 }
 
 static int walk_thread(struct replay_timeline *tl, const struct replay_bundle *b, size_t thread,
@@ -600,7 +596,7 @@ static int walk_thread(struct replay_timeline *tl, const struct replay_bundle *b
 		normalize(tl, from);
 	if (rc == 0 && exact)
 		exact_times(tl, o->st, tid, from, mfrom);
-	ci->end_time = exact && t.w.have_prev ? exact_time(o->st, tid, t.w.last) + 1 : t.w.t_end;
+	ci->end_time = exact && t.w.have_prev ? exact_time(o->st, tid, t.w.last + 1) : t.w.t_end;
 	ci->last = t.w.last;
 	free(t.w.stack);
 	free(t.w.syms);
@@ -689,8 +685,9 @@ int replay_timeline_build(struct replay_timeline *tl, const struct replay_bundle
 	/* TSC values are far from 0 (and past what a double holds exactly
 	 * after some weeks of uptime): counted from the first one. */
 	tl->origin = tl->clock == REPLAY_CLOCK_TSC ? lo : 0;
-	tl->start = o->have_range ? add_sat(tl->origin, o->lo) : lo;
-	tl->end = o->have_range ? add_sat(tl->origin, o->hi) : hi;
+	/* RANGE within the recording: A, and ,B end where it does */
+	tl->start = o->have_range && add_sat(tl->origin, o->lo) > lo ? add_sat(tl->origin, o->lo) : lo;
+	tl->end = o->have_range && add_sat(tl->origin, o->hi) < hi ? add_sat(tl->origin, o->hi) : hi;
 	tl->quantum = o->resolution && tl->end > tl->start ? (tl->end - tl->start) / o->resolution : 0;
 	for (size_t i = 0; rc == 0 && i < b->nthreads; i++)
 		rc = walk_thread(tl, b, i, &idx[i], o, &ci[i]);
