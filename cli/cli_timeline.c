@@ -519,6 +519,10 @@ int cli_timeline_main(int argc, char **argv)
 		if (pr.shown)
 			fprintf(stderr, "timeline: %" PRIu64 " instructions, %zu spans, done\n",
 				tl.items, tl.nspans);
+		for (size_t i = 0; i < b->nthreads; i++)
+			if (!tl.positions[i])
+				fprintf(stderr, "hindsight: warning: thread %zu (%" PRId64 "): nothing in its "
+					"trace decodes\n", i + 1, b->threads[i].tid);
 		w.b = b;
 		w.tl = &tl;
 		w.rec = b->perf_file ? b->perf_file : a.dir;

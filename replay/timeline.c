@@ -620,6 +620,12 @@ static int crash_mark(struct replay_timeline *tl, const struct replay_bundle *b,
 			pick = i;
 	m.thread = pick;
 	m.position = replay_explain_position_of(b, pick, &idx[pick]);
+	if (b->threads[pick].instructions &&
+	    b->threads[pick].instructions + idx[pick].ngaps + 1 > m.position) {
+		/* the trace ends before the fault (cut short): say so there */
+		m.kind = REPLAY_MARK_GAP;
+		m.text = "the trace ends before the instruction that faulted";
+	}
 	m.time = ci[pick].end_time;
 	if (m.position <= ci[pick].last && tl->clock == REPLAY_CLOCK_INSNS)
 		m.time -= ci[pick].last + 1 - m.position;

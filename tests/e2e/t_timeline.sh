@@ -9,7 +9,8 @@
 # marked at the faulting instruction's position inside crash_here, span
 # edges at the function's first instruction and at its ret; merged blocks
 # that keep every call counted; RANGE; three threads whose turns the test
-# draws appear in that order on the shared clock; bad command lines.
+# draws appear in that order on the shared clock; a trace cut short or of
+# garbage; bad command lines.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "hindsight timeline"
 
@@ -153,6 +154,23 @@ expect_eq "distinct threads for distinct workers" \
 expect_eq "worker_step spans never overlap (threads run one at a time)" \
     "$(q thr.json "(lambda s: all(a['ts'] + a['dur'] <= b['ts'] for a, b in zip(s, s[1:])))(sorted((e for e in X if e['name'] == 'worker_step'), key=lambda e: e['ts']))")" True
 expect_eq "thread names" "$(q thr.json "len(d['otherData']['hindsight']['threads'])")" 4
+
+# ---- a trace cut short: no crash where the trace ends -----------------------
+cp -r rec cut
+pt=$(ls cut/threads/*.pt)
+truncate -s $(( $(stat -c %s "$pt") * $(rand_int 30 80) / 100 )) "$pt"
+timeout 120 "$HINDSIGHT" timeline cut -o cut.json 2>cut.err
+expect_eq "exit status of timeline on a cut trace" "$?" 0
+perfetto cut.json
+expect_eq "no crash mark in a cut trace" "$(q cut.json "sum(e['cat'] == 'crash' for e in I)")" 0
+expect_eq "where the cut trace ends" "$(q cut.json "[e['name'] for e in I if e['cat'] == 'gap']")" \
+    "['gap: the trace ends before the instruction that faulted']"
+printf 'not a trace' >"$pt"
+timeout 120 "$HINDSIGHT" timeline cut -o garbage.json 2>garbage.err
+expect_eq "exit status of timeline on a trace of garbage" "$?" 0
+expect garbage.err "warning: thread 1 ("
+expect garbage.err "): nothing in its trace decodes"
+perfetto garbage.json
 
 # ---- bad command lines -----------------------------------------------------
 "$HINDSIGHT" timeline "$T_DIR/nothing" >bad1.out 2>bad1.err
