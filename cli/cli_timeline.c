@@ -2,7 +2,7 @@
  * cli/cli_timeline.c: `hindsight timeline`, the calls of every thread as a
  * picture.
  *
- * The spans come from replay/timeline.h. They are written as Chrome
+ * The spans come from replay/spans.h. They are written as Chrome
  * trace-event JSON (the format Perfetto and chrome://tracing open: one
  * complete event, "X", per call, instant events for signals, gaps and the
  * crash, and hindsight's own facts under otherData.hindsight), or as one
@@ -31,7 +31,7 @@
 #include "replay/image_find.h"
 #include "replay/state.h"
 #include "replay/symbols.h"
-#include "replay/timeline.h"
+#include "replay/spans.h"
 
 #define TIMELINE_IMAGE_DIRS 16
 #define TIMELINE_RESOLUTION 20000
@@ -89,7 +89,7 @@ static int parse_u64(const char *s, uint64_t *out)
 }
 
 /* A,B  A,+K  A,  ,B  A (= A,) */
-static int parse_range(const char *r, struct replay_timeline_opts *o)
+static int parse_range(const char *r, struct replay_spans_opts *o)
 {
 	char a[64], *comma;
 	uint64_t k;
@@ -224,7 +224,7 @@ static void put_str(FILE *f, const char *s)
 struct writer {
 	FILE *f;
 	const struct replay_bundle *b;
-	const struct replay_timeline *tl;
+	const struct replay_spans *tl;
 	const char *rec;           /* the recording as a command names it */
 	int64_t pid;
 	bool first;
@@ -265,7 +265,7 @@ static void write_metadata(struct writer *w)
 	}
 }
 
-static void write_span(struct writer *w, const struct replay_timeline_span *s)
+static void write_span(struct writer *w, const struct replay_spans_span *s)
 {
 	event_start(w, "X", s->thread);
 	fprintf(w->f, ",\"ts\":%" PRIu64 ",\"dur\":%" PRIu64 ",\"name\":", s->t0 - w->tl->origin,
@@ -286,7 +286,7 @@ static void write_span(struct writer *w, const struct replay_timeline_span *s)
 		char names[512] = "";
 		size_t n = 0;
 
-		for (size_t i = 0; i < REPLAY_TIMELINE_NAMES && s->names[i] && n < sizeof(names); i++)
+		for (size_t i = 0; i < REPLAY_SPANS_NAMES && s->names[i] && n < sizeof(names); i++)
 			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
 					      s->names[i]);
 		fprintf(w->f, ",\"calls\":%" PRIu64 ",\"functions\":", s->calls);
@@ -303,7 +303,7 @@ static void write_span(struct writer *w, const struct replay_timeline_span *s)
 	fputs("}}", w->f);
 }
 
-static void write_mark(struct writer *w, const struct replay_timeline_mark *m)
+static void write_mark(struct writer *w, const struct replay_spans_mark *m)
 {
 	static const char *const cats[] = { "signal", "gap", "crash" };
 	char name[160];
@@ -331,7 +331,7 @@ static void write_mark(struct writer *w, const struct replay_timeline_mark *m)
 static void write_other(struct writer *w)
 {
 	static const char *const clocks[] = { "instructions", "tsc", "positions" };
-	const struct replay_timeline *tl = w->tl;
+	const struct replay_spans *tl = w->tl;
 	char name[64];
 
 	fputs("\n],\n\"otherData\":{\"hindsight\":{\"recording\":", w->f);
@@ -472,8 +472,8 @@ static int write_out(const struct tl_args *a, struct writer *w)
 
 int cli_timeline_main(int argc, char **argv)
 {
-	struct replay_timeline_opts o = { 0 };
-	struct replay_timeline tl = { 0 };
+	struct replay_spans_opts o = { 0 };
+	struct replay_spans tl = { 0 };
 	struct replay_dwarf_symbols *syms = NULL;
 	struct replay_symbolizer sym = { 0 };
 	struct replay_bundle *b = NULL;
@@ -497,7 +497,7 @@ int cli_timeline_main(int argc, char **argv)
 	}
 	cli_say_notes(b);
 	/* A software recording's state log times every instruction exactly. */
-	if (replay_timeline_clock_of(b) == REPLAY_CLOCK_INSNS &&
+	if (replay_spans_clock_of(b) == REPLAY_CLOCK_INSNS &&
 	    replay_state_open(b, &st, err, sizeof(err)) < 0)
 		st = NULL;
 	rc = replay_dwarf_symbols_new(b, &syms);
@@ -510,7 +510,7 @@ int cli_timeline_main(int argc, char **argv)
 		o.progress = progress;
 		o.ctx = &pr;
 		clock_gettime(CLOCK_MONOTONIC, &pr.t0);
-		rc = replay_timeline_build(&tl, b, &o);
+		rc = replay_spans_build(&tl, b, &o);
 	}
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: %s: %s\n", a.dir,
@@ -531,7 +531,7 @@ int cli_timeline_main(int argc, char **argv)
 		w.pid = b->pid > 0 ? b->pid : 1;
 		rc = write_out(&a, &w);
 	}
-	replay_timeline_release(&tl);
+	replay_spans_release(&tl);
 	replay_dwarf_symbols_free(syms);
 	replay_state_free(st);
 	replay_bundle_free(b);

@@ -1,5 +1,5 @@
 /*
- * replay/timeline.c: every thread's calls as nested spans on one clock.
+ * replay/spans.c: every thread's calls as nested spans on one clock.
  *
  * Each thread is decoded once, instruction by instruction, keeping a stack
  * of open calls. A call closes when its function returns (or is left for
@@ -10,7 +10,7 @@
  * may go below the first call's (a return into a caller that started
  * before the history): each thread's are shifted to start at 0 at the end.
  */
-#include "replay/timeline.h"
+#include "replay/spans.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -28,7 +28,7 @@ struct pending {
 	uint64_t calls;
 	uint64_t first, last, t0, t1;
 	int depth;
-	const char *names[REPLAY_TIMELINE_NAMES];
+	const char *names[REPLAY_SPANS_NAMES];
 };
 
 struct frame {
@@ -54,9 +54,9 @@ struct sym_slot {
 };
 
 struct walk {
-	struct replay_timeline *tl;
+	struct replay_spans *tl;
 	struct sym_slot *syms;
-	const struct replay_timeline_opts *o;
+	const struct replay_spans_opts *o;
 	size_t thread;
 	struct frame *stack;
 	size_t depth, cap;
@@ -75,7 +75,7 @@ struct walk {
 	bool have_tsc;
 };
 
-enum replay_timeline_clock replay_timeline_clock_of(const struct replay_bundle *b)
+enum replay_spans_clock replay_spans_clock_of(const struct replay_bundle *b)
 {
 	const char *r = b->recorder ? b->recorder : "";
 
@@ -108,11 +108,11 @@ static uint64_t item_time(struct walk *w, const struct replay_item *it)
 
 /* ---- keeping spans ----------------------------------------------------- */
 
-static int push_span(struct replay_timeline *tl, const struct replay_timeline_span *s)
+static int push_span(struct replay_spans *tl, const struct replay_spans_span *s)
 {
 	if (tl->nspans == tl->cap) {
 		size_t cap = tl->cap ? tl->cap * 2 : 256;
-		struct replay_timeline_span *n = realloc(tl->spans, cap * sizeof(*n));
+		struct replay_spans_span *n = realloc(tl->spans, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
@@ -123,11 +123,11 @@ static int push_span(struct replay_timeline *tl, const struct replay_timeline_sp
 	return 0;
 }
 
-static int push_mark(struct replay_timeline *tl, const struct replay_timeline_mark *m)
+static int push_mark(struct replay_spans *tl, const struct replay_spans_mark *m)
 {
 	if (tl->nmarks == tl->mcap) {
 		size_t cap = tl->mcap ? tl->mcap * 2 : 16;
-		struct replay_timeline_mark *n = realloc(tl->marks, cap * sizeof(*n));
+		struct replay_spans_mark *n = realloc(tl->marks, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
@@ -139,9 +139,9 @@ static int push_mark(struct replay_timeline *tl, const struct replay_timeline_ma
 }
 
 /* Keeps @p (one call is kept as the call it is) and empties it. */
-static int flush_pending(struct walk *w, struct pending *p, const struct replay_timeline_span *one)
+static int flush_pending(struct walk *w, struct pending *p, const struct replay_spans_span *one)
 {
-	struct replay_timeline_span s = { 0 };
+	struct replay_spans_span s = { 0 };
 	int rc = 0;
 
 	if (p->calls == 1) {
@@ -163,7 +163,7 @@ static int flush_pending(struct walk *w, struct pending *p, const struct replay_
 
 static void add_name(struct pending *p, const char *name)
 {
-	for (size_t i = 0; i < REPLAY_TIMELINE_NAMES; i++) {
+	for (size_t i = 0; i < REPLAY_SPANS_NAMES; i++) {
 		if (p->names[i] && name && !strcmp(p->names[i], name))
 			return;
 		if (!p->names[i]) {
@@ -176,7 +176,7 @@ static void add_name(struct pending *p, const char *name)
 /* The first call of @p, kept whole while it is alone: merging it with
  * nothing would lose its name. */
 struct lone {
-	struct replay_timeline_span span;
+	struct replay_spans_span span;
 };
 
 /* Ends the call on top of the stack at the previous instruction. */
@@ -185,7 +185,7 @@ static int close_top(struct walk *w, struct lone *lones)
 	struct frame *f = &w->stack[--w->depth];
 	struct pending *p = w->depth ? &w->stack[w->depth - 1].kids : &w->root;
 	struct lone *mine = &lones[w->depth + 1], *sib = &lones[w->depth];
-	struct replay_timeline_span s = {
+	struct replay_spans_span s = {
 		.thread = w->thread, .depth = f->depth, .first = f->first, .last = w->last,
 		.t0 = f->t0, .t1 = w->t_end, .function = f->sym.function, .file = f->sym.file,
 		.line = f->sym.line, .signal = f->signal,
@@ -343,10 +343,10 @@ static void note_successors(struct walk *w, const struct replay_item *it)
 	}
 }
 
-static int mark(struct walk *w, enum replay_timeline_mark_kind kind, uint64_t position,
+static int mark(struct walk *w, enum replay_spans_mark_kind kind, uint64_t position,
 		uint64_t time, const char *function, const char *text)
 {
-	struct replay_timeline_mark m = {
+	struct replay_spans_mark m = {
 		.kind = kind, .thread = w->thread, .position = position, .time = time,
 		.function = function, .text = text,
 	};
@@ -473,7 +473,7 @@ static int add_gap(struct thread_walk *t, const struct replay_item *it)
 /* ---- threads ------------------------------------------------------------ */
 
 /* The time a thread's history ends, as far as its index tells. */
-static uint64_t index_end(const struct replay_timeline *tl, const struct replay_index *idx)
+static uint64_t index_end(const struct replay_spans *tl, const struct replay_index *idx)
 {
 	const struct replay_index_entry *e;
 
@@ -486,7 +486,7 @@ static uint64_t index_end(const struct replay_timeline *tl, const struct replay_
 }
 
 /* Positions @d at the PSB before time @lo. */
-static int seek_time(const struct replay_timeline *tl, const struct replay_index *idx,
+static int seek_time(const struct replay_spans *tl, const struct replay_index *idx,
 		     struct replay_decoder *d, uint64_t lo)
 {
 	size_t i = 0;
@@ -501,7 +501,7 @@ static int seek_time(const struct replay_timeline *tl, const struct replay_index
 }
 
 /* Shifts the depths of spans [@from, end) to start at 0. */
-static void normalize(struct replay_timeline *tl, size_t from)
+static void normalize(struct replay_spans *tl, size_t from)
 {
 	int min = 0;
 
@@ -528,11 +528,11 @@ static uint64_t exact_time(struct replay_state *st, int64_t tid, uint64_t p)
 }
 
 /* Spans [@from, end) and marks [@mfrom, end) timed from the state log. */
-static void exact_times(struct replay_timeline *tl, struct replay_state *st, int64_t tid,
+static void exact_times(struct replay_spans *tl, struct replay_state *st, int64_t tid,
 			size_t from, size_t mfrom)
 {
 	for (size_t i = from; i < tl->nspans; i++) {
-		struct replay_timeline_span *s = &tl->spans[i];
+		struct replay_spans_span *s = &tl->spans[i];
 
 		s->t0 = exact_time(st, tid, s->first);
 		s->t1 = exact_time(st, tid, s->last + 1);
@@ -552,8 +552,8 @@ static void exact_bounds(struct replay_state *st, int64_t tid, uint64_t lo, uint
 	*khi = replay_state_position_at(st, tid, hi, &p) == 0 ? p : 0;
 }
 
-static int walk_thread(struct replay_timeline *tl, const struct replay_bundle *b, size_t thread,
-		       const struct replay_index *idx, const struct replay_timeline_opts *o,
+static int walk_thread(struct replay_spans *tl, const struct replay_bundle *b, size_t thread,
+		       const struct replay_index *idx, const struct replay_spans_opts *o,
 		       struct crash_info *ci)
 {
 	struct thread_walk t = { .w = { .tl = tl, .o = o, .thread = thread } };
@@ -606,11 +606,11 @@ static int walk_thread(struct replay_timeline *tl, const struct replay_bundle *b
 }
 
 /* The instruction the program died at: in the thread that ran last. */
-static int crash_mark(struct replay_timeline *tl, const struct replay_bundle *b,
+static int crash_mark(struct replay_spans *tl, const struct replay_bundle *b,
 		      const struct replay_index *idx, const struct crash_info *ci,
 		      struct replay_state *st, bool have_range)
 {
-	struct replay_timeline_mark m = { .kind = REPLAY_MARK_CRASH };
+	struct replay_spans_mark m = { .kind = REPLAY_MARK_CRASH };
 	size_t pick = 0;
 
 	if (!b->exit_kind || strcmp(b->exit_kind, "signaled"))
@@ -643,7 +643,7 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 }
 
 /* The range drawn: what the spans and marks cover. */
-static void bounds(struct replay_timeline *tl)
+static void bounds(struct replay_spans *tl)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 
@@ -661,15 +661,15 @@ static void bounds(struct replay_timeline *tl)
 	}
 }
 
-int replay_timeline_build(struct replay_timeline *tl, const struct replay_bundle *b,
-			  const struct replay_timeline_opts *o)
+int replay_spans_build(struct replay_spans *tl, const struct replay_bundle *b,
+			  const struct replay_spans_opts *o)
 {
 	struct replay_index *idx = calloc(b->nthreads ? b->nthreads : 1, sizeof(*idx));
 	struct crash_info *ci = calloc(b->nthreads ? b->nthreads : 1, sizeof(*ci));
 	uint64_t lo = UINT64_MAX, hi = 0;
 	int rc = idx && ci ? 0 : -ENOMEM;
 
-	tl->clock = replay_timeline_clock_of(b);
+	tl->clock = replay_spans_clock_of(b);
 	tl->positions = calloc(b->nthreads ? b->nthreads : 1, sizeof(*tl->positions));
 	if (!tl->positions)
 		rc = -ENOMEM;
@@ -708,7 +708,7 @@ int replay_timeline_build(struct replay_timeline *tl, const struct replay_bundle
 	return rc;
 }
 
-void replay_timeline_release(struct replay_timeline *tl)
+void replay_spans_release(struct replay_spans *tl)
 {
 	free(tl->spans);
 	free(tl->marks);

@@ -1,5 +1,5 @@
 /*
- * replay/timeline.h: the calls of every thread of a recording as nested
+ * replay/spans.h: the calls of every thread of a recording as nested
  * spans on the recording's clock, for `hindsight timeline` (a picture, as
  * magic-trace draws Intel PT).
  *
@@ -36,8 +36,8 @@
  * short call made are dropped, so a 10^9-instruction recording keeps a
  * few spans per quantum and depth. Nothing here prints.
  */
-#ifndef HINDSIGHT_REPLAY_TIMELINE_H
-#define HINDSIGHT_REPLAY_TIMELINE_H
+#ifndef HINDSIGHT_REPLAY_SPANS_H
+#define HINDSIGHT_REPLAY_SPANS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,15 +49,15 @@ struct replay_bundle;
 struct replay_state;
 struct replay_symbolizer;
 
-enum replay_timeline_clock {
+enum replay_spans_clock {
 	REPLAY_CLOCK_INSNS,        /* logical time: instructions of all threads */
 	REPLAY_CLOCK_TSC,          /* hardware: TSC ticks */
 	REPLAY_CLOCK_POSITIONS,    /* no time in the trace: each thread's positions */
 };
 
-#define REPLAY_TIMELINE_NAMES 3
+#define REPLAY_SPANS_NAMES 3
 
-struct replay_timeline_span {
+struct replay_spans_span {
 	size_t thread;             /* index into the bundle's threads */
 	int depth;                 /* 0: outermost of its thread */
 	uint64_t first, last;      /* positions of its first and last instruction */
@@ -67,25 +67,25 @@ struct replay_timeline_span {
 	unsigned line;
 	bool signal;               /* a handler entered asynchronously */
 	uint64_t calls;            /* > 0: a block of this many merged calls */
-	const char *names[REPLAY_TIMELINE_NAMES]; /* a merged block's first
+	const char *names[REPLAY_SPANS_NAMES]; /* a merged block's first
 						   * distinct functions */
 };
 
-enum replay_timeline_mark_kind {
+enum replay_spans_mark_kind {
 	REPLAY_MARK_SIGNAL,        /* a handler entered; @function is it */
 	REPLAY_MARK_GAP,           /* @text is libipt's */
 	REPLAY_MARK_CRASH,         /* the instruction the program died at */
 };
 
-struct replay_timeline_mark {
-	enum replay_timeline_mark_kind kind;
+struct replay_spans_mark {
+	enum replay_spans_mark_kind kind;
 	size_t thread;
 	uint64_t position, time;
 	const char *function;      /* SIGNAL: the handler (NULL if unknown) */
 	const char *text;          /* GAP: static */
 };
 
-struct replay_timeline_opts {
+struct replay_spans_opts {
 	bool have_range;
 	uint64_t lo, hi;           /* with have_range: times [lo, hi] after
 				    * the origin */
@@ -96,27 +96,27 @@ struct replay_timeline_opts {
 	void *ctx;
 };
 
-struct replay_timeline {
-	enum replay_timeline_clock clock;
+struct replay_spans {
+	enum replay_spans_clock clock;
 	uint64_t origin;           /* the TSC clock's first time; 0 for the others */
 	uint64_t start, end;       /* the range drawn (times, not from the origin) */
 	uint64_t quantum;          /* calls shorter than this are merged */
-	struct replay_timeline_span *spans;
+	struct replay_spans_span *spans;
 	size_t nspans, cap;
-	struct replay_timeline_mark *marks;
+	struct replay_spans_mark *marks;
 	size_t nmarks, mcap;
 	uint64_t *positions;       /* per thread: items in its history */
 	uint64_t items;            /* items walked */
 };
 
 /* The clock @b's times are in. */
-enum replay_timeline_clock replay_timeline_clock_of(const struct replay_bundle *b);
+enum replay_spans_clock replay_spans_clock_of(const struct replay_bundle *b);
 
 /* Walks every thread of @b (which, with the symbolizer, must outlive
  * @tl) and fills @tl (zeroed by the caller). 0, or a decoder's error
  * (-EINVAL, -errno), -ENOMEM, -ECANCELED (from @progress). */
-int replay_timeline_build(struct replay_timeline *tl, const struct replay_bundle *b,
-			  const struct replay_timeline_opts *o);
-void replay_timeline_release(struct replay_timeline *tl);
+int replay_spans_build(struct replay_spans *tl, const struct replay_bundle *b,
+			  const struct replay_spans_opts *o);
+void replay_spans_release(struct replay_spans *tl);
 
 #endif
