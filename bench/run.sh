@@ -86,6 +86,24 @@ vg_rows() {
     echo "| Valgrind recorder, with registers and memory (insn/s) | $rate (${insns:-?} insns in $(secs1 "$secs") s) | ptrace recorder: $1 | $($PY -c "print(f'{float(\"$rate\")/float(\"$1\"):.0f}x' if '$1' not in ('n/a','0','') else 'n/a')") (target >= 1000x) |"
     echo "| Valgrind recorder: slowdown against native | $($PY -c "print(f'{$secs/$native:.0f}x')") ($(secs1 "$secs") s / $($PY -c "print(f'{$native:.2f}')") s native) | valgrind --tool=none: $($PY -c "print(f'{$none/$native:.0f}x')") | target <= 50x |"
     echo "| Valgrind recorder: PT + state-log bytes per instruction | $($PY -c "print(f'{${pt:-0}/max(${insns:-0},1):.3f} + {${st:-0}/max(${insns:-0},1):.2f}')") | ptrace recorder: $2 | target <= 8 B/insn in all |"
+    timeline_rows "$W/vgrec" "${insns:-0}"
+}
+
+# timeline_rows REC INSNS: `hindsight timeline` of REC into a page, and the
+# time the page takes to draw in headless Chromium (tests/e2e/tools/page_check.py).
+timeline_rows() {
+    local t0 t1 secs spans ms
+    t0=$(now)
+    "$HINDSIGHT" timeline "$1" -o "$W/timeline.html" 2>"$W/timeline.err"
+    t1=$(now)
+    secs=$($PY -c "print($t1 - $t0)")
+    spans=$(sed -n 's/.* instructions, \([0-9]*\) spans, done/\1/p' "$W/timeline.err")
+    echo "| timeline of that recording (insn/s) | $(rate "$2" "$secs") ($(secs1 "$secs") s; ${spans:-?} spans, $(( $(stat -c %s "$W/timeline.html") / 1024 )) KiB page) | | |"
+    if [ -x /usr/bin/chromium ]; then
+        ms=$($PY "$(dirname "$0")/../tests/e2e/tools/page_check.py" --no-screenshot "$W/timeline.html" |
+            $PY -c 'import json, sys; print(json.load(sys.stdin)["ready_ms"])' 2>/dev/null)
+        echo "| its page drawn in headless Chromium (ms to ready) | ${ms:-?} | | target <= 1000 |"
+    fi
 }
 secs1() { $PY -c "import sys; print(f'{float(sys.argv[1] or 0):.1f}')" "$1"; }
 
