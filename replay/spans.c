@@ -23,12 +23,14 @@
 #include "replay/state.h"
 #include "replay/symbols.h"
 
-/* Consecutive short calls of one caller. */
+/* Consecutive short calls of one caller; the first is kept whole, to be
+ * kept as the call it is if it stays alone. */
 struct pending {
 	uint64_t calls;
 	uint64_t first, last, t0, t1;
 	int depth;
 	const char *names[REPLAY_SPANS_NAMES];
+	struct replay_spans_span one;
 };
 
 struct frame {
@@ -41,7 +43,7 @@ struct frame {
 };
 
 /* Where control may go after an instruction. */
-enum succ { SUCC_NONE, SUCC_ANY, SUCC_KNOWN };
+enum succ { SUCC_ANY, SUCC_KNOWN };
 
 /* What a span takes from the symbolizer, for an address looked up before:
  * a loop asks for the same few again and again. */
@@ -139,13 +141,13 @@ static int push_mark(struct replay_spans *tl, const struct replay_spans_mark *m)
 }
 
 /* Keeps @p (one call is kept as the call it is) and empties it. */
-static int flush_pending(struct walk *w, struct pending *p, const struct replay_spans_span *one)
+static int flush_pending(struct walk *w, struct pending *p)
 {
 	struct replay_spans_span s = { 0 };
 	int rc = 0;
 
 	if (p->calls == 1) {
-		rc = push_span(w->tl, one);
+		rc = push_span(w->tl, &p->one);
 	} else if (p->calls > 1) {
 		s.thread = w->thread;
 		s.depth = p->depth;
@@ -173,18 +175,11 @@ static void add_name(struct pending *p, const char *name)
 	}
 }
 
-/* The first call of @p, kept whole while it is alone: merging it with
- * nothing would lose its name. */
-struct lone {
-	struct replay_spans_span span;
-};
-
 /* Ends the call on top of the stack at the previous instruction. */
-static int close_top(struct walk *w, struct lone *lones)
+static int close_top(struct walk *w)
 {
 	struct frame *f = &w->stack[--w->depth];
 	struct pending *p = w->depth ? &w->stack[w->depth - 1].kids : &w->root;
-	struct lone *mine = &lones[w->depth + 1], *sib = &lones[w->depth];
 	struct replay_spans_span s = {
 		.thread = w->thread, .depth = f->depth, .first = f->first, .last = w->last,
 		.t0 = f->t0, .t1 = w->t_end, .function = f->sym.function, .file = f->sym.file,
@@ -194,65 +189,49 @@ static int close_top(struct walk *w, struct lone *lones)
 	int rc = 0;
 
 	/* Its own short callees: kept with it, or dropped with it. */
-	if (long_enough)
-		rc = flush_pending(w, &f->kids, &mine->span);
-	if (rc < 0)
-		return rc;
 	if (long_enough) {
-		rc = flush_pending(w, p, &sib->span);
+		rc = flush_pending(w, &f->kids);
+		if (rc == 0)
+			rc = flush_pending(w, p);
 		return rc < 0 ? rc : push_span(w->tl, &s);
 	}
 	if (!p->calls) {
 		p->first = s.first;
 		p->t0 = s.t0;
 		p->depth = s.depth;
-		sib->span = s;
+		p->one = s;
 	}
 	p->calls++;
 	p->last = s.last;
 	p->t1 = s.t1 > p->t0 ? s.t1 : p->t0;
 	add_name(p, s.function ? s.function : "??");
 	if (p->t1 - p->t0 >= w->tl->quantum)
-		return flush_pending(w, p, &sib->span);
+		return flush_pending(w, p);
 	return 0;
 }
 
 /* ---- the call stack ----------------------------------------------------- */
 
-struct thread_walk {
-	struct walk w;
-	struct lone *lones;        /* per stack level + 1 */
-	size_t lcap;
-};
-
-static int grow(struct thread_walk *t)
+static int grow(struct walk *w)
 {
-	struct walk *w = &t->w;
-
 	if (w->depth + 1 >= w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 64;
 		struct frame *s = realloc(w->stack, cap * sizeof(*s));
-		struct lone *l;
 
 		if (!s)
 			return -ENOMEM;
 		w->stack = s;
 		w->cap = cap;
-		l = realloc(t->lones, (cap + 1) * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		t->lones = l;
 	}
 	return 0;
 }
 
-static int open_call(struct thread_walk *t, const struct replay_symbol *sym, uint64_t first,
+static int open_call(struct walk *w, const struct replay_symbol *sym, uint64_t first,
 		     uint64_t t0, int depth)
 {
-	struct walk *w = &t->w;
 	struct frame *f;
 
-	if (grow(t) < 0)
+	if (grow(w) < 0)
 		return -ENOMEM;
 	f = &w->stack[w->depth++];
 	memset(f, 0, sizeof(*f));
@@ -266,16 +245,14 @@ static int open_call(struct thread_walk *t, const struct replay_symbol *sym, uin
 /* A return with no caller open: the caller ran since the walk started.
  * It is opened from there, below everything (its short callees so far
  * become its own). */
-static int open_caller(struct thread_walk *t, const struct replay_symbol *sym, int depth)
+static int open_caller(struct walk *w, const struct replay_symbol *sym, int depth)
 {
-	struct walk *w = &t->w;
 	struct frame *f;
 
-	if (open_call(t, sym, w->start_first, w->start_t0, depth) < 0)
+	if (open_call(w, sym, w->start_first, w->start_t0, depth) < 0)
 		return -ENOMEM;
 	f = &w->stack[w->depth - 1];
 	f->kids = w->root;
-	t->lones[w->depth] = t->lones[0];
 	memset(&w->root, 0, sizeof(w->root));
 	return 0;
 }
@@ -289,15 +266,14 @@ static bool same_function(const struct replay_symbol *a, const struct replay_sym
 	return a->start == b->start && !strcmp(a->function, b->function);
 }
 
-static int close_all(struct thread_walk *t)
+static int close_all(struct walk *w)
 {
-	struct walk *w = &t->w;
 	int rc = 0;
 
 	while (rc == 0 && w->depth)
-		rc = close_top(w, t->lones);
+		rc = close_top(w);
 	if (rc == 0)
-		rc = flush_pending(w, &w->root, &t->lones[0].span);
+		rc = flush_pending(w, &w->root);
 	return rc;
 }
 
@@ -355,39 +331,38 @@ static int mark(struct walk *w, enum replay_spans_mark_kind kind, uint64_t posit
 }
 
 /* Replaces the call on top by a call of @sym starting at @it. */
-static int replace_top(struct thread_walk *t, const struct replay_symbol *sym,
+static int replace_top(struct walk *w, const struct replay_symbol *sym,
 		       const struct replay_item *it, uint64_t time)
 {
-	int depth = t->w.stack[t->w.depth - 1].depth;
-	int rc = close_top(&t->w, t->lones);
+	int depth = w->stack[w->depth - 1].depth;
+	int rc = close_top(w);
 
-	return rc < 0 ? rc : open_call(t, sym, it->index, time, depth);
+	return rc < 0 ? rc : open_call(w, sym, it->index, time, depth);
 }
 
 /* After a return: the caller goes on, or, when the pc is not in it, the
  * stack was not what it seemed (a longjmp, or the handler's return into
  * __restore_rt). */
-static int after_return(struct thread_walk *t, const struct replay_symbol *sym,
+static int after_return(struct walk *w, const struct replay_symbol *sym,
 			const struct replay_item *it, uint64_t time)
 {
-	struct walk *w = &t->w;
 	bool was_signal = w->stack[w->depth - 1].signal;
 	int depth = w->stack[w->depth - 1].depth;
-	int rc = close_top(w, t->lones);
+	int rc = close_top(w);
 
 	if (rc < 0)
 		return rc;
 	if (!w->depth)
-		return open_caller(t, sym, depth - 1);
+		return open_caller(w, sym, depth - 1);
 	if (same_function(&w->stack[w->depth - 1].sym, sym))
 		return 0;
 	if (was_signal) {
-		rc = open_call(t, sym, it->index, time, depth);
+		rc = open_call(w, sym, it->index, time, depth);
 		if (rc == 0)
 			w->stack[w->depth - 1].trampoline = true;
 		return rc;
 	}
-	return replace_top(t, sym, it, time);
+	return replace_top(w, sym, it, time);
 }
 
 static void lookup(struct walk *w, uint64_t ip, struct replay_symbol *out)
@@ -411,9 +386,8 @@ static void lookup(struct walk *w, uint64_t ip, struct replay_symbol *out)
 	slot->sym.line = out->line;
 }
 
-static int add_insn(struct thread_walk *t, const struct replay_item *it, uint64_t time)
+static int add_insn(struct walk *w, const struct replay_item *it, uint64_t time)
 {
-	struct walk *w = &t->w;
 	struct replay_symbol sym;
 	int rc = 0;
 
@@ -421,32 +395,32 @@ static int add_insn(struct thread_walk *t, const struct replay_item *it, uint64_
 	if (!w->depth) {
 		w->start_first = it->index;
 		w->start_t0 = time;
-		rc = open_call(t, &sym, it->index, time, 0);
+		rc = open_call(w, &sym, it->index, time, 0);
 	} else if (w->kind == REPLAY_INSN_CALL) {
-		rc = open_call(t, &sym, it->index, time, w->stack[w->depth - 1].depth + 1);
+		rc = open_call(w, &sym, it->index, time, w->stack[w->depth - 1].depth + 1);
 	} else if (w->kind == REPLAY_INSN_RET) {
-		rc = after_return(t, &sym, it, time);
+		rc = after_return(w, &sym, it, time);
 	} else if (unexpected(w, it->insn.ip)) {
 		struct frame *top = &w->stack[w->depth - 1];
 
 		if (w->syscall && top->trampoline) {
 			/* rt_sigreturn: back in the interrupted function */
-			rc = close_top(w, t->lones);
+			rc = close_top(w);
 			if (rc == 0 && !w->depth)
-				rc = open_caller(t, &sym, top->depth - 1);
+				rc = open_caller(w, &sym, top->depth - 1);
 			else if (rc == 0 && !same_function(&w->stack[w->depth - 1].sym, &sym))
-				rc = replace_top(t, &sym, it, time);
+				rc = replace_top(w, &sym, it, time);
 		} else if (sym.function && sym.start == it->insn.ip && strcmp(sym.function, "_start")) {
 			rc = mark(w, REPLAY_MARK_SIGNAL, it->index, time, sym.function, NULL);
 			if (rc == 0)
-				rc = open_call(t, &sym, it->index, time, top->depth + 1);
+				rc = open_call(w, &sym, it->index, time, top->depth + 1);
 			if (rc == 0)
 				w->stack[w->depth - 1].signal = true;
 		} else if (!same_function(&top->sym, &sym)) {
-			rc = replace_top(t, &sym, it, time);
+			rc = replace_top(w, &sym, it, time);
 		}
 	} else if (!same_function(&w->stack[w->depth - 1].sym, &sym)) {
-		rc = replace_top(t, &sym, it, time);
+		rc = replace_top(w, &sym, it, time);
 	}
 	if (rc < 0)
 		return rc;
@@ -457,11 +431,10 @@ static int add_insn(struct thread_walk *t, const struct replay_item *it, uint64_
 	return 0;
 }
 
-static int add_gap(struct thread_walk *t, const struct replay_item *it)
+static int add_gap(struct walk *w, const struct replay_item *it)
 {
-	struct walk *w = &t->w;
 	uint64_t time = w->have_prev ? w->t_end : it->time;
-	int rc = close_all(t);
+	int rc = close_all(w);
 
 	if (rc == 0)
 		rc = mark(w, REPLAY_MARK_GAP, it->index, time, NULL, it->text);
@@ -556,7 +529,7 @@ static int walk_thread(struct replay_spans *tl, const struct replay_bundle *b, s
 		       const struct replay_index *idx, const struct replay_spans_opts *o,
 		       struct crash_info *ci)
 {
-	struct thread_walk t = { .w = { .tl = tl, .o = o, .thread = thread } };
+	struct walk w = { .tl = tl, .o = o, .thread = thread };
 	struct replay_decoder *d = NULL;
 	struct replay_item it;
 	size_t from = tl->nspans, mfrom = tl->nmarks;
@@ -571,36 +544,33 @@ static int walk_thread(struct replay_spans *tl, const struct replay_bundle *b, s
 		rc = replay_index_seek(idx, d, klo);
 	else if (rc == 0 && !exact && o->have_range)
 		rc = seek_time(tl, idx, d, tl->start);
-	t.lones = calloc(1, sizeof(*t.lones));
-	t.w.syms = calloc(SYM_SLOTS, sizeof(*t.w.syms));
-	if (rc == 0 && (!t.lones || !t.w.syms))
+	w.syms = calloc(SYM_SLOTS, sizeof(*w.syms));
+	if (rc == 0 && !w.syms)
 		rc = -ENOMEM;
 	while (rc == 0 && (rc = replay_decoder_next(d, &it)) > 0) {
-		uint64_t time = it.kind == REPLAY_ITEM_GAP ? 0 : item_time(&t.w, &it);
-
+		uint64_t time = it.kind == REPLAY_ITEM_GAP ? 0 : item_time(&w, &it);
 		bool in = exact ? it.index >= klo : time >= tl->start;
 
 		rc = 0;
 		if (exact ? it.index > khi : it.kind == REPLAY_ITEM_INSN && time > tl->end)
 			break;
 		if (it.kind == REPLAY_ITEM_GAP)
-			rc = t.w.have_prev || !o->have_range ? add_gap(&t, &it) : 0;
+			rc = w.have_prev || !o->have_range ? add_gap(&w, &it) : 0;
 		else if (in)
-			rc = add_insn(&t, &it, time);
+			rc = add_insn(&w, &it, time);
 		if (rc == 0 && o->progress && !(++tl->items & 0xffff) && o->progress(o->ctx, tl->items))
 			rc = -ECANCELED;
 	}
 	if (rc == 0)
-		rc = close_all(&t);
+		rc = close_all(&w);
 	if (rc == 0)
 		normalize(tl, from);
 	if (rc == 0 && exact)
 		exact_times(tl, o->st, tid, from, mfrom);
-	ci->end_time = exact && t.w.have_prev ? exact_time(o->st, tid, t.w.last + 1) : t.w.t_end;
-	ci->last = t.w.last;
-	free(t.w.stack);
-	free(t.w.syms);
-	free(t.lones);
+	ci->end_time = exact && w.have_prev ? exact_time(o->st, tid, w.last + 1) : w.t_end;
+	ci->last = w.last;
+	free(w.stack);
+	free(w.syms);
 	replay_decoder_free(d);
 	return rc;
 }
