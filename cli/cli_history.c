@@ -106,17 +106,6 @@ void cli_calls_usage(FILE *out)
 		"See docs/history.md.\n");
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return errno || *end ? -EINVAL : 0;
-}
-
 static int modifiers(const char *m, struct hist_args *a, bool calls)
 {
 	char bad = 0;
@@ -159,7 +148,7 @@ static int parse_args(int argc, char **argv, struct hist_args *a, bool calls)
 		} else if (!strcmp(s, "--thread") || !strcmp(s, "--size")) {
 			uint64_t v;
 
-			if (i + 1 >= argc || parse_u64(argv[i + 1], &v) < 0 || (s[2] == 's' && !v)) {
+			if (i + 1 >= argc || replay_history_parse_u64(argv[i + 1], &v) < 0 || (s[2] == 's' && !v)) {
 				fprintf(stderr, "hindsight: %s needs a positive number\n", s);
 				return -1;
 			}

@@ -28,6 +28,7 @@
 #include "cli/cli_history.h"
 #include "replay/bundle.h"
 #include "replay/dwarf_symbols.h"
+#include "replay/history_format.h"
 #include "replay/image_find.h"
 #include "replay/state.h"
 #include "replay/symbols.h"
@@ -77,17 +78,6 @@ void cli_timeline_usage(FILE *out)
 		TIMELINE_RESOLUTION);
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return errno || *end ? -EINVAL : 0;
-}
-
 /* A,B  A,+K  A,  ,B  A (= A,) */
 static int parse_range(const char *r, struct replay_spans_opts *o)
 {
@@ -103,17 +93,17 @@ static int parse_range(const char *r, struct replay_spans_opts *o)
 	comma = strchr(a, ',');
 	if (comma)
 		*comma++ = '\0';
-	if (a[0] && parse_u64(a, &o->lo) < 0)
+	if (a[0] && replay_history_parse_u64(a, &o->lo) < 0)
 		return -EINVAL;
 	if (!comma || !*comma)
 		return a[0] || comma ? 0 : -EINVAL;
 	if (*comma == '+') {
-		if (!a[0] || parse_u64(comma + 1, &k) < 0 || k == 0 || o->lo > UINT64_MAX - k)
+		if (!a[0] || replay_history_parse_u64(comma + 1, &k) < 0 || k == 0 || o->lo > UINT64_MAX - k)
 			return -EINVAL;
 		o->hi = o->lo + k - 1;
 		return 0;
 	}
-	if (parse_u64(comma, &o->hi) < 0 || o->hi < o->lo)
+	if (replay_history_parse_u64(comma, &o->hi) < 0 || o->hi < o->lo)
 		return -EINVAL;
 	return 0;
 }
@@ -146,7 +136,7 @@ static int parse_args(int argc, char **argv, struct tl_args *a)
 			}
 			break;
 		case 'r':
-			if (parse_u64(optarg, &a->resolution) < 0 || a->resolution > 100000000) {
+			if (replay_history_parse_u64(optarg, &a->resolution) < 0 || a->resolution > 100000000) {
 				fprintf(stderr, "hindsight: bad --resolution '%s'\n", optarg);
 				return 2;
 			}

@@ -30,7 +30,7 @@ int replay_history_modifiers(const char *m, bool calls, struct replay_history_op
 	return 0;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
+int replay_history_parse_u64(const char *s, uint64_t *out)
 {
 	char *end;
 
@@ -54,13 +54,13 @@ static int range_second(const char *first, const char *second, uint64_t n, uint6
 	uint64_t m = 0;
 
 	if (second[0] == '+' || second[0] == '-') {
-		if (parse_u64(second + 1, &m) < 0 || !m || !first[0])
+		if (replay_history_parse_u64(second + 1, &m) < 0 || !m || !first[0])
 			return range_msg(msg, msgsize, "Expected positive number, got: %s.", second);
 		*begin = second[0] == '+' ? n : (n >= m ? n - m + 1 : 1);
 		*end = second[0] == '+' ? n + m - 1 : n;
 		return 0;
 	}
-	if (parse_u64(second, &m) < 0)
+	if (replay_history_parse_u64(second, &m) < 0)
 		return range_msg(msg, msgsize, "Expected positive number, got: %s.", second);
 	*begin = first[0] ? n : (m > size ? m - size + 1 : 1);
 	*end = m;
@@ -84,7 +84,7 @@ int replay_history_range(const char *r, uint64_t size, uint64_t total, uint64_t 
 	snprintf(first, sizeof(first), "%.*s", comma ? (int)(comma - r) : (int)strlen(r), r);
 	if (comma)
 		snprintf(second, sizeof(second), "%s", comma + 1);
-	if ((first[0] && parse_u64(first, &n) < 0) || (!first[0] && (!comma || !second[0])))
+	if ((first[0] && replay_history_parse_u64(first, &n) < 0) || (!first[0] && (!comma || !second[0])))
 		return range_msg(msg, msgsize, "Expected positive number, got: %s.", r);
 	if (!comma || !second[0]) {
 		*begin = n;

@@ -44,6 +44,10 @@ void replay_history_src_release(struct replay_history_src *last);
  * character in *@bad. */
 int replay_history_modifiers(const char *m, bool calls, struct replay_history_opts *o, char *bad);
 
+/* A number as the range syntax and the commands' options take it (decimal,
+ * 0x hex, 0 octal; no sign): 0 or -EINVAL. */
+int replay_history_parse_u64(const char *s, uint64_t *out);
+
 /* Resolves GDB's range syntax @r over items 1..@total into [*@begin,
  * *@end]; @size is the length of a range without an end. An empty @r is the
  * @size items ending at @last (pass @total for "the end"). 0, or -EINVAL
