@@ -10,7 +10,7 @@
 # edges at the function's first instruction and at its ret; merged blocks
 # that keep every call counted; RANGE; three threads whose turns the test
 # draws appear in that order on the shared clock; a trace cut short or of
-# garbage; bad command lines.
+# garbage; a hardware perf.data against ptxed's listing; bad command lines.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "hindsight timeline"
 
@@ -171,6 +171,35 @@ expect_eq "exit status of timeline on a trace of garbage" "$?" 0
 expect garbage.err "warning: thread 1 ("
 expect garbage.err "): nothing in its trace decodes"
 perfetto garbage.json
+
+# ---- a hardware recording: perf.data from a Skylake (shared/ptdata) --------
+# Its functions and their instruction counts against ptxed's listing of the
+# same trace, grouped by nm's symbols; TSC times that only grow.
+H=$SHARED_DIR/ptdata/hase/skl-20180404-loopy
+if [ -r "$H/loopy-20180404T162955.perf" ]; then
+    timeout 120 "$HINDSIGHT" timeline "$H/loopy-20180404T162955.perf" --image-dir "$H" \
+        --resolution 0 -o hw.json 2>hw.err
+    expect_eq "exit status of timeline on a perf.data" "$?" 0
+    perfetto hw.json
+    expect_eq "clock of a perf.data" "$(q hw.json "d['otherData']['hindsight']['clock']")" tsc
+    nm "$H/loopy" | awk '$2 ~ /^[Tt]$/ { print $1, $3 }' | sort >hw.syms
+    grep '^[0-9a-f]\{16\}$' "$H/ref-libipt-2.0.5/ptxed-insn-noinst.txt" >hw.addrs
+    want=$(python3 -c '
+import sys
+syms = [(int(a, 16), n) for a, n in (l.split() for l in open("hw.syms"))]
+out = []
+for l in open("hw.addrs"):
+    ip = int(l, 16)
+    name = max((s for s in syms if s[0] <= ip), default=(0, "??"))[1]
+    if out and out[-1][0] == name: out[-1][1] += 1
+    else: out.append([name, 1])
+print(out)')
+    expect_eq "spans against ptxed and nm" \
+        "$(q hw.json "[[e['name'], e['args']['last'] - e['args']['first'] + 1] for e in sorted(X, key=lambda e: e['args']['first'])]")" \
+        "$want"
+    expect_eq "TSC times in order" \
+        "$(q hw.json "(lambda s: all(a['ts'] + a['dur'] <= b['ts'] for a, b in zip(s, s[1:])))(sorted(X, key=lambda e: e['args']['first']))")" True
+fi
 
 # ---- bad command lines -----------------------------------------------------
 "$HINDSIGHT" timeline "$T_DIR/nothing" >bad1.out 2>bad1.err
