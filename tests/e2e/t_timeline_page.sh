@@ -8,8 +8,9 @@
 # JSON's position; the screenshot has a span's colour at the centre of 20
 # spans' boxes; a click on crash_here gives the front end's command, and that
 # command stops in crash_here. The threads program: four tracks, each
-# worker_step in its worker's track. A page built from a recording that is
-# not there: an error, no page.
+# worker_step in its worker's track. A merged block's command draws its part
+# with as many calls as it counted. A page built from a recording that is not
+# there: an error, no page.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "hindsight timeline"
 
@@ -92,6 +93,29 @@ expect_eq "worker_step in three worker tracks" \
     "$(q thr.check "sorted(set(s['tid'] for s in S if s['name'] == 'worker_step'))")" \
     "$(q thr.json "sorted(set(e['tid'] for e in X if e['name'] == 'worker_step'))")"
 expect_eq "three workers" "$(q thr.check "len(set(s['tid'] for s in S if s['name'] == 'worker_step'))")" 3
+
+# A merged block: its command draws that part, with every call it counted.
+timeout 120 "$HINDSIGHT" record -o many -- "$prog" 3 "$(rand_int 5000 9000)" 0 >many.out 2>many.err
+expect_eq "exit status of calltree (many calls)" "$?" 0
+timeout 120 "$HINDSIGHT" timeline many --resolution 50 -o many.html 2>/dev/null
+timeout 120 "$HINDSIGHT" timeline many --resolution 50 -o many.json 2>/dev/null
+n=$(q many.json "sum(e['cat'] == 'merged' and e['args']['functions'] == 'tiny' for e in X)")
+if [ "${n:-0}" -gt 0 ]; then
+    block=$(q many.json "(lambda e: f\"{e['tid']} {e['args']['first']} {e['args']['last']} {e['args']['calls']}\")([e for e in X if e['cat'] == 'merged' and e['args']['functions'] == 'tiny'][$(rand_int 0 $((n - 1)))])")
+    read -r btid bfirst blast bcalls <<<"$block"
+    timeout 300 python3 "$CHECK" --no-screenshot --click "$btid:$bfirst" many.html >many.check 2>many.check.err
+    expect_eq "page_check --click on a merged block" "$?" 0
+    part=$(q many.check "d['click']['part_cmd']")
+    expect_re many.check "hindsight timeline $T_DIR/many [0-9]+,[0-9]+ -o part.html"
+    eval "set -- ${part#hindsight timeline }"
+    timeout 120 "$HINDSIGHT" timeline "$1" "$2" --resolution 0 -o part.json 2>part.err
+    expect_eq "exit status of the part's command" "$?" 0
+    expect_eq "the block's calls, drawn one by one" \
+        "$(q part.json "sum(e['name'] == 'tiny' and $bfirst <= e['args']['first'] and e['args']['last'] <= $blast for e in X)")" \
+        "$bcalls"
+else
+    fail "no merged block of tiny at --resolution 50"
+fi
 
 # No recording: an error and no page.
 "$HINDSIGHT" timeline "$T_DIR/nothing" -o none.html >none.out 2>none.err
