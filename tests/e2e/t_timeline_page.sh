@@ -117,6 +117,19 @@ else
     fail "no merged block of tiny at --resolution 50"
 fi
 
+# The hand-written sample (tools/page_sample.json: two threads, a gap, merged
+# blocks) in a page made without hindsight: every instant a marker, every
+# merged block drawn as one.
+python3 "$REPO_ROOT/tests/e2e/tools/make_page.py" -o sample.html "$REPO_ROOT/tests/e2e/tools/page_sample.json"
+timeout 300 python3 "$CHECK" --pixel-check sample.html >sample.check 2>sample.check.err
+expect_eq "page_check of the sample" "$?" 0
+sample=$REPO_ROOT/tests/e2e/tools/page_sample.json
+expect_eq "sample markers" "$(q sample.check "sorted((m['cat'], m['position']) for m in d['markers'])")" \
+    "$(q "$sample" "sorted((e['cat'], e['args']['position']) for e in I)")"
+expect_eq "sample merged blocks" "$(q sample.check "sorted(s['first'] for s in S if s['cat'] == 'merged')")" \
+    "$(q "$sample" "sorted(e['args']['first'] for e in X if e['cat'] == 'merged')")"
+expect_eq "sample tracks" "$(q sample.check "len(d['tracks'])")" 2
+
 # No recording: an error and no page.
 "$HINDSIGHT" timeline "$T_DIR/nothing" -o none.html >none.out 2>none.err
 expect_eq "no recording: status" "$?" 1
