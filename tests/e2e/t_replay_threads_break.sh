@@ -3,17 +3,18 @@
 # give the same answer to the same question across threads (one
 # timeline, replay/timeline.h). Software recordings of timeline.c, whose
 # three workers take turns by a schedule drawn at random (no two turns in
-# a row by one worker; two schedules), each turn storing a value in
-# g_vals[worker] inside worker_step. Both are asked: `break worker_step`,
-# then from the end reverse-continue to every turn and to the beginning,
-# then continue to every turn and to the end; at each stop the argument
-# registers' values (GDB: `print value`, `print id`; the front end, which
-# reads no C variables: $edx, $edi), g_vals (GDB: `print g_vals`; the
-# front end: x/3dw at its address), and `thread`. The two transcripts,
-# reduced to one line a stop (thread, values, edge), must be the same, and
-# match the schedule: each turn in reverse, then in order, each in its
-# worker's thread (the front end says "[Switching to thread N ...]" when
-# the stop is in another thread than the last).
+# a row by one worker, each worker at least once; two schedules), each
+# turn storing a value in g_vals[worker] inside worker_step. Both are
+# asked: `break worker_step`, then from the end reverse-continue to every
+# turn and to the beginning, then continue to every turn and to the end;
+# at each stop the argument registers' values (GDB: `print value`,
+# `print id`; the front end, which reads no C variables: $edx, $edi),
+# g_vals (GDB: `print g_vals`; the front end: x/3dw at its address), and
+# `thread`. The two transcripts, reduced to one line a stop (thread,
+# values, edge), must be the same, and match the schedule: each turn in
+# reverse, then in order, each in its worker's thread (the front end says
+# "[Switching to thread N ...]" when the stop is in another thread than
+# the last).
 . "$(dirname "$0")/lib.sh"
 hindsight_only "replays recordings"
 "$HINDSIGHT" record --help >/dev/null 2>&1 || skip "no hindsight record"
@@ -60,17 +61,22 @@ vals()
 ask()
 {
     local r=$1 n k w
-    NT=$(rand_int 6 9)
-    W=() V=()
+    # Every worker takes a turn: a word of g_vals nothing wrote is not
+    # in the recording (bss), and neither debugger can print it.
     local args=()
-    for ((n = 0; n < NT; n++)); do
-        w=$(rand_int 0 2)
-        if [ "$n" -gt 0 ] && [ "$w" = "${W[n - 1]}" ]; then
-            w=$(((w + $(rand_int 1 2)) % 3))
-        fi
-        W+=("$w")
-        V+=("$(rand_int 1000 9999)")
-        args+=("$w:${V[n]}")
+    W=() V=()
+    while [ "$(printf '%s\n' "${W[@]}" | sort -u | wc -l)" != 3 ]; do
+        NT=$(rand_int 6 9)
+        W=() V=() args=()
+        for ((n = 0; n < NT; n++)); do
+            w=$(rand_int 0 2)
+            if [ "$n" -gt 0 ] && [ "$w" = "${W[n - 1]}" ]; then
+                w=$(((w + $(rand_int 1 2)) % 3))
+            fi
+            W+=("$w")
+            V+=("$(rand_int 1000 9999)")
+            args+=("$w:${V[n]}")
+        done
     done
     echo "round $r schedule: ${args[*]}"
     local rec=$T_DIR/rec$r
