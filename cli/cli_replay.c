@@ -303,12 +303,26 @@ static int cmd_finish(struct session *s, const char *args, const struct command 
 	return report_stop(s, r, NULL, r == REPLAY_FRONTEND_DONE);
 }
 
+/* The stop is in another thread than the move's: GDB says so first. */
+static void report_switch(struct session *s, size_t from)
+{
+	if (s->f->current != from)
+		printf("[Switching to thread %zu (Thread %" PRId64 ".%" PRId64 ")]\n",
+		       s->f->current + 1, s->f->b->pid, replay_frontend_tid(s->f));
+}
+
 static int cmd_continue(struct session *s, const char *args, const struct command *c)
 {
+	size_t from = s->f->current;
+	int r;
+
 	(void)args;
 	printf("%s.\n", c->arg & REV ? "Continuing backward" : "Continuing");
 	fflush(stdout);
-	return report_stop(s, replay_frontend_continue(s->f, c->arg & REV), NULL, false);
+	r = replay_frontend_continue(s->f, c->arg & REV);
+	if (r >= 0)
+		report_switch(s, from);
+	return report_stop(s, r, NULL, false);
 }
 
 static int cmd_goto(struct session *s, const char *args, const struct command *c)
@@ -330,7 +344,7 @@ static int cmd_goto(struct session *s, const char *args, const struct command *c
 			return -1;
 		}
 	}
-	if (replay_cursor_goto(cur, n) < 0) {
+	if (replay_frontend_goto(s->f, n) < 0) {
 		fprintf(stderr, "Target insn not found (the history has positions 1 to %" PRIu64 ").\n",
 			replay_cursor_size(cur) + 1);
 		return -1;

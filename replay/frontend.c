@@ -16,6 +16,7 @@
 #include "replay/image.h"
 #include "replay/rodata.h"
 #include "replay/state.h"
+#include "replay/timeline.h"
 
 /* rip in struct user_regs_struct. */
 #define GP_RIP 16
@@ -24,6 +25,7 @@ int replay_frontend_open(const char *dir, struct replay_frontend **out, char *er
 {
 	struct replay_frontend *f = calloc(1, sizeof(*f));
 	struct pt_image *unused;
+	size_t failed;
 	int r;
 
 	if (!f)
@@ -51,14 +53,14 @@ int replay_frontend_open(const char *dir, struct replay_frontend **out, char *er
 		f->st = NULL;
 	else if (r)
 		goto fail;
-	for (size_t i = 0; i < f->nthreads; i++) {
-		r = replay_cursor_new(f->b, i, NULL, NULL, &f->cur[i]);
-		if (r) {
-			snprintf(err, errsize, "%s: thread %lld: %s", dir,
-				 (long long)f->b->threads[i].tid, strerror(-r));
-			goto fail;
-		}
+	r = replay_timeline_new(f->b, f->st, &f->tl, &failed);
+	if (r) {
+		snprintf(err, errsize, "%s: thread %lld: %s", dir,
+			 (long long)f->b->threads[failed].tid, strerror(-r));
+		goto fail;
 	}
+	for (size_t i = 0; i < f->nthreads; i++)
+		f->cur[i] = replay_timeline_cursor(f->tl, i);
 	*out = f;
 	return 0;
 fail:
@@ -70,17 +72,13 @@ void replay_frontend_free(struct replay_frontend *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < f->nthreads; i++) {
-		if (f->cur)
-			replay_cursor_free(f->cur[i]);
-		if (f->calls)
-			replay_calls_release(&f->calls[i]);
-	}
+	for (size_t i = 0; f->calls && i < f->nthreads; i++)
+		replay_calls_release(&f->calls[i]);
+	replay_timeline_free(f->tl);
 	for (size_t i = 0; i < f->nbreaks; i++)
 		free(f->breaks[i].spec);
 	replay_frontend_images_free(f);
 	free(f->breaks);
-	free(f->addrs);
 	free(f->cur);
 	free(f->calls);
 	free(f->calls_built);
@@ -194,9 +192,11 @@ int replay_frontend_read(struct replay_frontend *f, uint64_t addr, void *buf, si
 
 	if (len > sizeof(known))
 		len = sizeof(known);
-	if (f->st && replay_state_time_at(f->st, replay_frontend_tid(f),
-					  replay_cursor_position(replay_frontend_cursor(f)),
-					  &time) == 0) {
+	/* The timeline's time: what every thread's writes left then. */
+	if (f->st && (replay_timeline_time(f->tl, &time) == 0 ||
+		      replay_state_time_at(f->st, replay_frontend_tid(f),
+					   replay_cursor_position(replay_frontend_cursor(f)),
+					   &time) == 0)) {
 		replay_state_read_mem(f->st, time, addr, buf, len, known);
 		/* Bytes never written while recording: the images' (code and
 		 * read-only data), as the replay target answers them. */
@@ -241,7 +241,7 @@ static bool at_break(struct replay_frontend *f)
 	uint64_t pc;
 
 	return replay_cursor_pc(replay_frontend_cursor(f), &pc) == 0 &&
-	       replay_frontend_break_at(f, pc) != NULL;
+	       replay_timeline_break_at(f->tl, pc, -1);
 }
 
 /* One instruction in either direction: DONE, BEGIN, END, or < 0. */
@@ -312,7 +312,7 @@ static bool while_deeper(struct replay_frontend *f, void *ctx)
 	return level_here(f) > d->level;
 }
 
-int replay_frontend_stepi(struct replay_frontend *f, bool reverse, bool over)
+static int stepi_here(struct replay_frontend *f, bool reverse, bool over)
 {
 	/* Only nexti needs the call depths (and so the call structure). */
 	struct deeper_ctx d = { over ? level_here(f) : -1 };
@@ -374,7 +374,7 @@ static int to_line_start(struct replay_frontend *f)
 	return REPLAY_FRONTEND_DONE;
 }
 
-int replay_frontend_step(struct replay_frontend *f, bool reverse, bool over)
+static int step_here(struct replay_frontend *f, bool reverse, bool over)
 {
 	struct line_ctx l = { NULL, 0, level_here(f), over };
 	int r;
@@ -419,7 +419,7 @@ static bool while_not_returned(struct replay_frontend *f, void *ctx)
 	return level_here(f) >= d->level;
 }
 
-int replay_frontend_finish(struct replay_frontend *f, bool reverse)
+static int finish_here(struct replay_frontend *f, bool reverse)
 {
 	struct deeper_ctx d = { level_here(f) };
 	int r;
@@ -432,42 +432,76 @@ int replay_frontend_finish(struct replay_frontend *f, bool reverse)
 	return r;
 }
 
+/* After the current thread's own move (@r its result): the time is its
+ * position's, reached going @reverse or forward, and the other threads
+ * follow (replay_timeline_follow). */
+static int followed(struct replay_frontend *f, bool reverse, int r)
+{
+	int e = replay_timeline_follow(f->tl, f->current, reverse);
+
+	return r < 0 ? r : e < 0 ? e : r;
+}
+
+int replay_frontend_stepi(struct replay_frontend *f, bool reverse, bool over)
+{
+	return followed(f, reverse, stepi_here(f, reverse, over));
+}
+
+int replay_frontend_step(struct replay_frontend *f, bool reverse, bool over)
+{
+	return followed(f, reverse, step_here(f, reverse, over));
+}
+
+int replay_frontend_finish(struct replay_frontend *f, bool reverse)
+{
+	return followed(f, reverse, finish_here(f, reverse));
+}
+
+int replay_frontend_goto(struct replay_frontend *f, uint64_t n)
+{
+	int r = replay_cursor_goto(replay_frontend_cursor(f), n);
+
+	return r < 0 ? r : followed(f, false, 0);
+}
+
 int replay_frontend_continue(struct replay_frontend *f, bool reverse)
 {
-	struct replay_cursor_breaks bps = { f->addrs, f->naddrs };
-	struct replay_cursor *c = replay_frontend_cursor(f);
+	struct replay_timeline_resume rq = {
+		f->current, reverse ? REPLAY_TIMELINE_REVERSE_CONTINUE : REPLAY_TIMELINE_CONTINUE,
+		0, 0, NULL };
+	struct replay_timeline_stop stop;
 	int r;
 
-	replay_cursor_set_interrupt(c, f->interrupt);
-	r = replay_cursor_continue(c, reverse ? REPLAY_BACKWARD : REPLAY_FORWARD, &bps);
-	switch (r) {
+	replay_timeline_set_interrupt(f->tl, f->interrupt);
+	r = replay_timeline_resume(f->tl, &rq, &stop);
+	if (r < 0)
+		return r;
+	f->current = stop.thread;
+	switch (stop.kind) {
 	case REPLAY_CURSOR_BREAK: return REPLAY_FRONTEND_BREAK;
 	case REPLAY_CURSOR_GAP: return REPLAY_FRONTEND_GAP;
 	case REPLAY_CURSOR_BEGIN: return REPLAY_FRONTEND_BEGIN;
 	case REPLAY_CURSOR_END: return REPLAY_FRONTEND_END;
 	case REPLAY_CURSOR_INTERRUPTED: return REPLAY_FRONTEND_INTERRUPTED;
-	default: return r < 0 ? r : REPLAY_FRONTEND_DONE;
+	default: return REPLAY_FRONTEND_DONE;
 	}
 }
 
 /* ---- breakpoints ------------------------------------------------------- */
 
-static int rebuild_addrs(struct replay_frontend *f)
+/* Breakpoint @bp's addresses into (@insert) or out of the timeline's
+ * table, tagged with its number. 0 or -ENOMEM. */
+static int break_points(struct replay_frontend *f, const struct replay_frontend_break *bp,
+			bool insert)
 {
-	size_t n = 0;
-	uint64_t *a;
-
-	for (size_t i = 0; i < f->nbreaks; i++)
-		n += f->breaks[i].naddrs;
-	a = realloc(f->addrs, (n ? n : 1) * sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	f->addrs = a;
-	n = 0;
-	for (size_t i = 0; i < f->nbreaks; i++)
-		for (size_t k = 0; k < f->breaks[i].naddrs; k++)
-			a[n++] = f->breaks[i].addrs[k];
-	f->naddrs = n ? replay_cursor_breaks_sort(a, n) : 0;
+	for (size_t k = 0; k < bp->naddrs; k++) {
+		if (!insert)
+			replay_timeline_point_remove(f->tl, REPLAY_TIMELINE_BREAK, bp->addrs[k], 0,
+						     bp->number);
+		else if (replay_timeline_point_insert(f->tl, REPLAY_TIMELINE_BREAK, bp->addrs[k], 0,
+						      bp->number) < 0)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -494,7 +528,7 @@ int replay_frontend_break_add(struct replay_frontend *f, const char *spec, const
 	bp->naddrs = n < REPLAY_FRONTEND_MAX_ADDRS ? n : REPLAY_FRONTEND_MAX_ADDRS;
 	memcpy(bp->addrs, addrs, bp->naddrs * sizeof(*addrs));
 	f->nbreaks++;
-	return rebuild_addrs(f) < 0 ? -ENOMEM : bp->number;
+	return break_points(f, bp, true) < 0 ? -ENOMEM : bp->number;
 }
 
 int replay_frontend_break_delete(struct replay_frontend *f, int n)
@@ -503,6 +537,7 @@ int replay_frontend_break_delete(struct replay_frontend *f, int n)
 
 	for (size_t i = 0; i < f->nbreaks;) {
 		if (n == 0 || f->breaks[i].number == n) {
+			break_points(f, &f->breaks[i], false);
 			free(f->breaks[i].spec);
 			memmove(&f->breaks[i], &f->breaks[i + 1],
 				(f->nbreaks - i - 1) * sizeof(f->breaks[0]));
@@ -512,9 +547,7 @@ int replay_frontend_break_delete(struct replay_frontend *f, int n)
 			i++;
 		}
 	}
-	if (!found && n)
-		return -ENOENT;
-	return rebuild_addrs(f);
+	return !found && n ? -ENOENT : 0;
 }
 
 struct replay_frontend_break *replay_frontend_break_at(struct replay_frontend *f, uint64_t pc)

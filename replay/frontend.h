@@ -2,11 +2,13 @@
  * replay/frontend.h: a debugging session over a recording, for
  * `hindsight replay` (cli/cli_replay.c).
  *
- * Holds what the commands need: the bundle, a cursor per thread, the
- * state log (software recordings; NULL otherwise), the code image, a DWARF
- * symbolizer, each thread's call structure (replay/calls.h, built on first
- * use: it gives the call depth of every position), and the breakpoints.
- * The moves are GDB's at source level, computed over the history:
+ * Holds what the commands need: the bundle, the timeline (replay/
+ * timeline.h: a cursor per thread, the logical clock, the breakpoint
+ * table), the state log (software recordings; NULL otherwise), the code
+ * image, a DWARF symbolizer, each thread's call structure (replay/calls.h,
+ * built on first use: it gives the call depth of every position), and the
+ * breakpoints' numbers and locations. The moves are GDB's at source
+ * level, computed over the current thread's history:
  *
  *   step     instructions forward until the line changes; a call into a
  *            function with line information stops at its first line after
@@ -18,10 +20,14 @@
  *
  * Each stops early at a breakpoint, a gap or an edge of the history, and
  * when *@interrupt (set from a signal handler) becomes non-zero
- * (REPLAY_FRONTEND_INTERRUPTED: continue hands the flag to the cursor,
- * which reads it once per block it scans; the others read it after every
+ * (REPLAY_FRONTEND_INTERRUPTED: continue hands the flag to the cursors,
+ * which read it once per block they scan; the others read it after every
  * instruction); building the call structure then gives up with
- * -ECANCELED. Nothing here prints.
+ * -ECANCELED. With a state log the other threads follow the current
+ * thread's time after every move, and continue / reverse-continue are
+ * the timeline's: the nearest breakpoint hit in time in any thread, which
+ * becomes the current thread (as GDB's over `serve --replay`). Memory is
+ * read at the timeline's time. Nothing here prints.
  */
 #ifndef HINDSIGHT_REPLAY_FRONTEND_H
 #define HINDSIGHT_REPLAY_FRONTEND_H
@@ -41,6 +47,7 @@ struct replay_dwarf_symbols;
 struct replay_image;
 struct replay_rodata;
 struct replay_state;
+struct replay_timeline;
 
 #define REPLAY_FRONTEND_MAX_ADDRS 16
 
@@ -57,17 +64,16 @@ struct replay_frontend {
 	struct replay_image *img;
 	struct replay_rodata *rodata;  /* the files' read-only data */
 	struct replay_state *st;   /* NULL: no state log */
+	struct replay_timeline *tl; /* the cursors, the clock, the breakpoint table */
 	struct replay_dwarf_symbols *ds;
 	struct replay_symbolizer sym;
-	struct replay_cursor **cur;
+	struct replay_cursor **cur; /* the timeline's, by thread */
 	struct replay_calls *calls; /* per thread; .segs NULL until built */
 	bool *calls_built;
 	size_t nthreads, current;
 	struct replay_frontend_break *breaks;
 	size_t nbreaks, capbreaks;
 	int next_break;
-	uint64_t *addrs;           /* sorted addresses of every breakpoint */
-	size_t naddrs;
 	volatile sig_atomic_t *interrupt;
 	void *images;              /* frontend_break.c's DWARF images */
 };
@@ -118,11 +124,15 @@ int replay_frontend_read(struct replay_frontend *f, uint64_t addr, void *buf, si
 int replay_frontend_backtrace(struct replay_frontend *f, struct replay_frame *frames, size_t max,
 			      struct replay_unwind_end *end);
 
-/* The moves; each returns an enum replay_frontend_stop or < 0. */
+/* The moves; each returns an enum replay_frontend_stop or < 0. continue
+ * may stop in another thread: f->current is then that thread. */
 int replay_frontend_stepi(struct replay_frontend *f, bool reverse, bool over);
 int replay_frontend_step(struct replay_frontend *f, bool reverse, bool over);
 int replay_frontend_finish(struct replay_frontend *f, bool reverse);
 int replay_frontend_continue(struct replay_frontend *f, bool reverse);
+/* The current thread to position @n (1 .. size + 1), the others to its
+ * time. 0, -ENOENT (no such position), -ENOMEM. */
+int replay_frontend_goto(struct replay_frontend *f, uint64_t n);
 
 /* Breakpoints: adds one at the addresses @addrs (@spec kept for `info
  * breakpoints`); returns its number or -ENOMEM. Deletes number @n (0:

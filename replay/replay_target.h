@@ -12,8 +12,8 @@
  *   breakpoint: the state before it runs) or to the beginning; forward
  *   step, range step and continue replay the history the same way and stop
  *   with replaylog:end at its end;
- * - one timeline for all threads (a state log: every instruction has a
- *   logical time): a target-wide current time, and after any resume every
+ * - one timeline for all threads (replay/timeline.h; a state log: every
+ *   instruction has a logical time): a target-wide current time, and after any resume every
  *   thread stands at its position at that time (all its instructions of
  *   time <= the current time ran: position 1 for a thread that had not
  *   started, its end for one that had ended). A step or range step of
