@@ -871,11 +871,6 @@ static uint64_t le(const uint8_t *p, unsigned n)
 	return v;
 }
 
-/* user_regs_struct slot of each general rsp_reg up to gs (rip: none). */
-static const int8_t gp_slot[] = {
-	10, 5, 11, 12, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0, -1, 18, 17, 20, 23, 24, 25, 26,
-};
-
 int replay_state_regs_at(struct replay_state *st, int64_t tid, uint64_t index,
 			 struct rsp_regs *out)
 {
@@ -889,12 +884,9 @@ int replay_state_regs_at(struct replay_state *st, int64_t tid, uint64_t index,
 		return e;
 	xs = t->xs_cur;                    /* current after raw_at */
 	memset(out, 0, sizeof(*out));
-	for (int r = RSP_REG_RAX; r <= RSP_REG_GS; r++)
-		if (gp_slot[r] >= 0)
-			rsp_regs_set(out, (enum rsp_reg)r, gp[gp_slot[r]]);
-	rsp_regs_set(out, RSP_REG_ORIG_RAX, gp[15]);
-	rsp_regs_set(out, RSP_REG_FS_BASE, gp[21]);
-	rsp_regs_set(out, RSP_REG_GS_BASE, gp[22]);
+	for (int r = 0; r < RSP_REG_COUNT; r++)
+		if (rsp_reg_descs[r].user != RSP_USER_NONE && r != RSP_REG_RIP)
+			rsp_regs_set(out, (enum rsp_reg)r, gp[rsp_reg_descs[r].user]);
 	if (xl < 576 + 256)
 		return 0;
 	for (int i = 0; i < 8; i++)

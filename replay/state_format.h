@@ -16,12 +16,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/rsp_regs.h"
+
 /* The header: the magic, then varint tid, varint XSAVE area length,
  * varint REPLAY_STATE_NGP. */
 #define REPLAY_STATE_MAGIC "HSSTATE1"
 #define REPLAY_STATE_MAGIC_LEN 8
-#define REPLAY_STATE_NGP 27        /* struct user_regs_struct, 8-byte fields */
+#define REPLAY_STATE_NGP 27        /* RSP_USER_COUNT: struct user_regs_struct's fields */
 #define REPLAY_STATE_XMAX 16384    /* largest XSAVE area */
+_Static_assert(REPLAY_STATE_NGP == RSP_USER_COUNT, "a checkpoint has every user_regs field");
 
 /* Record kinds: the low 3 bits of a record's tag. */
 enum replay_state_kind {
@@ -49,12 +52,15 @@ enum replay_state_map {
 	REPLAY_STATE_MAP_ALL = 4,      /* exec: every address unknown (no range) */
 };
 
-/* struct user_regs_struct fields (8-byte slots) in the order of a REGS
- * record's mask: the most often changed first, so that the mask is one
- * byte; rip (slot 16) is not logged (the PT history gives it). */
+/* struct user_regs_struct fields (protocol/rsp_regs.h's slots) in the
+ * order of a REGS record's mask: the most often changed first, so that
+ * the mask is one byte; rip is not logged (the PT history gives it). */
 static const uint8_t replay_state_slots[] = {
-	18, 10, 11, 12, 19, 13, 14, 5, 4, 9, 8, 7, 6, 3, 2, 1, 0,
-	15, 21, 22, 17, 20, 23, 24, 25, 26,
+	RSP_USER_EFLAGS, RSP_USER_RAX, RSP_USER_RCX, RSP_USER_RDX, RSP_USER_RSP,
+	RSP_USER_RSI, RSP_USER_RDI, RSP_USER_RBX, RSP_USER_RBP, RSP_USER_R8,
+	RSP_USER_R9, RSP_USER_R10, RSP_USER_R11, RSP_USER_R12, RSP_USER_R13,
+	RSP_USER_R14, RSP_USER_R15, RSP_USER_ORIG_RAX, RSP_USER_FS_BASE, RSP_USER_GS_BASE,
+	RSP_USER_CS, RSP_USER_SS, RSP_USER_DS, RSP_USER_ES, RSP_USER_FS, RSP_USER_GS,
 };
 #define REPLAY_STATE_NSLOTS (sizeof(replay_state_slots))
 
