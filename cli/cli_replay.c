@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/user.h>
 #include <unistd.h>
 
 #include <readline/history.h>
@@ -40,6 +39,7 @@
 
 #include "cli/cli_history.h"
 #include "protocol/rsp_buf.h"
+#include "protocol/rsp_regs.h"
 #include "replay/bundle.h"
 #include "replay/cursor.h"
 #include "replay/decode.h"
@@ -55,7 +55,6 @@
 #include "replay/replay_monitor.h"
 #include "replay/source.h"
 
-#define GP(field) (offsetof(struct user_regs_struct, field) / 8)
 #define MAX_SCRIPT 64
 #define BT_MAX 256              /* frames bt shows at most */
 
@@ -709,15 +708,12 @@ static int cmd_x(struct session *s, const char *args, const struct command *c)
 	return 0;
 }
 
-static const struct { const char *name; size_t gp; } reg_table[] = {
-	{ "rax", GP(rax) }, { "rbx", GP(rbx) }, { "rcx", GP(rcx) }, { "rdx", GP(rdx) },
-	{ "rsi", GP(rsi) }, { "rdi", GP(rdi) }, { "rbp", GP(rbp) }, { "rsp", GP(rsp) },
-	{ "r8", GP(r8) }, { "r9", GP(r9) }, { "r10", GP(r10) }, { "r11", GP(r11) },
-	{ "r12", GP(r12) }, { "r13", GP(r13) }, { "r14", GP(r14) }, { "r15", GP(r15) },
-	{ "rip", GP(rip) }, { "eflags", GP(eflags) }, { "cs", GP(cs) }, { "ss", GP(ss) },
-	{ "ds", GP(ds) }, { "es", GP(es) }, { "fs", GP(fs) }, { "gs", GP(gs) },
-	{ "fs_base", GP(fs_base) }, { "gs_base", GP(gs_base) },
-};
+/* Whether `info registers` shows register @r: GDB's general ones, those
+ * the state log has but orig_rax (GDB's system group). */
+static bool info_reg_shown(int r)
+{
+	return rsp_reg_descs[r].user != RSP_USER_NONE && r != RSP_REG_ORIG_RAX;
+}
 
 static void print_eflags(uint64_t v)
 {
@@ -733,10 +729,10 @@ static void print_eflags(uint64_t v)
 	printf("]");
 }
 
-/* One line of `info registers`: reg_table[@i] with value @v. */
-static void print_reg(struct session *s, size_t i, uint64_t v)
+/* One line of `info registers`: register @r with value @v. */
+static void print_reg(struct session *s, int r, uint64_t v)
 {
-	const char *name = reg_table[i].name;
+	const char *name = rsp_reg_descs[r].name;
 
 	printf("%-15s0x%-18" PRIx64, name, v);
 	if (!strcmp(name, "eflags")) {
@@ -748,7 +744,7 @@ static void print_reg(struct session *s, size_t i, uint64_t v)
 		if (!strcmp(name, "rip") && s->f->sym.lookup(s->f->sym.ctx, v, &sym) == 0 &&
 		    sym.function)
 			printf(" <%s+%" PRIu64 ">", sym.function, v - sym.start);
-	} else if (i >= 18 && i < 24) {
+	} else if (r >= RSP_REG_CS && r <= RSP_REG_GS) {
 		printf("%" PRIu64, v);
 	} else {
 		printf("%" PRId64, (int64_t)v);
@@ -759,14 +755,12 @@ static void print_reg(struct session *s, size_t i, uint64_t v)
 /* One register of `info registers`: past a state log cut short (@cut)
  * only rip is known, where the trace does not say the pc (@nopc) all but
  * rip; what is not known shows as GDB shows registers it cannot read. */
-static void info_reg(struct session *s, size_t i, const uint64_t *gp, bool cut, bool nopc)
+static void info_reg(struct session *s, int r, const uint64_t *gp, bool cut, bool nopc)
 {
-	bool rip = reg_table[i].gp == GP(rip);
-
-	if (rip ? nopc : cut)
-		printf("%-15s<unavailable>\n", reg_table[i].name);
+	if (r == RSP_REG_RIP ? nopc : cut)
+		printf("%-15s<unavailable>\n", rsp_reg_descs[r].name);
 	else
-		print_reg(s, i, gp[reg_table[i].gp]);
+		print_reg(s, r, gp[rsp_reg_descs[r].user]);
 }
 
 static int cmd_info_regs(struct session *s, const char *args)
@@ -785,29 +779,29 @@ static int cmd_info_regs(struct session *s, const char *args)
 		return 0;
 	}
 	if (cut) {
-		gp[GP(rip)] = pc;
+		gp[RSP_USER_RIP] = pc;
 		fprintf(stderr, "The state log was cut short before this position: only rip is "
 			"known.\n");
 	}
 	if (!*args) {
-		for (size_t i = 0; i < sizeof(reg_table) / sizeof(reg_table[0]); i++)
-			info_reg(s, i, gp, cut, nopc);
+		for (int r = 0; r < RSP_REG_COUNT; r++)
+			if (info_reg_shown(r))
+				info_reg(s, r, gp, cut, nopc);
 		return 0;
 	}
 	/* The registers named, in the order given (GDB's). */
 	for (const char *a = args; *a;) {
-		size_t n, i;
+		size_t n;
+		int r;
 
 		a += *a == '$';
 		n = strcspn(a, " ");
-		for (i = 0; i < sizeof(reg_table) / sizeof(reg_table[0]); i++)
-			if (strlen(reg_table[i].name) == n && !strncmp(a, reg_table[i].name, n))
-				break;
-		if (i == sizeof(reg_table) / sizeof(reg_table[0])) {
+		r = rsp_reg_find(a, n);
+		if (r < 0 || !info_reg_shown(r)) {
 			fprintf(stderr, "Invalid register `%.*s'\n", (int)n, a);
 			return -1;
 		}
-		info_reg(s, i, gp, cut, nopc);
+		info_reg(s, r, gp, cut, nopc);
 		a += n;
 		while (*a == ' ')
 			a++;

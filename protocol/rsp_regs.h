@@ -38,13 +38,34 @@ enum rsp_reg {
 #define RSP_REGS_SIZE_NOAVX 560
 #define RSP_REGS_SIZE 816
 
+/* The 8-byte fields of struct user_regs_struct (<sys/user.h>: ptrace's
+ * PTRACE_GETREGS, and the general registers of a state log), in its
+ * order: the slots of a uint64_t[RSP_USER_COUNT] holding one. */
+enum rsp_user_slot {
+	RSP_USER_NONE = -1,            /* a register with no such field */
+	RSP_USER_R15, RSP_USER_R14, RSP_USER_R13, RSP_USER_R12,
+	RSP_USER_RBP, RSP_USER_RBX, RSP_USER_R11, RSP_USER_R10,
+	RSP_USER_R9, RSP_USER_R8, RSP_USER_RAX, RSP_USER_RCX,
+	RSP_USER_RDX, RSP_USER_RSI, RSP_USER_RDI, RSP_USER_ORIG_RAX,
+	RSP_USER_RIP, RSP_USER_CS, RSP_USER_EFLAGS, RSP_USER_RSP,
+	RSP_USER_SS, RSP_USER_FS_BASE, RSP_USER_GS_BASE, RSP_USER_DS,
+	RSP_USER_ES, RSP_USER_FS, RSP_USER_GS,
+	RSP_USER_COUNT,                /* 27 */
+};
+
+/* The one register table: every place that names a register, or maps
+ * GDB's numbers to struct user_regs_struct, reads it. */
 struct rsp_reg_desc {
-	const char *name;
-	unsigned size;   /* bytes */
-	unsigned offset; /* in the `g` block */
+	const char *name;               /* GDB's */
+	unsigned size;                  /* bytes */
+	unsigned offset;                /* in the `g` block */
+	enum rsp_user_slot user;        /* its user_regs_struct field, or RSP_USER_NONE */
 };
 
 extern const struct rsp_reg_desc rsp_reg_descs[RSP_REG_COUNT];
+
+/* The register GDB calls @name (@len bytes, no NUL needed), or -ENOENT. */
+int rsp_reg_find(const char *name, size_t len);
 
 struct rsp_regs {
 	uint8_t bytes[RSP_REGS_SIZE];

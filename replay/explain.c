@@ -11,9 +11,9 @@
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
-#include <sys/user.h>
 #include <unistd.h>
 
+#include "protocol/rsp_regs.h"
 #include "replay/bundle.h"
 #include "replay/cursor.h"
 #include "replay/decode.h"
@@ -24,18 +24,16 @@
 #define CALLS_WINDOW (4u << 20)    /* items of history the call stack is built from */
 #define LINES_WINDOW (1u << 20)    /* items walked back for the last lines */
 
-#define GP(field) (offsetof(struct user_regs_struct, field) / 8)
-
 /* Zydis's 64-bit registers and their slot in struct user_regs_struct. */
-static const struct { ZydisRegister reg; size_t gp; } gp_slots[] = {
-	{ ZYDIS_REGISTER_RAX, GP(rax) }, { ZYDIS_REGISTER_RBX, GP(rbx) },
-	{ ZYDIS_REGISTER_RCX, GP(rcx) }, { ZYDIS_REGISTER_RDX, GP(rdx) },
-	{ ZYDIS_REGISTER_RSI, GP(rsi) }, { ZYDIS_REGISTER_RDI, GP(rdi) },
-	{ ZYDIS_REGISTER_RBP, GP(rbp) }, { ZYDIS_REGISTER_RSP, GP(rsp) },
-	{ ZYDIS_REGISTER_R8, GP(r8) },   { ZYDIS_REGISTER_R9, GP(r9) },
-	{ ZYDIS_REGISTER_R10, GP(r10) }, { ZYDIS_REGISTER_R11, GP(r11) },
-	{ ZYDIS_REGISTER_R12, GP(r12) }, { ZYDIS_REGISTER_R13, GP(r13) },
-	{ ZYDIS_REGISTER_R14, GP(r14) }, { ZYDIS_REGISTER_R15, GP(r15) },
+static const struct { ZydisRegister reg; enum rsp_user_slot gp; } gp_slots[] = {
+	{ ZYDIS_REGISTER_RAX, RSP_USER_RAX }, { ZYDIS_REGISTER_RBX, RSP_USER_RBX },
+	{ ZYDIS_REGISTER_RCX, RSP_USER_RCX }, { ZYDIS_REGISTER_RDX, RSP_USER_RDX },
+	{ ZYDIS_REGISTER_RSI, RSP_USER_RSI }, { ZYDIS_REGISTER_RDI, RSP_USER_RDI },
+	{ ZYDIS_REGISTER_RBP, RSP_USER_RBP }, { ZYDIS_REGISTER_RSP, RSP_USER_RSP },
+	{ ZYDIS_REGISTER_R8, RSP_USER_R8 },   { ZYDIS_REGISTER_R9, RSP_USER_R9 },
+	{ ZYDIS_REGISTER_R10, RSP_USER_R10 }, { ZYDIS_REGISTER_R11, RSP_USER_R11 },
+	{ ZYDIS_REGISTER_R12, RSP_USER_R12 }, { ZYDIS_REGISTER_R13, RSP_USER_R13 },
+	{ ZYDIS_REGISTER_R14, RSP_USER_R14 }, { ZYDIS_REGISTER_R15, RSP_USER_R15 },
 };
 
 static int gp_slot(ZydisRegister reg)
@@ -115,9 +113,9 @@ static void explain_operands(struct replay_explain *e)
 				if (op->mem.base == ZYDIS_REGISTER_RIP)
 					e->addr += e->pc + e->insn.size;
 				if (op->mem.segment == ZYDIS_REGISTER_FS)
-					e->addr += e->gp[GP(fs_base)];
+					e->addr += e->gp[RSP_USER_FS_BASE];
 				if (op->mem.segment == ZYDIS_REGISTER_GS)
-					e->addr += e->gp[GP(gs_base)];
+					e->addr += e->gp[RSP_USER_GS_BASE];
 				e->has_addr = true;
 				e->writes = (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0;
 			}
@@ -335,8 +333,8 @@ static bool explain_after_sigreturn(struct replay_explain *e, struct replay_curs
 	if (!st || e->position < 2 || replay_cursor_item_ip(c, e->position - 1, &prev) < 0 ||
 	    replay_image_read(img, 0, prev, insn, 2) != 2 || insn[0] != 0x0f || insn[1] != 0x05 ||
 	    replay_state_raw_at(st, e->tid, e->position - 1, gp, NULL, NULL) < 0 ||
-	    gp[GP(rax)] != 15 || replay_state_time_at(st, e->tid, e->position, &time) < 0 ||
-	    replay_state_read_mem(st, time, gp[GP(rsp)] + 40 + 128, &rip, 8, known) < 0)
+	    gp[RSP_USER_RAX] != 15 || replay_state_time_at(st, e->tid, e->position, &time) < 0 ||
+	    replay_state_read_mem(st, time, gp[RSP_USER_RSP] + 40 + 128, &rip, 8, known) < 0)
 		return false;
 	e->pc = rip;
 	e->has_pc = true;
@@ -365,10 +363,10 @@ int replay_explain_build(const struct replay_bundle *b, size_t thread, struct re
 	if (r == 0) {
 		e->has_regs = true;
 		if (!e->has_pc) {
-			e->pc = e->gp[GP(rip)];
+			e->pc = e->gp[RSP_USER_RIP];
 			e->has_pc = true;
 		}
-		e->gp[GP(rip)] = e->pc;
+		e->gp[RSP_USER_RIP] = e->pc;
 	}
 	if (e->has_pc)
 		explain_insn(e, img);
@@ -461,7 +459,7 @@ static void print_regs(FILE *out, const struct replay_explain *e)
 		return;
 	}
 	fprintf(out, "\nRegisters:\n  rip 0x%" PRIx64 "  rsp 0x%" PRIx64 "\n", e->pc,
-		e->gp[GP(rsp)]);
+		e->gp[RSP_USER_RSP]);
 	for (size_t i = 0; i < e->nregs; i++) {
 		if (strcmp(e->regs[i].name, "rsp"))
 			fprintf(out, "  %s 0x%" PRIx64 " (%" PRId64 ")\n", e->regs[i].name,

@@ -18,9 +18,6 @@
 #include "replay/state.h"
 #include "replay/timeline.h"
 
-/* rip in struct user_regs_struct. */
-#define GP_RIP 16
-
 int replay_frontend_open(const char *dir, struct replay_frontend **out, char *err, size_t errsize)
 {
 	struct replay_frontend *f = calloc(1, sizeof(*f));
@@ -172,7 +169,7 @@ int replay_frontend_regs(struct replay_frontend *f, uint64_t gp[27])
 		return rc == -ENOENT ? -ENODATA : rc == -ENODATA ? -ERANGE : rc;
 	/* The log's rip is its last checkpoint's: only the history knows. */
 	rc = replay_cursor_pc(c, &pc);
-	gp[GP_RIP] = rc == 0 ? pc : 0;
+	gp[RSP_USER_RIP] = rc == 0 ? pc : 0;
 	return rc == 0 ? 0 : 1;
 }
 

@@ -10,12 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/user.h>
 
+#include "protocol/rsp_regs.h"
 #include "replay/cursor.h"
 #include "replay/frontend.h"
-
-#define GP(field) (offsetof(struct user_regs_struct, field) / 8)
 
 struct parser {
 	struct replay_frontend *f;
@@ -27,13 +25,9 @@ struct parser {
 	uint64_t gp[27];
 };
 
-static const struct { const char *name; size_t gp; } regs64[] = {
-	{ "rax", GP(rax) }, { "rbx", GP(rbx) }, { "rcx", GP(rcx) }, { "rdx", GP(rdx) },
-	{ "rsi", GP(rsi) }, { "rdi", GP(rdi) }, { "rbp", GP(rbp) }, { "rsp", GP(rsp) },
-	{ "r8", GP(r8) }, { "r9", GP(r9) }, { "r10", GP(r10) }, { "r11", GP(r11) },
-	{ "r12", GP(r12) }, { "r13", GP(r13) }, { "r14", GP(r14) }, { "r15", GP(r15) },
-	{ "rip", GP(rip) }, { "eflags", GP(eflags) }, { "fs_base", GP(fs_base) },
-	{ "gs_base", GP(gs_base) }, { "pc", GP(rip) }, { "sp", GP(rsp) }, { "fp", GP(rbp) },
+/* GDB's names for the pc, the stack and the frame pointer. */
+static const struct { const char *name; enum rsp_reg reg; } aliases[] = {
+	{ "pc", RSP_REG_RIP }, { "sp", RSP_REG_RSP }, { "fp", RSP_REG_RBP },
 };
 
 static const struct { const char *name; unsigned size; bool is_signed; } types[] = {
@@ -80,10 +74,25 @@ static void set_int(struct replay_expr_value *v, uint64_t x, unsigned size, bool
 	snprintf(v->type, sizeof(v->type), "%s", type);
 }
 
+/* The register $@name reads (GDB's number): the 64-bit general ones, rip,
+ * eflags, fs_base and gs_base, or an alias; -1 for any other. */
+static int expr_reg(const char *name)
+{
+	int r = rsp_reg_find(name, strlen(name));
+
+	for (size_t i = 0; r < 0 && i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(aliases[i].name, name))
+			r = aliases[i].reg;
+	if (r < 0 || (r > RSP_REG_EFLAGS && r != RSP_REG_FS_BASE && r != RSP_REG_GS_BASE))
+		return -1;
+	return r;
+}
+
 static int reg(struct parser *p, struct replay_expr_value *v)
 {
 	char name[16];
 	size_t n = 0;
+	int r;
 
 	p->s++;
 	while ((isalnum((unsigned char)*p->s) || *p->s == '_') && n + 1 < sizeof(name))
@@ -113,17 +122,17 @@ static int reg(struct parser *p, struct replay_expr_value *v)
 	if (p->no_pc && (!strcmp(name, "pc") || !strcmp(name, "rip")))
 		return fail(p, -ENODATA, "$%s: not known here: the trace does not say where the "
 			    "thread went from its last instruction", name);
-	for (size_t i = 0; i < sizeof(regs64) / sizeof(regs64[0]); i++) {
-		if (strcmp(regs64[i].name, name))
-			continue;
-		set_int(v, p->gp[regs64[i].gp], 8, true, "long");
-		if (!strcmp(name, "pc") || !strcmp(name, "rip"))
+	r = expr_reg(name);
+	if (r >= 0) {
+		uint64_t x = p->gp[rsp_reg_descs[r].user];
+
+		set_int(v, x, 8, true, "long");
+		if (r == RSP_REG_RIP)
 			v->kind = REPLAY_EXPR_CODE;
-		else if (!strcmp(name, "sp") || !strcmp(name, "fp") || !strcmp(name, "rsp") ||
-			 !strcmp(name, "rbp"))
+		else if (r == RSP_REG_RSP || r == RSP_REG_RBP)
 			v->kind = REPLAY_EXPR_VOIDP;
-		if (!strcmp(name, "eflags"))
-			set_int(v, p->gp[regs64[i].gp], 4, true, "int");
+		else if (r == RSP_REG_EFLAGS)
+			set_int(v, x, 4, true, "int");
 		return 0;
 	}
 	/* eax .. edi, r8d .. r15d: the low halves, as GDB's int. */
@@ -131,11 +140,10 @@ static int reg(struct parser *p, struct replay_expr_value *v)
 		char full[16];
 
 		snprintf(full, sizeof(full), "r%s", name + 1);
-		for (size_t i = 0; i < 16; i++) {
-			if (!strcmp(regs64[i].name, full)) {
-				set_int(v, p->gp[regs64[i].gp] & 0xffffffffu, 4, true, "int");
-				return 0;
-			}
+		r = rsp_reg_find(full, strlen(full));
+		if (r >= RSP_REG_RAX && r <= RSP_REG_R15) {
+			set_int(v, p->gp[rsp_reg_descs[r].user] & 0xffffffffu, 4, true, "int");
+			return 0;
 		}
 	}
 	return fail(p, -EINVAL, "Invalid register `%s'", name);

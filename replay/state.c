@@ -14,8 +14,8 @@
  * instructions), not with the writes (one every few instructions).
  * Registers are redone from a checkpoint by parsing forward (a cursor per
  * thread remembers the last answer); times and positions map to each other
- * through the base table. The format is docs/bundle.md's; the writer is
- * stub/stub_rec_state.c.
+ * through the base table. The format is docs/bundle.md's, defined in
+ * replay/state_format.h; the writer is stub/stub_rec_state.c.
  */
 #include "replay/state.h"
 
@@ -32,20 +32,9 @@
 #include "protocol/rsp_ftag.h"
 #include "replay/bundle.h"
 
-enum {
-	K_REGS = 1, K_XSTATE = 2, K_MEM = 3, K_MAP = 4, K_TIME = 5, K_CKPT = 6, K_SYNC = 7,
-};
-enum { M_UNKNOWN = 0, M_ZERO = 1, M_GONE = 2, M_VOLATILE = 3, M_ALL = 4 };
-
 #define PAGE_SHIFT 12
 #define BLOCK_SHIFT 9              /* memory is indexed by 512-byte blocks */
 #define BLOCK (1u << BLOCK_SHIFT)  /* of 64 words */
-
-/* The mask order of REGS records (user_regs_struct slots; no rip). */
-static const uint8_t slots[] = {
-	18, 10, 11, 12, 19, 13, 14, 5, 4, 9, 8, 7, 6, 3, 2, 1, 0,
-	15, 21, 22, 17, 20, 23, 24, 25, 26,
-};
 
 struct parser {
 	const uint8_t *p, *end;
@@ -68,7 +57,7 @@ struct mwrite {
 	uint64_t time, addr, len;
 	uint64_t index;            /* of the record in its thread's log */
 	const uint8_t *old;        /* MEM: old bytes, then len new bytes */
-	uint8_t kind;              /* K_MEM, or M_* + 16 for MAP */
+	uint8_t kind;              /* REPLAY_STATE_REC_MEM, or REPLAY_STATE_MAP_* + 16 */
 	uint32_t thread;           /* into replay_state.t */
 	size_t off;                /* of the record in its thread's log */
 };
@@ -132,9 +121,9 @@ struct replay_state {
 	struct mref *mr;           /* the chunks' blocks, by block, then first */
 	size_t nmr, capmr;
 	struct bset bs;
-	uint64_t *execs;           /* times of M_ALL */
+	uint64_t *execs;           /* times of REPLAY_STATE_MAP_ALL */
 	size_t nexec;
-	size_t *vol;               /* the M_VOLATILE writes, by time */
+	size_t *vol;               /* the REPLAY_STATE_MAP_VOLATILE writes, by time */
 	size_t nvol;
 	uint64_t until;            /* memory is known at times before it */
 };
@@ -143,20 +132,7 @@ struct replay_state {
 
 static int get(struct parser *ps, uint64_t *v)
 {
-	uint64_t r = 0;
-
-	for (unsigned sh = 0; sh < 64; sh += 7) {
-		if (ps->p >= ps->end)
-			return -EINVAL;
-		uint8_t b = *ps->p++;
-
-		r |= (uint64_t)(b & 0x7f) << sh;
-		if (!(b & 0x80)) {
-			*v = r;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	return replay_state_get_varint(&ps->p, ps->end, v) < 0 ? -EINVAL : 0;
 }
 
 static int get_s(struct parser *ps, int64_t *v)
@@ -164,7 +140,7 @@ static int get_s(struct parser *ps, int64_t *v)
 	uint64_t u;
 	int e = get(ps, &u);
 
-	*v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+	*v = replay_state_unzigzag(u);
 	return e;
 }
 
@@ -207,9 +183,7 @@ static int head(struct parser *ps, unsigned *kind)
 		ps->p++;                   /* padding (a --snapshot ring's hole) */
 	if (ps->p >= ps->end)
 		return 0;
-	*kind = *ps->p & 7;
-	d = *ps->p++ >> 3;
-	if (d == 31 && get(ps, &d) < 0)
+	if (replay_state_get_tag(&ps->p, ps->end, kind, &d) < 0)
 		return -EINVAL;
 	ps->index += d;
 	return 1;
@@ -222,27 +196,27 @@ static int body(struct parser *ps, unsigned kind, struct mwrite *w)
 	int64_t d;
 
 	switch (kind) {
-	case K_REGS:
+	case REPLAY_STATE_REC_REGS:
 		if (get(ps, &v) < 0)
 			return -EINVAL;
-		for (unsigned i = 0; i < sizeof(slots); i++) {
+		for (unsigned i = 0; i < REPLAY_STATE_NSLOTS; i++) {
 			if (!(v & (1ull << i)))
 				continue;
 			if (get_s(ps, &d) < 0)
 				return -EINVAL;
-			ps->gp[slots[i]] += (uint64_t)d;
+			ps->gp[replay_state_slots[i]] += (uint64_t)d;
 		}
 		return 0;
-	case K_XSTATE:
+	case REPLAY_STATE_REC_XSTATE:
 		return xruns(ps, ps->xs, ps->xs_len);
-	case K_TIME:
+	case REPLAY_STATE_REC_TIME:
 		if (get(ps, &ps->base) < 0)
 			return -EINVAL;
 		ps->base += ps->origin;
 		return 0;
-	case K_SYNC:
+	case REPLAY_STATE_REC_SYNC:
 		return get(ps, &ps->ahead) < 0 ? -EINVAL : get(ps, &ps->until);
-	case K_CKPT:
+	case REPLAY_STATE_REC_CKPT:
 		/* Indices count from the log's first checkpoint: a log cut at
 		 * a checkpoint (--snapshot) starts at position 1 like its
 		 * trace; times stay as they were. */
@@ -257,8 +231,8 @@ static int body(struct parser *ps, unsigned kind, struct mwrite *w)
 			memset(ps->xs, 0, ps->xs_len);
 		ps->mem_end = 0;
 		return xruns(ps, ps->xs, ps->xs_len);
-	case K_MEM:
-	case K_MAP:
+	case REPLAY_STATE_REC_MEM:
+	case REPLAY_STATE_REC_MAP:
 		if (get_s(ps, &d) < 0 || get(ps, &len) < 0)
 			return -EINVAL;
 		if (w) {
@@ -269,7 +243,7 @@ static int body(struct parser *ps, unsigned kind, struct mwrite *w)
 			w->old = ps->p;
 		}
 		ps->mem_end += (uint64_t)d + len;
-		if (kind == K_MAP) {
+		if (kind == REPLAY_STATE_REC_MAP) {
 			if (ps->p >= ps->end)
 				return -EINVAL;
 			if (w)
@@ -278,7 +252,7 @@ static int body(struct parser *ps, unsigned kind, struct mwrite *w)
 			return 0;
 		}
 		if (w)
-			w->kind = K_MEM;
+			w->kind = REPLAY_STATE_REC_MEM;
 		return len > (uint64_t)(ps->end - ps->p) / 2 ? -EINVAL : skip(ps, 2 * len);
 	default:
 		return -EINVAL;
@@ -460,9 +434,10 @@ static int scan(struct replay_state *st, struct sthread *t)
 	unsigned kind;
 	int r = 0;
 
-	if (t->len < 8 || memcmp(t->data, "HSSTATE1", 8))
+	if (t->len < REPLAY_STATE_MAGIC_LEN ||
+	    memcmp(t->data, REPLAY_STATE_MAGIC, REPLAY_STATE_MAGIC_LEN))
 		return -EINVAL;
-	ps.p += 8;
+	ps.p += REPLAY_STATE_MAGIC_LEN;
 	if (get(&ps, &v) < 0 || get(&ps, &t->xs_len) < 0 || get(&ps, &ngp) < 0 ||
 	    t->xs_len > REPLAY_STATE_XMAX || ngp != REPLAY_STATE_NGP)
 		return -EINVAL;
@@ -473,7 +448,7 @@ static int scan(struct replay_state *st, struct sthread *t)
 		struct parser first = ps;
 		unsigned k0;
 
-		if (head(&first, &k0) <= 0 || k0 != K_CKPT || get(&first, &t->origin) < 0)
+		if (head(&first, &k0) <= 0 || k0 != REPLAY_STATE_REC_CKPT || get(&first, &t->origin) < 0)
 			return -EINVAL;
 		ps.origin = t->origin;
 	}
@@ -484,28 +459,28 @@ static int scan(struct replay_state *st, struct sthread *t)
 		if (head(&ps, &kind) <= 0)
 			break;             /* the end, or a truncated tail */
 		/* REGS, the most common record: its values are not needed here. */
-		if (kind == K_REGS ? skip_regs(&ps) < 0 : body(&ps, kind, &w) < 0) {
+		if (kind == REPLAY_STATE_REC_REGS ? skip_regs(&ps) < 0 : body(&ps, kind, &w) < 0) {
 			ps.index = t->last_index;
 			break;             /* a truncated tail: read up to it */
 		}
 		w.thread = ti;
 		w.off = (size_t)(at - t->data);
-		if (kind == K_CKPT) {
+		if (kind == REPLAY_STATE_REC_CKPT) {
 			r = bset_flush(st);
 			if (r >= 0)
 				r = add_ckpt(t, ps.index, w.off);
-		} else if (kind == K_MEM && w.len) {
+		} else if (kind == REPLAY_STATE_REC_MEM && w.len) {
 			r = bset_add(&st->bs, &w, ti, (uint32_t)(t->nck - 1));
-		} else if (kind == K_MAP) {
+		} else if (kind == REPLAY_STATE_REC_MAP) {
 			r = add_write(st, &w);
 		}
-		if (r >= 0 && (kind == K_CKPT || kind == K_TIME))
+		if (r >= 0 && (kind == REPLAY_STATE_REC_CKPT || kind == REPLAY_STATE_REC_TIME))
 			r = add_base(t, ps.index, ps.base);
-		if (kind == K_SYNC && ps.until) {
+		if (kind == REPLAY_STATE_REC_SYNC && ps.until) {
 			t->known = ps.index + ps.ahead;
 			t->until = ps.until;
 		}
-		t->whole = kind == K_SYNC && !ps.until;
+		t->whole = kind == REPLAY_STATE_REC_SYNC && !ps.until;
 		t->last_index = ps.index;
 		base = ps.base;
 		t->len = (size_t)(ps.p - t->data);
@@ -607,11 +582,11 @@ static int index_writes(struct replay_state *st)
 	for (size_t i = 0; i < st->nw; i++) {
 		const struct mwrite *w = &st->w[i];
 
-		if (w->kind == 16 + M_ALL)
+		if (w->kind == 16 + REPLAY_STATE_MAP_ALL)
 			st->nexec++;
-		if (w->kind == 16 + M_VOLATILE)
+		if (w->kind == 16 + REPLAY_STATE_MAP_VOLATILE)
 			st->nvol++;
-		if (w->kind != 16 + M_ALL && w->len)
+		if (w->kind != 16 + REPLAY_STATE_MAP_ALL && w->len)
 			n += ((w->addr + w->len - 1) >> PAGE_SHIFT) - (w->addr >> PAGE_SHIFT) + 1;
 	}
 	st->pr = malloc((n ? n : 1) * sizeof(*st->pr));
@@ -624,11 +599,11 @@ static int index_writes(struct replay_state *st)
 	for (size_t i = 0; i < st->nw; i++) {
 		const struct mwrite *w = &st->w[i];
 
-		if (w->kind == 16 + M_ALL) {
+		if (w->kind == 16 + REPLAY_STATE_MAP_ALL) {
 			st->execs[st->nexec++] = w->time;
 			continue;
 		}
-		if (w->kind == 16 + M_VOLATILE)
+		if (w->kind == 16 + REPLAY_STATE_MAP_VOLATILE)
 			st->vol[st->nvol++] = i;
 		if (!w->len)
 			continue;
@@ -785,7 +760,7 @@ static int redo(struct sthread *t, uint64_t target)
 		*ps = (struct parser){ .p = t->data + t->ck[lo].off, .end = t->data + t->len,
 				       .origin = t->origin, .xs = t->xs_cur, .xs_len = t->xs_len };
 		t->cur_valid = false;
-		if (head(ps, &kind) <= 0 || kind != K_CKPT || body(ps, kind, NULL) < 0)
+		if (head(ps, &kind) <= 0 || kind != REPLAY_STATE_REC_CKPT || body(ps, kind, NULL) < 0)
 			return -EINVAL;
 		t->cur_valid = true;
 	}
@@ -896,11 +871,6 @@ static uint64_t le(const uint8_t *p, unsigned n)
 	return v;
 }
 
-/* user_regs_struct slot of each general rsp_reg up to gs (rip: none). */
-static const int8_t gp_slot[] = {
-	10, 5, 11, 12, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0, -1, 18, 17, 20, 23, 24, 25, 26,
-};
-
 int replay_state_regs_at(struct replay_state *st, int64_t tid, uint64_t index,
 			 struct rsp_regs *out)
 {
@@ -914,12 +884,9 @@ int replay_state_regs_at(struct replay_state *st, int64_t tid, uint64_t index,
 		return e;
 	xs = t->xs_cur;                    /* current after raw_at */
 	memset(out, 0, sizeof(*out));
-	for (int r = RSP_REG_RAX; r <= RSP_REG_GS; r++)
-		if (gp_slot[r] >= 0)
-			rsp_regs_set(out, (enum rsp_reg)r, gp[gp_slot[r]]);
-	rsp_regs_set(out, RSP_REG_ORIG_RAX, gp[15]);
-	rsp_regs_set(out, RSP_REG_FS_BASE, gp[21]);
-	rsp_regs_set(out, RSP_REG_GS_BASE, gp[22]);
+	for (int r = 0; r < RSP_REG_COUNT; r++)
+		if (rsp_reg_descs[r].user != RSP_USER_NONE && r != RSP_REG_RIP)
+			rsp_regs_set(out, (enum rsp_reg)r, gp[rsp_reg_descs[r].user]);
 	if (xl < 576 + 256)
 		return 0;
 	for (int i = 0; i < 8; i++)
@@ -964,7 +931,7 @@ static void chunk_writes(const struct replay_state *st, const struct mref *r, ui
 
 	/* The checkpoint sets index, base and the range base; its own tag's
 	 * delta is from the record before it (see redo). */
-	if (head(&ps, &kind) <= 0 || kind != K_CKPT || body(&ps, kind, NULL) < 0)
+	if (head(&ps, &kind) <= 0 || kind != REPLAY_STATE_REC_CKPT || body(&ps, kind, NULL) < 0)
 		return;
 	while (ps.p < ps.end) {
 		const uint8_t *at = ps.p;
@@ -972,7 +939,7 @@ static void chunk_writes(const struct replay_state *st, const struct mref *r, ui
 
 		if (head(&ps, &kind) <= 0 || body(&ps, kind, &w) < 0)
 			return;
-		if (kind != K_MEM || w.addr >= hi || w.addr + w.len <= lo)
+		if (kind != REPLAY_STATE_REC_MEM || w.addr >= hi || w.addr + w.len <= lo)
 			continue;
 		w.thread = r->thread;
 		w.off = (size_t)(at - t->data);
@@ -1072,10 +1039,10 @@ static void offer(void *ctx, const struct mwrite *w)
 			continue;
 		q->has[i] = true;
 		q->best[i] = *w;
-		if (w->kind == K_MEM) {
+		if (w->kind == REPLAY_STATE_REC_MEM) {
 			q->val[i] = w->old[(q->after ? 0 : w->len) + (x - w->addr)];
 			q->vstate[i] = REPLAY_STATE_KNOWN;
-		} else if (!q->after && w->kind == 16 + M_ZERO) {
+		} else if (!q->after && w->kind == 16 + REPLAY_STATE_MAP_ZERO) {
 			q->val[i] = 0;
 			q->vstate[i] = REPLAY_STATE_KNOWN;
 		} else {

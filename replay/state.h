@@ -32,12 +32,11 @@
 #include <stdint.h>
 
 #include "protocol/rsp_regs.h"
+#include "replay/state_format.h"
 
 struct replay_bundle;
 struct replay_state;
 
-#define REPLAY_STATE_NGP 27        /* struct user_regs_struct, 8-byte fields */
-#define REPLAY_STATE_XMAX 16384    /* largest XSAVE area */
 
 /* Reads the state log of every thread of @b that has one. 0, -ENOENT
  * (no thread has a state log; the recording is not a software one),

@@ -1,13 +1,13 @@
 /*
- * replay/svr4.c: a libraries-svr4 list from a recording's mappings.
+ * replay/svr4.c: a libraries-svr4 list from a recording's mappings,
+ * written by protocol/rsp_svr4.c.
  */
 #include "replay/svr4.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "protocol/rsp_buf.h"
-#include "protocol/rsp_reply.h"
+#include "protocol/rsp_svr4.h"
 #include "replay/bundle.h"
 #include "replay/elf_load.h"
 
@@ -26,31 +26,29 @@ static bool seen_before(const struct replay_bundle *b, size_t i, uint64_t time)
 	return false;
 }
 
-static int put_library(struct rsp_buf *out, const struct replay_mapping *m, const char *path,
-		       size_t lm)
+/* The library of mapping @m (the file at @path), link_map identity @lm,
+ * if it is a shared object GDB could load. 0 or -ENOMEM. */
+static int add_library(struct rsp_svr4_list *list, const struct replay_mapping *m,
+		       const char *path, uint64_t lm)
 {
 	uint64_t bias, dyn;
-	int err;
 
 	if (replay_elf_mapping_bias(path, m->start, m->offset, &bias) ||
 	    replay_elf_dynamic_vaddr(path, &dyn))
-		return 0; /* not a shared object GDB could load */
-	err = rsp_buf_puts(out, "<library name=\"");
-	if (!err)
-		err = rsp_reply_xml_text(out, m->system_path ? m->system_path : m->file);
-	if (!err)
-		err = rsp_buf_printf(out,
-				     "\" lm=\"0x%zx\" l_addr=\"0x%llx\" l_ld=\"0x%llx\" lmid=\"0x0\"/>",
-				     lm, (unsigned long long)bias, (unsigned long long)(bias + dyn));
-	return err;
+		return 0;
+	return rsp_svr4_list_add(list, m->system_path ? m->system_path : m->file, lm, bias,
+				 bias + dyn, 0);
 }
 
 int replay_svr4_build(const struct replay_bundle *b, const char *exec_path, uint64_t time,
 		      struct rsp_buf *out)
 {
 	char path[4096];
-	int err = rsp_buf_puts(out, "<library-list-svr4 version=\"1.0\" main-lm=\"0x1\">");
+	struct rsp_svr4_list list;
+	int err = 0;
 
+	rsp_svr4_list_init(&list);
+	list.main_lm = 1;
 	for (size_t i = 0; i < b->nmaps && !err; i++) {
 		const struct replay_mapping *m = &b->maps[i];
 
@@ -61,7 +59,10 @@ int replay_svr4_build(const struct replay_bundle *b, const char *exec_path, uint
 		    (exec_path && m->system_path && !strcmp(m->system_path, exec_path)) ||
 		    replay_bundle_path(b, m->file, path, sizeof(path)))
 			continue;
-		err = put_library(out, m, path, i + 2);
+		err = add_library(&list, m, path, i + 2);
 	}
-	return err ? err : rsp_buf_puts(out, "</library-list-svr4>");
+	if (!err)
+		err = rsp_svr4_xml(&list, out);
+	rsp_svr4_list_release(&list);
+	return err;
 }

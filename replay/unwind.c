@@ -8,20 +8,21 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/user.h>
 
 #include "dwarf/dw_cfi.h"
+#include "protocol/rsp_regs.h"
 
-#define GP(field) (offsetof(struct user_regs_struct, field) / 8)
 #define NREGS DW_CFI_NREGS
 #define RA DW_CFI_RA
 #define RSP DW_CFI_RSP
 #define RBP 6
 
 /* DWARF x86-64 numbers 0..16 and their slots in struct user_regs_struct. */
-static const size_t gp_slot[NREGS] = {
-	GP(rax), GP(rdx), GP(rcx), GP(rbx), GP(rsi), GP(rdi), GP(rbp), GP(rsp),
-	GP(r8), GP(r9), GP(r10), GP(r11), GP(r12), GP(r13), GP(r14), GP(r15), GP(rip),
+static const enum rsp_user_slot gp_slot[NREGS] = {
+	RSP_USER_RAX, RSP_USER_RDX, RSP_USER_RCX, RSP_USER_RBX,
+	RSP_USER_RSI, RSP_USER_RDI, RSP_USER_RBP, RSP_USER_RSP,
+	RSP_USER_R8, RSP_USER_R9, RSP_USER_R10, RSP_USER_R11,
+	RSP_USER_R12, RSP_USER_R13, RSP_USER_R14, RSP_USER_R15, RSP_USER_RIP,
 };
 
 /* struct sigcontext's offsets of the same registers (asm/sigcontext.h;

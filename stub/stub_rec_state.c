@@ -35,15 +35,6 @@
 #define STUB_REC_REDZONE 128
 #define STUB_REC_FRAME 1024       /* rt_sigframe beyond the XSAVE area */
 
-/* user_regs_struct fields (8-byte slots) in the order of the REGS mask:
- * the most often changed first, so the mask is one byte; rip (slot 16)
- * is not logged (the PT history gives it). */
-static const uint8_t stub_rec_slots[] = {
-	18, 10, 11, 12, 19, 13, 14, 5, 4, 9, 8, 7, 6, 3, 2, 1, 0,
-	15, 21, 22, 17, 20, 23, 24, 25, 26,
-};
-#define STUB_REC_NSLOTS (sizeof(stub_rec_slots))
-
 static struct stub_rec_xoff stub_rec_xoff;
 
 static void stub_rec_check_again(struct stub_rec_state *s, struct stub_rec_state_proc *p,
@@ -72,16 +63,12 @@ static int stub_rec_rec_room(struct stub_rec_state *s, size_t more)
 /* Callers reserve room first (stub_rec_rec_room). */
 static void stub_rec_put(struct stub_rec_state *s, uint64_t v)
 {
-	while (v >= 0x80) {
-		s->rec[s->nrec++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	s->rec[s->nrec++] = (uint8_t)v;
+	s->nrec += replay_state_put_varint(s->rec + s->nrec, v);
 }
 
 static void stub_rec_put_s(struct stub_rec_state *s, int64_t v)
 {
-	stub_rec_put(s, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+	stub_rec_put(s, replay_state_zigzag(v));
 }
 
 static void stub_rec_put_bytes(struct stub_rec_state *s, const void *p, size_t n)
@@ -92,11 +79,7 @@ static void stub_rec_put_bytes(struct stub_rec_state *s, const void *p, size_t n
 
 static void stub_rec_tag(struct stub_rec_state *s, unsigned kind, uint64_t index)
 {
-	uint64_t d = index - s->last_index;
-
-	s->rec[s->nrec++] = (uint8_t)(kind | (d < 31 ? d : 31) << 3);
-	if (d >= 31)
-		stub_rec_put(s, d);
+	s->nrec += replay_state_put_tag(s->rec + s->nrec, kind, index - s->last_index);
 	s->last_index = index;
 	s->ended = false;              /* a record after an end: not the end */
 }
@@ -126,10 +109,10 @@ static int stub_rec_begin_raw(struct stub_rec_state *s, unsigned kind, uint64_t 
 		return e;
 	if (time - index != s->base) {
 		s->base = time - index;
-		stub_rec_tag(s, STUB_REC_STATE_TIME, index);
+		stub_rec_tag(s, REPLAY_STATE_REC_TIME, index);
 		stub_rec_put(s, s->base);
 	}
-	if (kind != STUB_REC_STATE_TIME)
+	if (kind != REPLAY_STATE_REC_TIME)
 		stub_rec_tag(s, kind, index);
 	return 0;
 }
@@ -191,7 +174,7 @@ static void stub_rec_put_xdiff(struct stub_rec_state *s, const uint8_t *was, con
 
 static int stub_rec_xread(pid_t tid, uint8_t *buf, size_t *len)
 {
-	struct iovec iov = { buf, STUB_REC_STATE_XMAX };
+	struct iovec iov = { buf, REPLAY_STATE_XMAX };
 
 	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov) < 0)
 		return -errno;
@@ -212,21 +195,21 @@ static uint64_t stub_rec_slot(const struct user_regs_struct *r, unsigned slot)
 static int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_struct *regs,
 			       uint64_t index, uint64_t time)
 {
-	static const uint8_t zero[STUB_REC_STATE_XMAX];
+	static const uint8_t zero[REPLAY_STATE_XMAX];
 	int e = stub_rec_known_flush(s);
 
 	if (e >= 0)
-		e = stub_rec_rec_room(s, 32 + 10 * STUB_REC_STATE_NGP + 2 * s->xs_len);
+		e = stub_rec_rec_room(s, 32 + 10 * REPLAY_STATE_NGP + 2 * s->xs_len);
 
 	if (e < 0)
 		return e;
 	s->last_ckpt_off = s->bytes + s->nrec;
 	s->ckpt_next = false;
-	stub_rec_tag(s, STUB_REC_STATE_CKPT_REC, index);
+	stub_rec_tag(s, REPLAY_STATE_REC_CKPT, index);
 	s->base = time - index;
 	stub_rec_put(s, index);
 	stub_rec_put(s, s->base);
-	for (unsigned i = 0; i < STUB_REC_STATE_NGP; i++)
+	for (unsigned i = 0; i < REPLAY_STATE_NGP; i++)
 		stub_rec_put(s, stub_rec_slot(regs, i));
 	stub_rec_put_xdiff(s, zero, s->xs);
 	s->regs = *regs;
@@ -235,7 +218,7 @@ static int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_
 	return 0;
 }
 
-/* A REGS record's body: @mask (positions in stub_rec_slots) and the
+/* A REGS record's body: @mask (positions in replay_state_slots) and the
  * differences of those slots of @regs from the log's; they become the
  * log's. */
 static void stub_rec_put_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
@@ -243,7 +226,7 @@ static void stub_rec_put_regs(struct stub_rec_state *s, const struct user_regs_s
 {
 	stub_rec_put(s, mask);
 	for (uint64_t m = mask; m; m &= m - 1) {
-		unsigned slot = stub_rec_slots[__builtin_ctzll(m)];
+		unsigned slot = replay_state_slots[__builtin_ctzll(m)];
 		uint64_t now = stub_rec_slot(regs, slot);
 
 		stub_rec_put_s(s, (int64_t)(now - stub_rec_slot(&s->regs, slot)));
@@ -257,12 +240,12 @@ static int stub_rec_regs(struct stub_rec_state *s, const struct user_regs_struct
 	uint64_t mask = 0;
 	int e;
 
-	for (unsigned i = 0; i < STUB_REC_NSLOTS; i++)
-		if (stub_rec_slot(regs, stub_rec_slots[i]) != stub_rec_slot(&s->regs, stub_rec_slots[i]))
+	for (unsigned i = 0; i < REPLAY_STATE_NSLOTS; i++)
+		if (stub_rec_slot(regs, replay_state_slots[i]) != stub_rec_slot(&s->regs, replay_state_slots[i]))
 			mask |= 1ull << i;
 	if (!mask)
 		return 0;
-	e = stub_rec_begin(s, STUB_REC_STATE_REGS, index, time, 8 + 10 * STUB_REC_NSLOTS);
+	e = stub_rec_begin(s, REPLAY_STATE_REC_REGS, index, time, 8 + 10 * REPLAY_STATE_NSLOTS);
 	if (e < 0)
 		return e;
 	stub_rec_put_regs(s, regs, mask);
@@ -281,7 +264,7 @@ static int stub_rec_xstate(struct stub_rec_state *s, uint64_t index, uint64_t ti
 		return e == -ESRCH ? 0 : e;
 	if (len != s->xs_len || !memcmp(s->xs, s->xs_new, len))
 		return 0;
-	e = stub_rec_begin(s, STUB_REC_STATE_XSTATE, index, time, 2 * s->xs_len + 16);
+	e = stub_rec_begin(s, REPLAY_STATE_REC_XSTATE, index, time, 2 * s->xs_len + 16);
 	if (e < 0)
 		return e;
 	stub_rec_put_xdiff(s, s->xs, s->xs_new);
@@ -294,7 +277,7 @@ static int stub_rec_xstate(struct stub_rec_state *s, uint64_t index, uint64_t ti
 static int stub_rec_map(struct stub_rec_state *s, uint64_t addr, uint64_t len, unsigned kind,
 			uint64_t index, uint64_t time)
 {
-	int e = stub_rec_begin(s, STUB_REC_STATE_MAP, index, time, 32);
+	int e = stub_rec_begin(s, REPLAY_STATE_REC_MAP, index, time, 32);
 
 	if (e < 0)
 		return e;
@@ -382,7 +365,7 @@ static int stub_rec_pend_log(struct stub_rec_state *s, struct stub_rec_state_pro
 		const struct stub_rec_state_range *g = &s->rg[i];
 		size_t at = s->nrec;
 		uint64_t li = s->last_index, base = s->base, me = s->mem_end;
-		int e = stub_rec_begin(s, STUB_REC_STATE_MEM, index, time, 32 + 2 * g->len);
+		int e = stub_rec_begin(s, REPLAY_STATE_REC_MEM, index, time, 32 + 2 * g->len);
 
 		if (e < 0)
 			return e;
@@ -442,8 +425,8 @@ int stub_rec_state_init(struct stub_rec_state *s, pid_t tid, FILE *out)
 	memset(s, 0, sizeof(*s));
 	s->tid = tid;
 	s->out = out;
-	s->xs = calloc(1, STUB_REC_STATE_XMAX);
-	s->xs_new = calloc(1, STUB_REC_STATE_XMAX);
+	s->xs = calloc(1, REPLAY_STATE_XMAX);
+	s->xs_new = calloc(1, REPLAY_STATE_XMAX);
 	if (!s->xs || !s->xs_new)
 		return -ENOMEM;
 	return 0;
@@ -491,7 +474,7 @@ static int stub_rec_sync_rec(struct stub_rec_state *s, uint64_t index, uint64_t 
 	 * may still come at an index below @index (a signal delivered after
 	 * the thread's last instruction is logged at it), and indices in the
 	 * log never go back. */
-	stub_rec_tag(s, STUB_REC_STATE_SYNC, s->last_index);
+	stub_rec_tag(s, REPLAY_STATE_REC_SYNC, s->last_index);
 	stub_rec_put(s, index - s->last_index);
 	stub_rec_put(s, until);
 	s->ended = until == 0;
@@ -516,10 +499,10 @@ static int stub_rec_head(struct stub_rec_state *s, const struct user_regs_struct
 
 	if (e < 0)
 		return e;
-	stub_rec_put_bytes(s, STUB_REC_STATE_MAGIC, 8);
+	stub_rec_put_bytes(s, REPLAY_STATE_MAGIC, REPLAY_STATE_MAGIC_LEN);
 	stub_rec_put(s, (uint64_t)s->tid);
 	stub_rec_put(s, s->xs_len);
-	stub_rec_put(s, STUB_REC_STATE_NGP);
+	stub_rec_put(s, REPLAY_STATE_NGP);
 	s->header_len = s->nrec;
 	s->last_index = index;
 	e = stub_rec_checkpoint(s, regs, index, time);
@@ -784,7 +767,7 @@ int stub_rec_state_insn(struct stub_rec_state *s, struct stub_rec_state_proc *p,
 	/* The time of every instruction must be known: a TIME record as soon
 	 * as it moves (another thread ran), even with nothing else to log. */
 	if (e >= 0 && time - index != s->base)
-		e = stub_rec_begin(s, STUB_REC_STATE_TIME, index, time, 0);
+		e = stub_rec_begin(s, REPLAY_STATE_REC_TIME, index, time, 0);
 	if (e >= 0)
 		e = stub_rec_regs(s, regs, index, time);
 
@@ -917,12 +900,12 @@ int stub_rec_state_known_time(struct stub_rec_state *s, uint64_t index, uint64_t
 	int e = 0;
 
 	if (time - index != s->base)
-		e = stub_rec_begin(s, STUB_REC_STATE_TIME, index, time, 0);
+		e = stub_rec_begin(s, REPLAY_STATE_REC_TIME, index, time, 0);
 	return e < 0 ? e : stub_rec_known_emit(s);
 }
 
 /* The REGS mask position of each user_regs_struct slot (rip: none). */
-static int8_t stub_rec_pos[STUB_REC_STATE_NGP];
+static int8_t stub_rec_pos[REPLAY_STATE_NGP];
 static bool stub_rec_pos_done;
 
 static void stub_rec_pos_init(void)
@@ -931,8 +914,8 @@ static void stub_rec_pos_init(void)
 		return;
 	stub_rec_pos_done = true;
 	memset(stub_rec_pos, -1, sizeof(stub_rec_pos));
-	for (unsigned i = 0; i < STUB_REC_NSLOTS; i++)
-		stub_rec_pos[stub_rec_slots[i]] = (int8_t)i;
+	for (unsigned i = 0; i < REPLAY_STATE_NSLOTS; i++)
+		stub_rec_pos[replay_state_slots[i]] = (int8_t)i;
 }
 
 /* The held-back registers as a REGS record, and a checkpoint if due. */
@@ -947,14 +930,14 @@ static int stub_rec_kr_flush(struct stub_rec_state *s)
 	for (uint32_t m = s->kr_slots; m; m &= m - 1) {
 		unsigned slot = (unsigned)__builtin_ctz(m);
 
-		if (slot < STUB_REC_STATE_NGP && stub_rec_pos[slot] >= 0 &&
+		if (slot < REPLAY_STATE_NGP && stub_rec_pos[slot] >= 0 &&
 		    stub_rec_slot(regs, slot) != stub_rec_slot(&s->regs, slot))
 			mask |= 1ull << stub_rec_pos[slot];
 	}
 	s->kr_slots = 0;
 	if (mask) {
-		e = stub_rec_begin_raw(s, STUB_REC_STATE_REGS, index, time,
-				       8 + 10 * STUB_REC_NSLOTS);
+		e = stub_rec_begin_raw(s, REPLAY_STATE_REC_REGS, index, time,
+				       8 + 10 * REPLAY_STATE_NSLOTS);
 		if (e < 0)
 			return e;
 		stub_rec_put_regs(s, regs, mask);
@@ -985,7 +968,7 @@ int stub_rec_state_known_regs(struct stub_rec_state *s, const struct user_regs_s
 	for (uint32_t m = slots; m; m &= m - 1) {
 		unsigned slot = (unsigned)__builtin_ctz(m);
 
-		if (slot < STUB_REC_STATE_NGP)
+		if (slot < REPLAY_STATE_NGP)
 			memcpy((uint8_t *)&s->kr_regs + 8 * slot, (const uint8_t *)regs + 8 * slot, 8);
 	}
 	return stub_rec_known_emit(s);
@@ -1005,7 +988,7 @@ static int stub_rec_kw_flush(struct stub_rec_state *s)
 	int e;
 
 	s->kw_len = 0;
-	e = stub_rec_begin_raw(s, STUB_REC_STATE_MEM, s->kw_index, s->kw_time, 32 + 2 * len);
+	e = stub_rec_begin_raw(s, REPLAY_STATE_REC_MEM, s->kw_index, s->kw_time, 32 + 2 * len);
 	if (e < 0)
 		return e;
 	stub_rec_put_s(s, (int64_t)(s->kw_addr - s->mem_end));
@@ -1076,7 +1059,7 @@ struct stub_rec_state_sample {
 	uint64_t page[2];
 	uint32_t plen[2];
 	uint8_t bytes[2][STUB_REC_PAGE];
-	uint8_t xs[STUB_REC_STATE_XMAX];
+	uint8_t xs[REPLAY_STATE_XMAX];
 };
 
 static void stub_rec_check_page(struct stub_rec_state_sample *c, int k, int fd, uint64_t addr)

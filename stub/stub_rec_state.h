@@ -14,7 +14,8 @@
  * munmap, brk, exec, ...) are logged as such; what cannot be known is a
  * "state-unknown" gap in the bundle. A full checkpoint starts the log and
  * follows every STUB_REC_STATE_CKPT instructions. docs/bundle.md ("State
- * log") is the format, replay/state.h the reader.
+ * log") is the format, replay/state_format.h its definition, replay/state.h
+ * the reader.
  *
  * Registers are given by the caller (it already has them from
  * PTRACE_GETREGS); the XSAVE area is read here (PTRACE_GETREGSET) and
@@ -34,37 +35,24 @@
 
 #include <Zydis/Zydis.h>
 
+#include "replay/state_format.h"
 #include "stub/stub_rec_insn.h"
 
 struct replay_bundle;
 
-#define STUB_REC_STATE_MAGIC "HSSTATE1"
 #define STUB_REC_STATE_CKPT 16384      /* instructions between checkpoints */
-#define STUB_REC_STATE_XMAX 16384      /* largest XSAVE area read */
 #define STUB_REC_STATE_BIG (64u << 20) /* a larger write range is a gap */
 #define STUB_REC_VFORK_STACK (64u << 10) /* stack below rsp a vfork child may write */
 
-/* Record kinds: the low 3 bits of a record's first byte. */
-enum stub_rec_state_kind {
-	STUB_REC_STATE_REGS = 1,       /* general register differences */
-	STUB_REC_STATE_XSTATE = 2,     /* XSAVE words XORed */
-	STUB_REC_STATE_MEM = 3,        /* address, length, old bytes, new bytes */
-	STUB_REC_STATE_MAP = 4,        /* memory appeared / went / is unknown */
-	STUB_REC_STATE_TIME = 5,       /* logical time minus index changes */
-	STUB_REC_STATE_CKPT_REC = 6,   /* everything, to start reading from */
-	STUB_REC_STATE_SYNC = 7,       /* the log is whole up to here (or ends) */
-};
-
-/* MAP record contents. */
+/* What a MAP record says: the writer's names for replay/state_format.h's
+ * values (the format is defined there, nowhere else). */
 enum stub_rec_state_map {
-	STUB_REC_MAP_UNKNOWN = 0,      /* file mapping, mremap target, madvise */
-	STUB_REC_MAP_ZERO = 1,         /* new anonymous memory: zeros */
-	STUB_REC_MAP_GONE = 2,         /* unmapped */
-	STUB_REC_MAP_VOLATILE = 3,     /* the kernel writes it (rseq, tid words, shared) */
-	STUB_REC_MAP_ALL = 4,          /* exec: every address unknown (no range) */
+	STUB_REC_MAP_UNKNOWN = REPLAY_STATE_MAP_UNKNOWN,
+	STUB_REC_MAP_ZERO = REPLAY_STATE_MAP_ZERO,
+	STUB_REC_MAP_GONE = REPLAY_STATE_MAP_GONE,
+	STUB_REC_MAP_VOLATILE = REPLAY_STATE_MAP_VOLATILE,
+	STUB_REC_MAP_ALL = REPLAY_STATE_MAP_ALL,
 };
-
-#define STUB_REC_STATE_NGP 27          /* 8-byte fields of user_regs_struct */
 
 /* What all threads of a process share. */
 struct stub_rec_state_proc {

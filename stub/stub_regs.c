@@ -26,15 +26,6 @@
 #define STUB_XSTATE_YMM 576
 #define STUB_XSTATE_YMM_BIT 4u /* XSTATE_BV bit 2 */
 
-#define GP(field) offsetof(struct user_regs_struct, field)
-
-/* user_regs_struct offset of each register from rax to gs, GDB's order. */
-static const size_t stub_regs_gp_off[RSP_REG_GS + 1] = {
-	GP(rax), GP(rbx), GP(rcx), GP(rdx), GP(rsi), GP(rdi), GP(rbp), GP(rsp),
-	GP(r8), GP(r9), GP(r10), GP(r11), GP(r12), GP(r13), GP(r14), GP(r15),
-	GP(rip), GP(eflags), GP(cs), GP(ss), GP(ds), GP(es), GP(fs), GP(gs),
-};
-
 static uint64_t stub_xgetbv0(void)
 {
 	uint32_t lo, hi;
@@ -54,17 +45,18 @@ unsigned stub_regs_features(void)
 	return (stub_xgetbv0() & 6) == 6 ? RSP_TARGET_AVX : 0;
 }
 
-static uint64_t stub_regs_gp_get(const struct user_regs_struct *gp, size_t off)
+/* user_regs_struct's field @slot (protocol/rsp_regs.h's numbering). */
+static uint64_t stub_regs_gp_get(const struct user_regs_struct *gp, enum rsp_user_slot slot)
 {
 	uint64_t v;
 
-	memcpy(&v, (const char *)gp + off, 8);
+	memcpy(&v, (const char *)gp + 8 * slot, 8);
 	return v;
 }
 
-static void stub_regs_gp_put(struct user_regs_struct *gp, size_t off, uint64_t v)
+static void stub_regs_gp_put(struct user_regs_struct *gp, enum rsp_user_slot slot, uint64_t v)
 {
-	memcpy((char *)gp + off, &v, 8);
+	memcpy((char *)gp + 8 * slot, &v, 8);
 }
 
 static void stub_regs_x87_from(const struct user_fpregs_struct *fp, struct rsp_regs *out)
@@ -88,15 +80,13 @@ void stub_regs_from_user(const struct user_regs_struct *gp,
 {
 	const uint8_t *xmm = (const uint8_t *)fp->xmm_space;
 
-	for (int r = RSP_REG_RAX; r <= RSP_REG_GS; r++)
-		rsp_regs_set(out, r, stub_regs_gp_get(gp, stub_regs_gp_off[r]));
+	for (int r = 0; r < RSP_REG_COUNT; r++)
+		if (rsp_reg_descs[r].user != RSP_USER_NONE)
+			rsp_regs_set(out, r, stub_regs_gp_get(gp, rsp_reg_descs[r].user));
 	stub_regs_x87_from(fp, out);
 	for (int i = 0; i < 16; i++)
 		rsp_regs_set_bytes(out, RSP_REG_XMM0 + i, xmm + 16 * i);
 	rsp_regs_set(out, RSP_REG_MXCSR, fp->mxcsr);
-	rsp_regs_set(out, RSP_REG_ORIG_RAX, gp->orig_rax);
-	rsp_regs_set(out, RSP_REG_FS_BASE, gp->fs_base);
-	rsp_regs_set(out, RSP_REG_GS_BASE, gp->gs_base);
 }
 
 static void stub_regs_x87_to(const struct rsp_regs *in, struct user_fpregs_struct *fp)
@@ -129,21 +119,15 @@ void stub_regs_to_user(const struct rsp_regs *in, struct user_regs_struct *gp,
 {
 	uint8_t *xmm = (uint8_t *)fp->xmm_space;
 
-	for (int r = RSP_REG_RAX; r <= RSP_REG_GS; r++)
-		if (in->avail[r])
-			stub_regs_gp_put(gp, stub_regs_gp_off[r], rsp_regs_get(in, r));
+	for (int r = 0; r < RSP_REG_COUNT; r++)
+		if (in->avail[r] && rsp_reg_descs[r].user != RSP_USER_NONE)
+			stub_regs_gp_put(gp, rsp_reg_descs[r].user, rsp_regs_get(in, r));
 	stub_regs_x87_to(in, fp);
 	for (int i = 0; i < 16; i++)
 		if (in->avail[RSP_REG_XMM0 + i])
 			memcpy(xmm + 16 * i, in->bytes + rsp_reg_descs[RSP_REG_XMM0 + i].offset, 16);
 	if (in->avail[RSP_REG_MXCSR])
 		fp->mxcsr = (uint32_t)rsp_regs_get(in, RSP_REG_MXCSR);
-	if (in->avail[RSP_REG_ORIG_RAX])
-		gp->orig_rax = rsp_regs_get(in, RSP_REG_ORIG_RAX);
-	if (in->avail[RSP_REG_FS_BASE])
-		gp->fs_base = rsp_regs_get(in, RSP_REG_FS_BASE);
-	if (in->avail[RSP_REG_GS_BASE])
-		gp->gs_base = rsp_regs_get(in, RSP_REG_GS_BASE);
 }
 
 static int stub_regs_ptrace(int req, pid_t tid, void *data)

@@ -1,10 +1,9 @@
 /*
- * stub/stub_svr4.c: DT_DEBUG lookup and the libraries-svr4 document.
+ * stub/stub_svr4.c: DT_DEBUG lookup and the libraries-svr4 list.
  *
- * Output, as gdbserver: the first link_map is the main program (main-lm),
- * each following one with a non-empty name is a <library lm l_addr l_ld
- * lmid/> (lmid is the r_debug address); the root element is closed with
- * "/>" when no library follows.
+ * As gdbserver: the first link_map is the main program (main-lm), each
+ * following one with a non-empty name is a library whose lmid is the
+ * r_debug address; protocol/rsp_svr4.c writes the document.
  */
 #include "stub/stub_svr4.h"
 
@@ -14,7 +13,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "protocol/rsp_buf.h"
+#include "protocol/rsp_svr4.h"
 
 /* r_debug and link_map field offsets on x86-64. */
 #define STUB_R_MAP 8
@@ -128,23 +127,6 @@ int stub_svr4_debug_slot(const struct stub_svr4_reader *rd, const void *auxv,
 	return r;
 }
 
-int stub_svr4_escape(struct rsp_buf *out, const char *s)
-{
-	int r = 0;
-
-	for (; *s && r == 0; s++) {
-		switch (*s) {
-		case '&': r = rsp_buf_puts(out, "&amp;"); break;
-		case '<': r = rsp_buf_puts(out, "&lt;"); break;
-		case '>': r = rsp_buf_puts(out, "&gt;"); break;
-		case '"': r = rsp_buf_puts(out, "&quot;"); break;
-		case '\'': r = rsp_buf_puts(out, "&apos;"); break;
-		default: r = rsp_buf_putc(out, (uint8_t)*s); break;
-		}
-	}
-	return r;
-}
-
 /* The NUL-terminated string at @addr into @buf (truncated, "" if none). */
 static void stub_svr4_read_str(const struct stub_svr4_reader *rd, uint64_t addr,
 			       char *buf, size_t size)
@@ -175,23 +157,10 @@ static int stub_svr4_read_lm(const struct stub_svr4_reader *rd, uint64_t at,
 	return 0;
 }
 
-static int stub_svr4_library(struct rsp_buf *out, const struct stub_svr4_lm *lm,
-			     const char *name, uint64_t r_debug)
-{
-	int r = rsp_buf_puts(out, "<library name=\"");
-
-	if (r == 0)
-		r = stub_svr4_escape(out, name);
-	if (r == 0)
-		r = rsp_buf_printf(out, "\" lm=\"0x%" PRIx64 "\" l_addr=\"0x%" PRIx64
-				   "\" l_ld=\"0x%" PRIx64 "\" lmid=\"0x%" PRIx64 "\"/>",
-				   lm->addr, lm->l_addr, lm->l_ld, r_debug);
-	return r;
-}
-
-/* The entries after the header; *@open tells whether '>' was written. */
+/* The link_map chain from @lm_addr into @list: the first entry is the
+ * program (main-lm), each following one with a non-empty name a library. */
 static int stub_svr4_walk(const struct stub_svr4_reader *rd, uint64_t r_debug,
-			  uint64_t lm_addr, struct rsp_buf *out, int *open)
+			  uint64_t lm_addr, struct rsp_svr4_list *list)
 {
 	char name[PATH_MAX];
 	uint64_t prev = 0;
@@ -202,15 +171,12 @@ static int stub_svr4_walk(const struct stub_svr4_reader *rd, uint64_t r_debug,
 		if (stub_svr4_read_lm(rd, lm_addr, &lm) < 0 || lm.prev != prev)
 			break;
 		if (i == 0) {
-			r = rsp_buf_printf(out, " main-lm=\"0x%" PRIx64 "\"", lm_addr);
+			list->main_lm = lm_addr;
 		} else {
 			stub_svr4_read_str(rd, lm.name, name, sizeof(name));
-			if (name[0] && !*open) {
-				r = rsp_buf_putc(out, '>');
-				*open = 1;
-			}
-			if (name[0] && r == 0)
-				r = stub_svr4_library(out, &lm, name, r_debug);
+			if (name[0])
+				r = rsp_svr4_list_add(list, name, lm.addr, lm.l_addr, lm.l_ld,
+						      r_debug);
 		}
 		prev = lm_addr;
 		lm_addr = lm.next;
@@ -218,16 +184,25 @@ static int stub_svr4_walk(const struct stub_svr4_reader *rd, uint64_t r_debug,
 	return r;
 }
 
-int stub_svr4_xml(const struct stub_svr4_reader *rd, uint64_t r_debug, struct rsp_buf *out)
+int stub_svr4_list(const struct stub_svr4_reader *rd, uint64_t r_debug,
+		   struct rsp_svr4_list *list)
 {
 	uint64_t lm_addr = 0;
-	int open = 0, r = rsp_buf_puts(out, "<library-list-svr4 version=\"1.0\"");
 
-	if (r == 0 && r_debug && stub_svr4_read_u64(rd, r_debug + STUB_R_MAP, &lm_addr) < 0)
+	if (r_debug && stub_svr4_read_u64(rd, r_debug + STUB_R_MAP, &lm_addr) < 0)
 		lm_addr = 0;
-	if (r == 0 && lm_addr)
-		r = stub_svr4_walk(rd, r_debug, lm_addr, out, &open);
+	return lm_addr ? stub_svr4_walk(rd, r_debug, lm_addr, list) : 0;
+}
+
+int stub_svr4_xml(const struct stub_svr4_reader *rd, uint64_t r_debug, struct rsp_buf *out)
+{
+	struct rsp_svr4_list list;
+	int r;
+
+	rsp_svr4_list_init(&list);
+	r = stub_svr4_list(rd, r_debug, &list);
 	if (r == 0)
-		r = rsp_buf_puts(out, open ? "</library-list-svr4>" : "/>");
+		r = rsp_svr4_xml(&list, out);
+	rsp_svr4_list_release(&list);
 	return r;
 }

@@ -5,6 +5,7 @@
  * sum of the sizes, 560 bytes without AVX and 816 with the ymm upper halves,
  * and the target description lists the same registers in the same order.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/user.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -35,6 +37,45 @@ static void test_offsets_are_running_sum(void **state)
 		offset += rsp_reg_descs[r].size;
 	}
 	assert_int_equal(offset, RSP_REGS_SIZE);
+}
+
+/* Every register with a user_regs_struct slot names the field of its
+ * name, every field is one register's, and the slots are the fields. */
+static void test_user_slots_are_user_regs_struct(void **state)
+{
+#define U(reg, field) { RSP_REG_##reg, offsetof(struct user_regs_struct, field) }
+	static const struct { enum rsp_reg reg; size_t off; } want[] = {
+		U(RAX, rax), U(RBX, rbx), U(RCX, rcx), U(RDX, rdx), U(RSI, rsi), U(RDI, rdi),
+		U(RBP, rbp), U(RSP, rsp), U(R8, r8), U(R9, r9), U(R10, r10), U(R11, r11),
+		U(R12, r12), U(R13, r13), U(R14, r14), U(R15, r15), U(RIP, rip),
+		U(EFLAGS, eflags), U(CS, cs), U(SS, ss), U(DS, ds), U(ES, es), U(FS, fs),
+		U(GS, gs), U(ORIG_RAX, orig_rax), U(FS_BASE, fs_base), U(GS_BASE, gs_base),
+	};
+#undef U
+	unsigned with_slot = 0;
+
+	(void)state;
+	assert_int_equal(sizeof(struct user_regs_struct), 8 * RSP_USER_COUNT);
+	assert_int_equal(sizeof(want) / sizeof(want[0]), RSP_USER_COUNT);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if ((size_t)rsp_reg_descs[want[i].reg].user * 8 != want[i].off)
+			fail_msg("%s: slot %d", rsp_reg_descs[want[i].reg].name,
+				 rsp_reg_descs[want[i].reg].user);
+	for (int r = 0; r < RSP_REG_COUNT; r++)
+		with_slot += rsp_reg_descs[r].user != RSP_USER_NONE;
+	assert_int_equal(with_slot, RSP_USER_COUNT);
+}
+
+static void test_find_by_name(void **state)
+{
+	(void)state;
+	assert_int_equal(rsp_reg_find("rax", 3), RSP_REG_RAX);
+	assert_int_equal(rsp_reg_find("gs_base", 7), RSP_REG_GS_BASE);
+	assert_int_equal(rsp_reg_find("ymm15h", 6), RSP_REG_YMM0H + 15);
+	assert_int_equal(rsp_reg_find("rip rsp", 3), RSP_REG_RIP);
+	assert_int_equal(rsp_reg_find("r1", 2), -ENOENT);
+	assert_int_equal(rsp_reg_find("rax", 2), -ENOENT);
+	assert_int_equal(rsp_reg_find("", 0), -ENOENT);
 }
 
 struct layout_case {
@@ -330,6 +371,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_offsets_are_running_sum),
 		cmocka_unit_test(test_layout_matches_gdb),
+		cmocka_unit_test(test_user_slots_are_user_regs_struct),
+		cmocka_unit_test(test_find_by_name),
 		cmocka_unit_test(test_count_and_size_by_features),
 		cmocka_unit_test(test_get_set),
 		cmocka_unit_test(test_tdesc_features),

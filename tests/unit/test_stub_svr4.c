@@ -211,17 +211,6 @@ static void test_xml_bad_name_pointer(void **state)
 		"</library-list-svr4>");
 }
 
-static void test_escape(void **state)
-{
-	struct rsp_buf b;
-
-	(void)state;
-	rsp_buf_init(&b);
-	assert_int_equal(stub_svr4_escape(&b, "a<b>&\"c'd"), 0);
-	assert_string_equal(rsp_buf_str(&b), "a&lt;b&gt;&amp;&quot;c&apos;d");
-	rsp_buf_release(&b);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,7 +224,6 @@ int main(void)
 		cmocka_unit_test_setup(test_xml_cycle_stops, setup),
 		cmocka_unit_test_setup(test_xml_unreadable_entry, setup),
 		cmocka_unit_test_setup(test_xml_bad_name_pointer, setup),
-		cmocka_unit_test(test_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,139 @@
+/*
+ * replay/state_format.h: the state log's format (docs/bundle.md, "State
+ * log"), the one definition its writer (stub/stub_rec_state.c) and its
+ * reader (replay/state.c) share: the magic, the record kinds and what a
+ * MAP record says, the order of the general registers in a REGS record's
+ * mask, a record's tag, and the varint / svarint coding.
+ *
+ * Header only (constants and inline functions), so that stub/, which
+ * writes logs through it, depends on no code of replay/ for it. Nothing
+ * here allocates; writers reserve room first (REPLAY_STATE_VARINT_MAX
+ * bytes a number), readers pass the end of their bytes.
+ */
+#ifndef HINDSIGHT_REPLAY_STATE_FORMAT_H
+#define HINDSIGHT_REPLAY_STATE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/rsp_regs.h"
+
+/* The header: the magic, then varint tid, varint XSAVE area length,
+ * varint REPLAY_STATE_NGP. */
+#define REPLAY_STATE_MAGIC "HSSTATE1"
+#define REPLAY_STATE_MAGIC_LEN 8
+#define REPLAY_STATE_NGP 27        /* RSP_USER_COUNT: struct user_regs_struct's fields */
+#define REPLAY_STATE_XMAX 16384    /* largest XSAVE area */
+_Static_assert(REPLAY_STATE_NGP == RSP_USER_COUNT, "a checkpoint has every user_regs field");
+
+/* Record kinds: the low 3 bits of a record's tag. */
+enum replay_state_kind {
+	REPLAY_STATE_REC_REGS = 1,     /* general register differences */
+	REPLAY_STATE_REC_XSTATE = 2,   /* XSAVE words XORed */
+	REPLAY_STATE_REC_MEM = 3,      /* address, length, old bytes, new bytes */
+	REPLAY_STATE_REC_MAP = 4,      /* memory appeared / went / is unknown */
+	REPLAY_STATE_REC_TIME = 5,     /* logical time minus index changes */
+	REPLAY_STATE_REC_CKPT = 6,     /* everything, to start reading from */
+	REPLAY_STATE_REC_SYNC = 7,     /* the log is whole up to here (or ends) */
+};
+
+/* A tag: kind | min(delta, 31) << 3; delta 31: the real delta follows as
+ * a varint. A 0 byte where a tag would be is padding. */
+#define REPLAY_STATE_KIND_MASK 7u
+#define REPLAY_STATE_KIND_BITS 3
+#define REPLAY_STATE_DELTA_MAX 31u
+
+/* What a MAP record says of its range. */
+enum replay_state_map {
+	REPLAY_STATE_MAP_UNKNOWN = 0,  /* file mapping, mremap target, madvise */
+	REPLAY_STATE_MAP_ZERO = 1,     /* new anonymous memory: zeros */
+	REPLAY_STATE_MAP_GONE = 2,     /* unmapped */
+	REPLAY_STATE_MAP_VOLATILE = 3, /* the kernel writes it (rseq, tid words, shared) */
+	REPLAY_STATE_MAP_ALL = 4,      /* exec: every address unknown (no range) */
+};
+
+/* struct user_regs_struct fields (protocol/rsp_regs.h's slots) in the
+ * order of a REGS record's mask: the most often changed first, so that
+ * the mask is one byte; rip is not logged (the PT history gives it). */
+static const uint8_t replay_state_slots[] = {
+	RSP_USER_EFLAGS, RSP_USER_RAX, RSP_USER_RCX, RSP_USER_RDX, RSP_USER_RSP,
+	RSP_USER_RSI, RSP_USER_RDI, RSP_USER_RBX, RSP_USER_RBP, RSP_USER_R8,
+	RSP_USER_R9, RSP_USER_R10, RSP_USER_R11, RSP_USER_R12, RSP_USER_R13,
+	RSP_USER_R14, RSP_USER_R15, RSP_USER_ORIG_RAX, RSP_USER_FS_BASE, RSP_USER_GS_BASE,
+	RSP_USER_CS, RSP_USER_SS, RSP_USER_DS, RSP_USER_ES, RSP_USER_FS, RSP_USER_GS,
+};
+#define REPLAY_STATE_NSLOTS (sizeof(replay_state_slots))
+
+/* --- coding ------------------------------------------------------------ */
+
+#define REPLAY_STATE_VARINT_MAX 10 /* bytes of the longest varint */
+
+/* @v as unsigned LEB128 at @p: the bytes written. */
+static inline size_t replay_state_put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* svarint: @v zigzag-encoded (0, -1, 1, -2, ... as 0, 1, 2, 3, ...). */
+static inline uint64_t replay_state_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t replay_state_unzigzag(uint64_t u)
+{
+	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+/* A tag for a record of @kind @delta instructions after the previous one
+ * at @p (the delta follows when it does not fit): the bytes written. */
+static inline size_t replay_state_put_tag(uint8_t *p, unsigned kind, uint64_t delta)
+{
+	unsigned short_delta = delta < REPLAY_STATE_DELTA_MAX ? (unsigned)delta
+							      : REPLAY_STATE_DELTA_MAX;
+
+	p[0] = (uint8_t)(kind | short_delta << REPLAY_STATE_KIND_BITS);
+	return 1 + (delta >= REPLAY_STATE_DELTA_MAX ? replay_state_put_varint(p + 1, delta) : 0);
+}
+
+/* The varint at *@p (before @end) into *@v, *@p moved past it. 0, or
+ * -1 when it runs past @end or over 64 bits (*@p is then anywhere up to
+ * @end). */
+static inline int replay_state_get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t r = 0;
+
+	for (unsigned sh = 0; sh < 64; sh += 7) {
+		if (*p >= end)
+			return -1;
+		uint8_t b = *(*p)++;
+
+		r |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80)) {
+			*v = r;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The tag at *@p (before @end): the record's kind in *@kind, its delta in
+ * *@delta, *@p moved past them. 0 or -1. */
+static inline int replay_state_get_tag(const uint8_t **p, const uint8_t *end, unsigned *kind,
+				       uint64_t *delta)
+{
+	if (*p >= end)
+		return -1;
+	*kind = **p & REPLAY_STATE_KIND_MASK;
+	*delta = *(*p)++ >> REPLAY_STATE_KIND_BITS;
+	return *delta == REPLAY_STATE_DELTA_MAX ? replay_state_get_varint(p, end, delta) : 0;
+}
+
+#endif
