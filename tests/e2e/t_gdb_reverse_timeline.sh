@@ -19,17 +19,22 @@ hindsight_only "serves recordings"
 
 prog=$(build_prog timeline -pthread) || finish
 
-# The schedule: NT turns, worker W[n] stores V[n].
+# The schedule: NT turns, worker W[n] stores V[n]; every worker takes a turn
+# (a word of g_vals no instruction wrote is not in the recording: GDB says
+# "Cannot access memory" for it, as for any memory the recording lacks).
 NT=$(rand_int 6 9)
-W=() V=() args=()
-for ((n = 0; n < NT; n++)); do
-    w=$(rand_int 0 2)
-    if [ "$n" -gt 0 ] && [ "$w" = "${W[n - 1]}" ]; then
-        w=$(((w + $(rand_int 1 2)) % 3))
-    fi
-    W+=("$w")
-    V+=("$(rand_int 1000 9999)")
-    args+=("$w:${V[n]}")
+W=()
+while [ "$(printf '%s\n' "${W[@]}" | sort -u | grep -c .)" != 3 ]; do
+    W=() V=() args=()
+    for ((n = 0; n < NT; n++)); do
+        w=$(rand_int 0 2)
+        if [ "$n" -gt 0 ] && [ "$w" = "${W[n - 1]}" ]; then
+            w=$(((w + $(rand_int 1 2)) % 3))
+        fi
+        W+=("$w")
+        V+=("$(rand_int 1000 9999)")
+        args+=("$w:${V[n]}")
+    done
 done
 echo "schedule: ${args[*]}"
 
