@@ -1317,8 +1317,13 @@ static int parse(int argc, char **argv, struct replay_args *a)
 			a->batch = true;
 		} else if (!strcmp(o, "-ex") || !strcmp(o, "--ex") || !strcmp(o, "-x") ||
 			   !strcmp(o, "--x")) {
-			if (i + 1 >= argc || a->n == MAX_SCRIPT) {
+			if (i + 1 >= argc) {
 				fprintf(stderr, "hindsight: %s wants an argument\n", o);
+				return 2;
+			}
+			if (a->n == MAX_SCRIPT) {
+				fprintf(stderr, "hindsight: at most %d -ex and -x; put the commands "
+					"in a file for -x\n", MAX_SCRIPT);
 				return 2;
 			}
 			a->is_file[a->n] = strstr(o, "x") && !strstr(o, "ex");

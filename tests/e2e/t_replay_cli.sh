@@ -173,4 +173,12 @@ else
 fi
 "$HINDSIGHT" replay --batch 2>u.err
 expect_eq "exit status without a recording" "$?" 2
+"$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 2>noarg.err
+expect_eq "exit status of -ex without a command" "$?" 2
+expect noarg.err "hindsight: -ex wants an argument"
+many=()
+for i in $(seq 1 65); do many+=(-ex 'info record'); done
+"$HINDSIGHT" replay "$T_DIR/rec" --batch "${many[@]}" >many.out 2>many.err
+expect_eq "exit status of 65 -ex" "$?" 2
+expect many.err "hindsight: at most 64 -ex and -x; put the commands in a file for -x"
 finish
