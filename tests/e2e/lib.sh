@@ -214,6 +214,41 @@ line_of()
 # rand_int LO HI
 rand_int() { echo $(($1 + RANDOM % ($2 - $1 + 1))); }
 
+# draw_schedule: a schedule for tests/programs/timeline.c: NT turns (6 to 9),
+# worker W[n] stores V[n] (args: its command line, "W:V" each), no worker
+# twice in a row, every worker at least once (a word of g_vals no
+# instruction wrote is not in the recording: debuggers cannot print it).
+draw_schedule()
+{
+    local n w
+    NT=$(rand_int 6 9)
+    W=()
+    while [ "$(printf '%s\n' "${W[@]}" | sort -u | grep -c .)" != 3 ]; do
+        W=() V=() args=()
+        for ((n = 0; n < NT; n++)); do
+            w=$(rand_int 0 2)
+            if [ "$n" -gt 0 ] && [ "$w" = "${W[n - 1]}" ]; then
+                w=$(((w + $(rand_int 1 2)) % 3))
+            fi
+            W+=("$w")
+            V+=("$(rand_int 1000 9999)")
+            args+=("$w:${V[n]}")
+        done
+    done
+}
+
+# schedule_vals N: g_vals as GDB prints it when turn N of draw_schedule's
+# schedule begins (each worker's latest value of an earlier turn, 0 before
+# its first).
+schedule_vals()
+{
+    local v=(0 0 0) k
+    for ((k = 0; k < $1; k++)); do
+        v[W[k]]=${V[k]}
+    done
+    echo "{${v[0]}, ${v[1]}, ${v[2]}}"
+}
+
 # ---- the server ------------------------------------------------------------
 
 # server_cmd [--once] [--attach PID] ADDR [PROG ARGS...]: print nothing, fill

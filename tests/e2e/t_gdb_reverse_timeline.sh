@@ -19,40 +19,14 @@ hindsight_only "serves recordings"
 
 prog=$(build_prog timeline -pthread) || finish
 
-# The schedule: NT turns, worker W[n] stores V[n]; every worker takes a turn
-# (a word of g_vals no instruction wrote is not in the recording: GDB says
-# "Cannot access memory" for it, as for any memory the recording lacks).
-NT=$(rand_int 6 9)
-W=()
-while [ "$(printf '%s\n' "${W[@]}" | sort -u | grep -c .)" != 3 ]; do
-    W=() V=() args=()
-    for ((n = 0; n < NT; n++)); do
-        w=$(rand_int 0 2)
-        if [ "$n" -gt 0 ] && [ "$w" = "${W[n - 1]}" ]; then
-            w=$(((w + $(rand_int 1 2)) % 3))
-        fi
-        W+=("$w")
-        V+=("$(rand_int 1000 9999)")
-        args+=("$w:${V[n]}")
-    done
-done
+# The schedule: NT turns, worker W[n] stores V[n] (lib.sh).
+draw_schedule
 echo "schedule: ${args[*]}"
 
 rec=$T_DIR/rec
 "$HINDSIGHT" record -o "$rec" -- "$prog" "${args[@]}" >"$T_DIR/record.out" 2>&1
 expect "$T_DIR/record.out" "recording in $rec"
 expect "$T_DIR/record.out" "turn $((NT - 1)): worker ${W[NT - 1]} value ${V[NT - 1]}"
-
-# vals N: g_vals as GDB prints it when turn N begins (each worker's latest
-# value of an earlier turn, 0 before its first).
-vals()
-{
-    local v=(0 0 0) k
-    for ((k = 0; k < $1; k++)); do
-        v[W[k]]=${V[k]}
-    done
-    echo "{${v[0]}, ${v[1]}, ${v[2]}}"
-}
 
 L_store=$(line_of timeline.c store)
 L_count=$(line_of timeline.c count)
@@ -104,7 +78,7 @@ hit()
         fail "$1: worker $w in thread $num, before in thread ${thread_of[$w]}"
     fi
     grep -q "^\[Switching to Thread " <<<"$s" || fail "$1: GDB did not switch threads"
-    grep -q "^\$[0-9]* = $(vals "$2")\$" <<<"$s" || fail "$1: g_vals is not $(vals "$2")"
+    grep -q "^\$[0-9]* = $(schedule_vals "$2")\$" <<<"$s" || fail "$1: g_vals is not $(schedule_vals "$2")"
 }
 
 for ((k = 1; k <= NT; k++)); do
@@ -124,12 +98,12 @@ for ((n = 0; n < NT; n++)); do
 done
 # `next` over the store in turn M's worker, and back.
 section next | grep -qE "^$L_count[[:space:]]" || fail "next: not at line $L_count"
-section next | grep -q "^\$[0-9]* = $(vals $((M + 1)))\$" ||
-    fail "next: g_vals is not $(vals $((M + 1)))"
+section next | grep -q "^\$[0-9]* = $(schedule_vals $((M + 1)))\$" ||
+    fail "next: g_vals is not $(schedule_vals $((M + 1)))"
 section next | grep -q "^\$[0-9]* = $M\$" || fail "next: g_turns is not $M"
 section rnext | grep -qE "^$L_store[[:space:]]" || fail "reverse-next: not at line $L_store"
-section rnext | grep -q "^\$[0-9]* = $(vals "$M")\$" ||
-    fail "reverse-next: g_vals is not $(vals "$M")"
+section rnext | grep -q "^\$[0-9]* = $(schedule_vals "$M")\$" ||
+    fail "reverse-next: g_vals is not $(schedule_vals "$M")"
 section cend | grep -q "No more reverse-execution history." || fail "cend: did not reach the end"
 expect "$out" "detached]"
 

@@ -46,38 +46,13 @@ stops()
     ' "$1"
 }
 
-# vals N: g_vals when turn N begins (each worker's latest value of an
-# earlier turn, 0 before its first).
-vals()
-{
-    local v=(0 0 0) k
-    for ((k = 0; k < $1; k++)); do
-        v[W[k]]=${V[k]}
-    done
-    echo "{${v[0]}, ${v[1]}, ${v[2]}}"
-}
-
 # ask ROUND: one schedule, both debuggers, the transcripts compared.
 ask()
 {
     local r=$1 n k w
-    # Every worker takes a turn: a word of g_vals nothing wrote is not
-    # in the recording (bss), and neither debugger can print it.
+    # every worker takes a turn (lib.sh)
     local args=()
-    W=() V=()
-    while [ "$(printf '%s\n' "${W[@]}" | sort -u | wc -l)" != 3 ]; do
-        NT=$(rand_int 6 9)
-        W=() V=() args=()
-        for ((n = 0; n < NT; n++)); do
-            w=$(rand_int 0 2)
-            if [ "$n" -gt 0 ] && [ "$w" = "${W[n - 1]}" ]; then
-                w=$(((w + $(rand_int 1 2)) % 3))
-            fi
-            W+=("$w")
-            V+=("$(rand_int 1000 9999)")
-            args+=("$w:${V[n]}")
-        done
-    done
+    draw_schedule
     echo "round $r schedule: ${args[*]}"
     local rec=$T_DIR/rec$r
     "$HINDSIGHT" record -o "$rec" -- "$prog" "${args[@]}" >"$T_DIR/record$r.out" 2>&1
@@ -129,11 +104,11 @@ ask()
     declare -A thread_of=()
     for ((k = 1; k <= NT; k++)); do
         n=$((NT - k))
-        want+=("${V[n]} ${W[n]} $(vals "$n")")
+        want+=("${V[n]} ${W[n]} $(schedule_vals "$n")")
     done
     want+=(edge)
     for ((n = 0; n < NT; n++)); do
-        want+=("${V[n]} ${W[n]} $(vals "$n")")
+        want+=("${V[n]} ${W[n]} $(schedule_vals "$n")")
     done
     want+=(edge)
     for ((k = 1; k <= ${#want[@]}; k++)); do

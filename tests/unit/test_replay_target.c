@@ -51,6 +51,7 @@
 #include "replay/replay_target.h"
 #include "replay/state.h"
 #include "stub/stub_rec.h"
+#include "tests/unit/testlib_nm.h"
 
 #define PROGS "tests/programs"
 #define LLDB HINDSIGHT_SHARED "/ptdata/lldb/intelpt-trace"
@@ -68,25 +69,6 @@ static void run(const char *cmd)
 	if (r != 0)
 		print_error("command failed (%d): %s\n", r, cmd);
 	assert_int_equal(r, 0);
-}
-
-/* The address nm gives @sym in @exe. */
-static uint64_t symbol(const char *exe, const char *sym)
-{
-	char cmd[1024], line[512], type, name[256];
-	uint64_t addr, found = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "nm %s", exe);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) == 3 &&
-		    !strcmp(name, sym))
-			found = addr;
-	pclose(f);
-	assert_true(found != 0);
-	return found;
 }
 
 static void record(const char *dir, char *const argv[], uint32_t slice)
@@ -118,9 +100,9 @@ static int setup(void **state)
 	snprintf(cmd, sizeof(cmd), "gcc -g -O0 -no-pie -o %s %s/watch.c && "
 		 "gcc -g -O0 -no-pie -pthread -o %s %s/rec/threads.c", exe, PROGS, exe2, PROGS);
 	run(cmd);
-	g_addr = symbol(exe, "g");
-	main_addr = symbol(exe, "main");
-	counter_addr = symbol(exe2, "counter");
+	g_addr = nm_symbol(exe, "g");
+	main_addr = nm_symbol(exe, "main");
+	counter_addr = nm_symbol(exe2, "counter");
 	snprintf(watch_dir, sizeof(watch_dir), "%s/watch.bundle", work);
 	snprintf(threads_dir, sizeof(threads_dir), "%s/threads.bundle", work);
 	record(watch_dir, wargv, 0);

@@ -43,6 +43,7 @@
 #include "replay/state.h"
 #include "replay/timeline.h"
 #include "stub/stub_rec.h"
+#include "tests/unit/testlib_nm.h"
 
 #define PROGS "tests/programs"
 #define CHECKED 300                /* hits followed backward from the end */
@@ -55,24 +56,6 @@ static uint64_t counter_addr, main_addr;
 static struct replay_state_write newest[CHECKED], oldest[FIRST];
 
 /* ---- the recording ------------------------------------------------------ */
-
-static uint64_t symbol(const char *exe, const char *sym)
-{
-	char cmd[1024], line[512], type, name[256];
-	uint64_t addr, found = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "nm %s", exe);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) == 3 &&
-		    !strcmp(name, sym))
-			found = addr;
-	pclose(f);
-	assert_true(found != 0);
-	return found;
-}
 
 static int writes(void)
 {
@@ -119,8 +102,8 @@ static int setup(void **state)
 		 PROGS);
 	if (system(cmd) != 0)
 		return -1;
-	counter_addr = symbol(exe, "counter");
-	main_addr = symbol(exe, "main");
+	counter_addr = nm_symbol(exe, "counter");
+	main_addr = nm_symbol(exe, "main");
 	snprintf(threads_dir, sizeof(threads_dir), "%s/threads.bundle", work);
 	o.dir = threads_dir;
 	o.slice = 97;                      /* short slices: many switches */
