@@ -214,7 +214,7 @@ static void put_str(FILE *f, const char *s)
 struct writer {
 	FILE *f;
 	const struct replay_bundle *b;
-	const struct replay_spans *tl;
+	const struct replay_spans *sp;
 	const char *rec;           /* the recording as a command names it */
 	int64_t pid;
 	bool first;
@@ -258,7 +258,7 @@ static void write_metadata(struct writer *w)
 static void write_span(struct writer *w, const struct replay_spans_span *s)
 {
 	event_start(w, "X", s->thread);
-	fprintf(w->f, ",\"ts\":%" PRIu64 ",\"dur\":%" PRIu64 ",\"name\":", s->t0 - w->tl->origin,
+	fprintf(w->f, ",\"ts\":%" PRIu64 ",\"dur\":%" PRIu64 ",\"name\":", s->t0 - w->sp->origin,
 		s->t1 - s->t0);
 	if (s->calls) {
 		char name[48];
@@ -312,7 +312,7 @@ static void write_mark(struct writer *w, const struct replay_spans_mark *m)
 		break;
 	}
 	event_start(w, "i", m->thread);
-	fprintf(w->f, ",\"s\":\"t\",\"ts\":%" PRIu64 ",\"name\":", m->time - w->tl->origin);
+	fprintf(w->f, ",\"s\":\"t\",\"ts\":%" PRIu64 ",\"name\":", m->time - w->sp->origin);
 	put_str(w->f, name);
 	fprintf(w->f, ",\"cat\":\"%s\",\"args\":{\"position\":%" PRIu64 "}}", cats[m->kind],
 		m->position);
@@ -321,7 +321,7 @@ static void write_mark(struct writer *w, const struct replay_spans_mark *m)
 static void write_other(struct writer *w)
 {
 	static const char *const clocks[] = { "instructions", "tsc", "positions" };
-	const struct replay_spans *tl = w->tl;
+	const struct replay_spans *sp = w->sp;
 	char name[64];
 
 	fputs("\n],\n\"otherData\":{\"hindsight\":{\"recording\":", w->f);
@@ -329,13 +329,13 @@ static void write_other(struct writer *w)
 	fprintf(w->f,
 		",\"clock\":\"%s\",\"origin\":%" PRIu64 ",\"start\":%" PRIu64 ",\"end\":%" PRIu64
 		",\"quantum\":%" PRIu64 ",\"exit\":",
-		clocks[tl->clock], tl->origin, tl->start - tl->origin, tl->end - tl->origin, tl->quantum);
+		clocks[sp->clock], sp->origin, sp->start - sp->origin, sp->end - sp->origin, sp->quantum);
 	put_str(w->f, w->b->exit_kind ? w->b->exit_kind : "unknown");
 	fputs(",\"threads\":[", w->f);
 	for (size_t i = 0; i < w->b->nthreads; i++) {
 		thread_name(w, i, name, sizeof(name));
 		fprintf(w->f, "%s{\"tid\":%" PRId64 ",\"number\":%zu,\"positions\":%" PRIu64 ",\"name\":",
-			i ? "," : "", w->b->threads[i].tid, i + 1, tl->positions[i]);
+			i ? "," : "", w->b->threads[i].tid, i + 1, sp->positions[i]);
 		put_str(w->f, name);
 		fputc('}', w->f);
 	}
@@ -347,10 +347,10 @@ static void write_json(struct writer *w)
 	w->first = true;
 	fputs("{\"traceEvents\":[", w->f);
 	write_metadata(w);
-	for (size_t i = 0; i < w->tl->nspans; i++)
-		write_span(w, &w->tl->spans[i]);
-	for (size_t i = 0; i < w->tl->nmarks; i++)
-		write_mark(w, &w->tl->marks[i]);
+	for (size_t i = 0; i < w->sp->nspans; i++)
+		write_span(w, &w->sp->spans[i]);
+	for (size_t i = 0; i < w->sp->nmarks; i++)
+		write_mark(w, &w->sp->marks[i]);
 	write_other(w);
 }
 
@@ -463,7 +463,7 @@ static int write_out(const struct tl_args *a, struct writer *w)
 int cli_timeline_main(int argc, char **argv)
 {
 	struct replay_spans_opts o = { 0 };
-	struct replay_spans tl = { 0 };
+	struct replay_spans sp = { 0 };
 	struct replay_dwarf_symbols *syms = NULL;
 	struct replay_symbolizer sym = { 0 };
 	struct replay_bundle *b = NULL;
@@ -500,7 +500,7 @@ int cli_timeline_main(int argc, char **argv)
 		o.progress = progress;
 		o.ctx = &pr;
 		clock_gettime(CLOCK_MONOTONIC, &pr.t0);
-		rc = replay_spans_build(&tl, b, &o);
+		rc = replay_spans_build(&sp, b, &o);
 	}
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: %s: %s\n", a.dir,
@@ -508,20 +508,20 @@ int cli_timeline_main(int argc, char **argv)
 	} else {
 		if (pr.shown)
 			fprintf(stderr, "timeline: %" PRIu64 " instructions, %zu spans, done\n",
-				tl.items, tl.nspans);
+				sp.items, sp.nspans);
 		for (size_t i = 0; i < b->nthreads; i++)
-			if (!tl.positions[i])
+			if (!sp.positions[i])
 				fprintf(stderr, "hindsight: warning: thread %zu (%" PRId64 "): nothing in its "
 					"trace decodes\n", i + 1, b->threads[i].tid);
 		w.b = b;
-		w.tl = &tl;
+		w.sp = &sp;
 		w.rec = b->perf_file ? b->perf_file : a.dir;
 		if (realpath(w.rec, path))
 			w.rec = path;
 		w.pid = b->pid > 0 ? b->pid : 1;
 		rc = write_out(&a, &w);
 	}
-	replay_spans_release(&tl);
+	replay_spans_release(&sp);
 	replay_dwarf_symbols_free(syms);
 	replay_state_free(st);
 	replay_bundle_free(b);

@@ -56,7 +56,7 @@ struct sym_slot {
 };
 
 struct walk {
-	struct replay_spans *tl;
+	struct replay_spans *sp;
 	struct sym_slot *syms;
 	const struct replay_spans_opts *o;
 	size_t thread;
@@ -90,7 +90,7 @@ enum replay_spans_clock replay_spans_clock_of(const struct replay_bundle *b)
 
 static uint64_t item_time(struct walk *w, const struct replay_item *it)
 {
-	switch (w->tl->clock) {
+	switch (w->sp->clock) {
 	case REPLAY_CLOCK_POSITIONS:
 		return it->index;
 	case REPLAY_CLOCK_TSC:
@@ -110,33 +110,33 @@ static uint64_t item_time(struct walk *w, const struct replay_item *it)
 
 /* ---- keeping spans ----------------------------------------------------- */
 
-static int push_span(struct replay_spans *tl, const struct replay_spans_span *s)
+static int push_span(struct replay_spans *sp, const struct replay_spans_span *s)
 {
-	if (tl->nspans == tl->cap) {
-		size_t cap = tl->cap ? tl->cap * 2 : 256;
-		struct replay_spans_span *n = realloc(tl->spans, cap * sizeof(*n));
+	if (sp->nspans == sp->cap) {
+		size_t cap = sp->cap ? sp->cap * 2 : 256;
+		struct replay_spans_span *n = realloc(sp->spans, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		tl->spans = n;
-		tl->cap = cap;
+		sp->spans = n;
+		sp->cap = cap;
 	}
-	tl->spans[tl->nspans++] = *s;
+	sp->spans[sp->nspans++] = *s;
 	return 0;
 }
 
-static int push_mark(struct replay_spans *tl, const struct replay_spans_mark *m)
+static int push_mark(struct replay_spans *sp, const struct replay_spans_mark *m)
 {
-	if (tl->nmarks == tl->mcap) {
-		size_t cap = tl->mcap ? tl->mcap * 2 : 16;
-		struct replay_spans_mark *n = realloc(tl->marks, cap * sizeof(*n));
+	if (sp->nmarks == sp->mcap) {
+		size_t cap = sp->mcap ? sp->mcap * 2 : 16;
+		struct replay_spans_mark *n = realloc(sp->marks, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		tl->marks = n;
-		tl->mcap = cap;
+		sp->marks = n;
+		sp->mcap = cap;
 	}
-	tl->marks[tl->nmarks++] = *m;
+	sp->marks[sp->nmarks++] = *m;
 	return 0;
 }
 
@@ -147,7 +147,7 @@ static int flush_pending(struct walk *w, struct pending *p)
 	int rc = 0;
 
 	if (p->calls == 1) {
-		rc = push_span(w->tl, &p->one);
+		rc = push_span(w->sp, &p->one);
 	} else if (p->calls > 1) {
 		s.thread = w->thread;
 		s.depth = p->depth;
@@ -157,7 +157,7 @@ static int flush_pending(struct walk *w, struct pending *p)
 		s.t1 = p->t1;
 		s.calls = p->calls;
 		memcpy(s.names, p->names, sizeof(s.names));
-		rc = push_span(w->tl, &s);
+		rc = push_span(w->sp, &s);
 	}
 	memset(p, 0, sizeof(*p));
 	return rc;
@@ -185,7 +185,7 @@ static int close_top(struct walk *w)
 		.t0 = f->t0, .t1 = w->t_end, .function = f->sym.function, .file = f->sym.file,
 		.line = f->sym.line, .signal = f->signal,
 	};
-	bool long_enough = s.t1 > s.t0 && s.t1 - s.t0 >= w->tl->quantum;
+	bool long_enough = s.t1 > s.t0 && s.t1 - s.t0 >= w->sp->quantum;
 	int rc = 0;
 
 	/* Its own short callees: kept with it, or dropped with it. */
@@ -193,7 +193,7 @@ static int close_top(struct walk *w)
 		rc = flush_pending(w, &f->kids);
 		if (rc == 0)
 			rc = flush_pending(w, p);
-		return rc < 0 ? rc : push_span(w->tl, &s);
+		return rc < 0 ? rc : push_span(w->sp, &s);
 	}
 	if (!p->calls) {
 		p->first = s.first;
@@ -205,7 +205,7 @@ static int close_top(struct walk *w)
 	p->last = s.last;
 	p->t1 = s.t1 > p->t0 ? s.t1 : p->t0;
 	add_name(p, s.function ? s.function : "??");
-	if (p->t1 - p->t0 >= w->tl->quantum)
+	if (p->t1 - p->t0 >= w->sp->quantum)
 		return flush_pending(w, p);
 	return 0;
 }
@@ -327,7 +327,7 @@ static int mark(struct walk *w, enum replay_spans_mark_kind kind, uint64_t posit
 		.function = function, .text = text,
 	};
 
-	return push_mark(w->tl, &m);
+	return push_mark(w->sp, &m);
 }
 
 /* Replaces the call on top by a call of @sym starting at @it. */
@@ -426,7 +426,7 @@ static int add_insn(struct walk *w, const struct replay_item *it, uint64_t time)
 		return rc;
 	w->have_prev = true;
 	w->last = it->index;
-	w->t_end = w->tl->clock == REPLAY_CLOCK_TSC ? time : time + 1;
+	w->t_end = w->sp->clock == REPLAY_CLOCK_TSC ? time : time + 1;
 	note_successors(w, it);
 	return 0;
 }
@@ -446,27 +446,27 @@ static int add_gap(struct walk *w, const struct replay_item *it)
 /* ---- threads ------------------------------------------------------------ */
 
 /* The time a thread's history ends, as far as its index tells. */
-static uint64_t index_end(const struct replay_spans *tl, const struct replay_index *idx)
+static uint64_t index_end(const struct replay_spans *sp, const struct replay_index *idx)
 {
 	const struct replay_index_entry *e;
 
-	if (tl->clock == REPLAY_CLOCK_POSITIONS || !idx->nentries)
+	if (sp->clock == REPLAY_CLOCK_POSITIONS || !idx->nentries)
 		return idx->nitems;
 	e = &idx->entries[idx->nentries - 1];
-	if (tl->clock == REPLAY_CLOCK_TSC)
+	if (sp->clock == REPLAY_CLOCK_TSC)
 		return e->time;
 	return e->time + (idx->nitems + 1 - e->index);
 }
 
 /* Positions @d at the PSB before time @lo. */
-static int seek_time(const struct replay_spans *tl, const struct replay_index *idx,
+static int seek_time(const struct replay_spans *sp, const struct replay_index *idx,
 		     struct replay_decoder *d, uint64_t lo)
 {
 	size_t i = 0;
 
 	if (!idx->nentries)
 		return 0;
-	if (tl->clock == REPLAY_CLOCK_POSITIONS)
+	if (sp->clock == REPLAY_CLOCK_POSITIONS)
 		return lo > 1 && lo <= idx->nitems ? replay_index_seek(idx, d, lo) : 0;
 	while (i + 1 < idx->nentries && idx->entries[i + 1].time <= lo)
 		i++;
@@ -474,15 +474,15 @@ static int seek_time(const struct replay_spans *tl, const struct replay_index *i
 }
 
 /* Shifts the depths of spans [@from, end) to start at 0. */
-static void normalize(struct replay_spans *tl, size_t from)
+static void normalize(struct replay_spans *sp, size_t from)
 {
 	int min = 0;
 
-	for (size_t i = from; i < tl->nspans; i++)
-		if (i == from || tl->spans[i].depth < min)
-			min = tl->spans[i].depth;
-	for (size_t i = from; i < tl->nspans; i++)
-		tl->spans[i].depth -= min;
+	for (size_t i = from; i < sp->nspans; i++)
+		if (i == from || sp->spans[i].depth < min)
+			min = sp->spans[i].depth;
+	for (size_t i = from; i < sp->nspans; i++)
+		sp->spans[i].depth -= min;
 }
 
 struct crash_info {
@@ -501,17 +501,17 @@ static uint64_t exact_time(struct replay_state *st, int64_t tid, uint64_t p)
 }
 
 /* Spans [@from, end) and marks [@mfrom, end) timed from the state log. */
-static void exact_times(struct replay_spans *tl, struct replay_state *st, int64_t tid,
+static void exact_times(struct replay_spans *sp, struct replay_state *st, int64_t tid,
 			size_t from, size_t mfrom)
 {
-	for (size_t i = from; i < tl->nspans; i++) {
-		struct replay_spans_span *s = &tl->spans[i];
+	for (size_t i = from; i < sp->nspans; i++) {
+		struct replay_spans_span *s = &sp->spans[i];
 
 		s->t0 = exact_time(st, tid, s->first);
 		s->t1 = exact_time(st, tid, s->last + 1);
 	}
-	for (size_t i = mfrom; i < tl->nmarks; i++)
-		tl->marks[i].time = exact_time(st, tid, tl->marks[i].position);
+	for (size_t i = mfrom; i < sp->nmarks; i++)
+		sp->marks[i].time = exact_time(st, tid, sp->marks[i].position);
 }
 
 /* With a state log: the items of @tid whose times are in [@lo, @hi]. */
@@ -525,48 +525,48 @@ static void exact_bounds(struct replay_state *st, int64_t tid, uint64_t lo, uint
 	*khi = replay_state_position_at(st, tid, hi, &p) == 0 ? p : 0;
 }
 
-static int walk_thread(struct replay_spans *tl, const struct replay_bundle *b, size_t thread,
+static int walk_thread(struct replay_spans *sp, const struct replay_bundle *b, size_t thread,
 		       const struct replay_index *idx, const struct replay_spans_opts *o,
 		       struct crash_info *ci)
 {
-	struct walk w = { .tl = tl, .o = o, .thread = thread };
+	struct walk w = { .sp = sp, .o = o, .thread = thread };
 	struct replay_decoder *d = NULL;
 	struct replay_item it;
-	size_t from = tl->nspans, mfrom = tl->nmarks;
+	size_t from = sp->nspans, mfrom = sp->nmarks;
 	int64_t tid = b->threads[thread].tid;
-	bool exact = o->st && tl->clock == REPLAY_CLOCK_INSNS && replay_state_last_index(o->st, tid);
+	bool exact = o->st && sp->clock == REPLAY_CLOCK_INSNS && replay_state_last_index(o->st, tid);
 	uint64_t klo = 1, khi = UINT64_MAX;
 	int rc = replay_decoder_new(b, thread, &d);
 
 	if (exact && o->have_range)
-		exact_bounds(o->st, tid, tl->start, tl->end, &klo, &khi);
+		exact_bounds(o->st, tid, sp->start, sp->end, &klo, &khi);
 	if (rc == 0 && exact && klo > 1 && klo <= idx->nitems)
 		rc = replay_index_seek(idx, d, klo);
 	else if (rc == 0 && !exact && o->have_range)
-		rc = seek_time(tl, idx, d, tl->start);
+		rc = seek_time(sp, idx, d, sp->start);
 	w.syms = calloc(SYM_SLOTS, sizeof(*w.syms));
 	if (rc == 0 && !w.syms)
 		rc = -ENOMEM;
 	while (rc == 0 && (rc = replay_decoder_next(d, &it)) > 0) {
 		uint64_t time = it.kind == REPLAY_ITEM_GAP ? 0 : item_time(&w, &it);
-		bool in = exact ? it.index >= klo : time >= tl->start;
+		bool in = exact ? it.index >= klo : time >= sp->start;
 
 		rc = 0;
-		if (exact ? it.index > khi : it.kind == REPLAY_ITEM_INSN && time > tl->end)
+		if (exact ? it.index > khi : it.kind == REPLAY_ITEM_INSN && time > sp->end)
 			break;
 		if (it.kind == REPLAY_ITEM_GAP)
 			rc = w.have_prev || !o->have_range ? add_gap(&w, &it) : 0;
 		else if (in)
 			rc = add_insn(&w, &it, time);
-		if (rc == 0 && o->progress && !(++tl->items & 0xffff) && o->progress(o->ctx, tl->items))
+		if (rc == 0 && o->progress && !(++sp->items & 0xffff) && o->progress(o->ctx, sp->items))
 			rc = -ECANCELED;
 	}
 	if (rc == 0)
 		rc = close_all(&w);
 	if (rc == 0)
-		normalize(tl, from);
+		normalize(sp, from);
 	if (rc == 0 && exact)
-		exact_times(tl, o->st, tid, from, mfrom);
+		exact_times(sp, o->st, tid, from, mfrom);
 	ci->end_time = exact && w.have_prev ? exact_time(o->st, tid, w.last + 1) : w.t_end;
 	ci->last = w.last;
 	free(w.stack);
@@ -576,7 +576,7 @@ static int walk_thread(struct replay_spans *tl, const struct replay_bundle *b, s
 }
 
 /* The instruction the program died at: in the thread that ran last. */
-static int crash_mark(struct replay_spans *tl, const struct replay_bundle *b,
+static int crash_mark(struct replay_spans *sp, const struct replay_bundle *b,
 		      const struct replay_index *idx, const struct crash_info *ci,
 		      struct replay_state *st, bool have_range)
 {
@@ -597,14 +597,14 @@ static int crash_mark(struct replay_spans *tl, const struct replay_bundle *b,
 		m.text = "the trace ends before the instruction that faulted";
 	}
 	m.time = ci[pick].end_time;
-	if (m.position <= ci[pick].last && tl->clock == REPLAY_CLOCK_INSNS)
+	if (m.position <= ci[pick].last && sp->clock == REPLAY_CLOCK_INSNS)
 		m.time -= ci[pick].last + 1 - m.position;
-	if (st && tl->clock == REPLAY_CLOCK_INSNS &&
+	if (st && sp->clock == REPLAY_CLOCK_INSNS &&
 	    replay_state_last_index(st, b->threads[pick].tid))
 		m.time = exact_time(st, b->threads[pick].tid, m.position);
-	if (have_range && (m.time < tl->start || m.time > tl->end))
+	if (have_range && (m.time < sp->start || m.time > sp->end))
 		return 0;
-	return push_mark(tl, &m);
+	return push_mark(sp, &m);
 }
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
@@ -613,25 +613,25 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 }
 
 /* The range drawn: what the spans and marks cover. */
-static void bounds(struct replay_spans *tl)
+static void bounds(struct replay_spans *sp)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 
-	for (size_t i = 0; i < tl->nspans; i++) {
-		lo = tl->spans[i].t0 < lo ? tl->spans[i].t0 : lo;
-		hi = tl->spans[i].t1 > hi ? tl->spans[i].t1 : hi;
+	for (size_t i = 0; i < sp->nspans; i++) {
+		lo = sp->spans[i].t0 < lo ? sp->spans[i].t0 : lo;
+		hi = sp->spans[i].t1 > hi ? sp->spans[i].t1 : hi;
 	}
-	for (size_t i = 0; i < tl->nmarks; i++) {
-		lo = tl->marks[i].time < lo ? tl->marks[i].time : lo;
-		hi = tl->marks[i].time > hi ? tl->marks[i].time : hi;
+	for (size_t i = 0; i < sp->nmarks; i++) {
+		lo = sp->marks[i].time < lo ? sp->marks[i].time : lo;
+		hi = sp->marks[i].time > hi ? sp->marks[i].time : hi;
 	}
 	if (lo <= hi) {
-		tl->start = lo;
-		tl->end = hi;
+		sp->start = lo;
+		sp->end = hi;
 	}
 }
 
-int replay_spans_build(struct replay_spans *tl, const struct replay_bundle *b,
+int replay_spans_build(struct replay_spans *sp, const struct replay_bundle *b,
 			  const struct replay_spans_opts *o)
 {
 	struct replay_index *idx = calloc(b->nthreads ? b->nthreads : 1, sizeof(*idx));
@@ -639,38 +639,38 @@ int replay_spans_build(struct replay_spans *tl, const struct replay_bundle *b,
 	uint64_t lo = UINT64_MAX, hi = 0;
 	int rc = idx && ci ? 0 : -ENOMEM;
 
-	tl->clock = replay_spans_clock_of(b);
-	tl->positions = calloc(b->nthreads ? b->nthreads : 1, sizeof(*tl->positions));
-	if (!tl->positions)
+	sp->clock = replay_spans_clock_of(b);
+	sp->positions = calloc(b->nthreads ? b->nthreads : 1, sizeof(*sp->positions));
+	if (!sp->positions)
 		rc = -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < b->nthreads; i++) {
 		rc = replay_index_build(&idx[i], b, i, NULL, NULL);
 		if (rc < 0)
 			break;
-		tl->positions[i] = idx[i].nitems;
-		if (idx[i].nentries && tl->clock != REPLAY_CLOCK_POSITIONS &&
+		sp->positions[i] = idx[i].nitems;
+		if (idx[i].nentries && sp->clock != REPLAY_CLOCK_POSITIONS &&
 		    idx[i].entries[0].time < lo)
 			lo = idx[i].entries[0].time;
-		if (index_end(tl, &idx[i]) > hi)
-			hi = index_end(tl, &idx[i]);
+		if (index_end(sp, &idx[i]) > hi)
+			hi = index_end(sp, &idx[i]);
 	}
-	if (tl->clock == REPLAY_CLOCK_POSITIONS || lo == UINT64_MAX)
-		lo = tl->clock == REPLAY_CLOCK_POSITIONS ? 1 : 0;
-	if (tl->clock != REPLAY_CLOCK_POSITIONS && b->end_time > hi)
+	if (sp->clock == REPLAY_CLOCK_POSITIONS || lo == UINT64_MAX)
+		lo = sp->clock == REPLAY_CLOCK_POSITIONS ? 1 : 0;
+	if (sp->clock != REPLAY_CLOCK_POSITIONS && b->end_time > hi)
 		hi = b->end_time;
 	/* TSC values are far from 0 (and past what a double holds exactly
 	 * after some weeks of uptime): counted from the first one. */
-	tl->origin = tl->clock == REPLAY_CLOCK_TSC ? lo : 0;
+	sp->origin = sp->clock == REPLAY_CLOCK_TSC ? lo : 0;
 	/* RANGE within the recording: A, and ,B end where it does */
-	tl->start = o->have_range && add_sat(tl->origin, o->lo) > lo ? add_sat(tl->origin, o->lo) : lo;
-	tl->end = o->have_range && add_sat(tl->origin, o->hi) < hi ? add_sat(tl->origin, o->hi) : hi;
-	tl->quantum = o->resolution && tl->end > tl->start ? (tl->end - tl->start) / o->resolution : 0;
+	sp->start = o->have_range && add_sat(sp->origin, o->lo) > lo ? add_sat(sp->origin, o->lo) : lo;
+	sp->end = o->have_range && add_sat(sp->origin, o->hi) < hi ? add_sat(sp->origin, o->hi) : hi;
+	sp->quantum = o->resolution && sp->end > sp->start ? (sp->end - sp->start) / o->resolution : 0;
 	for (size_t i = 0; rc == 0 && i < b->nthreads; i++)
-		rc = walk_thread(tl, b, i, &idx[i], o, &ci[i]);
+		rc = walk_thread(sp, b, i, &idx[i], o, &ci[i]);
 	if (rc == 0 && b->nthreads)
-		rc = crash_mark(tl, b, idx, ci, o->st, o->have_range);
+		rc = crash_mark(sp, b, idx, ci, o->st, o->have_range);
 	if (rc == 0 && !o->have_range)
-		bounds(tl);
+		bounds(sp);
 	for (size_t i = 0; idx && i < b->nthreads; i++)
 		replay_index_release(&idx[i]);
 	free(idx);
@@ -678,10 +678,10 @@ int replay_spans_build(struct replay_spans *tl, const struct replay_bundle *b,
 	return rc;
 }
 
-void replay_spans_release(struct replay_spans *tl)
+void replay_spans_release(struct replay_spans *sp)
 {
-	free(tl->spans);
-	free(tl->marks);
-	free(tl->positions);
-	memset(tl, 0, sizeof(*tl));
+	free(sp->spans);
+	free(sp->marks);
+	free(sp->positions);
+	memset(sp, 0, sizeof(*sp));
 }

@@ -113,10 +113,10 @@ struct replay_spans {
 enum replay_spans_clock replay_spans_clock_of(const struct replay_bundle *b);
 
 /* Walks every thread of @b (which, with the symbolizer, must outlive
- * @tl) and fills @tl (zeroed by the caller). 0, or a decoder's error
+ * @sp) and fills @sp (zeroed by the caller). 0, or a decoder's error
  * (-EINVAL, -errno), -ENOMEM, -ECANCELED (from @progress). */
-int replay_spans_build(struct replay_spans *tl, const struct replay_bundle *b,
+int replay_spans_build(struct replay_spans *sp, const struct replay_bundle *b,
 			  const struct replay_spans_opts *o);
-void replay_spans_release(struct replay_spans *tl);
+void replay_spans_release(struct replay_spans *sp);
 
 #endif
