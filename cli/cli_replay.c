@@ -23,6 +23,7 @@
  * `gdb -batch`.
  */
 #include "cli/cli_replay.h"
+#include "cli/cli_replay_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -58,17 +59,8 @@
 #define MAX_SCRIPT 64
 #define BT_MAX 256              /* frames bt shows at most */
 
-struct session {
-	struct replay_frontend *f;
-	struct replay_source src;
-	int nvalues;               /* $1, $2, ... */
-	unsigned list_line;        /* the next line `list` shows, 0: around the position */
-	const char *list_file;
-	bool quit;
-};
-
-static volatile sig_atomic_t cli_replay_interrupted;
-static struct session *cli_replay_completing;
+volatile sig_atomic_t cli_replay_interrupted;
+static struct cli_session *cli_replay_completing;
 
 void cli_replay_usage(FILE *out)
 {
@@ -96,7 +88,7 @@ void cli_replay_usage(FILE *out)
 
 /* ---- printing locations ------------------------------------------------ */
 
-static void print_source_line(struct session *s, const char *file, unsigned line)
+void cli_replay_print_source_line(struct cli_session *s, const char *file, unsigned line)
 {
 	size_t len;
 	const char *text = file ? replay_source_line(&s->src, file, line, &len) : NULL;
@@ -107,7 +99,7 @@ static void print_source_line(struct session *s, const char *file, unsigned line
 		printf("%u\tin %s\n", line, file);
 }
 
-static void print_func(const struct replay_symbol *sym)
+void cli_replay_print_func(const struct replay_symbol *sym)
 {
 	printf("%s ()", sym->ninlined ? sym->inlined[0] : sym->function ? sym->function : "??");
 	if (sym->file)
@@ -117,7 +109,7 @@ static void print_func(const struct replay_symbol *sym)
 /* Where the position is, as GDB shows a stop: "func () at file:line" and
  * the line when the function changed (@always: every time), else the line
  * alone; the address first when mid-line (@with_pc). */
-static void print_location(struct session *s, const char *prev_function, bool always, bool with_pc)
+void cli_replay_print_location(struct cli_session *s, const char *prev_function, bool always, bool with_pc)
 {
 	struct replay_symbol sym;
 	uint64_t pc;
@@ -138,13 +130,13 @@ static void print_location(struct session *s, const char *prev_function, bool al
 	if (always || !prev_function || strcmp(prev_function, sym.function)) {
 		if (with_pc)
 			printf("0x%016" PRIx64 " in ", pc);
-		print_func(&sym);
+		cli_replay_print_func(&sym);
 		putchar('\n');
 	} else if (with_pc && sym.file) {
 		printf("0x%016" PRIx64 "\t", pc);
 	}
 	if (sym.file)
-		print_source_line(s, sym.file, sym.line);
+		cli_replay_print_source_line(s, sym.file, sym.line);
 	else if (!always && prev_function && !strcmp(prev_function, sym.function))
 		printf("0x%016" PRIx64 " in %s ()\n", pc, sym.function);
 	s->list_line = 0;
@@ -153,7 +145,7 @@ static void print_location(struct session *s, const char *prev_function, bool al
 /* Whether the pc starts a line, as GDB decides whether a stop shows the
  * address: code without lines never does; else the pc is where a row of
  * the line table starts (replay_pc_starts_line). */
-static bool starts_line(struct session *s)
+bool cli_replay_starts_line(struct cli_session *s)
 {
 	uint64_t pc;
 
@@ -162,7 +154,7 @@ static bool starts_line(struct session *s)
 }
 
 /* GDB's answer to Ctrl-C in anything but a move; the command failed. */
-static int report_quit(void)
+int cli_replay_report_quit(void)
 {
 	fflush(stdout);
 	fprintf(stderr, "Quit\n");
@@ -172,14 +164,14 @@ static int report_quit(void)
 /* The call structure the source-level moves need (the first time it is
  * built, which Ctrl-C can stop): 0, or -1 after "Quit". Other failures are
  * left to the moves, which then work without call depths. */
-static int need_calls(struct session *s)
+int cli_replay_need_calls(struct cli_session *s)
 {
 	const struct replay_calls *calls;
 
-	return replay_frontend_calls(s->f, &calls) == -ECANCELED ? report_quit() : 0;
+	return replay_frontend_calls(s->f, &calls) == -ECANCELED ? cli_replay_report_quit() : 0;
 }
 
-static const char *current_function(struct session *s)
+const char *cli_replay_current_function(struct cli_session *s)
 {
 	struct replay_symbol sym;
 	uint64_t pc;
@@ -188,7 +180,7 @@ static const char *current_function(struct session *s)
 }
 
 /* What a move ended with, as GDB says it. */
-static int report_stop(struct session *s, int r, const char *prev, bool with_pc)
+int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool with_pc)
 {
 	struct replay_frontend_break *bp;
 	struct replay_symbol sym;
@@ -205,19 +197,19 @@ static int report_stop(struct session *s, int r, const char *prev, bool with_pc)
 		if (bp)
 			bp->hits++;
 		printf("\nBreakpoint %d, ", bp ? bp->number : 0);
-		print_location(s, NULL, true, false);
+		cli_replay_print_location(s, NULL, true, false);
 		return 0;
 	case REPLAY_FRONTEND_BEGIN:
 		printf("\nNo more reverse-execution history.\n");
-		print_location(s, NULL, true, false);
+		cli_replay_print_location(s, NULL, true, false);
 		return 0;
 	case REPLAY_FRONTEND_END:
 		printf("\nNo more reverse-execution history.\n");
-		print_location(s, NULL, true, false);
+		cli_replay_print_location(s, NULL, true, false);
 		return 0;
 	case REPLAY_FRONTEND_GAP:
 		printf("\nStopped after a gap in the trace.\n");
-		print_location(s, NULL, true, false);
+		cli_replay_print_location(s, NULL, true, false);
 		return 0;
 	case REPLAY_FRONTEND_INTERRUPTED:
 		/* GDB's words for a replay stopped by Ctrl-C (record btrace),
@@ -227,23 +219,15 @@ static int report_stop(struct session *s, int r, const char *prev, bool with_pc)
 			printf("\nThread %zu stopped.\n", s->f->current + 1);
 		else
 			printf("\nProgram stopped.\n");
-		print_location(s, NULL, true, !starts_line(s));
+		cli_replay_print_location(s, NULL, true, !cli_replay_starts_line(s));
 		return 0;
 	default:
-		print_location(s, prev, false, with_pc);
+		cli_replay_print_location(s, prev, false, with_pc);
 		return 0;
 	}
 }
 
 /* ---- commands --------------------------------------------------------- */
-
-struct command {
-	const char *name;
-	const char *alias;         /* or NULL */
-	int (*run)(struct session *s, const char *args, const struct command *c);
-	int arg;                   /* a command-specific flag */
-	const char *help;
-};
 
 enum { FWD = 0, REV = 1 };
 
@@ -253,44 +237,44 @@ static int next_of_series(int r)
 	return r == REPLAY_FRONTEND_DONE && cli_replay_interrupted ? REPLAY_FRONTEND_INTERRUPTED : r;
 }
 
-static int cmd_stepi(struct session *s, const char *args, const struct command *c)
+static int cmd_stepi(struct cli_session *s, const char *args, const struct command *c)
 {
 	long n = *args ? strtol(args, NULL, 0) : 1;
-	const char *prev = current_function(s);
+	const char *prev = cli_replay_current_function(s);
 	int r = REPLAY_FRONTEND_DONE;
 
-	if ((c->arg & 2) && need_calls(s) < 0)
+	if ((c->arg & 2) && cli_replay_need_calls(s) < 0)
 		return -1;
 	for (long i = 0; i < n && r == REPLAY_FRONTEND_DONE; i++)
 		r = next_of_series(replay_frontend_stepi(s->f, c->arg & REV, (c->arg & 2) != 0));
-	return report_stop(s, r, prev, true);
+	return cli_replay_report_stop(s, r, prev, true);
 }
 
-static int cmd_step(struct session *s, const char *args, const struct command *c)
+static int cmd_step(struct cli_session *s, const char *args, const struct command *c)
 {
 	long n = *args ? strtol(args, NULL, 0) : 1;
-	const char *prev = current_function(s);
+	const char *prev = cli_replay_current_function(s);
 	int r = REPLAY_FRONTEND_DONE;
 
-	if (need_calls(s) < 0)
+	if (cli_replay_need_calls(s) < 0)
 		return -1;
 	for (long i = 0; i < n && r == REPLAY_FRONTEND_DONE; i++)
 		r = next_of_series(replay_frontend_step(s->f, c->arg & REV, (c->arg & 2) != 0));
-	return report_stop(s, r, prev, false);
+	return cli_replay_report_stop(s, r, prev, false);
 }
 
-static int cmd_finish(struct session *s, const char *args, const struct command *c)
+static int cmd_finish(struct cli_session *s, const char *args, const struct command *c)
 {
 	struct replay_symbol sym;
 	uint64_t pc;
 	int r;
 
 	(void)args;
-	if (need_calls(s) < 0)
+	if (cli_replay_need_calls(s) < 0)
 		return -1;
 	if (replay_frontend_where(s->f, &pc, &sym) == 0) {
 		printf("Run %s #0  ", c->arg & REV ? "back to call of" : "till exit from");
-		print_func(&sym);
+		cli_replay_print_func(&sym);
 		putchar('\n');
 	}
 	fflush(stdout);
@@ -299,18 +283,18 @@ static int cmd_finish(struct session *s, const char *args, const struct command 
 		fprintf(stderr, "\"finish\" not meaningful here: the history has no call structure.\n");
 		return -1;
 	}
-	return report_stop(s, r, NULL, r == REPLAY_FRONTEND_DONE);
+	return cli_replay_report_stop(s, r, NULL, r == REPLAY_FRONTEND_DONE);
 }
 
 /* The stop is in another thread than the move's: GDB says so first. */
-static void report_switch(struct session *s, size_t from)
+static void report_switch(struct cli_session *s, size_t from)
 {
 	if (s->f->current != from)
 		printf("[Switching to thread %zu (Thread %" PRId64 ".%" PRId64 ")]\n",
 		       s->f->current + 1, s->f->b->pid, replay_frontend_tid(s->f));
 }
 
-static int cmd_continue(struct session *s, const char *args, const struct command *c)
+static int cmd_continue(struct cli_session *s, const char *args, const struct command *c)
 {
 	size_t from = s->f->current;
 	int r;
@@ -321,10 +305,10 @@ static int cmd_continue(struct session *s, const char *args, const struct comman
 	r = replay_frontend_continue(s->f, c->arg & REV);
 	if (r >= 0)
 		report_switch(s, from);
-	return report_stop(s, r, NULL, false);
+	return cli_replay_report_stop(s, r, NULL, false);
 }
 
-static int cmd_goto(struct session *s, const char *args, const struct command *c)
+static int cmd_goto(struct cli_session *s, const char *args, const struct command *c)
 {
 	struct replay_cursor *cur = replay_frontend_cursor(s->f);
 	uint64_t n;
@@ -349,11 +333,11 @@ static int cmd_goto(struct session *s, const char *args, const struct command *c
 		return -1;
 	}
 	printf("#0  ");
-	print_location(s, NULL, true, false);
+	cli_replay_print_location(s, NULL, true, false);
 	return 0;
 }
 
-static int cmd_break(struct session *s, const char *args, const struct command *c)
+static int cmd_break(struct cli_session *s, const char *args, const struct command *c)
 {
 	uint64_t addrs[REPLAY_FRONTEND_MAX_ADDRS];
 	struct replay_symbol sym;
@@ -394,7 +378,7 @@ static int cmd_break(struct session *s, const char *args, const struct command *
 	return 0;
 }
 
-static int cmd_delete(struct session *s, const char *args, const struct command *c)
+static int cmd_delete(struct cli_session *s, const char *args, const struct command *c)
 {
 	char *end;
 	long n = *args ? strtol(args, &end, 10) : 0;
@@ -412,7 +396,7 @@ static int cmd_delete(struct session *s, const char *args, const struct command 
 	return 0;
 }
 
-static int cmd_info_breaks(struct session *s)
+static int cmd_info_breaks(struct cli_session *s)
 {
 	struct replay_frontend *f = s->f;
 
@@ -445,7 +429,7 @@ static int cmd_info_breaks(struct session *s)
 /* The stack from the recorded calls, for a recording without registers
  * (hardware traces, LLDB bundles, imports): what GDB's record btrace
  * shows, wrong after a longjmp or a signal handler. */
-static int bt_from_calls(struct session *s, long max)
+static int bt_from_calls(struct cli_session *s, long max)
 {
 	struct replay_explain_frame frames[64];
 	struct replay_cursor *cur = replay_frontend_cursor(s->f);
@@ -461,7 +445,7 @@ static int bt_from_calls(struct session *s, long max)
 	}
 	rc = replay_frontend_calls(s->f, &calls);
 	if (rc == -ECANCELED)
-		return report_quit();
+		return cli_replay_report_quit();
 	if (rc < 0) {
 		fprintf(stderr, "No stack: %s.\n", strerror(-rc));
 		return -1;
@@ -473,9 +457,9 @@ static int bt_from_calls(struct session *s, long max)
 	for (size_t i = 0; i < n; i++) {
 		printf("#%-2zu ", i);
 		/* frame 0 shows its address when mid-line, as GDB's does */
-		if (i || !starts_line(s))
+		if (i || !cli_replay_starts_line(s))
 			printf("0x%016" PRIx64 " in ", frames[i].pc);
-		print_func(&frames[i].sym);
+		cli_replay_print_func(&frames[i].sym);
 		putchar('\n');
 	}
 	if (more)
@@ -483,7 +467,7 @@ static int bt_from_calls(struct session *s, long max)
 	return 0;
 }
 
-static int cmd_bt(struct session *s, const char *args, const struct command *c)
+static int cmd_bt(struct cli_session *s, const char *args, const struct command *c)
 {
 	struct replay_frame frames[BT_MAX];
 	struct replay_unwind_end end;
@@ -522,7 +506,7 @@ static int cmd_bt(struct session *s, const char *args, const struct command *c)
 			printf("#%-2d ", level++);
 			if (j == 0 && replay_frame_show_pc(&s->f->sym, frames, (size_t)i))
 				printf("0x%016" PRIx64 " in ", frames[i].pc);
-			print_func(&ls);
+			cli_replay_print_func(&ls);
 			putchar('\n');
 		}
 	}
@@ -551,7 +535,7 @@ static const char *gdb_char(uint8_t c, char out[8])
 	return out;
 }
 
-static void print_value(struct session *s, const struct replay_expr_value *v)
+static void print_value(struct cli_session *s, const struct replay_expr_value *v)
 {
 	struct replay_symbol sym;
 	char ch[8];
@@ -582,7 +566,7 @@ static void print_value(struct session *s, const struct replay_expr_value *v)
 	putchar('\n');
 }
 
-static int cmd_print(struct session *s, const char *args, const struct command *c)
+static int cmd_print(struct cli_session *s, const char *args, const struct command *c)
 {
 	struct replay_expr_value v;
 	char err[256];
@@ -608,7 +592,7 @@ static int cmd_print(struct session *s, const char *args, const struct command *
 }
 
 /* x/NFU ADDR: N units of size U (b h w g) in format F (x d u c i s). */
-static int cmd_x(struct session *s, const char *args, const struct command *c)
+static int cmd_x(struct cli_session *s, const char *args, const struct command *c)
 {
 	static char fmt = 'x', unit = 'w';
 	struct replay_expr_value v;
@@ -652,7 +636,7 @@ static int cmd_x(struct session *s, const char *args, const struct command *c)
 			int n = replay_frontend_read(s->f, addr, buf, sizeof(buf));
 
 			if (cli_replay_interrupted)
-				return report_quit();
+				return cli_replay_report_quit();
 			if (n <= 0 || replay_insn_decode(&in, buf, (size_t)n, addr, 64) < 0 ||
 			    replay_insn_format(&in, 64, REPLAY_SYNTAX_ATT, text, sizeof(text)) < 0) {
 				fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", addr);
@@ -680,7 +664,7 @@ static int cmd_x(struct session *s, const char *args, const struct command *c)
 			if (cli_replay_interrupted) {
 				if (i)
 					putchar('\n');
-				return report_quit();
+				return cli_replay_report_quit();
 			}
 			if (replay_frontend_read(s->f, addr, &val, size) < (int)size) {
 				if (i)             /* the line before is still open */
@@ -730,7 +714,7 @@ static void print_eflags(uint64_t v)
 }
 
 /* One line of `info registers`: register @r with value @v. */
-static void print_reg(struct session *s, int r, uint64_t v)
+static void print_reg(struct cli_session *s, int r, uint64_t v)
 {
 	const char *name = rsp_reg_descs[r].name;
 
@@ -755,7 +739,7 @@ static void print_reg(struct session *s, int r, uint64_t v)
 /* One register of `info registers`: past a state log cut short (@cut)
  * only rip is known, where the trace does not say the pc (@nopc) all but
  * rip; what is not known shows as GDB shows registers it cannot read. */
-static void info_reg(struct session *s, int r, const uint64_t *gp, bool cut, bool nopc)
+static void info_reg(struct cli_session *s, int r, const uint64_t *gp, bool cut, bool nopc)
 {
 	if (r == RSP_REG_RIP ? nopc : cut)
 		printf("%-15s<unavailable>\n", rsp_reg_descs[r].name);
@@ -763,7 +747,7 @@ static void info_reg(struct session *s, int r, const uint64_t *gp, bool cut, boo
 		print_reg(s, r, gp[rsp_reg_descs[r].user]);
 }
 
-static int cmd_info_regs(struct session *s, const char *args)
+static int cmd_info_regs(struct cli_session *s, const char *args)
 {
 	uint64_t gp[27] = { 0 }, pc;
 	int rc = replay_frontend_regs(s->f, gp);
@@ -809,7 +793,7 @@ static int cmd_info_regs(struct session *s, const char *args)
 	return 0;
 }
 
-static int cmd_info_threads(struct session *s)
+static int cmd_info_threads(struct cli_session *s)
 {
 	struct replay_frontend *f = s->f;
 	size_t cur = f->current;
@@ -823,7 +807,7 @@ static int cmd_info_threads(struct session *s)
 		printf("%c %-4zu Thread %" PRId64 ".%" PRId64 " %*s", i == cur ? '*' : ' ', i + 1,
 		       f->b->pid, f->b->threads[i].tid, 8, "");
 		if (replay_frontend_where(f, &pc, &sym) == 0 && sym.function) {
-			print_func(&sym);
+			cli_replay_print_func(&sym);
 			putchar('\n');
 		} else {
 			printf("(no pc here)\n");
@@ -833,7 +817,7 @@ static int cmd_info_threads(struct session *s)
 	return 0;
 }
 
-static int cmd_thread(struct session *s, const char *args, const struct command *c)
+static int cmd_thread(struct cli_session *s, const char *args, const struct command *c)
 {
 	char *end;
 	long n;
@@ -852,12 +836,12 @@ static int cmd_thread(struct session *s, const char *args, const struct command 
 	s->f->current = (size_t)n - 1;
 	printf("[Switching to thread %ld (Thread %" PRId64 ".%" PRId64 ")]\n#0  ", n, s->f->b->pid,
 	       replay_frontend_tid(s->f));
-	print_location(s, NULL, true, false);
+	cli_replay_print_location(s, NULL, true, false);
 	return 0;
 }
 
 /* `info record` through the monitor's command. */
-static int monitor(struct session *s, const char *cmd)
+static int monitor(struct cli_session *s, const char *cmd)
 {
 	struct replay_monitor_ctx m = { s->f->b, s->f->cur, s->f->current, &s->f->sym, s->f->st };
 	struct rsp_buf out;
@@ -900,7 +884,7 @@ static int listing_args(const char *args, bool calls, char *range, size_t size,
 
 /* Items @begin .. @end of the current thread, printed as they are decoded
  * (a big range is printed whole; Ctrl-C stops it). */
-static int list_history(struct session *s, const struct replay_history_opts *o, uint64_t begin,
+static int list_history(struct cli_session *s, const struct replay_history_opts *o, uint64_t begin,
 			uint64_t end)
 {
 	struct replay_cursor *cur = replay_frontend_cursor(s->f);
@@ -925,7 +909,7 @@ static int list_history(struct session *s, const struct replay_history_opts *o, 
 	replay_history_src_release(&last);
 	replay_decoder_free(d);
 	if (cli_replay_interrupted)
-		return report_quit();
+		return cli_replay_report_quit();
 	if (rc < 0) {
 		fprintf(stderr, "history: %s.\n", strerror(-rc));
 		return -1;
@@ -935,7 +919,7 @@ static int list_history(struct session *s, const struct replay_history_opts *o, 
 
 /* history [RANGE] [/m /s /r /f /p] and calls [RANGE] [/i /l /c]: GDB's
  * record instruction-history and function-call-history. */
-static int cmd_history(struct session *s, const char *args, const struct command *c)
+static int cmd_history(struct cli_session *s, const char *args, const struct command *c)
 {
 	struct replay_cursor *cur = replay_frontend_cursor(s->f);
 	uint64_t size = replay_cursor_size(cur), pos = replay_cursor_position(cur), begin, end;
@@ -956,7 +940,7 @@ static int cmd_history(struct session *s, const char *args, const struct command
 	}
 	rc = replay_frontend_calls(s->f, &calls);
 	if (rc == -ECANCELED)
-		return report_quit();
+		return cli_replay_report_quit();
 	if (rc < 0) {
 		fprintf(stderr, "calls: %s.\n", strerror(-rc));
 		return -1;
@@ -968,10 +952,10 @@ static int cmd_history(struct session *s, const char *args, const struct command
 	}
 	for (uint64_t i = begin; i <= end && !cli_replay_interrupted; i++)
 		replay_history_print_segment(stdout, &o, i, &calls->segs[i - 1]);
-	return cli_replay_interrupted ? report_quit() : 0;
+	return cli_replay_interrupted ? cli_replay_report_quit() : 0;
 }
 
-static int cmd_info(struct session *s, const char *args, const struct command *c)
+static int cmd_info(struct cli_session *s, const char *args, const struct command *c)
 {
 	const char *rest = args + strcspn(args, " ");
 	size_t n = (size_t)(rest - args);
@@ -991,7 +975,7 @@ static int cmd_info(struct session *s, const char *args, const struct command *c
 	return -1;
 }
 
-static int cmd_list(struct session *s, const char *args, const struct command *c)
+static int cmd_list(struct cli_session *s, const char *args, const struct command *c)
 {
 	uint64_t addrs[1];
 	struct replay_symbol sym;
@@ -1038,7 +1022,7 @@ static int cmd_list(struct session *s, const char *args, const struct command *c
 	return 0;
 }
 
-static int cmd_quit(struct session *s, const char *args, const struct command *c)
+static int cmd_quit(struct cli_session *s, const char *args, const struct command *c)
 {
 	(void)args;
 	(void)c;
@@ -1046,7 +1030,7 @@ static int cmd_quit(struct session *s, const char *args, const struct command *c
 	return 0;
 }
 
-static int cmd_help(struct session *s, const char *args, const struct command *c);
+static int cmd_help(struct cli_session *s, const char *args, const struct command *c);
 
 static const struct command commands[] = {
 	{ "break", "b", cmd_break, 0, "break FUNC | FILE:LINE | LINE | *ADDR  set a breakpoint" },
@@ -1079,7 +1063,7 @@ static const struct command commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static int cmd_help(struct session *s, const char *args, const struct command *c)
+static int cmd_help(struct cli_session *s, const char *args, const struct command *c)
 {
 	(void)s;
 	(void)args;
@@ -1114,7 +1098,7 @@ static const struct command *find_command(const char *word, size_t n)
 }
 
 /* Runs one command line: 0, or -1 after an error message. */
-static int run_line(struct session *s, const char *line)
+static int run_line(struct cli_session *s, const char *line)
 {
 	char buf[1024], *p, *end;
 	const struct command *c;
@@ -1146,7 +1130,7 @@ static int run_line(struct session *s, const char *line)
 
 /* ---- reading commands -------------------------------------------------- */
 
-static int run_file(struct session *s, const char *path)
+static int run_file(struct cli_session *s, const char *path)
 {
 	char line[1024];
 	FILE *f = fopen(path, "re");
@@ -1255,7 +1239,7 @@ static char **complete(const char *text, int start, int end)
 	return NULL;
 }
 
-static int interactive(struct session *s)
+static int interactive(struct cli_session *s)
 {
 	bool tty = isatty(STDIN_FILENO);
 	char line[1024], *l;
@@ -1355,7 +1339,7 @@ static int parse(int argc, char **argv, struct replay_args *a)
 int cli_replay_main(int argc, char **argv)
 {
 	struct replay_args a;
-	struct session s;
+	struct cli_session s;
 	struct sigaction sa;
 	char err[512] = "";
 	int rc = parse(argc, argv, &a), failed = 0;
@@ -1383,7 +1367,7 @@ int cli_replay_main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	/* Where it stands, as GDB says when it connects. */
-	print_location(&s, NULL, true, !starts_line(&s));
+	cli_replay_print_location(&s, NULL, true, !cli_replay_starts_line(&s));
 	for (size_t i = 0; i < a.n && !s.quit; i++)
 		failed |= (a.is_file[i] ? run_file(&s, a.script[i]) : run_line(&s, a.script[i])) < 0;
 	if (!a.batch && !s.quit)
