@@ -60,6 +60,7 @@ void replay_bundle_free(struct replay_bundle *b)
 	free(b->dir);
 	free(b->recorder);
 	free(b->exit_kind);
+	free(b->start);
 	for (char **a = b->argv; a && *a; a++)
 		free(*a);
 	free(b->argv);

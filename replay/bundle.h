@@ -87,6 +87,8 @@ struct replay_bundle {
 				    * not known. Whose files the debugger may read */
 	unsigned version;
 	char *recorder;            /* "software", "hardware", "lldb", "perf" */
+	char *start;               /* "exec": recorded from the program's first
+				    * instruction; "attach"; NULL: not said */
 	struct replay_cpu cpu;
 	int64_t pid;
 	char **argv;               /* the command recorded, NULL-terminated */

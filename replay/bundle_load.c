@@ -623,6 +623,7 @@ static int read_hindsight(struct reader *r, const json_t *h)
 	int rc;
 
 	if ((rc = get_str(r, h, "hindsight", "recorder", 0, &r->b->recorder)) < 0 ||
+	    (rc = get_str(r, h, "hindsight", "start", 0, &r->b->start)) < 0 ||
 	    (rc = read_argv(r, h)) < 0 ||
 	    (rc = get_u32(r, h, "hindsight", "psbPeriod", 0, &r->b->psb_period)) < 0 ||
 	    (rc = get_bool(r, h, "hindsight", "retCompression", &r->b->ret_compression)) < 0 ||

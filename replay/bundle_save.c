@@ -336,6 +336,7 @@ static json_t *hindsight_json(const struct replay_bundle *b, int *bad)
 	}
 	put(h, "version", json_integer(b->version ? b->version : REPLAY_BUNDLE_VERSION), bad);
 	put_str(h, "recorder", b->recorder, bad);
+	put_str(h, "start", b->start, bad);
 	put(h, "argv", argv_json(b, bad), bad);
 	put(h, "psbPeriod", json_integer(b->psb_period), bad);
 	put(h, "retCompression", json_boolean(b->ret_compression), bad);

@@ -181,25 +181,52 @@ static int static_read(struct replay_frontend *f, uint64_t addr, uint8_t *buf, s
 	return got > 0 ? got : replay_rodata_read(f->rodata, addr, buf, len);
 }
 
+/* A run of bytes the state log does not know: the files' (code, read-only
+ * data, and for bytes nothing touched the initial data the recording
+ * allows: replay/rodata.h), as the replay target answers them. */
+static int unknown_read(struct replay_frontend *f, bool untouched, uint64_t addr, uint8_t *buf,
+			size_t len)
+{
+	int got = replay_image_read(f->img, 0, addr, buf, len);
+
+	if (got > 0)
+		return got;
+	return untouched ? replay_rodata_read_untouched(f->rodata, addr, buf, len)
+			 : replay_rodata_read(f->rodata, addr, buf, len);
+}
+
 int replay_frontend_read(struct replay_frontend *f, uint64_t addr, void *buf, size_t len)
 {
-	uint8_t known[4096], *p = buf;
+	uint8_t status[4096], *p = buf;
 	uint64_t time;
 	size_t n = 0;
 
-	if (len > sizeof(known))
-		len = sizeof(known);
+	if (len > sizeof(status))
+		len = sizeof(status);
 	/* The timeline's time: what every thread's writes left then. */
 	if (f->st && (replay_timeline_time(f->tl, &time) == 0 ||
 		      replay_state_time_at(f->st, replay_frontend_tid(f),
 					   replay_cursor_position(replay_frontend_cursor(f)),
 					   &time) == 0)) {
-		replay_state_read_mem(f->st, time, addr, buf, len, known);
-		/* Bytes never written while recording: the images' (code and
-		 * read-only data), as the replay target answers them. */
-		for (; n < len; n++)
-			if (!known[n] && static_read(f, addr + n, p + n, 1) != 1)
+		replay_state_read_mem_status(f->st, time, addr, buf, len, status);
+		/* What is known from the start of the range is what can be
+		 * answered. */
+		while (n < len) {
+			size_t run = 0;
+			int got;
+
+			if (status[n] == REPLAY_STATE_KNOWN) {
+				n++;
+				continue;
+			}
+			while (n + run < len && status[n + run] == status[n])
+				run++;
+			got = unknown_read(f, status[n] == REPLAY_STATE_UNTOUCHED, addr + n, p + n,
+					   run);
+			if (got <= 0)
 				break;
+			n += (size_t)got;
+		}
 		return n ? (int)n : -EIO;
 	}
 	while (n < len) {

@@ -254,7 +254,8 @@ int replay_target_time(const struct replay_target *t, uint64_t *time)
 }
 
 /* A run of bytes the log does not know: the present for bytes nothing
- * touched (when there is a present), else the files. */
+ * touched (when there is a present), else the files (for untouched bytes
+ * also the initial data replay_rodata_read_untouched allows). */
 static int unknown_read(struct replay_target *t, bool untouched, uint64_t addr, uint8_t *buf,
 			size_t len)
 {
@@ -262,7 +263,12 @@ static int unknown_read(struct replay_target *t, bool untouched, uint64_t addr, 
 
 	if (untouched && t->present_read)
 		got = t->present_read(t->present_ctx, addr, buf, len);
-	return got > 0 ? got : static_read(t, addr, buf, len);
+	if (got <= 0)
+		got = replay_image_read(t->img, 0, addr, buf, len);
+	if (got <= 0)
+		got = untouched ? replay_rodata_read_untouched(t->rodata, addr, buf, len)
+				: replay_rodata_read(t->rodata, addr, buf, len);
+	return got;
 }
 
 /* Memory at logical time @time: the log, then unknown_read. */

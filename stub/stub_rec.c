@@ -1149,6 +1149,8 @@ static int stub_rec_bundle_init(struct stub_rec *r, char *const argv[])
 
 	e = replay_bundle_set_str(&b->recorder, "software");
 	if (e >= 0)
+		e = replay_bundle_set_str(&b->start, r->attached ? "attach" : "exec");
+	if (e >= 0)
 		e = replay_bundle_set_str(&b->dir, r->opt.dir);
 	if (e >= 0 && argv)
 		e = replay_bundle_set_argv(b, argv);

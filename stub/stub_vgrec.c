@@ -1188,6 +1188,8 @@ static int vgrec_bundle_init(struct stub_vgrec *r, char *const argv[])
 	int e = replay_bundle_set_str(&b->recorder, "valgrind");
 
 	if (e >= 0)
+		e = replay_bundle_set_str(&b->start, "exec");
+	if (e >= 0)
 		e = replay_bundle_set_str(&b->dir, r->opt.dir);
 	if (e >= 0)
 		e = replay_bundle_set_argv(b, argv);
