@@ -1030,6 +1030,38 @@ static int cmd_quit(struct cli_session *s, const char *args, const struct comman
 	return 0;
 }
 
+/* GDB's echo: the text with C escapes (\n \t \\ \" \a \e \0NN), no
+ * newline of its own; scripts use it to mark their output. */
+static int cmd_echo(struct cli_session *s, const char *args, const struct command *c)
+{
+	static const char esc[] = "ntvbfra\\\"'e", val[] = "\n\t\v\b\f\r\a\\\"'\033";
+
+	(void)s;
+	(void)c;
+	for (const char *p = args; *p; p++) {
+		const char *e;
+
+		if (*p != '\\' || !p[1]) {
+			if (*p != '\\')
+				putchar(*p);
+			continue;
+		}
+		p++;
+		if (*p >= '0' && *p <= '7') {
+			int v = 0;
+
+			for (int i = 0; i < 3 && *p >= '0' && *p <= '7'; i++)
+				v = v * 8 + *p++ - '0';
+			p--;
+			putchar(v);
+		} else {
+			e = strchr(esc, *p);
+			putchar(e ? val[e - esc] : *p);
+		}
+	}
+	return 0;
+}
+
 static int cmd_help(struct cli_session *s, const char *args, const struct command *c);
 
 static const struct command commands[] = {
@@ -1057,6 +1089,7 @@ static const struct command commands[] = {
 	{ "calls", NULL, cmd_history, 1, "calls [RANGE] [/i /l /c]  record function-call-history" },
 	{ "list", "l", cmd_list, 0, "list [FUNC | FILE:LINE]  source around the position" },
 	{ "thread", NULL, cmd_thread, 0, "thread [N]          switch to thread N" },
+	{ "echo", NULL, cmd_echo, 0, "echo TEXT           print TEXT (C escapes: \\n)" },
 	{ "help", "h", cmd_help, 0, "help                this list" },
 	{ "quit", "q", cmd_quit, 0, "quit                leave" },
 };
