@@ -30,6 +30,8 @@ struct dw_image {
 	struct dw_elf *syms_elf;   /* the file syms comes from (for section numbers) */
 	struct dw_symtab dsyms;    /* the image's own table when syms is the debug file's */
 	struct dw_symtab plt;
+	bool msyms_loaded;
+	struct dw_symtab msyms;    /* syms' table with data objects too (GDB's minimal symbols) */
 	char note[4400];
 	bool bfd_quirks;
 	struct dw_cfi *cfi;        /* the image's .eh_frame / .debug_frame, on first use */
@@ -84,6 +86,7 @@ void dw_image_free(struct dw_image *img)
 	dw_symtab_fini(&img->syms);
 	dw_symtab_fini(&img->dsyms);
 	dw_symtab_fini(&img->plt);
+	dw_symtab_fini(&img->msyms);
 	dw_elf_free(img->dbg_elf);
 	dw_elf_free(img->elf);
 	dw_pool_fini(&img->pool);
@@ -127,6 +130,36 @@ static void dw_image_symbols(struct dw_image *img)
 		}
 	}
 	dw_symtab_load_plt(&img->plt, img->elf, &img->pool);
+}
+
+/* GDB's minimal symbols: the table dw_image_symbols chose, with objects. */
+static void dw_image_msyms(struct dw_image *img)
+{
+	if (img->msyms_loaded)
+		return;
+	img->msyms_loaded = true;
+	dw_image_symbols(img);
+	if (dw_symtab_load_msyms(&img->msyms, img->syms_elf, SHT_SYMTAB, &img->pool) <= 0) {
+		dw_symtab_fini(&img->msyms);
+		dw_symtab_load_msyms(&img->msyms, img->syms_elf, SHT_DYNSYM, &img->pool);
+	}
+}
+
+int dw_image_msymbol(struct dw_image *img, uint64_t addr, const char **name, uint64_t *offset)
+{
+	size_t sec;
+	struct dw_sym *s;
+
+	dw_image_debug_path(img);
+	dw_image_msyms(img);
+	sec = dw_elf_section_at(img->syms_elf, addr);
+	s = sec ? (struct dw_sym *)dw_symtab_find(&img->msyms, addr, (uint32_t)sec) : NULL;
+	/* GDB refuses a symbol with a size that ends before @addr. */
+	if (!s || (s->size && addr - s->addr >= s->size))
+		return -ENOENT;
+	*name = dw_sym_name(s, &img->pool);
+	*offset = addr - s->addr;
+	return 0;
 }
 
 static void dw_image_find_debug(struct dw_image *img)

@@ -86,6 +86,11 @@ int dw_image_line_addrs(struct dw_image *img, const char *file, unsigned line, u
  * total count like dw_image_line_addrs, -ENOMEM. */
 int dw_image_function_addrs(struct dw_image *img, const char *name, uint64_t *addrs, size_t max);
 
+/* The minimal symbol GDB names @addr (a file address) by, as in `<g_points+16>`
+ * or `<main+4>`: the ELF symbol (function or data object) of the same section
+ * with the greatest address <= @addr, unless it has a size that ends before
+ * @addr. Its (demangled) name and @addr's offset from it. 0 or -ENOENT. */
+int dw_image_msymbol(struct dw_image *img, uint64_t addr, const char **name, uint64_t *offset);
 /* The call frame rules at file address @addr, from the image's own
  * .eh_frame and .debug_frame (dw_cfi.h; indexed on first use). Returns 0,
  * -ENOENT when no FDE covers @addr, and dw_cfi_row_at's errors. */

@@ -227,3 +227,16 @@ int dw_space_cfi_row(struct dw_space *s, uint64_t addr, struct dw_cfi_row *out)
 	}
 	return rc;
 }
+
+int dw_space_msymbol(struct dw_space *s, uint64_t addr, const char **name, uint64_t *offset)
+{
+	size_t at = dw_space_upper(s, addr);
+
+	/* The mapping holding @addr, else the one below it: a bss past the
+	 * file's pages is an anonymous mapping, but the file's section. */
+	if (at < s->n && s->maps[at].start <= addr)
+		return dw_image_msymbol(s->maps[at].img, addr - s->maps[at].bias, name, offset);
+	if (at == 0)
+		return -ENOENT;
+	return dw_image_msymbol(s->maps[at - 1].img, addr - s->maps[at - 1].bias, name, offset);
+}

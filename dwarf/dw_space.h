@@ -34,6 +34,10 @@ int dw_space_remove(struct dw_space *s, uint64_t start);
  * -ENOENT when no image is mapped at @addr or nothing is known of it. */
 int dw_space_lookup(struct dw_space *s, uint64_t addr, struct dw_location *out, struct dw_image **image);
 
+/* The minimal symbol naming runtime address @addr (dw_image_msymbol in the
+ * image mapped there, or, for a bss past the file's pages, in the image
+ * mapped just below): 0 with its name and @addr's offset, or -ENOENT. */
+int dw_space_msymbol(struct dw_space *s, uint64_t addr, const char **name, uint64_t *offset);
 /* The call frame rules at runtime address @addr (dw_image_cfi_row in the
  * image mapped there; out->start / end are runtime addresses, expressions
  * are the file's). Returns 0, -ESRCH when no image is mapped at @addr,

@@ -20,15 +20,16 @@ static int dw_sym_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* bfd's _bfd_elf_maybe_function_sym, on ELF terms. */
-static bool dw_sym_counts(const GElf_Sym *s, size_t nsections)
+/* bfd's _bfd_elf_maybe_function_sym, on ELF terms; with @objects, GDB's
+ * minimal symbols: data objects count too. */
+static bool dw_sym_counts(const GElf_Sym *s, size_t nsections, bool objects)
 {
 	int type = GELF_ST_TYPE(s->st_info);
 
 	if (s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE || s->st_shndx >= nsections)
 		return false;
-	if (type == STT_SECTION || type == STT_FILE || type == STT_OBJECT || type == STT_TLS ||
-	    type == STT_COMMON)
+	if (type == STT_SECTION || type == STT_FILE || type == STT_TLS || type == STT_COMMON ||
+	    (type == STT_OBJECT && !objects))
 		return false;
 	if (s->st_size == 0 && GELF_ST_BIND(s->st_info) == STB_LOCAL && type == STT_NOTYPE &&
 	    GELF_ST_VISIBILITY(s->st_other) == STV_HIDDEN)
@@ -110,7 +111,8 @@ static const char *dw_versioned(struct dw_versions *v, size_t idx, const char *n
 	return r;
 }
 
-int dw_symtab_load(struct dw_symtab *t, struct dw_elf *e, uint32_t type, struct dw_pool *pool)
+static int dw_symtab_read(struct dw_symtab *t, struct dw_elf *e, uint32_t type,
+			  struct dw_pool *pool, bool objects)
 {
 	struct dw_versions ver;
 	size_t idx = 0;
@@ -151,7 +153,7 @@ int dw_symtab_load(struct dw_symtab *t, struct dw_elf *e, uint32_t type, struct 
 		sfile = file && (GELF_ST_BIND(s.st_info) == STB_LOCAL || state != FILE_AFTER_SYMBOL) ? file : NULL;
 		if (state == NOTHING_SEEN)
 			state = SYMBOL_SEEN;
-		if (!name || !dw_sym_counts(&s, e->nsections))
+		if (!name || !dw_sym_counts(&s, e->nsections, objects))
 			continue;
 		if (type == SHT_DYNSYM)
 			name = dw_versioned(&ver, i, name, pool);
@@ -165,6 +167,17 @@ int dw_symtab_load(struct dw_symtab *t, struct dw_elf *e, uint32_t type, struct 
 	if (t->n)
 		qsort(t->syms, t->n, sizeof(*t->syms), dw_sym_cmp);
 	return (int)t->n;
+}
+
+int dw_symtab_load(struct dw_symtab *t, struct dw_elf *e, uint32_t type, struct dw_pool *pool)
+{
+	return dw_symtab_read(t, e, type, pool, false);
+}
+
+int dw_symtab_load_msyms(struct dw_symtab *t, struct dw_elf *e, uint32_t type,
+			 struct dw_pool *pool)
+{
+	return dw_symtab_read(t, e, type, pool, true);
 }
 
 /* Name of what the GOT slot @got is filled with, from .rela.plt / .rela.dyn:

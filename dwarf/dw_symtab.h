@@ -33,6 +33,10 @@ struct dw_symtab {
  * number of symbols kept (0 when the table is missing), -ENOMEM. Strings
  * point into @e or @pool. */
 int dw_symtab_load(struct dw_symtab *t, struct dw_elf *e, uint32_t type, struct dw_pool *pool);
+/* The same with data objects (STT_OBJECT) too: GDB's minimal symbols, which
+ * name any address (`<g_points+16>`), not only code. */
+int dw_symtab_load_msyms(struct dw_symtab *t, struct dw_elf *e, uint32_t type,
+			 struct dw_pool *pool);
 /* Builds name@plt entries for .plt, .plt.sec and .plt.got from their jmp
  * *GOT(%rip) instructions and the relocations of those GOT slots. Returns the
  * number of entries, -ENOMEM. */

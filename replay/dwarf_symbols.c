@@ -82,3 +82,8 @@ int replay_dwarf_symbols_cfi(void *ctx, uint64_t pc, struct dw_cfi_row *out)
 
 	return dw_space_cfi_row(s->space, pc, out);
 }
+
+struct dw_space *replay_dwarf_symbols_space(struct replay_dwarf_symbols *s)
+{
+	return s->space;
+}

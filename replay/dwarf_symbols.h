@@ -16,6 +16,7 @@
 #include "replay/symbols.h"
 
 struct dw_cfi_row;
+struct dw_space;
 struct replay_bundle;
 struct replay_dwarf_symbols;
 
@@ -29,6 +30,8 @@ void replay_dwarf_symbols_free(struct replay_dwarf_symbols *s);
  * and the innermost file:line. 0 or -ENOENT. */
 int replay_dwarf_symbols_lookup(void *ctx, uint64_t addr, struct replay_symbol *out);
 
+/* The images as one dw_space (borrowed): variables, types, symbols. */
+struct dw_space *replay_dwarf_symbols_space(struct replay_dwarf_symbols *s);
 /* The call frame rules at @pc (@ctx: a replay_dwarf_symbols), for
  * struct replay_unwind_env: dw_space_cfi_row over the same images. */
 int replay_dwarf_symbols_cfi(void *ctx, uint64_t pc, struct dw_cfi_row *out);
