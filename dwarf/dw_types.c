@@ -579,6 +579,7 @@ static void read_kind(struct rdt *r, Dwarf_Die die, Dwarf_Half tag, struct dw_ty
 	case DW_TAG_subroutine_type: case DW_TAG_subprogram:
 		read_function(r, die, t);
 		t->size = 0;
+		t->name = NULL; /* a subprogram's name is the function's, not its type's */
 		break;
 	default:
 		t->kind = DW_TYPE_VOID;
