@@ -880,6 +880,7 @@ static int index_one(struct dw_debug *d, Dwarf_Die die, void *arg)
 	nm.die = dw_die_off(die);
 	nm.name = dw_die_name(d, die);
 	nm.external = dw_die_flag(d, die, DW_AT_external);
+	nm.declaration = dw_die_flag(d, die, DW_AT_declaration);
 	if (kind == DW_NAME_VAR || kind == DW_NAME_FUNC)
 		index_spec(d, die, &nm);
 	if (kind == DW_NAME_VAR)

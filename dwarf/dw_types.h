@@ -36,6 +36,7 @@ struct dw_name {
 	bool external;          /* DW_AT_external (through DW_AT_specification) */
 	bool defined;           /* a variable with a location or value, a function with code,
 				 * a complete type */
+	bool declaration;       /* DW_AT_declaration */
 };
 
 struct dw_vars_cache {

@@ -969,15 +969,19 @@ static int global_var(struct dw_debug *d, const struct dw_name *nm, struct dw_va
 }
 
 /* Picks among the entries named alike by @pass: 0 the pc's unit, 1
- * external definitions anywhere, 2 any definition. */
+ * external definitions anywhere, 2 any definition; then what is no
+ * declaration but has no location either (GDB's optimized-out symbols):
+ * 3 in the pc's unit, 4 anywhere. */
 static const struct dw_name *pick(const struct dw_name *n, size_t count, int64_t unit, int pass,
 				  bool (*want)(const struct dw_name *))
 {
 	for (size_t i = 0; i < count; i++) {
-		if (!want(&n[i]) || !n[i].defined)
+		bool here = (int64_t)n[i].unit == unit;
+
+		if (!want(&n[i]) || (pass < 3 && !n[i].defined) || n[i].declaration)
 			continue;
-		if ((pass == 0 && (int64_t)n[i].unit == unit) || (pass == 1 && n[i].external) ||
-		    pass == 2)
+		if ((pass == 0 && here) || (pass == 1 && n[i].external) || pass == 2 ||
+		    (pass == 3 && here) || pass == 4)
 			return &n[i];
 	}
 	return NULL;
@@ -1001,7 +1005,7 @@ static const struct dw_name *find_name(struct dw_debug *d, uint64_t pc, const ch
 	int64_t unit = unit_pref(d, pc);
 
 	n = dw_types_names(d, name, &count);
-	for (int pass = 0; pass < 3 && !hit; pass++)
+	for (int pass = 0; pass < (want == want_var ? 5 : 3) && !hit; pass++)
 		hit = pick(n, count, unit, pass, want);
 	return hit;
 }

@@ -168,8 +168,8 @@ static void on_usr1(int sig)
 {
 	int seen = sig + (int)g_signals;
 
-	g_signals++;
 	stop_here_5(seen); /* LINE:handler */
+	g_signals++;       /* after the call: no tail call at -O2, on_usr1 keeps its frame */
 }
 
 STOP void jumper(int depth)
