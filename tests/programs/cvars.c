@@ -143,7 +143,11 @@ STOP int descend(const struct node *n, int level)
 	int r;
 
 	if (!n) {
-		stop_here_3(here); /* LINE:descend_bottom */
+		/* enough names that GDB's hashed block order is not DIE order */
+		int kk = level, b = kk + 1, zz = b * 2, a = zz - 1, yy = a + here, c = yy ^ 5;
+		int xx = c + 1, d = xx * 3, w = d - kk, e = w + b;
+
+		stop_here_3(here + kk + b + zz + a + yy + c + xx + d + w + e); /* LINE:descend_bottom */
 		return level;
 	}
 	r = descend(n->next, level + 1);
