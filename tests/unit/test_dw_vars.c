@@ -32,6 +32,7 @@
 #include "dwarf/dw_cfi.h"
 #include "dwarf/dw_image.h"
 #include "dwarf/dw_loc.h"
+#include "dwarf/dw_space.h"
 #include "dwarf/dw_vars.h"
 
 #define MAXV 48
@@ -884,6 +885,104 @@ static void test_type_shapes(void **state)
 	dw_image_free(img);
 }
 
+/* --- an opaque type, and a space --- */
+
+static const char opaque_a[] =
+	"struct opaque;\n"
+	"struct opaque *g_opaque;\n"
+	"struct opaque *make(void);\n"
+	"int main(void) { g_opaque = make(); return 0; }\n";
+static const char opaque_b[] =
+	"#include <stdlib.h>\n"
+	"struct opaque { int a; long b; char c[5]; };\n"
+	"struct opaque *make(void) { return calloc(1, sizeof(struct opaque)); }\n";
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	fclose(f);
+}
+
+/* a.c knows struct opaque by name only; b.c defines it: GDB and dw_types
+ * both give g_opaque the full struct. */
+static void test_opaque_type(void **state)
+{
+	char dir[] = "/tmp/hindsight-dwvars-XXXXXX", path[256], cmd[1024];
+	struct dw_image *img;
+	struct dw_var v;
+	const struct dw_type *t;
+	long long size;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a.c", dir);
+	write_file(path, opaque_a);
+	snprintf(path, sizeof(path), "%s/b.c", dir);
+	write_file(path, opaque_b);
+	snprintf(cmd, sizeof(cmd), "cd %s && gcc -g -O0 a.c b.c -o prog", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	gdb_out = gdb_run(path, "python\nimport gdb\nprint('@@size|' + gdb.execute("
+			  "'print sizeof(*g_opaque)', to_string=True).strip())\nend\n");
+	assert_true(gdb_number(gdb_answer("size"), &size));
+	assert_int_equal(size, 24);
+	assert_int_equal(dw_image_open(path, &img), 0);
+	assert_int_equal(dw_image_global(img, 0, "g_opaque", &v), 0);
+	t = dw_type_strip(v.type);
+	assert_int_equal(t->kind, DW_TYPE_POINTER);
+	t = dw_type_strip(t->target);
+	assert_int_equal(t->kind, DW_TYPE_STRUCT);
+	assert_false(t->declaration);
+	assert_int_equal(t->size, size);
+	assert_int_equal(t->nmembers, 3);
+	dw_image_free(img);
+	free(gdb_out);
+	gdb_out = NULL;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Through a space at a made-up bias: the same answers, moved. */
+static void test_space(void **state)
+{
+	const char *prog = prog_path("cvars");
+	const uint64_t bias = 0x555555554000ull;
+	struct dw_image *img;
+	struct dw_space *sp;
+	struct dw_scope *a, *b;
+	const struct dw_type *t, *u;
+	struct dw_var v;
+	uint64_t entry, rentry, vbias = 0;
+
+	(void)state;
+	assert_int_equal(dw_image_open(prog, &img), 0);
+	assert_int_equal(dw_space_new(&sp), 0);
+	assert_int_equal(dw_space_add(sp, prog, bias, bias, bias + 0x10000), 0);
+	assert_int_equal(dw_image_function(img, 0, "walk", &t, &entry), 0);
+	assert_int_equal(dw_space_function(sp, bias + entry, "walk", &u, &rentry), 0);
+	assert_int_equal(rentry, entry + bias);
+	assert_int_equal(u->nparams, t->nparams);
+	assert_int_equal(dw_image_scope(img, entry + 8, &a), 0);
+	assert_int_equal(dw_space_scope(sp, bias + entry + 8, &b), 0);
+	assert_int_equal(b->bias, bias);
+	assert_int_equal(b->nlevels, a->nlevels);
+	assert_int_equal(b->levels[0].nlocals, a->levels[0].nlocals);
+	assert_string_equal(b->levels[0].function, "walk");
+	dw_scope_free(a);
+	dw_scope_free(b);
+	assert_int_equal(dw_space_scope(sp, 0x1000, &b), -ESRCH);
+	assert_int_equal(dw_space_global(sp, bias + entry, "g_list", &v, &vbias), 0);
+	assert_int_equal(vbias, bias);
+	assert_int_equal(dw_space_type(sp, 0, "struct cheap", &t), 0); /* no image at 0: any */
+	assert_int_equal(t->kind, DW_TYPE_STRUCT);
+	assert_int_equal(dw_space_global(sp, 0, "no_such_thing", &v, NULL), -ENOENT);
+	dw_space_free(sp);
+	dw_image_free(img);
+}
+
 /* --- dw_loc on made-up expressions --- */
 
 static int read_words(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -1046,6 +1145,8 @@ int main(void)
 		cmocka_unit_test(test_loc_indexes),
 		cmocka_unit_test(test_loc_random),
 		cmocka_unit_test(test_type_shapes),
+		cmocka_unit_test(test_opaque_type),
+		cmocka_unit_test(test_space),
 		cmocka_unit_test(test_names_O0),
 		cmocka_unit_test(test_names_O2),
 		cmocka_unit_test(test_names_dwarf4),
