@@ -142,10 +142,11 @@ static const char py_helper[] =
 	"        print('@@%s %s %s' % (kind, m.group(1), m.group(2)))\n"
 	"        names.append(m.group(1))\n"
 	"    return names\n"
-	"def hs_dump():\n"
+	"def hs_dump(level=1):\n"
 	"    print('@@MAIN %x' % int(gdb.parse_and_eval('&main')))\n"
-	"    f = gdb.selected_frame().older()\n"
-	"    level = 1\n"
+	"    f = gdb.selected_frame()\n"
+	"    if level:\n"
+	"        f = f.older()\n"
 	"    while f is not None:\n"
 	"        if gdb.solib_name(f.pc()) is None and f.name() and \\\n"
 	"           f.type() in (gdb.NORMAL_FRAME, gdb.INLINE_FRAME):\n"
@@ -213,19 +214,14 @@ static void parse_line(const char *line)
 	}
 }
 
-/* Runs @prog to every stop_here_N and reads what GDB says of its frames. */
-static void gdb_frames(const char *prog)
+/* Runs @prog through @stops (GDB commands calling hs_dump) and reads what
+ * GDB says of its frames. */
+static void gdb_frames(const char *prog, const char *stops)
 {
 	char script[sizeof(py_helper) + 1024];
 	char *out, *line, *save = NULL;
 
-	snprintf(script, sizeof(script), "%s", py_helper);
-	for (int i = 1; i <= 7; i++)
-		snprintf(script + strlen(script), sizeof(script) - strlen(script),
-			 "break stop_here_%d\n", i);
-	strcat(script, "run\npython hs_dump()\n");
-	for (int i = 0; i < 7; i++) /* stop_here_2 stops twice: 8 stops */
-		strcat(script, "continue\npython hs_dump()\n");
+	snprintf(script, sizeof(script), "%s%s", py_helper, stops);
 	nframes = 0;
 	out = gdb_run(prog, script);
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
@@ -379,14 +375,12 @@ static uint64_t main_bias(struct dw_image *img)
 static const char *const must_see[] = { "walk", "descend", "scale_clamp", "on_usr1", "jumper",
 					"main" };
 
-static void scopes_against_gdb(const char *name)
+/* Every frame GDB showed of @prog against the scope at its pc. */
+static void frames_check(const char *prog, struct cmp *cp)
 {
-	const char *prog = prog_path(name);
 	struct cmp c = { 0 };
 	size_t level = 0;
 
-	gdb_frames(prog);
-	assert_true(nframes >= 16);
 	assert_int_equal(dw_image_open(prog, &c.img), 0);
 	c.bias = main_bias(c.img);
 	for (size_t i = 0; i < nframes; i++) {
@@ -395,6 +389,26 @@ static void scopes_against_gdb(const char *name)
 			frames[i - 1].level + 1 == frames[i].level ? level + 1 : 0;
 		frame_check(&c, &frames[i], level);
 	}
+	dw_image_free(c.img);
+	c.img = NULL;
+	*cp = c;
+}
+
+/* cvars at every stop_here_N (stop_here_2 stops twice: 8 stops). */
+static void scopes_against_gdb(const char *name)
+{
+	char stops[1024] = "";
+	struct cmp c;
+
+	for (int i = 1; i <= 7; i++)
+		snprintf(stops + strlen(stops), sizeof(stops) - strlen(stops),
+			 "break stop_here_%d\n", i);
+	strcat(stops, "run\npython hs_dump()\n");
+	for (int i = 0; i < 7; i++)
+		strcat(stops, "continue\npython hs_dump()\n");
+	gdb_frames(prog_path(name), stops);
+	assert_true(nframes >= 16);
+	frames_check(prog_path(name), &c);
 	print_message("%s: %zu frames, %u variables: %u in memory, %u in registers, %u values, "
 		      "%u optimized out (%u entry values GDB resolved)\n", name, nframes, c.vars,
 		      c.memory, c.registers, c.values, c.optout, c.entry_values);
@@ -408,7 +422,6 @@ static void scopes_against_gdb(const char *name)
 		if (i == nframes)
 			fail_msg("%s: GDB never showed a frame of %s", name, must_see[k]);
 	}
-	dw_image_free(c.img);
 }
 
 static void test_scopes_O0(void **state)
@@ -421,6 +434,34 @@ static void test_scopes_O2(void **state)
 {
 	(void)state;
 	scopes_against_gdb("cvars_O2");
+}
+
+/* tests/programs/inline.c at -O2, stopped inside inl_twice inlined in
+ * inl_mix inlined in main: three levels at one pc, frame 0 included. */
+static void test_scopes_nested_inline(void **state)
+{
+	char exe[PATH_MAX], dir[] = "/tmp/hindsight-dwvars-XXXXXX", cmd[2 * PATH_MAX + 128];
+	char prog[64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct cmp c;
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = 0;
+	*strrchr(exe, '/') = 0; /* <repo>/build/tests */
+	assert_non_null(mkdtemp(dir));
+	snprintf(prog, sizeof(prog), "%s/inl", dir);
+	snprintf(cmd, sizeof(cmd), "cd %s/../../tests/programs && gcc -g -O2 inline.c -o %s", exe,
+		 prog);
+	assert_int_equal(system(cmd), 0);
+	gdb_frames(prog, "break inline.c:6\nrun\npython hs_dump(0)\n"
+			 "continue\npython hs_dump(0)\n");
+	assert_int_equal(nframes, 6);
+	assert_true(frames[0].inlined && frames[1].inlined && !frames[2].inlined);
+	frames_check(prog, &c);
+	assert_int_equal(c.vars, 2 * 7);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 /* DWARF 4: .debug_loc lists, DW_AT_bit_offset bit-fields. */
@@ -1153,6 +1194,7 @@ int main(void)
 		cmocka_unit_test(test_scopes_O0),
 		cmocka_unit_test(test_scopes_O2),
 		cmocka_unit_test(test_scopes_dwarf4),
+		cmocka_unit_test(test_scopes_nested_inline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
