@@ -135,7 +135,8 @@ bool dw_die_flag(struct dw_debug *d, Dwarf_Die die, Dwarf_Half at)
 	return b != 0;
 }
 
-int dw_die_children(struct dw_debug *d, Dwarf_Die die, int (*fn)(struct dw_debug *, Dwarf_Die, void *),
+int dw_die_children(struct dw_debug *d, Dwarf_Die die,
+		    int (*fn)(struct dw_debug *, Dwarf_Die, void *),
 		    void *arg)
 {
 	Dwarf_Die child = NULL;

@@ -83,7 +83,8 @@ bool dw_die_flag(struct dw_debug *d, Dwarf_Die die, Dwarf_Half at);
 bool dw_die_has(Dwarf_Die die, Dwarf_Half at);
 /* Calls @fn on each child of @die in order until it returns nonzero
  * (returned); 0 when all were seen. Children are freed after @fn. */
-int dw_die_children(struct dw_debug *d, Dwarf_Die die, int (*fn)(struct dw_debug *, Dwarf_Die, void *),
+int dw_die_children(struct dw_debug *d, Dwarf_Die die,
+		    int (*fn)(struct dw_debug *, Dwarf_Die, void *),
 		    void *arg);
 
 #endif

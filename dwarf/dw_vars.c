@@ -378,6 +378,32 @@ static const char *origin_name(struct dw_debug *d, Dwarf_Die die)
 	return name;
 }
 
+/* A number of DW_AT_const_value @a (form @form) into 8 pool bytes. */
+static int const_number(struct dw_debug *d, Dwarf_Attribute a, Dwarf_Half form, struct dw_var *v)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Unsigned u;
+	Dwarf_Signed s;
+	uint64_t size = dw_type_size(v->type), *val = dw_pool_alloc(d->pool, 8);
+
+	if (!val)
+		return -ENOMEM;
+	if (form == DW_FORM_sdata || form == DW_FORM_implicit_const) {
+		if (dwarf_formsdata(a, &s, &err) == DW_DLV_OK)
+			*val = (uint64_t)s;
+		else
+			v->where = DW_VAR_OPTIMIZED_OUT;
+	} else if (dwarf_formudata(a, &u, &err) == DW_DLV_OK) {
+		*val = u;
+	} else {
+		v->where = DW_VAR_OPTIMIZED_OUT;
+	}
+	dw_err_free(d, err);
+	v->bytes = (const uint8_t *)val;
+	v->nbytes = size && size < 8 ? (size_t)size : 8;
+	return 0;
+}
+
 /* DW_AT_const_value as bytes: blocks and strings as they are, numbers
  * little-endian in the type's size. */
 static int const_bytes(struct unit_ctx *uc, Dwarf_Die die, struct dw_var *v)
@@ -386,8 +412,6 @@ static int const_bytes(struct unit_ctx *uc, Dwarf_Die die, struct dw_var *v)
 	Dwarf_Attribute a = NULL;
 	Dwarf_Error err = NULL;
 	Dwarf_Block *blk = NULL;
-	Dwarf_Unsigned u;
-	Dwarf_Signed s;
 	Dwarf_Half form = 0;
 	char *str;
 	int rc = 0;
@@ -397,28 +421,24 @@ static int const_bytes(struct unit_ctx *uc, Dwarf_Die die, struct dw_var *v)
 		return 0;
 	}
 	v->where = DW_VAR_CONST;
-	dwarf_whatform(a, &form, &err);
-	if (dwarf_formblock(a, &blk, &err) == DW_DLV_OK) {
-		v->bytes = blk->bl_data, v->nbytes = (size_t)blk->bl_len;
-		dwarf_dealloc(d->dbg, blk, DW_DLA_BLOCK);
-	} else if (dw_err_free(d, err), err = NULL, dwarf_formstring(a, &str, &err) == DW_DLV_OK) {
-		v->bytes = (const uint8_t *)str, v->nbytes = strlen(str) + 1;
-	} else {
-		uint64_t size = dw_type_size(v->type), *val;
-
-		dw_err_free(d, err), err = NULL;
-		val = dw_pool_alloc(d->pool, 8);
-		if (!val) {
-			rc = -ENOMEM;
-		} else if (form == DW_FORM_sdata && dwarf_formsdata(a, &s, &err) == DW_DLV_OK) {
-			*val = (uint64_t)s;
-		} else if (dwarf_formudata(a, &u, &err) == DW_DLV_OK) {
-			*val = u;
+	if (dwarf_whatform(a, &form, &err) != DW_DLV_OK) {
+		v->where = DW_VAR_OPTIMIZED_OUT;
+	} else if (dwarf_get_form_class(uc->version, DW_AT_const_value, 4, form) ==
+		   DW_FORM_CLASS_BLOCK) {
+		if (dwarf_formblock(a, &blk, &err) == DW_DLV_OK) {
+			v->bytes = blk->bl_data, v->nbytes = (size_t)blk->bl_len;
+			dwarf_dealloc(d->dbg, blk, DW_DLA_BLOCK); /* bl_data is the section's */
 		} else {
 			v->where = DW_VAR_OPTIMIZED_OUT;
 		}
-		v->bytes = (const uint8_t *)val;
-		v->nbytes = size && size < 8 ? (size_t)size : 8;
+	} else if (dwarf_get_form_class(uc->version, DW_AT_const_value, 4, form) ==
+		   DW_FORM_CLASS_STRING) {
+		if (dwarf_formstring(a, &str, &err) == DW_DLV_OK)
+			v->bytes = (const uint8_t *)str, v->nbytes = strlen(str) + 1;
+		else
+			v->where = DW_VAR_OPTIMIZED_OUT;
+	} else {
+		rc = const_number(d, a, form, v);
 	}
 	dw_err_free(d, err);
 	dwarf_dealloc_attribute(a);

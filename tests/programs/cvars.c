@@ -95,6 +95,9 @@ _Bool g_bool = 1;
 int *g_intp = &g_int;
 void *g_voidp;
 const volatile int g_cv = 9;
+static const int k_limit = 1000;        /* -O2: DW_AT_const_value, no address */
+static const double k_half = 0.5;       /* a const_value block */
+static const char k_name[] = "cvars";   /* a const_value string */
 volatile int g_marker;
 static jmp_buf g_jmp;
 static volatile sig_atomic_t g_signals;
@@ -228,7 +231,7 @@ int main(int argc, char **argv)
 
 	total = walk(g_list, 3, origin, argv[0]);
 	total += descend(g_list, 0);
-	total += scale_clamp(total, 5, 1000);
+	total += scale_clamp(total, 5, k_limit) + (int)(k_half * 2) + k_name[1];
 	signal(SIGUSR1, on_usr1);
 	raise(SIGUSR1);
 	jumped = setjmp(g_jmp);
