@@ -124,16 +124,20 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(MODULE_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(MODULE_LIBS) $(LDLIBS) -lcmocka
 
-# tests/programs/cvars.c at -O0 and -O2, for test_dw_vars (and e2e tests of
+# tests/programs/cvars.c at -O0, -O2 and -O2 in DWARF 4, for test_dw_vars (and e2e tests of
 # C expressions): compiled from inside tests/programs, as lib.sh's
 # compile_cached does, so debuggers say "cvars.c:LINE".
-CVARS := $(BUILD)/tests/programs/cvars $(BUILD)/tests/programs/cvars_O2
+CVARS := $(BUILD)/tests/programs/cvars $(BUILD)/tests/programs/cvars_O2 \
+	$(BUILD)/tests/programs/cvars_O2_dwarf4
 $(BUILD)/tests/programs/cvars: tests/programs/cvars.c
 	@mkdir -p $(@D)
 	cd tests/programs && gcc -g -O0 cvars.c -o $(abspath $@)
 $(BUILD)/tests/programs/cvars_O2: tests/programs/cvars.c
 	@mkdir -p $(@D)
 	cd tests/programs && gcc -g -O2 cvars.c -o $(abspath $@)
+$(BUILD)/tests/programs/cvars_O2_dwarf4: tests/programs/cvars.c
+	@mkdir -p $(@D)
+	cd tests/programs && gcc -gdwarf-4 -O2 cvars.c -o $(abspath $@)
 $(BUILD)/tests/test_dw_vars: $(CVARS)
 
 unit: $(UNIT_BINS)

@@ -10,10 +10,9 @@
 #include <string.h>
 
 #include "dwarf/dw_elf.h"
+#include "dwarf/dw_loc.h"
 
 #define MAX_STATES 16     /* DW_CFA_remember_state depth */
-#define EXPR_STACK 64
-#define EXPR_STEPS 10000  /* operations one expression may run (branches) */
 
 struct cfi_sec {
 	const uint8_t *data;
@@ -529,200 +528,25 @@ int dw_cfi_row_at(struct dw_cfi *c, uint64_t addr, struct dw_cfi_row *out)
 
 /* ---- expressions ------------------------------------------------------- */
 
-struct stack {
-	uint64_t v[EXPR_STACK];
-	size_t n;
-};
-
-static int push(struct stack *s, uint64_t v)
+/* dw_loc reads any number of bytes; a CFI environment reads words. */
+static int cfi_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	if (s->n == EXPR_STACK)
-		return -EINVAL;
-	s->v[s->n++] = v;
+	const struct dw_cfi_env *env = ctx;
+	uint64_t v;
+	int rc = env->read(env->ctx, addr, &v);
+
+	if (rc < 0)
+		return rc;
+	memcpy(buf, &v, len < 8 ? len : 8);
 	return 0;
-}
-
-static int reg_value(const struct dw_cfi_env *env, uint64_t reg, uint64_t *out)
-{
-	if (reg >= DW_CFI_NREGS || !env->known[reg])
-		return -EINVAL;
-	*out = env->regs[reg];
-	return 0;
-}
-
-/* A binary operation on the two top entries (a below b). */
-static int binary(struct stack *s, uint8_t op)
-{
-	uint64_t b, a;
-	int64_t sa, sb;
-
-	if (s->n < 2)
-		return -EINVAL;
-	b = s->v[--s->n];
-	a = s->v[s->n - 1];
-	sa = (int64_t)a;
-	sb = (int64_t)b;
-	switch (op) {
-	case 0x1a: a &= b; break;
-	case 0x1b: if (!b) return -EINVAL;
-		   /* INT64_MIN / -1 overflows (SIGFPE): it wraps, as GDB's does */
-		   a = sb == -1 ? 0 - a : (uint64_t)(sa / sb); break;
-	case 0x1c: a -= b; break;
-	case 0x1d: if (!b) return -EINVAL; a %= b; break;
-	case 0x1e: a *= b; break;
-	case 0x21: a |= b; break;
-	case 0x22: a += b; break;
-	case 0x24: a = b < 64 ? a << b : 0; break;
-	case 0x25: a = b < 64 ? a >> b : 0; break;
-	case 0x26: a = (uint64_t)(b < 64 ? sa >> b : sa >> 63); break;
-	case 0x27: a ^= b; break;
-	case 0x29: a = sa == sb; break;
-	case 0x2a: a = sa >= sb; break;
-	case 0x2b: a = sa > sb; break;
-	case 0x2c: a = sa <= sb; break;
-	case 0x2d: a = sa < sb; break;
-	case 0x2e: a = sa != sb; break;
-	default: return -ENOTSUP;
-	}
-	s->v[s->n - 1] = a;
-	return 0;
-}
-
-/* The operations dw_cfi_expr_eval knows besides literals and bregN. */
-static bool known_op(uint8_t op)
-{
-	static const uint8_t ops[] = {
-		0x03, 0x06, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12,
-		0x13, 0x14, 0x15, 0x16, 0x17, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f, 0x20,
-		0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d,
-		0x2e, 0x92, 0x94, 0x96,
-	};
-
-	return memchr(ops, op, sizeof(ops)) != NULL;
-}
-
-/* One operation; *@r moves past it (or to a branch's target). */
-static int expr_op(struct rd *r, struct stack *s, const struct dw_cfi_env *env)
-{
-	uint8_t op = (uint8_t)rd_fixed(r, 1);
-	uint64_t v, reg;
-	int rc;
-
-	if (!(op >= 0x30 && op <= 0x4f) && !(op >= 0x70 && op <= 0x8f) && !known_op(op))
-		return -ENOTSUP;
-
-	if (op >= 0x30 && op <= 0x4f)
-		return push(s, op - 0x30u);
-	if (op >= 0x70 && op <= 0x8f) {
-		int64_t off = rd_sleb(r);
-
-		rc = reg_value(env, op - 0x70u, &v);
-		return rc < 0 ? rc : push(s, v + (uint64_t)off);
-	}
-	switch (op) {
-	case 0x03: return push(s, rd_fixed(r, 8));
-	case 0x08: return push(s, rd_fixed(r, 1));
-	case 0x09: return push(s, (uint64_t)(int64_t)(int8_t)rd_fixed(r, 1));
-	case 0x0a: return push(s, rd_fixed(r, 2));
-	case 0x0b: return push(s, (uint64_t)(int64_t)(int16_t)rd_fixed(r, 2));
-	case 0x0c: return push(s, rd_fixed(r, 4));
-	case 0x0d: return push(s, (uint64_t)(int64_t)(int32_t)rd_fixed(r, 4));
-	case 0x0e: case 0x0f: return push(s, rd_fixed(r, 8));
-	case 0x10: return push(s, rd_uleb(r));
-	case 0x11: return push(s, (uint64_t)rd_sleb(r));
-	case 0x92: {
-		int64_t off;
-
-		reg = rd_uleb(r);
-		off = rd_sleb(r);
-		rc = reg_value(env, reg, &v);
-		return rc < 0 ? rc : push(s, v + (uint64_t)off);
-	}
-	case 0x96: return 0;
-	}
-	if (s->n == 0)
-		return -EINVAL;
-	switch (op) {
-	case 0x06: case 0x94: {
-		unsigned size = op == 0x94 ? (unsigned)rd_fixed(r, 1) : 8;
-
-		if (size == 0 || size > 8)
-			return -EINVAL;
-		rc = env->read(env->ctx, s->v[s->n - 1], &v);
-		if (rc < 0)
-			return rc;
-		s->v[s->n - 1] = size == 8 ? v : v & ((1ull << (8 * size)) - 1);
-		return 0;
-	}
-	case 0x12: return push(s, s->v[s->n - 1]);
-	case 0x13: s->n--; return 0;
-	case 0x14: return s->n < 2 ? -EINVAL : push(s, s->v[s->n - 2]);
-	case 0x15: v = rd_fixed(r, 1); return v >= s->n ? -EINVAL : push(s, s->v[s->n - 1 - v]);
-	case 0x16:
-		if (s->n < 2)
-			return -EINVAL;
-		v = s->v[s->n - 1];
-		s->v[s->n - 1] = s->v[s->n - 2];
-		s->v[s->n - 2] = v;
-		return 0;
-	case 0x17:
-		if (s->n < 3)
-			return -EINVAL;
-		v = s->v[s->n - 1];
-		s->v[s->n - 1] = s->v[s->n - 2];
-		s->v[s->n - 2] = s->v[s->n - 3];
-		s->v[s->n - 3] = v;
-		return 0;
-	case 0x19: if ((int64_t)s->v[s->n - 1] < 0) s->v[s->n - 1] = -s->v[s->n - 1]; return 0;
-	case 0x1f: s->v[s->n - 1] = -s->v[s->n - 1]; return 0;
-	case 0x20: s->v[s->n - 1] = ~s->v[s->n - 1]; return 0;
-	case 0x23: s->v[s->n - 1] += rd_uleb(r); return 0;
-	case 0x28: {
-		int16_t off = (int16_t)rd_fixed(r, 2);
-
-		if (s->v[--s->n] == 0)
-			return 0;
-		if (off < 0 ? (size_t)-off > r->at : (size_t)off > r->end - r->at)
-			return -EINVAL;
-		r->at = (size_t)((int64_t)r->at + off);
-		return 0;
-	}
-	default: return binary(s, op);
-	}
 }
 
 int dw_cfi_expr_eval(const uint8_t *expr, size_t len, const struct dw_cfi_env *env,
 		     bool has_push, uint64_t push_value, uint64_t *out)
 {
-	struct cfi_sec sec = { expr, len, 0, false };
-	struct rd r = { &sec, 0, len, false };
-	struct stack s = { .n = 0 };
+	struct dw_loc_env x = { .regs = env->regs, .known = env->known, .read = cfi_read,
+				.ctx = (void *)env };
+	int rc = dw_loc_eval_value(expr, len, &x, has_push, push_value, out);
 
-	if (has_push)
-		push(&s, push_value);
-	for (unsigned steps = 0; r.at < r.end; steps++) {
-		int rc;
-
-		if (steps == EXPR_STEPS)
-			return -EINVAL;
-		if (expr[r.at] == 0x2f) { /* DW_OP_skip */
-			int16_t off;
-
-			r.at++;
-			off = (int16_t)rd_fixed(&r, 2);
-			if (r.bad || (off < 0 ? (size_t)-off > r.at : (size_t)off > r.end - r.at))
-				return -EINVAL;
-			r.at = (size_t)((int64_t)r.at + off);
-			continue;
-		}
-		rc = expr_op(&r, &s, env);
-		if (r.bad)
-			return -EINVAL;
-		if (rc < 0)
-			return rc;
-	}
-	if (!s.n)
-		return -EINVAL;
-	*out = s.v[s.n - 1];
-	return 0;
+	return rc == -EAGAIN ? -EINVAL : rc;
 }

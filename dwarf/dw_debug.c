@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dwarf/dw_unit.h"
+#include "dwarf/dw_vars.h"
 
 void dw_err_free(struct dw_debug *d, Dwarf_Error err)
 {
@@ -181,6 +182,7 @@ int dw_debug_open(struct dw_debug *d, struct dw_elf *elf, struct dw_pool *pool)
 
 void dw_debug_close(struct dw_debug *d)
 {
+	dw_vars_cache_free(d->vars);
 	for (size_t i = 0; i < d->nunits; i++)
 		dw_unit_fini(&d->units[i]);
 	free(d->units);

@@ -18,6 +18,7 @@
 #include "dwarf/dw_pool.h"
 
 struct dw_unit;
+struct dw_vars_cache;
 
 /* An address range owned by something (a unit or a function), by index. */
 struct dw_range {
@@ -39,6 +40,7 @@ struct dw_debug {
 	size_t nranges;
 	uint32_t *rangeless;            /* units with no ranges: checked through their lines */
 	size_t nrangeless;
+	struct dw_vars_cache *vars;     /* types read so far, names indexed (dw_vars.c) */
 };
 
 /* Opens libdwarf over @elf. Returns 0, -ENODATA when @elf has no

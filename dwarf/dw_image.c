@@ -207,6 +207,11 @@ static bool dw_image_debug(struct dw_image *img)
 	return true;
 }
 
+struct dw_debug *dw_image_dwarf(struct dw_image *img)
+{
+	return dw_image_debug(img) ? &img->debug : NULL;
+}
+
 const char *dw_image_debug_path(struct dw_image *img)
 {
 	dw_image_find_debug(img);

@@ -20,6 +20,7 @@
 
 struct dw_image;
 struct dw_cfi_row;
+struct dw_debug;
 
 struct dw_frame {
 	const char *function;   /* demangled; NULL when unknown ("??") */
@@ -57,6 +58,9 @@ int dw_image_build_id(struct dw_image *img, uint8_t *out, size_t max);
 /* The file the DWARF comes from (the image itself or its debug file), or
  * NULL when there is none. Looks for it if not done yet. */
 const char *dw_image_debug_path(struct dw_image *img);
+/* The image's DWARF, its units indexed (finding the debug file first), or
+ * NULL when it has none: for dwarf/'s own readers (dw_vars.c). */
+struct dw_debug *dw_image_dwarf(struct dw_image *img);
 /* One line on what is missing or damaged ("no debug info: symbols only",
  * "debug file '...' not found: symbols only", "DWARF damaged: ..."), or NULL
  * when debug info is complete. Looks for the debug info if not done yet. */

@@ -240,3 +240,32 @@ int dw_space_msymbol(struct dw_space *s, uint64_t addr, const char **name, uint6
 		return -ENOENT;
 	return dw_image_msymbol(s->maps[at - 1].img, addr - s->maps[at - 1].bias, name, offset);
 }
+
+int dw_space_image_at(struct dw_space *s, uint64_t addr, struct dw_image **img, uint64_t *bias)
+{
+	size_t at = dw_space_upper(s, addr);
+
+	if (at >= s->n || s->maps[at].start > addr)
+		return -ESRCH;
+	*img = s->maps[at].img;
+	*bias = s->maps[at].bias;
+	return 0;
+}
+
+int dw_space_image(struct dw_space *s, size_t i, struct dw_image **img, uint64_t *bias)
+{
+	size_t seen = 0;
+
+	for (size_t k = 0; k < s->n; k++) {
+		bool first = true;
+
+		for (size_t j = 0; j < k && first; j++)
+			first = s->maps[j].img != s->maps[k].img;
+		if (first && seen++ == i) {
+			*img = s->maps[k].img;
+			*bias = s->maps[k].bias;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

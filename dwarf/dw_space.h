@@ -5,6 +5,7 @@
 #ifndef DW_SPACE_H
 #define DW_SPACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dwarf/dw_image.h"
@@ -43,5 +44,12 @@ int dw_space_msymbol(struct dw_space *s, uint64_t addr, const char **name, uint6
  * are the file's). Returns 0, -ESRCH when no image is mapped at @addr,
  * -ENOENT when the image has no FDE for it, dw_cfi_row_at's errors. */
 int dw_space_cfi_row(struct dw_space *s, uint64_t addr, struct dw_cfi_row *out);
+
+/* The image mapped at runtime address @addr and its bias. Returns 0,
+ * -ESRCH when nothing is mapped there. */
+int dw_space_image_at(struct dw_space *s, uint64_t addr, struct dw_image **img, uint64_t *bias);
+/* The @i-th distinct image of the space (by the address of its first
+ * mapping) and that mapping's bias: i = 0, 1, ... until -ENOENT. */
+int dw_space_image(struct dw_space *s, size_t i, struct dw_image **img, uint64_t *bias);
 
 #endif

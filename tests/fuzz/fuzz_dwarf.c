@@ -2,7 +2,9 @@
  * test binaries); it is opened from memory and asked everything: note,
  * build-id, lookups and call frame rows over its first executable section
  * (every expression of a row run over made-up registers and memory),
- * file:line and name to addresses.
+ * file:line and name to addresses; the variables in scope there (every
+ * location expression run by dw_loc_eval), globals, types and functions by
+ * name (dw_vars.h).
  * fuzz-build: dwarf -ldwarf -lelf -lz -lstdc++
  */
 #include <stddef.h>
@@ -11,6 +13,8 @@
 #include "dwarf/dw_cfi.h"
 #include "dwarf/dw_elf.h"
 #include "dwarf/dw_image.h"
+#include "dwarf/dw_loc.h"
+#include "dwarf/dw_vars.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -41,6 +45,77 @@ static void fuzz_row(const struct dw_cfi_row *row)
 					       0x7100, &v);
 }
 
+static int fuzz_read_bytes(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)ctx;
+	for (size_t i = 0; i < len; i++)
+		((uint8_t *)buf)[i] = (uint8_t)(addr + i);
+	return addr < 4096 ? -5 : 0;
+}
+
+/* Walks a type a few levels deep (reads every field it points to). */
+static size_t fuzz_type(const struct dw_type *t, unsigned depth)
+{
+	size_t n = 0;
+
+	if (!t || depth > 4)
+		return 0;
+	n += (size_t)dw_type_size(t) + (t->name ? t->name[0] : 0);
+	n += fuzz_type(t->target, depth + 1);
+	for (size_t i = 0; i < t->nmembers; i++)
+		n += fuzz_type(t->members[i].type, depth + 1) + (t->members[i].name != NULL);
+	for (size_t i = 0; i < t->nenumerators; i++)
+		n += (size_t)t->enumerators[i].value;
+	for (size_t i = 0; i < t->nparams; i++)
+		n += fuzz_type(t->params[i], depth + 1);
+	return n;
+}
+
+static void fuzz_var(const struct dw_var *v, const struct dw_scope *s)
+{
+	static const uint64_t regs[DW_LOC_NREGS] = { 1, 2, 3, 4, 5, 6, 0x7000, 0x7010 };
+	static const bool known[DW_LOC_NREGS] = { true, true, true, true, true, true, true, true };
+	struct dw_loc_env env = { .regs = regs, .known = known, .cfa_known = true, .cfa = 0x7100,
+				  .read = fuzz_read_bytes };
+	struct dw_loc loc;
+
+	(void)fuzz_type(v->type, 0);
+	if (s) {
+		env.frame_base = s->frame_base;
+		env.frame_base_len = s->frame_base_len;
+	}
+	if (v->where == DW_VAR_EXPR)
+		(void)dw_loc_eval(v->expr, v->exprlen, &env, &loc);
+}
+
+static void fuzz_vars(struct dw_image *img, uint64_t addr)
+{
+	static const char *const names[] = { "main", "f", "x", "g", "int", "struct s", "union u",
+					     "enum e", "unsigned long", "node_t" };
+	struct dw_scope *s;
+	const struct dw_type *t;
+	struct dw_var v;
+	uint64_t entry;
+
+	if (dw_image_scope(img, addr, &s) == 0) {
+		for (size_t l = 0; l < s->nlevels; l++) {
+			for (size_t i = 0; i < s->levels[l].nargs; i++)
+				fuzz_var(&s->levels[l].args[i], s);
+			for (size_t i = 0; i < s->levels[l].nlocals; i++)
+				fuzz_var(&s->levels[l].locals[i], s);
+		}
+		dw_scope_free(s);
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (dw_image_global(img, addr, names[i], &v) == 0)
+			fuzz_var(&v, NULL);
+		if (dw_image_type(img, addr, names[i], &t) == 0)
+			(void)fuzz_type(t, 0);
+		if (dw_image_function(img, addr, names[i], &t, &entry) == 0)
+			(void)fuzz_type(t, 0);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dw_image *img;
@@ -69,6 +144,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)dw_image_lookup(img, lo + k, &loc);
 		if (dw_image_cfi_row(img, lo + k, &row) == 0)
 			fuzz_row(&row);
+		if (k % 24 == 0)
+			fuzz_vars(img, lo + k);
 	}
 	(void)dw_image_lookup(img, 0, &loc);
 	(void)dw_image_line_addrs(img, "a.c", 3, addrs, 8);

@@ -95,6 +95,9 @@ _Bool g_bool = 1;
 int *g_intp = &g_int;
 void *g_voidp;
 const volatile int g_cv = 9;
+static const int k_limit = 1000;        /* -O2: DW_AT_const_value, no address */
+static const double k_half = 0.5;       /* a const_value block */
+static const char k_name[] = "cvars";   /* a const_value string */
 volatile int g_marker;
 static jmp_buf g_jmp;
 static volatile sig_atomic_t g_signals;
@@ -143,7 +146,11 @@ STOP int descend(const struct node *n, int level)
 	int r;
 
 	if (!n) {
-		stop_here_3(here); /* LINE:descend_bottom */
+		/* enough names that GDB's hashed block order is not DIE order */
+		int kk = level, b = kk + 1, zz = b * 2, a = zz - 1, yy = a + here, c = yy ^ 5;
+		int xx = c + 1, d = xx * 3, w = d - kk, e = w + b;
+
+		stop_here_3(here + kk + b + zz + a + yy + c + xx + d + w + e); /* LINE:descend_bottom */
 		return level;
 	}
 	r = descend(n->next, level + 1);
@@ -168,8 +175,8 @@ static void on_usr1(int sig)
 {
 	int seen = sig + (int)g_signals;
 
-	g_signals++;
 	stop_here_5(seen); /* LINE:handler */
+	g_signals++;       /* after the call: no tail call at -O2, on_usr1 keeps its frame */
 }
 
 STOP void jumper(int depth)
@@ -224,7 +231,7 @@ int main(int argc, char **argv)
 
 	total = walk(g_list, 3, origin, argv[0]);
 	total += descend(g_list, 0);
-	total += scale_clamp(total, 5, 1000);
+	total += scale_clamp(total, 5, k_limit) + (int)(k_half * 2) + k_name[1];
 	signal(SIGUSR1, on_usr1);
 	raise(SIGUSR1);
 	jumped = setjmp(g_jmp);
