@@ -119,12 +119,10 @@ int cx_eval_dollar(struct cexpr *cx, const char *name, struct cexpr_value **out)
 
 	if (!*s)
 		return history(cx, cx->nhist, out);
-	if (*s == '$') {
+	if (*s == '$' && (!s[1] || isdigit((unsigned char)s[1]))) {
 		long back = s[1] ? strtol(s + 1, NULL, 10) : 1;
 
-		if (s[1] && !isdigit((unsigned char)s[1]))
-			return cx_fail(cx, -EINVAL, "A syntax error in expression, near `%s'.", s + 1);
-		return history(cx, cx->nhist - (int)back, out);
+		return history(cx, back > cx->nhist ? -1 : cx->nhist - (int)back, out);
 	}
 	if (isdigit((unsigned char)*s)) {
 		char *end;
@@ -133,6 +131,10 @@ int cx_eval_dollar(struct cexpr *cx, const char *name, struct cexpr_value **out)
 		if (*end)
 			return cx_fail(cx, -EINVAL, "A syntax error in expression, near `%s'.", end);
 		return history(cx, n > 1000000000 ? -1 : (int)n, out);
+	}
+	if (*s == '$') {
+		*out = cx_value_new(cx, &cx_void_type);
+		return *out ? 0 : -ENOMEM;
 	}
 	rc = eval_reg(cx, s, out);
 	if (rc != -ENOENT)

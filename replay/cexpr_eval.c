@@ -401,7 +401,7 @@ int cx_eval(struct cexpr *cx, struct cx_node *n, struct cexpr_value **out)
 {
 	int rc;
 
-	if (++cx->depth > 4000) {
+	if (++cx->depth > 12000) {
 		cx->depth--;
 		return cx_fail(cx, -EINVAL, "Expression too complex.");
 	}

@@ -14,7 +14,7 @@ struct cx_block;
 
 struct cexpr {
 	struct cexpr_env env;
-	char err[256];
+	char err[4096];
 	struct cexpr_value *pool;      /* values of the current evaluation */
 	struct cx_block *blocks;       /* what made-up types point to */
 	struct cx_block *types;        /* made-up types, one a block */

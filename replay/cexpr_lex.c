@@ -26,19 +26,21 @@ static int escape(const char **s)
 {
 	static const char from[] = "abefnrtv", to[] = "\a\b\033\f\n\r\t\v";
 	const char *p = *s, *e;
-	int x = 0, n = 0;
+	unsigned x = 0;
+	int n = 0;
 
 	if (*p >= '0' && *p <= '7') {
 		for (; n < 3 && *p >= '0' && *p <= '7'; n++)
 			x = x * 8 + (*p++ - '0');
 		*s = p;
-		return x & 0xff;
+		return (int)(x & 0xff);
 	}
 	if (*p == 'x') {
 		for (p++; isxdigit((unsigned char)*p); p++, n++)
-			x = x * 16 + (isdigit((unsigned char)*p) ? *p - '0' : (*p | 32) - 'a' + 10);
+			x = (x * 16 + (isdigit((unsigned char)*p) ? *p - '0' : (*p | 32) - 'a' + 10)) &
+			    0xfff;
 		*s = p;
-		return n ? x & 0xff : -1;
+		return n ? (int)(x & 0xff) : -1;
 	}
 	if (!*p)
 		return -1;

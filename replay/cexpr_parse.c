@@ -18,7 +18,12 @@ struct parser {
 	unsigned depth;
 };
 
-#define MAX_PARSE_DEPTH 2000
+/* Nesting allowed: a unary operator or a declarator weighs 1, a nested
+ * expression 8 (its descent takes that many functions): 1000 parentheses
+ * and thousands of unary operators parse, as in GDB; the stack stays well
+ * under 8 MiB. */
+#define MAX_PARSE_DEPTH 10000
+#define NEST_WEIGHT 8
 
 static struct cx_token *peek(struct parser *p)
 {
@@ -60,6 +65,16 @@ static struct cx_node *node(struct parser *p, enum cx_node_kind k, int op,
 }
 
 static int parse_comma(struct parser *p, struct cx_node **out);
+
+/* Goes @w deeper: 0, or GDB's message when that is too deep. */
+static int enter(struct parser *p, unsigned w)
+{
+	p->depth += w;
+	if (p->depth <= MAX_PARSE_DEPTH)
+		return 0;
+	return cx_fail(p->cx, -EINVAL, "A memory exhausted in expression, near `%s'.",
+		       peek(p)->start);
+}
 static int parse_assign(struct parser *p, struct cx_node **out);
 static int parse_unary(struct parser *p, struct cx_node **out);
 static int parse_type(struct parser *p, const struct dw_type **out);
@@ -233,7 +248,9 @@ static int parse_params(struct parser *p, const struct dw_type *ret, const struc
 }
 
 /* Array and function suffixes after a declarator, applied to @t. */
-static int parse_suffixes(struct parser *p, const struct dw_type **t)
+static int parse_suffixes(struct parser *p, const struct dw_type **t);
+
+static int parse_suffixes_1(struct parser *p, const struct dw_type **t)
 {
 	if (accept(p, '[')) {
 		uint64_t count = 0;
@@ -263,6 +280,16 @@ static int parse_suffixes(struct parser *p, const struct dw_type **t)
 	return 0;
 }
 
+static int parse_suffixes(struct parser *p, const struct dw_type **t)
+{
+	int rc = enter(p, NEST_WEIGHT);
+
+	if (rc == 0)
+		rc = parse_suffixes_1(p, t);
+	p->depth -= NEST_WEIGHT;
+	return rc;
+}
+
 /* Skips a balanced ( ... ) at p->i (p->i at the '('). */
 static int skip_parens(struct parser *p)
 {
@@ -281,7 +308,9 @@ static int skip_parens(struct parser *p)
 }
 
 /* An abstract declarator around @base: pointers, (inner), suffixes. */
-static int parse_abstract(struct parser *p, const struct dw_type **t)
+static int parse_abstract(struct parser *p, const struct dw_type **t);
+
+static int parse_abstract_1(struct parser *p, const struct dw_type **t)
 {
 	size_t inner, after;
 	int rc;
@@ -317,6 +346,16 @@ static int parse_abstract(struct parser *p, const struct dw_type **t)
 		return 0;
 	}
 	return parse_suffixes(p, t);
+}
+
+static int parse_abstract(struct parser *p, const struct dw_type **t)
+{
+	int rc = enter(p, NEST_WEIGHT);
+
+	if (rc == 0)
+		rc = parse_abstract_1(p, t);
+	p->depth -= NEST_WEIGHT;
+	return rc;
 }
 
 /* A whole type name: 0, -ENOENT if none starts here (nothing consumed). */
@@ -488,9 +527,8 @@ static int parse_unary(struct parser *p, struct cx_node **out)
 	struct cx_token *t = peek(p);
 	int rc, op;
 
-	if (++p->depth > MAX_PARSE_DEPTH)
-		return cx_fail(p->cx, -EINVAL, "A memory exhausted in expression, near `%s'.",
-			       t->start);
+	if (enter(p, 1) < 0)
+		return -EINVAL;
 	if (t->kind == T_IDENT && !strcmp(t->str, "sizeof")) {
 		p->i++;
 		rc = parse_sizeof(p, out);
@@ -559,7 +597,10 @@ static int parse_cond(struct parser *p, struct cx_node **out)
 		return rc;
 	if (!accept(p, ':'))
 		return syntax(p);
-	rc = parse_cond(p, &b);
+	rc = enter(p, NEST_WEIGHT);
+	if (rc == 0)
+		rc = parse_cond(p, &b);
+	p->depth -= NEST_WEIGHT;
 	if (rc < 0)
 		return rc;
 	*out = node(p, N_COND, 0, *out, a);
@@ -577,7 +618,10 @@ static int parse_assign(struct parser *p, struct cx_node **out)
 	if (rc < 0 || !(is_op(p, '=') || is_op(p, OP_ASSIGN_MOD)))
 		return rc;
 	p->i++;
-	rc = parse_assign(p, &rhs);
+	rc = enter(p, NEST_WEIGHT);
+	if (rc == 0)
+		rc = parse_assign(p, &rhs);
+	p->depth -= NEST_WEIGHT;
 	if (rc == 0 && !(*out = node(p, N_ASSIGN, 0, *out, rhs)))
 		rc = -ENOMEM;
 	return rc;
@@ -586,14 +630,42 @@ static int parse_assign(struct parser *p, struct cx_node **out)
 static int parse_comma(struct parser *p, struct cx_node **out)
 {
 	struct cx_node *rhs;
-	int rc = parse_assign(p, out);
+	int rc = enter(p, NEST_WEIGHT);
+
+	if (rc == 0)
+		rc = parse_assign(p, out);
 
 	while (rc == 0 && accept(p, ',')) {
 		rc = parse_assign(p, &rhs);
 		if (rc == 0 && !(*out = node(p, N_BINARY, ',', *out, rhs)))
 			rc = -ENOMEM;
 	}
+	p->depth -= NEST_WEIGHT;
 	return rc;
+}
+
+/* GDB looks names up while it parses: an unknown one before a syntax
+ * error is what it reports. */
+static void unknown_before(struct parser *p, size_t end)
+{
+	for (size_t i = 0; i < end && i < p->n; i++) {
+		struct cx_token *t = &p->t[i];
+		struct cexpr_value *v = NULL;
+		char err[64];
+
+		if (t->kind != T_IDENT || is_type_word(t->str) || !strcmp(t->str, "sizeof") ||
+		    (i && p->t[i - 1].kind == T_PUNCT &&
+		     (p->t[i - 1].op == '.' || p->t[i - 1].op == OP_ARROW)) ||
+		    (i && p->t[i - 1].kind == T_IDENT && is_type_word(p->t[i - 1].str)))
+			continue;
+		if (p->cx->env.type_named && p->cx->env.type_named(p->cx->env.ctx, t->str))
+			continue;
+		if (p->cx->env.lookup && p->cx->env.lookup(p->cx->env.ctx, p->cx, t->str, &v, err,
+							   sizeof(err)) != -ENOENT)
+			continue;
+		cx_fail(p->cx, -ENOENT, "No symbol \"%s\" in current context.", t->str);
+		return;
+	}
 }
 
 struct cx_node *cx_parse(struct cexpr *cx, const char *text)
@@ -603,10 +675,22 @@ struct cx_node *cx_parse(struct cexpr *cx, const char *text)
 
 	if (cx_lex(cx, text, &p.t, &p.n) < 0)
 		return NULL;
-	if (parse_comma(&p, &n) < 0)
+	if (parse_comma(&p, &n) < 0) {
+		if (!strncmp(cx->err, "A syntax error", 14))
+			unknown_before(&p, p.i);
 		return NULL;
+	}
 	if (peek(&p)->kind != T_END) {
-		syntax(&p);
+		int parens = 0;
+
+		/* GDB's lexer ends the text at a ')' it has no '(' for. */
+		for (size_t i = 0; i < p.i; i++)
+			if (p.t[i].kind == T_PUNCT)
+				parens += (p.t[i].op == '(') - (p.t[i].op == ')');
+		if (is_op(&p, ')') && parens == 0)
+			cx_fail(cx, -EINVAL, "Junk after end of expression.");
+		else
+			syntax(&p);
 		return NULL;
 	}
 	return n;

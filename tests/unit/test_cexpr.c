@@ -344,7 +344,7 @@ static const struct cexpr_env env = {
 
 /* ---- running GDB and cexpr on the same commands ---- */
 
-static const char *const commands[] = {
+static const char *const gdb_commands[] = {
 	"print list", "print *head", "print head", "print head->next->value", "print arr",
 	"print zeros", "print mat", "print buf", "print abc", "print abc6", "print str",
 	"print c", "print c0", "print cm", "print uc", "print sh", "print lg", "print ul",
@@ -447,18 +447,23 @@ static void shell_quote(char *out, size_t size, const char *s)
 }
 
 /* GDB's answer to each command: a malloc'd block each, in @answers. */
-static void run_gdb(char **answers, size_t n)
+static void run_gdb(const char *const *commands, char **answers, size_t n)
 {
 	size_t cap = 1 << 20, len = 0, got;
-	char *cmd = malloc(cap), *all = malloc(cap), q[512], *p;
+	char *cmd = malloc(cap), *all = malloc(cap), *q, *p;
 	FILE *f;
 
 	assert_non_null(cmd);
 	assert_non_null(all);
 	len = snprintf(cmd, cap, "LC_ALL=C gdb -batch -nx");
 	for (size_t i = 0; i < n; i++) {
-		shell_quote(q, sizeof(q), commands[i]);
+		size_t qsize = strlen(commands[i]) * 4 + 3;
+
+		q = malloc(qsize);
+		assert_non_null(q);
+		shell_quote(q, qsize, commands[i]);
 		len += snprintf(cmd + len, cap - len, " -ex %s -ex 'echo @@@\\n'", q);
+		free(q);
 	}
 	snprintf(cmd + len, cap - len, " %s 2>&1", fx.exe);
 	f = popen(cmd, "r");
@@ -537,20 +542,20 @@ static int teardown(void **state)
 /* Every command answers as GDB answers it. */
 static void test_same_as_gdb(void **state)
 {
-	size_t n = sizeof(commands) / sizeof(commands[0]), bad = 0;
+	size_t n = sizeof(gdb_commands) / sizeof(gdb_commands[0]), bad = 0;
 	char **gdb = calloc(n, sizeof(*gdb));
 	struct cexpr *cx = cexpr_new(&env);
 
 	(void)state;
 	assert_non_null(gdb);
 	assert_non_null(cx);
-	run_gdb(gdb, n);
+	run_gdb(gdb_commands, gdb, n);
 	for (size_t i = 0; i < n; i++) {
-		char *mine = run_cexpr(cx, commands[i]);
+		char *mine = run_cexpr(cx, gdb_commands[i]);
 
 		assert_non_null(mine);
 		if (strcmp(mine, gdb[i])) {
-			printf("%s\n  gdb:    %s\n  cexpr:  %s\n", commands[i], gdb[i], mine);
+			printf("%s\n  gdb:    %s\n  cexpr:  %s\n", gdb_commands[i], gdb[i], mine);
 			bad++;
 		}
 		free(mine);
@@ -689,6 +694,89 @@ static void test_optimized_out(void **state)
 	cexpr_free(cx);
 }
 
+/* Malformed and extreme input: GDB's answers (compared with gdb -batch
+ * where they fit on a command line), never a crash. */
+static void test_malformed(void **state)
+{
+	static char deep[2100], deep_minus[5100], too_deep[40100];
+	const char *const cmds[] = { deep, deep_minus, "print 99999999999999999999999",
+				     "print ((1)", "print 1)", "print $$$", "print 1 ? 2",
+				     "print sizeof", "print (int", "print (struct node",
+				     "print arr[", "print a.", "print ->",
+				     "print 1 @ 2 @ 3", "print \"abc", "print 'a",
+				     "whatis (char (*(*)())[3])0", "ptype int[2][", "print $rax" };
+	size_t n = sizeof(cmds) / sizeof(cmds[0]);
+	char *gdb[sizeof(cmds) / sizeof(cmds[0])];
+	struct cexpr *cx = cexpr_new(&env);
+	char *mine;
+
+	(void)state;
+	snprintf(deep, sizeof(deep), "print %s1%s", "", "");
+	memset(deep + 6, '(', 1000);
+	deep[1006] = '1';
+	memset(deep + 1007, ')', 1000);
+	deep[2007] = 0;
+	memcpy(deep_minus, "print ", 6);
+	memset(deep_minus + 6, '-', 5000);
+	memcpy(deep_minus + 5006, "1", 2);
+	run_gdb(cmds, gdb, n);
+	fx.no_regs = true;  /* GDB on a file: no registers */
+	for (size_t i = 0; i < n; i++) {
+		mine = run_cexpr(cx, cmds[i]);
+		if (strcmp(mine, gdb[i]))
+			printf("%.60s\n  gdb:   %.200s\n  cexpr: %.200s\n", cmds[i], gdb[i], mine);
+		assert_string_equal(mine, gdb[i]);
+		free(mine);
+		free(gdb[i]);
+	}
+	fx.no_regs = false;
+	memcpy(too_deep, "print ", 6);
+	memset(too_deep + 6, '(', 20000);
+	memset(too_deep + 20006, ')', 20000);
+	too_deep[40006] = 0;
+	mine = run_cexpr(cx, too_deep);
+	assert_memory_equal(mine, "A memory exhausted in expression, near `(((", 43);
+	free(mine);
+	cexpr_free(cx);
+}
+
+/* Random token soup: every answer is a value or a message. */
+static void test_random_input(void **state)
+{
+	static const char *const toks[] = {
+		"(", ")", "[", "]", "*", "&", "-", "+", "!", "~", "sizeof", "int", "char",
+		"struct node", "node_t", "unsigned", "long", "const", "1", "0x10", "'a'", "\"s\"",
+		"1.5", "arr", "list", "head", "->", ".", "next", "value", "@", "?", ":", ",",
+		"=", "++", "/", "%", "<<", "==", "&&", "||", "$", "$1", "$pc", "$sp", "buf", "str",
+		"square", "(", "0", "999999999999999999999", "fl", "mat", "[1]", "'\\x41'", "{",
+	};
+	int (*const fns[])(struct cexpr *, const char *, char **) = {
+		cexpr_cmd_print, cexpr_cmd_ptype, cexpr_cmd_whatis, cexpr_cmd_output,
+	};
+	struct cexpr *cx = cexpr_new(&env);
+	unsigned seed = 16;
+
+	(void)state;
+	for (int round = 0; round < 20000; round++) {
+		char text[512] = "";
+		size_t len = 0;
+		int ntok = rand_r(&seed) % 12 + 1;
+		char *out = NULL;
+		int rc;
+
+		for (int k = 0; k < ntok; k++)
+			len += snprintf(text + len, sizeof(text) - len, "%s ",
+					toks[rand_r(&seed) % (sizeof(toks) / sizeof(toks[0]))]);
+		rc = fns[round % 4](cx, text, &out);
+		if (rc < 0)
+			assert_true(cexpr_error(cx)[0] != 0);
+		else
+			assert_non_null(out);
+		free(out);
+	}
+	cexpr_free(cx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -696,6 +784,8 @@ int main(void)
 		cmocka_unit_test(test_registers),
 		cmocka_unit_test(test_recording),
 		cmocka_unit_test(test_optimized_out),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_random_input),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
