@@ -57,13 +57,13 @@ static int find_reg(const char *name, struct reg_alias *r, char full[8])
 				*r = (struct reg_alias){ name, gp[i][0], 0, sizes[k], types[k] };
 				return 0;
 			}
-	for (int n = 8; n <= 15; n++)
+	for (unsigned n = 8; n <= 15; n++)
 		for (int k = 0; k < 4; k++) {
-			char cand[8];
+			char cand[16];
 
-			snprintf(cand, sizeof(cand), "r%d%s", n, rsuffix[k]);
+			snprintf(cand, sizeof(cand), "r%u%s", n % 100, rsuffix[k]);
 			if (!strcmp(cand, name)) {
-				snprintf(full, 8, "r%d", n);
+				snprintf(full, 8, "r%u", n % 100);
 				*r = (struct reg_alias){ name, full, 0, sizes[k], types[k] };
 				return 0;
 			}

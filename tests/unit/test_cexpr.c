@@ -226,7 +226,7 @@ static void load_symbols(const char *exe)
 			continue;
 		if (!strchr("tTdDbBrR", type) || strlen(name) >= sizeof(s->name))
 			continue;
-		snprintf(s->name, sizeof(s->name), "%s", name);
+		snprintf(s->name, sizeof(s->name), "%.63s", name);
 		s->addr = addr;
 		s->size = size;
 		fx.nsyms++;
