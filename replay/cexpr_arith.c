@@ -145,7 +145,7 @@ static int float_op(struct cexpr *cx, int op, const struct dw_type *t, long doub
 	case '-': r = x - y; break;
 	case '*': r = x * y; break;
 	case '/': r = x / y; break;
-	default: return cx_fail(cx, -EINVAL, "Integer only operation.");
+	default: return cx_fail(cx, -EINVAL, "Integer-only operation on floating point number.");
 	}
 	*out = cx_value_float(cx, t, r);
 	return *out ? 0 : -ENOMEM;
@@ -221,7 +221,7 @@ int cx_binop(struct cexpr *cx, int op, struct cexpr_value *a, struct cexpr_value
 		return arith_error(cx);
 	if (op == OP_SHL || op == OP_SHR) {
 		if (!cx_is_integral(a->type) || !cx_is_integral(b->type))
-			return cx_fail(cx, -EINVAL, "Integer only operation.");
+			return cx_fail(cx, -EINVAL, "Integer-only operation on floating point number.");
 		return shift(cx, op, a, cx_as_int(b), out);
 	}
 	t = common_type(a->type, b->type);
@@ -233,8 +233,13 @@ int cx_binop(struct cexpr *cx, int op, struct cexpr_value *a, struct cexpr_value
 int cx_unop(struct cexpr *cx, int op, struct cexpr_value *v, struct cexpr_value **out)
 {
 	const struct dw_type *t;
-	int rc = decay(cx, &v);
+	int rc;
 
+	if (op != '!' && !cx_is_integral(v->type) && !cx_is_float(v->type))
+		return cx_fail(cx, -EINVAL, op == '-' ? "Argument to negate operation not a number." :
+			       op == '+' ? "Argument to positive operation not a number." :
+			       "Argument to complement operation not an integer, boolean.");
+	rc = decay(cx, &v);
 	if (rc < 0)
 		return rc;
 	if (op == '!') {
@@ -249,9 +254,8 @@ int cx_unop(struct cexpr *cx, int op, struct cexpr_value *v, struct cexpr_value 
 		return *out ? 0 : -ENOMEM;
 	}
 	if (!cx_is_integral(v->type))
-		return cx_fail(cx, -EINVAL, op == '-' ? "Argument to negate operation not a number." :
-			       op == '+' ? "Argument to positive operation not a number." :
-			       "Argument to complement operation not an integer, boolean.");
+		return cx_fail(cx, -EINVAL, "Argument to complement operation not an integer, "
+			       "boolean.");
 	t = common_type(v->type, v->type);
 	if (dw_type_size(v->type) >= 4)
 		t = v->type;

@@ -213,12 +213,6 @@ static int eval_index(struct cexpr *cx, const struct cx_node *n, struct cexpr_va
 		rc = cx_eval(cx, n->b, &i);
 	if (rc < 0)
 		return rc;
-	if (cx_is_integral(a->type) && !cx_is_integral(i->type)) {
-		struct cexpr_value *tmp = a;
-
-		a = i;
-		i = tmp;
-	}
 	t = dw_type_strip(a->type);
 	if (t->kind == DW_TYPE_ARRAY && a->lval != CEXPR_LVAL_MEMORY) {
 		uint64_t k, esize = dw_type_size(t->target);

@@ -414,6 +414,18 @@ static int parse_primary(struct parser *p, struct cx_node **out)
 	if (!n)
 		return -ENOMEM;
 	p->i++;
+	/* "a" "b" is "ab". */
+	while (n->kind == N_STRING && peek(p)->kind == T_STRING) {
+		char *s = cx_tree_alloc(p->cx, n->len + peek(p)->len + 1);
+
+		if (!s)
+			return cx_fail(p->cx, -ENOMEM, "Out of memory.");
+		memcpy(s, n->str, n->len);
+		memcpy(s + n->len, peek(p)->str, peek(p)->len);
+		n->str = s;
+		n->len += peek(p)->len;
+		p->i++;
+	}
 	*out = n;
 	return 0;
 }

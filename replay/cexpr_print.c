@@ -321,6 +321,13 @@ static void print_array(struct cexpr *cx, struct cx_buf *b, const struct cexpr_v
 	uint64_t esize = dw_type_size(t->target), count = esize ? v->size / esize : 0;
 	uint64_t i, things = 0;
 
+	if (!t->count_known) {
+		/* GDB shows an array of unknown bounds by its address. */
+		cx_printf(b, "0x%" PRIx64, v->addr);
+		if (cx_is_char(t->target) && (!fmt || fmt == 's'))
+			print_pointed_string(cx, b, v->addr);
+		return;
+	}
 	if (cx_is_char(t->target) && (!fmt || fmt == 's') && !cx_missing(v, 0, v->size)) {
 		print_string(b, v->bytes, v->size, false);
 		return;

@@ -78,10 +78,7 @@ static void print_base(struct cx_buf *b, const struct dw_type *t, int show, int 
 	}
 	switch (t->kind) {
 	case DW_TYPE_TYPEDEF:
-		if (show > 0)
-			print_base(b, dw_type_strip(t), show, indent);
-		else
-			cx_puts(b, t->name ? t->name : "?");
+		cx_puts(b, t->name ? t->name : "?");
 		return;
 	case DW_TYPE_STRUCT: case DW_TYPE_UNION: case DW_TYPE_ENUM:
 		if (t == &cx_eflags_type || (t->name && show <= 0)) {
@@ -111,6 +108,10 @@ static void print_decl(struct cx_buf *b, const struct dw_type *t, const char *in
 {
 	struct cx_buf in = { 0 };
 
+	if (t && t->kind == DW_TYPE_TYPEDEF && show > 0) {
+		print_decl(b, t->target, inner, show, indent);
+		return;
+	}
 	if (t && t->kind == DW_TYPE_POINTER) {
 		const struct dw_type *tt = t->target;
 		bool paren = tt && (tt->kind == DW_TYPE_ARRAY || tt->kind == DW_TYPE_FUNCTION);

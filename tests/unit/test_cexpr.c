@@ -119,7 +119,6 @@ ARR(ty_char13, &ty_char, 13);
 ARR(ty_char300, &ty_char, 300);
 ARR(ty_nodes, &ty_node, 12);
 ARR(ty_int300, &ty_int, 300);
-ARR(ty_int12, &ty_int, 12);
 ARR(ty_pts, &ty_pt, 3);
 PTR(ty_voidp, NULL);
 PTR(ty_intp, &ty_int);
@@ -129,7 +128,37 @@ PTR(ty_ucharp, &ty_uchar);
 ARR(ty_strs, &ty_charp, 2);
 static const struct dw_type ty_cstr = { .kind = DW_TYPE_CONST, .target = &ty_ccharp };
 
+static const struct dw_type ty_uint8 = { .kind = DW_TYPE_TYPEDEF, .name = "uint8_t",
+					 .target = &ty_uchar };
+static const struct dw_type ty_string = { .kind = DW_TYPE_TYPEDEF, .name = "string_t",
+					  .target = &ty_charp };
+static const struct dw_type ty_tail = { .kind = DW_TYPE_ARRAY, .target = &ty_char };
+static const struct dw_member flex_m[] = { { "n", &ty_int, 0, 0, 0 },
+					   { "tail", &ty_tail, 4, 0, 0 } };
+static const struct dw_type ty_flex = { .kind = DW_TYPE_STRUCT, .name = "flex", .size = 4,
+					.members = flex_m, .nmembers = 2 };
+static const struct dw_type ty_empty = { .kind = DW_TYPE_STRUCT, .name = "empty" };
+ARR(ty_int12, &ty_int, 12);
+ARR(ty_z2, &ty_int12, 12);
+ARR(ty_char30, &ty_char, 30);
+PTR(ty_charpp, &ty_charp);
+ARR(ty_fns, &ty_fnp, 2);
+ARR(ty_fa, &ty_float, 3);
+PTR(ty_uint8p, &ty_uint8);
+ARR(ty_u8arr, &ty_uint8, 4);
+ARR(ty_bools, &ty_bool, 3);
+static const struct dw_type ty_vint = { .kind = DW_TYPE_VOLATILE, .target = &ty_int };
+static const struct dw_type ty_cint = { .kind = DW_TYPE_CONST, .target = &ty_int };
+ARR(ty_ci, &ty_cint, 2);
+ARR(ty_lda, &ty_ldouble, 2);
+ARR(ty_seq, &ty_int, 250);
+
 static const struct { const char *name; const struct dw_type *type; } vars[] = {
+	{ "fx", &ty_flex }, { "emp", &ty_empty }, { "z2", &ty_z2 }, { "mid", &ty_char30 },
+	{ "hi", &ty_char4 }, { "argvp", &ty_charpp }, { "fns", &ty_fns }, { "fa", &ty_fa },
+	{ "sp", &ty_string }, { "u8p", &ty_uint8p }, { "u8arr", &ty_u8arr },
+	{ "bools", &ty_bools }, { "vi", &ty_vint }, { "ci", &ty_ci }, { "lda", &ty_lda },
+	{ "seq", &ty_seq },
 	{ "n3", &ty_node }, { "n2", &ty_node }, { "list", &ty_node }, { "head", &ty_node_t_p },
 	{ "arr", &ty_int5 }, { "zeros", &ty_int16 }, { "mat", &ty_int2x3 }, { "buf", &ty_char16 },
 	{ "abc", &ty_char4 }, { "abc6", &ty_char6 }, { "str", &ty_ccharp }, { "c", &ty_char },
@@ -148,7 +177,8 @@ static const struct { const char *name; const struct dw_type *type; } vars[] = {
 static const struct { const char *name; const struct dw_type *type; } typenames[] = {
 	{ "struct node", &ty_node }, { "node_t", &ty_node_t }, { "enum color", &ty_color },
 	{ "enum flags", &ty_flags }, { "enum sign", &ty_sign }, { "struct bits", &ty_bits },
-	{ "struct outer", &ty_outer }, { "struct pt", &ty_pt },
+	{ "struct outer", &ty_outer }, { "struct pt", &ty_pt }, { "struct flex", &ty_flex },
+	{ "struct empty", &ty_empty }, { "uint8_t", &ty_uint8 }, { "string_t", &ty_string },
 };
 
 static const struct dw_type *enums[] = { &ty_color, &ty_flags, &ty_sign };
@@ -426,6 +456,38 @@ static const char *const gdb_commands[] = {
 	"whatis (struct nosuch *)0", "whatis (node_t)list", "ptype 1 +", "whatis $1",
 	"whatis (long (*)(void))0", "whatis (char *(*)[2])0", "whatis (int (*(*)[2])(int))0",
 	"whatis (void (*)())0", "whatis (int (*)(int, ...))0",
+	"print fx", "print emp", "ptype struct flex", "ptype struct empty", "print fx.tail",
+	"whatis fx.tail", "print z2", "print mid", "print hi", "print argvp", "print fns",
+	"print fa", "print sp", "print u8p", "print u8arr", "print bools", "print vi",
+	"whatis vi", "ptype ci", "print ci", "print lda", "whatis u8p", "ptype u8p",
+	"ptype sp", "print *argvp", "print/x hi", "print/x fa", "print/d bools",
+	"print 10 % 3.0", "print ~1.5", "print -\"abc\"", "print !arr", "print/x lda",
+	"whatis fns", "ptype fns", "print sizeof(fx)", "print *fns", "print fns[0](2)",
+	"print seq", "print/x seq", "output seq[1]@3", "print *seq@201", "print z2[1]",
+	"print -5 % 3", "print 7 >> 1", "print -7 >> 1", "print 1 << 31", "print 1u << 31",
+	"print 0x7fffffffffffffff + 1", "print -2147483648", "print 2147483648 * 2",
+	"print 5 / -1", "print 'a' == 97", "print 3.0 > 2", "print arr == &arr[0]",
+	"print &arr[0] < &arr[1]", "print ip - 1", "print ip[-1]", "print 1[arr]",
+	"print *nodes@2", "print nodes[1].next", "print &nodes[1]",
+	"print sizeof(arr)/sizeof(arr[0])", "print $_", "print $__", "output 5",
+	"output/x 255", "whatis *head", "ptype *head", "ptype struct outer *",
+	"whatis (struct outer *)0", "ptype int (*)(int)", "whatis int [3]", "print/x sg",
+	"print/d ip", "print/u yes", "print/t 255", "print/o 8", "print/x -1L",
+	"print/c 200", "print/c -56", "print/z 0", "print/x 0", "print/a &arr[1]",
+	"print/s arr", "print/x 'a'", "print &*head", "print *&*head", "print &head->next",
+	"print (long)&((struct node *)0)->next", "print &((struct outer *)0)->d",
+	"whatis &out.name", "print &out.name", "print *out.name@2", "print out.name + 1",
+	"print (char)out.a", "print out.fn", "print *out.fn", "print out.fn == square",
+	"print &out", "print &out.b", "print/x out.u", "print (unsigned char)-1",
+	"print (signed char)200", "print (unsigned short)65537", "print (long long)1",
+	"print (unsigned long long)-1", "print (float)0.1", "print (double)(float)0.1",
+	"print 1e308 * 10", "print -1e308 * 10", "print 1.5e-310", "print 3.0f / 7",
+	"print (long double)1e300 * 1e300", "print 2.5e10f", "print 1/3.0f",
+	"print hi[0]", "print/x hi[0]", "print/u hi[0]", "print/d hi[0]", "print/c hi[0]",
+	"print sizeof(z2)", "print sizeof z2[0]", "print z2[1][2]@3",
+	"print \"\"", "print sizeof(\"\")", "print \"a\" \"b\"", "print 'a' 'b'",
+	"print \"\\101\\x42\\n\"", "print '\\0'", "print '\\''", "print '\"'",
+	"print \"'\"", "print \"\\\"\"",
 };
 
 /* Quotes @s for a shell's single quotes into @out. */
