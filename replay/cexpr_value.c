@@ -351,6 +351,20 @@ struct cexpr_value *cexpr_value_missing(struct cexpr *cx, const struct dw_type *
 	return v;
 }
 
+/* The first byte of [@addr, @addr + @size) that cannot be read (GDB's
+ * message names it). */
+static uint64_t first_unreadable(struct cexpr *cx, uint64_t addr, size_t size)
+{
+	uint8_t byte, state;
+
+	for (size_t i = 0; i < size; i++) {
+		state = 0;
+		if (cx->env.read(cx->env.ctx, addr + i, &byte, 1, &state) < 0)
+			return addr + i;
+	}
+	return addr;
+}
+
 int cx_fetch(struct cexpr *cx, struct cexpr_value *v)
 {
 	int rc;
@@ -366,7 +380,8 @@ int cx_fetch(struct cexpr *cx, struct cexpr_value *v)
 		return cx_fail(cx, -ENOMEM, "Out of memory.");
 	rc = v->size ? cx->env.read(cx->env.ctx, v->addr, v->bytes, v->size, v->state) : 0;
 	if (rc < 0)
-		return cx_fail(cx, -EIO, "Cannot access memory at address 0x%" PRIx64, v->addr);
+		return cx_fail(cx, -EIO, "Cannot access memory at address 0x%" PRIx64,
+			       first_unreadable(cx, v->addr, v->size));
 	v->lazy = false;
 	if (!cx_missing(v, 0, v->size)) {
 		free(v->state);

@@ -488,6 +488,8 @@ static const char *const gdb_commands[] = {
 	"print \"\"", "print sizeof(\"\")", "print \"a\" \"b\"", "print 'a' 'b'",
 	"print \"\\101\\x42\\n\"", "print '\\0'", "print '\\''", "print '\"'",
 	"print \"'\"", "print \"\\\"\"",
+	"print *seq@20000", "print *(struct node *)0",
+	"print arr@2", "print/x arr@2", "print &arr@2", "print sizeof(arr@2)",
 };
 
 /* Quotes @s for a shell's single quotes into @out. */
@@ -756,6 +758,46 @@ static void test_optimized_out(void **state)
 	cexpr_free(cx);
 }
 
+/* Reading past the end of the program's memory: GDB names the first
+ * byte it cannot read. */
+static void test_memory_end(void **state)
+{
+	char cmds[3][160], *gdb[3];
+	const char *list[3] = { cmds[0], cmds[1], cmds[2] };
+	const char *last = NULL;
+	uint64_t end = 0;
+	struct cexpr *cx = cexpr_new(&env);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		uint64_t e = sym_addr(vars[i].name) + dw_type_size(vars[i].type);
+
+		if (vars[i].type->kind != DW_TYPE_FUNCTION && e > end) {
+			end = e;
+			last = vars[i].name;
+		}
+	}
+	assert_non_null(last);
+	snprintf(cmds[0], sizeof(cmds[0]), "print *(struct node *)((char *)&%s + sizeof(%s) - 8)",
+		 last, last);
+	snprintf(cmds[1], sizeof(cmds[1]), "print (char *)((char *)&%s + sizeof(%s) - 4)", last,
+		 last);
+	snprintf(cmds[2], sizeof(cmds[2]),
+		 "print/x *(char (*)[40])((char *)&%s + sizeof(%s) - 8)", last, last);
+	run_gdb(list, gdb, 3);
+	for (size_t i = 0; i < 3; i++) {
+		char *mine = run_cexpr(cx, list[i]);
+
+		printf("%s: %s\n", list[i], mine);
+		if (strcmp(mine, gdb[i]))
+			printf("%s\n  gdb:   %s\n  cexpr: %s\n", list[i], gdb[i], mine);
+		assert_string_equal(mine, gdb[i]);
+		free(mine);
+		free(gdb[i]);
+	}
+	cexpr_free(cx);
+}
+
 /* Malformed and extreme input: GDB's answers (compared with gdb -batch
  * where they fit on a command line), never a crash. */
 static void test_malformed(void **state)
@@ -846,6 +888,7 @@ int main(void)
 		cmocka_unit_test(test_registers),
 		cmocka_unit_test(test_recording),
 		cmocka_unit_test(test_optimized_out),
+		cmocka_unit_test(test_memory_end),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_random_input),
 	};
