@@ -71,6 +71,22 @@ int cexpr_lvalue(struct cexpr *cx, const char *text, uint64_t *addr, uint64_t *l
 	return 0;
 }
 
+int cexpr_value_address(const struct cexpr_value *v, uint64_t *addr)
+{
+	const struct dw_type *t = dw_type_strip(v->type);
+
+	if ((t->kind == DW_TYPE_ARRAY || t->kind == DW_TYPE_FUNCTION) &&
+	    v->lval == CEXPR_LVAL_MEMORY) {
+		*addr = v->addr;
+		return 0;
+	}
+	if ((t->kind != DW_TYPE_POINTER && !cx_is_integral(t)) || !v->bytes ||
+	    cx_missing(v, 0, v->size))
+		return -EINVAL;
+	*addr = cx_as_int(v);
+	return 0;
+}
+
 int cexpr_parse_type(struct cexpr *cx, const char *text, const struct dw_type **out)
 {
 	start(cx);

@@ -139,6 +139,11 @@ struct cexpr_value *cexpr_value_copy(const struct cexpr_value *v);
 /* Frees a value cexpr_eval or cexpr_value_copy handed out. NULL is fine. */
 void cexpr_value_free(struct cexpr_value *v);
 
+/* The address @v stands for, as GDB's x and break take it: a pointer's or
+ * an integer's value, the address of an array or function in memory.
+ * 0, or -EINVAL for other values (structs, floats, computed arrays). */
+int cexpr_value_address(const struct cexpr_value *v, uint64_t *addr);
+
 /* Value history. Adds a copy of @v: its number (1, 2, ...), or -ENOMEM. */
 int cexpr_history_add(struct cexpr *cx, const struct cexpr_value *v);
 /* Entry @n (1-based; borrowed) or NULL; 0 is the last. */

@@ -74,11 +74,18 @@ int cx_deref(struct cexpr *cx, struct cexpr_value *v, struct cexpr_value **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-/* &@v. */
-static int address_of(struct cexpr *cx, struct cexpr_value *v, struct cexpr_value **out)
+/* &@v (@n: the operand, for GDB's message about a register variable). */
+static int address_of(struct cexpr *cx, const struct cx_node *n, struct cexpr_value *v,
+		      struct cexpr_value **out)
 {
 	const struct dw_type *p;
 
+	if (v->lval == CEXPR_LVAL_REGISTER && n->kind == N_IDENT)
+		return cx_fail(cx, -EINVAL, "Address requested for identifier \"%s\" which is in "
+			       "register $%s", n->str, v->reg);
+	if (v->lval == CEXPR_NOT_LVAL && n->kind == N_IDENT)
+		return cx_fail(cx, -EINVAL, "Can't take address of \"%s\" which isn't an lvalue.",
+			       n->str);
 	if (v->lval != CEXPR_LVAL_MEMORY || v->bit_size)
 		return cx_fail(cx, -EINVAL, "Attempt to take address of value not located in "
 			       "memory.");
@@ -97,7 +104,7 @@ static int eval_unary(struct cexpr *cx, const struct cx_node *n, struct cexpr_va
 	if (n->op == '*')
 		return cx_deref(cx, v, out);
 	if (n->op == '&')
-		return address_of(cx, v, out);
+		return address_of(cx, n->a, v, out);
 	return cx_unop(cx, n->op, v, out);
 }
 

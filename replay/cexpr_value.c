@@ -535,8 +535,11 @@ uint64_t cx_as_int(const struct cexpr_value *v)
 	long double f;
 
 	if (cx_is_float(t)) {
+		/* GDB's to_longest: in range, or saturated (NaN: the maximum). */
 		f = cx_extract_float(v->bytes, v->size);
-		return f < 0 ? (uint64_t)(int64_t)f : (uint64_t)f;
+		if (f < 9223372036854775808.0L && f >= -9223372036854775808.0L)
+			return (uint64_t)(int64_t)f;
+		return f < 0 ? (uint64_t)INT64_MIN : (uint64_t)INT64_MAX;
 	}
 	return cx_extract(v->bytes, v->size, cx_is_signed(t));
 }

@@ -689,9 +689,21 @@ static void test_registers(void **state)
 /* What a recording answers differently from a live GDB: it cannot be
  * changed, and it may not know bytes. GDB's words for unknown bytes
  * (<unavailable>, "value is not available") as its tfile target says. */
+static void check_address(struct cexpr *cx, const char *text, uint64_t want)
+{
+	struct cexpr_value *v;
+	uint64_t addr = 0;
+
+	assert_int_equal(cexpr_eval(cx, text, &v), 0);
+	assert_int_equal(cexpr_value_address(v, &addr), 0);
+	assert_int_equal(addr, want);
+	cexpr_value_free(v);
+}
+
 static void test_recording(void **state)
 {
 	struct cexpr *cx = cexpr_new(&env);
+	struct cexpr_value *v;
 	uint64_t addr, len;
 	char want[128];
 
@@ -722,6 +734,15 @@ static void test_recording(void **state)
 	assert_int_equal(cexpr_lvalue(cx, "bt.mode", &addr, &len), 0);
 	assert_int_equal(len, 1);
 	assert_true(cexpr_lvalue(cx, "1 + 2", &addr, &len) < 0);
+	assert_string_equal(cexpr_error(cx), "Not an lvalue in memory.");
+	check_address(cx, "arr", sym_addr("arr"));
+	check_address(cx, "&arr[2]", sym_addr("arr") + 8);
+	check_address(cx, "square", sym_addr("square"));
+	check_address(cx, "head", sym_addr("list"));
+	check_address(cx, "0x1234", 0x1234);
+	assert_int_equal(cexpr_eval(cx, "list", &v), 0);
+	assert_int_equal(cexpr_value_address(v, &addr), -EINVAL);
+	cexpr_value_free(v);
 	cexpr_free(cx);
 }
 
@@ -731,6 +752,12 @@ static int lookup_gone(void *ctx, struct cexpr *cx, const char *name, struct cex
 {
 	if (!strcmp(name, "gone")) {
 		*out = cexpr_value_missing(cx, &ty_node, CEXPR_BYTE_OPTIMIZED_OUT);
+		return 0;
+	}
+	if (!strcmp(name, "rv")) {
+		int32_t x = 42;
+
+		*out = cexpr_value_bytes(cx, &ty_int, &x, NULL, "rbx");
 		return 0;
 	}
 	if (!strcmp(name, "half")) {
@@ -755,6 +782,10 @@ static void test_optimized_out(void **state)
 	expect(cx, "print half", "$2 = {value = 5, next = <optimized out>}");
 	expect(cx, "print half.value", "$3 = 5");
 	expect(cx, "print gone.value + 1", "value has been optimized out");
+	/* GDB 13.1 on a register variable of a -O2 program (`p &i`). */
+	expect(cx, "print rv", "$4 = 42");
+	expect(cx, "print &rv", "Address requested for identifier \"rv\" which is in register $rbx");
+	expect(cx, "print &gone", "Can't take address of \"gone\" which isn't an lvalue.");
 	cexpr_free(cx);
 }
 
