@@ -155,6 +155,9 @@ int cexpr_history_count(const struct cexpr *cx);
  * ENOMEM. @fmt is 0 (natural) or a print format letter: x o d u t c a z
  * s f r. What GDB prints after "$N = " for @v. */
 char *cexpr_format_value(struct cexpr *cx, const struct cexpr_value *v, char fmt);
+/* The same as GDB's `info locals`, `info args` and frame lines show a
+ * value: no "(type *) " before a pointer (print shows one). */
+char *cexpr_format_value_plain(struct cexpr *cx, const struct cexpr_value *v, char fmt);
 /* `whatis`: the type's name as written ("node_t *", "int [3]"). */
 char *cexpr_format_type_name(const struct dw_type *t);
 /* `ptype`: @t with the struct, union or enum named at its root spelled out

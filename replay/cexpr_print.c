@@ -487,3 +487,11 @@ char *cexpr_format_value(struct cexpr *cx, const struct cexpr_value *v, char fmt
 	cx_print_value(cx, &b, v, fmt, true);
 	return cx_buf_take(&b);
 }
+
+char *cexpr_format_value_plain(struct cexpr *cx, const struct cexpr_value *v, char fmt)
+{
+	struct cx_buf b = { 0 };
+
+	cx_print_value(cx, &b, v, fmt, false);
+	return cx_buf_take(&b);
+}

@@ -152,13 +152,19 @@ static const struct dw_type ty_cint = { .kind = DW_TYPE_CONST, .target = &ty_int
 ARR(ty_ci, &ty_cint, 2);
 ARR(ty_lda, &ty_ldouble, 2);
 ARR(ty_seq, &ty_int, 250);
+static const struct dw_member foo_m[] = { { "x", &ty_int, 0, 0, 0 } };
+static const struct dw_type ty_foo_s = { .kind = DW_TYPE_STRUCT, .size = 4, .members = foo_m,
+					 .nmembers = 1 };
+static const struct dw_type ty_foo = { .kind = DW_TYPE_TYPEDEF, .name = "foo_t",
+				       .target = &ty_foo_s };
+PTR(ty_foop, &ty_foo);
 
 static const struct { const char *name; const struct dw_type *type; } vars[] = {
 	{ "fx", &ty_flex }, { "emp", &ty_empty }, { "z2", &ty_z2 }, { "mid", &ty_char30 },
 	{ "hi", &ty_char4 }, { "argvp", &ty_charpp }, { "fns", &ty_fns }, { "fa", &ty_fa },
 	{ "sp", &ty_string }, { "u8p", &ty_uint8p }, { "u8arr", &ty_u8arr },
 	{ "bools", &ty_bools }, { "vi", &ty_vint }, { "ci", &ty_ci }, { "lda", &ty_lda },
-	{ "seq", &ty_seq },
+	{ "seq", &ty_seq }, { "fv", &ty_foo }, { "fvp", &ty_foop },
 	{ "n3", &ty_node }, { "n2", &ty_node }, { "list", &ty_node }, { "head", &ty_node_t_p },
 	{ "arr", &ty_int5 }, { "zeros", &ty_int16 }, { "mat", &ty_int2x3 }, { "buf", &ty_char16 },
 	{ "abc", &ty_char4 }, { "abc6", &ty_char6 }, { "str", &ty_ccharp }, { "c", &ty_char },
@@ -179,6 +185,7 @@ static const struct { const char *name; const struct dw_type *type; } typenames[
 	{ "enum flags", &ty_flags }, { "enum sign", &ty_sign }, { "struct bits", &ty_bits },
 	{ "struct outer", &ty_outer }, { "struct pt", &ty_pt }, { "struct flex", &ty_flex },
 	{ "struct empty", &ty_empty }, { "uint8_t", &ty_uint8 }, { "string_t", &ty_string },
+	{ "foo_t", &ty_foo },
 };
 
 static const struct dw_type *enums[] = { &ty_color, &ty_flags, &ty_sign };
@@ -489,6 +496,8 @@ static const char *const gdb_commands[] = {
 	"print \"\\101\\x42\\n\"", "print '\\0'", "print '\\''", "print '\"'",
 	"print \"'\"", "print \"\\\"\"",
 	"print *seq@20000", "print *(struct node *)0",
+	"whatis fv", "ptype fv", "whatis foo_t", "ptype foo_t", "print fv", "print fvp",
+	"print *fvp", "whatis fvp", "ptype fvp", "print fvp->x", "print (foo_t *)0",
 	"print arr@2", "print/x arr@2", "print &arr@2", "print sizeof(arr@2)",
 };
 
@@ -649,7 +658,8 @@ static void expect(struct cexpr *cx, const char *command, const char *want)
 static void test_registers(void **state)
 {
 	struct cexpr *cx = cexpr_new(&env);
-	char want[128];
+	struct cexpr_value *v;
+	char want[128], *s;
 
 	(void)state;
 	expect(cx, "print $eflags", "$1 = [ PF ZF IF ]");
@@ -680,6 +690,20 @@ static void test_registers(void **state)
 	expect(cx, "print *$sp", "Attempt to dereference a generic pointer.");
 	expect(cx, "print $sp + 8", "$16 = (void *) 0x7ffe3008");
 	expect(cx, "print $foo", "$17 = void");
+	/* info locals and frame lines (GDB 13.1, `info locals` in a function
+	 * with these locals): no (type *) before pointers. */
+	assert_int_equal(cexpr_eval(cx, "head", &v), 0);
+	s = cexpr_format_value_plain(cx, v, 0);
+	snprintf(want, sizeof(want), "0x%" PRIx64 " <list>", sym_addr("list"));
+	assert_string_equal(s, want);
+	free(s);
+	cexpr_value_free(v);
+	assert_int_equal(cexpr_eval(cx, "str", &v), 0);
+	s = cexpr_format_value_plain(cx, v, 0);
+	assert_non_null(strstr(s, " \"hello\""));
+	assert_true(s[0] == '0');
+	free(s);
+	cexpr_value_free(v);
 	fx.no_regs = true;
 	expect(cx, "print $pc", "No registers.");
 	fx.no_regs = false;
