@@ -90,20 +90,20 @@ static int eval_reg(struct cexpr *cx, const char *name, struct cexpr_value **out
 	return *out ? 0 : cx_fail(cx, -ENOMEM, "Out of memory.");
 }
 
-/* History entry @n (as GDB numbers them) into the pool. */
-static int history(struct cexpr *cx, int n, struct cexpr_value **out)
+/* History entry @num as GDB's access_value_history takes it: > 0 is $N,
+ * 0 the last ($), < 0 that many before it ($$N). Copied into the pool. */
+static int history(struct cexpr *cx, long num, struct cexpr_value **out)
 {
-	const struct cexpr_value *h;
+	long abs = num <= 0 ? num + cx->nhist : num;
 	struct cexpr_value *v;
 
-	if (cx->nhist == 0 && n <= 0) {
-		*out = cx_value_new(cx, &cx_void_type);
-		return *out ? 0 : -ENOMEM;
-	}
-	h = n >= 1 && n <= cx->nhist ? cx->hist[n - 1] : NULL;
-	if (!h)
-		return cx_fail(cx, -EINVAL, "History has not yet reached $%d.", n);
-	v = cexpr_value_copy(h);
+	if (abs <= 0 && num == 0)
+		return cx_fail(cx, -EINVAL, "The history is empty.");
+	if (abs <= 0)
+		return cx_fail(cx, -EINVAL, "History does not go back to $$%ld.", -num);
+	if (abs > cx->nhist)
+		return cx_fail(cx, -EINVAL, "History has not yet reached $%ld.", abs);
+	v = cexpr_value_copy(cx->hist[abs - 1]);
 	if (!v)
 		return cx_fail(cx, -ENOMEM, "Out of memory.");
 	v->next_in_pool = cx->pool;
@@ -118,11 +118,11 @@ int cx_eval_dollar(struct cexpr *cx, const char *name, struct cexpr_value **out)
 	int rc;
 
 	if (!*s)
-		return history(cx, cx->nhist, out);
+		return history(cx, 0, out);
 	if (*s == '$' && (!s[1] || isdigit((unsigned char)s[1]))) {
 		long back = s[1] ? strtol(s + 1, NULL, 10) : 1;
 
-		return history(cx, back > cx->nhist ? -1 : cx->nhist - (int)back, out);
+		return history(cx, back > 1000000000 ? -1000000000 : -back, out);
 	}
 	if (isdigit((unsigned char)*s)) {
 		char *end;
@@ -130,7 +130,7 @@ int cx_eval_dollar(struct cexpr *cx, const char *name, struct cexpr_value **out)
 
 		if (*end)
 			return cx_fail(cx, -EINVAL, "A syntax error in expression, near `%s'.", end);
-		return history(cx, n > 1000000000 ? -1 : (int)n, out);
+		return history(cx, n > 1000000000 ? 1000000000 : n, out);
 	}
 	if (*s == '$') {
 		*out = cx_value_new(cx, &cx_void_type);

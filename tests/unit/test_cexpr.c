@@ -382,7 +382,8 @@ static const struct cexpr_env env = {
 /* ---- running GDB and cexpr on the same commands ---- */
 
 static const char *const gdb_commands[] = {
-	"print list", "print *head", "print head", "print head->next->value", "print arr",
+	"print $", "print", "whatis", "ptype", "print $$5", "print $0", "print $-1", "output",
+	"print $1", "print $$", "print $$0", "print list", "print *head", "print head", "print head->next->value", "print arr",
 	"print zeros", "print mat", "print buf", "print abc", "print abc6", "print str",
 	"print c", "print c0", "print cm", "print uc", "print sh", "print lg", "print ul",
 	"print yes", "print fl", "print dbl", "print ld", "print col", "print col7", "print fl3",
