@@ -39,6 +39,7 @@
 #include <readline/readline.h>
 
 #include "cli/cli_history.h"
+#include "cli/cli_replay_frame.h"
 #include "protocol/rsp_buf.h"
 #include "protocol/rsp_regs.h"
 #include "replay/bundle.h"
@@ -48,6 +49,7 @@
 #include "replay/frontend.h"
 #include "replay/frontend_break.h"
 #include "replay/frontend_expr.h"
+#include "replay/frontend_frame.h"
 #include "replay/history_format.h"
 #include "replay/image.h"
 #include "replay/image_find.h"
@@ -739,18 +741,22 @@ static void print_reg(struct cli_session *s, int r, uint64_t v)
 /* One register of `info registers`: past a state log cut short (@cut)
  * only rip is known, where the trace does not say the pc (@nopc) all but
  * rip; what is not known shows as GDB shows registers it cannot read. */
-static void info_reg(struct cli_session *s, int r, const uint64_t *gp, bool cut, bool nopc)
+static void info_reg(struct cli_session *s, int r, const uint64_t *gp, bool cut, bool nopc,
+		     uint32_t known)
 {
 	if (r == RSP_REG_RIP ? nopc : cut)
 		printf("%-15s<unavailable>\n", rsp_reg_descs[r].name);
+	else if (!(known & (1u << rsp_reg_descs[r].user)))
+		printf("%-15s<not saved>\n", rsp_reg_descs[r].name);
 	else
 		print_reg(s, r, gp[rsp_reg_descs[r].user]);
 }
 
 static int cmd_info_regs(struct cli_session *s, const char *args)
 {
-	uint64_t gp[27] = { 0 }, pc;
-	int rc = replay_frontend_regs(s->f, gp);
+	struct replay_frontend_frame_regs fr;
+	uint64_t *gp = fr.gp, pc;
+	int rc = replay_frontend_frame_regs(s->f, &fr);  /* the selected frame's */
 	bool cut = rc == -ERANGE, nopc = rc == 1;
 
 	if (rc < 0 && replay_cursor_pc(replay_frontend_cursor(s->f), &pc) < 0) {
@@ -770,7 +776,7 @@ static int cmd_info_regs(struct cli_session *s, const char *args)
 	if (!*args) {
 		for (int r = 0; r < RSP_REG_COUNT; r++)
 			if (info_reg_shown(r))
-				info_reg(s, r, gp, cut, nopc);
+				info_reg(s, r, gp, cut, nopc, cut ? ~0u : fr.known);
 		return 0;
 	}
 	/* The registers named, in the order given (GDB's). */
@@ -785,7 +791,7 @@ static int cmd_info_regs(struct cli_session *s, const char *args)
 			fprintf(stderr, "Invalid register `%.*s'\n", (int)n, a);
 			return -1;
 		}
-		info_reg(s, r, gp, cut, nopc);
+		info_reg(s, r, gp, cut, nopc, cut ? ~0u : fr.known);
 		a += n;
 		while (*a == ' ')
 			a++;
@@ -834,6 +840,7 @@ static int cmd_thread(struct cli_session *s, const char *args, const struct comm
 		return -1;
 	}
 	s->f->current = (size_t)n - 1;
+	s->f->frame = 0;
 	printf("[Switching to thread %ld (Thread %" PRId64 ".%" PRId64 ")]\n#0  ", n, s->f->b->pid,
 	       replay_frontend_tid(s->f));
 	cli_replay_print_location(s, NULL, true, false);
@@ -971,6 +978,8 @@ static int cmd_info(struct cli_session *s, const char *args, const struct comman
 		return cmd_info_regs(s, rest);
 	if (n && !strncmp(args, "threads", n))
 		return cmd_info_threads(s);
+	if (n && !strncmp(args, "frame", n))
+		return cli_replay_info_frame(s, rest);
 	fprintf(stderr, "Undefined info command: \"%s\".  Try \"help info\".\n", args);
 	return -1;
 }
@@ -1050,6 +1059,9 @@ static const struct command commands[] = {
 	{ "goto", NULL, cmd_goto, 0, "goto N | begin | end  move to position N of the history" },
 	{ "backtrace", "bt", cmd_bt, 0, "backtrace [N]       the call stack, unwound at the position" },
 	{ "where", NULL, cmd_bt, 0, "where               the same as backtrace" },
+	{ "frame", "f", cli_replay_cmd_frame, CLI_FRAME_SELECT, "frame [N]           select frame N and show it" },
+	{ "up", NULL, cli_replay_cmd_frame, CLI_FRAME_UP, "up [N]              select the frame N levels up" },
+	{ "down", "do", cli_replay_cmd_frame, CLI_FRAME_DOWN, "down [N]            select the frame N levels down" },
 	{ "print", "p", cmd_print, 0, "print[/x] EXPR      a register, address or cast: $rax, *(int *)($rbp-20)" },
 	{ "x", NULL, cmd_x, 0, "x/NFU ADDR          memory: N units (b h w g) as x d u c i" },
 	{ "info", "i", cmd_info, 0, "info record | breakpoints | registers [REG...] | threads" },

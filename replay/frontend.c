@@ -436,6 +436,7 @@ static int followed(struct replay_frontend *f, bool reverse, int r)
 {
 	int e = replay_timeline_follow(f->tl, f->current, reverse);
 
+	f->frame = 0;
 	return r < 0 ? r : e < 0 ? e : r;
 }
 
@@ -473,6 +474,7 @@ int replay_frontend_continue(struct replay_frontend *f, bool reverse)
 	r = replay_timeline_resume(f->tl, &rq, &stop);
 	if (r < 0)
 		return r;
+	f->frame = 0;
 	f->current = stop.thread;
 	switch (stop.kind) {
 	case REPLAY_CURSOR_BREAK: return REPLAY_FRONTEND_BREAK;

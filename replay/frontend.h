@@ -76,6 +76,7 @@ struct replay_frontend {
 	int next_break;
 	volatile sig_atomic_t *interrupt;
 	void *images;              /* frontend_break.c's DWARF images */
+	size_t frame;              /* the selected frame's level (frontend_frame.h), 0 after a move */
 };
 
 /* How a move ended. */
