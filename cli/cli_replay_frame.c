@@ -113,7 +113,8 @@ int cli_replay_cmd_frame(struct cli_session *s, const char *args, const struct c
 	case CLI_FRAME_UP:
 		if (!*args)
 			n = 1;
-		if (top_level(s, cur, cur + (size_t)n) == cur && n) {
+		/* a count past the edge stops there; no count, an error */
+		if (top_level(s, cur, cur + (size_t)n) == cur && n && !*args) {
 			fprintf(stderr, "Initial frame selected; you cannot go up.\n");
 			return -1;
 		}
@@ -121,7 +122,7 @@ int cli_replay_cmd_frame(struct cli_session *s, const char *args, const struct c
 	case CLI_FRAME_DOWN:
 		if (!*args)
 			n = 1;
-		if (cur == 0 && n) {
+		if (cur == 0 && n && !*args) {
 			fprintf(stderr, "Bottom (innermost) frame selected; you cannot go down.\n");
 			return -1;
 		}
