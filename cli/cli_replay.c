@@ -267,20 +267,17 @@ static int cmd_step(struct cli_session *s, const char *args, const struct comman
 
 static int cmd_finish(struct cli_session *s, const char *args, const struct command *c)
 {
-	struct replay_symbol sym;
-	uint64_t pc;
+	unsigned up;
 	int r;
 
 	(void)args;
 	if (cli_replay_need_calls(s) < 0)
 		return -1;
-	if (replay_frontend_where(s->f, &pc, &sym) == 0) {
-		printf("Run %s #0  ", c->arg & REV ? "back to call of" : "till exit from");
-		cli_replay_print_func(&sym);
-		putchar('\n');
-	}
+	/* out of the selected frame (cli_replay_frame.c) */
+	if (cli_replay_finish_from(s, c->arg & REV, &up) < 0)
+		return -1;
 	fflush(stdout);
-	r = replay_frontend_finish(s->f, c->arg & REV);
+	r = replay_frontend_finish_up(s->f, c->arg & REV, up);
 	if (r == -ENODATA) {
 		fprintf(stderr, "\"finish\" not meaningful here: the history has no call structure.\n");
 		return -1;

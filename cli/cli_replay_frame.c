@@ -236,3 +236,47 @@ int cli_replay_info_frame(struct cli_session *s, const char *args)
 	(void)args;
 	return info_frame(s);
 }
+
+int cli_replay_finish_from(struct cli_session *s, bool reverse, unsigned *up)
+{
+	struct replay_frontend_frame *fr = malloc(sizeof(*fr));
+	size_t level = replay_frontend_frame_selected(s->f);
+	int rc = fr ? replay_frontend_frame_get(s->f, level, fr) : -ENOMEM;
+
+	*up = 0;
+	if (rc < 0) {
+		/* no registers: frame 0 from the history alone, as before */
+		struct replay_symbol sym;
+		uint64_t pc;
+
+		free(fr);
+		if (level == 0 && replay_frontend_where(s->f, &pc, &sym) == 0) {
+			printf("Run %s #0  ", reverse ? "back to call of" : "till exit from");
+			cli_replay_print_func(&sym);
+			putchar('\n');
+		}
+		return level == 0 ? 0 : no_stack(rc);
+	}
+	if (fr->frame.kind == REPLAY_FRAME_SIGTRAMP || fr->outermost) {
+		fprintf(stderr, "\"finish\" not meaningful in the outermost frame.\n");
+		free(fr);
+		return -1;
+	}
+	/* GDB's reverse-finish goes back to the call of the current
+	 * function whatever frame is selected (finish_backward) */
+	*up = reverse ? 0 : (unsigned)fr->index;
+	for (size_t l = 0; l < level && rc == 0 && !reverse; l++)
+		if (replay_frontend_frame_get(s->f, l, fr) == 0 &&
+		    fr->frame.kind == REPLAY_FRAME_SIGTRAMP) {
+			fprintf(stderr, "\"finish\" out of a frame above a signal frame is not "
+				"supported.\n");
+			rc = -1;
+		}
+	if (rc == 0) {
+		replay_frontend_frame_get(s->f, level, fr);
+		printf("Run %s ", reverse ? "back to call of" : "till exit from");
+		cli_replay_print_frame_line(s, fr, false);
+	}
+	free(fr);
+	return rc;
+}

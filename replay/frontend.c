@@ -416,13 +416,16 @@ static bool while_not_returned(struct replay_frontend *f, void *ctx)
 	return level_here(f) >= d->level;
 }
 
-static int finish_here(struct replay_frontend *f, bool reverse)
+static int finish_here(struct replay_frontend *f, bool reverse, unsigned up)
 {
 	struct deeper_ctx d = { level_here(f) };
 	int r;
 
 	if (d.level < 0)
 		return -ENODATA;
+	if ((unsigned)d.level < up)
+		return -ENOENT;
+	d.level -= (int)up;
 	r = run_while(f, reverse, while_not_returned, &d);
 	/* Backward, that is the call instruction itself: where GDB's
 	 * reverse-finish stops. */
@@ -452,7 +455,12 @@ int replay_frontend_step(struct replay_frontend *f, bool reverse, bool over)
 
 int replay_frontend_finish(struct replay_frontend *f, bool reverse)
 {
-	return followed(f, reverse, finish_here(f, reverse));
+	return followed(f, reverse, finish_here(f, reverse, 0));
+}
+
+int replay_frontend_finish_up(struct replay_frontend *f, bool reverse, unsigned up)
+{
+	return followed(f, reverse, finish_here(f, reverse, up));
 }
 
 int replay_frontend_goto(struct replay_frontend *f, uint64_t n)

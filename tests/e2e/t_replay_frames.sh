@@ -4,7 +4,8 @@
 # frame N, up, down (their edges and counts), info frame (its levels,
 # CFAs, saved registers, the signal frame's), info registers and print of
 # registers in a frame above 0, and a move resetting the selection to
-# frame 0. tests/programs/unwind.c recorded in software: `longjmp` (a
+# frame 0, finish and reverse-finish from a frame above 0.
+# tests/programs/unwind.c recorded in software: `longjmp` (a
 # SIGSEGV handler over a recursion that siglongjmps back to main) and
 # `nested` (two signal frames). Both transcripts are compared whole, after
 # removing what only one of them says (GDB's "Reading ..." chatter, our
@@ -17,14 +18,15 @@ hindsight_only "hindsight replay and serve --replay"
 prog=$(build_prog unwind) || finish
 cd "$T_DIR" || finish
 src=unwind.c
-n=$(rand_int 2 5)
+n=$(rand_int 3 5)     # level(1) has at least two callers named level
 
 # normalise FILE: what both must print the same.
 normalise()
 {
     sed -E -e '/^Reading /d' -e '/^warning: File transfers/d' -e '/^\[Inferior 1 .*detached\]$/d' \
-        -e '/^Continuing( backward)?\.$/d' \
-        -e 's/^(#[0-9]+ +(0x[0-9a-f]+ in )?[A-Za-z_0-9]+) \([^()]*\)/\1 ()/' \
+        -e '/^Continuing( backward)?\.$/d' -e '/^Run (till exit from|back to call of) #/d' \
+        -e '/^Value returned is /d' \
+        -e 's/^((#[0-9]+ +)?(0x[0-9a-f]+ in )?[A-Za-z_0-9]+) \([^()]*\) at /\1 () at /' \
         -e 's/^(Breakpoint [0-9]+, [A-Za-z_0-9]+) \([^()]*\)/\1 ()/' \
         -e 's/ args: .*/ args: /' -e 's#(at |file |\()/[^ ]*/([^/ ]+)#\1\2#g' "$1"
 }
@@ -62,7 +64,7 @@ for mode in longjmp nested; do
 done
 
 regs='info registers rax rbx rcx rdx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14 r15 rip'
-ALLOWED_ERRORS='^No frame at level 99\.$'
+ALLOWED_ERRORS='^No frame at level 99\.$|outermost frame|^No more reverse-execution history\.$'
 
 # In the recursion: every level, up and down by counts, past the edges.
 compare recursion longjmp 60 \
@@ -70,6 +72,14 @@ compare recursion longjmp 60 \
     'info frame' 'frame 1' 'info frame' "$regs" 'p $rsp' 'p $pc' 'p $rbp' \
     'up' 'info frame' 'up 2' 'info frame' 'up' 'frame' 'down 2' 'info frame' 'frame 99' \
     'frame' 'down' 'down' 'frame 0' 'info frame'
+
+# reverse-finish in frame 1 goes back to the call of frame 0's function,
+# as GDB's does; finish out of a frame above 0 (a level, which never
+# returns: the handler's siglongjmp leaves it) runs to the end of the
+# history, as GDB's does.
+compare finish longjmp 30 \
+    'break level' 'reverse-continue' 'reverse-continue' 'frame 1' 'reverse-finish' 'bt' \
+    'info frame' 'delete' 'up' 'finish' 'bt' 'info frame'
 
 # After the siglongjmp, main's frames again; then back in the SIGSEGV
 # handler over the recursion: the signal frame and the frame it
@@ -87,7 +97,7 @@ compare nested nested 60 \
     'frame 5' 'info frame' 'up' 'info frame' "$regs" 'up' 'info frame' \
     'reverse-stepi' 'info frame'
 
-expect_re recursion.hs '^Stack level 3, frame at 0x[0-9a-f]+:$'
+expect_re recursion.hs '^Stack level 2, frame at 0x[0-9a-f]+:$'
 expect_re longjmp.hs '^#1  <signal handler called>$'
 expect_re nested.hs '^ Locals at unknown address, Previous frame.s sp at 0x[0-9a-f]+$'
 finish
