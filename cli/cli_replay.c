@@ -277,12 +277,15 @@ static int cmd_finish(struct cli_session *s, const char *args, const struct comm
 	if (cli_replay_finish_from(s, c->arg & REV, &up) < 0)
 		return -1;
 	fflush(stdout);
-	r = replay_frontend_finish_up(s->f, c->arg & REV, up);
+	r = up && !(c->arg & REV) ?
+	    replay_frontend_finish_frame(s->f, replay_frontend_frame_selected(s->f)) :
+	    replay_frontend_finish(s->f, c->arg & REV);
 	if (r == -ENODATA) {
 		fprintf(stderr, "\"finish\" not meaningful here: the history has no call structure.\n");
 		return -1;
 	}
-	return cli_replay_report_stop(s, r, NULL, r == REPLAY_FRONTEND_DONE);
+	return cli_replay_report_stop(s, r, NULL, r == REPLAY_FRONTEND_DONE &&
+				      !cli_replay_starts_line(s));
 }
 
 /* The stop is in another thread than the move's: GDB says so first. */

@@ -265,15 +265,7 @@ int cli_replay_finish_from(struct cli_session *s, bool reverse, unsigned *up)
 	/* GDB's reverse-finish goes back to the call of the current
 	 * function whatever frame is selected (finish_backward) */
 	*up = reverse ? 0 : (unsigned)fr->index;
-	for (size_t l = 0; l < level && rc == 0 && !reverse; l++)
-		if (replay_frontend_frame_get(s->f, l, fr) == 0 &&
-		    fr->frame.kind == REPLAY_FRAME_SIGTRAMP) {
-			fprintf(stderr, "\"finish\" out of a frame above a signal frame is not "
-				"supported.\n");
-			rc = -1;
-		}
 	if (rc == 0) {
-		replay_frontend_frame_get(s->f, level, fr);
 		printf("Run %s ", reverse ? "back to call of" : "till exit from");
 		cli_replay_print_frame_line(s, fr, false);
 	}

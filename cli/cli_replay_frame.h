@@ -20,8 +20,8 @@ int cli_replay_cmd_frame(struct cli_session *s, const char *args, const struct c
 int cli_replay_info_frame(struct cli_session *s, const char *args);
 /* finish and reverse-finish out of the selected frame: GDB's "Run till
  * exit from #N ..." line, and into *@up how many calls above the current
- * function that frame is. 0, or -1 after a message (a signal frame on the
- * way, which the call structure does not count). */
+ * function that frame is (0 backward: GDB's reverse-finish leaves frame
+ * 0's function). 0, or -1 after a message. */
 int cli_replay_finish_from(struct cli_session *s, bool reverse, unsigned *up);
 /* "#N  0x... in f () at file:line" and (@source) the line, as GDB's
  * `frame` prints a frame. */

@@ -416,16 +416,13 @@ static bool while_not_returned(struct replay_frontend *f, void *ctx)
 	return level_here(f) >= d->level;
 }
 
-static int finish_here(struct replay_frontend *f, bool reverse, unsigned up)
+static int finish_here(struct replay_frontend *f, bool reverse)
 {
 	struct deeper_ctx d = { level_here(f) };
 	int r;
 
 	if (d.level < 0)
 		return -ENODATA;
-	if ((unsigned)d.level < up)
-		return -ENOENT;
-	d.level -= (int)up;
 	r = run_while(f, reverse, while_not_returned, &d);
 	/* Backward, that is the call instruction itself: where GDB's
 	 * reverse-finish stops. */
@@ -455,12 +452,7 @@ int replay_frontend_step(struct replay_frontend *f, bool reverse, bool over)
 
 int replay_frontend_finish(struct replay_frontend *f, bool reverse)
 {
-	return followed(f, reverse, finish_here(f, reverse, 0));
-}
-
-int replay_frontend_finish_up(struct replay_frontend *f, bool reverse, unsigned up)
-{
-	return followed(f, reverse, finish_here(f, reverse, up));
+	return followed(f, reverse, finish_here(f, reverse));
 }
 
 int replay_frontend_goto(struct replay_frontend *f, uint64_t n)

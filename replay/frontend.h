@@ -131,10 +131,6 @@ int replay_frontend_stepi(struct replay_frontend *f, bool reverse, bool over);
 int replay_frontend_step(struct replay_frontend *f, bool reverse, bool over);
 int replay_frontend_finish(struct replay_frontend *f, bool reverse);
 int replay_frontend_continue(struct replay_frontend *f, bool reverse);
-/* finish / reverse-finish out of the function @up calls above the
- * current one (GDB's finish in a selected frame): -ENOENT when the call
- * structure has no such caller. */
-int replay_frontend_finish_up(struct replay_frontend *f, bool reverse, unsigned up);
 /* The current thread to position @n (1 .. size + 1), the others to its
  * time. 0, -ENOENT (no such position), -ENOMEM. */
 int replay_frontend_goto(struct replay_frontend *f, uint64_t n);

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "protocol/rsp_regs.h"
+#include "replay/cursor.h"
 #include "replay/frontend.h"
+#include "replay/timeline.h"
 
 #define FRAMES_MAX 256
 
@@ -123,4 +125,98 @@ int replay_frontend_frame_regs(struct replay_frontend *f, struct replay_frontend
 	}
 	free(fr);
 	return rc;
+}
+
+/* The internal breakpoints of run_to: tag 0 (users' are numbered from 1). */
+#define INTERNAL_TAG 0
+
+static int points(struct replay_frontend *f, const uint64_t *addrs, size_t n, bool insert)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!insert)
+			replay_timeline_point_remove(f->tl, REPLAY_TIMELINE_BREAK, addrs[i], 0,
+						     INTERNAL_TAG);
+		else if (replay_timeline_point_insert(f->tl, REPLAY_TIMELINE_BREAK, addrs[i], 0,
+						      INTERNAL_TAG) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Whether the stop of the current thread at @pc is one run_to wants:
+ * one of @addrs (any frame), or @ret with rsp @sp (the frame returned). */
+static bool wanted(struct replay_frontend *f, uint64_t pc, const uint64_t *addrs, size_t n,
+		   uint64_t ret, uint64_t sp)
+{
+	uint64_t gp[27];
+
+	for (size_t i = 0; i < n; i++)
+		if (addrs[i] == pc)
+			return true;
+	return ret && pc == ret && replay_frontend_regs(f, gp) == 0 && gp[RSP_USER_RSP] == sp;
+}
+
+/* Forward until the current thread reaches one of @addrs, or @ret (not 0)
+ * with rsp @sp, as GDB's finish / until / advance do with their
+ * breakpoints and frame check; a user's breakpoint on the way stops it
+ * too. An enum replay_frontend_stop or < 0. */
+static int run_to(struct replay_frontend *f, const uint64_t *addrs, size_t n, uint64_t ret,
+		  uint64_t sp)
+{
+	size_t thread = f->current;
+	int r = points(f, addrs, n, true);
+
+	if (r == 0 && ret)
+		r = points(f, &ret, 1, true);
+	while (r == 0) {
+		uint64_t pc;
+
+		r = replay_frontend_continue(f, false);
+		if (r != REPLAY_FRONTEND_BREAK || replay_cursor_pc(replay_frontend_cursor(f), &pc))
+			break;
+		if (replay_frontend_break_at(f, pc)) /* a user's */
+			break;
+		if (f->current == thread && wanted(f, pc, addrs, n, ret, sp)) {
+			r = REPLAY_FRONTEND_DONE;
+			break;
+		}
+		f->current = thread;
+	}
+	points(f, addrs, n, false);
+	if (ret)
+		points(f, &ret, 1, false);
+	return r;
+}
+
+int replay_frontend_finish_frame(struct replay_frontend *f, size_t level)
+{
+	struct replay_frontend_frame *fr = malloc(sizeof(*fr));
+	uint64_t ret, sp;
+	int rc = fr ? replay_frontend_frame_get(f, level, fr) : -ENOMEM;
+
+	if (rc == 0 && (!fr->has_caller || fr->frame.kind == REPLAY_FRAME_SIGTRAMP ||
+			!fr->frame.has_cfa))
+		rc = -ENOENT;
+	ret = rc == 0 ? fr->caller_pc : 0;
+	sp = rc == 0 ? fr->frame.cfa : 0;
+	free(fr);
+	return rc < 0 ? rc : run_to(f, NULL, 0, ret, sp);
+}
+
+int replay_frontend_advance(struct replay_frontend *f, const uint64_t *addrs, size_t n)
+{
+	struct replay_frontend_frame *fr = malloc(sizeof(*fr));
+	uint64_t ret = 0, sp = 0;
+	int rc = fr ? replay_frontend_frame_get(f, 0, fr) : -ENOMEM;
+
+	/* or the current frame returns, when it is known */
+	if (rc == 0 && fr->has_caller && fr->frame.has_cfa &&
+	    fr->frame.kind == REPLAY_FRAME_NORMAL) {
+		ret = fr->caller_pc;
+		sp = fr->frame.cfa;
+	}
+	free(fr);
+	if (rc == -ENOMEM)
+		return rc;
+	return run_to(f, addrs, n, ret, sp);
 }

@@ -64,4 +64,14 @@ size_t replay_frontend_frame_selected(const struct replay_frontend *f);
  * frame above 0, the unwinder's errors. */
 int replay_frontend_frame_regs(struct replay_frontend *f, struct replay_frontend_frame_regs *out);
 
+/* finish out of frame @level (above 0): forward until its caller's pc
+ * with rsp its CFA (GDB's finish: after a longjmp past it, where the
+ * caller resumes at that pc), or a user's breakpoint. An enum
+ * replay_frontend_stop or < 0 (-ENOENT: no caller). */
+int replay_frontend_finish_frame(struct replay_frontend *f, size_t level);
+/* until LOCATION / advance LOCATION: forward until one of @addrs, the
+ * current frame's return (as finish_frame), or a user's breakpoint. An
+ * enum replay_frontend_stop or < 0. */
+int replay_frontend_advance(struct replay_frontend *f, const uint64_t *addrs, size_t n);
+
 #endif

@@ -74,9 +74,10 @@ compare recursion longjmp 60 \
     'frame' 'down' 'down' 'frame 0' 'info frame'
 
 # reverse-finish in frame 1 goes back to the call of frame 0's function,
-# as GDB's does; finish out of a frame above 0 (a level, which never
-# returns: the handler's siglongjmp leaves it) runs to the end of the
-# history, as GDB's does.
+# as GDB's does; finish out of a frame above 0 stops where its caller
+# resumes at the return address with the frame's CFA as rsp: level never
+# returns (the handler's siglongjmp leaves it), but main passes there
+# after the jump, in the same frame, and GDB stops there too.
 compare finish longjmp 30 \
     'break level' 'reverse-continue' 'reverse-continue' 'frame 1' 'reverse-finish' 'bt' \
     'info frame' 'delete' 'up' 'finish' 'bt' 'info frame'
