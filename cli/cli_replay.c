@@ -39,6 +39,7 @@
 #include <readline/readline.h>
 
 #include "cli/cli_history.h"
+#include "cli/cli_replay_break.h"
 #include "cli/cli_replay_frame.h"
 #include "protocol/rsp_buf.h"
 #include "protocol/rsp_regs.h"
@@ -184,23 +185,13 @@ const char *cli_replay_current_function(struct cli_session *s)
 /* What a move ended with, as GDB says it. */
 int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool with_pc)
 {
-	struct replay_frontend_break *bp;
-	struct replay_symbol sym;
-	uint64_t pc;
-
 	if (r < 0) {
 		fprintf(stderr, "%s.\n", strerror(-r));
 		return -1;
 	}
 	switch (r) {
 	case REPLAY_FRONTEND_BREAK:
-		replay_frontend_where(s->f, &pc, &sym);
-		bp = replay_frontend_break_at(s->f, pc);
-		if (bp)
-			bp->hits++;
-		printf("\nBreakpoint %d, ", bp ? bp->number : 0);
-		cli_replay_print_location(s, NULL, true, false);
-		return 0;
+		return cli_replay_report_break(s);  /* cli_replay_break.c */
 	case REPLAY_FRONTEND_BEGIN:
 		printf("\nNo more reverse-execution history.\n");
 		cli_replay_print_location(s, NULL, true, false);
@@ -339,47 +330,6 @@ static int cmd_goto(struct cli_session *s, const char *args, const struct comman
 	return 0;
 }
 
-static int cmd_break(struct cli_session *s, const char *args, const struct command *c)
-{
-	uint64_t addrs[REPLAY_FRONTEND_MAX_ADDRS];
-	struct replay_symbol sym;
-	char spec[512];
-	uint64_t pc;
-	int n, number;
-
-	(void)c;
-	if (!*args) {
-		if (replay_frontend_where(s->f, &pc, &sym) == -ENODATA) {
-			fprintf(stderr, "No default breakpoint address now.\n");
-			return -1;
-		}
-		snprintf(spec, sizeof(spec), "*0x%" PRIx64, pc);
-		args = spec;
-	}
-	n = replay_frontend_resolve(s->f, args, addrs, REPLAY_FRONTEND_MAX_ADDRS);
-	if (n == -EINVAL) {
-		fprintf(stderr, "Malformed location \"%s\".\n", args);
-		return -1;
-	}
-	if (n <= 0) {
-		fprintf(stderr, n == 0 ? "Function \"%s\" not defined.\n" : "%s: out of memory\n", args);
-		return -1;
-	}
-	number = replay_frontend_break_add(s->f, args, addrs, (size_t)n);
-	if (number < 0) {
-		fprintf(stderr, "out of memory\n");
-		return -1;
-	}
-	printf("Breakpoint %d at 0x%" PRIx64, number, addrs[0]);
-	if (s->f->sym.lookup(s->f->sym.ctx, addrs[0], &sym) == 0 && sym.file)
-		printf(": %sfile %s, line %u.\n", n > 1 ? "" : "", sym.file, sym.line);
-	else
-		printf("\n");
-	if (n > 1)
-		printf("(%d locations)\n", n);
-	return 0;
-}
-
 static int cmd_delete(struct cli_session *s, const char *args, const struct command *c)
 {
 	char *end;
@@ -394,36 +344,6 @@ static int cmd_delete(struct cli_session *s, const char *args, const struct comm
 	if (replay_frontend_break_delete(s->f, (int)n) < 0) {
 		fprintf(stderr, "No breakpoint number %ld.\n", n);
 		return -1;
-	}
-	return 0;
-}
-
-static int cmd_info_breaks(struct cli_session *s)
-{
-	struct replay_frontend *f = s->f;
-
-	if (!f->nbreaks) {
-		printf("No breakpoints or watchpoints.\n");
-		return 0;
-	}
-	printf("Num     Type           Disp Enb Address            What\n");
-	for (size_t i = 0; i < f->nbreaks; i++) {
-		const struct replay_frontend_break *bp = &f->breaks[i];
-		struct replay_symbol sym;
-		bool known = bp->naddrs && f->sym.lookup(f->sym.ctx, bp->addrs[0], &sym) == 0 &&
-			     sym.function;
-
-		printf("%-7d breakpoint     keep y   0x%016" PRIx64 " ", bp->number,
-		       bp->naddrs ? bp->addrs[0] : 0);
-		if (known && sym.file)
-			printf("in %s at %s:%u\n", sym.function, sym.file, sym.line);
-		else if (known) /* no lines: GDB's <func+off> */
-			printf("<%s+%" PRIu64 ">\n", sym.function, bp->addrs[0] - sym.start);
-		else
-			printf("%s\n", bp->spec);
-		if (bp->hits)
-			printf("\tbreakpoint already hit %" PRIu64 " time%s\n", bp->hits,
-			       bp->hits == 1 ? "" : "s");
 	}
 	return 0;
 }
@@ -973,7 +893,7 @@ static int cmd_info(struct cli_session *s, const char *args, const struct comman
 	if (n && !strncmp(args, "record", n))
 		return monitor(s, "record-info");
 	if (n && !strncmp(args, "breakpoints", n))
-		return cmd_info_breaks(s);
+		return cli_replay_info_breaks(s);
 	if (n && (!strncmp(args, "registers", n) || !strncmp(args, "all-registers", n)))
 		return cmd_info_regs(s, rest);
 	if (n && !strncmp(args, "threads", n))
@@ -1042,7 +962,12 @@ static int cmd_quit(struct cli_session *s, const char *args, const struct comman
 static int cmd_help(struct cli_session *s, const char *args, const struct command *c);
 
 static const struct command commands[] = {
-	{ "break", "b", cmd_break, 0, "break FUNC | FILE:LINE | LINE | *ADDR  set a breakpoint" },
+	{ "break", "b", cli_replay_cmd_break, 0, "break FUNC | FILE:LINE | LINE | *ADDR [if COND]  set a breakpoint" },
+	{ "tbreak", NULL, cli_replay_cmd_break, CLI_BREAK_TEMPORARY, "tbreak LOCATION [if COND]  a breakpoint deleted once it stops" },
+	{ "enable", NULL, cli_replay_cmd_enable, CLI_BREAK_ENABLE, "enable [N...]       enable breakpoints (all without N)" },
+	{ "disable", NULL, cli_replay_cmd_enable, CLI_BREAK_DISABLE, "disable [N...]      disable breakpoints (all without N)" },
+	{ "condition", NULL, cli_replay_cmd_condition, 0, "condition N [EXPR]  stop at breakpoint N only if EXPR is nonzero" },
+	{ "ignore", NULL, cli_replay_cmd_ignore, 0, "ignore N COUNT      do not stop at breakpoint N the next COUNT times" },
 	{ "delete", "d", cmd_delete, 0, "delete [N]          delete breakpoint N (all without N)" },
 	{ "continue", "c", cmd_continue, FWD, "continue            run forward to a breakpoint or the end" },
 	{ "reverse-continue", "rc", cmd_continue, REV, "reverse-continue    run backward to a breakpoint or the beginning" },

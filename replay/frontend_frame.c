@@ -174,12 +174,15 @@ static int run_to(struct replay_frontend *f, const uint64_t *addrs, size_t n, ui
 		r = replay_frontend_continue(f, false);
 		if (r != REPLAY_FRONTEND_BREAK || replay_cursor_pc(replay_frontend_cursor(f), &pc))
 			break;
-		if (replay_frontend_break_at(f, pc)) /* a user's */
-			break;
 		if (f->current == thread && wanted(f, pc, addrs, n, ret, sp)) {
 			r = REPLAY_FRONTEND_DONE;
 			break;
 		}
+		/* a user's breakpoint: continue decided it already unless
+		 * one of ours is at the same place */
+		if (f->stopped_break || (replay_timeline_break_at(f->tl, pc, 0) &&
+					 replay_frontend_break_stops(f)))
+			break;
 		f->current = thread;
 	}
 	points(f, addrs, n, false);

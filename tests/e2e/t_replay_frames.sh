@@ -4,7 +4,8 @@
 # frame N, up, down (their edges and counts), info frame (its levels,
 # CFAs, saved registers, the signal frame's), info registers and print of
 # registers in a frame above 0, and a move resetting the selection to
-# frame 0, finish and reverse-finish from a frame above 0.
+# frame 0, finish and reverse-finish from a frame above 0; break if,
+# tbreak, condition, ignore, enable and disable.
 # tests/programs/unwind.c recorded in software: `longjmp` (a
 # SIGSEGV handler over a recursion that siglongjmps back to main) and
 # `nested` (two signal frames). Both transcripts are compared whole, after
@@ -25,7 +26,7 @@ normalise()
 {
     sed -E -e '/^Reading /d' -e '/^warning: File transfers/d' -e '/^\[Inferior 1 .*detached\]$/d' \
         -e '/^Continuing( backward)?\.$/d' -e '/^Run (till exit from|back to call of) #/d' \
-        -e '/^Value returned is /d' \
+        -e '/^Value returned is /d' -e '/^Will (ignore next|stop next time)/d' \
         -e 's/^((#[0-9]+ +)?(0x[0-9a-f]+ in )?[A-Za-z_0-9]+) \([^()]*\) at /\1 () at /' \
         -e 's/^(Breakpoint [0-9]+, [A-Za-z_0-9]+) \([^()]*\)/\1 ()/' \
         -e 's/ args: .*/ args: /' -e 's#(at |file |\()/[^ ]*/([^/ ]+)#\1\2#g' "$1"
@@ -98,6 +99,21 @@ compare nested nested 60 \
     'frame 5' 'info frame' 'up' 'info frame' "$regs" 'up' 'info frame' \
     'reverse-stepi' 'info frame'
 
+# Breakpoints: a condition (of registers: what both evaluate), a
+# temporary one at the same place (deleted when both stop), ignore counts,
+# disable / enable, conditions changed and removed; backward and forward.
+compare breaks longjmp 60 \
+    'break level if $rdi - 1' 'tbreak level' 'info breakpoints' 'reverse-continue' \
+    'info breakpoints' 'reverse-continue' 'p $rdi' 'reverse-continue' 'p $rdi' \
+    'info breakpoints' 'ignore 1 1' 'continue' 'p $rdi' 'info breakpoints' \
+    'disable 1' 'break crash_later' 'break on_segv' 'disable 3' 'info breakpoints' \
+    'continue' 'bt' 'enable 3' 'tbreak after_jump' 'continue' 'info breakpoints' \
+    'condition 3 $rsp - $rsp' 'continue' 'reverse-continue' 'p $pc' 'condition 3' \
+    'enable 1' 'info breakpoints' 'continue' 'info breakpoints'
+
+expect_re breaks.hs '^Temporary breakpoint 2 at 0x[0-9a-f]+: file .*, line [0-9]+\.$'
+expect_re breaks.hs '^	stop only if \$rdi - 1$'
+expect_re breaks.hs '^1       breakpoint     keep n   0x'
 expect_re recursion.hs '^Stack level 2, frame at 0x[0-9a-f]+:$'
 expect_re longjmp.hs '^#1  <signal handler called>$'
 expect_re nested.hs '^ Locals at unknown address, Previous frame.s sp at 0x[0-9a-f]+$'
