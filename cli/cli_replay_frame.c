@@ -1,6 +1,7 @@
 /*
  * cli/cli_replay_frame.c: `hindsight replay`'s frame commands, as GDB 13
- * prints them: frame [N], up [N], down [N], info frame. The selected
+ * prints them: frame [N], up [N], down [N], info frame, finish out of the
+ * selected frame, until / advance LOCATION. The selected
  * frame is replay/frontend_frame.h's (frame 0 after every move); print,
  * x and info registers read its registers.
  */
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "replay/frontend.h"
+#include "replay/frontend_break.h"
 #include "replay/frontend_frame.h"
 
 /* GDB's complaint for a stack that cannot be had; -1. */
@@ -271,4 +273,28 @@ int cli_replay_finish_from(struct cli_session *s, bool reverse, unsigned *up)
 	}
 	free(fr);
 	return rc;
+}
+
+int cli_replay_cmd_advance(struct cli_session *s, const char *args, const struct command *c)
+{
+	uint64_t addrs[REPLAY_FRONTEND_MAX_ADDRS];
+	int n, r;
+
+	if (!*args) {
+		fprintf(stderr, c->arg ? "Argument required (a location).\n" :
+			"until without a location is not supported; until LOCATION is.\n");
+		return -1;
+	}
+	n = replay_frontend_resolve(s->f, args, addrs, REPLAY_FRONTEND_MAX_ADDRS);
+	if (n == -EINVAL) {
+		fprintf(stderr, "Malformed location \"%s\".\n", args);
+		return -1;
+	}
+	if (n <= 0) {
+		fprintf(stderr, n == 0 ? "Function \"%s\" not defined.\n" : "%s: out of memory\n", args);
+		return -1;
+	}
+	r = replay_frontend_advance(s->f, addrs, (size_t)n, c->arg == 0);
+	return cli_replay_report_stop(s, r, NULL, r == REPLAY_FRONTEND_DONE &&
+				      !cli_replay_starts_line(s));
 }

@@ -16,6 +16,10 @@ enum { CLI_FRAME_SELECT, CLI_FRAME_UP, CLI_FRAME_DOWN };
 
 /* frame [N], up [N], down [N] (c->arg says which). */
 int cli_replay_cmd_frame(struct cli_session *s, const char *args, const struct command *c);
+/* until LOCATION / advance LOCATION (c->arg 1 for advance): forward to
+ * the location (until: in the current frame) or until the current frame
+ * returns. */
+int cli_replay_cmd_advance(struct cli_session *s, const char *args, const struct command *c);
 /* info frame: GDB's description of the selected frame. */
 int cli_replay_info_frame(struct cli_session *s, const char *args);
 /* finish and reverse-finish out of the selected frame: GDB's "Run till

@@ -143,16 +143,29 @@ static int points(struct replay_frontend *f, const uint64_t *addrs, size_t n, bo
 	return 0;
 }
 
+/* The CFA of frame 0 at the position, or 0. */
+static uint64_t frame0_cfa(struct replay_frontend *f)
+{
+	struct replay_frontend_frame *fr = malloc(sizeof(*fr));
+	uint64_t cfa = 0;
+
+	if (fr && replay_frontend_frame_get(f, 0, fr) == 0 && fr->frame.has_cfa)
+		cfa = fr->frame.cfa;
+	free(fr);
+	return cfa;
+}
+
 /* Whether the stop of the current thread at @pc is one run_to wants:
- * one of @addrs (any frame), or @ret with rsp @sp (the frame returned). */
+ * one of @addrs (in the frame of CFA @cfa unless it is 0), or @ret with
+ * rsp @sp (the frame returned). */
 static bool wanted(struct replay_frontend *f, uint64_t pc, const uint64_t *addrs, size_t n,
-		   uint64_t ret, uint64_t sp)
+		   uint64_t ret, uint64_t sp, uint64_t cfa)
 {
 	uint64_t gp[27];
 
 	for (size_t i = 0; i < n; i++)
 		if (addrs[i] == pc)
-			return true;
+			return !cfa || frame0_cfa(f) == cfa;
 	return ret && pc == ret && replay_frontend_regs(f, gp) == 0 && gp[RSP_USER_RSP] == sp;
 }
 
@@ -161,20 +174,20 @@ static bool wanted(struct replay_frontend *f, uint64_t pc, const uint64_t *addrs
  * breakpoints and frame check; a user's breakpoint on the way stops it
  * too. An enum replay_frontend_stop or < 0. */
 static int run_to(struct replay_frontend *f, const uint64_t *addrs, size_t n, uint64_t ret,
-		  uint64_t sp)
+		  uint64_t sp, uint64_t cfa)
 {
 	size_t thread = f->current;
 	int r = points(f, addrs, n, true);
 
 	if (r == 0 && ret)
 		r = points(f, &ret, 1, true);
-	while (r == 0) {
+	while (r == 0) { /* 0: points inserted, then until a stop it keeps */
 		uint64_t pc;
 
 		r = replay_frontend_continue(f, false);
 		if (r != REPLAY_FRONTEND_BREAK || replay_cursor_pc(replay_frontend_cursor(f), &pc))
 			break;
-		if (f->current == thread && wanted(f, pc, addrs, n, ret, sp)) {
+		if (f->current == thread && wanted(f, pc, addrs, n, ret, sp, cfa)) {
 			r = REPLAY_FRONTEND_DONE;
 			break;
 		}
@@ -184,6 +197,7 @@ static int run_to(struct replay_frontend *f, const uint64_t *addrs, size_t n, ui
 					 replay_frontend_break_stops(f)))
 			break;
 		f->current = thread;
+		r = 0;
 	}
 	points(f, addrs, n, false);
 	if (ret)
@@ -203,13 +217,14 @@ int replay_frontend_finish_frame(struct replay_frontend *f, size_t level)
 	ret = rc == 0 ? fr->caller_pc : 0;
 	sp = rc == 0 ? fr->frame.cfa : 0;
 	free(fr);
-	return rc < 0 ? rc : run_to(f, NULL, 0, ret, sp);
+	return rc < 0 ? rc : run_to(f, NULL, 0, ret, sp, 0);
 }
 
-int replay_frontend_advance(struct replay_frontend *f, const uint64_t *addrs, size_t n)
+int replay_frontend_advance(struct replay_frontend *f, const uint64_t *addrs, size_t n,
+			   bool same_frame)
 {
 	struct replay_frontend_frame *fr = malloc(sizeof(*fr));
-	uint64_t ret = 0, sp = 0;
+	uint64_t ret = 0, sp = 0, cfa = 0;
 	int rc = fr ? replay_frontend_frame_get(f, 0, fr) : -ENOMEM;
 
 	/* or the current frame returns, when it is known */
@@ -218,8 +233,10 @@ int replay_frontend_advance(struct replay_frontend *f, const uint64_t *addrs, si
 		ret = fr->caller_pc;
 		sp = fr->frame.cfa;
 	}
+	if (rc == 0 && same_frame && fr->frame.has_cfa)
+		cfa = fr->frame.cfa;
 	free(fr);
 	if (rc == -ENOMEM)
 		return rc;
-	return run_to(f, addrs, n, ret, sp);
+	return run_to(f, addrs, n, ret, sp, cfa);
 }

@@ -69,9 +69,11 @@ int replay_frontend_frame_regs(struct replay_frontend *f, struct replay_frontend
  * caller resumes at that pc), or a user's breakpoint. An enum
  * replay_frontend_stop or < 0 (-ENOENT: no caller). */
 int replay_frontend_finish_frame(struct replay_frontend *f, size_t level);
-/* until LOCATION / advance LOCATION: forward until one of @addrs, the
- * current frame's return (as finish_frame), or a user's breakpoint. An
- * enum replay_frontend_stop or < 0. */
-int replay_frontend_advance(struct replay_frontend *f, const uint64_t *addrs, size_t n);
+/* advance LOCATION / until LOCATION (@same_frame: only in the current
+ * frame, GDB's until): forward until one of @addrs, the current frame's
+ * return (as finish_frame), or a user's breakpoint. An enum
+ * replay_frontend_stop or < 0. */
+int replay_frontend_advance(struct replay_frontend *f, const uint64_t *addrs, size_t n,
+			   bool same_frame);
 
 #endif

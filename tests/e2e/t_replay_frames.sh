@@ -5,7 +5,7 @@
 # CFAs, saved registers, the signal frame's), info registers and print of
 # registers in a frame above 0, and a move resetting the selection to
 # frame 0, finish and reverse-finish from a frame above 0; break if,
-# tbreak, condition, ignore, enable and disable.
+# tbreak, condition, ignore, enable and disable; until and advance.
 # tests/programs/unwind.c recorded in software: `longjmp` (a
 # SIGSEGV handler over a recursion that siglongjmps back to main) and
 # `nested` (two signal frames). Both transcripts are compared whole, after
@@ -110,6 +110,15 @@ compare breaks longjmp 60 \
     'continue' 'bt' 'enable 3' 'tbreak after_jump' 'continue' 'info breakpoints' \
     'condition 3 $rsp - $rsp' 'continue' 'reverse-continue' 'p $pc' 'condition 3' \
     'enable 1' 'info breakpoints' 'continue' 'info breakpoints'
+
+# advance / until LOCATION: to a line of the same function, into a
+# callee (advance stops there, until only in its own frame: it runs on,
+# after_jump never returns), to a line of it.
+compare until longjmp 25 \
+    'break level' 'reverse-continue' 'reverse-continue' 'delete' \
+    "advance $(line_of $src level_fault)" 'bt' 'break after_jump' 'continue' \
+    'advance crash_later' 'bt' "until $src:$(line_of $src crash_later)" 'info frame' \
+    'reverse-continue' 'until crash_later' 'bt'
 
 expect_re breaks.hs '^Temporary breakpoint 2 at 0x[0-9a-f]+: file .*, line [0-9]+\.$'
 expect_re breaks.hs '^	stop only if \$rdi - 1$'
