@@ -39,6 +39,8 @@
 #include <readline/readline.h>
 
 #include "cli/cli_history.h"
+#include "cli/cli_replay_break.h"
+#include "cli/cli_replay_frame.h"
 #include "protocol/rsp_buf.h"
 #include "protocol/rsp_regs.h"
 #include "replay/bundle.h"
@@ -48,6 +50,7 @@
 #include "replay/frontend.h"
 #include "replay/frontend_break.h"
 #include "replay/frontend_expr.h"
+#include "replay/frontend_frame.h"
 #include "replay/history_format.h"
 #include "replay/image.h"
 #include "replay/image_find.h"
@@ -182,23 +185,13 @@ const char *cli_replay_current_function(struct cli_session *s)
 /* What a move ended with, as GDB says it. */
 int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool with_pc)
 {
-	struct replay_frontend_break *bp;
-	struct replay_symbol sym;
-	uint64_t pc;
-
 	if (r < 0) {
 		fprintf(stderr, "%s.\n", strerror(-r));
 		return -1;
 	}
 	switch (r) {
 	case REPLAY_FRONTEND_BREAK:
-		replay_frontend_where(s->f, &pc, &sym);
-		bp = replay_frontend_break_at(s->f, pc);
-		if (bp)
-			bp->hits++;
-		printf("\nBreakpoint %d, ", bp ? bp->number : 0);
-		cli_replay_print_location(s, NULL, true, false);
-		return 0;
+		return cli_replay_report_break(s);  /* cli_replay_break.c */
 	case REPLAY_FRONTEND_BEGIN:
 		printf("\nNo more reverse-execution history.\n");
 		cli_replay_print_location(s, NULL, true, false);
@@ -265,25 +258,25 @@ static int cmd_step(struct cli_session *s, const char *args, const struct comman
 
 static int cmd_finish(struct cli_session *s, const char *args, const struct command *c)
 {
-	struct replay_symbol sym;
-	uint64_t pc;
+	unsigned up;
 	int r;
 
 	(void)args;
 	if (cli_replay_need_calls(s) < 0)
 		return -1;
-	if (replay_frontend_where(s->f, &pc, &sym) == 0) {
-		printf("Run %s #0  ", c->arg & REV ? "back to call of" : "till exit from");
-		cli_replay_print_func(&sym);
-		putchar('\n');
-	}
+	/* out of the selected frame (cli_replay_frame.c) */
+	if (cli_replay_finish_from(s, c->arg & REV, &up) < 0)
+		return -1;
 	fflush(stdout);
-	r = replay_frontend_finish(s->f, c->arg & REV);
+	r = up && !(c->arg & REV) ?
+	    replay_frontend_finish_frame(s->f, replay_frontend_frame_selected(s->f)) :
+	    replay_frontend_finish(s->f, c->arg & REV);
 	if (r == -ENODATA) {
 		fprintf(stderr, "\"finish\" not meaningful here: the history has no call structure.\n");
 		return -1;
 	}
-	return cli_replay_report_stop(s, r, NULL, r == REPLAY_FRONTEND_DONE);
+	return cli_replay_report_stop(s, r, NULL, r == REPLAY_FRONTEND_DONE &&
+				      !cli_replay_starts_line(s));
 }
 
 /* The stop is in another thread than the move's: GDB says so first. */
@@ -337,47 +330,6 @@ static int cmd_goto(struct cli_session *s, const char *args, const struct comman
 	return 0;
 }
 
-static int cmd_break(struct cli_session *s, const char *args, const struct command *c)
-{
-	uint64_t addrs[REPLAY_FRONTEND_MAX_ADDRS];
-	struct replay_symbol sym;
-	char spec[512];
-	uint64_t pc;
-	int n, number;
-
-	(void)c;
-	if (!*args) {
-		if (replay_frontend_where(s->f, &pc, &sym) == -ENODATA) {
-			fprintf(stderr, "No default breakpoint address now.\n");
-			return -1;
-		}
-		snprintf(spec, sizeof(spec), "*0x%" PRIx64, pc);
-		args = spec;
-	}
-	n = replay_frontend_resolve(s->f, args, addrs, REPLAY_FRONTEND_MAX_ADDRS);
-	if (n == -EINVAL) {
-		fprintf(stderr, "Malformed location \"%s\".\n", args);
-		return -1;
-	}
-	if (n <= 0) {
-		fprintf(stderr, n == 0 ? "Function \"%s\" not defined.\n" : "%s: out of memory\n", args);
-		return -1;
-	}
-	number = replay_frontend_break_add(s->f, args, addrs, (size_t)n);
-	if (number < 0) {
-		fprintf(stderr, "out of memory\n");
-		return -1;
-	}
-	printf("Breakpoint %d at 0x%" PRIx64, number, addrs[0]);
-	if (s->f->sym.lookup(s->f->sym.ctx, addrs[0], &sym) == 0 && sym.file)
-		printf(": %sfile %s, line %u.\n", n > 1 ? "" : "", sym.file, sym.line);
-	else
-		printf("\n");
-	if (n > 1)
-		printf("(%d locations)\n", n);
-	return 0;
-}
-
 static int cmd_delete(struct cli_session *s, const char *args, const struct command *c)
 {
 	char *end;
@@ -392,36 +344,6 @@ static int cmd_delete(struct cli_session *s, const char *args, const struct comm
 	if (replay_frontend_break_delete(s->f, (int)n) < 0) {
 		fprintf(stderr, "No breakpoint number %ld.\n", n);
 		return -1;
-	}
-	return 0;
-}
-
-static int cmd_info_breaks(struct cli_session *s)
-{
-	struct replay_frontend *f = s->f;
-
-	if (!f->nbreaks) {
-		printf("No breakpoints or watchpoints.\n");
-		return 0;
-	}
-	printf("Num     Type           Disp Enb Address            What\n");
-	for (size_t i = 0; i < f->nbreaks; i++) {
-		const struct replay_frontend_break *bp = &f->breaks[i];
-		struct replay_symbol sym;
-		bool known = bp->naddrs && f->sym.lookup(f->sym.ctx, bp->addrs[0], &sym) == 0 &&
-			     sym.function;
-
-		printf("%-7d breakpoint     keep y   0x%016" PRIx64 " ", bp->number,
-		       bp->naddrs ? bp->addrs[0] : 0);
-		if (known && sym.file)
-			printf("in %s at %s:%u\n", sym.function, sym.file, sym.line);
-		else if (known) /* no lines: GDB's <func+off> */
-			printf("<%s+%" PRIu64 ">\n", sym.function, bp->addrs[0] - sym.start);
-		else
-			printf("%s\n", bp->spec);
-		if (bp->hits)
-			printf("\tbreakpoint already hit %" PRIu64 " time%s\n", bp->hits,
-			       bp->hits == 1 ? "" : "s");
 	}
 	return 0;
 }
@@ -739,18 +661,22 @@ static void print_reg(struct cli_session *s, int r, uint64_t v)
 /* One register of `info registers`: past a state log cut short (@cut)
  * only rip is known, where the trace does not say the pc (@nopc) all but
  * rip; what is not known shows as GDB shows registers it cannot read. */
-static void info_reg(struct cli_session *s, int r, const uint64_t *gp, bool cut, bool nopc)
+static void info_reg(struct cli_session *s, int r, const uint64_t *gp, bool cut, bool nopc,
+		     uint32_t known)
 {
 	if (r == RSP_REG_RIP ? nopc : cut)
 		printf("%-15s<unavailable>\n", rsp_reg_descs[r].name);
+	else if (!(known & (1u << rsp_reg_descs[r].user)))
+		printf("%-15s<not saved>\n", rsp_reg_descs[r].name);
 	else
 		print_reg(s, r, gp[rsp_reg_descs[r].user]);
 }
 
 static int cmd_info_regs(struct cli_session *s, const char *args)
 {
-	uint64_t gp[27] = { 0 }, pc;
-	int rc = replay_frontend_regs(s->f, gp);
+	struct replay_frontend_frame_regs fr;
+	uint64_t *gp = fr.gp, pc;
+	int rc = replay_frontend_frame_regs(s->f, &fr);  /* the selected frame's */
 	bool cut = rc == -ERANGE, nopc = rc == 1;
 
 	if (rc < 0 && replay_cursor_pc(replay_frontend_cursor(s->f), &pc) < 0) {
@@ -770,7 +696,7 @@ static int cmd_info_regs(struct cli_session *s, const char *args)
 	if (!*args) {
 		for (int r = 0; r < RSP_REG_COUNT; r++)
 			if (info_reg_shown(r))
-				info_reg(s, r, gp, cut, nopc);
+				info_reg(s, r, gp, cut, nopc, cut ? ~0u : fr.known);
 		return 0;
 	}
 	/* The registers named, in the order given (GDB's). */
@@ -785,7 +711,7 @@ static int cmd_info_regs(struct cli_session *s, const char *args)
 			fprintf(stderr, "Invalid register `%.*s'\n", (int)n, a);
 			return -1;
 		}
-		info_reg(s, r, gp, cut, nopc);
+		info_reg(s, r, gp, cut, nopc, cut ? ~0u : fr.known);
 		a += n;
 		while (*a == ' ')
 			a++;
@@ -834,6 +760,7 @@ static int cmd_thread(struct cli_session *s, const char *args, const struct comm
 		return -1;
 	}
 	s->f->current = (size_t)n - 1;
+	s->f->frame = 0;
 	printf("[Switching to thread %ld (Thread %" PRId64 ".%" PRId64 ")]\n#0  ", n, s->f->b->pid,
 	       replay_frontend_tid(s->f));
 	cli_replay_print_location(s, NULL, true, false);
@@ -966,11 +893,13 @@ static int cmd_info(struct cli_session *s, const char *args, const struct comman
 	if (n && !strncmp(args, "record", n))
 		return monitor(s, "record-info");
 	if (n && !strncmp(args, "breakpoints", n))
-		return cmd_info_breaks(s);
+		return cli_replay_info_breaks(s);
 	if (n && (!strncmp(args, "registers", n) || !strncmp(args, "all-registers", n)))
 		return cmd_info_regs(s, rest);
 	if (n && !strncmp(args, "threads", n))
 		return cmd_info_threads(s);
+	if (n && !strncmp(args, "frame", n))
+		return cli_replay_info_frame(s, rest);
 	fprintf(stderr, "Undefined info command: \"%s\".  Try \"help info\".\n", args);
 	return -1;
 }
@@ -1065,7 +994,12 @@ static int cmd_echo(struct cli_session *s, const char *args, const struct comman
 static int cmd_help(struct cli_session *s, const char *args, const struct command *c);
 
 static const struct command commands[] = {
-	{ "break", "b", cmd_break, 0, "break FUNC | FILE:LINE | LINE | *ADDR  set a breakpoint" },
+	{ "break", "b", cli_replay_cmd_break, 0, "break FUNC | FILE:LINE | LINE | *ADDR [if COND]  set a breakpoint" },
+	{ "tbreak", NULL, cli_replay_cmd_break, CLI_BREAK_TEMPORARY, "tbreak LOCATION [if COND]  a breakpoint deleted once it stops" },
+	{ "enable", NULL, cli_replay_cmd_enable, CLI_BREAK_ENABLE, "enable [N...]       enable breakpoints (all without N)" },
+	{ "disable", NULL, cli_replay_cmd_enable, CLI_BREAK_DISABLE, "disable [N...]      disable breakpoints (all without N)" },
+	{ "condition", NULL, cli_replay_cmd_condition, 0, "condition N [EXPR]  stop at breakpoint N only if EXPR is nonzero" },
+	{ "ignore", NULL, cli_replay_cmd_ignore, 0, "ignore N COUNT      do not stop at breakpoint N the next COUNT times" },
 	{ "delete", "d", cmd_delete, 0, "delete [N]          delete breakpoint N (all without N)" },
 	{ "continue", "c", cmd_continue, FWD, "continue            run forward to a breakpoint or the end" },
 	{ "reverse-continue", "rc", cmd_continue, REV, "reverse-continue    run backward to a breakpoint or the beginning" },
@@ -1078,10 +1012,15 @@ static const struct command commands[] = {
 	{ "reverse-next", "rn", cmd_step, REV | 2, "reverse-next [N]    back to the previous line, over calls" },
 	{ "reverse-stepi", "rsi", cmd_stepi, REV, "reverse-stepi [N]   one instruction back" },
 	{ "reverse-nexti", "rni", cmd_stepi, REV | 2, "reverse-nexti [N]   one instruction back, over calls" },
+	{ "until", "u", cli_replay_cmd_advance, 0, "until LOCATION      forward to LOCATION in this frame, or until it returns" },
+	{ "advance", NULL, cli_replay_cmd_advance, 1, "advance LOCATION    forward to LOCATION in any frame, or until this one returns" },
 	{ "reverse-finish", NULL, cmd_finish, REV, "reverse-finish      back to the call of the current function" },
 	{ "goto", NULL, cmd_goto, 0, "goto N | begin | end  move to position N of the history" },
 	{ "backtrace", "bt", cmd_bt, 0, "backtrace [N]       the call stack, unwound at the position" },
 	{ "where", NULL, cmd_bt, 0, "where               the same as backtrace" },
+	{ "frame", "f", cli_replay_cmd_frame, CLI_FRAME_SELECT, "frame [N]           select frame N and show it" },
+	{ "up", NULL, cli_replay_cmd_frame, CLI_FRAME_UP, "up [N]              select the frame N levels up" },
+	{ "down", "do", cli_replay_cmd_frame, CLI_FRAME_DOWN, "down [N]            select the frame N levels down" },
 	{ "print", "p", cmd_print, 0, "print[/x] EXPR      a register, address or cast: $rax, *(int *)($rbp-20)" },
 	{ "x", NULL, cmd_x, 0, "x/NFU ADDR          memory: N units (b h w g) as x d u c i" },
 	{ "info", "i", cmd_info, 0, "info record | breakpoints | registers [REG...] | threads" },

@@ -13,6 +13,7 @@
 #include "replay/decode.h"
 #include "replay/dwarf_symbols.h"
 #include "replay/frontend_break.h"
+#include "replay/frontend_expr.h"
 #include "replay/image.h"
 #include "replay/rodata.h"
 #include "replay/state.h"
@@ -72,8 +73,10 @@ void replay_frontend_free(struct replay_frontend *f)
 	for (size_t i = 0; f->calls && i < f->nthreads; i++)
 		replay_calls_release(&f->calls[i]);
 	replay_timeline_free(f->tl);
-	for (size_t i = 0; i < f->nbreaks; i++)
+	for (size_t i = 0; i < f->nbreaks; i++) {
 		free(f->breaks[i].spec);
+		free(f->breaks[i].cond);
+	}
 	replay_frontend_images_free(f);
 	free(f->breaks);
 	free(f->cur);
@@ -320,7 +323,7 @@ static int run_while(struct replay_frontend *f, bool reverse, keep_fn keep, void
 			return r;
 		if (f->interrupt && *f->interrupt)
 			return REPLAY_FRONTEND_INTERRUPTED;
-		if (at_break(f))
+		if (at_break(f) && replay_frontend_break_stops(f))
 			return REPLAY_FRONTEND_BREAK;
 		if (!keep(f, ctx))
 			return REPLAY_FRONTEND_DONE;
@@ -463,6 +466,7 @@ static int followed(struct replay_frontend *f, bool reverse, int r)
 {
 	int e = replay_timeline_follow(f->tl, f->current, reverse);
 
+	f->frame = 0;
 	return r < 0 ? r : e < 0 ? e : r;
 }
 
@@ -497,10 +501,22 @@ int replay_frontend_continue(struct replay_frontend *f, bool reverse)
 	int r;
 
 	replay_timeline_set_interrupt(f->tl, f->interrupt);
-	r = replay_timeline_resume(f->tl, &rq, &stop);
-	if (r < 0)
-		return r;
-	f->current = stop.thread;
+	do {
+		uint64_t pc;
+
+		f->stopped_break = 0;
+		r = replay_timeline_resume(f->tl, &rq, &stop);
+		if (r < 0)
+			return r;
+		f->frame = 0;
+		f->current = rq.thread = stop.thread;
+		/* a breakpoint whose condition or ignore count says go on,
+		 * unless a move of frontend_frame.c's stops there (tag 0) */
+		if (stop.kind != REPLAY_CURSOR_BREAK ||
+		    replay_cursor_pc(replay_frontend_cursor(f), &pc) < 0 ||
+		    replay_timeline_break_at(f->tl, pc, 0))
+			break;
+	} while (!replay_frontend_break_stops(f));
 	switch (stop.kind) {
 	case REPLAY_CURSOR_BREAK: return REPLAY_FRONTEND_BREAK;
 	case REPLAY_CURSOR_GAP: return REPLAY_FRONTEND_GAP;
@@ -549,10 +565,85 @@ int replay_frontend_break_add(struct replay_frontend *f, const char *spec, const
 	if (!bp->spec)
 		return -ENOMEM;
 	bp->number = ++f->next_break;
+	bp->enabled = true;
 	bp->naddrs = n < REPLAY_FRONTEND_MAX_ADDRS ? n : REPLAY_FRONTEND_MAX_ADDRS;
 	memcpy(bp->addrs, addrs, bp->naddrs * sizeof(*addrs));
 	f->nbreaks++;
 	return break_points(f, bp, true) < 0 ? -ENOMEM : bp->number;
+}
+
+int replay_frontend_break_enable(struct replay_frontend *f, int n, bool on)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < f->nbreaks; i++) {
+		struct replay_frontend_break *bp = &f->breaks[i];
+
+		if (n && bp->number != n)
+			continue;
+		found = true;
+		if (bp->enabled != on && break_points(f, bp, on) < 0)
+			return -ENOMEM;
+		bp->enabled = on;
+	}
+	return !found && n ? -ENOENT : 0;
+}
+
+int replay_frontend_cond_default(struct replay_frontend *f, const char *expr, bool *stop,
+				 char *err, size_t errsize)
+{
+	struct replay_expr_value v;
+	int rc = replay_frontend_eval(f, expr, &v, err, errsize);
+
+	if (rc == 0)
+		*stop = v.v != 0;
+	return rc;
+}
+
+/* Whether @bp, at the position, says stop (and counts its hit). */
+static bool break_says_stop(struct replay_frontend *f, struct replay_frontend_break *bp)
+{
+	replay_frontend_cond_fn eval = f->cond_eval ? f->cond_eval : replay_frontend_cond_default;
+	bool stop = true;
+
+	bp->cond_error[0] = 0;
+	if (bp->cond) {
+		/* memory at this position's time: a step has not followed yet */
+		replay_timeline_follow(f->tl, f->current, false);
+		f->frame = 0;
+		if (eval(f, bp->cond, &stop, bp->cond_error, sizeof(bp->cond_error)) < 0)
+			stop = true;
+		else
+			bp->cond_error[0] = 0;
+	}
+	if (!stop)
+		return false;
+	bp->hits++;
+	if (bp->ignore) {
+		bp->ignore--;
+		return false;
+	}
+	return true;
+}
+
+bool replay_frontend_break_stops(struct replay_frontend *f)
+{
+	uint64_t pc;
+
+	f->stopped_break = 0;
+	if (replay_cursor_pc(replay_frontend_cursor(f), &pc) < 0)
+		return false;
+	for (size_t i = 0; i < f->nbreaks; i++) {
+		struct replay_frontend_break *bp = &f->breaks[i];
+		bool at = false;
+
+		for (size_t k = 0; k < bp->naddrs && !at; k++)
+			at = bp->addrs[k] == pc;
+		bp->stopped = at && bp->enabled && break_says_stop(f, bp);
+		if (bp->stopped && !f->stopped_break)
+			f->stopped_break = bp->number;
+	}
+	return f->stopped_break != 0;
 }
 
 int replay_frontend_break_delete(struct replay_frontend *f, int n)
@@ -561,8 +652,10 @@ int replay_frontend_break_delete(struct replay_frontend *f, int n)
 
 	for (size_t i = 0; i < f->nbreaks;) {
 		if (n == 0 || f->breaks[i].number == n) {
-			break_points(f, &f->breaks[i], false);
+			if (f->breaks[i].enabled)
+				break_points(f, &f->breaks[i], false);
 			free(f->breaks[i].spec);
+			free(f->breaks[i].cond);
 			memmove(&f->breaks[i], &f->breaks[i + 1],
 				(f->nbreaks - i - 1) * sizeof(f->breaks[0]));
 			f->nbreaks--;

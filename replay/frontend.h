@@ -44,6 +44,7 @@
 
 struct replay_bundle;
 struct replay_dwarf_symbols;
+struct replay_frontend;
 struct replay_image;
 struct replay_rodata;
 struct replay_state;
@@ -56,8 +57,19 @@ struct replay_frontend_break {
 	char *spec;                /* as typed */
 	uint64_t addrs[REPLAY_FRONTEND_MAX_ADDRS];
 	size_t naddrs;
-	uint64_t hits;
+	uint64_t hits;             /* stops it made (its condition true), ignored ones too */
+	bool enabled;              /* disabled: out of the timeline's table */
+	bool temporary;            /* tbreak: the CLI deletes it once it stopped */
+	char *cond;                /* stop only if this is nonzero; NULL: always */
+	uint64_t ignore;           /* hits still to ignore */
+	char cond_error[160];      /* why the last evaluation failed (it then stops), or "" */
+	bool stopped;              /* it said stop at the last breakpoint stop */
 };
+
+/* Evaluates a breakpoint's condition @expr at the current position (frame
+ * 0): *@stop true when nonzero. 0, or < 0 with a message in @err. */
+typedef int (*replay_frontend_cond_fn)(struct replay_frontend *f, const char *expr, bool *stop,
+				       char *err, size_t errsize);
 
 struct replay_frontend {
 	struct replay_bundle *b;
@@ -76,6 +88,11 @@ struct replay_frontend {
 	int next_break;
 	volatile sig_atomic_t *interrupt;
 	void *images;              /* frontend_break.c's DWARF images */
+	size_t frame;              /* the selected frame's level (frontend_frame.h), 0 after a move */
+	/* The conditions' evaluator: NULL, replay_frontend_eval's integers
+	 * (replay_frontend_cond_default); the one place to change it. */
+	replay_frontend_cond_fn cond_eval;
+	int stopped_break;         /* the breakpoint the last stop was for, or 0 */
 };
 
 /* How a move ended. */
@@ -140,6 +157,16 @@ int replay_frontend_goto(struct replay_frontend *f, uint64_t n);
 int replay_frontend_break_add(struct replay_frontend *f, const char *spec, const uint64_t *addrs,
 			      size_t n);
 int replay_frontend_break_delete(struct replay_frontend *f, int n);
+/* Enables (@on) or disables breakpoint @n (0: all). 0 or -ENOENT. */
+int replay_frontend_break_enable(struct replay_frontend *f, int n, bool on);
+/* Whether the breakpoints at the current pc stop a move there, as GDB
+ * decides at a hit: each enabled one whose condition is true (or fails to
+ * evaluate: cond_error) counts a hit, then stops unless its ignore count
+ * was left (those set their @stopped); the first into f->stopped_break. */
+bool replay_frontend_break_stops(struct replay_frontend *f);
+/* The default condition evaluator (replay_frontend_eval: nonzero stops). */
+int replay_frontend_cond_default(struct replay_frontend *f, const char *expr, bool *stop,
+				 char *err, size_t errsize);
 /* The breakpoint at @pc, or NULL. */
 struct replay_frontend_break *replay_frontend_break_at(struct replay_frontend *f, uint64_t pc);
 

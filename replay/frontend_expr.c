@@ -14,6 +14,7 @@
 #include "protocol/rsp_regs.h"
 #include "replay/cursor.h"
 #include "replay/frontend.h"
+#include "replay/frontend_frame.h"
 
 struct parser {
 	struct replay_frontend *f;
@@ -22,7 +23,8 @@ struct parser {
 	size_t errsize;
 	bool have_regs;
 	bool no_pc;                /* ... all but the pc (replay_frontend_regs 1) */
-	uint64_t gp[27];
+	uint64_t gp[27];           /* the selected frame's (frontend_frame.h) */
+	uint32_t known;            /* bit i: gp[i] is known there */
 };
 
 /* GDB's names for the pc, the stack and the frame pointer. */
@@ -99,7 +101,8 @@ static int reg(struct parser *p, struct replay_expr_value *v)
 		name[n++] = *p->s++;
 	name[n] = 0;
 	if (!p->have_regs) {
-		int rc = replay_frontend_regs(p->f, p->gp);
+		struct replay_frontend_frame_regs fr;
+		int rc = replay_frontend_frame_regs(p->f, &fr);
 		uint64_t pc;
 
 		/* No state log (an import): the trace still says where it is,
@@ -118,11 +121,15 @@ static int reg(struct parser *p, struct replay_expr_value *v)
 				    "(no state log)", name);
 		p->have_regs = true;
 		p->no_pc = rc == 1;
+		memcpy(p->gp, fr.gp, sizeof(p->gp));
+		p->known = fr.known;
 	}
 	if (p->no_pc && (!strcmp(name, "pc") || !strcmp(name, "rip")))
 		return fail(p, -ENODATA, "$%s: not known here: the trace does not say where the "
 			    "thread went from its last instruction", name);
 	r = expr_reg(name);
+	if (r >= 0 && !(p->known & (1u << rsp_reg_descs[r].user)))
+		return fail(p, -ENODATA, "%s", "<not saved>");
 	if (r >= 0) {
 		uint64_t x = p->gp[rsp_reg_descs[r].user];
 
@@ -302,7 +309,7 @@ static int expr(struct parser *p, struct replay_expr_value *v)
 int replay_frontend_eval(struct replay_frontend *f, const char *text,
 			 struct replay_expr_value *out, char *err, size_t errsize)
 {
-	struct parser p = { f, text, err, errsize, false, false, { 0 } };
+	struct parser p = { f, text, err, errsize, false, false, { 0 }, 0 };
 	int rc = expr(&p, out);
 
 	skip(&p);

@@ -39,6 +39,13 @@ struct regs {
 	bool known[NREGS];
 };
 
+/* Frame @f saved its caller's register @i at @addr. */
+static void saved(struct replay_frame *f, unsigned i, uint64_t addr)
+{
+	f->saved_at[i] = addr;
+	f->saved_mask |= 1u << i;
+}
+
 static int read8(const struct replay_unwind_env *env, uint64_t addr, uint64_t *out)
 {
 	uint8_t buf[8];
@@ -91,8 +98,10 @@ static int unwind_sigcontext(const struct replay_unwind_env *env, struct regs *r
 	}
 	sc = r->v[RSP] + SIGCONTEXT_AT;
 	f->cfa = r->v[RSP] + 8; /* GDB's id of a sigtramp frame: its base + 16 */
+	f->has_cfa = true;
 	for (size_t i = 0; i < NREGS; i++) {
 		caller.known[i] = read8(env, sc + sc_offset[i], &caller.v[i]) == 0;
+		saved(f, (unsigned)i, sc + sc_offset[i]);
 		if (!caller.known[i] && i == RA) {
 			end->stop = REPLAY_UNWIND_MEMORY;
 			end->addr = sc + sc_offset[i];
@@ -149,6 +158,7 @@ static int unwind_cfi(const struct replay_unwind_env *env, const struct dw_cfi_r
 	if (cfa_of(env, row, r, f, &cfa, end) < 0)
 		return -1;
 	f->cfa = cfa;
+	f->has_cfa = true;
 	if (row->regs[RA].kind == DW_CFI_UNDEFINED)
 		return 1;
 	for (size_t i = 0; i < NREGS; i++) {
@@ -185,8 +195,10 @@ static int unwind_cfi(const struct replay_unwind_env *env, const struct dw_cfi_r
 				return fail_cfi(end, f, rc);
 			continue;
 		}
-		if (rc == 0)
+		if (rc == 0) {
+			saved(f, (unsigned)i, addr);
 			rc = read8(env, addr, &caller.v[i]);
+		}
 		caller.known[i] = rc == 0;
 		if (rc < 0 && i == RA) {
 			end->addr = addr;
@@ -201,42 +213,59 @@ static int unwind_cfi(const struct replay_unwind_env *env, const struct dw_cfi_r
 	return 0;
 }
 
-/* No CFI: GDB's amd64_analyze_prologue and amd64_frame_cache. The frame's
- * base (where rbp was saved) is rbp after `push %rbp; mov %rsp,%rbp`, rsp
+/* GDB's amd64_analyze_prologue and amd64_frame_cache: the frame's base
+ * (where rbp was saved) is rbp after `push %rbp; mov %rsp,%rbp`, rsp
  * after the push alone, rsp - 8 when neither ran (the return address at
- * rsp). */
-static int unwind_prologue(const struct replay_unwind_env *env, struct regs *r,
-			   struct replay_frame *f, struct replay_unwind_end *end)
+ * rsp). 0, or -1 when the register it needs is not known. */
+static int prologue_base(const struct replay_unwind_env *env, const struct regs *r,
+			 const struct replay_frame *f, uint64_t *base, bool *rbp_saved)
 {
 	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	uint64_t start = f->has_sym && f->sym.function ? f->sym.start : 0, pc = start, base;
+	uint64_t start = f->has_sym && f->sym.function ? f->sym.start : 0, pc = start;
 	uint8_t code[4];
 	int64_t sp_offset = -8;
-	bool frameless = true, rbp_saved = false;
-	struct regs caller = *r;
+	bool frameless = true;
 
+	*rbp_saved = false;
 	if (start && env->read(env->read_ctx, pc, code, 4) == 4 && !memcmp(code, endbr64, 4))
 		pc += 4;
 	if (start && f->pc > pc && env->read(env->read_ctx, pc, code, 4) == 4 && code[0] == 0x55) {
 		sp_offset += 8;
-		rbp_saved = true;
+		*rbp_saved = true;
 		if (f->pc > pc + 1 && ((code[1] == 0x48 && code[2] == 0x89 && code[3] == 0xe5) ||
 				       (code[1] == 0x48 && code[2] == 0x8b && code[3] == 0xec)))
 			frameless = false;
 	}
-	if (!r->known[frameless ? RSP : RBP]) {
+	if (!r->known[frameless ? RSP : RBP])
+		return -1;
+	*base = frameless ? r->v[RSP] + (uint64_t)sp_offset : r->v[RBP];
+	return 0;
+}
+
+/* No CFI: the caller from the prologue analysis's base. */
+static int unwind_prologue(const struct replay_unwind_env *env, struct regs *r,
+			   struct replay_frame *f, struct replay_unwind_end *end)
+{
+	struct regs caller = *r;
+	uint64_t base;
+	bool rbp_saved;
+
+	if (prologue_base(env, r, f, &base, &rbp_saved) < 0) {
 		end->stop = REPLAY_UNWIND_REGISTER;
 		return -1;
 	}
-	base = frameless ? r->v[RSP] + (uint64_t)sp_offset : r->v[RBP];
 	f->cfa = base + 16;
+	f->has_cfa = true;
 	if (read8(env, base + 8, &caller.v[RA]) < 0) {
 		end->stop = REPLAY_UNWIND_MEMORY;
 		end->addr = base + 8;
 		return -1;
 	}
-	if (rbp_saved)
+	saved(f, RA, base + 8);
+	if (rbp_saved) {
 		caller.known[RBP] = read8(env, base, &caller.v[RBP]) == 0;
+		saved(f, RBP, base);
+	}
 	caller.v[RSP] = base + 16;
 	caller.known[RSP] = true;
 	*r = caller;
@@ -261,6 +290,33 @@ static void describe(const struct replay_unwind_env *env, struct replay_frame *f
 	}
 	if (f->lookup_pc != f->pc)
 		f->has_sym = env->sym->lookup(env->sym->ctx, f->lookup_pc, &f->sym) == 0;
+}
+
+/* Frame @f's registers are @r; its base from them. */
+static void keep_regs(const struct replay_unwind_env *env, struct replay_frame *f,
+		      const struct regs *r)
+{
+	bool rbp_saved;
+
+	for (unsigned i = 0; i < NREGS; i++) {
+		f->regs[i] = r->known[i] ? r->v[i] : 0;
+		if (r->known[i])
+			f->regs_known |= 1u << i;
+	}
+	f->has_base = prologue_base(env, r, f, &f->base, &rbp_saved) == 0;
+}
+
+int replay_unwind_user_slot(unsigned dw)
+{
+	return dw < NREGS ? (int)gp_slot[dw] : -1;
+}
+
+int replay_unwind_dwarf_reg(int slot)
+{
+	for (unsigned i = 0; i < NREGS; i++)
+		if ((int)gp_slot[i] == slot)
+			return (int)i;
+	return -1;
 }
 
 static bool is_main(const struct replay_frame *f)
@@ -312,6 +368,7 @@ int replay_unwind(const uint64_t gp[REPLAY_UNWIND_NGP], const struct replay_unwi
 			return (int)n;
 		}
 		describe(env, f, !callee || callee->kind == REPLAY_FRAME_SIGTRAMP, &r, &row, &cfi_rc);
+		keep_regs(env, f, &r);
 		n++;
 		if (callee && f->pc == 0 && f->kind == REPLAY_FRAME_NORMAL &&
 		    callee->kind == REPLAY_FRAME_NORMAL) {
@@ -319,6 +376,11 @@ int replay_unwind(const uint64_t gp[REPLAY_UNWIND_NGP], const struct replay_unwi
 			return (int)n;
 		}
 		if (is_main(f)) {
+			/* its own CFA and saved registers, not its caller */
+			struct regs scratch = r;
+			struct replay_unwind_end ignored;
+
+			unwind_one(env, f, &scratch, &row, cfi_rc, &ignored);
 			end->stop = REPLAY_UNWIND_MAIN;
 			return (int)n;
 		}

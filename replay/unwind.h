@@ -53,6 +53,11 @@ struct replay_unwind_env {
 	const struct replay_symbolizer *sym;
 };
 
+/* DWARF x86-64 registers a frame carries: rax rdx rcx rbx rsi rdi rbp rsp
+ * r8 .. r15 (0..15) and rip (16). */
+#define REPLAY_UNWIND_NREGS 17
+#define REPLAY_UNWIND_RIP 16
+
 enum replay_frame_kind {
 	REPLAY_FRAME_NORMAL,
 	REPLAY_FRAME_SIGTRAMP,     /* "<signal handler called>" */
@@ -66,7 +71,26 @@ struct replay_frame {
 				    * pc - 1 for a caller after a call */
 	bool has_sym;
 	struct replay_symbol sym;  /* of lookup_pc */
-	uint64_t cfa;              /* its frame's address, once its caller was found */
+	uint64_t cfa;              /* its frame's address (GDB's "frame at"): the
+				    * CFA its CFI gives, once it was unwound */
+	bool has_cfa;              /* cfa is known */
+	/* Its DWARF registers 0..16 (rip is 16: its pc), as GDB shows them
+	 * in this frame: frame 0's all; a caller's rsp is its callee's CFA,
+	 * the callee-saved ones from the callee's rules, the others as the
+	 * callee had them ("same value", GDB's default for amd64) unless a
+	 * rule says undefined: bit i of regs_known. */
+	uint64_t regs[REPLAY_UNWIND_NREGS];
+	uint32_t regs_known;
+	/* Where this frame saved its caller's register i (the CFI's
+	 * offset(N) rules, the sigcontext's slots, the prologue's push):
+	 * GDB's "Saved registers:" of `info frame`; bit i of saved_mask. */
+	uint64_t saved_at[REPLAY_UNWIND_NREGS];
+	uint32_t saved_mask;
+	/* The frame's base, GDB's amd64 "Arglist at" / "Locals at" (its
+	 * prologue analysis: rbp after `push %rbp; mov %rsp,%rbp`, else from
+	 * rsp); has_base when known. */
+	uint64_t base;
+	bool has_base;
 };
 
 enum replay_unwind_stop {
@@ -91,7 +115,9 @@ struct replay_unwind_end {
 #define REPLAY_UNWIND_NGP 27
 
 /* Unwinds from @gp (struct user_regs_struct's fields, rip the position's
- * pc) into up to @max frames, innermost first; why it stopped into *@end.
+ * pc) into up to @max frames, innermost first, each with its registers and
+ * CFA (the last one's too when it can be computed); why it stopped into
+ * *@end.
  * Returns the number of frames (>= 1 when @max is), or -ENOMEM. */
 int replay_unwind(const uint64_t gp[REPLAY_UNWIND_NGP], const struct replay_unwind_env *env,
 		  struct replay_frame *frames, size_t max, struct replay_unwind_end *end);
@@ -100,6 +126,13 @@ int replay_unwind(const uint64_t gp[REPLAY_UNWIND_NGP], const struct replay_unwi
  * stopped: ..."), into @buf; false when it stops silently (MAIN,
  * OUTERMOST, ZERO_PC, MORE). */
 bool replay_unwind_end_text(const struct replay_unwind_end *end, char *buf, size_t size);
+
+/* The struct user_regs_struct slot (enum rsp_user_slot) of DWARF register
+ * @dw (< REPLAY_UNWIND_NREGS). */
+int replay_unwind_user_slot(unsigned dw);
+/* The DWARF number of user_regs_struct slot @slot, or -1 when a frame
+ * does not carry it (eflags, segments: GDB shows frame 0's). */
+int replay_unwind_dwarf_reg(int slot);
 
 /* Whether a backtrace prints frame @i's pc before its function (GDB's
  * frame_show_address): always for a caller after a call (its pc is a

@@ -190,6 +190,46 @@ static void test_cfi_chain_to_main(void **state)
 	assert_true(replay_frame_show_pc(&sym, f, 1));
 }
 
+/* Each frame's registers, CFA and saved slots: a caller's rsp is its
+ * callee's CFA, rip its pc, rbp what the callee saved (or kept), the
+ * others as the callee had them; main's own CFA though it is last. */
+static void test_frame_registers(void **state)
+{
+	struct replay_frame f[8];
+	struct replay_unwind_end end;
+	uint64_t gp[REPLAY_UNWIND_NGP], sp = MEM_BASE + 0x1000;
+
+	(void)state;
+	build_chain(gp);
+	gp[GP(rbx)] = 0x3333;
+	put64(sp + 56, 0x403040);           /* main's return address (CFA sp + 64) */
+	assert_int_equal(replay_unwind(gp, &env, f, 8, &end), 3);
+	assert_int_equal(f[0].regs_known, (1u << REPLAY_UNWIND_NREGS) - 1);
+	assert_int_equal(f[0].regs[REPLAY_UNWIND_RIP], 0x401010);
+	assert_int_equal(f[0].regs[7], sp);
+	assert_int_equal(f[0].saved_mask, 1u << REPLAY_UNWIND_RIP);
+	assert_int_equal(f[0].saved_at[REPLAY_UNWIND_RIP], sp + 8);
+	assert_int_equal(f[1].regs[REPLAY_UNWIND_RIP], 0x402020);
+	assert_int_equal(f[1].regs[7], sp + 16);     /* leaf's CFA */
+	assert_int_equal(f[1].regs[6], 0x1111);      /* leaf did not save rbp */
+	assert_int_equal(f[1].regs[3], 0x3333);      /* rbx: the same value */
+	assert_int_equal(f[1].saved_mask, (1u << REPLAY_UNWIND_RIP) | (1u << 6));
+	assert_int_equal(f[1].saved_at[6], sp + 32);
+	assert_int_equal(f[2].regs[6], 0x2222);      /* middle saved it */
+	assert_int_equal(f[2].regs[7], sp + 48);
+	assert_true(f[2].has_cfa);
+	assert_int_equal(f[2].cfa, sp + 64);         /* main's own */
+	assert_int_equal(f[2].saved_at[REPLAY_UNWIND_RIP], sp + 56);
+	/* A rule undefined: not known in the caller (GDB's <not saved>). */
+	fns[0].row.regs[0] = (struct dw_cfi_rule){ .kind = DW_CFI_UNDEFINED };
+	assert_int_equal(replay_unwind(gp, &env, f, 8, &end), 3);
+	assert_false(f[1].regs_known & 1u);
+	assert_true(f[1].regs_known & (1u << 3));
+	assert_int_equal(replay_unwind_user_slot(REPLAY_UNWIND_RIP), GP(rip));
+	assert_int_equal(replay_unwind_dwarf_reg(GP(rbx)), 3);
+	assert_int_equal(replay_unwind_dwarf_reg(GP(eflags)), -1);
+}
+
 static void test_frame_limit(void **state)
 {
 	struct replay_frame f[2];
@@ -430,6 +470,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_cfi_chain_to_main, setup),
+		cmocka_unit_test_setup(test_frame_registers, setup),
 		cmocka_unit_test_setup(test_frame_limit, setup),
 		cmocka_unit_test_setup(test_signal_frame, setup),
 		cmocka_unit_test_setup(test_signal_frame_by_cfi, setup),

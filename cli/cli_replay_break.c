@@ -1,0 +1,250 @@
+/*
+ * cli/cli_replay_break.c: `hindsight replay`'s breakpoint commands, as
+ * GDB 13 prints them: break and tbreak (LOCATION [if COND]), enable,
+ * disable, condition, ignore, info breakpoints, and the report of a stop
+ * at one. Conditions are evaluated at each hit by the front end's one
+ * evaluator (replay_frontend.cond_eval, replay/frontend.h).
+ */
+#include "cli/cli_replay_break.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/frontend.h"
+#include "replay/frontend_break.h"
+
+static struct replay_frontend_break *find(struct cli_session *s, long n)
+{
+	for (size_t i = 0; i < s->f->nbreaks; i++)
+		if (s->f->breaks[i].number == n)
+			return &s->f->breaks[i];
+	return NULL;
+}
+
+/* A breakpoint number at *@p (moved past it and the blanks after): the
+ * number, or -1 after GDB's message. */
+static long number_arg(const char **p)
+{
+	char *end;
+	long n = strtol(*p, &end, 10);
+
+	if (end == *p || (*end && !isspace((unsigned char)*end)) || n <= 0) {
+		fprintf(stderr, "Bad breakpoint argument: '%s'\n", *p);
+		return -1;
+	}
+	for (*p = end; isspace((unsigned char)**p); (*p)++)
+		;
+	return n;
+}
+
+/* The location of `break LOC if COND` into @spec, the condition into
+ * *@cond (NULL: none). */
+static void split_if(const char *args, char *spec, size_t size, const char **cond)
+{
+	const char *at = NULL;
+
+	for (const char *p = args; *p; p++)
+		if ((p == args || isspace((unsigned char)p[-1])) && !strncmp(p, "if", 2) &&
+		    (!p[2] || isspace((unsigned char)p[2]) || p[2] == '(')) {
+			at = p;
+			break;
+		}
+	*cond = NULL;
+	snprintf(spec, size, "%.*s", at ? (int)(at - args) : (int)strlen(args), args);
+	for (size_t n = strlen(spec); n && isspace((unsigned char)spec[n - 1]);)
+		spec[--n] = 0;
+	if (at) {
+		for (at += 2; isspace((unsigned char)*at); at++)
+			;
+		*cond = at;
+	}
+}
+
+int cli_replay_cmd_break(struct cli_session *s, const char *args, const struct command *c)
+{
+	uint64_t addrs[REPLAY_FRONTEND_MAX_ADDRS], pc;
+	struct replay_symbol sym;
+	const char *cond;
+	char spec[512];
+	int n, number;
+
+	split_if(args, spec, sizeof(spec), &cond);
+	if (!*spec) {
+		if (replay_frontend_where(s->f, &pc, &sym) == -ENODATA) {
+			fprintf(stderr, "No default breakpoint address now.\n");
+			return -1;
+		}
+		snprintf(spec, sizeof(spec), "*0x%" PRIx64, pc);
+	}
+	n = replay_frontend_resolve(s->f, spec, addrs, REPLAY_FRONTEND_MAX_ADDRS);
+	if (n == -EINVAL) {
+		fprintf(stderr, "Malformed location \"%s\".\n", spec);
+		return -1;
+	}
+	if (n <= 0) {
+		fprintf(stderr, n == 0 ? "Function \"%s\" not defined.\n" : "%s: out of memory\n", spec);
+		return -1;
+	}
+	number = replay_frontend_break_add(s->f, spec, addrs, (size_t)n);
+	if (number < 0 || (cond && !(find(s, number)->cond = strdup(cond)))) {
+		fprintf(stderr, "out of memory\n");
+		return -1;
+	}
+	find(s, number)->temporary = c->arg == CLI_BREAK_TEMPORARY;
+	printf("%s %d at 0x%" PRIx64, c->arg == CLI_BREAK_TEMPORARY ? "Temporary breakpoint" :
+	       "Breakpoint", number, addrs[0]);
+	if (s->f->sym.lookup(s->f->sym.ctx, addrs[0], &sym) == 0 && sym.file)
+		printf(": file %s, line %u.\n", sym.file, sym.line);
+	else
+		printf("\n");
+	if (n > 1)
+		printf("(%d locations)\n", n);
+	return 0;
+}
+
+int cli_replay_cmd_enable(struct cli_session *s, const char *args, const struct command *c)
+{
+	bool on = c->arg == CLI_BREAK_ENABLE;
+	int failed = 0;
+
+	if (!*args)
+		return replay_frontend_break_enable(s->f, 0, on) < 0 ? -1 : 0;
+	while (*args) {
+		long n = number_arg(&args);
+
+		if (n < 0)
+			return -1;
+		if (replay_frontend_break_enable(s->f, (int)n, on) == -ENOENT) {
+			fprintf(stderr, "No breakpoint number %ld.\n", n);
+			failed = -1;
+		}
+	}
+	return failed;
+}
+
+int cli_replay_cmd_condition(struct cli_session *s, const char *args, const struct command *c)
+{
+	struct replay_frontend_break *bp;
+	char *cond = NULL;
+	long n;
+
+	(void)c;
+	if (!*args) {
+		fprintf(stderr, "Argument required (breakpoint number).\n");
+		return -1;
+	}
+	n = number_arg(&args);
+	if (n < 0)
+		return -1;
+	bp = find(s, n);
+	if (!bp) {
+		fprintf(stderr, "No breakpoint number %ld.\n", n);
+		return -1;
+	}
+	if (*args && !(cond = strdup(args))) {
+		fprintf(stderr, "out of memory\n");
+		return -1;
+	}
+	free(bp->cond);
+	bp->cond = cond;
+	return 0;
+}
+
+int cli_replay_cmd_ignore(struct cli_session *s, const char *args, const struct command *c)
+{
+	struct replay_frontend_break *bp;
+	char *end;
+	long n, count;
+
+	(void)c;
+	if (!*args) {
+		fprintf(stderr, "Argument required (a breakpoint number).\n");
+		return -1;
+	}
+	n = number_arg(&args);
+	if (n < 0)
+		return -1;
+	bp = find(s, n);
+	if (!bp) {
+		fprintf(stderr, "No breakpoint number %ld.\n", n);
+		return -1;
+	}
+	count = strtol(args, &end, 0);
+	if (!*args || *end) {
+		fprintf(stderr, "Second argument (specified ignore-count) is missing.\n");
+		return -1;
+	}
+	bp->ignore = count > 0 ? (uint64_t)count : 0;
+	if (count <= 0)
+		printf("Will stop next time breakpoint %ld is reached.\n", n);
+	else if (count == 1)
+		printf("Will ignore next crossing of breakpoint %ld.\n", n);
+	else
+		printf("Will ignore next %ld crossings of breakpoint %ld.\n", count, n);
+	return 0;
+}
+
+/* One breakpoint's lines of info breakpoints. */
+static void info_break(struct cli_session *s, const struct replay_frontend_break *bp)
+{
+	struct replay_frontend *f = s->f;
+	struct replay_symbol sym;
+	bool known = bp->naddrs && f->sym.lookup(f->sym.ctx, bp->addrs[0], &sym) == 0 &&
+		     sym.function;
+
+	printf("%-7d breakpoint     %-4s %c   0x%016" PRIx64 " ", bp->number,
+	       bp->temporary ? "del" : "keep", bp->enabled ? 'y' : 'n',
+	       bp->naddrs ? bp->addrs[0] : 0);
+	if (known && sym.file)
+		printf("in %s at %s:%u\n", sym.function, sym.file, sym.line);
+	else if (known) /* no lines: GDB's <func+off> */
+		printf("<%s+%" PRIu64 ">\n", sym.function, bp->addrs[0] - sym.start);
+	else
+		printf("%s\n", bp->spec);
+	if (bp->cond)
+		printf("\tstop only if %s\n", bp->cond);
+	if (bp->hits)
+		printf("\tbreakpoint already hit %" PRIu64 " time%s\n", bp->hits,
+		       bp->hits == 1 ? "" : "s");
+	if (bp->ignore)
+		printf("\tignore next %" PRIu64 " hits\n", bp->ignore);
+}
+
+int cli_replay_info_breaks(struct cli_session *s)
+{
+	if (!s->f->nbreaks) {
+		printf("No breakpoints or watchpoints.\n");
+		return 0;
+	}
+	printf("Num     Type           Disp Enb Address            What\n");
+	for (size_t i = 0; i < s->f->nbreaks; i++)
+		info_break(s, &s->f->breaks[i]);
+	return 0;
+}
+
+int cli_replay_report_break(struct cli_session *s)
+{
+	struct replay_frontend_break *bp = find(s, s->f->stopped_break);
+	int number = bp ? bp->number : 0;
+	bool temporary = bp && bp->temporary;
+
+	if (bp && bp->cond_error[0]) {
+		fflush(stdout);
+		fprintf(stderr, "Error in testing breakpoint condition:\n%s\n", bp->cond_error);
+	}
+	printf("\n%s %d, ", temporary ? "Temporary breakpoint" : "Breakpoint", number);
+	cli_replay_print_location(s, NULL, true, false);
+	/* every temporary one that said stop here goes (GDB's disposition del) */
+	for (size_t i = 0; i < s->f->nbreaks;) {
+		bp = &s->f->breaks[i];
+		if (bp->temporary && bp->stopped)
+			replay_frontend_break_delete(s->f, bp->number);
+		else
+			i++;
+	}
+	return 0;
+}
