@@ -24,6 +24,7 @@
  */
 #include "cli/cli_replay.h"
 #include "cli/cli_replay_int.h"
+#include "cli/cli_replay_last.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1082,6 +1083,7 @@ static const struct command commands[] = {
 	{ "goto", NULL, cmd_goto, 0, "goto N | begin | end  move to position N of the history" },
 	{ "backtrace", "bt", cmd_bt, 0, "backtrace [N]       the call stack, unwound at the position" },
 	{ "where", NULL, cmd_bt, 0, "where               the same as backtrace" },
+	{ "last", NULL, cli_replay_cmd_last, 0, "last [*PTR[@N] | $REG]  back to what last wrote it (again: the write before)" },
 	{ "print", "p", cmd_print, 0, "print[/x] EXPR      a register, address or cast: $rax, *(int *)($rbp-20)" },
 	{ "x", NULL, cmd_x, 0, "x/NFU ADDR          memory: N units (b h w g) as x d u c i" },
 	{ "info", "i", cmd_info, 0, "info record | breakpoints | registers [REG...] | threads" },
