@@ -844,7 +844,8 @@ static int cmd_thread(struct cli_session *s, const char *args, const struct comm
 /* `info record` through the monitor's command. */
 static int monitor(struct cli_session *s, const char *cmd)
 {
-	struct replay_monitor_ctx m = { s->f->b, s->f->cur, s->f->current, &s->f->sym, s->f->st };
+	struct replay_monitor_ctx m = { s->f->b, s->f->cur, s->f->current, &s->f->sym, s->f->st,
+					 s->f->tl };
 	struct rsp_buf out;
 	int rc;
 

@@ -17,6 +17,10 @@
 #   set_first, then its value at the start, 0); `last $r13` at
 #   origin_after finds the move from r12, `last $r12` the load of g_ptr,
 #   and `last` alone the store in set_ptr.
+# - `monitor last ADDR LEN` (and --json) over serve --replay names the
+#   same writer as `last` (set_second, B), and over a live `serve`
+#   stopped at origin_after too; after `monitor goto` to that write it
+#   finds set_first's.
 # The addresses come from GDB (p &...), the lines from the markers.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "replays recordings"
@@ -129,5 +133,32 @@ expect_re "$out" "^\\\$r13 last changed: .*"
 expect_re "$out" "^   0x[0-9a-f]+:[[:space:]]+mov +%r12,%r13\$"
 expect_re "$out" "^Loaded from 8 bytes at $g_ptr: "
 expect_re "$out" "^#0  (0x[0-9a-f]+ in )?set_ptr \(\) at .*$src:$(line_of $src set_ptr)\$"
+
+
+# `monitor last` over serve --replay: the same write as `last`'s
+pos=$(sed -n 's/^Last write to .*, position \([0-9]*\)$/\1/p' "$out" | head -1)
+server_start --replay "$rec" || finish
+gdb_run "$T_DIR/mon.gdb" -ex "monitor last $g_val 8" -ex "monitor last $g_val 8 --json" \
+    -ex "monitor goto $pos" -ex "monitor last $g_val 8" -ex "monitor last $g_val 0" "$prog"
+kill "$SERVER_PID" 2>/dev/null
+wait "$SERVER_PID" 2>/dev/null
+show "$T_DIR/mon.gdb"
+# hexle N: N's 8 bytes, little-endian, as `monitor last` shows them
+hexle() { local i out=; for i in 0 1 2 3 4 5 6 7; do out+="${out:+ }$(printf '%02x' $((($1 >> (8 * i)) & 255)))"; done; echo "$out"; }
+expect_re "$T_DIR/mon.gdb" "^last write to 8 bytes at $g_val: thread [0-9]+ position $pos \([0-9]+ instructions back\), pc 0x[0-9a-f]+ <set_second\+[0-9]+> at .*$src:$(line_of $src second)\$"
+expect "$T_DIR/mon.gdb" "  old: $(hexle "$A")"
+expect "$T_DIR/mon.gdb" "  new: $(hexle "$B")"
+expect_re "$T_DIR/mon.gdb" "^\{\"addr\": $((g_val)), \"len\": 8, \"found\": true, .*\"position\": $pos, .*\"function\": \"set_second\", .*\"line\": $(line_of $src second), \"old\": \"$(hexle "$A" | tr -d ' ')\", \"new\": \"$(hexle "$B" | tr -d ' ')\"\}\$"
+expect_re "$T_DIR/mon.gdb" "^last write to 8 bytes at $g_val: .*<set_first\+[0-9]+> at .*$src:$(line_of $src first)\$"
+expect "$T_DIR/mon.gdb" "last: expected ADDR LEN (1 to 64 bytes) [--json], got '$g_val 0'."
+
+# `monitor last` over a live serve (it records while GDB drives)
+server_start "$prog" chain "$A" "$B" || finish
+gdb_run "$T_DIR/live.gdb" -ex 'break origin_after' -ex 'continue' \
+    -ex 'python gdb.execute("monitor last " + str(int(gdb.parse_and_eval("(long)&g_val"))) + " 8")' \
+    -ex 'kill' "$prog"
+show "$T_DIR/live.gdb"
+expect_re "$T_DIR/live.gdb" "^last write to 8 bytes at 0x[0-9a-f]+: thread [0-9]+ position [0-9]+ \([0-9]+ instructions back\), pc 0x[0-9a-f]+ <set_second\+[0-9]+> at .*$src:$(line_of $src second)\$"
+expect "$T_DIR/live.gdb" "  new: $(hexle "$B")"
 
 finish
