@@ -1085,6 +1085,7 @@ static const struct command commands[] = {
 	{ "backtrace", "bt", cmd_bt, 0, "backtrace [N]       the call stack, unwound at the position" },
 	{ "where", NULL, cmd_bt, 0, "where               the same as backtrace" },
 	{ "last", NULL, cli_replay_cmd_last, 0, "last [*PTR[@N] | $REG]  back to what last wrote it (again: the write before)" },
+	{ "origin", NULL, cli_replay_cmd_origin, 0, "origin              where the address the instruction here uses came from" },
 	{ "print", "p", cmd_print, 0, "print[/x] EXPR      a register, address or cast: $rax, *(int *)($rbp-20)" },
 	{ "x", NULL, cmd_x, 0, "x/NFU ADDR          memory: N units (b h w g) as x d u c i" },
 	{ "info", "i", cmd_info, 0, "info record | breakpoints | registers [REG...] | threads" },

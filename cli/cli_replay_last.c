@@ -23,6 +23,8 @@
  */
 #include "cli/cli_replay_last.h"
 
+#include "cli/cli_origin.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -30,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_origin.h"
 #include "protocol/rsp_regs.h"
 #include "replay/bundle.h"
 #include "replay/cursor.h"
@@ -111,17 +114,6 @@ static int last_target(struct cli_session *s, const char *expr, struct last_targ
 		return -1;
 	}
 	return 0;
-}
-
-/* The cursor of thread @tid (struct replay_prov_env's lookup). */
-static struct replay_cursor *cursor_of(void *ctx, int64_t tid)
-{
-	struct replay_frontend *f = ctx;
-
-	for (size_t i = 0; i < f->nthreads; i++)
-		if (f->b->threads[i].tid == tid)
-			return f->cur[i];
-	return NULL;
 }
 
 /* The session to position @position of thread @tid, the others to its
@@ -266,7 +258,7 @@ static int last_memory(struct cli_session *s, struct last_target *t)
 
 static int last_register(struct cli_session *s, struct last_target *t)
 {
-	struct replay_prov_env env = { s->f->st, s->f->img, cursor_of, s->f, s->f->interrupt };
+	struct replay_prov_env env = { s->f->st, s->f->img, cli_origin_cursor, s->f, s->f->interrupt };
 	struct replay_cursor *c = replay_frontend_cursor(s->f);
 	const char *name = replay_prov_reg_name(t->slot);
 	struct replay_prov_reg m;
@@ -331,4 +323,12 @@ int cli_replay_cmd_last(struct cli_session *s, const char *args, const struct co
 		return -1;
 	}
 	return t.reg ? last_register(s, &t) : last_memory(s, &t);
+}
+
+int cli_replay_cmd_origin(struct cli_session *s, const char *args, const struct command *c)
+{
+	(void)args;
+	(void)c;
+	fflush(stdout);
+	return cli_origin_print(stdout, s->f, false);
 }

@@ -12,4 +12,8 @@
  * last changed a register); without EXPR, on with the previous one. */
 int cli_replay_cmd_last(struct cli_session *s, const char *args, const struct command *c);
 
+/* origin: where the address the instruction at the position uses came
+ * from (cli/cli_origin.h). */
+int cli_replay_cmd_origin(struct cli_session *s, const char *args, const struct command *c);
+
 #endif

@@ -13,6 +13,9 @@
 #   memset that overwrote table[1].next, called from clobber at
 #   LINE:clobber; a second `last` finds the write before it (the loop that
 #   set table[1].next), a third says there is none.
+  `hindsight run` adds the origin of the bad address to its explanation:
+#   the load in walk from table[1].next (GDB's address), the memset that
+#   wrote it, called from clobber; replay's `origin` at the fault the same.
 # - chain A B: `last` on g_val walks its history (B in set_second, A in
 #   set_first, then its value at the start, 0); `last $r13` at
 #   origin_after finds the move from r12, `last $r12` the load of g_ptr,
@@ -102,6 +105,23 @@ second=$(sed -n '/^Last write/,$p' "$T_DIR/clobber.out" | sed -n '2,$p' | sed -n
 grep -qE "^#0  (0x[0-9a-f]+ in )?clobbered \(\) at .*$src:" <<<"$second" ||
     fail "clobber: the write before the memset is not clobbered()'s loop"
 expect "$T_DIR/clobber.out" "No earlier write to 8 bytes at"
+# hindsight run's explanation goes on to the origin: the register that
+# held the bad address, its load from table[1].next (GDB's address), the
+# memset that wrote it and memset's caller; replay's `origin` at the fault
+# says the same
+next_addr=$(addr_of "$T_DIR/clobber.gdb")
+origin_check()
+{
+    expect "$1" "Where the address came from:"
+    expect_re "$1" "^  rax = 0x4141414141414141 was loaded at $src:$(line_of $src walk) in walk, [0-9,]+ instructions? $2,\$"
+    expect "$1" "      from $next_addr (8 bytes)"
+    expect_re "$1" "^  which [_a-z0-9]*memset[_a-z0-9]* wrote.*, [0-9,]+ instructions $2,\$"
+    expect_re "$1" "^      called from clobber at $src:$(line_of $src clobber), from clobbered at $src:[0-9]+, from main at $src:[0-9]+\$"
+}
+origin_check "$T_DIR/run.err" "before the crash"
+timeout 120 "$HINDSIGHT" replay "$rec" --batch -ex origin >"$T_DIR/origin.out" 2>&1
+show "$T_DIR/origin.out"
+origin_check "$T_DIR/origin.out" back
 
 # ---- chain: the history of g_val, registers ----------------------------------
 A=$(rand_int 100 999)
