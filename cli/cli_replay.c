@@ -212,6 +212,8 @@ int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool 
 		printf("\nStopped after a gap in the trace.\n");
 		cli_replay_print_location(s, NULL, true, false);
 		return 0;
+	case REPLAY_FRONTEND_WATCH:
+		return cli_replay_report_watch(s);
 	case REPLAY_FRONTEND_INTERRUPTED:
 		/* GDB's words for a replay stopped by Ctrl-C (record btrace),
 		 * and its location: the address first unless it starts a
@@ -303,7 +305,7 @@ static int cmd_continue(struct cli_session *s, const char *args, const struct co
 	(void)args;
 	printf("%s.\n", c->arg & REV ? "Continuing backward" : "Continuing");
 	fflush(stdout);
-	r = replay_frontend_continue(s->f, c->arg & REV);
+	r = cli_replay_watch_continue(s, c->arg & REV);
 	if (r >= 0)
 		report_switch(s, from);
 	return cli_replay_report_stop(s, r, NULL, false);
@@ -383,6 +385,7 @@ static int cmd_delete(struct cli_session *s, const char *args, const struct comm
 {
 	char *end;
 	long n = *args ? strtol(args, &end, 10) : 0;
+	bool watched;
 
 	(void)c;
 	if (*args && (*end || n <= 0)) {
@@ -390,7 +393,8 @@ static int cmd_delete(struct cli_session *s, const char *args, const struct comm
 			"Args must be numbers or '$' variables.\n");
 		return -1;
 	}
-	if (replay_frontend_break_delete(s->f, (int)n) < 0) {
+	watched = cli_replay_watch_delete(s, (int)n);
+	if (replay_frontend_break_delete(s->f, (int)n) < 0 && !watched) {
 		fprintf(stderr, "No breakpoint number %ld.\n", n);
 		return -1;
 	}
@@ -402,7 +406,8 @@ static int cmd_info_breaks(struct cli_session *s)
 	struct replay_frontend *f = s->f;
 
 	if (!f->nbreaks) {
-		printf("No breakpoints or watchpoints.\n");
+		if (!cli_replay_info_watches(s, true))
+			printf("No breakpoints or watchpoints.\n");
 		return 0;
 	}
 	printf("Num     Type           Disp Enb Address            What\n");
@@ -424,6 +429,7 @@ static int cmd_info_breaks(struct cli_session *s)
 			printf("\tbreakpoint already hit %" PRIu64 " time%s\n", bp->hits,
 			       bp->hits == 1 ? "" : "s");
 	}
+	cli_replay_info_watches(s, false);
 	return 0;
 }
 
@@ -1068,6 +1074,9 @@ static int cmd_help(struct cli_session *s, const char *args, const struct comman
 
 static const struct command commands[] = {
 	{ "break", "b", cmd_break, 0, "break FUNC | FILE:LINE | LINE | *ADDR  set a breakpoint" },
+	{ "watch", NULL, cli_replay_cmd_watch, 0, "watch [-l] *PTR[@N]  stop where a write changes it (both directions)" },
+	{ "rwatch", NULL, cli_replay_cmd_watch, 1, "rwatch              (reads are not recorded: refused)" },
+	{ "awatch", NULL, cli_replay_cmd_watch, 2, "awatch              (reads are not recorded: refused)" },
 	{ "delete", "d", cmd_delete, 0, "delete [N]          delete breakpoint N (all without N)" },
 	{ "continue", "c", cmd_continue, FWD, "continue            run forward to a breakpoint or the end" },
 	{ "reverse-continue", "rc", cmd_continue, REV, "reverse-continue    run backward to a breakpoint or the beginning" },

@@ -44,17 +44,7 @@
 
 #define STACK_MAX 16               /* frames shown at a write */
 
-/* What `last` follows: a register of the current thread or a range. */
-struct last_target {
-	bool reg;
-	int slot;                  /* enum rsp_user_slot */
-	uint64_t addr;
-	size_t len;
-	bool is_signed;
-	char what[160];            /* as typed */
-};
-
-static struct last_target prev;    /* what `last` alone goes on with */
+static struct cli_last_target prev;    /* what `last` alone goes on with */
 static bool have_prev;
 
 /* The register $NAME names (64-bit, or $pc / $sp / $fp), or -1. */
@@ -72,10 +62,7 @@ static int reg_slot(const char *name)
 	return r < 0 || rsp_reg_descs[r].size != 8 ? -1 : (int)rsp_reg_descs[r].user;
 }
 
-/* EXPR into what to follow: the one step the C expressions will replace
- * (an lvalue's address and size). 0, or -1 with GDB's kind of message in
- * @err. */
-static int last_target(struct cli_session *s, const char *expr, struct last_target *t,
+int cli_replay_last_target(struct cli_session *s, const char *expr, struct cli_last_target *t,
 		       char *err, size_t errsize)
 {
 	struct replay_expr_value v;
@@ -134,7 +121,7 @@ static int move_to(struct cli_session *s, int64_t tid, uint64_t position)
 
 /* @n bytes as the value of @t: an integer of 1, 2, 4 or 8 bytes, else
  * GDB's {0x41, ...}. */
-static void print_bytes(const struct last_target *t, const uint8_t *b, size_t n)
+void cli_replay_print_target_value(const struct cli_last_target *t, const uint8_t *b, size_t n)
 {
 	uint64_t v = 0;
 
@@ -201,7 +188,7 @@ static void print_ago(uint64_t now, uint64_t time)
 	printf("%" PRIu64 " instruction%s back", d, d == 1 ? "" : "s");
 }
 
-static int last_memory(struct cli_session *s, struct last_target *t)
+static int last_memory(struct cli_session *s, struct cli_last_target *t)
 {
 	struct replay_prov_write w;
 	uint8_t old[REPLAY_PROV_MAX], now_b[REPLAY_PROV_MAX];
@@ -222,7 +209,7 @@ static int last_memory(struct cli_session *s, struct last_target *t)
 		       t->len == 1 ? "" : "s", t->addr);
 		if (replay_frontend_read(s->f, t->addr, now_b, t->len) == (int)t->len) {
 			printf(": they held ");
-			print_bytes(t, now_b, t->len);
+			cli_replay_print_target_value(t, now_b, t->len);
 			printf(" from its start.\n");
 		} else {
 			printf(", and it never saw their value.\n");
@@ -246,9 +233,9 @@ static int last_memory(struct cli_session *s, struct last_target *t)
 		if (w.after_status[i] == REPLAY_STATE_KNOWN)
 			now_b[i] = w.after[i];
 	printf("Old value = ");
-	print_bytes(t, old, t->len);
+	cli_replay_print_target_value(t, old, t->len);
 	printf("\nNew value = ");
-	print_bytes(t, now_b, t->len);
+	cli_replay_print_target_value(t, now_b, t->len);
 	printf("%s\n", memcmp(old, now_b, t->len) ? "" : " (unchanged: the same bytes written)");
 	print_stack(s);
 	prev = *t;
@@ -256,7 +243,7 @@ static int last_memory(struct cli_session *s, struct last_target *t)
 	return 0;
 }
 
-static int last_register(struct cli_session *s, struct last_target *t)
+static int last_register(struct cli_session *s, struct cli_last_target *t)
 {
 	struct replay_prov_env env = { s->f->st, s->f->img, cli_origin_cursor, s->f, s->f->interrupt };
 	struct replay_cursor *c = replay_frontend_cursor(s->f);
@@ -295,7 +282,7 @@ static int last_register(struct cli_session *s, struct last_target *t)
 		printf("Loaded from %u bytes at 0x%" PRIx64, m.mem_len, m.mem_addr);
 		print_name(s, m.mem_addr);
 		printf(": `last` goes on with them.\n");
-		prev = (struct last_target){ false, 0, m.mem_addr, m.mem_len, false, "" };
+		prev = (struct cli_last_target){ false, 0, m.mem_addr, m.mem_len, false, "" };
 		snprintf(prev.what, sizeof(prev.what), "loaded by 0x%" PRIx64, m.ip);
 	} else {
 		prev = *t;
@@ -307,7 +294,7 @@ static int last_register(struct cli_session *s, struct last_target *t)
 
 int cli_replay_cmd_last(struct cli_session *s, const char *args, const struct command *c)
 {
-	struct last_target t;
+	struct cli_last_target t;
 	char err[256];
 
 	(void)c;
@@ -318,7 +305,7 @@ int cli_replay_cmd_last(struct cli_session *s, const char *args, const struct co
 			return -1;
 		}
 		t = prev;
-	} else if (last_target(s, args, &t, err, sizeof(err)) < 0) {
+	} else if (cli_replay_last_target(s, args, &t, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}

@@ -76,6 +76,7 @@ struct replay_frontend {
 	int next_break;
 	volatile sig_atomic_t *interrupt;
 	void *images;              /* frontend_break.c's DWARF images */
+	uint64_t watch_addr;       /* the watchpoint of the last _WATCH stop */
 };
 
 /* How a move ended. */
@@ -86,6 +87,7 @@ enum replay_frontend_stop {
 	REPLAY_FRONTEND_BEGIN,     /* at the beginning of the history */
 	REPLAY_FRONTEND_END,       /* at the end */
 	REPLAY_FRONTEND_INTERRUPTED,
+	REPLAY_FRONTEND_WATCH,     /* at a watched write (continue: f->watch_addr's) */
 };
 
 /* Opens the recording @dir (a hindsight bundle, an LLDB bundle or its
