@@ -198,7 +198,7 @@ static int last_memory(struct cli_session *s, struct cli_last_target *t)
 	if (replay_timeline_time(s->f->tl, &now) < 0)
 		return fprintf(stderr, "last: the recording has no state log (a hardware trace "
 			       "records no writes).\n"), -1;
-	r = replay_prov_write_before(s->f->st, t->addr, t->len, now, &w);
+	r = replay_prov_change_before(s->f->st, t->addr, t->len, now, &w);
 	if (r == -ENODATA) {
 		fprintf(stderr, "last: the state log was cut short: a write after where it ends "
 			"cannot be ruled out.\n");

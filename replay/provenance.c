@@ -53,6 +53,30 @@ int replay_prov_write_before(const struct replay_state *st, uint64_t addr, size_
 	return 0;
 }
 
+/* Whether @w changed the bytes asked: a byte known on one side only, or
+ * known on both with another value. */
+static bool changes(const struct replay_prov_write *w)
+{
+	for (size_t i = 0; i < w->len; i++)
+		if (w->before_status[i] != w->after_status[i] ||
+		    (w->after_status[i] == REPLAY_STATE_KNOWN && w->before[i] != w->after[i]) ||
+		    w->after_status[i] != REPLAY_STATE_KNOWN)
+			return true;
+	return false;
+}
+
+int replay_prov_change_before(const struct replay_state *st, uint64_t addr, size_t len,
+			      uint64_t time, struct replay_prov_write *out)
+{
+	for (;;) {
+		int r = replay_prov_write_before(st, addr, len, time, out);
+
+		if (r < 0 || changes(out) || !out->time)
+			return r;
+		time = out->time - 1;
+	}
+}
+
 /* ---- instructions ----------------------------------------------------------- */
 
 /* The state slot of Zydis's register @reg (its 64-bit enclosing one). */
@@ -285,7 +309,7 @@ static int store_link(const struct replay_prov_env *env, const struct replay_pro
 		      struct replay_prov_link *k, int *reg, int64_t *tid, uint64_t *pos)
 {
 	struct replay_insn in;
-	int r = replay_prov_write_before(env->st, l->mem_addr,
+	int r = replay_prov_change_before(env->st, l->mem_addr,
 					 l->mem_len < REPLAY_PROV_MAX ? l->mem_len : REPLAY_PROV_MAX,
 					 l->mem_time, &k->store);
 

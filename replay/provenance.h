@@ -4,8 +4,9 @@
  *
  * - Memory: the last logged write overlapping a range before a logical
  *   time, in any thread, with the range's bytes just before and just
- *   after it; asked again from that write's time, the one before it, and
- *   so on back through the value's history.
+ *   after it (or the last that changed them); asked again from that
+ *   write's time, the one before it, and so on back through the value's
+ *   history.
  * - A register at a position: the instruction that last changed it (the
  *   state log's registers compared position by position, backward in
  *   windows), decoded; when it read memory (a load, a pop), the address
@@ -61,6 +62,12 @@ struct replay_prov_write {
  * could not see changed), -ENODATA (a state log cut short may hold it). */
 int replay_prov_write_before(const struct replay_state *st, uint64_t addr, size_t len,
 			     uint64_t time, struct replay_prov_write *out);
+
+/* The same, passing over writes that left the asked bytes as they were
+ * (a register save area written whole, a value stored again): the last
+ * change, where GDB's watchpoints and UDB's `last` stop. Same returns. */
+int replay_prov_change_before(const struct replay_state *st, uint64_t addr, size_t len,
+			      uint64_t time, struct replay_prov_write *out);
 
 /* An instruction's memory operand (the first that is a real memory
  * access, not an lea), from the registers @gp before it ran. */

@@ -405,7 +405,7 @@ static int cmd_last(const struct replay_monitor_ctx *m, const char *args, struct
 	if (!m->st || !m->tl || replay_timeline_time(m->tl, &now) < 0)
 		return rsp_buf_puts(out, "last: the recording has no state log (a hardware trace "
 				    "records no writes).\n");
-	r = replay_prov_write_before(m->st, addr, (size_t)len, now, &w);
+	r = replay_prov_change_before(m->st, addr, (size_t)len, now, &w);
 	if (r == -ENODATA)
 		return rsp_buf_puts(out, json ? "{\"found\": null, \"why\": \"state log cut short\"}\n"
 				    : "last: the state log was cut short: a write after where it "

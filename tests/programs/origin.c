@@ -1,7 +1,8 @@
 /*
  * origin.c: values with a history, for `last` and the crash's origin
  * (replay/provenance.h). Usage: origin MODE [A B]
- *   chain A B  g_val becomes A in set_first, then B in set_second; g_ptr
+ *   chain A B  g_val becomes A in set_first, then B in set_second (which
+ *              set_again writes again, changing nothing); g_ptr
  *              is set in set_ptr and loaded through r12 -> r13 at the
  *              labels origin_load / origin_use (inline assembly, so the
  *              instructions are known exactly)
@@ -30,6 +31,11 @@ __attribute__((noinline)) static void set_second(long v)
 	g_val = v; /* LINE:second */
 }
 
+__attribute__((noinline)) static void set_again(long v)
+{
+	g_val = v; /* LINE:again */
+}
+
 __attribute__((noinline)) static void set_ptr(void)
 {
 	g_ptr = &g_target; /* LINE:set_ptr */
@@ -41,6 +47,7 @@ static long chain(long a, long b)
 
 	set_first(a);
 	set_second(b);
+	set_again(b);
 	set_ptr();
 	__asm__ volatile(".globl origin_load\norigin_load:\n\t"
 			 "movq g_ptr(%%rip), %%r12\n\t"

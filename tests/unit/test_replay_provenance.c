@@ -5,8 +5,9 @@
  * independent source).
  *
  * - chain A B (A, B picked here): the last write to g_val before the end
- *   is in set_second (before A, after B), the one before it in set_first
- *   (before 0, after A), and before that there is none.
+ *   is set_again's (B again), the last change set_second's (before A,
+ *   after B), the one before it in set_first (before 0, after A), and
+ *   before that there is none.
  * - r13 at origin_after was last changed by the move from r12 between the
  *   labels origin_load and origin_use; r12 by the load at origin_load,
  *   which read 8 bytes at g_ptr and gave the address of g_target.
@@ -185,7 +186,11 @@ static void test_write_walk(void **state)
 	(void)state;
 
 	assert_int_equal(replay_timeline_time(f->tl, &now), 0);
+	/* the last write wrote B again; the last change is set_second's */
 	assert_int_equal(replay_prov_write_before(f->st, g, 8, now, &w1), 0);
+	assert_true(in_function("set_again", ip_of(f, w1.position)));
+	assert_memory_equal(w1.before, w1.after, 8);
+	assert_int_equal(replay_prov_change_before(f->st, g, 8, now, &w1), 0);
 	memcpy(&before, w1.before, 8);
 	memcpy(&after, w1.after, 8);
 	assert_int_equal(after, val_b);
@@ -200,9 +205,11 @@ static void test_write_walk(void **state)
 	assert_true(in_function("set_first", ip_of(f, w2.position)));
 	assert_int_equal(replay_prov_write_before(f->st, g, 8, w2.time - 1, &w3), -ENOENT);
 	/* a byte in the middle of the value: the same writes */
-	assert_int_equal(replay_prov_write_before(f->st, g + 3, 1, now, &w3), 0);
+	assert_int_equal(replay_prov_write_before(f->st, g + 1, 1, now, &w3), 0);
+	assert_true(in_function("set_again", ip_of(f, w3.position)));
+	assert_int_equal(replay_prov_change_before(f->st, g + 1, 1, now, &w3), 0);
 	assert_int_equal(w3.position, w1.position);
-	assert_int_equal(w3.after[0], (uint8_t)(val_b >> 24));
+	assert_int_equal(w3.after[0], (uint8_t)(val_b >> 8));
 	assert_int_equal(replay_prov_write_before(f->st, g, 0, now, &w3), -EINVAL);
 	replay_frontend_free(f);
 }
