@@ -16,14 +16,16 @@
   `hindsight run` adds the origin of the bad address to its explanation:
 #   the load in walk from table[1].next (GDB's address), the memset that
 #   wrote it, called from clobber; replay's `origin` at the fault the same.
-# - chain A B: `last` on g_val walks its history (B in set_second, A in
+# - chain A B (recorded in software: LLDB 14 dies connecting to a
+#   Valgrind recording): `last` on g_val walks its history (B in set_second, A in
 #   set_first, then its value at the start, 0); `last $r13` at
 #   origin_after finds the move from r12, `last $r12` the load of g_ptr,
 #   and `last` alone the store in set_ptr.
 # - `monitor last ADDR LEN` (and --json) over serve --replay names the
 #   same writer as `last` (set_second, B), and over a live `serve`
 #   stopped at origin_after too; after `monitor goto` to that write it
-#   finds set_first's.
+#   finds set_first's; LLDB's `process plugin packet monitor last` gets
+#   GDB's answer.
 # The addresses come from GDB (p &...), the lines from the markers.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "replays recordings"
@@ -127,7 +129,7 @@ origin_check "$T_DIR/origin.out" back
 A=$(rand_int 100 999)
 B=$(rand_int 1000 9999)
 rec=$T_DIR/chain
-"$HINDSIGHT" record -o "$rec" -- "$prog" chain "$A" "$B" >"$T_DIR/chain.rec" 2>&1
+"$HINDSIGHT" record --record=sw -o "$rec" -- "$prog" chain "$A" "$B" >"$T_DIR/chain.rec" 2>&1
 expect "$T_DIR/chain.rec" "chain $((B + 7))"
 server_start --replay "$rec" || finish
 gdb_run "$T_DIR/chain.gdb" -ex 'p/x (long)&g_val' -ex 'p/x (long)&g_ptr' -ex 'p/x (long)&origin_after' \
@@ -171,6 +173,16 @@ expect "$T_DIR/mon.gdb" "  new: $(hexle "$B")"
 expect_re "$T_DIR/mon.gdb" "^\{\"addr\": $((g_val)), \"len\": 8, \"found\": true, .*\"position\": $pos, .*\"function\": \"set_second\", .*\"line\": $(line_of $src second), \"old\": \"$(hexle "$A" | tr -d ' ')\", \"new\": \"$(hexle "$B" | tr -d ' ')\"\}\$"
 expect_re "$T_DIR/mon.gdb" "^last write to 8 bytes at $g_val: .*<set_first\+[0-9]+> at .*$src:$(line_of $src first)\$"
 expect "$T_DIR/mon.gdb" "last: expected ADDR LEN (1 to 64 bytes) [--json], got '$g_val 0'."
+
+# LLDB's way to it: the same answer
+if command -v lldb >/dev/null 2>&1; then
+    server_start --replay "$rec" || finish
+    lldb_run "$T_DIR/mon.lldb" "$prog" -o "process plugin packet monitor last $g_val 8"
+    kill "$SERVER_PID" 2>/dev/null
+    wait "$SERVER_PID" 2>/dev/null
+    show "$T_DIR/mon.lldb"
+    expect "$T_DIR/mon.lldb" "$(grep -m1 '^last write to' "$T_DIR/mon.gdb")"
+fi
 
 # `monitor last` over a live serve (it records while GDB drives)
 server_start "$prog" chain "$A" "$B" || finish
