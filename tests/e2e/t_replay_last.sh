@@ -16,6 +16,9 @@
   `hindsight run` adds the origin of the bad address to its explanation:
 #   the load in walk from table[1].next (GDB's address), the memset that
 #   wrote it, called from clobber; replay's `origin` at the fault the same.
+# - thread (`hindsight run`): main dies dereferencing a pointer a second
+#   thread stored: the origin names worker at LINE:worker; `last` on the
+#   pointer switches to that thread, at GDB's watch -l stop.
 # - chain A B (recorded in software: LLDB 14 dies connecting to a
 #   Valgrind recording): `last` on g_val walks its history (B in set_second, A in
 #   set_first, then its value at the start, 0); `last $r13` at
@@ -124,6 +127,19 @@ origin_check "$T_DIR/run.err" "before the crash"
 timeout 120 "$HINDSIGHT" replay "$rec" --batch -ex origin >"$T_DIR/origin.out" 2>&1
 show "$T_DIR/origin.out"
 origin_check "$T_DIR/origin.out" back
+
+# ---- thread: the bad pointer stored by another thread ------------------------
+rec=$T_DIR/thread
+timeout 120 "$HINDSIGHT" run -o "$rec" -- "$prog" thread >"$T_DIR/trun.out" 2>"$T_DIR/trun.err"
+expect_eq "exit status of run thread" "$?" 139
+show "$T_DIR/trun.err"
+expect_re "$T_DIR/trun.err" "^  rax = 0x18 was loaded at $src:$(line_of $src thread_crash) in threaded, [0-9,]+ instructions? before the crash,\$"
+expect_re "$T_DIR/trun.err" "^  which worker wrote at $src:$(line_of $src worker), [0-9,]+ instructions before the crash,\$"
+compare thread "$rec" "" "g_shared" long
+grep -q "^\[Switching to thread 2 " "$T_DIR/thread.out" || fail "thread: last did not switch to the worker"
+first=$(sed -n '/^Last write/,/^Last write\|^No earlier/p' "$T_DIR/thread.out" | head -8)
+grep -qE "^#0  (0x[0-9a-f]+ in )?worker \(\) at .*$src:$(line_of $src worker)\$" <<<"$first" ||
+    fail "thread: the last write to g_shared is not worker's"
 
 # ---- chain: the history of g_val, registers ----------------------------------
 A=$(rand_int 100 999)

@@ -11,8 +11,11 @@
  *   clobber    a memset past table[1].name overwrites table[2].next, which
  *              walk() dereferences: SIGSEGV
  *   smash      a strcpy past a struct's buffer overwrites its neighbour
+ *   thread     a second thread (worker) stores a bad pointer that main,
+ *              after joining it, dereferences: SIGSEGV
  * Lines a test needs are tagged with LINE: markers.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +135,26 @@ __attribute__((noinline)) static long smash(const char *s)
 	return f.saved; /* LINE:smash_read */
 }
 
+static long *g_shared;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	g_shared = (long *)0x18; /* LINE:worker */
+	return NULL;
+}
+
+static long threaded(void)
+{
+	pthread_t t;
+	long v = 1;
+
+	g_shared = &v;
+	pthread_create(&t, NULL, worker, NULL);
+	pthread_join(t, NULL);
+	return *g_shared; /* LINE:thread_crash */
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "chain";
@@ -143,6 +166,8 @@ int main(int argc, char **argv)
 		r = uaf();
 	else if (!strcmp(mode, "clobber"))
 		r = clobbered();
+	else if (!strcmp(mode, "thread"))
+		r = threaded();
 	else if (!strcmp(mode, "smash"))
 		r = smash("0123456789abcde");
 	printf("%s %ld\n", mode, r);
