@@ -177,7 +177,8 @@ static void print_end(FILE *out, const struct replay_prov_origin *o)
 	else if (o->end == -ENODATA)
 		fprintf(out, "  (the state log was cut short: the rest is not known)\n");
 	else if (o->end == -E2BIG)
-		fprintf(out, "  (and so on: the chain is longer than %d steps)\n", REPLAY_PROV_LINKS);
+		fprintf(out, "  (and so on: the chain is longer than %d steps)\n",
+			REPLAY_PROV_LINKS);
 }
 
 int cli_origin_print(FILE *out, struct replay_frontend *f, bool crash)

@@ -111,8 +111,8 @@ static int move_to(struct cli_session *s, int64_t tid, uint64_t position)
 		if (s->f->b->threads[i].tid != tid)
 			continue;
 		if (i != s->f->current)
-			printf("[Switching to thread %zu (Thread %" PRId64 ".%" PRId64 ")]\n", i + 1,
-			       s->f->b->pid, tid);
+			printf("[Switching to thread %zu (Thread %" PRId64 ".%" PRId64 ")]\n",
+			       i + 1, s->f->b->pid, tid);
 		s->f->current = i;
 		return replay_frontend_goto(s->f, position);
 	}
@@ -245,7 +245,8 @@ static int last_memory(struct cli_session *s, struct cli_last_target *t)
 
 static int last_register(struct cli_session *s, struct cli_last_target *t)
 {
-	struct replay_prov_env env = { s->f->st, s->f->img, cli_origin_cursor, s->f, s->f->interrupt };
+	struct replay_prov_env env = { s->f->st, s->f->img, cli_origin_cursor, s->f,
+				       s->f->interrupt };
 	struct replay_cursor *c = replay_frontend_cursor(s->f);
 	const char *name = replay_prov_reg_name(t->slot);
 	struct replay_prov_reg m;
@@ -253,7 +254,8 @@ static int last_register(struct cli_session *s, struct cli_last_target *t)
 	int r;
 
 	if (!s->f->st)
-		return fprintf(stderr, "last: the recording has no registers (no state log).\n"), -1;
+		return fprintf(stderr, "last: the recording has no registers (no state "
+			       "log).\n"), -1;
 	replay_timeline_time(s->f->tl, &now);
 	r = replay_prov_reg_origin(&env, replay_frontend_tid(s->f), t->slot,
 				   replay_cursor_position(c), &m);

@@ -309,9 +309,8 @@ static int store_link(const struct replay_prov_env *env, const struct replay_pro
 		      struct replay_prov_link *k, int *reg, int64_t *tid, uint64_t *pos)
 {
 	struct replay_insn in;
-	int r = replay_prov_change_before(env->st, l->mem_addr,
-					 l->mem_len < REPLAY_PROV_MAX ? l->mem_len : REPLAY_PROV_MAX,
-					 l->mem_time, &k->store);
+	size_t len = l->mem_len < REPLAY_PROV_MAX ? l->mem_len : REPLAY_PROV_MAX;
+	int r = replay_prov_change_before(env->st, l->mem_addr, len, l->mem_time, &k->store);
 
 	if (r < 0)
 		return r;

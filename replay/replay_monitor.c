@@ -32,7 +32,7 @@ static const char help_text[] =
 	"  record-info  Show the recorder, instructions, threads, gaps and bytes.\n"
 	"  history [RANGE] [/m /s /r /f /p]  Instruction history (record instruction-history).\n"
 	"  calls [RANGE] [/i /l /c]          Function-call history (record function-call-history).\n"
-	"  last ADDR LEN [--json]  The last write to LEN bytes at ADDR before now, in any thread.\n";
+	"  last ADDR LEN [--json]  The last change of LEN bytes at ADDR before now.\n";
 
 static struct replay_cursor *cursor(const struct replay_monitor_ctx *m)
 {
@@ -354,8 +354,8 @@ static int last_text(struct rsp_buf *out, const struct replay_prov_write *w, uin
 	err = err ? err : put_bytes(out, w->before, w->before_status, w->len);
 	err = err ? err : rsp_buf_puts(out, "\n  new: ");
 	err = err ? err : put_bytes(out, w->after, w->after_status, w->len);
-	return err ? err : rsp_buf_printf(out, "\n(`monitor goto %" PRIu64 "` in that thread goes to "
-					  "it: the state before the write)\n", w->position);
+	return err ? err : rsp_buf_printf(out, "\n(`monitor goto %" PRIu64 "` in that thread "
+					  "goes to it: the state before the write)\n", w->position);
 }
 
 /* No write before @now: the bytes as the log knows them, or not. */
@@ -372,8 +372,8 @@ static int last_none(const struct replay_monitor_ctx *m, struct rsp_buf *out, ui
 		err = rsp_buf_printf(out, "{\"addr\": %" PRIu64 ", \"len\": %zu, \"found\": false, "
 				     "\"value\": %s", addr, len, known ? "\"" : "null");
 	else
-		err = rsp_buf_printf(out, "no write to %zu bytes at 0x%" PRIx64 " before now in the "
-				     "recording: %s", len, addr, known ? "they held " :
+		err = rsp_buf_printf(out, "no write to %zu bytes at 0x%" PRIx64 " before now in "
+				     "the recording: %s", len, addr, known ? "they held " :
 				     "the recording never saw their value (memory of the program's "
 				     "files is as mapped)");
 	if (!err && known)
@@ -407,9 +407,9 @@ static int cmd_last(const struct replay_monitor_ctx *m, const char *args, struct
 				    "records no writes).\n");
 	r = replay_prov_change_before(m->st, addr, (size_t)len, now, &w);
 	if (r == -ENODATA)
-		return rsp_buf_puts(out, json ? "{\"found\": null, \"why\": \"state log cut short\"}\n"
-				    : "last: the state log was cut short: a write after where it "
-				      "ends cannot be ruled out.\n");
+		return rsp_buf_puts(out, json ? "{\"found\": null, \"why\": \"state log cut "
+				    "short\"}\n" : "last: the state log was cut short: a write "
+				    "after where it ends cannot be ruled out.\n");
 	if (r < 0)
 		return last_none(m, out, addr, (size_t)len, now, json);
 	writer_where(m, &w, &pc, &sym);

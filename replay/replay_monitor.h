@@ -6,7 +6,7 @@
  *   record-info             recorder, instructions, threads, gaps, bytes
  *   history [RANGE] [/msrfp]  GDB's record instruction-history
  *   calls [RANGE] [/ilc]    GDB's record function-call-history
- *   last ADDR LEN [--json]  the last write to [ADDR, ADDR + LEN) before the
+ *   last ADDR LEN [--json]  the last write changing [ADDR, ADDR + LEN) before the
  *                           current time, in any thread: where, when, the
  *                           bytes before and after (replay/provenance.h)
  *
