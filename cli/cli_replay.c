@@ -24,6 +24,7 @@
  */
 #include "cli/cli_replay.h"
 #include "cli/cli_replay_int.h"
+#include "cli/cli_replay_last.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -204,6 +205,8 @@ int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool 
 		printf("\nStopped after a gap in the trace.\n");
 		cli_replay_print_location(s, NULL, true, false);
 		return 0;
+	case REPLAY_FRONTEND_WATCH:
+		return cli_replay_report_watch(s);
 	case REPLAY_FRONTEND_INTERRUPTED:
 		/* GDB's words for a replay stopped by Ctrl-C (record btrace),
 		 * and its location: the address first unless it starts a
@@ -295,7 +298,7 @@ static int cmd_continue(struct cli_session *s, const char *args, const struct co
 	(void)args;
 	printf("%s.\n", c->arg & REV ? "Continuing backward" : "Continuing");
 	fflush(stdout);
-	r = replay_frontend_continue(s->f, c->arg & REV);
+	r = cli_replay_watch_continue(s, c->arg & REV);
 	if (r >= 0)
 		report_switch(s, from);
 	return cli_replay_report_stop(s, r, NULL, false);
@@ -334,6 +337,7 @@ static int cmd_delete(struct cli_session *s, const char *args, const struct comm
 {
 	char *end;
 	long n = *args ? strtol(args, &end, 10) : 0;
+	bool watched;
 
 	(void)c;
 	if (*args && (*end || n <= 0)) {
@@ -341,7 +345,8 @@ static int cmd_delete(struct cli_session *s, const char *args, const struct comm
 			"Args must be numbers or '$' variables.\n");
 		return -1;
 	}
-	if (replay_frontend_break_delete(s->f, (int)n) < 0) {
+	watched = cli_replay_watch_delete(s, (int)n);
+	if (replay_frontend_break_delete(s->f, (int)n) < 0 && !watched) {
 		fprintf(stderr, "No breakpoint number %ld.\n", n);
 		return -1;
 	}
@@ -770,7 +775,8 @@ static int cmd_thread(struct cli_session *s, const char *args, const struct comm
 /* `info record` through the monitor's command. */
 static int monitor(struct cli_session *s, const char *cmd)
 {
-	struct replay_monitor_ctx m = { s->f->b, s->f->cur, s->f->current, &s->f->sym, s->f->st };
+	struct replay_monitor_ctx m = { s->f->b, s->f->cur, s->f->current, &s->f->sym, s->f->st,
+					 s->f->tl };
 	struct rsp_buf out;
 	int rc;
 
@@ -1000,6 +1006,9 @@ static const struct command commands[] = {
 	{ "disable", NULL, cli_replay_cmd_enable, CLI_BREAK_DISABLE, "disable [N...]      disable breakpoints (all without N)" },
 	{ "condition", NULL, cli_replay_cmd_condition, 0, "condition N [EXPR]  stop at breakpoint N only if EXPR is nonzero" },
 	{ "ignore", NULL, cli_replay_cmd_ignore, 0, "ignore N COUNT      do not stop at breakpoint N the next COUNT times" },
+	{ "watch", NULL, cli_replay_cmd_watch, 0, "watch [-l] *PTR[@N]  stop where a write changes it (both directions)" },
+	{ "rwatch", NULL, cli_replay_cmd_watch, 1, "rwatch              (reads are not recorded: refused)" },
+	{ "awatch", NULL, cli_replay_cmd_watch, 2, "awatch              (reads are not recorded: refused)" },
 	{ "delete", "d", cmd_delete, 0, "delete [N]          delete breakpoint N (all without N)" },
 	{ "continue", "c", cmd_continue, FWD, "continue            run forward to a breakpoint or the end" },
 	{ "reverse-continue", "rc", cmd_continue, REV, "reverse-continue    run backward to a breakpoint or the beginning" },
@@ -1021,6 +1030,8 @@ static const struct command commands[] = {
 	{ "frame", "f", cli_replay_cmd_frame, CLI_FRAME_SELECT, "frame [N]           select frame N and show it" },
 	{ "up", NULL, cli_replay_cmd_frame, CLI_FRAME_UP, "up [N]              select the frame N levels up" },
 	{ "down", "do", cli_replay_cmd_frame, CLI_FRAME_DOWN, "down [N]            select the frame N levels down" },
+	{ "last", NULL, cli_replay_cmd_last, 0, "last [*PTR[@N] | $REG]  back to what last wrote it (again: the write before)" },
+	{ "origin", NULL, cli_replay_cmd_origin, 0, "origin              where the address the instruction here uses came from" },
 	{ "print", "p", cmd_print, 0, "print[/x] EXPR      a register, address or cast: $rax, *(int *)($rbp-20)" },
 	{ "x", NULL, cmd_x, 0, "x/NFU ADDR          memory: N units (b h w g) as x d u c i" },
 	{ "info", "i", cmd_info, 0, "info record | breakpoints | registers [REG...] | threads" },

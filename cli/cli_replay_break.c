@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_replay_last.h"
 #include "replay/frontend.h"
 #include "replay/frontend_break.h"
 
@@ -217,12 +218,14 @@ static void info_break(struct cli_session *s, const struct replay_frontend_break
 int cli_replay_info_breaks(struct cli_session *s)
 {
 	if (!s->f->nbreaks) {
-		printf("No breakpoints or watchpoints.\n");
+		if (!cli_replay_info_watches(s, true))
+			printf("No breakpoints or watchpoints.\n");
 		return 0;
 	}
 	printf("Num     Type           Disp Enb Address            What\n");
 	for (size_t i = 0; i < s->f->nbreaks; i++)
 		info_break(s, &s->f->breaks[i]);
+	cli_replay_info_watches(s, false);
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli_origin.h"
 #include "cli/cli_record.h"
 #include "replay/bundle.h"
 #include "replay/cursor.h"
@@ -158,6 +159,8 @@ static int cli_run_explain(const char *dir, int signo)
 						  replay_dwarf_symbols_cfi, ds, e);
 			if (rc == 0)
 				replay_explain_print(stderr, e, signo);
+			if (rc == 0 && st)
+				cli_origin_explain(stderr, dir);
 		}
 		if (rc < 0 && !err[0])
 			snprintf(err, sizeof(err), "%s", strerror(-rc));

@@ -523,6 +523,9 @@ int replay_frontend_continue(struct replay_frontend *f, bool reverse)
 	case REPLAY_CURSOR_BEGIN: return REPLAY_FRONTEND_BEGIN;
 	case REPLAY_CURSOR_END: return REPLAY_FRONTEND_END;
 	case REPLAY_CURSOR_INTERRUPTED: return REPLAY_FRONTEND_INTERRUPTED;
+	case REPLAY_TIMELINE_STOP_WATCH:
+		f->watch_addr = stop.watch_addr;
+		return REPLAY_FRONTEND_WATCH;
 	default: return REPLAY_FRONTEND_DONE;
 	}
 }

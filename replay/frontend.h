@@ -93,6 +93,7 @@ struct replay_frontend {
 	 * (replay_frontend_cond_default); the one place to change it. */
 	replay_frontend_cond_fn cond_eval;
 	int stopped_break;         /* the breakpoint the last stop was for, or 0 */
+	uint64_t watch_addr;       /* the watchpoint of the last _WATCH stop */
 };
 
 /* How a move ended. */
@@ -103,6 +104,7 @@ enum replay_frontend_stop {
 	REPLAY_FRONTEND_BEGIN,     /* at the beginning of the history */
 	REPLAY_FRONTEND_END,       /* at the end */
 	REPLAY_FRONTEND_INTERRUPTED,
+	REPLAY_FRONTEND_WATCH,     /* at a watched write (continue: f->watch_addr's) */
 };
 
 /* Opens the recording @dir (a hindsight bundle, an LLDB bundle or its

@@ -19,7 +19,10 @@
 #include "replay/decode.h"
 #include "replay/history_format.h"
 #include "replay/index.h"
+#include "replay/provenance.h"
 #include "replay/state.h"
+#include "replay/symbols.h"
+#include "replay/timeline.h"
 
 #define LISTING_SIZE 10
 
@@ -28,7 +31,8 @@ static const char help_text[] =
 	"  goto N       Move the current thread to position N of its history.\n"
 	"  record-info  Show the recorder, instructions, threads, gaps and bytes.\n"
 	"  history [RANGE] [/m /s /r /f /p]  Instruction history (record instruction-history).\n"
-	"  calls [RANGE] [/i /l /c]          Function-call history (record function-call-history).\n";
+	"  calls [RANGE] [/i /l /c]          Function-call history (record function-call-history).\n"
+	"  last ADDR LEN [--json]  The last change of LEN bytes at ADDR before now.\n";
 
 static struct replay_cursor *cursor(const struct replay_monitor_ctx *m)
 {
@@ -273,6 +277,145 @@ static int cmd_calls(const struct replay_monitor_ctx *m, const char *args, struc
 	return f ? text_close(f, &text, &len, out) : -ENOMEM;
 }
 
+/* ---- last ------------------------------------------------------------ */
+
+/* @n bytes as hex pairs ("??" for one the log does not know). */
+static int put_bytes(struct rsp_buf *out, const uint8_t *b, const uint8_t *status, size_t n)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++)
+		err = !status || status[i] == REPLAY_STATE_KNOWN ||
+			status[i] == REPLAY_STATE_UNTOUCHED ?
+			rsp_buf_printf(out, "%s%02x", i && !status ? "" : i ? " " : "", b[i]) :
+			rsp_buf_puts(out, i ? " ??" : "??");
+	return err;
+}
+
+/* @s as a JSON string. */
+static int put_json_string(struct rsp_buf *out, const char *s)
+{
+	int err = rsp_buf_puts(out, "\"");
+
+	for (; s && *s && !err; s++)
+		err = *s == '"' || *s == '\\' ? rsp_buf_printf(out, "\\%c", *s) :
+		      (unsigned char)*s < 0x20 ? rsp_buf_printf(out, "\\u%04x", *s) :
+		      rsp_buf_printf(out, "%c", *s);
+	return err ? err : rsp_buf_puts(out, "\"");
+}
+
+/* The writer's pc and its symbol. */
+static void writer_where(const struct replay_monitor_ctx *m, const struct replay_prov_write *w,
+			 uint64_t *pc, struct replay_symbol *sym)
+{
+	memset(sym, 0, sizeof(*sym));
+	*pc = 0;
+	for (size_t i = 0; i < m->b->nthreads; i++)
+		if (m->b->threads[i].tid == w->tid &&
+		    replay_cursor_item_ip(m->cursors[i], w->position, pc) == 0 &&
+		    m->sym->lookup(m->sym->ctx, *pc, sym) < 0)
+			memset(sym, 0, sizeof(*sym));
+}
+
+static int last_json(struct rsp_buf *out, const struct replay_prov_write *w, uint64_t now,
+		     uint64_t pc, const struct replay_symbol *sym)
+{
+	uint8_t all[REPLAY_PROV_MAX];
+	int err;
+
+	memset(all, REPLAY_STATE_KNOWN, sizeof(all));
+	err = rsp_buf_printf(out, "{\"addr\": %" PRIu64 ", \"len\": %zu, \"found\": true, "
+			     "\"thread\": %" PRId64 ", \"position\": %" PRIu64 ", \"ago\": %"
+			     PRIu64 ", \"pc\": %" PRIu64 ", \"function\": ", w->addr, w->len,
+			     w->tid, w->position, now - w->time + 1, pc);
+	err = err ? err : put_json_string(out, sym->function);
+	err = err ? err : rsp_buf_puts(out, ", \"file\": ");
+	err = err ? err : put_json_string(out, sym->file);
+	err = err ? err : rsp_buf_printf(out, ", \"line\": %u, \"old\": \"", sym->line);
+	err = err ? err : put_bytes(out, w->before, NULL, w->len);
+	err = err ? err : rsp_buf_puts(out, "\", \"new\": \"");
+	err = err ? err : put_bytes(out, w->after, NULL, w->len);
+	return err ? err : rsp_buf_puts(out, "\"}\n");
+}
+
+static int last_text(struct rsp_buf *out, const struct replay_prov_write *w, uint64_t now,
+		     uint64_t pc, const struct replay_symbol *sym)
+{
+	int err = rsp_buf_printf(out, "last write to %zu bytes at 0x%" PRIx64 ": thread %" PRId64
+				 " position %" PRIu64 " (%" PRIu64 " instructions back), pc 0x%"
+				 PRIx64, w->len, w->addr, w->tid, w->position, now - w->time + 1,
+				 pc);
+
+	if (!err && sym->function)
+		err = rsp_buf_printf(out, " <%s+%" PRIu64 ">", sym->function, pc - sym->start);
+	if (!err && sym->file)
+		err = rsp_buf_printf(out, " at %s:%u", sym->file, sym->line);
+	err = err ? err : rsp_buf_puts(out, "\n  old: ");
+	err = err ? err : put_bytes(out, w->before, w->before_status, w->len);
+	err = err ? err : rsp_buf_puts(out, "\n  new: ");
+	err = err ? err : put_bytes(out, w->after, w->after_status, w->len);
+	return err ? err : rsp_buf_printf(out, "\n(`monitor goto %" PRIu64 "` in that thread "
+					  "goes to it: the state before the write)\n", w->position);
+}
+
+/* No write before @now: the bytes as the log knows them, or not. */
+static int last_none(const struct replay_monitor_ctx *m, struct rsp_buf *out, uint64_t addr,
+		     size_t len, uint64_t now, bool json)
+{
+	uint8_t b[REPLAY_PROV_MAX], status[REPLAY_PROV_MAX];
+	bool known = replay_state_read_mem_status(m->st, now, addr, b, len, status) == 0;
+	int err;
+
+	for (size_t i = 0; i < len; i++)
+		known &= status[i] == REPLAY_STATE_KNOWN;
+	if (json)
+		err = rsp_buf_printf(out, "{\"addr\": %" PRIu64 ", \"len\": %zu, \"found\": false, "
+				     "\"value\": %s", addr, len, known ? "\"" : "null");
+	else
+		err = rsp_buf_printf(out, "no write to %zu bytes at 0x%" PRIx64 " before now in "
+				     "the recording: %s", len, addr, known ? "they held " :
+				     "the recording never saw their value (memory of the program's "
+				     "files is as mapped)");
+	if (!err && known)
+		err = put_bytes(out, b, json ? NULL : status, len);
+	if (!err && json)
+		err = rsp_buf_puts(out, known ? "\"}\n" : "}\n");
+	else if (!err)
+		err = rsp_buf_puts(out, known ? " from its start.\n" : ".\n");
+	return err;
+}
+
+static int cmd_last(const struct replay_monitor_ctx *m, const char *args, struct rsp_buf *out)
+{
+	struct replay_prov_write w;
+	struct replay_symbol sym;
+	uint64_t addr, len, now, pc;
+	char *end;
+	bool json;
+	int r;
+
+	addr = strtoull(args, &end, 0);
+	len = end != args ? strtoull(end, &end, 0) : 0;
+	while (*end == ' ')
+		end++;
+	json = !strcmp(end, "--json");
+	if (!len || len > REPLAY_PROV_MAX || (*end && !json))
+		return rsp_buf_printf(out, "last: expected ADDR LEN (1 to %d bytes) [--json], got "
+				      "'%s'.\n", REPLAY_PROV_MAX, args);
+	if (!m->st || !m->tl || replay_timeline_time(m->tl, &now) < 0)
+		return rsp_buf_puts(out, "last: the recording has no state log (a hardware trace "
+				    "records no writes).\n");
+	r = replay_prov_change_before(m->st, addr, (size_t)len, now, &w);
+	if (r == -ENODATA)
+		return rsp_buf_puts(out, json ? "{\"found\": null, \"why\": \"state log cut "
+				    "short\"}\n" : "last: the state log was cut short: a write "
+				    "after where it ends cannot be ruled out.\n");
+	if (r < 0)
+		return last_none(m, out, addr, (size_t)len, now, json);
+	writer_where(m, &w, &pc, &sym);
+	return json ? last_json(out, &w, now, pc, &sym) : last_text(out, &w, now, pc, &sym);
+}
+
 /* @cmd is @word alone or followed by a space: the rest in *@args. */
 static bool is_cmd(const char *cmd, const char *word, const char **args)
 {
@@ -303,5 +446,7 @@ int replay_monitor_run(const struct replay_monitor_ctx *m, const char *cmd, stru
 		return cmd_history(m, args, out);
 	if (is_cmd(cmd, "calls", &args))
 		return cmd_calls(m, args, out);
+	if (is_cmd(cmd, "last", &args))
+		return cmd_last(m, args, out);
 	return -ENOENT;
 }

@@ -6,6 +6,9 @@
  *   record-info             recorder, instructions, threads, gaps, bytes
  *   history [RANGE] [/msrfp]  GDB's record instruction-history
  *   calls [RANGE] [/ilc]    GDB's record function-call-history
+ *   last ADDR LEN [--json]  the last write changing [ADDR, ADDR + LEN) before the
+ *                           current time, in any thread: where, when, the
+ *                           bytes before and after (replay/provenance.h)
  *
  * `history` and `calls` take the range syntax and modifiers of
  * `hindsight history` (replay/history_format.h); `=>` marks the current
@@ -25,17 +28,19 @@ struct replay_bundle;
 struct replay_cursor;
 struct replay_state;
 struct replay_symbolizer;
+struct replay_timeline;
 struct rsp_buf;
 
 /* What a command sees: the recording, every thread's cursor (in the
- * bundle's thread order), the current thread, a symbolizer, and the
- * state logs (NULL: none). */
+ * bundle's thread order), the current thread, a symbolizer, the
+ * state logs (NULL: none) and the timeline (its time: NULL, none). */
 struct replay_monitor_ctx {
 	const struct replay_bundle *b;
 	struct replay_cursor *const *cursors;
 	size_t current;
 	const struct replay_symbolizer *sym;
 	const struct replay_state *st;
+	const struct replay_timeline *tl;
 };
 
 /* Runs @cmd, appending its text to @out. 0; -ENOENT for a command that is

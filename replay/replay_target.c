@@ -813,7 +813,7 @@ static int rt_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nthreads; i++)
 		cursors[i] = t->threads[i].cur;
-	m = (struct replay_monitor_ctx){ t->b, cursors, t->current, &t->symbolizer, t->state };
+	m = (struct replay_monitor_ctx){ t->b, cursors, t->current, &t->symbolizer, t->state, t->tl };
 	before = t->current < t->nthreads ? replay_cursor_position(cursors[t->current]) : 0;
 	rc = replay_monitor_run(&m, cmd, out);
 	free(cursors);

@@ -1,0 +1,323 @@
+/*
+ * cli/cli_replay_last.c: `last` (UDB's name), where a value came from.
+ *
+ *   last *PTR          the bytes PTR points to (its type's size):
+ *                      last *(long *)0x404048, last *(int *)($rbp-20)
+ *   last *PTR@N        N of them (GDB's artificial array): last *(char *)$rdi@16
+ *   last $REG          the instruction that last changed a register
+ *   last               on with the previous one: the write before the one
+ *                      found, or after a load, the memory it loaded from
+ *
+ * Memory: the session goes to the instruction that last wrote any of the
+ * bytes before the current time, in any thread (as `goto` does: the state
+ * before it, memory holding the old value, where GDB's reverse-continue
+ * with `watch -l` stops), and says the values before and after, where
+ * (function, file:line, the line) and the call stack there. Asked again,
+ * it finds the write before that one. A register: the instruction that
+ * last changed it; when it loaded the value, from which address, which
+ * the next `last` follows. The end of the history is said as such, with
+ * the value the bytes had from the recording's start.
+ *
+ * EXPR goes to (address, length) in one function (last_target) for the
+ * C expressions to replace.
+ */
+#include "cli/cli_replay_last.h"
+
+#include "cli/cli_origin.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli_origin.h"
+#include "protocol/rsp_regs.h"
+#include "replay/bundle.h"
+#include "replay/cursor.h"
+#include "replay/frontend.h"
+#include "replay/frontend_expr.h"
+#include "replay/provenance.h"
+#include "replay/timeline.h"
+#include "replay/unwind.h"
+
+#define STACK_MAX 16               /* frames shown at a write */
+
+static struct cli_last_target prev;    /* what `last` alone goes on with */
+static bool have_prev;
+
+/* The register $NAME names (64-bit, or $pc / $sp / $fp), or -1. */
+static int reg_slot(const char *name)
+{
+	static const struct { const char *alias, *reg; } aliases[] = {
+		{ "sp", "rsp" }, { "fp", "rbp" },
+	};
+	int r;
+
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(name, aliases[i].alias))
+			name = aliases[i].reg;
+	r = rsp_reg_find(name, strlen(name));
+	return r < 0 || rsp_reg_descs[r].size != 8 ? -1 : (int)rsp_reg_descs[r].user;
+}
+
+int cli_replay_last_target(struct cli_session *s, const char *expr, struct cli_last_target *t,
+		       char *err, size_t errsize)
+{
+	struct replay_expr_value v;
+	char buf[160], *at;
+	unsigned long count = 1;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->what, sizeof(t->what), "%s", expr);
+	if (expr[0] == '$' && reg_slot(expr + 1) >= 0) {
+		t->reg = true;
+		t->slot = reg_slot(expr + 1);
+		return 0;
+	}
+	if (expr[0] != '*') {
+		snprintf(err, errsize, "last: give memory as *PTR (*(long *)0x404040, *$rdi@16) "
+			 "or a register ($rax): \"%s\" is neither.", expr);
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", expr + 1);
+	at = strrchr(buf, '@');
+	if (at) {
+		*at = '\0';
+		count = strtoul(at + 1, NULL, 0);
+	}
+	if (replay_frontend_eval(s->f, buf, &v, err, errsize) < 0)
+		return -1;
+	if (v.kind != REPLAY_EXPR_POINTER) {
+		snprintf(err, errsize, "Attempt to take contents of a non-pointer value.");
+		return -1;
+	}
+	t->addr = v.v;
+	t->len = (v.ptr > 1 ? 8 : v.size) * count;
+	t->is_signed = v.ptr == 1 && v.is_signed;
+	if (!count || t->len > REPLAY_PROV_MAX) {
+		snprintf(err, errsize, "last: 1 to %d bytes.", REPLAY_PROV_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* The session to position @position of thread @tid, the others to its
+ * time. 0 or < 0. */
+static int move_to(struct cli_session *s, int64_t tid, uint64_t position)
+{
+	for (size_t i = 0; i < s->f->nthreads; i++) {
+		if (s->f->b->threads[i].tid != tid)
+			continue;
+		if (i != s->f->current)
+			printf("[Switching to thread %zu (Thread %" PRId64 ".%" PRId64 ")]\n",
+			       i + 1, s->f->b->pid, tid);
+		s->f->current = i;
+		return replay_frontend_goto(s->f, position);
+	}
+	return -ENOENT;
+}
+
+/* @n bytes as the value of @t: an integer of 1, 2, 4 or 8 bytes, else
+ * GDB's {0x41, ...}. */
+void cli_replay_print_target_value(const struct cli_last_target *t, const uint8_t *b, size_t n)
+{
+	uint64_t v = 0;
+
+	if (n == 1 || n == 2 || n == 4 || n == 8) {
+		memcpy(&v, b, n);
+		if (t->is_signed && n < 8 && (v >> (n * 8 - 1)) & 1)
+			v |= ~0ull << (n * 8);
+		if (t->is_signed)
+			printf("%" PRId64, (int64_t)v);
+		else
+			printf("%" PRIu64, v);
+		return;
+	}
+	putchar('{');
+	for (size_t i = 0; i < n; i++)
+		printf("%s0x%02x", i ? ", " : "", b[i]);
+	putchar('}');
+}
+
+/* " <sym+off>" for an address a symbol covers. The hook for the
+ * variables reader: it will name globals and fields (table[2]->next). */
+static void print_name(struct cli_session *s, uint64_t addr)
+{
+	struct replay_symbol sym;
+
+	if (s->f->sym.lookup(s->f->sym.ctx, addr, &sym) == 0 && sym.function)
+		printf(" <%s+%" PRIu64 ">", sym.function, addr - sym.start);
+}
+
+/* The location (frame 0 with its line) and the outer frames there. */
+static void print_stack(struct cli_session *s)
+{
+	struct replay_frame frames[STACK_MAX];
+	struct replay_unwind_end end;
+	int n = replay_frontend_backtrace(s->f, frames, STACK_MAX, &end);
+
+	printf("#0  ");
+	cli_replay_print_location(s, NULL, true, !cli_replay_starts_line(s));
+	for (int i = 1, level = 1; i < n; i++) {
+		if (frames[i].kind == REPLAY_FRAME_SIGTRAMP) {
+			printf("#%-2d <signal handler called>\n", level++);
+			continue;
+		}
+		for (size_t j = 0; j < replay_frame_levels(&frames[i]); j++) {
+			struct replay_symbol ls;
+
+			replay_frame_level(&frames[i], j, &ls);
+			printf("#%-2d ", level++);
+			if (j == 0)
+				printf("0x%016" PRIx64 " in ", frames[i].pc);
+			cli_replay_print_func(&ls);
+			putchar('\n');
+		}
+	}
+	if (n > 0 && end.stop == REPLAY_UNWIND_MORE)
+		printf("(More stack frames follow...)\n");
+}
+
+/* How far back @time is from @now, in instructions of every thread. */
+static void print_ago(uint64_t now, uint64_t time)
+{
+	uint64_t d = now >= time ? now - time : 0;
+
+	printf("%" PRIu64 " instruction%s back", d, d == 1 ? "" : "s");
+}
+
+static int last_memory(struct cli_session *s, struct cli_last_target *t)
+{
+	struct replay_prov_write w;
+	uint8_t old[REPLAY_PROV_MAX], now_b[REPLAY_PROV_MAX];
+	uint64_t now;
+	int r;
+
+	if (replay_timeline_time(s->f->tl, &now) < 0)
+		return fprintf(stderr, "last: the recording has no state log (a hardware trace "
+			       "records no writes).\n"), -1;
+	r = replay_prov_change_before(s->f->st, t->addr, t->len, now, &w);
+	if (r == -ENODATA) {
+		fprintf(stderr, "last: the state log was cut short: a write after where it ends "
+			"cannot be ruled out.\n");
+		return -1;
+	}
+	if (r < 0) {
+		printf("No earlier write to %zu byte%s at 0x%" PRIx64 " in the recording", t->len,
+		       t->len == 1 ? "" : "s", t->addr);
+		if (replay_frontend_read(s->f, t->addr, now_b, t->len) == (int)t->len) {
+			printf(": they held ");
+			cli_replay_print_target_value(t, now_b, t->len);
+			printf(" from its start.\n");
+		} else {
+			printf(", and it never saw their value.\n");
+		}
+		return 0;
+	}
+	if (move_to(s, w.tid, w.position) < 0) {
+		fprintf(stderr, "last: position %" PRIu64 " is not in the history.\n", w.position);
+		return -1;
+	}
+	printf("Last write to %zu byte%s at 0x%" PRIx64, t->len, t->len == 1 ? "" : "s", t->addr);
+	print_name(s, t->addr);
+	printf(" (%s): ", t->what);
+	print_ago(now, w.time);
+	printf(", thread %zu, position %" PRIu64 "\n", s->f->current + 1, w.position);
+	memcpy(old, w.before, t->len);
+	if (replay_frontend_read(s->f, t->addr, old, t->len) != (int)t->len)
+		memset(old, 0, t->len);
+	memcpy(now_b, old, t->len);
+	for (size_t i = 0; i < t->len; i++)
+		if (w.after_status[i] == REPLAY_STATE_KNOWN)
+			now_b[i] = w.after[i];
+	printf("Old value = ");
+	cli_replay_print_target_value(t, old, t->len);
+	printf("\nNew value = ");
+	cli_replay_print_target_value(t, now_b, t->len);
+	printf("%s\n", memcmp(old, now_b, t->len) ? "" : " (unchanged: the same bytes written)");
+	print_stack(s);
+	prev = *t;
+	have_prev = true;
+	return 0;
+}
+
+static int last_register(struct cli_session *s, struct cli_last_target *t)
+{
+	struct replay_prov_env env = { s->f->st, s->f->img, cli_origin_cursor, s->f,
+				       s->f->interrupt };
+	struct replay_cursor *c = replay_frontend_cursor(s->f);
+	const char *name = replay_prov_reg_name(t->slot);
+	struct replay_prov_reg m;
+	uint64_t now = 0, wt;
+	int r;
+
+	if (!s->f->st)
+		return fprintf(stderr, "last: the recording has no registers (no state "
+			       "log).\n"), -1;
+	replay_timeline_time(s->f->tl, &now);
+	r = replay_prov_reg_origin(&env, replay_frontend_tid(s->f), t->slot,
+				   replay_cursor_position(c), &m);
+	if (r == -ENOENT) {
+		printf("$%s has held 0x%" PRIx64 " since the thread's first position.\n", name,
+		       m.after);
+		return 0;
+	}
+	if (r == -ECANCELED)
+		return cli_replay_report_quit();
+	if (r < 0) {
+		fprintf(stderr, "last: the registers are not known here (%s).\n", strerror(-r));
+		return -1;
+	}
+	if (move_to(s, replay_frontend_tid(s->f), m.position) < 0)
+		return fprintf(stderr, "last: position %" PRIu64 " is not in the history.\n",
+			       m.position), -1;
+	printf("$%s last changed: ", name);
+	if (replay_state_time_at(s->f->st, replay_frontend_tid(s->f), m.position + 1, &wt) == 0)
+		print_ago(now, wt);
+	printf(", thread %zu, position %" PRIu64 "\n", s->f->current + 1, m.position);
+	if (m.has_insn)
+		printf("   0x%016" PRIx64 ":\t%s\n", m.ip, m.text);
+	printf("Old value = 0x%" PRIx64 "\nNew value = 0x%" PRIx64 "\n", m.before, m.after);
+	if (m.load) {
+		printf("Loaded from %u bytes at 0x%" PRIx64, m.mem_len, m.mem_addr);
+		print_name(s, m.mem_addr);
+		printf(": `last` goes on with them.\n");
+		prev = (struct cli_last_target){ false, 0, m.mem_addr, m.mem_len, false, "" };
+		snprintf(prev.what, sizeof(prev.what), "loaded by 0x%" PRIx64, m.ip);
+	} else {
+		prev = *t;
+	}
+	have_prev = true;
+	print_stack(s);
+	return 0;
+}
+
+int cli_replay_cmd_last(struct cli_session *s, const char *args, const struct command *c)
+{
+	struct cli_last_target t;
+	char err[256];
+
+	(void)c;
+	if (!*args) {
+		if (!have_prev) {
+			fprintf(stderr, "Argument required (expression to follow back: *PTR, "
+				"*PTR@N or $REG).\n");
+			return -1;
+		}
+		t = prev;
+	} else if (cli_replay_last_target(s, args, &t, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	return t.reg ? last_register(s, &t) : last_memory(s, &t);
+}
+
+int cli_replay_cmd_origin(struct cli_session *s, const char *args, const struct command *c)
+{
+	(void)args;
+	(void)c;
+	fflush(stdout);
+	return cli_origin_print(stdout, s->f, false);
+}
