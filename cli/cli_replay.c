@@ -24,6 +24,7 @@
  */
 #include "cli/cli_replay.h"
 #include "cli/cli_replay_int.h"
+#include "cli/cli_replay_print.h"
 #include "cli/cli_replay_last.h"
 
 #include <ctype.h>
@@ -462,62 +463,6 @@ static const char *gdb_char(uint8_t c, char out[8])
 	return out;
 }
 
-static void print_value(struct cli_session *s, const struct replay_expr_value *v)
-{
-	struct replay_symbol sym;
-	char ch[8];
-
-	printf("$%d = ", ++s->nvalues);
-	switch (v->kind) {
-	case REPLAY_EXPR_CODE:
-		printf("(void (*)()) 0x%" PRIx64, v->v);
-		if (s->f->sym.lookup(s->f->sym.ctx, v->v, &sym) == 0 && sym.function)
-			printf(" <%s+%" PRIu64 ">", sym.function, v->v - sym.start);
-		break;
-	case REPLAY_EXPR_VOIDP:
-		printf("(void *) 0x%" PRIx64, v->v);
-		break;
-	case REPLAY_EXPR_POINTER:
-		printf("(%s %.*s) 0x%" PRIx64, v->type, (int)v->ptr, "********", v->v);
-		break;
-	default:
-		if (v->size == 1)
-			printf("%d '%s'", v->is_signed ? (int)(int8_t)v->v : (int)(uint8_t)v->v,
-			       gdb_char((uint8_t)v->v, ch));
-		else if (v->is_signed)
-			printf("%" PRId64, v->size == 8 ? (int64_t)v->v :
-			       v->size == 4 ? (int64_t)(int32_t)v->v : (int64_t)(int16_t)v->v);
-		else
-			printf("%" PRIu64, v->size == 8 ? v->v : v->v & (((uint64_t)1 << (v->size * 8)) - 1));
-	}
-	putchar('\n');
-}
-
-static int cmd_print(struct cli_session *s, const char *args, const struct command *c)
-{
-	struct replay_expr_value v;
-	char err[256];
-	bool hex = false;
-
-	(void)c;
-	if (!strncmp(args, "/x", 2)) {
-		hex = true;
-		for (args += 2; *args == ' '; args++)
-			;
-	}
-	if (replay_frontend_eval(s->f, args, &v, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
-	if (hex) {
-		printf("$%d = 0x%" PRIx64 "\n", ++s->nvalues,
-		       v.size < 8 && v.kind == REPLAY_EXPR_INT ? v.v & (((uint64_t)1 << (v.size * 8)) - 1) : v.v);
-		return 0;
-	}
-	print_value(s, &v);
-	return 0;
-}
-
 /* x/NFU ADDR: N units of size U (b h w g) in format F (x d u c i s). */
 static int cmd_x(struct cli_session *s, const char *args, const struct command *c)
 {
@@ -906,6 +851,10 @@ static int cmd_info(struct cli_session *s, const char *args, const struct comman
 		return cmd_info_threads(s);
 	if (n && !strncmp(args, "frame", n))
 		return cli_replay_info_frame(s, rest);
+	if (n && !strncmp(args, "locals", n))
+		return cli_replay_info_vars(s, false);
+	if (n && !strncmp(args, "args", n))
+		return cli_replay_info_vars(s, true);
 	fprintf(stderr, "Undefined info command: \"%s\".  Try \"help info\".\n", args);
 	return -1;
 }
@@ -1032,9 +981,12 @@ static const struct command commands[] = {
 	{ "down", "do", cli_replay_cmd_frame, CLI_FRAME_DOWN, "down [N]            select the frame N levels down" },
 	{ "last", NULL, cli_replay_cmd_last, 0, "last [*PTR[@N] | $REG]  back to what last wrote it (again: the write before)" },
 	{ "origin", NULL, cli_replay_cmd_origin, 0, "origin              where the address the instruction here uses came from" },
-	{ "print", "p", cmd_print, 0, "print[/x] EXPR      a register, address or cast: $rax, *(int *)($rbp-20)" },
+	{ "print", "p", cli_replay_cmd_print, CLI_PRINT_PRINT, "print[/FMT] [EXPR]  a C expression in the selected frame: locals, globals, $rax, $1" },
+	{ "output", NULL, cli_replay_cmd_print, CLI_PRINT_OUTPUT, "output[/FMT] EXPR   its value alone, no newline" },
+	{ "ptype", NULL, cli_replay_cmd_print, CLI_PRINT_PTYPE, "ptype EXPR | TYPE   the type, spelled out" },
+	{ "whatis", NULL, cli_replay_cmd_print, CLI_PRINT_WHATIS, "whatis EXPR | TYPE  the type's name" },
 	{ "x", NULL, cmd_x, 0, "x/NFU ADDR          memory: N units (b h w g) as x d u c i" },
-	{ "info", "i", cmd_info, 0, "info record | breakpoints | registers [REG...] | threads" },
+	{ "info", "i", cmd_info, 0, "info record | breakpoints | registers [REG...] | threads | frame | locals | args" },
 	{ "history", NULL, cmd_history, 0, "history [RANGE] [/m /s /r /f /p]  record instruction-history" },
 	{ "calls", NULL, cmd_history, 1, "calls [RANGE] [/i /l /c]  record function-call-history" },
 	{ "list", "l", cmd_list, 0, "list [FUNC | FILE:LINE]  source around the position" },

@@ -542,6 +542,23 @@ static void read_function(struct rdt *r, Dwarf_Die die, struct dw_type *t)
 
 static const struct dw_type *opaque_resolve(struct rdt *r, Dwarf_Half tag, const char *name);
 
+/* A C base type's name as GDB spells it ("long unsigned int" is
+ * "unsigned long", "short int" "short"), pooled; @name when it is already
+ * so, not C's, or out of memory. */
+static const char *base_name(struct dw_debug *d, const char *name)
+{
+	char canon[64];
+	char *copy;
+
+	if (!dw_types_canonical(name, canon, sizeof(canon)) || !strcmp(canon, name))
+		return name;
+	copy = dw_pool_alloc(d->pool, strlen(canon) + 1);
+	if (!copy)
+		return name;
+	memcpy(copy, canon, strlen(canon) + 1);
+	return copy;
+}
+
 /* The parts of @t by @tag; @t is in the cache already. */
 static void read_kind(struct rdt *r, Dwarf_Die die, Dwarf_Half tag, struct dw_type *t)
 {
@@ -551,6 +568,7 @@ static void read_kind(struct rdt *r, Dwarf_Die die, Dwarf_Half tag, struct dw_ty
 	case DW_TAG_base_type:
 		t->kind = DW_TYPE_BASE;
 		t->enc = dw_die_udata(r->d, die, DW_AT_encoding, &v) ? base_enc(v) : DW_ENC_NONE;
+		t->name = base_name(r->d, t->name);
 		break;
 	case DW_TAG_pointer_type: case DW_TAG_reference_type: case DW_TAG_rvalue_reference_type:
 		t->kind = DW_TYPE_POINTER;

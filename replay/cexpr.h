@@ -134,6 +134,10 @@ struct cexpr_value *cexpr_value_bytes(struct cexpr *cx, const struct dw_type *t,
 struct cexpr_value *cexpr_value_missing(struct cexpr *cx, const struct dw_type *t,
 					enum cexpr_byte what);
 
+/* Reads @v's bytes when it is lazy (a constructor's lvalue not read yet):
+ * 0, or -EIO with GDB's "Cannot access memory at address 0x..." in
+ * cexpr_error(). */
+int cexpr_value_fetch(struct cexpr *cx, struct cexpr_value *v);
 /* A copy of @v the caller owns (its bytes read if lazy): NULL on ENOMEM. */
 struct cexpr_value *cexpr_value_copy(const struct cexpr_value *v);
 /* Frees a value cexpr_eval or cexpr_value_copy handed out. NULL is fine. */

@@ -586,3 +586,8 @@ int cexpr_history_count(const struct cexpr *cx)
 {
 	return cx->nhist;
 }
+
+int cexpr_value_fetch(struct cexpr *cx, struct cexpr_value *v)
+{
+	return v->lazy ? cx_fetch(cx, v) : 0;
+}

@@ -13,6 +13,7 @@
 #include "replay/decode.h"
 #include "replay/dwarf_symbols.h"
 #include "replay/frontend_break.h"
+#include "replay/frontend_vars.h"
 #include "replay/frontend_expr.h"
 #include "replay/image.h"
 #include "replay/rodata.h"
@@ -78,6 +79,7 @@ void replay_frontend_free(struct replay_frontend *f)
 		free(f->breaks[i].cond);
 	}
 	replay_frontend_images_free(f);
+	replay_frontend_cexpr_free(f);
 	free(f->breaks);
 	free(f->cur);
 	free(f->calls);
@@ -606,7 +608,7 @@ int replay_frontend_cond_default(struct replay_frontend *f, const char *expr, bo
 /* Whether @bp, at the position, says stop (and counts its hit). */
 static bool break_says_stop(struct replay_frontend *f, struct replay_frontend_break *bp)
 {
-	replay_frontend_cond_fn eval = f->cond_eval ? f->cond_eval : replay_frontend_cond_default;
+	replay_frontend_cond_fn eval = f->cond_eval ? f->cond_eval : replay_frontend_cond_c;
 	bool stop = true;
 
 	bp->cond_error[0] = 0;

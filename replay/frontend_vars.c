@@ -1,0 +1,408 @@
+/*
+ * replay/frontend_vars.c: names, types, memory and registers of the
+ * selected frame for the session's C evaluator (see frontend_vars.h).
+ */
+#include "replay/frontend_vars.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf/dw_loc.h"
+#include "dwarf/dw_space.h"
+#include "dwarf/dw_vars.h"
+#include "protocol/rsp_regs.h"
+#include "replay/cexpr.h"
+#include "replay/dwarf_symbols.h"
+#include "replay/frontend.h"
+#include "replay/frontend_frame.h"
+
+/* What the evaluator sees of the selected frame, computed once per
+ * evaluation (a move changes it). */
+struct fv_frame {
+	bool ok;                   /* a frame was had */
+	uint64_t pc;               /* where its variables are looked up */
+	size_t inline_level;
+	uint64_t regs[DW_LOC_NREGS];
+	bool known[DW_LOC_NREGS];
+	uint64_t cfa;
+	bool has_cfa;
+};
+
+struct fv_state {
+	struct cexpr *cx;
+	struct cexpr_env env;
+	struct dw_scope *scope;    /* of scope_pc, kept between evaluations */
+	uint64_t scope_pc;
+	int scope_err;             /* dw_space_scope's answer for scope_pc */
+};
+
+static const char *const dwarf_reg_names[DW_LOC_NREGS] = {
+	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip",
+};
+
+static struct dw_space *fv_space(struct replay_frontend *f)
+{
+	return replay_dwarf_symbols_space(f->ds);
+}
+
+/* The selected frame's pc, inline level, DWARF registers and CFA. */
+static void fv_frame_get(struct replay_frontend *f, struct fv_frame *out)
+{
+	struct replay_frontend_frame fr;
+	struct replay_frontend_frame_regs regs;
+
+	memset(out, 0, sizeof(*out));
+	if (replay_frontend_frame_get(f, replay_frontend_frame_selected(f), &fr) < 0)
+		return;
+	out->ok = true;
+	out->pc = fr.frame.lookup_pc;
+	out->inline_level = fr.inline_level;
+	if (replay_frontend_frame_regs(f, &regs) < 0)
+		return; /* no state log: locals are unavailable, globals are not */
+	for (unsigned dw = 0; dw < DW_LOC_NREGS; dw++) {
+		int slot = replay_unwind_user_slot(dw);
+
+		out->known[dw] = slot >= 0 && (regs.known >> slot & 1);
+		out->regs[dw] = out->known[dw] ? regs.gp[slot] : 0;
+	}
+	out->cfa = regs.cfa;
+	out->has_cfa = regs.has_cfa;
+}
+
+/* The scope at @pc, cached. NULL with *@err when there is none. */
+static struct dw_scope *fv_scope(struct replay_frontend *f, uint64_t pc, int *err)
+{
+	struct fv_state *st = f->vars;
+
+	if (!st->scope && !st->scope_err)
+		st->scope_pc = ~pc;
+	if (st->scope_pc != pc) {
+		dw_scope_free(st->scope);
+		st->scope = NULL;
+		st->scope_pc = pc;
+		st->scope_err = dw_space_scope(fv_space(f), pc, &st->scope);
+	}
+	*err = st->scope_err;
+	return st->scope;
+}
+
+static int fv_mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct replay_frontend *f = ctx;
+	uint8_t *p = buf;
+
+	while (len) {
+		int got = replay_frontend_read(f, addr, p, len);
+
+		if (got <= 0)
+			return -EIO;
+		addr += (uint64_t)got;
+		p += got;
+		len -= (size_t)got;
+	}
+	return 0;
+}
+
+/* One piece of a location into @buf / @state (@len bytes). */
+static void fv_piece(struct replay_frontend *f, const struct fv_frame *fr,
+		     const struct dw_loc_piece *pc, uint8_t *buf, uint8_t *state, size_t len)
+{
+	uint64_t v;
+
+	switch (pc->kind) {
+	case DW_LOC_MEMORY:
+		if (fv_mem_read(f, pc->addr, buf, len) < 0)
+			memset(state, CEXPR_BYTE_UNAVAILABLE, len);
+		return;
+	case DW_LOC_REGISTER:
+		if (pc->reg >= DW_LOC_NREGS || !fr->known[pc->reg]) {
+			memset(state, CEXPR_BYTE_UNAVAILABLE, len);
+			return;
+		}
+		v = fr->regs[pc->reg];
+		memcpy(buf, &v, len < 8 ? len : 8);
+		return;
+	case DW_LOC_VALUE:
+		v = pc->value;
+		memcpy(buf, &v, len < 8 ? len : 8);
+		return;
+	case DW_LOC_IMPLICIT:
+		memcpy(buf, pc->bytes, len < pc->len ? len : pc->len);
+		return;
+	case DW_LOC_OPTIMIZED_OUT:
+		memset(state, CEXPR_BYTE_OPTIMIZED_OUT, len);
+		return;
+	default:
+		memset(state, CEXPR_BYTE_UNAVAILABLE, len);
+	}
+}
+
+/* The value of variable @var in frame @fr (@bias: its image's load bias,
+ * @frame_base: its function's), made by @cx. NULL with @err set. */
+static struct cexpr_value *fv_value(struct replay_frontend *f, struct cexpr *cx,
+				    const struct fv_frame *fr, const struct dw_var *var,
+				    const struct dw_scope *scope, uint64_t bias, char *err,
+				    size_t errsize)
+{
+	struct dw_loc_env env = { fr->regs, fr->known, fr->has_cfa, fr->cfa,
+				  scope ? scope->frame_base : NULL,
+				  scope ? scope->frame_base_len : 0, bias, fv_mem_read, f };
+	size_t size = var->type ? dw_type_size(var->type) : 0, at = 0;
+	uint8_t *buf, *state;
+	struct cexpr_value *v = NULL;
+	struct dw_loc loc;
+	int rc;
+
+	if (!var->type) {
+		snprintf(err, errsize, "'%s' has unknown type; cast it to its declared type",
+			 var->name);
+		return NULL;
+	}
+	if (var->where == DW_VAR_OPTIMIZED_OUT)
+		return cexpr_value_missing(cx, var->type, CEXPR_BYTE_OPTIMIZED_OUT);
+	if (var->where == DW_VAR_CONST) {
+		buf = calloc(1, size ? size : 1);
+		if (!buf)
+			return NULL;
+		memcpy(buf, var->bytes, var->nbytes < size ? var->nbytes : size);
+		v = cexpr_value_bytes(cx, var->type, buf, NULL, NULL);
+		free(buf);
+		return v;
+	}
+	rc = dw_loc_eval(var->expr, var->exprlen, &env, &loc);
+	if (rc < 0) {
+		snprintf(err, errsize, "%s", loc.message && rc == -ENOTSUP ? loc.message :
+			 "Unhandled dwarf expression opcode");
+		return NULL;
+	}
+	if (loc.npieces == 1 && !loc.pieces[0].bit_size) {
+		const struct dw_loc_piece *p = &loc.pieces[0];
+
+		if (p->kind == DW_LOC_MEMORY)
+			return cexpr_value_at(cx, var->type, p->addr);
+		if (p->kind == DW_LOC_OPTIMIZED_OUT)
+			return cexpr_value_missing(cx, var->type, CEXPR_BYTE_OPTIMIZED_OUT);
+		if (p->kind == DW_LOC_UNAVAILABLE)
+			return cexpr_value_missing(cx, var->type, CEXPR_BYTE_UNAVAILABLE);
+	}
+	buf = calloc(1, size ? size : 1);
+	state = calloc(1, size ? size : 1);
+	if (!buf || !state)
+		goto out;
+	for (size_t i = 0; i < loc.npieces && at < size; i++) {
+		size_t len = loc.pieces[i].bit_size ? (size_t)(loc.pieces[i].bit_size + 7) / 8 : size - at;
+
+		if (len > size - at)
+			len = size - at;
+		fv_piece(f, fr, &loc.pieces[i], buf + at, state + at, len);
+		at += len;
+	}
+	if (at < size)
+		memset(state + at, CEXPR_BYTE_OPTIMIZED_OUT, size - at);
+	v = cexpr_value_bytes(cx, var->type, buf, state,
+			      loc.npieces == 1 && loc.pieces[0].kind == DW_LOC_REGISTER &&
+			      loc.pieces[0].reg < DW_LOC_NREGS ? dwarf_reg_names[loc.pieces[0].reg] : NULL);
+out:
+	free(buf);
+	free(state);
+	return v;
+}
+
+/* @name among @vars (@n of them), or NULL. */
+static const struct dw_var *fv_find(const struct dw_var *vars, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (vars[i].name && !strcmp(vars[i].name, name))
+			return &vars[i];
+	return NULL;
+}
+
+/* The selected frame's scope level, or NULL. */
+static const struct dw_scope_level *fv_level(struct replay_frontend *f, const struct fv_frame *fr,
+					     struct dw_scope **scope)
+{
+	int err;
+
+	*scope = fr->ok ? fv_scope(f, fr->pc, &err) : NULL;
+	if (!*scope)
+		return NULL;
+	return &(*scope)->levels[fr->inline_level < (*scope)->nlevels ? fr->inline_level :
+				 (*scope)->nlevels - 1];
+}
+
+static int fv_lookup(void *ctx, struct cexpr *cx, const char *name, struct cexpr_value **out,
+		     char *err, size_t errsize)
+{
+	struct replay_frontend *f = ctx;
+	const struct dw_scope_level *lv;
+	const struct dw_type *type;
+	struct dw_scope *scope;
+	const struct dw_var *var = NULL;
+	struct dw_var global;
+	struct fv_frame fr;
+	uint64_t bias = 0, entry;
+
+	fv_frame_get(f, &fr);
+	lv = fv_level(f, &fr, &scope);
+	if (lv && !(var = fv_find(lv->locals, lv->nlocals, name)))
+		var = fv_find(lv->args, lv->nargs, name);
+	if (var)
+		bias = scope->bias;
+	else if (dw_space_global(fv_space(f), fr.pc, name, &global, &bias) == 0)
+		var = &global;
+	if (var) {
+		*out = fv_value(f, cx, &fr, var, var == &global ? NULL : scope, bias, err, errsize);
+		return *out ? 0 : (err[0] ? -EINVAL : -ENOMEM);
+	}
+	if (dw_space_function(fv_space(f), fr.pc, name, &type, &entry) == 0) {
+		*out = cexpr_value_at(cx, type, entry);
+		return *out ? 0 : -ENOMEM;
+	}
+	return -ENOENT;
+}
+
+static const struct dw_type *fv_type_named(void *ctx, const char *name)
+{
+	struct replay_frontend *f = ctx;
+	const struct dw_type *t;
+	struct fv_frame fr;
+
+	fv_frame_get(f, &fr);
+	return dw_space_type(fv_space(f), fr.pc, name, &t) == 0 ? t : NULL;
+}
+
+static int fv_read(void *ctx, uint64_t addr, void *buf, size_t len, uint8_t *state)
+{
+	(void)state;
+	/* As GDB over serve --replay: memory the recording does not know is
+	 * an error at its first byte, not a value. */
+	return fv_mem_read(ctx, addr, buf, len);
+}
+
+static int fv_reg(void *ctx, const char *name, uint64_t *value, char *err, size_t errsize)
+{
+	struct replay_frontend *f = ctx;
+	struct replay_frontend_frame_regs regs;
+	int r = rsp_reg_find(name, strlen(name)), slot;
+
+	if (r < 0 || (slot = rsp_reg_descs[r].user) == RSP_USER_NONE)
+		return -ENOENT;
+	if (replay_frontend_frame_regs(f, &regs) < 0 || regs.no_pc) {
+		snprintf(err, errsize, "No registers.");
+		return -ENODATA;
+	}
+	if (!(regs.known >> slot & 1)) {
+		snprintf(err, errsize, "value is not available");
+		return -ENODATA;
+	}
+	*value = regs.gp[slot];
+	return 0;
+}
+
+static int fv_symbol(void *ctx, uint64_t addr, char *buf, size_t size)
+{
+	struct replay_frontend *f = ctx;
+	const char *name;
+	uint64_t off;
+
+	if (dw_space_msymbol(fv_space(f), addr, &name, &off) < 0)
+		return -ENOENT;
+	if (off)
+		snprintf(buf, size, "%s+%" PRIu64, name, off);
+	else
+		snprintf(buf, size, "%s", name);
+	return 0;
+}
+
+struct cexpr *replay_frontend_cexpr(struct replay_frontend *f)
+{
+	struct fv_state *st = f->vars;
+
+	if (st)
+		return st->cx;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	st->env = (struct cexpr_env){ f, fv_lookup, fv_type_named, fv_read, fv_reg, fv_symbol };
+	st->cx = cexpr_new(&st->env);
+	if (!st->cx) {
+		free(st);
+		return NULL;
+	}
+	f->vars = st;
+	return st->cx;
+}
+
+void replay_frontend_cexpr_free(struct replay_frontend *f)
+{
+	struct fv_state *st = f->vars;
+
+	if (!st)
+		return;
+	cexpr_free(st->cx);
+	dw_scope_free(st->scope);
+	free(st);
+	f->vars = NULL;
+}
+
+int replay_frontend_frame_vars(struct replay_frontend *f, bool args,
+			       void (*each)(void *ctx, const char *name,
+					    const struct cexpr_value *v, const char *err),
+			       void *ctx)
+{
+	struct cexpr *cx = replay_frontend_cexpr(f);
+	const struct dw_scope_level *lv;
+	const struct dw_var *vars;
+	struct dw_scope *scope;
+	struct fv_frame fr;
+	size_t n;
+
+	if (!cx)
+		return -ENOMEM;
+	fv_frame_get(f, &fr);
+	if (!fr.ok)
+		return -ENODATA;
+	lv = fv_level(f, &fr, &scope);
+	if (!lv)
+		return -ENOENT;
+	vars = args ? lv->args : lv->locals;
+	n = args ? lv->nargs : lv->nlocals;
+	for (size_t i = 0; i < n; i++) {
+		char err[256] = "";
+		struct cexpr_value *v = fv_value(f, cx, &fr, &vars[i], scope, scope->bias, err,
+						 sizeof(err));
+
+		if (v && cexpr_value_fetch(cx, v) < 0) {
+			snprintf(err, sizeof(err), "%s", cexpr_error(cx));
+			v = NULL;
+		}
+		each(ctx, vars[i].name, v, v ? NULL : err[0] ? err : "out of memory");
+	}
+	return (int)n;
+}
+
+int replay_frontend_cond_c(struct replay_frontend *f, const char *expr, bool *stop, char *err,
+			   size_t errsize)
+{
+	struct cexpr *cx = replay_frontend_cexpr(f);
+	struct cexpr_value *v;
+	bool nonzero = false;
+	int rc;
+
+	if (!cx)
+		return -ENOMEM;
+	rc = cexpr_eval(cx, expr, &v);
+	if (rc < 0) {
+		snprintf(err, errsize, "%s", cexpr_error(cx));
+		return rc;
+	}
+	for (size_t i = 0; i < v->size; i++)
+		nonzero |= v->bytes[i] != 0;
+	*stop = nonzero;
+	cexpr_value_free(v);
+	return 0;
+}

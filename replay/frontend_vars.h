@@ -1,0 +1,49 @@
+/*
+ * replay/frontend_vars.h: the C of `hindsight replay`: the session's C
+ * evaluator (replay/cexpr.h) with its world, the selected frame.
+ *
+ * A name is looked up as GDB looks it up from the selected frame
+ * (replay/frontend_frame.h): the locals of the blocks holding its pc,
+ * innermost first, and its arguments (of the inlined function the frame
+ * stands in, when it is one), then the globals of the pc's compilation
+ * unit and of every image, then functions (dwarf/dw_vars.h). A variable's
+ * location (dwarf/dw_loc.h) is computed from that frame's registers and
+ * CFA as the unwinder recovered them (replay/unwind.h); a register the
+ * frame does not know, or memory the recording never saw, is unavailable,
+ * never guessed. Memory is the session's at the timeline's time
+ * (replay_frontend_read). Types come from the DWARF of the image the pc is
+ * in first. Nothing here prints.
+ */
+#ifndef HINDSIGHT_REPLAY_FRONTEND_VARS_H
+#define HINDSIGHT_REPLAY_FRONTEND_VARS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct cexpr;
+struct cexpr_value;
+struct replay_frontend;
+
+/* The session's evaluator (made on first use, freed with the session), or
+ * NULL on ENOMEM. Its value history lives as long as the session. */
+struct cexpr *replay_frontend_cexpr(struct replay_frontend *f);
+/* Frees it (replay_frontend_free calls this). */
+void replay_frontend_cexpr_free(struct replay_frontend *f);
+
+/* Calls @each for the arguments (@args) or the locals of the selected
+ * frame, in `info args` / `info locals` order, with the value or, when it
+ * cannot be had, NULL and GDB's message for it. Returns how many, 0 when
+ * there are none, -ENOENT when the frame's function has no debug
+ * information (GDB: "No symbol table info available."), -ENODATA when no
+ * frame can be had, -ENOMEM. */
+int replay_frontend_frame_vars(struct replay_frontend *f, bool args,
+			       void (*each)(void *ctx, const char *name,
+					    const struct cexpr_value *v, const char *err),
+			       void *ctx);
+
+/* The condition evaluator of breakpoints (struct replay_frontend's
+ * cond_eval) in C: nonzero stops. */
+int replay_frontend_cond_c(struct replay_frontend *f, const char *expr, bool *stop, char *err,
+			   size_t errsize);
+
+#endif
