@@ -88,7 +88,8 @@ struct replay_frontend {
 	int next_break;
 	volatile sig_atomic_t *interrupt;
 	void *images;              /* frontend_break.c's DWARF images */
-	size_t frame;              /* the selected frame's level (frontend_frame.h), 0 after a move */
+	size_t frame;              /* the selected frame's level (frontend_frame.h),
+				    * 0 after a move */
 	/* The conditions' evaluator: NULL, replay_frontend_eval's integers
 	 * (replay_frontend_cond_default); the one place to change it. */
 	replay_frontend_cond_fn cond_eval;
