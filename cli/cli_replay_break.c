@@ -87,7 +87,8 @@ int cli_replay_cmd_break(struct cli_session *s, const char *args, const struct c
 		return -1;
 	}
 	if (n <= 0) {
-		fprintf(stderr, n == 0 ? "Function \"%s\" not defined.\n" : "%s: out of memory\n", spec);
+		fprintf(stderr, n == 0 ? "Function \"%s\" not defined.\n" : "%s: out of memory\n",
+			spec);
 		return -1;
 	}
 	number = replay_frontend_break_add(s->f, spec, addrs, (size_t)n);

@@ -291,7 +291,8 @@ int cli_replay_cmd_advance(struct cli_session *s, const char *args, const struct
 		return -1;
 	}
 	if (n <= 0) {
-		fprintf(stderr, n == 0 ? "Function \"%s\" not defined.\n" : "%s: out of memory\n", args);
+		fprintf(stderr, n == 0 ? "Function \"%s\" not defined.\n" : "%s: out of memory\n",
+			args);
 		return -1;
 	}
 	r = replay_frontend_advance(s->f, addrs, (size_t)n, c->arg == 0);

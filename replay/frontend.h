@@ -89,9 +89,10 @@ struct replay_frontend {
 	volatile sig_atomic_t *interrupt;
 	void *images;              /* frontend_break.c's DWARF images */
 	void *vars;                /* frontend_vars.c's C evaluator, on first use */
-	size_t frame;              /* the selected frame's level (frontend_frame.h), 0 after a move */
-	/* The conditions' evaluator: NULL, replay_frontend_eval's integers
-	 * (replay_frontend_cond_default); the one place to change it. */
+	size_t frame;              /* the selected frame's level (frontend_frame.h),
+				    * 0 after a move */
+	/* The conditions' evaluator: NULL, C (replay_frontend_cond_c); the
+	 * one place to change it. */
 	replay_frontend_cond_fn cond_eval;
 	int stopped_break;         /* the breakpoint the last stop was for, or 0 */
 	uint64_t watch_addr;       /* the watchpoint of the last _WATCH stop */
