@@ -135,7 +135,7 @@ void cli_replay_print_location(struct cli_session *s, const char *prev_function,
 	if (always || !prev_function || strcmp(prev_function, sym.function)) {
 		if (with_pc)
 			printf("0x%016" PRIx64 " in ", pc);
-		cli_replay_print_func(&sym);
+		cli_replay_print_frame_func(s, &sym, 0);
 		putchar('\n');
 	} else if (with_pc && sym.file) {
 		printf("0x%016" PRIx64 "\t", pc);
@@ -434,7 +434,7 @@ static int cmd_bt(struct cli_session *s, const char *args, const struct command 
 			printf("#%-2d ", level++);
 			if (j == 0 && replay_frame_show_pc(&s->f->sym, frames, (size_t)i))
 				printf("0x%016" PRIx64 " in ", frames[i].pc);
-			cli_replay_print_func(&ls);
+			cli_replay_print_frame_func(s, &ls, level - 1);
 			putchar('\n');
 		}
 	}

@@ -6,6 +6,7 @@
  * x and info registers read its registers.
  */
 #include "cli/cli_replay_frame.h"
+#include "cli/cli_replay_print.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -43,7 +44,7 @@ void cli_replay_print_frame_line(struct cli_session *s, const struct replay_fron
 	if (fr->show_pc)
 		printf("0x%016" PRIx64 " in ", fr->frame.pc);
 	if (fr->frame.has_sym) {
-		cli_replay_print_func(&fr->sym);
+		cli_replay_print_frame_func(s, &fr->sym, (long)fr->level);
 	} else {
 		if (!fr->show_pc)
 			printf("0x%016" PRIx64 " in ", fr->frame.pc);

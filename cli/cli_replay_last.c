@@ -37,7 +37,9 @@
 #include "replay/bundle.h"
 #include "replay/cursor.h"
 #include "replay/frontend.h"
-#include "replay/frontend_expr.h"
+#include "dwarf/dw_type.h"
+#include "replay/cexpr.h"
+#include "replay/frontend_vars.h"
 #include "replay/provenance.h"
 #include "replay/timeline.h"
 #include "replay/unwind.h"
@@ -65,9 +67,9 @@ static int reg_slot(const char *name)
 int cli_replay_last_target(struct cli_session *s, const char *expr, struct cli_last_target *t,
 		       char *err, size_t errsize)
 {
-	struct replay_expr_value v;
-	char buf[160], *at;
-	unsigned long count = 1;
+	struct cexpr *cx = replay_frontend_cexpr(s->f);
+	struct cexpr_value *v = NULL;
+	uint64_t len;
 
 	memset(t, 0, sizeof(*t));
 	snprintf(t->what, sizeof(t->what), "%s", expr);
@@ -76,30 +78,26 @@ int cli_replay_last_target(struct cli_session *s, const char *expr, struct cli_l
 		t->slot = reg_slot(expr + 1);
 		return 0;
 	}
-	if (expr[0] != '*') {
-		snprintf(err, errsize, "last: give memory as *PTR (*(long *)0x404040, *$rdi@16) "
-			 "or a register ($rax): \"%s\" is neither.", expr);
+	if (!cx) {
+		snprintf(err, errsize, "Out of memory.");
 		return -1;
 	}
-	snprintf(buf, sizeof(buf), "%s", expr + 1);
-	at = strrchr(buf, '@');
-	if (at) {
-		*at = '\0';
-		count = strtoul(at + 1, NULL, 0);
-	}
-	if (replay_frontend_eval(s->f, buf, &v, err, errsize) < 0)
-		return -1;
-	if (v.kind != REPLAY_EXPR_POINTER) {
-		snprintf(err, errsize, "Attempt to take contents of a non-pointer value.");
+	/* The bytes the C expression names, and its type when its value can
+	 * be read here (to print the values before and after). */
+	if (cexpr_lvalue(cx, expr, &t->addr, &len) < 0) {
+		snprintf(err, errsize, "%s", cexpr_error(cx));
 		return -1;
 	}
-	t->addr = v.v;
-	t->len = (v.ptr > 1 ? 8 : v.size) * count;
-	t->is_signed = v.ptr == 1 && v.is_signed;
-	if (!count || t->len > REPLAY_PROV_MAX) {
-		snprintf(err, errsize, "last: 1 to %d bytes.", REPLAY_PROV_MAX);
+	if (cexpr_eval(cx, expr, &v) == 0) {
+		t->type = v->type;
+		cexpr_value_free(v);
+	}
+	if (!len || len > REPLAY_PROV_MAX) {
+		snprintf(err, errsize, "last: 1 to %d bytes (%s is %" PRIu64 ").", REPLAY_PROV_MAX,
+			 expr, len);
 		return -1;
 	}
+	t->len = (size_t)len;
 	return 0;
 }
 
@@ -119,20 +117,27 @@ static int move_to(struct cli_session *s, int64_t tid, uint64_t position)
 	return -ENOENT;
 }
 
-/* @n bytes as the value of @t: an integer of 1, 2, 4 or 8 bytes, else
- * GDB's {0x41, ...}. */
-void cli_replay_print_target_value(const struct cli_last_target *t, const uint8_t *b, size_t n)
+/* @n bytes as the value of @t: as GDB prints its type's value when the
+ * expression has one, else an integer of 1, 2, 4 or 8 bytes (a register),
+ * else GDB's {0x41, ...}. */
+void cli_replay_print_target_value(struct cli_session *s, const struct cli_last_target *t,
+				   const uint8_t *b, size_t n)
 {
-	uint64_t v = 0;
+	struct cexpr *cx = replay_frontend_cexpr(s->f);
+	struct cexpr_value *v;
+	uint64_t x = 0;
+	char *text;
 
+	if (t->type && cx && dw_type_size(t->type) == n &&
+	    (v = cexpr_value_bytes(cx, t->type, b, NULL, NULL)) &&
+	    (text = cexpr_format_value(cx, v, 0))) {
+		fputs(text, stdout);
+		free(text);
+		return;
+	}
 	if (n == 1 || n == 2 || n == 4 || n == 8) {
-		memcpy(&v, b, n);
-		if (t->is_signed && n < 8 && (v >> (n * 8 - 1)) & 1)
-			v |= ~0ull << (n * 8);
-		if (t->is_signed)
-			printf("%" PRId64, (int64_t)v);
-		else
-			printf("%" PRIu64, v);
+		memcpy(&x, b, n);
+		printf("%" PRIu64, x);
 		return;
 	}
 	putchar('{');
@@ -209,7 +214,7 @@ static int last_memory(struct cli_session *s, struct cli_last_target *t)
 		       t->len == 1 ? "" : "s", t->addr);
 		if (replay_frontend_read(s->f, t->addr, now_b, t->len) == (int)t->len) {
 			printf(": they held ");
-			cli_replay_print_target_value(t, now_b, t->len);
+			cli_replay_print_target_value(s, t, now_b, t->len);
 			printf(" from its start.\n");
 		} else {
 			printf(", and it never saw their value.\n");
@@ -233,9 +238,9 @@ static int last_memory(struct cli_session *s, struct cli_last_target *t)
 		if (w.after_status[i] == REPLAY_STATE_KNOWN)
 			now_b[i] = w.after[i];
 	printf("Old value = ");
-	cli_replay_print_target_value(t, old, t->len);
+	cli_replay_print_target_value(s, t, old, t->len);
 	printf("\nNew value = ");
-	cli_replay_print_target_value(t, now_b, t->len);
+	cli_replay_print_target_value(s, t, now_b, t->len);
 	printf("%s\n", memcmp(old, now_b, t->len) ? "" : " (unchanged: the same bytes written)");
 	print_stack(s);
 	prev = *t;

@@ -14,24 +14,27 @@
 
 /* What `last` follows and `watch` watches: a register of the current
  * thread or a range of memory. */
+struct dw_type;
+
 struct cli_last_target {
 	bool reg;
 	int slot;                  /* enum rsp_user_slot */
 	uint64_t addr;
 	size_t len;
-	bool is_signed;
+	const struct dw_type *type; /* the C expression's type, or NULL */
 	char what[160];            /* as typed */
 };
 
-/* EXPR (*PTR, *PTR@N, $REG) into what it names: the one step the C
- * expressions will replace (an lvalue's address and size). 0, or -1 with
- * GDB's kind of message in @err. */
+/* EXPR (a C lvalue: g_list->next, *p, arr[2], *(long *)0x404040, *p@4;
+ * or a register: $rax) into what it names. 0, or -1 with GDB's kind of
+ * message in @err. */
 int cli_replay_last_target(struct cli_session *s, const char *expr, struct cli_last_target *t,
 			   char *err, size_t errsize);
 
 /* @n bytes of @t's value as GDB prints them: an integer of 1, 2, 4 or 8
  * bytes, else {0x41, ...}. */
-void cli_replay_print_target_value(const struct cli_last_target *t, const uint8_t *b, size_t n);
+void cli_replay_print_target_value(struct cli_session *s, const struct cli_last_target *t,
+				   const uint8_t *b, size_t n);
 
 /* last [EXPR]: back to the instruction that last wrote EXPR's bytes (or
  * last changed a register); without EXPR, on with the previous one. */

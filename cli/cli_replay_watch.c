@@ -163,12 +163,12 @@ int cli_replay_report_watch(struct cli_session *s)
 	printf("\nHardware watchpoint %d: %s%s\n\nOld value = ", w->number,
 	       w->location ? "-location " : "", w->t.what);
 	if (w->known)
-		cli_replay_print_target_value(&w->t, w->val, w->t.len);
+		cli_replay_print_target_value(s, &w->t, w->val, w->t.len);
 	else
 		printf("<unreadable>");
 	printf("\nNew value = ");
 	if (known)
-		cli_replay_print_target_value(&w->t, now, w->t.len);
+		cli_replay_print_target_value(s, &w->t, now, w->t.len);
 	else
 		printf("<unreadable>");
 	putchar('\n');

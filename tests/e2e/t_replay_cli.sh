@@ -39,18 +39,18 @@ show out err
 acc=$(( 3 * k * (k - 1) / 2 ))
 expect_re out "^Breakpoint 1 at 0x[0-9a-f]+: file .*/$src, line $step_body\.\$"
 expect_re out "^1 +breakpoint +keep y +0x[0-9a-f]+ in step at .*/$src:$step_body\$"
-expect_eq "breakpoint stops" "$(grep -c "^Breakpoint 1, step () at .*/$src:$step_body\$" out)" "$((k + 2))"
-expect_re out "^#0  step \(\) at .*/$src:$step_body\$"
-expect_re out "^#1  0x[0-9a-f]+ in main \(\) at .*/$src:$main_call\$"
+expect_eq "breakpoint stops" "$(grep -c "^Breakpoint 1, step (i=[0-9]*) at .*/$src:$step_body\$" out)" "$((k + 2))"
+expect_re out "^#0  step \(i=$((k - 1))\) at .*/$src:$step_body\$"
+expect_re out "^#1  0x[0-9a-f]+ in main \(argc=3, argv=0x[0-9a-f]+\) at .*/$src:$main_call\$"
 # The K-th call has i = K - 1: in the register and in the frame.
 expect_eq "\$rdi at the K-th call" "$(sed -n 's/^\$1 = //p' out)" "$((k - 1))"
 expect_eq "i in the frame at the K-th call" "$(sed -n 's/^\$2 = //p' out)" "$((k - 1))"
 expect_re out "^0x[0-9a-f]+:	0x[0-9a-f]{16}	0x[0-9a-f]{16}\$"
 expect_re out "^rip +0x[0-9a-f]+ +0x[0-9a-f]+ <step\+[0-9]+>\$"
-expect out "Run till exit from #0  step () at"
-expect_re out "in main \(\) at .*/$src:$main_call\$"
+expect out "Run till exit from #0  step (i=$((k - 1))) at"
+expect_re out "in main \(argc=3, argv=0x[0-9a-f]+\) at .*/$src:$main_call\$"
 expect_eq "\$rax after finish (acc)" "$(sed -n 's/^\$3 = //p' out)" "$acc"
-expect_re out "^step \(\) at .*/$src:[0-9]+\$"
+expect_re out "^step \(i=$((k - 1))\) at .*/$src:[0-9]+\$"
 expect_re out "thread [0-9]+: [0-9]+ instructions, 0 gaps, at position [0-9]+ \(current\)"
 expect out "Continuing backward."
 # Back from inside the K-th call: its own breakpoint first, then the one before.
@@ -86,9 +86,9 @@ off=$(sed -n 's/^=> 0x[0-9a-f]* <step+\([0-9]*\)>:.*/\1/p' xi.out)
 timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'goto begin' -ex 'break step' \
     -ex continue -ex "x/1i \$pc - ${off:-0}" >xi2.out 2>&1
 expect_re xi2.out "^   0x[0-9a-f]+ <step>:	push +%rbp\$"
-expect_re xi.out "^#0  step \(\) at .*/$src:$step_body\$"
+expect_re xi.out "^#0  step \(i=[0-9]+\) at .*/$src:$step_body\$"
 expect_re xi.out "^=> 0x[0-9a-f]+ <step\+[0-9]+>:	"
-expect_re xi.out "^#0  0x[0-9a-f]{16} in step \(\) at .*/$src:$step_body\$"
+expect_re xi.out "^#0  0x[0-9a-f]{16} in step \(i=[0-9]+\) at .*/$src:$step_body\$"
 
 # info registers in the order asked (GDB's); list where the source is not
 # on this machine (the end of history is in libc's _exit) and past a file's
@@ -100,7 +100,7 @@ expect_eq "info registers rip rdi \$rax" "$(cat order.names)" "rip rdi rax "
 # Opening, it says where it stands, as GDB does when it connects (the
 # address only when the pc is not where a line-table row starts: after
 # _exit's syscall, libc 2.36's row for line 30 starts there).
-expect_re order.out '^(0x[0-9a-f]{16} in )?[_A-Za-z]*exit \(\) at .*:[0-9]+$'
+expect_re order.out '^(0x[0-9a-f]{16} in )?[_A-Za-z]*exit \(status=[^)]*\) at .*:[0-9]+$'
 timeout 60 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex 'list' >nosrc.out 2>nosrc.err
 expect_eq "exit status of list without the source" "$?" 1
 expect_re nosrc.err "^[0-9]+	.*: No such file or directory\.\$"

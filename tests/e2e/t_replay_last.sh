@@ -74,7 +74,7 @@ L=$(line_of $src uaf_read)
 compare uaf "$rec" "$L" "old->field" long
 # the first answer: reuse at its marker's line
 first=$(sed -n '/^Last write/,/^Last write\|^No earlier/p' "$T_DIR/uaf.out" | head -8)
-grep -qE "^#0  (0x[0-9a-f]+ in )?reuse \(\) at .*$src:$(line_of $src reuse)\$" <<<"$first" ||
+grep -qE "^#0  (0x[0-9a-f]+ in )?reuse \([^)]*\) at .*$src:$(line_of $src reuse)\$" <<<"$first" ||
     fail "uaf: the last write is not reuse's at line $(line_of $src reuse)"
 grep -q "^New value = 24301$" <<<"$first" || fail "uaf: New value is not 0x5eed"
 grep -qE "^#1  0x[0-9a-f]+ in uaf \(\) at .*$src:[0-9]+$" <<<"$first" || fail "uaf: not called from uaf"
@@ -84,7 +84,7 @@ rec=$T_DIR/smash
 "$HINDSIGHT" record -o "$rec" -- "$prog" smash >"$T_DIR/smash.rec" 2>&1
 compare smash "$rec" "$(line_of $src smash_read)" "f.saved" long
 first=$(sed -n '/^Last write/,/^Last write\|^No earlier/p' "$T_DIR/smash.out" | head -8)
-grep -qE "^#0  (0x[0-9a-f]+ in )?[_a-z0-9]*strcpy[_a-z0-9]* \(\)" <<<"$first" ||
+grep -qE "^#0  (0x[0-9a-f]+ in )?[_a-z0-9]*strcpy[_a-z0-9]* \(" <<<"$first" ||
     fail "smash: the last write to f.saved is not strcpy's"
 grep -qE "^#1  0x[0-9a-f]+ in smash \(\) at .*$src:$(line_of $src smash)\$" <<<"$first" ||
     fail "smash: strcpy not called from smash at line $(line_of $src smash)"
@@ -99,7 +99,7 @@ timeout 120 "$HINDSIGHT" run -o "$rec" -- "$prog" clobber >"$T_DIR/run.out" 2>"$
 expect_eq "exit status of run clobber" "$?" 139
 compare clobber "$rec" "" "table[1].next" long
 first=$(sed -n '/^Last write/,/^Last write\|^No earlier/p' "$T_DIR/clobber.out" | head -8)
-grep -qE "^#0  (0x[0-9a-f]+ in )?[_a-z0-9]*memset[_a-z0-9]* \(\)" <<<"$first" ||
+grep -qE "^#0  (0x[0-9a-f]+ in )?[_a-z0-9]*memset[_a-z0-9]* \(" <<<"$first" ||
     fail "clobber: the last write to table[1].next is not memset's"
 grep -qE "^#1  0x[0-9a-f]+ in clobber \(\) at .*$src:$(line_of $src clobber)\$" <<<"$first" ||
     fail "clobber: memset not called from clobber at line $(line_of $src clobber)"
@@ -107,7 +107,7 @@ grep -q "^New value = $(printf '%d' 0x4141414141414141)\$" <<<"$first" ||
     fail "clobber: New value is not 0x4141414141414141"
 # the write before: the loop in clobbered() that linked the table
 second=$(sed -n '/^Last write/,$p' "$T_DIR/clobber.out" | sed -n '2,$p' | sed -n '/^Last write/,$p')
-grep -qE "^#0  (0x[0-9a-f]+ in )?clobbered \(\) at .*$src:" <<<"$second" ||
+grep -qE "^#0  (0x[0-9a-f]+ in )?clobbered \([^)]*\) at .*$src:" <<<"$second" ||
     fail "clobber: the write before the memset is not clobbered()'s loop"
 expect "$T_DIR/clobber.out" "No earlier write to 8 bytes at"
 # hindsight run's explanation goes on to the origin: the register that
@@ -138,7 +138,7 @@ expect_re "$T_DIR/trun.err" "^  which worker wrote at $src:$(line_of $src worker
 compare thread "$rec" "" "g_shared" long
 grep -q "^\[Switching to thread 2 " "$T_DIR/thread.out" || fail "thread: last did not switch to the worker"
 first=$(sed -n '/^Last write/,/^Last write\|^No earlier/p' "$T_DIR/thread.out" | head -8)
-grep -qE "^#0  (0x[0-9a-f]+ in )?worker \(\) at .*$src:$(line_of $src worker)\$" <<<"$first" ||
+grep -qE "^#0  (0x[0-9a-f]+ in )?worker \([^)]*\) at .*$src:$(line_of $src worker)\$" <<<"$first" ||
     fail "thread: the last write to g_shared is not worker's"
 
 # ---- chain: the history of g_val, registers ----------------------------------
@@ -162,15 +162,15 @@ show "$T_DIR/chain.out"
 out=$T_DIR/chain.out
 expect_re "$out" "^Old value = $A\$"
 expect_re "$out" "^New value = $B\$"
-expect_re "$out" "^#0  (0x[0-9a-f]+ in )?set_second \(\) at .*$src:$(line_of $src second)\$"
+expect_re "$out" "^#0  (0x[0-9a-f]+ in )?set_second \([^)]*\) at .*$src:$(line_of $src second)\$"
 expect_re "$out" "^Old value = 0\$"
 expect_re "$out" "^New value = $A\$"
-expect_re "$out" "^#0  (0x[0-9a-f]+ in )?set_first \(\) at .*$src:$(line_of $src first)\$"
+expect_re "$out" "^#0  (0x[0-9a-f]+ in )?set_first \([^)]*\) at .*$src:$(line_of $src first)\$"
 expect "$out" "No earlier write to 8 bytes at $g_val in the recording: they held 0 from its start."
 expect_re "$out" "^\\\$r13 last changed: .*"
 expect_re "$out" "^   0x[0-9a-f]+:[[:space:]]+mov +%r12,%r13\$"
 expect_re "$out" "^Loaded from 8 bytes at $g_ptr: "
-expect_re "$out" "^#0  (0x[0-9a-f]+ in )?set_ptr \(\) at .*$src:$(line_of $src set_ptr)\$"
+expect_re "$out" "^#0  (0x[0-9a-f]+ in )?set_ptr \([^)]*\) at .*$src:$(line_of $src set_ptr)\$"
 
 
 # `monitor last` over serve --replay: the same write as `last`'s

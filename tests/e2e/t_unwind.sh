@@ -122,7 +122,7 @@ done
 
 # The frames these places must have, spelled out once (GDB agrees above).
 expect_re replay-longjmp.out '^#1  <signal handler called>$'
-expect_re replay-longjmp.out "^#2  level \(\) at .*/$src:$(line_of $src level_fault)\$"
+expect_re replay-longjmp.out "^#2  level \([^)]*\) at .*/$src:$(line_of $src level_fault)\$"
 expect_re replay-nested.out '^#4  <signal handler called>$'
 expect_re run-nested.err '^#5  <signal handler called>$'
 expect_re run-longjmp.err "^#2  0x[0-9a-f]+ in main \(\) at .*/$src:$(line_of $src after_jump)\$"
@@ -141,7 +141,7 @@ timeout 120 "$HINDSIGHT" run --snapshot 16K -o "$T_DIR/run-spin" -- "$prog" spin
     >run-spin.out 2>run-spin.err
 expect_eq "exit status of run --snapshot" "$?" 139
 show run-spin.err
-expect_re run-spin.err "^#0  level \(\) at .*/$src:$(line_of $src level_fault)\$"
+expect_re run-spin.err "^#0  level \([^)]*\) at .*/$src:$(line_of $src level_fault)\$"
 expect_re run-spin.err '^Backtrace stopped: Cannot access memory at address 0x[0-9a-f]+ \(not in the recording\)$'
 expect_not run-spin.err "#1 "
 finish
