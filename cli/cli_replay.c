@@ -51,7 +51,8 @@
 #include "replay/explain.h"
 #include "replay/frontend.h"
 #include "replay/frontend_break.h"
-#include "replay/frontend_expr.h"
+#include "replay/cexpr.h"
+#include "replay/frontend_vars.h"
 #include "replay/frontend_frame.h"
 #include "replay/history_format.h"
 #include "replay/image.h"
@@ -463,13 +464,32 @@ static const char *gdb_char(uint8_t c, char out[8])
 	return out;
 }
 
+/* The address x starts at: EXPR's value as GDB's x takes it (a pointer,
+ * an integer, an array's or a function's address). 0 or -1 after GDB's
+ * message. */
+static int x_address(struct cli_session *s, const char *expr, uint64_t *addr)
+{
+	struct cexpr *cx = replay_frontend_cexpr(s->f);
+	struct cexpr_value *v;
+	int rc;
+
+	if (!cx || cexpr_eval(cx, expr, &v) < 0) {
+		fprintf(stderr, "%s\n", cx ? cexpr_error(cx) : "Out of memory.");
+		return -1;
+	}
+	rc = cexpr_value_address(v, addr);
+	cexpr_value_free(v);
+	if (rc < 0)
+		fprintf(stderr, "Invalid number \"%s\".\n", expr);
+	return rc < 0 ? -1 : 0;
+}
+
 /* x/NFU ADDR: N units of size U (b h w g) in format F (x d u c i s). */
 static int cmd_x(struct cli_session *s, const char *args, const struct command *c)
 {
 	static char fmt = 'x', unit = 'w';
-	struct replay_expr_value v;
 	struct replay_symbol sym;
-	char err[256], ch[8];
+	char ch[8];
 	long count = 1;
 	uint64_t addr;
 
@@ -494,11 +514,8 @@ static int cmd_x(struct cli_session *s, const char *args, const struct command *
 		while (*args == ' ')
 			args++;
 	}
-	if (replay_frontend_eval(s->f, args, &v, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
+	if (x_address(s, args, &addr) < 0)
 		return -1;
-	}
-	addr = v.v;
 	if (fmt == 'i') {
 		for (long i = 0; i < count; i++) {
 			uint8_t buf[16];

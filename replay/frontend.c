@@ -14,7 +14,6 @@
 #include "replay/dwarf_symbols.h"
 #include "replay/frontend_break.h"
 #include "replay/frontend_vars.h"
-#include "replay/frontend_expr.h"
 #include "replay/image.h"
 #include "replay/rodata.h"
 #include "replay/state.h"
@@ -592,17 +591,6 @@ int replay_frontend_break_enable(struct replay_frontend *f, int n, bool on)
 		bp->enabled = on;
 	}
 	return !found && n ? -ENOENT : 0;
-}
-
-int replay_frontend_cond_default(struct replay_frontend *f, const char *expr, bool *stop,
-				 char *err, size_t errsize)
-{
-	struct replay_expr_value v;
-	int rc = replay_frontend_eval(f, expr, &v, err, errsize);
-
-	if (rc == 0)
-		*stop = v.v != 0;
-	return rc;
 }
 
 /* Whether @bp, at the position, says stop (and counts its hit). */

@@ -168,9 +168,6 @@ int replay_frontend_break_enable(struct replay_frontend *f, int n, bool on);
  * evaluate: cond_error) counts a hit, then stops unless its ignore count
  * was left (those set their @stopped); the first into f->stopped_break. */
 bool replay_frontend_break_stops(struct replay_frontend *f);
-/* The default condition evaluator (replay_frontend_eval: nonzero stops). */
-int replay_frontend_cond_default(struct replay_frontend *f, const char *expr, bool *stop,
-				 char *err, size_t errsize);
 /* The breakpoint at @pc, or NULL. */
 struct replay_frontend_break *replay_frontend_break_at(struct replay_frontend *f, uint64_t pc);
 
