@@ -35,6 +35,7 @@ struct unit_ctx {
 	uint64_t base;          /* DW_AT_low_pc: the base of lists and ranges */
 	uint64_t addr_base;     /* DW_AT_addr_base (DWARF 5) */
 	uint64_t loclists_base; /* DW_AT_loclists_base */
+	uint64_t header;        /* the unit header's offset: typed operations' DIEs count from it */
 	uint64_t pc;
 	bool nomem;
 };
@@ -68,6 +69,12 @@ static void unit_ctx_init(struct unit_ctx *uc, struct dw_debug *d, size_t unit, 
 	uc->pc = pc;
 	if (!cu)
 		return;
+	Dwarf_Off hdr = 0, hlen = 0;
+	Dwarf_Error err = NULL;
+
+	if (dwarf_die_CU_offset_range(cu, &hdr, &hlen, &err) == DW_DLV_OK)
+		uc->header = hdr;
+	dw_err_free(d, err);
 	if (!dw_die_udata(d, cu, DW_AT_addr_base, &uc->addr_base))
 		dw_die_ref(d, cu, DW_AT_addr_base, &uc->addr_base);
 	if (!dw_die_udata(d, cu, DW_AT_loclists_base, &uc->loclists_base))
@@ -308,24 +315,47 @@ static int attr_expr(struct unit_ctx *uc, Dwarf_Attribute a, const uint8_t **e, 
 	return rc;
 }
 
-/* Indexes in the expression become addresses (the copy lives in the pool). */
+/* The base type DIE at unit offset @off, for typed stack operations. */
+static int base_type_at(void *ctx, uint64_t off, unsigned *size, bool *is_signed, bool *is_float)
+{
+	struct unit_ctx *uc = ctx;
+	Dwarf_Die die = dw_die_at(uc->d, uc->header + off);
+	uint64_t bytes = 0, ate = 0;
+	bool ok;
+
+	if (!die)
+		return -EINVAL;
+	ok = dw_die_tag(die) == DW_TAG_base_type && dw_die_udata(uc->d, die, DW_AT_byte_size, &bytes) &&
+	     dw_die_udata(uc->d, die, DW_AT_encoding, &ate);
+	dwarf_dealloc_die(die);
+	if (!ok || bytes > 16)
+		return -EINVAL;
+	*size = (unsigned)bytes;
+	*is_signed = ate == DW_ATE_signed || ate == DW_ATE_signed_char;
+	*is_float = ate == DW_ATE_float || ate == DW_ATE_complex_float || ate == DW_ATE_decimal_float;
+	return 0;
+}
+
+/* Indexes and typed operations in the expression become plain ones (the
+ * copy lives in the pool). */
 static int expr_own(struct unit_ctx *uc, const uint8_t **e, size_t *len)
 {
+	const struct dw_loc_rewriter rw = { addr_index, base_type_at, uc };
 	uint8_t *out = NULL, *copy;
 	size_t n = 0;
-	bool indexed = false;
+	bool rewrite = false;
 
 	for (size_t i = 0; i < *len;) {
 		int sz = dw_loc_op_size(*e, *len, i);
 
 		if (sz < 0)
 			return 0; /* dw_loc_eval will say what is wrong with it */
-		indexed |= (*e)[i] == 0xa1 || (*e)[i] == 0xa2 || (*e)[i] == 0xfb || (*e)[i] == 0xfc;
+		rewrite |= dw_loc_needs_rewrite((*e)[i]);
 		i += (size_t)sz;
 	}
-	if (!indexed)
+	if (!rewrite)
 		return 0;
-	if (dw_loc_resolve_indexes(*e, *len, addr_index, uc, &out, &n) < 0)
+	if (dw_loc_rewrite(*e, *len, &rw, &out, &n) < 0)
 		return 0;
 	copy = n ? dw_pool_alloc(uc->d->pool, n) : NULL;
 	if (n && !copy) {

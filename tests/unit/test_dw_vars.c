@@ -1133,23 +1133,70 @@ static int index_lookup(void *ctx, uint64_t index, uint64_t *addr)
 	return 0;
 }
 
-static void test_loc_indexes(void **state)
+/* Base types at made-up unit offsets: 0x10 int, 0x20 unsigned char,
+ * 0x30 double, 0x40 long. */
+static int type_lookup(void *ctx, uint64_t off, unsigned *size, bool *is_signed, bool *is_float)
 {
+	(void)ctx;
+	*size = off == 0x10 ? 4 : off == 0x20 ? 1 : 8;
+	*is_signed = off == 0x10 || off == 0x40;
+	*is_float = off == 0x30;
+	return off && off <= 0x40 && off % 16 == 0 ? 0 : -EINVAL;
+}
+
+/* Runs @e rewritten; the value of its DW_OP_stack_value. */
+static uint64_t rewritten_value(const uint8_t *e, size_t len)
+{
+	static const uint64_t regs[DW_LOC_NREGS] = { [0] = 0xffffffff80000001ull };
+	static const bool known[DW_LOC_NREGS] = { [0] = true };
+	const struct dw_loc_rewriter rw = { index_lookup, type_lookup, NULL };
+	struct dw_loc_env env = { .regs = regs, .known = known, .read = read_words };
+	struct dw_loc l;
+	uint8_t *out;
+	size_t n;
+
+	assert_int_equal(dw_loc_rewrite(e, len, &rw, &out, &n), 0);
+	assert_int_equal(dw_loc_eval(out, n, &env, &l), 0);
+	free(out);
+	assert_int_equal(l.pieces[0].kind, DW_LOC_VALUE);
+	return l.pieces[0].value;
+}
+
+static void test_loc_rewrite(void **state)
+{
+	const struct dw_loc_rewriter rw = { index_lookup, type_lookup, NULL };
 	uint8_t *out;
 	size_t n;
 
 	(void)state;
 	/* addrx 2, plus_uconst 4 → addr 0x4010, plus_uconst 4 */
-	assert_int_equal(dw_loc_resolve_indexes((const uint8_t[]){ 0xa1, 2, 0x23, 4 }, 4,
-						index_lookup, NULL, &out, &n), 0);
+	assert_int_equal(dw_loc_rewrite((const uint8_t[]){ 0xa1, 2, 0x23, 4 }, 4, &rw, &out, &n), 0);
 	assert_int_equal(n, 11);
 	assert_int_equal(out[0], 0x03);
 	assert_int_equal(out[1], 0x10);
 	assert_int_equal(out[2], 0x40);
 	assert_int_equal(out[9], 0x23);
 	free(out);
-	assert_int_equal(dw_loc_resolve_indexes((const uint8_t[]){ 0xa1, 2, 0x2f, 0, 0 }, 5,
-						index_lookup, NULL, &out, &n), -ENOTSUP);
+	assert_int_equal(dw_loc_rewrite((const uint8_t[]){ 0xa1, 2, 0x2f, 0, 0 }, 5, &rw, &out, &n),
+			 -ENOTSUP);
+	/* regval_type rax as int: sign-extended from 32 bits */
+	assert_int_equal(rewritten_value((const uint8_t[]){ 0xa5, 0, 0x10, 0x9f }, 4),
+			 (uint64_t)(int64_t)(int32_t)0x80000001);
+	/* as unsigned char; GNU form */
+	assert_int_equal(rewritten_value((const uint8_t[]){ 0xf5, 0, 0x20, 0x9f }, 4), 1);
+	/* const_type int -2 (4 bytes), convert to long: -2 */
+	assert_int_equal(rewritten_value((const uint8_t[]){ 0xa4, 0x10, 4, 0xfe, 0xff, 0xff, 0xff,
+							  0xa8, 0x40, 0x9f }, 10),
+			 (uint64_t)-2);
+	/* deref_type 2 bytes at 0x7010 as unsigned char: 0x10 */
+	assert_int_equal(rewritten_value((const uint8_t[]){ 0x0a, 0x10, 0x70, 0xa6, 2, 0x20, 0x9f },
+					 7), 0x10);
+	/* convert to the generic type (0) is nothing; to double stays, -ENOTSUP */
+	assert_int_equal(rewritten_value((const uint8_t[]){ 0x35, 0xa8, 0, 0x9f }, 4), 5);
+	assert_int_equal(dw_loc_rewrite((const uint8_t[]){ 0x35, 0xa8, 0x30, 0x9f }, 4, &rw, &out,
+					&n), 0);
+	assert_int_equal(n, 4);
+	free(out);
 	assert_int_equal(dw_loc_op_size((const uint8_t[]){ 0x9e, 3, 1, 2 }, 4, 0), -EINVAL);
 	assert_int_equal(dw_loc_op_size((const uint8_t[]){ 0x92, 0x80, 1, 0x7f }, 4, 0), 4);
 }
@@ -1192,7 +1239,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loc_kinds),
-		cmocka_unit_test(test_loc_indexes),
+		cmocka_unit_test(test_loc_rewrite),
 		cmocka_unit_test(test_loc_random),
 		cmocka_unit_test(test_type_shapes),
 		cmocka_unit_test(test_opaque_type),
