@@ -343,9 +343,14 @@ static int kind_op(struct machine *m, uint8_t op, const struct opnd *o)
 	case 0x90: m->loc = M_REGISTER; m->reg = o->u1 > 0xffff ? 0xffff : (unsigned)o->u1; return 0;
 	case 0x9e: m->loc = M_IMPLICIT; m->implicit = *o; return 0;
 	case 0x9f: m->loc = M_VALUE; return 0;
-	case 0xa3: case 0xf3: /* entry values: GDB's <optimized out> when unresolved */
-		m->optout = true;
-		return push(m, 0);
+	case 0xa3: case 0xf3: { /* entry values: GDB's <optimized out> when unresolved */
+		uint64_t v = 0;
+
+		if (!m->env->entry_value ||
+		    m->env->entry_value(m->env->ctx, o->blk, (size_t)o->blklen, &v) < 0)
+			m->optout = true;
+		return push(m, v);
+	}
 	case 0xa0: case 0xf2: case 0xfa: case 0xf0: /* implicit pointer, parameter ref, uninit */
 		m->optout = true;
 		return op == 0xfa ? push(m, 0) : 0;

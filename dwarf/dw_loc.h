@@ -68,6 +68,12 @@ struct dw_loc_env {
 	uint64_t bias;
 	int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
 	void *ctx;
+	/* DW_OP_entry_value: the value the operation's block (@expr: gcc's is
+	 * DW_OP_regN) had on entry to the function, from the caller's call
+	 * site (dw_image_call_value); 0, or negative when unknown: then the
+	 * piece is optimized out, as GDB says when it cannot resolve one. May
+	 * be NULL. */
+	int (*entry_value)(void *ctx, const uint8_t *expr, size_t len, uint64_t *out);
 };
 
 /* Runs the location expression @expr (@len bytes) for the frame @env.

@@ -94,6 +94,20 @@ int dw_image_type(struct dw_image *img, uint64_t pc, const char *name, const str
 int dw_image_function(struct dw_image *img, uint64_t pc, const char *name,
 		      const struct dw_type **type, uint64_t *entry);
 
+/* The value a function was called with in DWARF register @reg, for
+ * DW_OP_entry_value (dw_loc_env.entry_value): the DW_AT_call_value of the
+ * call site parameter in @reg of the call that returns to file address
+ * @return_pc (DW_TAG_call_site's DW_AT_call_return_pc, DWARF 4's
+ * DW_TAG_GNU_call_site's DW_AT_low_pc). The expression is to be run in the
+ * caller's frame (its scope's frame base) as a value
+ * (dw_loc_eval_value). Returns 0, -ENOENT when there is no such call site
+ * or parameter, -ENOMEM. */
+int dw_image_call_value(struct dw_image *img, uint64_t return_pc, unsigned reg,
+			const uint8_t **expr, size_t *len);
+/* Same at runtime address @return_pc; *@bias gets the image's. */
+int dw_space_call_value(struct dw_space *s, uint64_t return_pc, unsigned reg,
+			const uint8_t **expr, size_t *len, uint64_t *bias);
+
 /* The same through a space at runtime address @pc, the image mapped at @pc
  * first, then every image; *@bias (may be NULL) gets the bias of the image
  * that answered (a global's expression is relocated by it); @entry is a

@@ -11,7 +11,8 @@
  *     and the CFA from the image's CFI, is the address `print &x` gives, or
  *     the register it names ("which is in register $rbx"), or a value GDB
  *     will not take the address of; optimized-out ones are GDB's
- *     <optimized out>.
+ *     <optimized out>; entry values GDB resolves, resolved through the
+ *     caller's call site (dw_image_call_value), are GDB's values.
  * Globals (addresses, sizes, enumerators), types (`ptype/o`: member names,
  * offsets, bit positions, sizes; array counts) and functions (addresses,
  * parameter counts) are compared with a second GDB session on the file.
@@ -234,7 +235,7 @@ static void gdb_frames(const char *prog, const char *stops)
 struct cmp {
 	struct dw_image *img;
 	uint64_t bias;
-	unsigned vars, memory, registers, values, optout, entry_values;
+	unsigned vars, memory, registers, values, optout, entry_values, entry_resolved;
 };
 
 /* The frame's CFA from the image's CFI, over GDB's registers. */
@@ -276,6 +277,85 @@ static bool gdb_lvalue_refused(const char *addr)
 	return strstr(addr, "isn't an lvalue") || strstr(addr, "optimized out");
 }
 
+/* DW_OP_entry_value(DW_OP_regN) in frame @callee through its caller's call
+ * site, whose value may be an entry value of the caller's in turn. */
+struct entry_ctx {
+	struct cmp *c;
+	const struct gframe *callee;
+};
+
+static int entry_value(void *ctx, const uint8_t *e, size_t len, uint64_t *out)
+{
+	struct entry_ctx *ec = ctx, up = { ec->c, ec->callee + 1 };
+	const struct gframe *cf = ec->callee + 1;
+	struct dw_loc_env env = { .regs = cf->regs, .known = cf->known, .bias = ec->c->bias,
+				  .entry_value = entry_value, .ctx = &up };
+	struct dw_scope *cs;
+	const uint8_t *x;
+	size_t xl;
+	unsigned reg;
+	int rc;
+
+	if (ec->callee->inlined || cf >= frames + nframes || cf->level != ec->callee->level + 1)
+		return -ENOENT;
+	if (len == 1 && e[0] >= 0x50 && e[0] <= 0x6f)
+		reg = e[0] - 0x50u;
+	else if (len == 2 && e[0] == 0x90 && e[1] < 0x80)
+		reg = e[1];
+	else
+		return -ENOTSUP;
+	if (dw_image_call_value(ec->c->img, cf->pc - ec->c->bias, reg, &x, &xl) < 0 ||
+	    dw_image_scope(ec->c->img, cf->lookup - ec->c->bias, &cs) < 0)
+		return -ENOENT;
+	env.frame_base = cs->frame_base;
+	env.frame_base_len = cs->frame_base_len;
+	env.cfa_known = frame_cfa(ec->c, cf, &env.cfa);
+	rc = dw_loc_eval_value(x, xl, &env, false, 0, out);
+	dw_scope_free(cs);
+	return rc;
+}
+
+/* GDB's value as a number: "3", "-7", "0x5555555592e0 <...>"; false for
+ * anything else (structs, characters, floating point). */
+static bool gdb_scalar(const char *s, uint64_t *v)
+{
+	char *end;
+
+	*v = strncmp(s, "0x", 2) == 0 ? strtoull(s, &end, 16) : (uint64_t)strtoll(s, &end, 10);
+	return end != s && (*end == 0 || (*end == ' ' && strncmp(s, "0x", 2) == 0));
+}
+
+/* A variable GDB gives a value for where we have an entry value: resolved
+ * through the caller's call site, it must be GDB's value. */
+static void entry_check(struct cmp *c, const struct gframe *f, const struct dw_var *v,
+			const struct gvar *g, struct dw_loc_env *env, bool gdb_out)
+{
+	struct entry_ctx ec = { .c = c, .callee = f };
+	struct dw_loc l;
+	uint64_t want;
+
+	env->entry_value = entry_value;
+	env->ctx = &ec;
+	assert_int_equal(dw_loc_eval(v->expr, v->exprlen, env, &l), 0);
+	if (gdb_out) {
+		/* what GDB cannot resolve, neither do we */
+		if (l.npieces == 1 && l.pieces[0].kind != DW_LOC_OPTIMIZED_OUT)
+			fail_msg("%s in %s: entry value resolved (kind %d), GDB: <optimized out>",
+				 v->name, f->name, l.pieces[0].kind);
+		return;
+	}
+	if (gdb_scalar(g->value, &want)) {
+		uint64_t mask = dw_type_size(v->type) >= 8 ? ~0ull :
+				(1ull << (8 * dw_type_size(v->type))) - 1;
+
+		if (l.npieces != 1 || l.pieces[0].kind != DW_LOC_VALUE ||
+		    (l.pieces[0].value & mask) != (want & mask))
+			fail_msg("%s in %s: entry value kind %d 0x%llx, GDB %s", v->name, f->name,
+				 l.pieces[0].kind, (unsigned long long)l.pieces[0].value, g->value);
+		c->entry_resolved++;
+	}
+}
+
 /* One variable: where dw_loc puts it against what GDB says. */
 static void var_check(struct cmp *c, const struct gframe *f, const struct dw_scope *s,
 		      const struct dw_var *v, const struct gvar *g)
@@ -297,6 +377,8 @@ static void var_check(struct cmp *c, const struct gframe *f, const struct dw_sco
 		c->entry_values += !gdb_out;
 		if (!gdb_out && !has_entry_value(v))
 			fail_msg("%s in %s: optimized out, GDB says %s", v->name, f->name, g->value);
+		if (has_entry_value(v))
+			entry_check(c, f, v, g, &env, gdb_out);
 		return;
 	}
 	if (gdb_out)
@@ -410,8 +492,9 @@ static void scopes_against_gdb(const char *name)
 	assert_true(nframes >= 16);
 	frames_check(prog_path(name), &c);
 	print_message("%s: %zu frames, %u variables: %u in memory, %u in registers, %u values, "
-		      "%u optimized out (%u entry values GDB resolved)\n", name, nframes, c.vars,
-		      c.memory, c.registers, c.values, c.optout, c.entry_values);
+		      "%u optimized out (%u entry values GDB resolved, %u of them through "
+		      "dw_image_call_value)\n", name, nframes, c.vars, c.memory, c.registers,
+		      c.values, c.optout, c.entry_values, c.entry_resolved);
 	assert_true(c.memory > 10);
 	/* every kind of stop was seen: recursion, the handler, the longjmp */
 	for (size_t k = 0; k < sizeof(must_see) / sizeof(must_see[0]); k++) {
