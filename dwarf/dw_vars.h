@@ -11,7 +11,11 @@
  * nothing (optimized out). dw_loc_eval (dw_loc.h) runs the expression for
  * a frame. Globals, types and functions are found by name, the pc's
  * compilation unit first. Types are struct dw_type (dw_type.h), read once
- * per DIE and kept until the image is freed (dw_types.c).
+ * per DIE and kept until the image is freed (dw_types.c): a pointer's,
+ * typedef's or qualifier's target is never NULL (void is a DW_TYPE_VOID
+ * type), a function type's return type is NULL for void, a variable's type
+ * NULL when its DIE names none. C's base type names ("unsigned long") give
+ * GDB's own types, as its parser does.
  *
  * The dw_image_ functions take file addresses; the dw_space_ ones runtime
  * addresses (the image mapped at the pc first, then every image of the
