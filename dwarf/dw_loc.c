@@ -164,6 +164,7 @@ enum mloc { M_MEMORY, M_REGISTER, M_VALUE, M_IMPLICIT };
 
 struct machine {
 	const struct dw_loc_env *env;
+	const struct dw_loc_entry *entry;
 	uint64_t v[LOC_STACK];
 	size_t n;
 	enum mloc loc;          /* what the current piece is, once an op said so */
@@ -197,7 +198,7 @@ static int run(struct machine *m, const uint8_t *expr, size_t len, struct dw_loc
 /* DW_OP_fbreg's base: the value of the frame base expression. */
 static int frame_base(struct machine *m, uint64_t *out)
 {
-	struct machine fb = { .env = m->env, .depth = m->depth + 1 };
+	struct machine fb = { .env = m->env, .entry = m->entry, .depth = m->depth + 1 };
 	int rc;
 
 	if (!m->env->frame_base || m->depth >= LOC_DEPTH)
@@ -346,8 +347,8 @@ static int kind_op(struct machine *m, uint8_t op, const struct opnd *o)
 	case 0xa3: case 0xf3: { /* entry values: GDB's <optimized out> when unresolved */
 		uint64_t v = 0;
 
-		if (!m->env->entry_value ||
-		    m->env->entry_value(m->env->ctx, o->blk, (size_t)o->blklen, &v) < 0)
+		if (!m->entry || !m->entry->value ||
+		    m->entry->value(m->entry->ctx, o->blk, (size_t)o->blklen, &v) < 0)
 			m->optout = true;
 		return push(m, v);
 	}
@@ -460,7 +461,13 @@ static int piece_close(struct machine *m, struct dw_loc *out, uint64_t bits, uin
 
 int dw_loc_eval(const uint8_t *expr, size_t len, const struct dw_loc_env *env, struct dw_loc *out)
 {
-	struct machine m = { .env = env };
+	return dw_loc_eval_entry(expr, len, env, NULL, out);
+}
+
+int dw_loc_eval_entry(const uint8_t *expr, size_t len, const struct dw_loc_env *env,
+		      const struct dw_loc_entry *entry, struct dw_loc *out)
+{
+	struct machine m = { .env = env, .entry = entry };
 	int rc;
 
 	memset(out, 0, sizeof(*out));

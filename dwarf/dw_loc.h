@@ -68,12 +68,16 @@ struct dw_loc_env {
 	uint64_t bias;
 	int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
 	void *ctx;
-	/* DW_OP_entry_value: the value the operation's block (@expr: gcc's is
-	 * DW_OP_regN) had on entry to the function, from the caller's call
-	 * site (dw_image_call_value); 0, or negative when unknown: then the
-	 * piece is optimized out, as GDB says when it cannot resolve one. May
-	 * be NULL. */
-	int (*entry_value)(void *ctx, const uint8_t *expr, size_t len, uint64_t *out);
+};
+
+/* DW_OP_entry_value for dw_loc_eval_entry: @value gives the value the
+ * operation's block (@expr: gcc's is DW_OP_regN) had on entry to the
+ * function, from the caller's call site (dw_image_call_value); 0, or
+ * negative when unknown: then the piece is optimized out, as GDB says when
+ * it cannot resolve one. */
+struct dw_loc_entry {
+	int (*value)(void *ctx, const uint8_t *expr, size_t len, uint64_t *out);
+	void *ctx;
 };
 
 /* Runs the location expression @expr (@len bytes) for the frame @env.
@@ -86,6 +90,9 @@ struct dw_loc_env {
  * DW_OP_call*), or @read's error when a
  * DW_OP_deref cannot read. */
 int dw_loc_eval(const uint8_t *expr, size_t len, const struct dw_loc_env *env, struct dw_loc *out);
+/* The same, entry values resolved through @entry (NULL: dw_loc_eval). */
+int dw_loc_eval_entry(const uint8_t *expr, size_t len, const struct dw_loc_env *env,
+		      const struct dw_loc_entry *entry, struct dw_loc *out);
 
 /* Runs @expr as a DWARF expression whose value is the top of the stack
  * (CFI rules, DW_AT_frame_base given as a value), with @push on the stack

@@ -99,7 +99,7 @@ int dw_image_function(struct dw_image *img, uint64_t pc, const char *name,
 		      const struct dw_type **type, uint64_t *entry);
 
 /* The value a function was called with in DWARF register @reg, for
- * DW_OP_entry_value (dw_loc_env.entry_value): the DW_AT_call_value of the
+ * DW_OP_entry_value (dw_loc_eval_entry): the DW_AT_call_value of the
  * call site parameter in @reg of the call that returns to file address
  * @return_pc (DW_TAG_call_site's DW_AT_call_return_pc, DWARF 4's
  * DW_TAG_GNU_call_site's DW_AT_low_pc). The expression is to be run in the

@@ -288,8 +288,9 @@ static int entry_value(void *ctx, const uint8_t *e, size_t len, uint64_t *out)
 {
 	struct entry_ctx *ec = ctx, up = { ec->c, ec->callee + 1 };
 	const struct gframe *cf = ec->callee + 1;
-	struct dw_loc_env env = { .regs = cf->regs, .known = cf->known, .bias = ec->c->bias,
-				  .entry_value = entry_value, .ctx = &up };
+	struct dw_loc_env env = { .regs = cf->regs, .known = cf->known, .bias = ec->c->bias };
+	const struct dw_loc_entry upper = { entry_value, &up };
+	struct dw_loc l;
 	struct dw_scope *cs;
 	const uint8_t *x;
 	size_t xl;
@@ -310,9 +311,21 @@ static int entry_value(void *ctx, const uint8_t *e, size_t len, uint64_t *out)
 	env.frame_base = cs->frame_base;
 	env.frame_base_len = cs->frame_base_len;
 	env.cfa_known = frame_cfa(ec->c, cf, &env.cfa);
-	rc = dw_loc_eval_value(x, xl, &env, false, 0, out);
+	/* the call value, an entry value of the caller's itself maybe */
+	rc = dw_loc_eval_entry(x, xl, &env, &upper, &l);
 	dw_scope_free(cs);
-	return rc;
+	if (rc < 0 || l.npieces != 1)
+		return rc < 0 ? rc : -ENOTSUP;
+	if (l.pieces[0].kind == DW_LOC_MEMORY)
+		*out = l.pieces[0].addr; /* a plain expression's value: the top of the stack */
+	else if (l.pieces[0].kind == DW_LOC_VALUE)
+		*out = l.pieces[0].value;
+	else if (l.pieces[0].kind == DW_LOC_REGISTER && l.pieces[0].reg < DW_LOC_NREGS &&
+		 cf->known[l.pieces[0].reg])
+		*out = cf->regs[l.pieces[0].reg];
+	else
+		return -ENOENT;
+	return 0;
 }
 
 /* GDB's value as a number: "3", "-7", "0x5555555592e0 <...>"; false for
@@ -331,12 +344,11 @@ static void entry_check(struct cmp *c, const struct gframe *f, const struct dw_v
 			const struct gvar *g, struct dw_loc_env *env, bool gdb_out)
 {
 	struct entry_ctx ec = { .c = c, .callee = f };
+	const struct dw_loc_entry entry = { entry_value, &ec };
 	struct dw_loc l;
 	uint64_t want;
 
-	env->entry_value = entry_value;
-	env->ctx = &ec;
-	assert_int_equal(dw_loc_eval(v->expr, v->exprlen, env, &l), 0);
+	assert_int_equal(dw_loc_eval_entry(v->expr, v->exprlen, env, &entry, &l), 0);
 	if (gdb_out) {
 		/* what GDB cannot resolve, neither do we */
 		if (l.npieces == 1 && l.pieces[0].kind != DW_LOC_OPTIMIZED_OUT)
