@@ -791,6 +791,13 @@ static int path_child(struct dw_debug *d, Dwarf_Die die, void *arg)
 	bool scope = tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
 		     tag == DW_TAG_lexical_block || tag == DW_TAG_entry_point;
 
+	if (tag == DW_TAG_namespace && w->depth < 64) { /* C++: functions inside */
+		w->depth++;
+		int rc = dw_die_children(d, die, path_child, w);
+
+		w->depth--;
+		return rc;
+	}
 	if (!scope || w->depth >= 64)
 		return 0;
 	if (tag == DW_TAG_lexical_block && !has_ranges(die)) {
