@@ -164,6 +164,7 @@ enum mloc { M_MEMORY, M_REGISTER, M_VALUE, M_IMPLICIT };
 
 struct machine {
 	const struct dw_loc_env *env;
+	const struct dw_loc_entry *entry;
 	uint64_t v[LOC_STACK];
 	size_t n;
 	enum mloc loc;          /* what the current piece is, once an op said so */
@@ -197,7 +198,7 @@ static int run(struct machine *m, const uint8_t *expr, size_t len, struct dw_loc
 /* DW_OP_fbreg's base: the value of the frame base expression. */
 static int frame_base(struct machine *m, uint64_t *out)
 {
-	struct machine fb = { .env = m->env, .depth = m->depth + 1 };
+	struct machine fb = { .env = m->env, .entry = m->entry, .depth = m->depth + 1 };
 	int rc;
 
 	if (!m->env->frame_base || m->depth >= LOC_DEPTH)
@@ -343,9 +344,14 @@ static int kind_op(struct machine *m, uint8_t op, const struct opnd *o)
 	case 0x90: m->loc = M_REGISTER; m->reg = o->u1 > 0xffff ? 0xffff : (unsigned)o->u1; return 0;
 	case 0x9e: m->loc = M_IMPLICIT; m->implicit = *o; return 0;
 	case 0x9f: m->loc = M_VALUE; return 0;
-	case 0xa3: case 0xf3: /* entry values: GDB's <optimized out> when unresolved */
-		m->optout = true;
-		return push(m, 0);
+	case 0xa3: case 0xf3: { /* entry values: GDB's <optimized out> when unresolved */
+		uint64_t v = 0;
+
+		if (!m->entry || !m->entry->value ||
+		    m->entry->value(m->entry->ctx, o->blk, (size_t)o->blklen, &v) < 0)
+			m->optout = true;
+		return push(m, v);
+	}
 	case 0xa0: case 0xf2: case 0xfa: case 0xf0: /* implicit pointer, parameter ref, uninit */
 		m->optout = true;
 		return op == 0xfa ? push(m, 0) : 0;
@@ -455,7 +461,13 @@ static int piece_close(struct machine *m, struct dw_loc *out, uint64_t bits, uin
 
 int dw_loc_eval(const uint8_t *expr, size_t len, const struct dw_loc_env *env, struct dw_loc *out)
 {
-	struct machine m = { .env = env };
+	return dw_loc_eval_entry(expr, len, env, NULL, out);
+}
+
+int dw_loc_eval_entry(const uint8_t *expr, size_t len, const struct dw_loc_env *env,
+		      const struct dw_loc_entry *entry, struct dw_loc *out)
+{
+	struct machine m = { .env = env, .entry = entry };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -519,15 +531,105 @@ static int buf_put(uint8_t **b, size_t *n, size_t *cap, const void *p, size_t le
 	return 0;
 }
 
-int dw_loc_resolve_indexes(const uint8_t *expr, size_t len,
-			   int (*lookup)(void *ctx, uint64_t index, uint64_t *addr), void *ctx,
-			   uint8_t **out, size_t *outlen)
+bool dw_loc_needs_rewrite(uint8_t op)
+{
+	switch (op) {
+	case 0xa1: case 0xa2: case 0xfb: case 0xfc: /* indexes */
+	case 0xa4: case 0xa5: case 0xa6: case 0xa8: case 0xa9: /* typed stack */
+	case 0xf4: case 0xf5: case 0xf6: case 0xf7: case 0xf9:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A conversion to the base type at @type_off: to its size, sign-extended
+ * when signed (const1u k, shl, const1u k, shr/shra). 0 bytes for the
+ * generic type and 8-byte integers; -ENOTSUP for floating point. */
+static int conv_ops(const struct dw_loc_rewriter *rw, uint64_t type_off, uint8_t *enc, size_t *n)
+{
+	unsigned size;
+	bool sign, flt;
+	int rc;
+
+	*n = 0;
+	if (type_off == 0)
+		return 0;
+	rc = rw->base_type ? rw->base_type(rw->ctx, type_off, &size, &sign, &flt) : -ENOTSUP;
+	if (rc < 0 || flt || size == 0 || size > 8)
+		return rc < 0 ? rc : -ENOTSUP;
+	if (size == 8)
+		return 0;
+	enc[0] = 0x08, enc[1] = (uint8_t)(64 - 8 * size), enc[2] = 0x24;
+	enc[3] = 0x08, enc[4] = (uint8_t)(64 - 8 * size), enc[5] = sign ? 0x26 : 0x25;
+	*n = 6;
+	return 0;
+}
+
+/* The generic-stack form of one operation that needs a rewrite. */
+static int rewrite_op(const uint8_t *expr, size_t len, size_t at,
+		      const struct dw_loc_rewriter *rw, uint8_t *enc, size_t *n)
+{
+	struct rd r = { expr, at + 1, len, false };
+	uint8_t op = expr[at];
+	struct opnd o;
+	uint64_t v = 0;
+	size_t k;
+	int rc = op_read(&r, op, &o);
+
+	if (rc < 0 || r.bad)
+		return rc < 0 ? rc : -EINVAL;
+	switch (op) {
+	case 0xa1: case 0xa2: case 0xfb: case 0xfc:
+		rc = rw->addr ? rw->addr(rw->ctx, o.u1, &v) : -ENOTSUP;
+		enc[0] = op == 0xa1 || op == 0xfb ? 0x03 : 0x0e;
+		put_u64(enc + 1, v);
+		*n = 9;
+		return rc;
+	case 0xa8: case 0xa9: case 0xf7: case 0xf9: /* convert, reinterpret */
+		return conv_ops(rw, o.u1, enc, n);
+	case 0xa5: case 0xf5: /* regval_type: bregx reg 0, converted */
+		k = 0;
+		enc[k++] = 0x92;
+		do {
+			enc[k++] = (uint8_t)((o.u1 & 0x7f) | (o.u1 > 0x7f ? 0x80 : 0));
+			o.u1 >>= 7;
+		} while (o.u1 && k < 11);
+		enc[k++] = 0;
+		rc = conv_ops(rw, o.u2, enc + k, n);
+		*n += k;
+		return rc;
+	case 0xa6: case 0xf6: /* deref_type: deref_size, converted */
+		enc[0] = 0x94, enc[1] = (uint8_t)o.u2;
+		rc = conv_ops(rw, o.u1, enc + 2, n);
+		*n += 2;
+		return rc;
+	default: /* const_type: the bytes as a number, converted */
+		if (o.blklen > 8)
+			return -ENOTSUP;
+		for (uint64_t i = 0; i < o.blklen; i++)
+			v |= (uint64_t)o.blk[i] << (8 * i);
+		enc[0] = 0x0e;
+		put_u64(enc + 1, v);
+		rc = conv_ops(rw, o.u1, enc + 9, n);
+		*n += 9;
+		return rc;
+	}
+}
+
+int dw_loc_rewrite(const uint8_t *expr, size_t len, const struct dw_loc_rewriter *rw,
+		   uint8_t **out, size_t *outlen)
 {
 	uint8_t *b = NULL;
 	size_t n = 0, cap = 0, at = 0;
+	bool branches = false, rewrites = false;
 	int rc = 0;
-
-	bool branches = false, indexes = false;
 
 	for (size_t i = 0; i < len;) {
 		int size = dw_loc_op_size(expr, len, i);
@@ -535,33 +637,25 @@ int dw_loc_resolve_indexes(const uint8_t *expr, size_t len,
 		if (size < 0)
 			return size;
 		branches |= expr[i] == 0x28 || expr[i] == 0x2f;
-		indexes |= expr[i] == 0xa1 || expr[i] == 0xa2 || expr[i] == 0xfb || expr[i] == 0xfc;
+		rewrites |= dw_loc_needs_rewrite(expr[i]);
 		i += (size_t)size;
 	}
-	if (branches && indexes)
-		return -ENOTSUP; /* 9-byte addresses would move the branches' targets */
+	if (branches && rewrites)
+		return -ENOTSUP; /* longer operations would move the branches' targets */
 	while (at < len && rc == 0) {
 		int size = dw_loc_op_size(expr, len, at);
-		uint8_t op = expr[at];
+		uint8_t enc[32];
+		size_t k = 0;
 
-		if (size < 0) {
-			rc = size;
-			break;
-		}
-		if (op == 0xa1 || op == 0xa2 || op == 0xfb || op == 0xfc) {
-			struct rd r = { expr, at + 1, len, false };
-			uint64_t addr;
-			uint8_t enc[9];
-
-			rc = lookup(ctx, rd_uleb(&r), &addr);
-			if (rc < 0)
-				break;
-			enc[0] = op == 0xa1 || op == 0xfb ? 0x03 : 0x0e;
-			for (int i = 0; i < 8; i++)
-				enc[1 + i] = (uint8_t)(addr >> (8 * i));
-			rc = buf_put(&b, &n, &cap, enc, sizeof(enc));
-		} else {
+		if (!dw_loc_needs_rewrite(expr[at])) {
 			rc = buf_put(&b, &n, &cap, expr + at, (size_t)size);
+		} else {
+			rc = rewrite_op(expr, len, at, rw, enc, &k);
+			/* what cannot be rewritten stays: dw_loc_eval says -ENOTSUP */
+			if (rc == -ENOTSUP)
+				rc = buf_put(&b, &n, &cap, expr + at, (size_t)size);
+			else if (rc == 0 && k)
+				rc = buf_put(&b, &n, &cap, enc, k);
 		}
 		at += (size_t)size;
 	}

@@ -70,15 +70,29 @@ struct dw_loc_env {
 	void *ctx;
 };
 
+/* DW_OP_entry_value for dw_loc_eval_entry: @value gives the value the
+ * operation's block (@expr: gcc's is DW_OP_regN) had on entry to the
+ * function, from the caller's call site (dw_image_call_value); 0, or
+ * negative when unknown: then the piece is optimized out, as GDB says when
+ * it cannot resolve one. */
+struct dw_loc_entry {
+	int (*value)(void *ctx, const uint8_t *expr, size_t len, uint64_t *out);
+	void *ctx;
+};
+
 /* Runs the location expression @expr (@len bytes) for the frame @env.
  * An empty expression is optimized out. Returns 0 with *@out filled (its
  * pieces may be DW_LOC_UNAVAILABLE or DW_LOC_OPTIMIZED_OUT), -EINVAL for a
  * malformed expression (cut short, stack underflow, division by zero, a
  * branch outside, too many steps or pieces), -ENOTSUP for an operation this
  * evaluator does not do (thread-local storage: out->message says so;
- * typed-stack conversions, DW_OP_call*), or @read's error when a
+ * typed-stack operations dw_loc_rewrite did not turn into plain ones,
+ * DW_OP_call*), or @read's error when a
  * DW_OP_deref cannot read. */
 int dw_loc_eval(const uint8_t *expr, size_t len, const struct dw_loc_env *env, struct dw_loc *out);
+/* The same, entry values resolved through @entry (NULL: dw_loc_eval). */
+int dw_loc_eval_entry(const uint8_t *expr, size_t len, const struct dw_loc_env *env,
+		      const struct dw_loc_entry *entry, struct dw_loc *out);
 
 /* Runs @expr as a DWARF expression whose value is the top of the stack
  * (CFI rules, DW_AT_frame_base given as a value), with @push on the stack
@@ -92,13 +106,29 @@ int dw_loc_eval_value(const uint8_t *expr, size_t len, const struct dw_loc_env *
  * an operation whose operands this reader does not know. */
 int dw_loc_op_size(const uint8_t *expr, size_t len, size_t at);
 
-/* Rewrites @expr with every DW_OP_addrx / DW_OP_GNU_addr_index turned into
- * DW_OP_addr and DW_OP_constx / DW_OP_GNU_const_index into DW_OP_const8u,
- * the index looked up through @lookup. *@out (malloc'ed, the caller frees)
- * and *@outlen. Returns 0, the rewritten length's errors of
- * dw_loc_op_size, @lookup's error, -ENOMEM. */
-int dw_loc_resolve_indexes(const uint8_t *expr, size_t len,
-			   int (*lookup)(void *ctx, uint64_t index, uint64_t *addr), void *ctx,
-			   uint8_t **out, size_t *outlen);
+/* What dw_loc_rewrite asks of the unit an expression comes from: @addr
+ * gives .debug_addr entry @index; @base_type the size, signedness and
+ * floatness of the base type DIE at unit offset @off. Either may be NULL. */
+struct dw_loc_rewriter {
+	int (*addr)(void *ctx, uint64_t index, uint64_t *addr);
+	int (*base_type)(void *ctx, uint64_t off, unsigned *size, bool *is_signed, bool *is_float);
+	void *ctx;
+};
+
+/* True for the operations dw_loc_rewrite turns into plain ones. */
+bool dw_loc_needs_rewrite(uint8_t op);
+
+/* Rewrites @expr into one that needs nothing of its unit: DW_OP_addrx and
+ * DW_OP_GNU_addr_index become DW_OP_addr, DW_OP_constx / GNU_const_index
+ * DW_OP_const8u; the typed-stack operations of integer base types
+ * (DW_OP_convert, reinterpret, regval_type, deref_type, const_type and
+ * their GNU forms) become generic-stack ones that truncate and
+ * sign-extend to the type's size. What cannot be rewritten (floating
+ * point) is kept, and dw_loc_eval says -ENOTSUP for it. *@out (malloc'ed,
+ * the caller frees) and *@outlen. Returns 0, -ENOTSUP when the expression
+ * also branches (targets would move), dw_loc_op_size's errors, a callback's
+ * error, -ENOMEM. */
+int dw_loc_rewrite(const uint8_t *expr, size_t len, const struct dw_loc_rewriter *rw,
+		   uint8_t **out, size_t *outlen);
 
 #endif

@@ -35,6 +35,7 @@ struct unit_ctx {
 	uint64_t base;          /* DW_AT_low_pc: the base of lists and ranges */
 	uint64_t addr_base;     /* DW_AT_addr_base (DWARF 5) */
 	uint64_t loclists_base; /* DW_AT_loclists_base */
+	uint64_t header;        /* the unit header's offset: typed operations' DIEs count from it */
 	uint64_t pc;
 	bool nomem;
 };
@@ -68,6 +69,12 @@ static void unit_ctx_init(struct unit_ctx *uc, struct dw_debug *d, size_t unit, 
 	uc->pc = pc;
 	if (!cu)
 		return;
+	Dwarf_Off hdr = 0, hlen = 0;
+	Dwarf_Error err = NULL;
+
+	if (dwarf_die_CU_offset_range(cu, &hdr, &hlen, &err) == DW_DLV_OK)
+		uc->header = hdr;
+	dw_err_free(d, err);
 	if (!dw_die_udata(d, cu, DW_AT_addr_base, &uc->addr_base))
 		dw_die_ref(d, cu, DW_AT_addr_base, &uc->addr_base);
 	if (!dw_die_udata(d, cu, DW_AT_loclists_base, &uc->loclists_base))
@@ -308,24 +315,47 @@ static int attr_expr(struct unit_ctx *uc, Dwarf_Attribute a, const uint8_t **e, 
 	return rc;
 }
 
-/* Indexes in the expression become addresses (the copy lives in the pool). */
+/* The base type DIE at unit offset @off, for typed stack operations. */
+static int base_type_at(void *ctx, uint64_t off, unsigned *size, bool *is_signed, bool *is_float)
+{
+	struct unit_ctx *uc = ctx;
+	Dwarf_Die die = dw_die_at(uc->d, uc->header + off);
+	uint64_t bytes = 0, ate = 0;
+	bool ok;
+
+	if (!die)
+		return -EINVAL;
+	ok = dw_die_tag(die) == DW_TAG_base_type && dw_die_udata(uc->d, die, DW_AT_byte_size, &bytes) &&
+	     dw_die_udata(uc->d, die, DW_AT_encoding, &ate);
+	dwarf_dealloc_die(die);
+	if (!ok || bytes > 16)
+		return -EINVAL;
+	*size = (unsigned)bytes;
+	*is_signed = ate == DW_ATE_signed || ate == DW_ATE_signed_char;
+	*is_float = ate == DW_ATE_float || ate == DW_ATE_complex_float || ate == DW_ATE_decimal_float;
+	return 0;
+}
+
+/* Indexes and typed operations in the expression become plain ones (the
+ * copy lives in the pool). */
 static int expr_own(struct unit_ctx *uc, const uint8_t **e, size_t *len)
 {
+	const struct dw_loc_rewriter rw = { addr_index, base_type_at, uc };
 	uint8_t *out = NULL, *copy;
 	size_t n = 0;
-	bool indexed = false;
+	bool rewrite = false;
 
 	for (size_t i = 0; i < *len;) {
 		int sz = dw_loc_op_size(*e, *len, i);
 
 		if (sz < 0)
 			return 0; /* dw_loc_eval will say what is wrong with it */
-		indexed |= (*e)[i] == 0xa1 || (*e)[i] == 0xa2 || (*e)[i] == 0xfb || (*e)[i] == 0xfc;
+		rewrite |= dw_loc_needs_rewrite((*e)[i]);
 		i += (size_t)sz;
 	}
-	if (!indexed)
+	if (!rewrite)
 		return 0;
-	if (dw_loc_resolve_indexes(*e, *len, addr_index, uc, &out, &n) < 0)
+	if (dw_loc_rewrite(*e, *len, &rw, &out, &n) < 0)
 		return 0;
 	copy = n ? dw_pool_alloc(uc->d->pool, n) : NULL;
 	if (n && !copy) {
@@ -761,6 +791,13 @@ static int path_child(struct dw_debug *d, Dwarf_Die die, void *arg)
 	bool scope = tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
 		     tag == DW_TAG_lexical_block || tag == DW_TAG_entry_point;
 
+	if (tag == DW_TAG_namespace && w->depth < 64) { /* C++: functions inside */
+		w->depth++;
+		int rc = dw_die_children(d, die, path_child, w);
+
+		w->depth--;
+		return rc;
+	}
 	if (!scope || w->depth >= 64)
 		return 0;
 	if (tag == DW_TAG_lexical_block && !has_ranges(die)) {
@@ -947,6 +984,154 @@ int dw_space_scope(struct dw_space *sp, uint64_t pc, struct dw_scope **out)
 	if (rc == 0)
 		(*out)->bias = bias;
 	return rc;
+}
+
+/* --- call sites --- */
+
+struct call_find {
+	struct unit_ctx *uc;
+	uint64_t return_pc;
+	unsigned reg;
+	const uint8_t *expr;
+	size_t len;
+	int found;              /* 1: the call site; 2: and its parameter */
+	unsigned depth;
+};
+
+/* DW_AT_location of a call site parameter names register @reg. */
+static bool param_in_reg(struct dw_debug *d, Dwarf_Die die, unsigned reg)
+{
+	Dwarf_Attribute a = NULL;
+	Dwarf_Error err = NULL;
+	Dwarf_Unsigned n = 0;
+	Dwarf_Ptr p = NULL;
+	bool yes = false;
+
+	if (dwarf_attr(die, DW_AT_location, &a, &err) == DW_DLV_OK) {
+		if (dwarf_formexprloc(a, &n, &p, &err) == DW_DLV_OK) {
+			const uint8_t *e = p;
+
+			yes = (n == 1 && e[0] == 0x50 + reg && reg < 32) ||
+			      (n == 2 && e[0] == 0x90 && e[1] == reg && reg < 128);
+		}
+		dwarf_dealloc_attribute(a);
+	}
+	dw_err_free(d, err);
+	return yes;
+}
+
+static int call_param(struct dw_debug *d, Dwarf_Die die, void *arg)
+{
+	struct call_find *cf = arg;
+	Dwarf_Half tag = dw_die_tag(die);
+	Dwarf_Attribute a = NULL;
+	Dwarf_Error err = NULL;
+
+	if ((tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter) ||
+	    !param_in_reg(d, die, cf->reg))
+		return 0;
+	if (dwarf_attr(die, DW_AT_call_value, &a, &err) == DW_DLV_OK ||
+	    (dw_err_free(d, err), err = NULL,
+	     dwarf_attr(die, DW_AT_GNU_call_site_value, &a, &err) == DW_DLV_OK)) {
+		if (attr_expr(cf->uc, a, &cf->expr, &cf->len) > 0)
+			cf->found = 2;
+		dwarf_dealloc_attribute(a);
+	}
+	dw_err_free(d, err);
+	return cf->found == 2;
+}
+
+/* An address attribute (DW_FORM_addr, DW_FORM_addrx...). */
+static bool die_addr(struct dw_debug *d, Dwarf_Die die, Dwarf_Half at, uint64_t *out)
+{
+	Dwarf_Attribute a = NULL;
+	Dwarf_Error err = NULL;
+	Dwarf_Addr v;
+	bool ok = false;
+
+	if (dwarf_attr(die, at, &a, &err) == DW_DLV_OK) {
+		ok = dwarf_formaddr(a, &v, &err) == DW_DLV_OK;
+		dwarf_dealloc_attribute(a);
+	}
+	dw_err_free(d, err);
+	if (ok)
+		*out = v;
+	return ok;
+}
+
+/* A call site among @die's children (and rangeless blocks') returning to
+ * cf->return_pc: its parameter in cf->reg. */
+static int call_site(struct dw_debug *d, Dwarf_Die die, void *arg)
+{
+	struct call_find *cf = arg;
+	Dwarf_Half tag = dw_die_tag(die);
+	uint64_t ret = 0;
+	int rc;
+
+	if (tag == DW_TAG_lexical_block && !has_ranges(die) && cf->depth < 64) {
+		cf->depth++;
+		rc = dw_die_children(d, die, call_site, cf);
+		cf->depth--;
+		return rc;
+	}
+	if (tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site)
+		return 0;
+	if (!die_addr(d, die, DW_AT_call_return_pc, &ret) && !die_addr(d, die, DW_AT_low_pc, &ret))
+		return 0;
+	if (ret != cf->return_pc)
+		return 0;
+	cf->found = 1;
+	dw_die_children(d, die, call_param, cf);
+	return 1;
+}
+
+int dw_image_call_value(struct dw_image *img, uint64_t return_pc, unsigned reg,
+			const uint8_t **expr, size_t *len)
+{
+	struct dw_debug *d = dw_image_dwarf(img);
+	struct call_find cf = { .return_pc = return_pc, .reg = reg };
+	struct unit_ctx uc;
+	struct path *p;
+	int64_t unit;
+	int rc;
+
+	if (!d || (unit = unit_at(d, return_pc - 1)) < 0)
+		return -ENOENT;
+	unit_ctx_init(&uc, d, (size_t)unit, return_pc - 1);
+	cf.uc = &uc;
+	if (!(p = malloc(sizeof(*p))))
+		return -ENOMEM;
+	rc = path_find(&uc, (size_t)unit, p);
+	for (size_t i = p->n; rc == 0 && i-- > 0 && !cf.found;) {
+		Dwarf_Die die = dw_die_at(d, p->die[i]);
+
+		if (die) {
+			dw_die_children(d, die, call_site, &cf);
+			dwarf_dealloc_die(die);
+		}
+	}
+	free(p);
+	if (rc < 0)
+		return rc;
+	if (cf.found != 2)
+		return -ENOENT;
+	rc = expr_own(&uc, &cf.expr, &cf.len);
+	*expr = cf.expr;
+	*len = cf.len;
+	return rc;
+}
+
+int dw_space_call_value(struct dw_space *s, uint64_t return_pc, unsigned reg,
+			const uint8_t **expr, size_t *len, uint64_t *bias)
+{
+	struct dw_image *img;
+	uint64_t b;
+
+	if (dw_space_image_at(s, return_pc - 1, &img, &b) < 0)
+		return -ENOENT;
+	if (bias)
+		*bias = b;
+	return dw_image_call_value(img, return_pc - b, reg, expr, len);
 }
 
 /* --- names --- */

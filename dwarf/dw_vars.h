@@ -11,7 +11,11 @@
  * nothing (optimized out). dw_loc_eval (dw_loc.h) runs the expression for
  * a frame. Globals, types and functions are found by name, the pc's
  * compilation unit first. Types are struct dw_type (dw_type.h), read once
- * per DIE and kept until the image is freed (dw_types.c).
+ * per DIE and kept until the image is freed (dw_types.c): a pointer's,
+ * typedef's or qualifier's target is never NULL (void is a DW_TYPE_VOID
+ * type), a function type's return type is NULL for void, a variable's type
+ * NULL when its DIE names none. C's base type names ("unsigned long") give
+ * GDB's own types, as its parser does.
  *
  * The dw_image_ functions take file addresses; the dw_space_ ones runtime
  * addresses (the image mapped at the pc first, then every image of the
@@ -93,6 +97,20 @@ int dw_image_type(struct dw_image *img, uint64_t pc, const char *name, const str
  * -ENOMEM. */
 int dw_image_function(struct dw_image *img, uint64_t pc, const char *name,
 		      const struct dw_type **type, uint64_t *entry);
+
+/* The value a function was called with in DWARF register @reg, for
+ * DW_OP_entry_value (dw_loc_eval_entry): the DW_AT_call_value of the
+ * call site parameter in @reg of the call that returns to file address
+ * @return_pc (DW_TAG_call_site's DW_AT_call_return_pc, DWARF 4's
+ * DW_TAG_GNU_call_site's DW_AT_low_pc). The expression is to be run in the
+ * caller's frame (its scope's frame base) as a value
+ * (dw_loc_eval_value). Returns 0, -ENOENT when there is no such call site
+ * or parameter, -ENOMEM. */
+int dw_image_call_value(struct dw_image *img, uint64_t return_pc, unsigned reg,
+			const uint8_t **expr, size_t *len);
+/* Same at runtime address @return_pc; *@bias gets the image's. */
+int dw_space_call_value(struct dw_space *s, uint64_t return_pc, unsigned reg,
+			const uint8_t **expr, size_t *len, uint64_t *bias);
 
 /* The same through a space at runtime address @pc, the image mapped at @pc
  * first, then every image; *@bias (may be NULL) gets the bias of the image

@@ -4,7 +4,7 @@
  * (every expression of a row run over made-up registers and memory),
  * file:line and name to addresses; the variables in scope there (every
  * location expression run by dw_loc_eval), globals, types and functions by
- * name (dw_vars.h).
+ * name, call site values (dw_vars.h).
  * fuzz-build: dwarf -ldwarf -lelf -lz -lstdc++
  */
 #include <stddef.h>
@@ -96,6 +96,8 @@ static void fuzz_vars(struct dw_image *img, uint64_t addr)
 	const struct dw_type *t;
 	struct dw_var v;
 	uint64_t entry;
+	const uint8_t *e;
+	size_t n;
 
 	if (dw_image_scope(img, addr, &s) == 0) {
 		for (size_t l = 0; l < s->nlevels; l++) {
@@ -106,6 +108,9 @@ static void fuzz_vars(struct dw_image *img, uint64_t addr)
 		}
 		dw_scope_free(s);
 	}
+	for (unsigned reg = 4; reg < 6; reg++)
+		if (dw_image_call_value(img, addr, reg, &e, &n) == 0)
+			(void)dw_loc_eval_value(e, n, &(struct dw_loc_env){ 0 }, false, 0, &entry);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (dw_image_global(img, addr, names[i], &v) == 0)
 			fuzz_var(&v, NULL);

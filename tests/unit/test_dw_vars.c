@@ -11,7 +11,8 @@
  *     and the CFA from the image's CFI, is the address `print &x` gives, or
  *     the register it names ("which is in register $rbx"), or a value GDB
  *     will not take the address of; optimized-out ones are GDB's
- *     <optimized out>.
+ *     <optimized out>; entry values GDB resolves, resolved through the
+ *     caller's call site (dw_image_call_value), are GDB's values.
  * Globals (addresses, sizes, enumerators), types (`ptype/o`: member names,
  * offsets, bit positions, sizes; array counts) and functions (addresses,
  * parameter counts) are compared with a second GDB session on the file.
@@ -234,7 +235,7 @@ static void gdb_frames(const char *prog, const char *stops)
 struct cmp {
 	struct dw_image *img;
 	uint64_t bias;
-	unsigned vars, memory, registers, values, optout, entry_values;
+	unsigned vars, memory, registers, values, optout, entry_values, entry_resolved;
 };
 
 /* The frame's CFA from the image's CFI, over GDB's registers. */
@@ -276,6 +277,97 @@ static bool gdb_lvalue_refused(const char *addr)
 	return strstr(addr, "isn't an lvalue") || strstr(addr, "optimized out");
 }
 
+/* DW_OP_entry_value(DW_OP_regN) in frame @callee through its caller's call
+ * site, whose value may be an entry value of the caller's in turn. */
+struct entry_ctx {
+	struct cmp *c;
+	const struct gframe *callee;
+};
+
+static int entry_value(void *ctx, const uint8_t *e, size_t len, uint64_t *out)
+{
+	struct entry_ctx *ec = ctx, up = { ec->c, ec->callee + 1 };
+	const struct gframe *cf = ec->callee + 1;
+	struct dw_loc_env env = { .regs = cf->regs, .known = cf->known, .bias = ec->c->bias };
+	const struct dw_loc_entry upper = { entry_value, &up };
+	struct dw_loc l;
+	struct dw_scope *cs;
+	const uint8_t *x;
+	size_t xl;
+	unsigned reg;
+	int rc;
+
+	if (ec->callee->inlined || cf >= frames + nframes || cf->level != ec->callee->level + 1)
+		return -ENOENT;
+	if (len == 1 && e[0] >= 0x50 && e[0] <= 0x6f)
+		reg = e[0] - 0x50u;
+	else if (len == 2 && e[0] == 0x90 && e[1] < 0x80)
+		reg = e[1];
+	else
+		return -ENOTSUP;
+	if (dw_image_call_value(ec->c->img, cf->pc - ec->c->bias, reg, &x, &xl) < 0 ||
+	    dw_image_scope(ec->c->img, cf->lookup - ec->c->bias, &cs) < 0)
+		return -ENOENT;
+	env.frame_base = cs->frame_base;
+	env.frame_base_len = cs->frame_base_len;
+	env.cfa_known = frame_cfa(ec->c, cf, &env.cfa);
+	/* the call value, an entry value of the caller's itself maybe */
+	rc = dw_loc_eval_entry(x, xl, &env, &upper, &l);
+	dw_scope_free(cs);
+	if (rc < 0 || l.npieces != 1)
+		return rc < 0 ? rc : -ENOTSUP;
+	if (l.pieces[0].kind == DW_LOC_MEMORY)
+		*out = l.pieces[0].addr; /* a plain expression's value: the top of the stack */
+	else if (l.pieces[0].kind == DW_LOC_VALUE)
+		*out = l.pieces[0].value;
+	else if (l.pieces[0].kind == DW_LOC_REGISTER && l.pieces[0].reg < DW_LOC_NREGS &&
+		 cf->known[l.pieces[0].reg])
+		*out = cf->regs[l.pieces[0].reg];
+	else
+		return -ENOENT;
+	return 0;
+}
+
+/* GDB's value as a number: "3", "-7", "0x5555555592e0 <...>"; false for
+ * anything else (structs, characters, floating point). */
+static bool gdb_scalar(const char *s, uint64_t *v)
+{
+	char *end;
+
+	*v = strncmp(s, "0x", 2) == 0 ? strtoull(s, &end, 16) : (uint64_t)strtoll(s, &end, 10);
+	return end != s && (*end == 0 || (*end == ' ' && strncmp(s, "0x", 2) == 0));
+}
+
+/* A variable GDB gives a value for where we have an entry value: resolved
+ * through the caller's call site, it must be GDB's value. */
+static void entry_check(struct cmp *c, const struct gframe *f, const struct dw_var *v,
+			const struct gvar *g, struct dw_loc_env *env, bool gdb_out)
+{
+	struct entry_ctx ec = { .c = c, .callee = f };
+	const struct dw_loc_entry entry = { entry_value, &ec };
+	struct dw_loc l;
+	uint64_t want;
+
+	assert_int_equal(dw_loc_eval_entry(v->expr, v->exprlen, env, &entry, &l), 0);
+	if (gdb_out) {
+		/* what GDB cannot resolve, neither do we */
+		if (l.npieces == 1 && l.pieces[0].kind != DW_LOC_OPTIMIZED_OUT)
+			fail_msg("%s in %s: entry value resolved (kind %d), GDB: <optimized out>",
+				 v->name, f->name, l.pieces[0].kind);
+		return;
+	}
+	if (gdb_scalar(g->value, &want)) {
+		uint64_t mask = dw_type_size(v->type) >= 8 ? ~0ull :
+				(1ull << (8 * dw_type_size(v->type))) - 1;
+
+		if (l.npieces != 1 || l.pieces[0].kind != DW_LOC_VALUE ||
+		    (l.pieces[0].value & mask) != (want & mask))
+			fail_msg("%s in %s: entry value kind %d 0x%llx, GDB %s", v->name, f->name,
+				 l.pieces[0].kind, (unsigned long long)l.pieces[0].value, g->value);
+		c->entry_resolved++;
+	}
+}
+
 /* One variable: where dw_loc puts it against what GDB says. */
 static void var_check(struct cmp *c, const struct gframe *f, const struct dw_scope *s,
 		      const struct dw_var *v, const struct gvar *g)
@@ -297,6 +389,8 @@ static void var_check(struct cmp *c, const struct gframe *f, const struct dw_sco
 		c->entry_values += !gdb_out;
 		if (!gdb_out && !has_entry_value(v))
 			fail_msg("%s in %s: optimized out, GDB says %s", v->name, f->name, g->value);
+		if (has_entry_value(v))
+			entry_check(c, f, v, g, &env, gdb_out);
 		return;
 	}
 	if (gdb_out)
@@ -410,8 +504,9 @@ static void scopes_against_gdb(const char *name)
 	assert_true(nframes >= 16);
 	frames_check(prog_path(name), &c);
 	print_message("%s: %zu frames, %u variables: %u in memory, %u in registers, %u values, "
-		      "%u optimized out (%u entry values GDB resolved)\n", name, nframes, c.vars,
-		      c.memory, c.registers, c.values, c.optout, c.entry_values);
+		      "%u optimized out (%u entry values GDB resolved, %u of them through "
+		      "dw_image_call_value)\n", name, nframes, c.vars, c.memory, c.registers,
+		      c.values, c.optout, c.entry_values, c.entry_resolved);
 	assert_true(c.memory > 10);
 	/* every kind of stop was seen: recursion, the handler, the longjmp */
 	for (size_t k = 0; k < sizeof(must_see) / sizeof(must_see[0]); k++) {
@@ -1133,23 +1228,70 @@ static int index_lookup(void *ctx, uint64_t index, uint64_t *addr)
 	return 0;
 }
 
-static void test_loc_indexes(void **state)
+/* Base types at made-up unit offsets: 0x10 int, 0x20 unsigned char,
+ * 0x30 double, 0x40 long. */
+static int type_lookup(void *ctx, uint64_t off, unsigned *size, bool *is_signed, bool *is_float)
 {
+	(void)ctx;
+	*size = off == 0x10 ? 4 : off == 0x20 ? 1 : 8;
+	*is_signed = off == 0x10 || off == 0x40;
+	*is_float = off == 0x30;
+	return off && off <= 0x40 && off % 16 == 0 ? 0 : -EINVAL;
+}
+
+/* Runs @e rewritten; the value of its DW_OP_stack_value. */
+static uint64_t rewritten_value(const uint8_t *e, size_t len)
+{
+	static const uint64_t regs[DW_LOC_NREGS] = { [0] = 0xffffffff80000001ull };
+	static const bool known[DW_LOC_NREGS] = { [0] = true };
+	const struct dw_loc_rewriter rw = { index_lookup, type_lookup, NULL };
+	struct dw_loc_env env = { .regs = regs, .known = known, .read = read_words };
+	struct dw_loc l;
+	uint8_t *out;
+	size_t n;
+
+	assert_int_equal(dw_loc_rewrite(e, len, &rw, &out, &n), 0);
+	assert_int_equal(dw_loc_eval(out, n, &env, &l), 0);
+	free(out);
+	assert_int_equal(l.pieces[0].kind, DW_LOC_VALUE);
+	return l.pieces[0].value;
+}
+
+static void test_loc_rewrite(void **state)
+{
+	const struct dw_loc_rewriter rw = { index_lookup, type_lookup, NULL };
 	uint8_t *out;
 	size_t n;
 
 	(void)state;
 	/* addrx 2, plus_uconst 4 → addr 0x4010, plus_uconst 4 */
-	assert_int_equal(dw_loc_resolve_indexes((const uint8_t[]){ 0xa1, 2, 0x23, 4 }, 4,
-						index_lookup, NULL, &out, &n), 0);
+	assert_int_equal(dw_loc_rewrite((const uint8_t[]){ 0xa1, 2, 0x23, 4 }, 4, &rw, &out, &n), 0);
 	assert_int_equal(n, 11);
 	assert_int_equal(out[0], 0x03);
 	assert_int_equal(out[1], 0x10);
 	assert_int_equal(out[2], 0x40);
 	assert_int_equal(out[9], 0x23);
 	free(out);
-	assert_int_equal(dw_loc_resolve_indexes((const uint8_t[]){ 0xa1, 2, 0x2f, 0, 0 }, 5,
-						index_lookup, NULL, &out, &n), -ENOTSUP);
+	assert_int_equal(dw_loc_rewrite((const uint8_t[]){ 0xa1, 2, 0x2f, 0, 0 }, 5, &rw, &out, &n),
+			 -ENOTSUP);
+	/* regval_type rax as int: sign-extended from 32 bits */
+	assert_int_equal(rewritten_value((const uint8_t[]){ 0xa5, 0, 0x10, 0x9f }, 4),
+			 (uint64_t)(int64_t)(int32_t)0x80000001);
+	/* as unsigned char; GNU form */
+	assert_int_equal(rewritten_value((const uint8_t[]){ 0xf5, 0, 0x20, 0x9f }, 4), 1);
+	/* const_type int -2 (4 bytes), convert to long: -2 */
+	assert_int_equal(rewritten_value((const uint8_t[]){ 0xa4, 0x10, 4, 0xfe, 0xff, 0xff, 0xff,
+							  0xa8, 0x40, 0x9f }, 10),
+			 (uint64_t)-2);
+	/* deref_type 2 bytes at 0x7010 as unsigned char: 0x10 */
+	assert_int_equal(rewritten_value((const uint8_t[]){ 0x0a, 0x10, 0x70, 0xa6, 2, 0x20, 0x9f },
+					 7), 0x10);
+	/* convert to the generic type (0) is nothing; to double stays, -ENOTSUP */
+	assert_int_equal(rewritten_value((const uint8_t[]){ 0x35, 0xa8, 0, 0x9f }, 4), 5);
+	assert_int_equal(dw_loc_rewrite((const uint8_t[]){ 0x35, 0xa8, 0x30, 0x9f }, 4, &rw, &out,
+					&n), 0);
+	assert_int_equal(n, 4);
+	free(out);
 	assert_int_equal(dw_loc_op_size((const uint8_t[]){ 0x9e, 3, 1, 2 }, 4, 0), -EINVAL);
 	assert_int_equal(dw_loc_op_size((const uint8_t[]){ 0x92, 0x80, 1, 0x7f }, 4, 0), 4);
 }
@@ -1192,7 +1334,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loc_kinds),
-		cmocka_unit_test(test_loc_indexes),
+		cmocka_unit_test(test_loc_rewrite),
 		cmocka_unit_test(test_loc_random),
 		cmocka_unit_test(test_type_shapes),
 		cmocka_unit_test(test_opaque_type),
