@@ -23,6 +23,7 @@
  * evaluation (a move changes it). */
 struct fv_frame {
 	bool ok;                   /* a frame was had */
+	size_t level;              /* its GDB level */
 	uint64_t pc;               /* where its variables are looked up */
 	size_t inline_level;
 	uint64_t regs[DW_LOC_NREGS];
@@ -59,6 +60,7 @@ static void fv_frame_get(struct replay_frontend *f, struct fv_frame *out)
 	if (replay_frontend_frame_get(f, replay_frontend_frame_selected(f), &fr) < 0)
 		return;
 	out->ok = true;
+	out->level = fr.level;
 	out->pc = fr.frame.lookup_pc;
 	out->inline_level = fr.inline_level;
 	if (replay_frontend_frame_regs(f, &regs) < 0)
@@ -141,6 +143,71 @@ static void fv_piece(struct replay_frontend *f, const struct fv_frame *fr,
 	}
 }
 
+/* DW_OP_entry_value(DW_OP_regN) in the frame of GDB level @level: the
+ * value its caller's call site gives the register (DWARF's
+ * DW_TAG_call_site_parameter, run in the caller's frame, through the
+ * caller's own entry values in turn), as GDB resolves it; only for a real
+ * function's frame (not an inlined one) called from a normal frame. */
+struct fv_entry {
+	struct replay_frontend *f;
+	size_t level;
+};
+
+static int fv_entry_value(void *ctx, const uint8_t *e, size_t len, uint64_t *out)
+{
+	struct fv_entry *ec = ctx, up = { ec->f, 0 };
+	const struct dw_loc_entry upper = { fv_entry_value, &up };
+	struct replay_frontend_frame callee, caller;
+	uint64_t regs[DW_LOC_NREGS];
+	bool known[DW_LOC_NREGS];
+	struct dw_loc_env env = { regs, known, false, 0, NULL, 0, 0, fv_mem_read, ec->f };
+	const uint8_t *x;
+	struct dw_scope *cs;
+	struct dw_loc l;
+	unsigned reg;
+	size_t xl;
+	int rc;
+
+	if (len == 1 && e[0] >= 0x50 && e[0] <= 0x6f)
+		reg = e[0] - 0x50u;          /* DW_OP_reg0 .. reg31 */
+	else if (len == 2 && e[0] == 0x90 && e[1] < 0x80)
+		reg = e[1];                  /* DW_OP_regx */
+	else
+		return -ENOTSUP;
+	if (replay_frontend_frame_get(ec->f, ec->level, &callee) < 0 ||
+	    callee.frame.kind != REPLAY_FRAME_NORMAL ||
+	    callee.inline_level + 1 != replay_frame_levels(&callee.frame) ||
+	    replay_frontend_frame_get(ec->f, ec->level + 1, &caller) < 0 ||
+	    caller.frame.kind != REPLAY_FRAME_NORMAL ||
+	    dw_space_call_value(fv_space(ec->f), caller.frame.pc, reg, &x, &xl, &env.bias) < 0 ||
+	    dw_space_scope(fv_space(ec->f), caller.frame.lookup_pc, &cs) < 0)
+		return -ENOENT;
+	for (unsigned i = 0; i < DW_LOC_NREGS; i++) {
+		known[i] = caller.frame.regs_known >> i & 1;
+		regs[i] = caller.frame.regs[i];
+	}
+	env.cfa_known = caller.frame.has_cfa;
+	env.cfa = caller.frame.cfa;
+	env.frame_base = cs->frame_base;
+	env.frame_base_len = cs->frame_base_len;
+	/* the caller's real function: its entry values are its own */
+	up.level = caller.level + replay_frame_levels(&caller.frame) - 1 - caller.inline_level;
+	rc = dw_loc_eval_entry(x, xl, &env, &upper, &l);
+	dw_scope_free(cs);
+	if (rc < 0 || l.npieces != 1)
+		return rc < 0 ? rc : -ENOTSUP;
+	if (l.pieces[0].kind == DW_LOC_MEMORY)
+		*out = l.pieces[0].addr; /* a plain expression's value: the top of the stack */
+	else if (l.pieces[0].kind == DW_LOC_VALUE)
+		*out = l.pieces[0].value;
+	else if (l.pieces[0].kind == DW_LOC_REGISTER && l.pieces[0].reg < DW_LOC_NREGS &&
+		 known[l.pieces[0].reg])
+		*out = regs[l.pieces[0].reg];
+	else
+		return -ENOENT;
+	return 0;
+}
+
 /* The value of variable @var in frame @fr (@bias: its image's load bias,
  * @frame_base: its function's), made by @cx. NULL with @err set. */
 static struct cexpr_value *fv_value(struct replay_frontend *f, struct cexpr *cx,
@@ -152,6 +219,8 @@ static struct cexpr_value *fv_value(struct replay_frontend *f, struct cexpr *cx,
 				  scope ? scope->frame_base : NULL,
 				  scope ? scope->frame_base_len : 0, bias, fv_mem_read, f };
 	size_t size = var->type ? dw_type_size(var->type) : 0, at = 0;
+	struct fv_entry ec = { f, fr->level };
+	const struct dw_loc_entry entry = { fv_entry_value, &ec };
 	uint8_t *buf, *state;
 	struct cexpr_value *v = NULL;
 	struct dw_loc loc;
@@ -173,7 +242,7 @@ static struct cexpr_value *fv_value(struct replay_frontend *f, struct cexpr *cx,
 		free(buf);
 		return v;
 	}
-	rc = dw_loc_eval(var->expr, var->exprlen, &env, &loc);
+	rc = dw_loc_eval_entry(var->expr, var->exprlen, &env, scope ? &entry : NULL, &loc);
 	if (rc < 0) {
 		snprintf(err, errsize, "%s", loc.message && rc == -ENOTSUP ? loc.message :
 			 "Unhandled dwarf expression opcode");
