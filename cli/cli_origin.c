@@ -11,8 +11,8 @@
  *     which __memset_avx2_unaligned_erms wrote, 1,204 instructions before the crash,
  *       called from clobber at origin.c:92, from clobbered at origin.c:110, ...
  *
- * Data addresses are shown as numbers; naming them (table[1].next) waits
- * for the variables reader: origin_name is the one place to do it.
+ * Data addresses are named as C where the load read them (origin_name:
+ * "table[2].next, e->next").
  */
 #include "cli/cli_origin.h"
 
@@ -25,6 +25,7 @@
 #include "replay/cursor.h"
 #include "replay/explain.h"
 #include "replay/frontend.h"
+#include "replay/frontend_vars.h"
 #include "replay/provenance.h"
 #include "replay/symbols.h"
 #include "replay/timeline.h"
@@ -77,14 +78,22 @@ static void print_at(FILE *out, struct replay_frontend *f, uint64_t pc)
 		fprintf(out, "in %s", s.function);
 }
 
-/* The hook for naming data: " <sym+off>" where a symbol covers @addr
- * (functions only until the variables reader names globals and fields). */
-static void origin_name(FILE *out, struct replay_frontend *f, uint64_t addr)
+/* ", table[2].next, e->next": the @len bytes at @addr named as C where
+ * the instruction at (@tid, @position) read them (replay/frontend_vars.h:
+ * the global they are in, the frames' variables holding or pointing at
+ * them). Moves @f there. */
+static void origin_name(FILE *out, struct replay_frontend *f, int64_t tid, uint64_t position,
+			uint64_t addr, uint64_t len)
 {
-	struct replay_symbol s;
+	char name[512];
 
-	if (f->sym.lookup(f->sym.ctx, addr, &s) == 0 && s.function)
-		fprintf(out, " <%s+%" PRIu64 ">", s.function, addr - s.start);
+	for (size_t i = 0; i < f->nthreads; i++)
+		if (f->b->threads[i].tid == tid) {
+			f->current = i;
+			if (replay_frontend_goto(f, position) == 0 &&
+			    replay_frontend_name_address(f, addr, len, name, sizeof(name)) == 0)
+				fprintf(out, ", %s", name);
+		}
 }
 
 /* ", N instructions before the crash" (or "back") from time @t to @now. */
@@ -138,9 +147,8 @@ static void print_reg_link(FILE *out, struct replay_frontend *f, const struct re
 	if (replay_state_time_at(f->st, k->tid, m->position + 1, &t) == 0)
 		print_ago(out, now, t, crash);
 	if (k->kind == REPLAY_PROV_LOAD) {
-		fprintf(out, ",\n      from 0x%" PRIx64, m->mem_addr);
-		origin_name(out, f, m->mem_addr);
-		fprintf(out, " (%u bytes)", m->mem_len);
+		fprintf(out, ",\n      from 0x%" PRIx64 " (%u bytes)", m->mem_addr, m->mem_len);
+		origin_name(out, f, k->tid, m->position, m->mem_addr, m->mem_len);
 	} else if (k->kind == REPLAY_PROV_MOVE) {
 		fprintf(out, " from %s", replay_prov_reg_name(m->op.src));
 	} else if (m->has_insn) {

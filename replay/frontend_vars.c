@@ -475,3 +475,148 @@ int replay_frontend_cond_c(struct replay_frontend *f, const char *expr, bool *st
 	cexpr_value_free(v);
 	return 0;
 }
+
+/* ---- naming data --------------------------------------------------------- */
+
+/* Appends to @buf the C path inside an object of type @t to the bytes at
+ * offset @off: ".member", "[index]", down to the smallest part holding
+ * [@off, @off + @len), or nothing more when a part does not hold them
+ * whole (padding, a bit-field). */
+static void type_path(const struct dw_type *t, uint64_t off, uint64_t len, char *buf,
+		      size_t size)
+{
+	for (int depth = 0; depth < 16; depth++) {
+		const struct dw_type *s = dw_type_strip(t);
+		size_t at = strlen(buf);
+
+		if (!s)
+			return;
+		if (s->kind == DW_TYPE_ARRAY && s->count_known) {
+			uint64_t es = dw_type_size(s->target);
+
+			if (!es || off / es >= s->count || off % es + len > es)
+				return;
+			snprintf(buf + at, size - at, "[%" PRIu64 "]", off / es);
+			off %= es;
+			t = s->target;
+			continue;
+		}
+		if (s->kind != DW_TYPE_STRUCT && s->kind != DW_TYPE_UNION)
+			return;
+		const struct dw_member *hit = NULL;
+
+		for (size_t i = 0; i < s->nmembers && !hit; i++) {
+			const struct dw_member *m = &s->members[i];
+
+			if (!m->bit_size && off >= m->offset &&
+			    off - m->offset + len <= dw_type_size(m->type))
+				hit = m;
+		}
+		if (!hit)
+			return;
+		if (hit->name)
+			snprintf(buf + at, size - at, ".%s", hit->name);
+		off -= hit->offset;
+		t = hit->type;
+	}
+}
+
+struct namer {
+	uint64_t addr, len;
+	char *buf;
+	size_t size;
+	struct cexpr *cx;
+};
+
+/* Adds ", NAME" (or NAME first) to the namer's text. */
+static void namer_add(struct namer *n, const char *name)
+{
+	size_t at = strlen(n->buf);
+
+	if (strstr(n->buf, name))
+		return;
+	snprintf(n->buf + at, n->size - at, "%s%s", at ? ", " : "", name);
+}
+
+/* Variable @name with value @v names the bytes when it holds them, or
+ * points at an object that does ("e->next", "*p", "p[3]"). */
+static void name_by_var(void *ctx, const char *name, const struct cexpr_value *v, const char *err)
+{
+	struct namer *n = ctx;
+	const struct dw_type *t = v ? dw_type_strip(v->type) : NULL, *to;
+	char path[256];
+	uint64_t p = 0, ts;
+
+	(void)err;
+	if (!t)
+		return;
+	if (v->lval == CEXPR_LVAL_MEMORY && n->addr >= v->addr && n->addr - v->addr < v->size) {
+		snprintf(path, sizeof(path), "%s", name);
+		type_path(v->type, n->addr - v->addr, n->len, path, sizeof(path));
+		namer_add(n, path);
+		return;
+	}
+	if (t->kind != DW_TYPE_POINTER || v->size != 8 || v->state || !v->bytes)
+		return;
+	memcpy(&p, v->bytes, 8);
+	to = dw_type_strip(t->target);
+	ts = dw_type_size(t->target);
+	if (!to || !ts || n->addr < p || n->addr - p >= ts * 64)
+		return;
+	if (n->addr - p < ts && (to->kind == DW_TYPE_STRUCT || to->kind == DW_TYPE_UNION)) {
+		snprintf(path, sizeof(path), "%s", name);
+		type_path(t->target, n->addr - p, n->len, path, sizeof(path));
+		if (strlen(path) > strlen(name) && path[strlen(name)] == '.') {
+			memmove(path + strlen(name) + 2, path + strlen(name) + 1,
+				strlen(path + strlen(name) + 1) + 1);
+			memcpy(path + strlen(name), "->", 2);
+			namer_add(n, path);
+		}
+		return;
+	}
+	if ((n->addr - p) % ts == 0 && n->len <= ts) {
+		if (n->addr == p)
+			snprintf(path, sizeof(path), "*%s", name);
+		else
+			snprintf(path, sizeof(path), "%s[%" PRIu64 "]", name, (n->addr - p) / ts);
+		namer_add(n, path);
+	}
+}
+
+int replay_frontend_name_address(struct replay_frontend *f, uint64_t addr, uint64_t len,
+				 char *buf, size_t size)
+{
+	struct namer n = { addr, len, buf, size, replay_frontend_cexpr(f) };
+	size_t selected = replay_frontend_frame_selected(f);
+	const struct dw_type *t;
+	struct dw_var var;
+	struct fv_frame fr;
+	const char *sym;
+	uint64_t off, bias;
+
+	buf[0] = 0;
+	if (!n.cx)
+		return -ENOMEM;
+	/* a global the bytes are in, by the symbol that covers them */
+	fv_frame_get(f, &fr);
+	if (dw_space_msymbol(fv_space(f), addr, &sym, &off) == 0) {
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s", sym);
+		if (dw_space_global(fv_space(f), fr.pc, sym, &var, &bias) == 0 && (t = var.type))
+			type_path(t, off, len, path, sizeof(path));
+		else if (off)
+			snprintf(path, sizeof(path), "%s+%" PRIu64, sym, off);
+		namer_add(&n, path);
+	}
+	/* the locals and arguments of the innermost frames, and what they
+	 * point at */
+	for (size_t level = 0; level < 4; level++) {
+		if (replay_frontend_frame_select(f, level) < 0)
+			break;
+		replay_frontend_frame_vars(f, false, name_by_var, &n);
+		replay_frontend_frame_vars(f, true, name_by_var, &n);
+	}
+	replay_frontend_frame_select(f, selected);
+	return buf[0] ? 0 : -ENOENT;
+}

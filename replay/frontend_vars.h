@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct cexpr;
 struct cexpr_value;
@@ -40,6 +41,15 @@ int replay_frontend_frame_vars(struct replay_frontend *f, bool args,
 			       void (*each)(void *ctx, const char *name,
 					    const struct cexpr_value *v, const char *err),
 			       void *ctx);
+
+/* Names the @len bytes at @addr at the current position as C, for the
+ * crash's origin: the global they are in ("table[2].next", by the symbol
+ * covering them and its DWARF type), then the locals and arguments of the
+ * innermost four frames that hold them or point at them ("e->next", "*p",
+ * "buf[3]"), joined with ", ". 0 with the text in @buf, -ENOENT when
+ * nothing names them, -ENOMEM. */
+int replay_frontend_name_address(struct replay_frontend *f, uint64_t addr, uint64_t len,
+				 char *buf, size_t size);
 
 /* The condition evaluator of breakpoints (struct replay_frontend's
  * cond_eval) in C: nonzero stops. */
