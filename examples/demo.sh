@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# demo.sh BIN: three sessions.
+# demo.sh BIN: four sessions.
 #  1. `BIN run` records examples/cart.c, which crashes (SIGSEGV): hindsight
 #     explains how it got there and keeps the recording.
 #  2. examples/demo.c served with `BIN serve 127.0.0.1:0` and a scripted
@@ -7,6 +7,8 @@
 #     next/step/finish, a watchpoint-free continue to the exit.
 #  3. GDB on cart's recording (`BIN serve --replay`): from the crash back to
 #     the write that broke the pointer, with reverse-continue.
+#  4. The same in `BIN replay`: C values, then `last c->cheapest` straight to
+#     the write.
 # Prints the transcripts and the programs' own output. Under
 # SERVER=gdbserver only session 2 runs.
 #   examples/demo.sh build/hindsight
@@ -147,5 +149,11 @@ if [ "$SERVER" = hindsight ] && [ -n "$crash_position" ]; then
         'backtrace' 'print it' 'break add_day' 'reverse-continue' 'backtrace' \
         'print day' 'print &c->subtotal[day] == (long *)&c->cheapest' \
         'print c->cheapest' 'next' 'print c->cheapest' || rc=1
+    echo
+    echo "=== 4. hindsight replay: the same in hindsight's own front end, with last"
+    echo "\$ hindsight replay $work/cart.rec --batch -ex 'goto $crash_position' -ex 'print it' -ex up \\"
+    echo "    -ex 'last c->cheapest' -ex 'info args' -ex 'print c->subtotal'"
+    "$BIN" replay "$work/cart.rec" --batch -ex "goto $crash_position" -ex 'print it' -ex up \
+        -ex 'last c->cheapest' -ex 'info args' -ex 'print c->subtotal' || rc=1
 fi
 exit "$rc"
