@@ -38,9 +38,10 @@ BASE(ty_int, "int", 4, DW_ENC_SIGNED);
 BASE(ty_uint, "unsigned int", 4, DW_ENC_UNSIGNED);
 BASE(ty_char, "char", 1, DW_ENC_SIGNED_CHAR);
 BASE(ty_uchar, "unsigned char", 1, DW_ENC_UNSIGNED_CHAR);
-BASE(ty_short, "short", 2, DW_ENC_SIGNED);
-BASE(ty_long, "long", 8, DW_ENC_SIGNED);
-BASE(ty_ulong, "unsigned long", 8, DW_ENC_UNSIGNED);
+/* As gcc names them in DWARF; GDB prints "short", "long", "unsigned long". */
+BASE(ty_short, "short int", 2, DW_ENC_SIGNED);
+BASE(ty_long, "long int", 8, DW_ENC_SIGNED);
+BASE(ty_ulong, "long unsigned int", 8, DW_ENC_UNSIGNED);
 BASE(ty_bool, "_Bool", 1, DW_ENC_BOOL);
 BASE(ty_float, "float", 4, DW_ENC_FLOAT);
 BASE(ty_double, "double", 8, DW_ENC_FLOAT);
