@@ -159,13 +159,20 @@ static const struct dw_type ty_foo_s = { .kind = DW_TYPE_STRUCT, .size = 4, .mem
 static const struct dw_type ty_foo = { .kind = DW_TYPE_TYPEDEF, .name = "foo_t",
 				       .target = &ty_foo_s };
 PTR(ty_foop, &ty_foo);
+static const struct dw_type ty_vtail = { .kind = DW_TYPE_ARRAY, .target = &ty_int };
+static const struct dw_member iflex_m[] = { { "n", &ty_int, 0, 0, 0 },
+					    { "v", &ty_vtail, 4, 0, 0 } };
+static const struct dw_type ty_iflex = { .kind = DW_TYPE_STRUCT, .name = "iflex", .size = 4,
+					 .members = iflex_m, .nmembers = 2 };
 
 static const struct { const char *name; const struct dw_type *type; } vars[] = {
 	{ "fx", &ty_flex }, { "emp", &ty_empty }, { "z2", &ty_z2 }, { "mid", &ty_char30 },
 	{ "hi", &ty_char4 }, { "argvp", &ty_charpp }, { "fns", &ty_fns }, { "fa", &ty_fa },
 	{ "sp", &ty_string }, { "u8p", &ty_uint8p }, { "u8arr", &ty_u8arr },
 	{ "bools", &ty_bools }, { "vi", &ty_vint }, { "ci", &ty_ci }, { "lda", &ty_lda },
-	{ "seq", &ty_seq }, { "fv", &ty_foo }, { "fvp", &ty_foop },
+	{ "seq", &ty_seq }, { "fv", &ty_foo }, { "fvp", &ty_foop }, { "lstr", &ty_ccharp },
+	{ "l200", &ty_ccharp }, { "nonul", &ty_char4 }, { "nnp", &ty_charp },
+	{ "ifx", &ty_iflex },
 	{ "n3", &ty_node }, { "n2", &ty_node }, { "list", &ty_node }, { "head", &ty_node_t_p },
 	{ "arr", &ty_int5 }, { "zeros", &ty_int16 }, { "mat", &ty_int2x3 }, { "buf", &ty_char16 },
 	{ "abc", &ty_char4 }, { "abc6", &ty_char6 }, { "str", &ty_ccharp }, { "c", &ty_char },
@@ -500,6 +507,9 @@ static const char *const gdb_commands[] = {
 	"print *seq@20000", "print *(struct node *)0",
 	"whatis fv", "ptype fv", "whatis foo_t", "ptype foo_t", "print fv", "print fvp",
 	"print *fvp", "whatis fvp", "ptype fvp", "print fvp->x", "print (foo_t *)0",
+	"print lstr", "print l200", "print nonul", "print nnp", "print ifx", "print ifx.v",
+	"ptype ifx", "whatis ifx.v", "print/x ifx", "print *ifx.v@2", "print ifx.v[0]",
+	"print sizeof(ifx)", "print/s lstr", "print lstr + 190", "output lstr",
 	"print arr@2", "print/x arr@2", "print &arr@2", "print sizeof(arr@2)",
 };
 
