@@ -221,7 +221,8 @@ int cx_binop(struct cexpr *cx, int op, struct cexpr_value *a, struct cexpr_value
 		return arith_error(cx);
 	if (op == OP_SHL || op == OP_SHR) {
 		if (!cx_is_integral(a->type) || !cx_is_integral(b->type))
-			return cx_fail(cx, -EINVAL, "Integer-only operation on floating point number.");
+			return cx_fail(cx, -EINVAL, "Integer-only operation on floating point "
+				       "number.");
 		return shift(cx, op, a, cx_as_int(b), out);
 	}
 	t = common_type(a->type, b->type);
@@ -236,8 +237,9 @@ int cx_unop(struct cexpr *cx, int op, struct cexpr_value *v, struct cexpr_value 
 	int rc;
 
 	if (op != '!' && !cx_is_integral(v->type) && !cx_is_float(v->type))
-		return cx_fail(cx, -EINVAL, op == '-' ? "Argument to negate operation not a number." :
-			       op == '+' ? "Argument to positive operation not a number." :
+		return cx_fail(cx, -EINVAL, op == '-' ?
+			       "Argument to negate operation not a number." : op == '+' ?
+			       "Argument to positive operation not a number." :
 			       "Argument to complement operation not an integer, boolean.");
 	rc = decay(cx, &v);
 	if (rc < 0)
@@ -250,7 +252,9 @@ int cx_unop(struct cexpr *cx, int op, struct cexpr_value *v, struct cexpr_value 
 	}
 	if (cx_is_float(v->type) && op != '~') {
 		/* GDB negates as 0 - x: -0.0 is 0. */
-		*out = cx_value_float(cx, v->type, op == '-' ? 0.0L - cx_as_float(v) : cx_as_float(v));
+		long double x = cx_as_float(v);
+
+		*out = cx_value_float(cx, v->type, op == '-' ? 0.0L - x : x);
 		return *out ? 0 : -ENOMEM;
 	}
 	if (!cx_is_integral(v->type))

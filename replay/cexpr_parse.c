@@ -264,11 +264,16 @@ static int parse_suffixes_1(struct parser *p, const struct dw_type **t)
 		rc = parse_suffixes(p, t);
 		if (rc < 0)
 			return rc;
-		*t = cx_array_of(p->cx, *t, count);
-		if (*t && !known) {
-			struct dw_type *u = (struct dw_type *)*t;
+		if (known) {
+			*t = cx_array_of(p->cx, *t, count);
+		} else {
+			struct dw_type *u = cx_new_type(p->cx);
 
-			u->count_known = false;
+			if (u) {
+				u->kind = DW_TYPE_ARRAY;
+				u->target = *t;
+			}
+			*t = u;
 		}
 		return *t ? 0 : cx_fail(p->cx, -ENOMEM, "Out of memory.");
 	}
@@ -401,8 +406,8 @@ static int parse_primary(struct parser *p, struct cx_node **out)
 		}
 		break;
 	case T_STRING: case T_IDENT: case T_DOLLAR:
-		n = node(p, t->kind == T_STRING ? N_STRING : t->kind == T_IDENT ? N_IDENT : N_DOLLAR,
-			 0, NULL, NULL);
+		n = node(p, t->kind == T_STRING ? N_STRING :
+			 t->kind == T_IDENT ? N_IDENT : N_DOLLAR, 0, NULL, NULL);
 		if (n) {
 			n->str = t->str;
 			n->len = t->len;

@@ -119,7 +119,8 @@ static void print_pointed_string(struct cexpr *cx, struct cx_buf *b, uint64_t ad
 		}
 		nul = buf[n] == 0;
 	}
-	if (!err && !nul && (cx->env.read(cx->env.ctx, addr + n, &peek, 1, &pst) < 0 || pst || !peek))
+	if (!err && !nul &&
+	    (cx->env.read(cx->env.ctx, addr + n, &peek, 1, &pst) < 0 || pst || !peek))
 		nul = true;
 	cx_puts(b, " ");
 	if (n > 0 || !err)
@@ -168,8 +169,9 @@ static void print_float(struct cx_buf *b, const uint8_t *p, size_t size)
 
 	if (isnan(x)) {
 		uint64_t bits = cx_extract(p, size < 8 ? size : 8, false);
-		uint64_t mant = size == 4 ? bits & 0x7fffff : size == 8 ? bits & 0xfffffffffffffull :
-				bits & 0x3fffffffffffffffull;
+		uint64_t mask = size == 4 ? 0x7fffff : size == 8 ? 0xfffffffffffffull :
+				0x3fffffffffffffffull;
+		uint64_t mant = bits & mask;
 
 		cx_printf(b, "%snan(0x%" PRIx64 ")", signbit(x) ? "-" : "", mant);
 	} else if (isinf(x)) {

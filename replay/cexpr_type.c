@@ -75,7 +75,8 @@ static const char *base_name(const char *name)
 	static const char *const map[][2] = {
 		{ "long int", "long" }, { "long unsigned int", "unsigned long" },
 		{ "short int", "short" }, { "short unsigned int", "unsigned short" },
-		{ "long long int", "long long" }, { "long long unsigned int", "unsigned long long" },
+		{ "long long int", "long long" },
+		{ "long long unsigned int", "unsigned long long" },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)

@@ -252,7 +252,8 @@ const struct dw_type *cx_array_of(struct cexpr *cx, const struct dw_type *elem, 
 	for (struct cx_block *b = cx->types; b; b = b->next) {
 		const struct dw_type *m = (const struct dw_type *)b->data;
 
-		if (m->kind == DW_TYPE_ARRAY && m->target == elem && m->count == n)
+		if (m->kind == DW_TYPE_ARRAY && m->target == elem && m->count == n &&
+		    m->count_known)
 			return m;
 	}
 	a = cx_new_type(cx);

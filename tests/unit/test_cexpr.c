@@ -263,7 +263,8 @@ static void load_symbols(const char *exe)
 	while (fgets(line, sizeof(line), f) && fx.nsyms < 512) {
 		struct sym *s = &fx.syms[fx.nsyms];
 
-		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %c %255s", &addr, &size, &type, name) == 4)
+		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %c %255s", &addr, &size, &type,
+			   name) == 4)
 			;
 		else if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) == 3)
 			size = 0;
@@ -294,7 +295,8 @@ static int env_read(void *ctx, uint64_t addr, void *buf, size_t len, uint8_t *st
 		size_t k;
 
 		for (k = 0; k < fx.nsec; k++)
-			if (addr + i >= fx.sec[k].addr && addr + i < fx.sec[k].addr + fx.sec[k].size)
+			if (addr + i >= fx.sec[k].addr &&
+			    addr + i < fx.sec[k].addr + fx.sec[k].size)
 				break;
 		if (k == fx.nsec)
 			return -EIO;
@@ -369,8 +371,9 @@ static int env_symbol(void *ctx, uint64_t addr, char *buf, size_t size)
 	for (size_t i = 0; i < fx.nsyms; i++) {
 		const struct sym *s = &fx.syms[i];
 
-		if (s->addr <= addr && (addr < s->addr + s->size || (!s->size && addr == s->addr)) &&
-		    (!best || s->addr > best->addr))
+		bool inside = addr < s->addr + s->size || (!s->size && addr == s->addr);
+
+		if (s->addr <= addr && inside && (!best || s->addr > best->addr))
 			best = s;
 	}
 	if (!best)
@@ -391,7 +394,8 @@ static const struct cexpr_env env = {
 
 static const char *const gdb_commands[] = {
 	"print $", "print", "whatis", "ptype", "print $$5", "print $0", "print $-1", "output",
-	"print $1", "print $$", "print $$0", "print list", "print *head", "print head", "print head->next->value", "print arr",
+	"print $1", "print $$", "print $$0",
+	"print list", "print *head", "print head", "print head->next->value", "print arr",
 	"print zeros", "print mat", "print buf", "print abc", "print abc6", "print str",
 	"print c", "print c0", "print cm", "print uc", "print sh", "print lg", "print ul",
 	"print yes", "print fl", "print dbl", "print ld", "print col", "print col7", "print fl3",
@@ -820,7 +824,8 @@ static void test_optimized_out(void **state)
 	expect(cx, "print gone.value + 1", "value has been optimized out");
 	/* GDB 13.1 on a register variable of a -O2 program (`p &i`). */
 	expect(cx, "print rv", "$4 = 42");
-	expect(cx, "print &rv", "Address requested for identifier \"rv\" which is in register $rbx");
+	expect(cx, "print &rv",
+	       "Address requested for identifier \"rv\" which is in register $rbx");
 	expect(cx, "print &gone", "Can't take address of \"gone\" which isn't an lvalue.");
 	cexpr_free(cx);
 }
