@@ -169,8 +169,8 @@ static void print_float(struct cx_buf *b, const uint8_t *p, size_t size)
 
 	if (isnan(x)) {
 		uint64_t bits = cx_extract(p, size < 8 ? size : 8, false);
-		uint64_t mask = size == 4 ? 0x7fffff : size == 8 ? 0xfffffffffffffull :
-				0x3fffffffffffffffull;
+		/* x87's 80 bits: the whole significand, its integer bit too. */
+		uint64_t mask = size == 4 ? 0x7fffff : size == 8 ? 0xfffffffffffffull : ~0ull;
 		uint64_t mant = bits & mask;
 
 		cx_printf(b, "%snan(0x%" PRIx64 ")", signbit(x) ? "-" : "", mant);

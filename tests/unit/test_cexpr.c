@@ -514,6 +514,10 @@ static const char *const gdb_commands[] = {
 	"print lstr", "print l200", "print nonul", "print nnp", "print ifx", "print ifx.v",
 	"ptype ifx", "whatis ifx.v", "print/x ifx", "print *ifx.v@2", "print ifx.v[0]",
 	"print sizeof(ifx)", "print/s lstr", "print lstr + 190", "output lstr",
+	"print -(0.0/0)", "print (float)(0.0/0)", "print (long double)(0.0/0)", "print 1e-320",
+	"print 1e16", "print 123456789012345678.0", "print (long double)1e4000",
+	"print 1.0L/0", "print/x (float)(0.0/0)", "print 3.0e38f * 10", "print (char)1e10",
+	"print (unsigned char)-1.5", "print (int)-1e30", "print (unsigned long)1e19",
 	"print arr@2", "print/x arr@2", "print &arr@2", "print sizeof(arr@2)",
 };
 
