@@ -104,30 +104,65 @@ static void print_symbol(struct cexpr *cx, struct cx_buf *b, uint64_t addr)
 		cx_printf(b, " <%s>", sym);
 }
 
-/* The string a char pointer points to, as GDB's val_print_string. */
+/* Reads up to @len bytes at @addr: how many could be read (all at once,
+ * else one by one up to the first that cannot). */
+static size_t read_some(struct cexpr *cx, uint64_t addr, uint8_t *buf, uint8_t *st, size_t len)
+{
+	size_t n;
+
+	memset(st, 0, len);
+	if (cx->env.read(cx->env.ctx, addr, buf, len, st) == 0)
+		return len;
+	memset(st, 0, len);
+	for (n = 0; n < len; n++)
+		if (cx->env.read(cx->env.ctx, addr + n, buf + n, 1, st + n) < 0)
+			break;
+	return n;
+}
+
+/* The string a char pointer points to, as GDB's val_print_string: up to
+ * 200 characters, "..." when more follow, <error: ...> where memory ends. */
 static void print_pointed_string(struct cexpr *cx, struct cx_buf *b, uint64_t addr)
 {
-	uint8_t buf[PRINT_MAX], st[PRINT_MAX], peek, pst = 0;
-	size_t n = 0;
-	bool err = false, nul = false;
+	uint8_t buf[PRINT_MAX + 1], st[PRINT_MAX + 1];
+	size_t got = 0, n, lim;
+	bool nul = false, more = false, ioerr = false;
+	int missing = 0;
 
-	for (; n < PRINT_MAX && !nul; n++) {
-		st[n] = 0;
-		if (cx->env.read(cx->env.ctx, addr + n, &buf[n], 1, &st[n]) < 0 || st[n]) {
-			err = true;
+	/* Chunks that end at 64-byte boundaries: the page a string ends on
+	 * may be the last one mapped. */
+	while (got < PRINT_MAX + 1) {
+		size_t want = 64 - ((addr + got) & 63), chunk;
+
+		if (want > PRINT_MAX + 1 - got)
+			want = PRINT_MAX + 1 - got;
+		chunk = read_some(cx, addr + got, buf + got, st + got, want);
+		got += chunk;
+		if (chunk < want || memchr(buf, 0, got))
+			break;
+	}
+	lim = got < PRINT_MAX ? got : PRINT_MAX;
+	for (n = 0; n < lim; n++) {
+		if (st[n]) {
+			missing = st[n];
 			break;
 		}
-		nul = buf[n] == 0;
+		if (!buf[n]) {
+			nul = true;
+			n++;
+			break;
+		}
 	}
-	if (!err && !nul &&
-	    (cx->env.read(cx->env.ctx, addr + n, &peek, 1, &pst) < 0 || pst || !peek))
-		nul = true;
+	if (!missing && !nul && n == PRINT_MAX)
+		more = got > PRINT_MAX && !st[PRINT_MAX] && buf[PRINT_MAX];
+	else if (!missing && !nul)
+		ioerr = true;
 	cx_puts(b, " ");
-	if (n > 0 || !err)
-		print_string(b, buf, n, !err && !nul);
-	if (err && st[n] == 0)
+	if (n > 0 || (!missing && !ioerr))
+		print_string(b, buf, n, more);
+	if (ioerr)
 		cx_printf(b, "<error: Cannot access memory at address 0x%" PRIx64 ">", addr + n);
-	else if (err)
+	else if (missing)
 		cx_puts(b, "<error: value is not available>");
 }
 

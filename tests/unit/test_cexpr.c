@@ -766,6 +766,13 @@ static void test_recording(void **state)
 	snprintf(want, sizeof(want), "$3 = {value = 1, next = <unavailable>}");
 	expect(cx, "print list", want);
 	fx.unavailable_at = 0;
+	assert_int_equal(cexpr_eval(cx, "(long)str", &v), 0);
+	fx.unavailable_at = *(int64_t *)v->bytes + 2;
+	cexpr_value_free(v);
+	snprintf(want, sizeof(want), "$4 = 0x%" PRIx64 " \"he\"<error: value is not available>",
+		 fx.unavailable_at - 2);
+	expect(cx, "print str", want);
+	fx.unavailable_at = 0;
 	assert_int_equal(cexpr_lvalue(cx, "list.next", &addr, &len), 0);
 	assert_int_equal(addr, sym_addr("list") + 8);
 	assert_int_equal(len, 8);
