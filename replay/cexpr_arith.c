@@ -282,17 +282,45 @@ int cx_truth(struct cexpr *cx, struct cexpr_value *v, bool *out)
 	return 0;
 }
 
-/* A cast between struct, union or array types: only to the same layout. */
+/* GDB's last resort for a cast: the same bytes seen as @t (a value in
+ * memory: the object of type @t at its address). */
+static int reinterpret(struct cexpr *cx, const struct dw_type *t, struct cexpr_value *v,
+		       struct cexpr_value **out)
+{
+	int rc;
+
+	if (v->lval == CEXPR_LVAL_MEMORY && !v->bit_size) {
+		*out = cexpr_value_at(cx, t, v->addr);
+		return *out ? 0 : -ENOMEM;
+	}
+	if (!v->size || dw_type_size(t) != v->size)
+		return cx_fail(cx, -EINVAL, "Invalid cast.");
+	rc = cx_fetch(cx, v);
+	if (rc < 0)
+		return rc;
+	*out = cexpr_value_bytes(cx, t, v->bytes, v->state, NULL);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* A cast to a struct, union or array type. */
 static int cast_aggregate(struct cexpr *cx, const struct dw_type *t, struct cexpr_value *v,
 			  struct cexpr_value **out)
 {
 	const struct dw_type *st = dw_type_strip(t), *sv = dw_type_strip(v->type);
 
-	if (st != sv && (st->kind != sv->kind || dw_type_size(st) != dw_type_size(sv) ||
-			 !st->name || !sv->name || strcmp(st->name, sv->name)))
+	if (st == sv) {
+		*out = cx_value_part(cx, v, t, 0);
+		return *out ? 0 : -EINVAL;
+	}
+	if (st->kind == DW_TYPE_ARRAY)
 		return cx_fail(cx, -EINVAL, "Invalid cast.");
-	*out = cx_value_part(cx, v, t, 0);
-	return *out ? 0 : -EINVAL;
+	return reinterpret(cx, t, v, out);
+}
+
+static bool is_aggregate(const struct dw_type *t)
+{
+	t = dw_type_strip(t);
+	return t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION || t->kind == DW_TYPE_ARRAY;
 }
 
 int cx_cast(struct cexpr *cx, const struct dw_type *t, struct cexpr_value *v,
@@ -305,18 +333,21 @@ int cx_cast(struct cexpr *cx, const struct dw_type *t, struct cexpr_value *v,
 		*out = cx_value_new(cx, t);
 		return *out ? 0 : -ENOMEM;
 	}
-	if (st->kind == DW_TYPE_STRUCT || st->kind == DW_TYPE_UNION || st->kind == DW_TYPE_ARRAY)
+	if (is_aggregate(st))
 		return cast_aggregate(cx, t, v, out);
+	if (dw_type_strip(v->type)->kind == DW_TYPE_STRUCT ||
+	    dw_type_strip(v->type)->kind == DW_TYPE_UNION)
+		return reinterpret(cx, t, v, out);
 	rc = decay(cx, &v);
 	if (rc < 0)
 		return rc;
 	if (!cx_is_integral(v->type) && !cx_is_float(v->type) && !is_ptr(v))
 		return cx_fail(cx, -EINVAL, "Invalid cast.");
-	if (st->kind == DW_TYPE_POINTER) {
-		if (cx_is_float(v->type))
-			return cx_fail(cx, -EINVAL, "Invalid cast.");
+	if ((st->kind == DW_TYPE_POINTER && cx_is_float(v->type)) ||
+	    (cx_is_float(t) && is_ptr(v)))
+		return reinterpret(cx, t, v, out);
+	if (st->kind == DW_TYPE_POINTER)
 		return make(cx, t, cx_as_int(v), out);
-	}
 	if (cx_is_float(t)) {
 		*out = cx_value_float(cx, t, cx_as_float(v));
 		return *out ? 0 : -ENOMEM;

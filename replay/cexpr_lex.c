@@ -251,8 +251,17 @@ int cx_lex(struct cexpr *cx, const char *text, struct cx_token **out, size_t *co
 		if (!*s)
 			break;
 		rc = lex_one(cx, &s, &toks[n]);
-		if (rc < 0)
+		if (rc == -ENOMEM)
 			return rc;
+		if (rc < 0) {
+			toks[n].kind = T_ERROR;
+			toks[n].str = cx_tree_alloc(cx, strlen(cx->err) + 1);
+			if (!toks[n].str)
+				return cx_fail(cx, -ENOMEM, "Out of memory.");
+			strcpy(toks[n].str, cx->err);
+			toks[++n].start = s + strlen(s);
+			break;
+		}
 		n++;
 	}
 	toks[n].kind = T_END;

@@ -518,6 +518,12 @@ static const char *const gdb_commands[] = {
 	"print 1e16", "print 123456789012345678.0", "print (long double)1e4000",
 	"print 1.0L/0", "print/x (float)(0.0/0)", "print 3.0e38f * 10", "print (char)1e10",
 	"print (unsigned char)-1.5", "print (int)-1e30", "print (unsigned long)1e19",
+	"print int", "print node_t", "print struct node", "print (struct node)1",
+	"print (struct node)list", "print (node_t)list", "print int + 1", "print unsigned",
+	"print sizeof(int) + int", "print (int)", "print (char)", "output int",
+	"print (int[3])arr", "print (int[5])arr", "print (long)list", "print (struct node *)list",
+	"print (float)head", "print (double *)1.5", "print (struct pt)list", "print (int)fv",
+	"print (union { int i; })1",
 	"print arr@2", "print/x arr@2", "print &arr@2", "print sizeof(arr@2)",
 };
 
