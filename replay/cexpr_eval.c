@@ -171,16 +171,26 @@ static int bitfield(struct cexpr *cx, struct cexpr_value *v, const struct dw_mem
 	return 0;
 }
 
-static int member(struct cexpr *cx, struct cexpr_value *v, const char *name,
+/* @v.@name or @v->@name: GDB goes through arrays and pointers, any
+ * number of them, either way. */
+static int member(struct cexpr *cx, struct cexpr_value *v, const char *name, bool arrow,
 		  struct cexpr_value **out)
 {
 	const struct dw_type *t = dw_type_strip(v->type);
 	const struct dw_member *m;
 	uint64_t off = 0;
+	int rc;
 
+	for (unsigned hops = 0; (t->kind == DW_TYPE_ARRAY || t->kind == DW_TYPE_POINTER) &&
+	     hops < 64; hops++) {
+		rc = cx_deref(cx, v, &v);
+		if (rc < 0)
+			return rc;
+		t = dw_type_strip(v->type);
+	}
 	if (t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION)
 		return cx_fail(cx, -EINVAL, "Attempt to extract a component of a value that is "
-			       "not a structure.");
+			       "not a structure%s.", arrow ? " pointer" : "");
 	m = find_member(t, name, &off, 0);
 	if (!m)
 		return cx_fail(cx, -EINVAL, "There is no member named %s.", name);
@@ -197,17 +207,7 @@ static int eval_member(struct cexpr *cx, const struct cx_node *n, struct cexpr_v
 
 	if (rc < 0)
 		return rc;
-	if (n->kind == N_ARROW) {
-		const struct dw_type *t = dw_type_strip(v->type);
-
-		if (t->kind != DW_TYPE_POINTER && t->kind != DW_TYPE_ARRAY)
-			return cx_fail(cx, -EINVAL, "The -> operator must be applied to a pointer "
-				       "value.");
-		rc = cx_deref(cx, v, &v);
-		if (rc < 0)
-			return rc;
-	}
-	return member(cx, v, n->str, out);
+	return member(cx, v, n->str, n->kind == N_ARROW, out);
 }
 
 static int eval_index(struct cexpr *cx, const struct cx_node *n, struct cexpr_value **out)
