@@ -204,11 +204,48 @@ static int int_op(struct cexpr *cx, int op, const struct dw_type *t, uint64_t x,
 	}
 }
 
+static const char *op_name(int op)
+{
+	static const struct { int op; const char *s; } names[] = {
+		{ OP_SHL, "<<" }, { OP_SHR, ">>" }, { OP_LE, "<=" }, { OP_GE, ">=" },
+		{ OP_EQ, "==" }, { OP_NE, "!=" }, { OP_AND, "&&" }, { OP_OR, "||" }, { '[', "[]" },
+	};
+	static const char single[] = "+-*/%<>&|^!~";
+	static const char *const single_s[] = {
+		"+", "-", "*", "/", "%", "<", ">", "&", "|", "^", "!", "~",
+	};
+	const char *c = op > 0 && op < 128 ? strchr(single, op) : NULL;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].op == op)
+			return names[i].s;
+	return c && *c ? single_s[c - single] : "?";
+}
+
+static bool is_struct(const struct cexpr_value *v)
+{
+	return v && dw_type_strip(v->type)->kind == DW_TYPE_STRUCT;
+}
+
+int cx_struct_operand(struct cexpr *cx, int op, const struct cexpr_value *a,
+		      const struct cexpr_value *b)
+{
+	if (is_struct(a))
+		return cx_fail(cx, -EINVAL, "Structure has no component named operator%s.",
+			       op_name(op));
+	if (is_struct(b))
+		return cx_fail(cx, -EINVAL, "Can't do that binary op on that type");
+	return 0;
+}
+
 int cx_binop(struct cexpr *cx, int op, struct cexpr_value *a, struct cexpr_value *b,
 	     struct cexpr_value **out)
 {
 	const struct dw_type *t;
-	int rc = decay(cx, &a);
+	int rc = cx_struct_operand(cx, op, a, b);
+
+	if (rc == 0)
+		rc = decay(cx, &a);
 
 	if (rc == 0)
 		rc = decay(cx, &b);
@@ -234,8 +271,10 @@ int cx_binop(struct cexpr *cx, int op, struct cexpr_value *a, struct cexpr_value
 int cx_unop(struct cexpr *cx, int op, struct cexpr_value *v, struct cexpr_value **out)
 {
 	const struct dw_type *t;
-	int rc;
+	int rc = cx_struct_operand(cx, op, v, NULL);
 
+	if (rc < 0)
+		return rc;
 	if (op != '!' && !cx_is_integral(v->type) && !cx_is_float(v->type))
 		return cx_fail(cx, -EINVAL, op == '-' ?
 			       "Argument to negate operation not a number." : op == '+' ?
@@ -269,8 +308,19 @@ int cx_unop(struct cexpr *cx, int op, struct cexpr_value *v, struct cexpr_value 
 
 int cx_truth(struct cexpr *cx, struct cexpr_value *v, bool *out)
 {
-	int rc = decay(cx, &v);
+	int rc;
 
+	if (is_struct(v) || dw_type_strip(v->type)->kind == DW_TYPE_UNION) {
+		/* GDB's value_logical_not: any byte not zero. */
+		rc = cx_fetch(cx, v);
+		if (rc < 0)
+			return rc;
+		*out = false;
+		for (size_t i = 0; i < v->size; i++)
+			*out |= v->bytes[i] != 0;
+		return 0;
+	}
+	rc = decay(cx, &v);
 	if (rc < 0)
 		return rc;
 	if (cx_is_float(v->type))

@@ -101,6 +101,11 @@ static int eval_unary(struct cexpr *cx, const struct cx_node *n, struct cexpr_va
 
 	if (rc < 0)
 		return rc;
+	if (n->op == '*' || n->op == '!') {
+		rc = cx_struct_operand(cx, n->op, v, NULL);
+		if (rc < 0)
+			return rc;
+	}
 	if (n->op == '*')
 		return cx_deref(cx, v, out);
 	if (n->op == '&')
@@ -220,6 +225,9 @@ static int eval_index(struct cexpr *cx, const struct cx_node *n, struct cexpr_va
 		rc = cx_eval(cx, n->b, &i);
 	if (rc < 0)
 		return rc;
+	rc = cx_struct_operand(cx, '[', a, NULL);
+	if (rc < 0)
+		return rc;
 	t = dw_type_strip(a->type);
 	if (t->kind == DW_TYPE_ARRAY && a->lval != CEXPR_LVAL_MEMORY) {
 		uint64_t k, esize = dw_type_size(t->target);
@@ -278,6 +286,9 @@ static int eval_binary(struct cexpr *cx, const struct cx_node *n, struct cexpr_v
 	if (n->op == OP_AND || n->op == OP_OR) {
 		bool t;
 
+		rc = cx_struct_operand(cx, n->op, a, NULL);
+		if (rc < 0)
+			return rc;
 		rc = cx_truth(cx, a, &t);
 		if (rc < 0)
 			return rc;
@@ -286,6 +297,8 @@ static int eval_binary(struct cexpr *cx, const struct cx_node *n, struct cexpr_v
 			return *out ? 0 : -ENOMEM;
 		}
 		rc = cx_eval(cx, n->b, &b);
+		if (rc == 0)
+			rc = cx_struct_operand(cx, n->op, NULL, b);
 		if (rc == 0)
 			rc = cx_truth(cx, b, &t);
 		if (rc == 0 && !(*out = cx_value_int(cx, cexpr_builtin_type("int"), t)))

@@ -355,8 +355,9 @@ static void print_array(struct cexpr *cx, struct cx_buf *b, const struct cexpr_v
 			char fmt)
 {
 	const struct dw_type *t = dw_type_strip(v->type);
-	uint64_t esize = dw_type_size(t->target), count = esize ? v->size / esize : 0;
+	uint64_t esize = dw_type_size(t->target), count = esize ? v->size / esize : t->count;
 	uint64_t i, things = 0;
+	bool code = dw_type_strip(t->target)->kind == DW_TYPE_FUNCTION;
 
 	if (!t->count_known) {
 		/* GDB shows an array of unknown bounds by its address. */
@@ -371,10 +372,11 @@ static void print_array(struct cexpr *cx, struct cx_buf *b, const struct cexpr_v
 	}
 	cx_puts(b, "{");
 	for (i = 0; i < count && things < PRINT_MAX; i++) {
-		struct cexpr_value e = sub(v, t->target, i * esize);
+		struct cexpr_value e = sub(v, t->target, i * (code ? 1 : esize));
 		uint64_t reps = 1;
 
-		while (i + reps < count && same_element(v, i * esize, (i + reps) * esize, esize))
+		while (esize && i + reps < count &&
+		       same_element(v, i * esize, (i + reps) * esize, esize))
 			reps++;
 		if (i)
 			cx_puts(b, ", ");
