@@ -16,6 +16,13 @@
  * "No symbol \"x\" in current context.", "Cannot access memory at address
  * 0x10", "A syntax error in expression, near `)'.", "Division by zero".
  * Nothing here prints.
+ *
+ * Not (yet) as GDB: wide characters (wchar_t, L"..."), minimal symbols
+ * without debug information ({<text variable, no debug info>}), C++,
+ * `set print` settings other than the defaults, ptype/o, the warning GDB
+ * prints for a shift wider than its type (the value, 0, is the same),
+ * bytes >= 0x80 in strings are escaped in octal as GDB does in the C
+ * locale (under UTF-8 GDB shows valid sequences as they are).
  */
 #ifndef HINDSIGHT_REPLAY_CEXPR_H
 #define HINDSIGHT_REPLAY_CEXPR_H
@@ -85,9 +92,11 @@ struct cexpr_env {
 	 * 0; -ENOENT if there is no such register; -ENODATA with @err set
 	 * when the recording has none here (GDB: "No registers."). */
 	int (*reg)(void *ctx, const char *name, uint64_t *value, char *err, size_t errsize);
-	/* The symbol GDB would show as <name+off> after the address @addr:
-	 * 0 with "main+4" (or "main" at offset 0) in @buf; -ENOENT if none.
-	 * May be NULL. */
+	/* The symbol GDB would show as <name+off> after the address @addr
+	 * (pointers, function pointers, $pc, /a): 0 with "main+4" (or "main"
+	 * at offset 0) in @buf; -ENOENT if none. GDB's rule: the ELF symbol
+	 * (function or object, any loaded object file) whose [start, start +
+	 * size) holds @addr; heap and stack addresses have none. May be NULL. */
 	int (*symbol)(void *ctx, uint64_t addr, char *buf, size_t size);
 };
 
