@@ -167,6 +167,10 @@ char *cexpr_format_value(struct cexpr *cx, const struct cexpr_value *v, char fmt
 /* The same as GDB's `info locals`, `info args` and frame lines show a
  * value: no "(type *) " before a pointer (print shows one). */
 char *cexpr_format_value_plain(struct cexpr *cx, const struct cexpr_value *v, char fmt);
+/* A function argument in a frame line, as GDB's default `print
+ * frame-arguments scalars`: scalars as cexpr_format_value_plain, structs,
+ * unions and arrays as "...". */
+char *cexpr_format_frame_arg(struct cexpr *cx, const struct cexpr_value *v);
 /* `whatis`: the type's name as written ("node_t *", "int [3]"). */
 char *cexpr_format_type_name(const struct dw_type *t);
 /* `ptype`: @t with the struct, union or enum named at its root spelled out

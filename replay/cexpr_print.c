@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define REPEAT_THRESHOLD 10
@@ -533,4 +534,13 @@ char *cexpr_format_value_plain(struct cexpr *cx, const struct cexpr_value *v, ch
 
 	cx_print_value(cx, &b, v, fmt, false);
 	return cx_buf_take(&b);
+}
+
+char *cexpr_format_frame_arg(struct cexpr *cx, const struct cexpr_value *v)
+{
+	const struct dw_type *t = dw_type_strip(v->type);
+
+	if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION || t->kind == DW_TYPE_ARRAY)
+		return strdup("...");
+	return cexpr_format_value_plain(cx, v, 0);
 }

@@ -752,6 +752,16 @@ static void test_registers(void **state)
 	assert_non_null(strstr(s, " \"hello\""));
 	assert_true(s[0] == '0');
 	free(s);
+	s = cexpr_format_frame_arg(cx, v);
+	assert_true(s[0] == '0');
+	free(s);
+	cexpr_value_free(v);
+	/* f (n=0x404010 <g>, s=0x402004 "str", v=..., k=2): GDB 13.1's frame
+	 * line for a struct argument. */
+	assert_int_equal(cexpr_eval(cx, "list", &v), 0);
+	s = cexpr_format_frame_arg(cx, v);
+	assert_string_equal(s, "...");
+	free(s);
 	cexpr_value_free(v);
 	fx.no_regs = true;
 	expect(cx, "print $pc", "No registers.");
