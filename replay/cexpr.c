@@ -17,6 +17,7 @@ static void start(struct cexpr *cx)
 	cx_pool_release(cx);
 	cx_tree_release(cx);
 	cx->err[0] = 0;
+	cx->warning[0] = 0;
 	cx->depth = 0;
 }
 
@@ -143,6 +144,8 @@ int cexpr_cmd_print(struct cexpr *cx, const char *args, char **out)
 	n = cexpr_history_add(cx, v);
 	if (n < 0)
 		return cx_fail(cx, n, "Out of memory.");
+	if (cx->warning[0])
+		cx_printf(&b, "warning: %s\n", cx->warning);
 	cx_printf(&b, "$%d = ", n);
 	cx_print_value(cx, &b, v, fmt, true);
 	*out = cx_buf_take(&b);
@@ -164,7 +167,17 @@ int cexpr_cmd_output(struct cexpr *cx, const char *args, char **out)
 	rc = eval_read(cx, args, &v);
 	if (rc < 0)
 		return rc;
-	*out = cexpr_format_value(cx, v, fmt);
+	if (cx->warning[0]) {
+		struct cx_buf b = { 0 };
+		char *s = cexpr_format_value(cx, v, fmt);
+
+		cx_printf(&b, "warning: %s\n", cx->warning);
+		cx_puts(&b, s ? s : "");
+		free(s);
+		*out = cx_buf_take(&b);
+	} else {
+		*out = cexpr_format_value(cx, v, fmt);
+	}
 	return *out ? 0 : cx_fail(cx, -ENOMEM, "Out of memory.");
 }
 
@@ -198,6 +211,8 @@ static int type_cmd(struct cexpr *cx, const char *args, char **out, bool full)
 
 	if (rc < 0)
 		return rc;
+	if (cx->warning[0])
+		cx_printf(&b, "warning: %s\n", cx->warning);
 	cx_puts(&b, "type = ");
 	if (full) {
 		char *s = cexpr_format_type_full(t);

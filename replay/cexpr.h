@@ -19,9 +19,8 @@
  *
  * Not (yet) as GDB: wide characters (wchar_t, L"..."), minimal symbols
  * without debug information ({<text variable, no debug info>}), C++,
- * `set print` settings other than the defaults, ptype/o, the warning GDB
- * prints for a shift wider than its type (the value, 0, is the same),
- * bytes >= 0x80 in strings are escaped in octal as GDB does in the C
+ * `set print` settings other than the defaults, ptype/o, whatis and ptype
+ * of `*func` (GDB refuses it there only), bytes >= 0x80 in strings are escaped in octal as GDB does in the C
  * locale (under UTF-8 GDB shows valid sequences as they are).
  */
 #ifndef HINDSIGHT_REPLAY_CEXPR_H
@@ -179,8 +178,9 @@ char *cexpr_format_type_full(const struct dw_type *t);
 
 /* Whole commands, as GDB 13 answers them: @args is what follows the
  * command word. Each returns 0 with *out the malloc'd output (no trailing
- * newline; for print "$N = ..."), or a negative errno with the message in
- * cexpr_error(). print records the value in the history; print with no
+ * newline; for print "$N = ..."; GDB's warnings first, each a line of its
+ * own: "warning: left shift count >= width of type\n$1 = 0"), or a
+ * negative errno with the message in cexpr_error(). print records the value in the history; print with no
  * expression shows the last value again (as a new entry). */
 int cexpr_cmd_print(struct cexpr *cx, const char *args, char **out);
 int cexpr_cmd_output(struct cexpr *cx, const char *args, char **out);

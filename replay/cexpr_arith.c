@@ -10,6 +10,7 @@
 #include "replay/cexpr_arith.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static const struct dw_type *int_type(uint64_t len, bool uns)
@@ -158,8 +159,12 @@ static int shift(struct cexpr *cx, int op, struct cexpr_value *a, uint64_t y,
 	unsigned bits = (unsigned)dw_type_size(t) * 8;
 	uint64_t x = cx_as_int(a);
 
-	if ((int64_t)y < 0 || y >= bits)
+	if ((int64_t)y < 0 || y >= bits) {
+		snprintf(cx->warning, sizeof(cx->warning), "%s shift count %s",
+			 op == OP_SHL ? "left" : "right",
+			 (int64_t)y < 0 ? "is negative" : ">= width of type");
 		return make(cx, t, 0, out);
+	}
 	if (op == OP_SHL)
 		return make(cx, t, x << y, out);
 	if (!is_uns(t))
@@ -238,6 +243,25 @@ int cx_struct_operand(struct cexpr *cx, int op, const struct cexpr_value *a,
 	return 0;
 }
 
+static bool is_bool(const struct dw_type *t)
+{
+	t = dw_type_strip(t);
+	return t->kind == DW_TYPE_BASE && t->enc == DW_ENC_BOOL;
+}
+
+/* Two booleans: GDB does not promote them; & | ^ stay bool. */
+static int bool_op(struct cexpr *cx, int op, struct cexpr_value *a, struct cexpr_value *b,
+		   struct cexpr_value **out)
+{
+	uint64_t x = cx_as_int(a), y = cx_as_int(b);
+
+	if (op == OP_EQ || op == OP_NE)
+		return compare(cx, op, x != y, out);
+	if (op == '&' || op == '|' || op == '^')
+		return make(cx, a->type, op == '&' ? x & y : op == '|' ? x | y : x ^ y, out);
+	return cx_fail(cx, -EINVAL, "Invalid operation on booleans.");
+}
+
 int cx_binop(struct cexpr *cx, int op, struct cexpr_value *a, struct cexpr_value *b,
 	     struct cexpr_value **out)
 {
@@ -253,6 +277,8 @@ int cx_binop(struct cexpr *cx, int op, struct cexpr_value *a, struct cexpr_value
 		return rc;
 	if (is_ptr(a) || is_ptr(b))
 		return pointer_op(cx, op, a, b, out);
+	if (is_bool(a->type) && is_bool(b->type))
+		return bool_op(cx, op, a, b, out);
 	if (!(cx_is_integral(a->type) || cx_is_float(a->type)) ||
 	    !(cx_is_integral(b->type) || cx_is_float(b->type)))
 		return arith_error(cx);
