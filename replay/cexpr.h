@@ -142,7 +142,7 @@ struct cexpr_value *cexpr_value_bytes(struct cexpr *cx, const struct dw_type *t,
 struct cexpr_value *cexpr_value_missing(struct cexpr *cx, const struct dw_type *t,
 					enum cexpr_byte what);
 
-/* A copy of @v the caller owns (its bytes read if lazy): NULL on ENOMEM. */
+/* A copy of @v the caller owns (a lazy value stays lazy): NULL on ENOMEM. */
 struct cexpr_value *cexpr_value_copy(const struct cexpr_value *v);
 /* Frees a value cexpr_eval or cexpr_value_copy handed out. NULL is fine. */
 void cexpr_value_free(struct cexpr_value *v);
@@ -160,7 +160,8 @@ const struct cexpr_value *cexpr_history_get(const struct cexpr *cx, int n);
 int cexpr_history_count(const struct cexpr *cx);
 
 /* Printing: each returns a malloc'd string the caller frees, or NULL on
- * ENOMEM. @fmt is 0 (natural) or a print format letter: x o d u t c a z
+ * ENOMEM. A value not read yet (cexpr_value_at) is read first; if that
+ * fails the text is GDB's "<error: Cannot access memory at address 0x10>". @fmt is 0 (natural) or a print format letter: x o d u t c a z
  * s f r. What GDB prints after "$N = " for @v. */
 char *cexpr_format_value(struct cexpr *cx, const struct cexpr_value *v, char fmt);
 /* The same as GDB's `info locals`, `info args` and frame lines show a

@@ -520,20 +520,36 @@ void cx_print_value(struct cexpr *cx, struct cx_buf *b, const struct cexpr_value
 	}
 }
 
-char *cexpr_format_value(struct cexpr *cx, const struct cexpr_value *v, char fmt)
+/* Prints @v, read first if it was not. */
+static char *format(struct cexpr *cx, const struct cexpr_value *v, char fmt, bool top)
 {
 	struct cx_buf b = { 0 };
+	struct cexpr_value *copy = NULL;
 
-	cx_print_value(cx, &b, v, fmt, true);
+	if (v->lazy) {
+		copy = cexpr_value_copy(v);
+		if (!copy)
+			return NULL;
+		if (cx_fetch(cx, copy) < 0) {
+			cx_printf(&b, "<error: %s>", cx->err);
+			cexpr_value_free(copy);
+			return cx_buf_take(&b);
+		}
+		v = copy;
+	}
+	cx_print_value(cx, &b, v, fmt, top);
+	cexpr_value_free(copy);
 	return cx_buf_take(&b);
+}
+
+char *cexpr_format_value(struct cexpr *cx, const struct cexpr_value *v, char fmt)
+{
+	return format(cx, v, fmt, true);
 }
 
 char *cexpr_format_value_plain(struct cexpr *cx, const struct cexpr_value *v, char fmt)
 {
-	struct cx_buf b = { 0 };
-
-	cx_print_value(cx, &b, v, fmt, false);
-	return cx_buf_take(&b);
+	return format(cx, v, fmt, false);
 }
 
 char *cexpr_format_frame_arg(struct cexpr *cx, const struct cexpr_value *v)

@@ -375,6 +375,8 @@ int cx_fetch(struct cexpr *cx, struct cexpr_value *v)
 	if (v->size > CX_MAX_VALUE)
 		return cx_fail(cx, -EINVAL, "value requires %zu bytes, which is more than "
 			       "max-value-size", v->size);
+	free(v->bytes);
+	free(v->state);
 	v->bytes = calloc(1, v->size ? v->size : 1);
 	v->state = calloc(1, v->size ? v->size : 1);
 	if (!v->bytes || !v->state)

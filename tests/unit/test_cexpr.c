@@ -793,6 +793,17 @@ static void check_address(struct cexpr *cx, const char *text, uint64_t want)
 	cexpr_value_free(v);
 }
 
+static void lazy_prints(struct cexpr *cx, uint64_t addr, const char *want)
+{
+	struct cexpr_value *v = cexpr_value_at(cx, &ty_node, addr);
+	char *s;
+
+	assert_non_null(v);
+	s = cexpr_format_value_plain(cx, v, 0);
+	assert_string_equal(s, want);
+	free(s);
+}
+
 static void test_recording(void **state)
 {
 	struct cexpr *cx = cexpr_new(&env);
@@ -843,6 +854,9 @@ static void test_recording(void **state)
 	assert_int_equal(cexpr_eval(cx, "list", &v), 0);
 	assert_int_equal(cexpr_value_address(v, &addr), -EINVAL);
 	cexpr_value_free(v);
+	/* Values the environment made and nobody read yet print too. */
+	lazy_prints(cx, sym_addr("n3"), "{value = 3, next = 0x0}");
+	lazy_prints(cx, 0x10, "<error: Cannot access memory at address 0x10>");
 	cexpr_free(cx);
 }
 
