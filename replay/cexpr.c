@@ -19,6 +19,7 @@ static void start(struct cexpr *cx)
 	cx->err[0] = 0;
 	cx->warning[0] = 0;
 	cx->depth = 0;
+	cx->types_only = false;
 }
 
 /* Evaluates @text into a pool-owned value, not read yet. */
@@ -27,6 +28,19 @@ static int eval_lazy(struct cexpr *cx, const char *text, struct cexpr_value **ou
 	struct cx_node *n;
 
 	start(cx);
+	n = cx_parse(cx, text);
+	if (!n)
+		return strcmp(cx->err, "Out of memory.") ? -EINVAL : -ENOMEM;
+	return cx_eval(cx, n, out);
+}
+
+/* Evaluates @text for its type only (whatis, ptype). */
+static int eval_lazy_types(struct cexpr *cx, const char *text, struct cexpr_value **out)
+{
+	struct cx_node *n;
+
+	start(cx);
+	cx->types_only = true;
 	n = cx_parse(cx, text);
 	if (!n)
 		return strcmp(cx->err, "Out of memory.") ? -EINVAL : -ENOMEM;
@@ -196,7 +210,12 @@ static int type_of(struct cexpr *cx, const char *args, const struct dw_type **t,
 	*named = rc == 0;
 	if (rc != -ENOENT)
 		return rc;
-	rc = *args ? eval_lazy(cx, args, &v) : cx_eval_dollar(cx, "$", &v);
+	/* GDB evaluates without side effects here: nothing is read, so
+	 * `whatis p->next` answers even when p points nowhere. */
+	if (!*args)
+		rc = cx_eval_dollar(cx, "$", &v);
+	else if ((rc = eval_lazy_types(cx, args, &v)) == 0)
+		cx->types_only = false;
 	if (rc == 0)
 		*t = v->type;
 	return rc;

@@ -187,6 +187,8 @@ static int int_op(struct cexpr *cx, int op, const struct dw_type *t, uint64_t x,
 	}
 	if (is_compare(op))
 		return compare(cx, op, uns ? (x < y ? -1 : x > y) : (sx < sy ? -1 : sx > sy), out);
+	if ((op == '/' || op == '%') && y == 0 && cx->types_only)
+		return make(cx, t, 0, out);
 	if ((op == '/' || op == '%') && y == 0)
 		return cx_fail(cx, -EINVAL, "Division by zero");
 	switch (op) {

@@ -43,6 +43,26 @@ static int eval_string(struct cexpr *cx, const struct cx_node *n, struct cexpr_v
 	return 0;
 }
 
+/* GDB's *p while it only wants types (whatis, ptype): a zero of p's
+ * target type at address 0, nothing read. */
+static int zero_at(struct cexpr *cx, const struct dw_type *t, struct cexpr_value **out)
+{
+	const struct dw_type *target = t->kind == DW_TYPE_POINTER ? t->target :
+				       cexpr_builtin_type("int");
+
+	if (!target || dw_type_strip(target)->kind == DW_TYPE_VOID)
+		return cx_fail(cx, -EINVAL, "Attempt to dereference a generic pointer.");
+	if (dw_type_strip(target)->kind == DW_TYPE_FUNCTION) {
+		*out = cexpr_value_at(cx, target, 0);
+		return *out ? 0 : -ENOMEM;
+	}
+	*out = cx_value_new(cx, target);
+	if (!*out)
+		return -ENOMEM;
+	(*out)->lval = CEXPR_LVAL_MEMORY;
+	return 0;
+}
+
 /* *@v. */
 int cx_deref(struct cexpr *cx, struct cexpr_value *v, struct cexpr_value **out)
 {
@@ -57,6 +77,8 @@ int cx_deref(struct cexpr *cx, struct cexpr_value *v, struct cexpr_value **out)
 		*out = cx_value_part(cx, v, t->target, 0);
 		return *out ? 0 : -EINVAL;
 	}
+	if (cx->types_only && (t->kind == DW_TYPE_POINTER || cx_is_integral(t)))
+		return zero_at(cx, t, out);
 	rc = cx_fetch(cx, v);
 	if (rc < 0)
 		return rc;
