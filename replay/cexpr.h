@@ -19,8 +19,7 @@
  *
  * Not (yet) as GDB: wide characters (wchar_t, L"..."), minimal symbols
  * without debug information ({<text variable, no debug info>}), C++,
- * `set print` settings other than the defaults, ptype/o, whatis and ptype
- * of `*func` (GDB refuses it there only), bytes >= 0x80 in strings are escaped in octal as GDB does in the C
+ * `set print` settings other than the defaults, ptype/o, bytes >= 0x80 in strings are escaped in octal as GDB does in the C
  * locale (under UTF-8 GDB shows valid sequences as they are).
  */
 #ifndef HINDSIGHT_REPLAY_CEXPR_H

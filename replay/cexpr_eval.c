@@ -50,8 +50,8 @@ static int zero_at(struct cexpr *cx, const struct dw_type *t, struct cexpr_value
 	const struct dw_type *target = t->kind == DW_TYPE_POINTER ? t->target :
 				       cexpr_builtin_type("int");
 
-	if (!target || dw_type_strip(target)->kind == DW_TYPE_VOID)
-		return cx_fail(cx, -EINVAL, "Attempt to dereference a generic pointer.");
+	if (!target)
+		target = &cx_void_type;
 	if (dw_type_strip(target)->kind == DW_TYPE_FUNCTION) {
 		*out = cexpr_value_at(cx, target, 0);
 		return *out ? 0 : -ENOMEM;
@@ -69,6 +69,8 @@ int cx_deref(struct cexpr *cx, struct cexpr_value *v, struct cexpr_value **out)
 	const struct dw_type *t = dw_type_strip(v->type);
 	int rc;
 
+	if (t->kind == DW_TYPE_FUNCTION && cx->types_only)
+		return cx_fail(cx, -EINVAL, "Attempt to take contents of a non-pointer value.");
 	if (t->kind == DW_TYPE_FUNCTION) {
 		*out = v;
 		return 0;
@@ -116,10 +118,42 @@ static int address_of(struct cexpr *cx, const struct cx_node *n, struct cexpr_va
 	return *out ? 0 : cx_fail(cx, -ENOMEM, "Out of memory.");
 }
 
+/* &*@n->a->a: GDB takes it for the pointer (or integer) itself, a
+ * function or an array in memory for their address. 1 if done, 0 if it
+ * is not one. */
+static int address_of_deref(struct cexpr *cx, const struct cx_node *n, struct cexpr_value **out)
+{
+	struct cexpr_value *v;
+	const struct dw_type *t, *p;
+	int rc;
+
+	if (n->op != '&' || n->a->kind != N_UNARY || n->a->op != '*')
+		return 0;
+	rc = cx_eval(cx, n->a->a, &v);
+	if (rc < 0)
+		return rc;
+	t = dw_type_strip(v->type);
+	if (t->kind == DW_TYPE_POINTER || cx_is_integral(t)) {
+		rc = cx_fetch(cx, v);
+		*out = v;
+		return rc < 0 ? rc : 1;
+	}
+	if ((t->kind != DW_TYPE_FUNCTION && t->kind != DW_TYPE_ARRAY) ||
+	    v->lval != CEXPR_LVAL_MEMORY)
+		return 0;
+	p = cexpr_pointer_to(cx, t->kind == DW_TYPE_ARRAY ? t->target : v->type);
+	*out = p ? cx_value_int(cx, p, v->addr) : NULL;
+	return *out ? 1 : -ENOMEM;
+}
+
 static int eval_unary(struct cexpr *cx, const struct cx_node *n, struct cexpr_value **out)
 {
 	struct cexpr_value *v;
-	int rc = cx_eval(cx, n->a, &v);
+	int rc = address_of_deref(cx, n, out);
+
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	rc = cx_eval(cx, n->a, &v);
 
 	if (rc < 0)
 		return rc;
