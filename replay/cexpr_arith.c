@@ -28,9 +28,10 @@ static int decay(struct cexpr *cx, struct cexpr_value **v)
 	int rc;
 
 	if (t->kind == DW_TYPE_ARRAY || t->kind == DW_TYPE_FUNCTION) {
+		/* GDB would copy a string literal into the live process. */
 		if ((*v)->lval != CEXPR_LVAL_MEMORY)
-			return cx_fail(cx, -EINVAL, "Attempt to take address of value not located "
-				       "in memory.");
+			return cx_fail(cx, -EINVAL, "evaluation of this expression requires the "
+				       "target program to be active");
 		p = cexpr_pointer_to(cx, t->kind == DW_TYPE_ARRAY ? t->target : (*v)->type);
 		*v = p ? cx_value_int(cx, p, (*v)->addr) : NULL;
 		return *v ? 0 : -ENOMEM;

@@ -282,6 +282,12 @@ static int eval_index(struct cexpr *cx, const struct cx_node *n, struct cexpr_va
 	if (rc < 0)
 		return rc;
 	rc = cx_struct_operand(cx, '[', a, NULL);
+	if (rc == 0 && cx_is_float(i->type)) {
+		/* GDB takes a float index as the integer it truncates to. */
+		rc = cx_fetch(cx, i);
+		if (rc == 0 && !(i = cx_value_int(cx, cexpr_builtin_type("long"), cx_as_int(i))))
+			rc = -ENOMEM;
+	}
 	if (rc < 0)
 		return rc;
 	t = dw_type_strip(a->type);
@@ -321,7 +327,7 @@ static int artificial_array(struct cexpr *cx, struct cexpr_value *a, struct cexp
 	if (rc < 0)
 		return rc;
 	if (!cx_is_integral(c->type))
-		return cx_fail(cx, -EINVAL, "Non-integral right operand of '@'.");
+		return cx_fail(cx, -EINVAL, "Non-integral right operand for \"@\" operator.");
 	if (a->lval != CEXPR_LVAL_MEMORY || a->bit_size)
 		return cx_fail(cx, -EINVAL, "Only values in memory can be extended with '@'.");
 	count = (int64_t)cx_as_int(c);
