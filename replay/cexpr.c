@@ -108,10 +108,15 @@ int cexpr_parse_type(struct cexpr *cx, const char *text, const struct dw_type **
 	return cx_parse_type_text(cx, text, out);
 }
 
-/* print's "/FMT": the letter in *fmt, @args moved past it. */
+/* print's "/FMT": the letter in *fmt (GDB's last one when none is
+ * given: `print/r x` after `print/x y` is hex), @args moved past it.
+ * A letter that is no format is only found out when printing. */
 static int parse_format(struct cexpr *cx, const char **args, char *fmt, const char *cmd)
 {
 	const char *s = *args;
+	char letter = 0;
+	bool size = false;
+	long count = 1;
 
 	*fmt = 0;
 	while (isspace((unsigned char)*s))
@@ -121,24 +126,35 @@ static int parse_format(struct cexpr *cx, const char **args, char *fmt, const ch
 		return 0;
 	}
 	for (s++; *s && !isspace((unsigned char)*s); s++) {
-		if (isdigit((unsigned char)*s) && *s != '1')
-			return cx_fail(cx, -EINVAL, "Item count other than 1 is meaningless in "
-				       "\"%s\" command.", cmd);
-		if (strchr("bhwg", *s))
-			return cx_fail(cx, -EINVAL, "Size letters are meaningless in \"%s\" "
-				       "command.", cmd);
-		if (*s == 'i')
-			return cx_fail(cx, -EINVAL, "Format letter \"i\" is meaningless in \"%s\" "
-				       "command.", cmd);
-		if (!strchr("xoduftcazsr1", *s))
-			return cx_fail(cx, -EINVAL, "Undefined output format \"%c\".", *s);
-		if (*s != '1')
-			*fmt = *s;
+		if (isdigit((unsigned char)*s))
+			count = strtol(s, (char **)&s, 10), s--;
+		else if (strchr("bhwg", *s))
+			size = true;
+		else if (*s != 'r')
+			letter = *s;
 	}
+	if (count != 1)
+		return cx_fail(cx, -EINVAL, "Item count other than 1 is meaningless in \"%s\" "
+			       "command.", cmd);
+	if (size)
+		return cx_fail(cx, -EINVAL, "Size letters are meaningless in \"%s\" command.",
+			       cmd);
+	if (letter == 'i')
+		return cx_fail(cx, -EINVAL, "Format letter \"i\" is meaningless in \"%s\" "
+			       "command.", cmd);
+	if (!letter)
+		letter = cx->last_format;
+	cx->last_format = letter;
+	*fmt = letter;
 	while (isspace((unsigned char)*s))
 		s++;
 	*args = s;
 	return 0;
+}
+
+static bool known_format(char fmt)
+{
+	return !fmt || strchr("xoduftcazs", fmt);
 }
 
 int cexpr_cmd_print(struct cexpr *cx, const char *args, char **out)
@@ -161,7 +177,10 @@ int cexpr_cmd_print(struct cexpr *cx, const char *args, char **out)
 	if (cx->warning[0])
 		cx_printf(&b, "warning: %s\n", cx->warning);
 	cx_printf(&b, "$%d = ", n);
-	cx_print_value(cx, &b, v, fmt, true);
+	if (known_format(fmt))
+		cx_print_value(cx, &b, v, fmt, true);
+	else  /* GDB has printed "$N = " when it finds out */
+		cx_printf(&b, "Undefined output format \"%c\".", fmt);
 	*out = cx_buf_take(&b);
 	return *out ? 0 : cx_fail(cx, -ENOMEM, "Out of memory.");
 }
@@ -181,6 +200,8 @@ int cexpr_cmd_output(struct cexpr *cx, const char *args, char **out)
 	rc = eval_read(cx, args, &v);
 	if (rc < 0)
 		return rc;
+	if (!known_format(fmt))
+		return cx_fail(cx, -EINVAL, "Undefined output format \"%c\".", fmt);
 	if (cx->warning[0]) {
 		struct cx_buf b = { 0 };
 		char *s = cexpr_format_value(cx, v, fmt);

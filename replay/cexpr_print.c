@@ -302,6 +302,8 @@ static void print_formatted(struct cexpr *cx, struct cx_buf *b, const struct cex
 	case 'd': cx_printf(b, "%" PRId64, sgn); break;
 	case 'u': cx_printf(b, "%" PRIu64, raw & mask); break;
 	case 'a':
+		if (cx_is_float(v->type))  /* GDB takes a float's value as the address */
+			raw = cx_as_int(v);
 		cx_printf(b, "0x%" PRIx64, raw);
 		print_symbol(cx, b, raw);
 		break;
@@ -492,7 +494,7 @@ void cx_print_value(struct cexpr *cx, struct cx_buf *b, const struct cexpr_value
 		return;
 	if (fmt == 'r')
 		fmt = 0;
-	if (scalar && fmt && fmt != 's' && !(fmt == 'f' && t->kind == DW_TYPE_POINTER)) {
+	if (scalar && fmt && fmt != 's') {
 		print_formatted(cx, b, v, fmt);
 		return;
 	}
