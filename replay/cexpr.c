@@ -17,7 +17,9 @@ static void start(struct cexpr *cx)
 	cx_pool_release(cx);
 	cx_tree_release(cx);
 	cx->err[0] = 0;
+	cx->warning[0] = 0;
 	cx->depth = 0;
+	cx->types_only = false;
 }
 
 /* Evaluates @text into a pool-owned value, not read yet. */
@@ -26,6 +28,19 @@ static int eval_lazy(struct cexpr *cx, const char *text, struct cexpr_value **ou
 	struct cx_node *n;
 
 	start(cx);
+	n = cx_parse(cx, text);
+	if (!n)
+		return strcmp(cx->err, "Out of memory.") ? -EINVAL : -ENOMEM;
+	return cx_eval(cx, n, out);
+}
+
+/* Evaluates @text for its type only (whatis, ptype). */
+static int eval_lazy_types(struct cexpr *cx, const char *text, struct cexpr_value **out)
+{
+	struct cx_node *n;
+
+	start(cx);
+	cx->types_only = true;
 	n = cx_parse(cx, text);
 	if (!n)
 		return strcmp(cx->err, "Out of memory.") ? -EINVAL : -ENOMEM;
@@ -93,10 +108,15 @@ int cexpr_parse_type(struct cexpr *cx, const char *text, const struct dw_type **
 	return cx_parse_type_text(cx, text, out);
 }
 
-/* print's "/FMT": the letter in *fmt, @args moved past it. */
+/* print's "/FMT": the letter in *fmt (GDB's last one when none is
+ * given: `print/r x` after `print/x y` is hex), @args moved past it.
+ * A letter that is no format is only found out when printing. */
 static int parse_format(struct cexpr *cx, const char **args, char *fmt, const char *cmd)
 {
 	const char *s = *args;
+	char letter = 0;
+	bool size = false;
+	long count = 1;
 
 	*fmt = 0;
 	while (isspace((unsigned char)*s))
@@ -106,24 +126,35 @@ static int parse_format(struct cexpr *cx, const char **args, char *fmt, const ch
 		return 0;
 	}
 	for (s++; *s && !isspace((unsigned char)*s); s++) {
-		if (isdigit((unsigned char)*s) && *s != '1')
-			return cx_fail(cx, -EINVAL, "Item count other than 1 is meaningless in "
-				       "\"%s\" command.", cmd);
-		if (strchr("bhwg", *s))
-			return cx_fail(cx, -EINVAL, "Size letters are meaningless in \"%s\" "
-				       "command.", cmd);
-		if (*s == 'i')
-			return cx_fail(cx, -EINVAL, "Format letter \"i\" is meaningless in \"%s\" "
-				       "command.", cmd);
-		if (!strchr("xoduftcazsr1", *s))
-			return cx_fail(cx, -EINVAL, "Undefined output format \"%c\".", *s);
-		if (*s != '1')
-			*fmt = *s;
+		if (isdigit((unsigned char)*s))
+			count = strtol(s, (char **)&s, 10), s--;
+		else if (strchr("bhwg", *s))
+			size = true;
+		else if (*s != 'r')
+			letter = *s;
 	}
+	if (count != 1)
+		return cx_fail(cx, -EINVAL, "Item count other than 1 is meaningless in \"%s\" "
+			       "command.", cmd);
+	if (size)
+		return cx_fail(cx, -EINVAL, "Size letters are meaningless in \"%s\" command.",
+			       cmd);
+	if (letter == 'i')
+		return cx_fail(cx, -EINVAL, "Format letter \"i\" is meaningless in \"%s\" "
+			       "command.", cmd);
+	if (!letter)
+		letter = cx->last_format;
+	cx->last_format = letter;
+	*fmt = letter;
 	while (isspace((unsigned char)*s))
 		s++;
 	*args = s;
 	return 0;
+}
+
+static bool known_format(char fmt)
+{
+	return !fmt || strchr("xoduftcazs", fmt);
 }
 
 int cexpr_cmd_print(struct cexpr *cx, const char *args, char **out)
@@ -143,8 +174,13 @@ int cexpr_cmd_print(struct cexpr *cx, const char *args, char **out)
 	n = cexpr_history_add(cx, v);
 	if (n < 0)
 		return cx_fail(cx, n, "Out of memory.");
+	if (cx->warning[0])
+		cx_printf(&b, "warning: %s\n", cx->warning);
 	cx_printf(&b, "$%d = ", n);
-	cx_print_value(cx, &b, v, fmt, true);
+	if (known_format(fmt))
+		cx_print_value(cx, &b, v, fmt, true);
+	else  /* GDB has printed "$N = " when it finds out */
+		cx_printf(&b, "Undefined output format \"%c\".", fmt);
 	*out = cx_buf_take(&b);
 	return *out ? 0 : cx_fail(cx, -ENOMEM, "Out of memory.");
 }
@@ -164,7 +200,19 @@ int cexpr_cmd_output(struct cexpr *cx, const char *args, char **out)
 	rc = eval_read(cx, args, &v);
 	if (rc < 0)
 		return rc;
-	*out = cexpr_format_value(cx, v, fmt);
+	if (!known_format(fmt))
+		return cx_fail(cx, -EINVAL, "Undefined output format \"%c\".", fmt);
+	if (cx->warning[0]) {
+		struct cx_buf b = { 0 };
+		char *s = cexpr_format_value(cx, v, fmt);
+
+		cx_printf(&b, "warning: %s\n", cx->warning);
+		cx_puts(&b, s ? s : "");
+		free(s);
+		*out = cx_buf_take(&b);
+	} else {
+		*out = cexpr_format_value(cx, v, fmt);
+	}
 	return *out ? 0 : cx_fail(cx, -ENOMEM, "Out of memory.");
 }
 
@@ -183,7 +231,12 @@ static int type_of(struct cexpr *cx, const char *args, const struct dw_type **t,
 	*named = rc == 0;
 	if (rc != -ENOENT)
 		return rc;
-	rc = *args ? eval_lazy(cx, args, &v) : cx_eval_dollar(cx, "$", &v);
+	/* GDB evaluates without side effects here: nothing is read, so
+	 * `whatis p->next` answers even when p points nowhere. */
+	if (!*args)
+		rc = cx_eval_dollar(cx, "$", &v);
+	else if ((rc = eval_lazy_types(cx, args, &v)) == 0)
+		cx->types_only = false;
 	if (rc == 0)
 		*t = v->type;
 	return rc;
@@ -198,6 +251,8 @@ static int type_cmd(struct cexpr *cx, const char *args, char **out, bool full)
 
 	if (rc < 0)
 		return rc;
+	if (cx->warning[0])
+		cx_printf(&b, "warning: %s\n", cx->warning);
 	cx_puts(&b, "type = ");
 	if (full) {
 		char *s = cexpr_format_type_full(t);

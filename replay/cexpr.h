@@ -16,6 +16,11 @@
  * "No symbol \"x\" in current context.", "Cannot access memory at address
  * 0x10", "A syntax error in expression, near `)'.", "Division by zero".
  * Nothing here prints.
+ *
+ * Not (yet) as GDB: wide characters (wchar_t, L"..."), minimal symbols
+ * without debug information ({<text variable, no debug info>}), C++,
+ * `set print` settings other than the defaults, ptype/o, bytes >= 0x80 in strings are escaped in octal as GDB does in the C
+ * locale (under UTF-8 GDB shows valid sequences as they are).
  */
 #ifndef HINDSIGHT_REPLAY_CEXPR_H
 #define HINDSIGHT_REPLAY_CEXPR_H
@@ -85,9 +90,11 @@ struct cexpr_env {
 	 * 0; -ENOENT if there is no such register; -ENODATA with @err set
 	 * when the recording has none here (GDB: "No registers."). */
 	int (*reg)(void *ctx, const char *name, uint64_t *value, char *err, size_t errsize);
-	/* The symbol GDB would show as <name+off> after the address @addr:
-	 * 0 with "main+4" (or "main" at offset 0) in @buf; -ENOENT if none.
-	 * May be NULL. */
+	/* The symbol GDB would show as <name+off> after the address @addr
+	 * (pointers, function pointers, $pc, /a): 0 with "main+4" (or "main"
+	 * at offset 0) in @buf; -ENOENT if none. GDB's rule: the ELF symbol
+	 * (function or object, any loaded object file) whose [start, start +
+	 * size) holds @addr; heap and stack addresses have none. May be NULL. */
 	int (*symbol)(void *ctx, uint64_t addr, char *buf, size_t size);
 };
 
@@ -138,7 +145,7 @@ struct cexpr_value *cexpr_value_missing(struct cexpr *cx, const struct dw_type *
  * 0, or -EIO with GDB's "Cannot access memory at address 0x..." in
  * cexpr_error(). */
 int cexpr_value_fetch(struct cexpr *cx, struct cexpr_value *v);
-/* A copy of @v the caller owns (its bytes read if lazy): NULL on ENOMEM. */
+/* A copy of @v the caller owns (a lazy value stays lazy): NULL on ENOMEM. */
 struct cexpr_value *cexpr_value_copy(const struct cexpr_value *v);
 /* Frees a value cexpr_eval or cexpr_value_copy handed out. NULL is fine. */
 void cexpr_value_free(struct cexpr_value *v);
@@ -156,12 +163,17 @@ const struct cexpr_value *cexpr_history_get(const struct cexpr *cx, int n);
 int cexpr_history_count(const struct cexpr *cx);
 
 /* Printing: each returns a malloc'd string the caller frees, or NULL on
- * ENOMEM. @fmt is 0 (natural) or a print format letter: x o d u t c a z
+ * ENOMEM. A value not read yet (cexpr_value_at) is read first; if that
+ * fails the text is GDB's "<error: Cannot access memory at address 0x10>". @fmt is 0 (natural) or a print format letter: x o d u t c a z
  * s f r. What GDB prints after "$N = " for @v. */
 char *cexpr_format_value(struct cexpr *cx, const struct cexpr_value *v, char fmt);
 /* The same as GDB's `info locals`, `info args` and frame lines show a
  * value: no "(type *) " before a pointer (print shows one). */
 char *cexpr_format_value_plain(struct cexpr *cx, const struct cexpr_value *v, char fmt);
+/* A function argument in a frame line, as GDB's default `print
+ * frame-arguments scalars`: scalars as cexpr_format_value_plain, structs,
+ * unions and arrays as "...". */
+char *cexpr_format_frame_arg(struct cexpr *cx, const struct cexpr_value *v);
 /* `whatis`: the type's name as written ("node_t *", "int [3]"). */
 char *cexpr_format_type_name(const struct dw_type *t);
 /* `ptype`: @t with the struct, union or enum named at its root spelled out
@@ -170,8 +182,9 @@ char *cexpr_format_type_full(const struct dw_type *t);
 
 /* Whole commands, as GDB 13 answers them: @args is what follows the
  * command word. Each returns 0 with *out the malloc'd output (no trailing
- * newline; for print "$N = ..."), or a negative errno with the message in
- * cexpr_error(). print records the value in the history; print with no
+ * newline; for print "$N = ..."; GDB's warnings first, each a line of its
+ * own: "warning: left shift count >= width of type\n$1 = 0"), or a
+ * negative errno with the message in cexpr_error(). print records the value in the history; print with no
  * expression shows the last value again (as a new entry). */
 int cexpr_cmd_print(struct cexpr *cx, const char *args, char **out);
 int cexpr_cmd_output(struct cexpr *cx, const char *args, char **out);

@@ -10,6 +10,7 @@
 #include "replay/cexpr_arith.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static const struct dw_type *int_type(uint64_t len, bool uns)
@@ -27,9 +28,10 @@ static int decay(struct cexpr *cx, struct cexpr_value **v)
 	int rc;
 
 	if (t->kind == DW_TYPE_ARRAY || t->kind == DW_TYPE_FUNCTION) {
+		/* GDB would copy a string literal into the live process. */
 		if ((*v)->lval != CEXPR_LVAL_MEMORY)
-			return cx_fail(cx, -EINVAL, "Attempt to take address of value not located "
-				       "in memory.");
+			return cx_fail(cx, -EINVAL, "evaluation of this expression requires the "
+				       "target program to be active");
 		p = cexpr_pointer_to(cx, t->kind == DW_TYPE_ARRAY ? t->target : (*v)->type);
 		*v = p ? cx_value_int(cx, p, (*v)->addr) : NULL;
 		return *v ? 0 : -ENOMEM;
@@ -158,8 +160,12 @@ static int shift(struct cexpr *cx, int op, struct cexpr_value *a, uint64_t y,
 	unsigned bits = (unsigned)dw_type_size(t) * 8;
 	uint64_t x = cx_as_int(a);
 
-	if ((int64_t)y < 0 || y >= bits)
+	if ((int64_t)y < 0 || y >= bits) {
+		snprintf(cx->warning, sizeof(cx->warning), "%s shift count %s",
+			 op == OP_SHL ? "left" : "right",
+			 (int64_t)y < 0 ? "is negative" : ">= width of type");
 		return make(cx, t, 0, out);
+	}
 	if (op == OP_SHL)
 		return make(cx, t, x << y, out);
 	if (!is_uns(t))
@@ -182,6 +188,8 @@ static int int_op(struct cexpr *cx, int op, const struct dw_type *t, uint64_t x,
 	}
 	if (is_compare(op))
 		return compare(cx, op, uns ? (x < y ? -1 : x > y) : (sx < sy ? -1 : sx > sy), out);
+	if ((op == '/' || op == '%') && y == 0 && cx->types_only)
+		return make(cx, t, 0, out);
 	if ((op == '/' || op == '%') && y == 0)
 		return cx_fail(cx, -EINVAL, "Division by zero");
 	switch (op) {
@@ -204,11 +212,67 @@ static int int_op(struct cexpr *cx, int op, const struct dw_type *t, uint64_t x,
 	}
 }
 
+static const char *op_name(int op)
+{
+	static const struct { int op; const char *s; } names[] = {
+		{ OP_SHL, "<<" }, { OP_SHR, ">>" }, { OP_LE, "<=" }, { OP_GE, ">=" },
+		{ OP_EQ, "==" }, { OP_NE, "!=" }, { OP_AND, "&&" }, { OP_OR, "||" }, { '[', "[]" },
+	};
+	static const char single[] = "+-*/%<>&|^!~";
+	static const char *const single_s[] = {
+		"+", "-", "*", "/", "%", "<", ">", "&", "|", "^", "!", "~",
+	};
+	const char *c = op > 0 && op < 128 ? strchr(single, op) : NULL;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].op == op)
+			return names[i].s;
+	return c && *c ? single_s[c - single] : "?";
+}
+
+static bool is_struct(const struct cexpr_value *v)
+{
+	return v && dw_type_strip(v->type)->kind == DW_TYPE_STRUCT;
+}
+
+int cx_struct_operand(struct cexpr *cx, int op, const struct cexpr_value *a,
+		      const struct cexpr_value *b)
+{
+	if (is_struct(a))
+		return cx_fail(cx, -EINVAL, "Structure has no component named operator%s.",
+			       op_name(op));
+	if (is_struct(b))
+		return cx_fail(cx, -EINVAL, "Can't do that binary op on that type");
+	return 0;
+}
+
+static bool is_bool(const struct dw_type *t)
+{
+	t = dw_type_strip(t);
+	return t->kind == DW_TYPE_BASE && t->enc == DW_ENC_BOOL;
+}
+
+/* Two booleans: GDB does not promote them; & | ^ stay bool. */
+static int bool_op(struct cexpr *cx, int op, struct cexpr_value *a, struct cexpr_value *b,
+		   struct cexpr_value **out)
+{
+	uint64_t x = cx_as_int(a), y = cx_as_int(b);
+
+	if (op == OP_EQ || op == OP_NE)
+		return compare(cx, op, x != y, out);
+	if (op == '&' || op == '|' || op == '^')
+		return make(cx, a->type, op == '&' ? x & y : op == '|' ? x | y : x ^ y, out);
+	return cx_fail(cx, -EINVAL, "Invalid operation on booleans.");
+}
+
 int cx_binop(struct cexpr *cx, int op, struct cexpr_value *a, struct cexpr_value *b,
 	     struct cexpr_value **out)
 {
 	const struct dw_type *t;
-	int rc = decay(cx, &a);
+	int rc = cx_struct_operand(cx, op, a, b);
+
+	if (rc == 0)
+		rc = decay(cx, &a);
 
 	if (rc == 0)
 		rc = decay(cx, &b);
@@ -216,12 +280,15 @@ int cx_binop(struct cexpr *cx, int op, struct cexpr_value *a, struct cexpr_value
 		return rc;
 	if (is_ptr(a) || is_ptr(b))
 		return pointer_op(cx, op, a, b, out);
+	if (is_bool(a->type) && is_bool(b->type))
+		return bool_op(cx, op, a, b, out);
 	if (!(cx_is_integral(a->type) || cx_is_float(a->type)) ||
 	    !(cx_is_integral(b->type) || cx_is_float(b->type)))
 		return arith_error(cx);
 	if (op == OP_SHL || op == OP_SHR) {
 		if (!cx_is_integral(a->type) || !cx_is_integral(b->type))
-			return cx_fail(cx, -EINVAL, "Integer-only operation on floating point number.");
+			return cx_fail(cx, -EINVAL, "Integer-only operation on floating point "
+				       "number.");
 		return shift(cx, op, a, cx_as_int(b), out);
 	}
 	t = common_type(a->type, b->type);
@@ -233,11 +300,14 @@ int cx_binop(struct cexpr *cx, int op, struct cexpr_value *a, struct cexpr_value
 int cx_unop(struct cexpr *cx, int op, struct cexpr_value *v, struct cexpr_value **out)
 {
 	const struct dw_type *t;
-	int rc;
+	int rc = cx_struct_operand(cx, op, v, NULL);
 
+	if (rc < 0)
+		return rc;
 	if (op != '!' && !cx_is_integral(v->type) && !cx_is_float(v->type))
-		return cx_fail(cx, -EINVAL, op == '-' ? "Argument to negate operation not a number." :
-			       op == '+' ? "Argument to positive operation not a number." :
+		return cx_fail(cx, -EINVAL, op == '-' ?
+			       "Argument to negate operation not a number." : op == '+' ?
+			       "Argument to positive operation not a number." :
 			       "Argument to complement operation not an integer, boolean.");
 	rc = decay(cx, &v);
 	if (rc < 0)
@@ -250,7 +320,9 @@ int cx_unop(struct cexpr *cx, int op, struct cexpr_value *v, struct cexpr_value 
 	}
 	if (cx_is_float(v->type) && op != '~') {
 		/* GDB negates as 0 - x: -0.0 is 0. */
-		*out = cx_value_float(cx, v->type, op == '-' ? 0.0L - cx_as_float(v) : cx_as_float(v));
+		long double x = cx_as_float(v);
+
+		*out = cx_value_float(cx, v->type, op == '-' ? 0.0L - x : x);
 		return *out ? 0 : -ENOMEM;
 	}
 	if (!cx_is_integral(v->type))
@@ -265,8 +337,19 @@ int cx_unop(struct cexpr *cx, int op, struct cexpr_value *v, struct cexpr_value 
 
 int cx_truth(struct cexpr *cx, struct cexpr_value *v, bool *out)
 {
-	int rc = decay(cx, &v);
+	int rc;
 
+	if (is_struct(v) || dw_type_strip(v->type)->kind == DW_TYPE_UNION) {
+		/* GDB's value_logical_not: any byte not zero. */
+		rc = cx_fetch(cx, v);
+		if (rc < 0)
+			return rc;
+		*out = false;
+		for (size_t i = 0; i < v->size; i++)
+			*out |= v->bytes[i] != 0;
+		return 0;
+	}
+	rc = decay(cx, &v);
 	if (rc < 0)
 		return rc;
 	if (cx_is_float(v->type))
@@ -278,17 +361,45 @@ int cx_truth(struct cexpr *cx, struct cexpr_value *v, bool *out)
 	return 0;
 }
 
-/* A cast between struct, union or array types: only to the same layout. */
+/* GDB's last resort for a cast: the same bytes seen as @t (a value in
+ * memory: the object of type @t at its address). */
+static int reinterpret(struct cexpr *cx, const struct dw_type *t, struct cexpr_value *v,
+		       struct cexpr_value **out)
+{
+	int rc;
+
+	if (v->lval == CEXPR_LVAL_MEMORY && !v->bit_size) {
+		*out = cexpr_value_at(cx, t, v->addr);
+		return *out ? 0 : -ENOMEM;
+	}
+	if (!v->size || dw_type_size(t) != v->size)
+		return cx_fail(cx, -EINVAL, "Invalid cast.");
+	rc = cx_fetch(cx, v);
+	if (rc < 0)
+		return rc;
+	*out = cexpr_value_bytes(cx, t, v->bytes, v->state, NULL);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* A cast to a struct, union or array type. */
 static int cast_aggregate(struct cexpr *cx, const struct dw_type *t, struct cexpr_value *v,
 			  struct cexpr_value **out)
 {
 	const struct dw_type *st = dw_type_strip(t), *sv = dw_type_strip(v->type);
 
-	if (st != sv && (st->kind != sv->kind || dw_type_size(st) != dw_type_size(sv) ||
-			 !st->name || !sv->name || strcmp(st->name, sv->name)))
+	if (st == sv) {
+		*out = cx_value_part(cx, v, t, 0);
+		return *out ? 0 : -EINVAL;
+	}
+	if (st->kind == DW_TYPE_ARRAY)
 		return cx_fail(cx, -EINVAL, "Invalid cast.");
-	*out = cx_value_part(cx, v, t, 0);
-	return *out ? 0 : -EINVAL;
+	return reinterpret(cx, t, v, out);
+}
+
+static bool is_aggregate(const struct dw_type *t)
+{
+	t = dw_type_strip(t);
+	return t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION || t->kind == DW_TYPE_ARRAY;
 }
 
 int cx_cast(struct cexpr *cx, const struct dw_type *t, struct cexpr_value *v,
@@ -301,18 +412,21 @@ int cx_cast(struct cexpr *cx, const struct dw_type *t, struct cexpr_value *v,
 		*out = cx_value_new(cx, t);
 		return *out ? 0 : -ENOMEM;
 	}
-	if (st->kind == DW_TYPE_STRUCT || st->kind == DW_TYPE_UNION || st->kind == DW_TYPE_ARRAY)
+	if (is_aggregate(st))
 		return cast_aggregate(cx, t, v, out);
+	if (dw_type_strip(v->type)->kind == DW_TYPE_STRUCT ||
+	    dw_type_strip(v->type)->kind == DW_TYPE_UNION)
+		return reinterpret(cx, t, v, out);
 	rc = decay(cx, &v);
 	if (rc < 0)
 		return rc;
 	if (!cx_is_integral(v->type) && !cx_is_float(v->type) && !is_ptr(v))
 		return cx_fail(cx, -EINVAL, "Invalid cast.");
-	if (st->kind == DW_TYPE_POINTER) {
-		if (cx_is_float(v->type))
-			return cx_fail(cx, -EINVAL, "Invalid cast.");
+	if ((st->kind == DW_TYPE_POINTER && cx_is_float(v->type)) ||
+	    (cx_is_float(t) && is_ptr(v)))
+		return reinterpret(cx, t, v, out);
+	if (st->kind == DW_TYPE_POINTER)
 		return make(cx, t, cx_as_int(v), out);
-	}
 	if (cx_is_float(t)) {
 		*out = cx_value_float(cx, t, cx_as_float(v));
 		return *out ? 0 : -ENOMEM;

@@ -15,6 +15,10 @@ int cx_binop(struct cexpr *cx, int op, struct cexpr_value *a, struct cexpr_value
 /* (@t) @v. */
 int cx_cast(struct cexpr *cx, const struct dw_type *t, struct cexpr_value *v,
 	    struct cexpr_value **out);
+/* GDB's answer to an operator on a struct (it looks for a C++ operator):
+ * 0 when neither @a nor @b (may be NULL) is one, else the error. */
+int cx_struct_operand(struct cexpr *cx, int op, const struct cexpr_value *a,
+		      const struct cexpr_value *b);
 /* Is the scalar @v non-zero? */
 int cx_truth(struct cexpr *cx, struct cexpr_value *v, bool *out);
 /* *@v. */

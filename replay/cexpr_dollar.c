@@ -129,7 +129,8 @@ int cx_eval_dollar(struct cexpr *cx, const char *name, struct cexpr_value **out)
 		long n = strtol(s, &end, 10);
 
 		if (*end)
-			return cx_fail(cx, -EINVAL, "A syntax error in expression, near `%s'.", end);
+			return cx_fail(cx, -EINVAL, "A syntax error in expression, near `%s'.",
+				       end);
 		return history(cx, n > 1000000000 ? 1000000000 : n, out);
 	}
 	if (*s == '$') {

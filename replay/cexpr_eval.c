@@ -43,12 +43,34 @@ static int eval_string(struct cexpr *cx, const struct cx_node *n, struct cexpr_v
 	return 0;
 }
 
+/* GDB's *p while it only wants types (whatis, ptype): a zero of p's
+ * target type at address 0, nothing read. */
+static int zero_at(struct cexpr *cx, const struct dw_type *t, struct cexpr_value **out)
+{
+	const struct dw_type *target = t->kind == DW_TYPE_POINTER ? t->target :
+				       cexpr_builtin_type("int");
+
+	if (!target)
+		target = &cx_void_type;
+	if (dw_type_strip(target)->kind == DW_TYPE_FUNCTION) {
+		*out = cexpr_value_at(cx, target, 0);
+		return *out ? 0 : -ENOMEM;
+	}
+	*out = cx_value_new(cx, target);
+	if (!*out)
+		return -ENOMEM;
+	(*out)->lval = CEXPR_LVAL_MEMORY;
+	return 0;
+}
+
 /* *@v. */
 int cx_deref(struct cexpr *cx, struct cexpr_value *v, struct cexpr_value **out)
 {
 	const struct dw_type *t = dw_type_strip(v->type);
 	int rc;
 
+	if (t->kind == DW_TYPE_FUNCTION && cx->types_only)
+		return cx_fail(cx, -EINVAL, "Attempt to take contents of a non-pointer value.");
 	if (t->kind == DW_TYPE_FUNCTION) {
 		*out = v;
 		return 0;
@@ -57,6 +79,8 @@ int cx_deref(struct cexpr *cx, struct cexpr_value *v, struct cexpr_value **out)
 		*out = cx_value_part(cx, v, t->target, 0);
 		return *out ? 0 : -EINVAL;
 	}
+	if (cx->types_only && (t->kind == DW_TYPE_POINTER || cx_is_integral(t)))
+		return zero_at(cx, t, out);
 	rc = cx_fetch(cx, v);
 	if (rc < 0)
 		return rc;
@@ -94,13 +118,50 @@ static int address_of(struct cexpr *cx, const struct cx_node *n, struct cexpr_va
 	return *out ? 0 : cx_fail(cx, -ENOMEM, "Out of memory.");
 }
 
+/* &*@n->a->a: GDB takes it for the pointer (or integer) itself, a
+ * function or an array in memory for their address. 1 if done, 0 if it
+ * is not one. */
+static int address_of_deref(struct cexpr *cx, const struct cx_node *n, struct cexpr_value **out)
+{
+	struct cexpr_value *v;
+	const struct dw_type *t, *p;
+	int rc;
+
+	if (n->op != '&' || n->a->kind != N_UNARY || n->a->op != '*')
+		return 0;
+	rc = cx_eval(cx, n->a->a, &v);
+	if (rc < 0)
+		return rc;
+	t = dw_type_strip(v->type);
+	if (t->kind == DW_TYPE_POINTER || cx_is_integral(t)) {
+		rc = cx_fetch(cx, v);
+		*out = v;
+		return rc < 0 ? rc : 1;
+	}
+	if ((t->kind != DW_TYPE_FUNCTION && t->kind != DW_TYPE_ARRAY) ||
+	    v->lval != CEXPR_LVAL_MEMORY)
+		return 0;
+	p = cexpr_pointer_to(cx, t->kind == DW_TYPE_ARRAY ? t->target : v->type);
+	*out = p ? cx_value_int(cx, p, v->addr) : NULL;
+	return *out ? 1 : -ENOMEM;
+}
+
 static int eval_unary(struct cexpr *cx, const struct cx_node *n, struct cexpr_value **out)
 {
 	struct cexpr_value *v;
-	int rc = cx_eval(cx, n->a, &v);
+	int rc = address_of_deref(cx, n, out);
+
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	rc = cx_eval(cx, n->a, &v);
 
 	if (rc < 0)
 		return rc;
+	if (n->op == '*' || n->op == '!') {
+		rc = cx_struct_operand(cx, n->op, v, NULL);
+		if (rc < 0)
+			return rc;
+	}
 	if (n->op == '*')
 		return cx_deref(cx, v, out);
 	if (n->op == '&')
@@ -171,16 +232,26 @@ static int bitfield(struct cexpr *cx, struct cexpr_value *v, const struct dw_mem
 	return 0;
 }
 
-static int member(struct cexpr *cx, struct cexpr_value *v, const char *name,
+/* @v.@name or @v->@name: GDB goes through arrays and pointers, any
+ * number of them, either way. */
+static int member(struct cexpr *cx, struct cexpr_value *v, const char *name, bool arrow,
 		  struct cexpr_value **out)
 {
 	const struct dw_type *t = dw_type_strip(v->type);
 	const struct dw_member *m;
 	uint64_t off = 0;
+	int rc;
 
+	for (unsigned hops = 0; (t->kind == DW_TYPE_ARRAY || t->kind == DW_TYPE_POINTER) &&
+	     hops < 64; hops++) {
+		rc = cx_deref(cx, v, &v);
+		if (rc < 0)
+			return rc;
+		t = dw_type_strip(v->type);
+	}
 	if (t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION)
 		return cx_fail(cx, -EINVAL, "Attempt to extract a component of a value that is "
-			       "not a structure.");
+			       "not a structure%s.", arrow ? " pointer" : "");
 	m = find_member(t, name, &off, 0);
 	if (!m)
 		return cx_fail(cx, -EINVAL, "There is no member named %s.", name);
@@ -197,17 +268,7 @@ static int eval_member(struct cexpr *cx, const struct cx_node *n, struct cexpr_v
 
 	if (rc < 0)
 		return rc;
-	if (n->kind == N_ARROW) {
-		const struct dw_type *t = dw_type_strip(v->type);
-
-		if (t->kind != DW_TYPE_POINTER && t->kind != DW_TYPE_ARRAY)
-			return cx_fail(cx, -EINVAL, "The -> operator must be applied to a pointer "
-				       "value.");
-		rc = cx_deref(cx, v, &v);
-		if (rc < 0)
-			return rc;
-	}
-	return member(cx, v, n->str, out);
+	return member(cx, v, n->str, n->kind == N_ARROW, out);
 }
 
 static int eval_index(struct cexpr *cx, const struct cx_node *n, struct cexpr_value **out)
@@ -218,6 +279,15 @@ static int eval_index(struct cexpr *cx, const struct cx_node *n, struct cexpr_va
 
 	if (rc == 0)
 		rc = cx_eval(cx, n->b, &i);
+	if (rc < 0)
+		return rc;
+	rc = cx_struct_operand(cx, '[', a, NULL);
+	if (rc == 0 && cx_is_float(i->type)) {
+		/* GDB takes a float index as the integer it truncates to. */
+		rc = cx_fetch(cx, i);
+		if (rc == 0 && !(i = cx_value_int(cx, cexpr_builtin_type("long"), cx_as_int(i))))
+			rc = -ENOMEM;
+	}
 	if (rc < 0)
 		return rc;
 	t = dw_type_strip(a->type);
@@ -257,7 +327,7 @@ static int artificial_array(struct cexpr *cx, struct cexpr_value *a, struct cexp
 	if (rc < 0)
 		return rc;
 	if (!cx_is_integral(c->type))
-		return cx_fail(cx, -EINVAL, "Non-integral right operand of '@'.");
+		return cx_fail(cx, -EINVAL, "Non-integral right operand for \"@\" operator.");
 	if (a->lval != CEXPR_LVAL_MEMORY || a->bit_size)
 		return cx_fail(cx, -EINVAL, "Only values in memory can be extended with '@'.");
 	count = (int64_t)cx_as_int(c);
@@ -278,6 +348,9 @@ static int eval_binary(struct cexpr *cx, const struct cx_node *n, struct cexpr_v
 	if (n->op == OP_AND || n->op == OP_OR) {
 		bool t;
 
+		rc = cx_struct_operand(cx, n->op, a, NULL);
+		if (rc < 0)
+			return rc;
 		rc = cx_truth(cx, a, &t);
 		if (rc < 0)
 			return rc;
@@ -286,6 +359,8 @@ static int eval_binary(struct cexpr *cx, const struct cx_node *n, struct cexpr_v
 			return *out ? 0 : -ENOMEM;
 		}
 		rc = cx_eval(cx, n->b, &b);
+		if (rc == 0)
+			rc = cx_struct_operand(cx, n->op, NULL, b);
 		if (rc == 0)
 			rc = cx_truth(cx, b, &t);
 		if (rc == 0 && !(*out = cx_value_int(cx, cexpr_builtin_type("int"), t)))

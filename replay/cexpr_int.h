@@ -15,6 +15,9 @@ struct cx_block;
 struct cexpr {
 	struct cexpr_env env;
 	char err[4096];
+	char warning[128];             /* GDB's warning of this evaluation, "" if none */
+	char last_format;              /* print's last /FMT letter (GDB's last_format) */
+	bool types_only;               /* whatis, ptype: *p is a zero of its type, x / 0 is 0 */
 	struct cexpr_value *pool;      /* values of the current evaluation */
 	struct cx_block *blocks;       /* what made-up types point to */
 	struct cx_block *types;        /* made-up types, one a block */

@@ -21,6 +21,11 @@ static const struct { const char *s; int op; } puncts[] = {
 	{ "&=", OP_ASSIGN_MOD }, { "|=", OP_ASSIGN_MOD }, { "^=", OP_ASSIGN_MOD },
 };
 
+static unsigned hexval(char c)
+{
+	return isdigit((unsigned char)c) ? (unsigned)(c - '0') : (unsigned)((c | 32) - 'a' + 10);
+}
+
 /* One escape after a backslash at *s (moved past it): the byte. */
 static int escape(const char **s)
 {
@@ -37,8 +42,7 @@ static int escape(const char **s)
 	}
 	if (*p == 'x') {
 		for (p++; isxdigit((unsigned char)*p); p++, n++)
-			x = (x * 16 + (isdigit((unsigned char)*p) ? *p - '0' : (*p | 32) - 'a' + 10)) &
-			    0xfff;
+			x = (x * 16 + hexval(*p)) & 0xfff;
 		*s = p;
 		return n ? (int)(x & 0xff) : -1;
 	}
@@ -115,7 +119,9 @@ static int lex_float(struct cexpr *cx, const char *start, size_t n, struct cx_to
 		return cx_fail(cx, -EINVAL, "Invalid number \"%.*s\".", (int)n, start);
 	memcpy(buf, start, n);
 	buf[n] = 0;
-	if (n && (buf[n - 1] == 'f' || buf[n - 1] == 'F') && !(buf[0] == '0' && (buf[1] | 32) == 'x'))
+	bool hex = buf[0] == '0' && (buf[1] | 32) == 'x';
+
+	if (n && (buf[n - 1] == 'f' || buf[n - 1] == 'F') && !hex)
 		tname = "float", buf[--n] = 0;
 	else if (n && (buf[n - 1] == 'l' || buf[n - 1] == 'L'))
 		tname = "long double", buf[--n] = 0;
@@ -153,11 +159,13 @@ static int lex_number(struct cexpr *cx, const char **s, struct cx_token *t)
 	p += hex ? 2 : 0;
 	if (hex && !isxdigit((unsigned char)*p))
 		return cx_fail(cx, -EINVAL, "Invalid number \"%.*s\".", (int)(q - start), start);
-	for (; p < q && isxdigit((unsigned char)*p) && (base == 16 || isdigit((unsigned char)*p)); p++) {
-		unsigned d = isdigit((unsigned char)*p) ? *p - '0' : (*p | 32) - 'a' + 10;
+	for (; p < q && isxdigit((unsigned char)*p) && (base == 16 || isdigit((unsigned char)*p));
+	     p++) {
+		unsigned d = hexval(*p);
 
 		if (d >= (unsigned)base)
-			return cx_fail(cx, -EINVAL, "Invalid number \"%.*s\".", (int)(q - start), start);
+			return cx_fail(cx, -EINVAL, "Invalid number \"%.*s\".", (int)(q - start),
+				       start);
 		if (x > (UINT64_MAX - d) / base)
 			return cx_fail(cx, -ERANGE, "Numeric constant too large.");
 		x = x * base + d;
@@ -168,7 +176,8 @@ static int lex_number(struct cexpr *cx, const char **s, struct cx_token *t)
 		else if ((*p | 32) == 'l' && longs < 2)
 			longs++;
 		else
-			return cx_fail(cx, -EINVAL, "Invalid number \"%.*s\".", (int)(q - start), start);
+			return cx_fail(cx, -EINVAL, "Invalid number \"%.*s\".", (int)(q - start),
+				       start);
 	}
 	t->kind = T_INT;
 	t->ival = x;
@@ -242,8 +251,17 @@ int cx_lex(struct cexpr *cx, const char *text, struct cx_token **out, size_t *co
 		if (!*s)
 			break;
 		rc = lex_one(cx, &s, &toks[n]);
-		if (rc < 0)
+		if (rc == -ENOMEM)
 			return rc;
+		if (rc < 0) {
+			toks[n].kind = T_ERROR;
+			toks[n].str = cx_tree_alloc(cx, strlen(cx->err) + 1);
+			if (!toks[n].str)
+				return cx_fail(cx, -ENOMEM, "Out of memory.");
+			strcpy(toks[n].str, cx->err);
+			toks[++n].start = s + strlen(s);
+			break;
+		}
 		n++;
 	}
 	toks[n].kind = T_END;

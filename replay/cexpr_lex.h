@@ -7,7 +7,10 @@
 
 #include "replay/cexpr_int.h"
 
-enum cx_token_kind { T_END, T_INT, T_FLOAT, T_CHAR, T_STRING, T_IDENT, T_DOLLAR, T_PUNCT };
+enum cx_token_kind {
+	T_END, T_INT, T_FLOAT, T_CHAR, T_STRING, T_IDENT, T_DOLLAR, T_PUNCT,
+	T_ERROR,   /* what could not be lexed: @str is GDB's message, T_END follows */
+};
 
 struct cx_token {
 	enum cx_token_kind kind;
@@ -20,8 +23,10 @@ struct cx_token {
 	const char *start;            /* where it starts in the text */
 };
 
-/* The tokens of @text, ending with a T_END (tree-owned): 0, or a negative
- * errno with GDB's message. */
+/* The tokens of @text, ending with a T_END (tree-owned): 0, or -ENOMEM.
+ * What cannot be lexed becomes a T_ERROR, reported if the parser gets
+ * there (GDB lexes as it parses: `print (union { int i; })` is a syntax
+ * error at '{', not a complaint about ';'). */
 int cx_lex(struct cexpr *cx, const char *text, struct cx_token **out, size_t *count);
 
 #endif

@@ -45,6 +45,8 @@ static bool accept(struct parser *p, int op)
 
 static int syntax(struct parser *p)
 {
+	if (peek(p)->kind == T_ERROR)
+		return cx_fail(p->cx, -EINVAL, "%s", peek(p)->str);
 	return cx_fail(p->cx, -EINVAL, "A syntax error in expression, near `%s'.", peek(p)->start);
 }
 
@@ -264,11 +266,16 @@ static int parse_suffixes_1(struct parser *p, const struct dw_type **t)
 		rc = parse_suffixes(p, t);
 		if (rc < 0)
 			return rc;
-		*t = cx_array_of(p->cx, *t, count);
-		if (*t && !known) {
-			struct dw_type *u = (struct dw_type *)*t;
+		if (known) {
+			*t = cx_array_of(p->cx, *t, count);
+		} else {
+			struct dw_type *u = cx_new_type(p->cx);
 
-			u->count_known = false;
+			if (u) {
+				u->kind = DW_TYPE_ARRAY;
+				u->target = *t;
+			}
+			*t = u;
 		}
 		return *t ? 0 : cx_fail(p->cx, -ENOMEM, "Out of memory.");
 	}
@@ -400,9 +407,13 @@ static int parse_primary(struct parser *p, struct cx_node **out)
 			n->type = t->type;
 		}
 		break;
-	case T_STRING: case T_IDENT: case T_DOLLAR:
-		n = node(p, t->kind == T_STRING ? N_STRING : t->kind == T_IDENT ? N_IDENT : N_DOLLAR,
-			 0, NULL, NULL);
+	case T_IDENT:
+		if (type_starts(p))
+			return syntax(p);
+		/* fall through */
+	case T_STRING: case T_DOLLAR:
+		n = node(p, t->kind == T_STRING ? N_STRING :
+			 t->kind == T_IDENT ? N_IDENT : N_DOLLAR, 0, NULL, NULL);
 		if (n) {
 			n->str = t->str;
 			n->len = t->len;
@@ -687,6 +698,22 @@ struct cx_node *cx_parse(struct cexpr *cx, const char *text)
 
 	if (cx_lex(cx, text, &p.t, &p.n) < 0)
 		return NULL;
+	if (type_starts(&p)) {
+		const struct dw_type *t;
+		int rc = parse_type(&p, &t);
+
+		/* GDB's grammar takes a type name only as the whole input. */
+		if (rc == 0 && peek(&p)->kind == T_END) {
+			cx_fail(cx, -EINVAL, "Attempt to use a type name as an expression");
+			return NULL;
+		}
+		if (rc == 0 || rc != -ENOENT) {
+			if (rc == 0)
+				syntax(&p);
+			return NULL;
+		}
+		p.i = 0;
+	}
 	if (parse_comma(&p, &n) < 0) {
 		if (!strncmp(cx->err, "A syntax error", 14))
 			unknown_before(&p, p.i);

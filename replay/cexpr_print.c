@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define REPEAT_THRESHOLD 10
@@ -104,29 +105,65 @@ static void print_symbol(struct cexpr *cx, struct cx_buf *b, uint64_t addr)
 		cx_printf(b, " <%s>", sym);
 }
 
-/* The string a char pointer points to, as GDB's val_print_string. */
+/* Reads up to @len bytes at @addr: how many could be read (all at once,
+ * else one by one up to the first that cannot). */
+static size_t read_some(struct cexpr *cx, uint64_t addr, uint8_t *buf, uint8_t *st, size_t len)
+{
+	size_t n;
+
+	memset(st, 0, len);
+	if (cx->env.read(cx->env.ctx, addr, buf, len, st) == 0)
+		return len;
+	memset(st, 0, len);
+	for (n = 0; n < len; n++)
+		if (cx->env.read(cx->env.ctx, addr + n, buf + n, 1, st + n) < 0)
+			break;
+	return n;
+}
+
+/* The string a char pointer points to, as GDB's val_print_string: up to
+ * 200 characters, "..." when more follow, <error: ...> where memory ends. */
 static void print_pointed_string(struct cexpr *cx, struct cx_buf *b, uint64_t addr)
 {
-	uint8_t buf[PRINT_MAX], st[PRINT_MAX], peek, pst = 0;
-	size_t n = 0;
-	bool err = false, nul = false;
+	uint8_t buf[PRINT_MAX + 1], st[PRINT_MAX + 1];
+	size_t got = 0, n, lim;
+	bool nul = false, more = false, ioerr = false;
+	int missing = 0;
 
-	for (; n < PRINT_MAX && !nul; n++) {
-		st[n] = 0;
-		if (cx->env.read(cx->env.ctx, addr + n, &buf[n], 1, &st[n]) < 0 || st[n]) {
-			err = true;
+	/* Chunks that end at 64-byte boundaries: the page a string ends on
+	 * may be the last one mapped. */
+	while (got < PRINT_MAX + 1) {
+		size_t want = 64 - ((addr + got) & 63), chunk;
+
+		if (want > PRINT_MAX + 1 - got)
+			want = PRINT_MAX + 1 - got;
+		chunk = read_some(cx, addr + got, buf + got, st + got, want);
+		got += chunk;
+		if (chunk < want || memchr(buf, 0, got))
+			break;
+	}
+	lim = got < PRINT_MAX ? got : PRINT_MAX;
+	for (n = 0; n < lim; n++) {
+		if (st[n]) {
+			missing = st[n];
 			break;
 		}
-		nul = buf[n] == 0;
+		if (!buf[n]) {
+			nul = true;
+			n++;
+			break;
+		}
 	}
-	if (!err && !nul && (cx->env.read(cx->env.ctx, addr + n, &peek, 1, &pst) < 0 || pst || !peek))
-		nul = true;
+	if (!missing && !nul && n == PRINT_MAX)
+		more = got > PRINT_MAX && !st[PRINT_MAX] && buf[PRINT_MAX];
+	else if (!missing && !nul)
+		ioerr = true;
 	cx_puts(b, " ");
-	if (n > 0 || !err)
-		print_string(b, buf, n, !err && !nul);
-	if (err && st[n] == 0)
+	if (n > 0 || (!missing && !ioerr))
+		print_string(b, buf, n, more);
+	if (ioerr)
 		cx_printf(b, "<error: Cannot access memory at address 0x%" PRIx64 ">", addr + n);
-	else if (err)
+	else if (missing)
 		cx_puts(b, "<error: value is not available>");
 }
 
@@ -168,8 +205,9 @@ static void print_float(struct cx_buf *b, const uint8_t *p, size_t size)
 
 	if (isnan(x)) {
 		uint64_t bits = cx_extract(p, size < 8 ? size : 8, false);
-		uint64_t mant = size == 4 ? bits & 0x7fffff : size == 8 ? bits & 0xfffffffffffffull :
-				bits & 0x3fffffffffffffffull;
+		/* x87's 80 bits: the whole significand, its integer bit too. */
+		uint64_t mask = size == 4 ? 0x7fffff : size == 8 ? 0xfffffffffffffull : ~0ull;
+		uint64_t mant = bits & mask;
 
 		cx_printf(b, "%snan(0x%" PRIx64 ")", signbit(x) ? "-" : "", mant);
 	} else if (isinf(x)) {
@@ -264,6 +302,8 @@ static void print_formatted(struct cexpr *cx, struct cx_buf *b, const struct cex
 	case 'd': cx_printf(b, "%" PRId64, sgn); break;
 	case 'u': cx_printf(b, "%" PRIu64, raw & mask); break;
 	case 'a':
+		if (cx_is_float(v->type))  /* GDB takes a float's value as the address */
+			raw = cx_as_int(v);
 		cx_printf(b, "0x%" PRIx64, raw);
 		print_symbol(cx, b, raw);
 		break;
@@ -318,8 +358,9 @@ static void print_array(struct cexpr *cx, struct cx_buf *b, const struct cexpr_v
 			char fmt)
 {
 	const struct dw_type *t = dw_type_strip(v->type);
-	uint64_t esize = dw_type_size(t->target), count = esize ? v->size / esize : 0;
+	uint64_t esize = dw_type_size(t->target), count = esize ? v->size / esize : t->count;
 	uint64_t i, things = 0;
+	bool code = dw_type_strip(t->target)->kind == DW_TYPE_FUNCTION;
 
 	if (!t->count_known) {
 		/* GDB shows an array of unknown bounds by its address. */
@@ -334,10 +375,11 @@ static void print_array(struct cexpr *cx, struct cx_buf *b, const struct cexpr_v
 	}
 	cx_puts(b, "{");
 	for (i = 0; i < count && things < PRINT_MAX; i++) {
-		struct cexpr_value e = sub(v, t->target, i * esize);
+		struct cexpr_value e = sub(v, t->target, i * (code ? 1 : esize));
 		uint64_t reps = 1;
 
-		while (i + reps < count && same_element(v, i * esize, (i + reps) * esize, esize))
+		while (esize && i + reps < count &&
+		       same_element(v, i * esize, (i + reps) * esize, esize))
 			reps++;
 		if (i)
 			cx_puts(b, ", ");
@@ -452,7 +494,7 @@ void cx_print_value(struct cexpr *cx, struct cx_buf *b, const struct cexpr_value
 		return;
 	if (fmt == 'r')
 		fmt = 0;
-	if (scalar && fmt && fmt != 's' && !(fmt == 'f' && t->kind == DW_TYPE_POINTER)) {
+	if (scalar && fmt && fmt != 's') {
 		print_formatted(cx, b, v, fmt);
 		return;
 	}
@@ -480,18 +522,43 @@ void cx_print_value(struct cexpr *cx, struct cx_buf *b, const struct cexpr_value
 	}
 }
 
-char *cexpr_format_value(struct cexpr *cx, const struct cexpr_value *v, char fmt)
+/* Prints @v, read first if it was not. */
+static char *format(struct cexpr *cx, const struct cexpr_value *v, char fmt, bool top)
 {
 	struct cx_buf b = { 0 };
+	struct cexpr_value *copy = NULL;
 
-	cx_print_value(cx, &b, v, fmt, true);
+	if (v->lazy) {
+		copy = cexpr_value_copy(v);
+		if (!copy)
+			return NULL;
+		if (cx_fetch(cx, copy) < 0) {
+			cx_printf(&b, "<error: %s>", cx->err);
+			cexpr_value_free(copy);
+			return cx_buf_take(&b);
+		}
+		v = copy;
+	}
+	cx_print_value(cx, &b, v, fmt, top);
+	cexpr_value_free(copy);
 	return cx_buf_take(&b);
+}
+
+char *cexpr_format_value(struct cexpr *cx, const struct cexpr_value *v, char fmt)
+{
+	return format(cx, v, fmt, true);
 }
 
 char *cexpr_format_value_plain(struct cexpr *cx, const struct cexpr_value *v, char fmt)
 {
-	struct cx_buf b = { 0 };
+	return format(cx, v, fmt, false);
+}
 
-	cx_print_value(cx, &b, v, fmt, false);
-	return cx_buf_take(&b);
+char *cexpr_format_frame_arg(struct cexpr *cx, const struct cexpr_value *v)
+{
+	const struct dw_type *t = dw_type_strip(v->type);
+
+	if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION || t->kind == DW_TYPE_ARRAY)
+		return strdup("...");
+	return cexpr_format_value_plain(cx, v, 0);
 }

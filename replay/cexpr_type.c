@@ -69,6 +69,22 @@ static void print_members(struct cx_buf *b, const struct dw_type *t, int show, i
 	cx_printf(b, "%*s}", indent, "");
 }
 
+/* GDB's spelling of DWARF's C base type names. */
+static const char *base_name(const char *name)
+{
+	static const char *const map[][2] = {
+		{ "long int", "long" }, { "long unsigned int", "unsigned long" },
+		{ "short int", "short" }, { "short unsigned int", "unsigned short" },
+		{ "long long int", "long long" },
+		{ "long long unsigned int", "unsigned long long" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(map[i][0], name))
+			return map[i][1];
+	return name;
+}
+
 /* The base of a declaration: a name, or a struct / union / enum body. */
 static void print_base(struct cx_buf *b, const struct dw_type *t, int show, int indent)
 {
@@ -99,7 +115,7 @@ static void print_base(struct cx_buf *b, const struct dw_type *t, int show, int 
 		cx_puts(b, "void");
 		return;
 	default:
-		cx_puts(b, t->name ? t->name : "?");
+		cx_puts(b, t->name ? base_name(t->name) : "?");
 	}
 }
 

@@ -252,7 +252,8 @@ const struct dw_type *cx_array_of(struct cexpr *cx, const struct dw_type *elem, 
 	for (struct cx_block *b = cx->types; b; b = b->next) {
 		const struct dw_type *m = (const struct dw_type *)b->data;
 
-		if (m->kind == DW_TYPE_ARRAY && m->target == elem && m->count == n)
+		if (m->kind == DW_TYPE_ARRAY && m->target == elem && m->count == n &&
+		    m->count_known)
 			return m;
 	}
 	a = cx_new_type(cx);
@@ -374,6 +375,8 @@ int cx_fetch(struct cexpr *cx, struct cexpr_value *v)
 	if (v->size > CX_MAX_VALUE)
 		return cx_fail(cx, -EINVAL, "value requires %zu bytes, which is more than "
 			       "max-value-size", v->size);
+	free(v->bytes);
+	free(v->state);
 	v->bytes = calloc(1, v->size ? v->size : 1);
 	v->state = calloc(1, v->size ? v->size : 1);
 	if (!v->bytes || !v->state)

@@ -38,9 +38,10 @@ BASE(ty_int, "int", 4, DW_ENC_SIGNED);
 BASE(ty_uint, "unsigned int", 4, DW_ENC_UNSIGNED);
 BASE(ty_char, "char", 1, DW_ENC_SIGNED_CHAR);
 BASE(ty_uchar, "unsigned char", 1, DW_ENC_UNSIGNED_CHAR);
-BASE(ty_short, "short", 2, DW_ENC_SIGNED);
-BASE(ty_long, "long", 8, DW_ENC_SIGNED);
-BASE(ty_ulong, "unsigned long", 8, DW_ENC_UNSIGNED);
+/* As gcc names them in DWARF; GDB prints "short", "long", "unsigned long". */
+BASE(ty_short, "short int", 2, DW_ENC_SIGNED);
+BASE(ty_long, "long int", 8, DW_ENC_SIGNED);
+BASE(ty_ulong, "long unsigned int", 8, DW_ENC_UNSIGNED);
 BASE(ty_bool, "_Bool", 1, DW_ENC_BOOL);
 BASE(ty_float, "float", 4, DW_ENC_FLOAT);
 BASE(ty_double, "double", 8, DW_ENC_FLOAT);
@@ -158,13 +159,20 @@ static const struct dw_type ty_foo_s = { .kind = DW_TYPE_STRUCT, .size = 4, .mem
 static const struct dw_type ty_foo = { .kind = DW_TYPE_TYPEDEF, .name = "foo_t",
 				       .target = &ty_foo_s };
 PTR(ty_foop, &ty_foo);
+static const struct dw_type ty_vtail = { .kind = DW_TYPE_ARRAY, .target = &ty_int };
+static const struct dw_member iflex_m[] = { { "n", &ty_int, 0, 0, 0 },
+					    { "v", &ty_vtail, 4, 0, 0 } };
+static const struct dw_type ty_iflex = { .kind = DW_TYPE_STRUCT, .name = "iflex", .size = 4,
+					 .members = iflex_m, .nmembers = 2 };
 
 static const struct { const char *name; const struct dw_type *type; } vars[] = {
 	{ "fx", &ty_flex }, { "emp", &ty_empty }, { "z2", &ty_z2 }, { "mid", &ty_char30 },
 	{ "hi", &ty_char4 }, { "argvp", &ty_charpp }, { "fns", &ty_fns }, { "fa", &ty_fa },
 	{ "sp", &ty_string }, { "u8p", &ty_uint8p }, { "u8arr", &ty_u8arr },
 	{ "bools", &ty_bools }, { "vi", &ty_vint }, { "ci", &ty_ci }, { "lda", &ty_lda },
-	{ "seq", &ty_seq }, { "fv", &ty_foo }, { "fvp", &ty_foop },
+	{ "seq", &ty_seq }, { "fv", &ty_foo }, { "fvp", &ty_foop }, { "lstr", &ty_ccharp },
+	{ "l200", &ty_ccharp }, { "nonul", &ty_char4 }, { "nnp", &ty_charp },
+	{ "ifx", &ty_iflex },
 	{ "n3", &ty_node }, { "n2", &ty_node }, { "list", &ty_node }, { "head", &ty_node_t_p },
 	{ "arr", &ty_int5 }, { "zeros", &ty_int16 }, { "mat", &ty_int2x3 }, { "buf", &ty_char16 },
 	{ "abc", &ty_char4 }, { "abc6", &ty_char6 }, { "str", &ty_ccharp }, { "c", &ty_char },
@@ -255,7 +263,8 @@ static void load_symbols(const char *exe)
 	while (fgets(line, sizeof(line), f) && fx.nsyms < 512) {
 		struct sym *s = &fx.syms[fx.nsyms];
 
-		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %c %255s", &addr, &size, &type, name) == 4)
+		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %c %255s", &addr, &size, &type,
+			   name) == 4)
 			;
 		else if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) == 3)
 			size = 0;
@@ -286,7 +295,8 @@ static int env_read(void *ctx, uint64_t addr, void *buf, size_t len, uint8_t *st
 		size_t k;
 
 		for (k = 0; k < fx.nsec; k++)
-			if (addr + i >= fx.sec[k].addr && addr + i < fx.sec[k].addr + fx.sec[k].size)
+			if (addr + i >= fx.sec[k].addr &&
+			    addr + i < fx.sec[k].addr + fx.sec[k].size)
 				break;
 		if (k == fx.nsec)
 			return -EIO;
@@ -361,8 +371,9 @@ static int env_symbol(void *ctx, uint64_t addr, char *buf, size_t size)
 	for (size_t i = 0; i < fx.nsyms; i++) {
 		const struct sym *s = &fx.syms[i];
 
-		if (s->addr <= addr && (addr < s->addr + s->size || (!s->size && addr == s->addr)) &&
-		    (!best || s->addr > best->addr))
+		bool inside = addr < s->addr + s->size || (!s->size && addr == s->addr);
+
+		if (s->addr <= addr && inside && (!best || s->addr > best->addr))
 			best = s;
 	}
 	if (!best)
@@ -381,126 +392,7 @@ static const struct cexpr_env env = {
 
 /* ---- running GDB and cexpr on the same commands ---- */
 
-static const char *const gdb_commands[] = {
-	"print $", "print", "whatis", "ptype", "print $$5", "print $0", "print $-1", "output",
-	"print $1", "print $$", "print $$0", "print list", "print *head", "print head", "print head->next->value", "print arr",
-	"print zeros", "print mat", "print buf", "print abc", "print abc6", "print str",
-	"print c", "print c0", "print cm", "print uc", "print sh", "print lg", "print ul",
-	"print yes", "print fl", "print dbl", "print ld", "print col", "print col7", "print fl3",
-	"print fl9", "print fl0", "print sg", "print bt", "print out", "print fp", "print vp",
-	"print ip", "print pa", "print cp", "print nodes", "print big", "print esc",
-	"print longs", "print r11", "print s11", "print pts", "print cstr", "print ucp",
-	"print strs", "print dz", "print bad", "output arr", "output list", "print",
-	"print/x out", "print/x arr", "print/x buf", "print/x fl", "print/x dbl", "print/x sh",
-	"print/o sh", "print/t sh", "print/d uc", "print/u sh", "print/c 321", "print/z sh",
-	"print/a fp", "print/x head", "print/d col", "print/x yes", "print/c arr", "print/s buf",
-	"print/s str", "print/x pts", "print/d pts", "print/x -1", "print/o 0", "print/t 0",
-	"print/c 65", "print/f 3", "print/x 1.5", "print/u (char)-1", "print/z (char)1",
-	"print/x ip", "print/x sg", "print/w 1", "print/2x 1", "print/i 1", "print/x",
-	"print 0.1", "print 1.5", "print 10/3.0", "print 100.0", "print 1e20", "print 1.0f",
-	"print 'A'", "print \"hi\"", "print sizeof(int)", "print sizeof arr", "print 5/0",
-	"print 5%0", "print -5/2", "print -5%2", "print 1 ? 2 : 3", "print 0 ? 2 : 3",
-	"print 1,2", "print arr[1]@3", "print *arr@2", "print &arr", "print &arr[1]",
-	"print *&arr", "print &list", "print &list.next", "print ip - &arr[0]", "print ip + 1",
-	"print ip == &arr[1]", "print (char)65", "print (unsigned char)300", "print (long)-1",
-	"print (struct node *)head", "print (char **)0", "print (int (*)[3])0",
-	"print 2147483647 + 1", "print 2147483648", "print 4294967296", "print 0xffffffff",
-	"print 0x7fffffff", "print 1u - 2", "print -1 < 1u", "print 'a' + 1", "print !5",
-	"print ~0", "print 010", "print 1L << 40", "print 99999999999999999999", "print x = 1",
-	"print nosuch", "print (1 + 2", "print 1 +", "print )", "print 1 2", "print $1",
-	"print $", "print $$2", "print $$", "print $999", "print arr[1]", "print *fp",
-	"print square", "print &square", "print *square", "print main",
-	"print sizeof(struct node)", "print (enum color)1", "print RED", "print BLUE + 1",
-	"print head->nosuch", "print arr.x", "print *5", "print &5", "print -arr",
-	"print fl * 2", "print fl + 1", "print dbl * 3", "print c + c", "print uc * 2",
-	"print 3 > 2", "print 1.0 == 1", "print \"abc\"[1]", "print sizeof(\"abc\")",
-	"print str[1]", "print *str@3", "print out.name", "print out.s", "print bt.mode",
-	"print bt.neg", "print &out.u", "print out.u", "print out.b", "print -fl",
-	"print (float)1/3", "print 1.0/3", "print (long double)1/3", "print 123456789.0f",
-	"print 1e-5", "print 0.0", "print -0.0", "print 1.0/0", "print -1.0/0", "print 0.0/0",
-	"print $nonexist", "print sizeof(void)", "print '\\n'", "print \"a\\tb\"",
-	"print '\\x41'", "print '\\101'", "print 1.2.3", "print 08", "print 0x", "print 'ab'",
-	"print ''", "print 1 # 2", "print *vp", "print pts[1]", "print pts[1].y",
-	"print &pts[2]", "print (long)&pts[2] - (long)&pts[0]", "print &pts[2] - &pts[0]",
-	"print mat[1]", "print mat[1][2]", "print *pa", "print (*pa)[1]", "print pa[1]",
-	"print strs", "print *strs@2", "print strs[1]", "print *strs[0]", "print nodes[3]",
-	"print list.next->next->next", "print *list.next->next->next", "print head->next[0]",
-	"print sg == NEG", "print NEG", "print (enum sign)5", "print (enum flags)2",
-	"print (enum flags)0", "print ~F_A", "print F_A | F_C", "print yes + 1", "print !yes",
-	"print ul + 1", "print lg / 1000", "print -lg", "print sh * sh", "print uc + uc",
-	"print (short)70000", "print (unsigned short)-1", "print (_Bool)5", "print (float)dbl",
-	"print (int)fl", "print (char)fl", "print (double)ul", "print 7 / 2.0f",
-	"print 1 == 1 && 2", "print 0 || 0", "print 0 && *(int *)0", "print 1 || *(int *)0",
-	"print sizeof(long double)", "print sizeof(pts)", "print sizeof pts[0]",
-	"print sizeof(int[3])", "print sizeof(struct outer)", "print sizeof(node_t *)",
-	"print (node_t *)0", "print *(struct node *)&n2", "print *(int *)&arr[2]",
-	"print *(char (*)[3])&abc", "print (const char *)buf", "print (unsigned char)c",
-	"print c == 'A'", "print abc[1]", "print &abc", "print abc + 1", "print *abc@2",
-	"print arr[1]@0", "print 5@2", "print out.name[0]@3", "print/x out.name",
-	"print/d out", "print/c out.name", "print/x bt", "print/t uc", "print/o uc",
-	"print/x c", "print/d fl", "print/x ld", "print/f ul", "print/a main", "print/a 0",
-	"print/s cp", "print/x str", "print/u lg", "print/z arr", "print/x nodes",
-	"print/c 1.5", "print/d 1.5", "print/f 3L", "print/f c", "print/x $1",
-	"ptype struct node", "whatis head", "ptype head", "ptype node_t", "whatis node_t",
-	"whatis list", "ptype mat", "whatis mat", "whatis str", "ptype fp", "ptype pa",
-	"ptype enum color", "ptype col", "whatis col", "ptype out", "ptype bt",
-	"ptype struct bits", "whatis out.u", "ptype out.u", "whatis square", "ptype square",
-	"ptype main", "whatis &square", "whatis int", "ptype unsigned long", "whatis unsigned",
-	"ptype struct nosuch", "whatis sizeof(int)", "whatis 1.5f", "whatis 1==1",
-	"whatis arr[1]@3", "whatis 'a'", "whatis \"ab\"", "whatis (char)1 + (char)2",
-	"whatis 1ul", "whatis 1ll", "whatis 2147483648", "whatis 0xffffffff", "whatis ul + 1",
-	"whatis yes", "ptype yes", "whatis &out.u", "whatis &pa", "whatis *pa", "whatis &mat",
-	"whatis mat[0]", "ptype int*", "whatis struct node *", "whatis const char *",
-	"whatis char const * const", "whatis (char (*)[4])0", "whatis (int (*)(int, char))0",
-	"whatis ip - ip", "whatis vp", "ptype void", "whatis fl9", "whatis node_t *",
-	"ptype node_t *", "whatis ld", "whatis sh + sh", "whatis lg", "whatis uc",
-	"whatis sizeof(arr)", "ptype enum flags", "ptype enum sign", "ptype sg", "whatis cstr",
-	"ptype cstr", "whatis strs", "ptype strs", "whatis &strs", "whatis *strs",
-	"whatis unsigned char", "whatis short", "whatis long long", "whatis signed char",
-	"whatis long double", "whatis unsigned short int", "whatis long unsigned",
-	"whatis 1.5 + 1", "whatis fl + 1", "whatis c + c", "whatis uc * 1u", "whatis lg + 1u",
-	"whatis -c", "whatis ~uc", "whatis !fl", "whatis sg", "whatis NEG", "whatis pts[0]",
-	"ptype pts", "whatis pts", "ptype struct pt", "whatis out.fn", "ptype out.fn",
-	"whatis (struct nosuch *)0", "whatis (node_t)list", "ptype 1 +", "whatis $1",
-	"whatis (long (*)(void))0", "whatis (char *(*)[2])0", "whatis (int (*(*)[2])(int))0",
-	"whatis (void (*)())0", "whatis (int (*)(int, ...))0",
-	"print fx", "print emp", "ptype struct flex", "ptype struct empty", "print fx.tail",
-	"whatis fx.tail", "print z2", "print mid", "print hi", "print argvp", "print fns",
-	"print fa", "print sp", "print u8p", "print u8arr", "print bools", "print vi",
-	"whatis vi", "ptype ci", "print ci", "print lda", "whatis u8p", "ptype u8p",
-	"ptype sp", "print *argvp", "print/x hi", "print/x fa", "print/d bools",
-	"print 10 % 3.0", "print ~1.5", "print -\"abc\"", "print !arr", "print/x lda",
-	"whatis fns", "ptype fns", "print sizeof(fx)", "print *fns", "print fns[0](2)",
-	"print seq", "print/x seq", "output seq[1]@3", "print *seq@201", "print z2[1]",
-	"print -5 % 3", "print 7 >> 1", "print -7 >> 1", "print 1 << 31", "print 1u << 31",
-	"print 0x7fffffffffffffff + 1", "print -2147483648", "print 2147483648 * 2",
-	"print 5 / -1", "print 'a' == 97", "print 3.0 > 2", "print arr == &arr[0]",
-	"print &arr[0] < &arr[1]", "print ip - 1", "print ip[-1]", "print 1[arr]",
-	"print *nodes@2", "print nodes[1].next", "print &nodes[1]",
-	"print sizeof(arr)/sizeof(arr[0])", "print $_", "print $__", "output 5",
-	"output/x 255", "whatis *head", "ptype *head", "ptype struct outer *",
-	"whatis (struct outer *)0", "ptype int (*)(int)", "whatis int [3]", "print/x sg",
-	"print/d ip", "print/u yes", "print/t 255", "print/o 8", "print/x -1L",
-	"print/c 200", "print/c -56", "print/z 0", "print/x 0", "print/a &arr[1]",
-	"print/s arr", "print/x 'a'", "print &*head", "print *&*head", "print &head->next",
-	"print (long)&((struct node *)0)->next", "print &((struct outer *)0)->d",
-	"whatis &out.name", "print &out.name", "print *out.name@2", "print out.name + 1",
-	"print (char)out.a", "print out.fn", "print *out.fn", "print out.fn == square",
-	"print &out", "print &out.b", "print/x out.u", "print (unsigned char)-1",
-	"print (signed char)200", "print (unsigned short)65537", "print (long long)1",
-	"print (unsigned long long)-1", "print (float)0.1", "print (double)(float)0.1",
-	"print 1e308 * 10", "print -1e308 * 10", "print 1.5e-310", "print 3.0f / 7",
-	"print (long double)1e300 * 1e300", "print 2.5e10f", "print 1/3.0f",
-	"print hi[0]", "print/x hi[0]", "print/u hi[0]", "print/d hi[0]", "print/c hi[0]",
-	"print sizeof(z2)", "print sizeof z2[0]", "print z2[1][2]@3",
-	"print \"\"", "print sizeof(\"\")", "print \"a\" \"b\"", "print 'a' 'b'",
-	"print \"\\101\\x42\\n\"", "print '\\0'", "print '\\''", "print '\"'",
-	"print \"'\"", "print \"\\\"\"",
-	"print *seq@20000", "print *(struct node *)0",
-	"whatis fv", "ptype fv", "whatis foo_t", "ptype foo_t", "print fv", "print fvp",
-	"print *fvp", "whatis fvp", "ptype fvp", "print fvp->x", "print (foo_t *)0",
-	"print arr@2", "print/x arr@2", "print &arr@2", "print sizeof(arr@2)",
-};
+#include "cexpr_commands.h"
 
 /* Quotes @s for a shell's single quotes into @out. */
 static void shell_quote(char *out, size_t size, const char *s)
@@ -704,6 +596,16 @@ static void test_registers(void **state)
 	assert_non_null(strstr(s, " \"hello\""));
 	assert_true(s[0] == '0');
 	free(s);
+	s = cexpr_format_frame_arg(cx, v);
+	assert_true(s[0] == '0');
+	free(s);
+	cexpr_value_free(v);
+	/* f (n=0x404010 <g>, s=0x402004 "str", v=..., k=2): GDB 13.1's frame
+	 * line for a struct argument. */
+	assert_int_equal(cexpr_eval(cx, "list", &v), 0);
+	s = cexpr_format_frame_arg(cx, v);
+	assert_string_equal(s, "...");
+	free(s);
 	cexpr_value_free(v);
 	fx.no_regs = true;
 	expect(cx, "print $pc", "No registers.");
@@ -723,6 +625,17 @@ static void check_address(struct cexpr *cx, const char *text, uint64_t want)
 	assert_int_equal(cexpr_value_address(v, &addr), 0);
 	assert_int_equal(addr, want);
 	cexpr_value_free(v);
+}
+
+static void lazy_prints(struct cexpr *cx, uint64_t addr, const char *want)
+{
+	struct cexpr_value *v = cexpr_value_at(cx, &ty_node, addr);
+	char *s;
+
+	assert_non_null(v);
+	s = cexpr_format_value_plain(cx, v, 0);
+	assert_string_equal(s, want);
+	free(s);
 }
 
 static void test_recording(void **state)
@@ -747,6 +660,13 @@ static void test_recording(void **state)
 	snprintf(want, sizeof(want), "$3 = {value = 1, next = <unavailable>}");
 	expect(cx, "print list", want);
 	fx.unavailable_at = 0;
+	assert_int_equal(cexpr_eval(cx, "(long)str", &v), 0);
+	fx.unavailable_at = *(int64_t *)v->bytes + 2;
+	cexpr_value_free(v);
+	snprintf(want, sizeof(want), "$4 = 0x%" PRIx64 " \"he\"<error: value is not available>",
+		 fx.unavailable_at - 2);
+	expect(cx, "print str", want);
+	fx.unavailable_at = 0;
 	assert_int_equal(cexpr_lvalue(cx, "list.next", &addr, &len), 0);
 	assert_int_equal(addr, sym_addr("list") + 8);
 	assert_int_equal(len, 8);
@@ -768,6 +688,9 @@ static void test_recording(void **state)
 	assert_int_equal(cexpr_eval(cx, "list", &v), 0);
 	assert_int_equal(cexpr_value_address(v, &addr), -EINVAL);
 	cexpr_value_free(v);
+	/* Values the environment made and nobody read yet print too. */
+	lazy_prints(cx, sym_addr("n3"), "{value = 3, next = 0x0}");
+	lazy_prints(cx, 0x10, "<error: Cannot access memory at address 0x10>");
 	cexpr_free(cx);
 }
 
@@ -809,7 +732,8 @@ static void test_optimized_out(void **state)
 	expect(cx, "print gone.value + 1", "value has been optimized out");
 	/* GDB 13.1 on a register variable of a -O2 program (`p &i`). */
 	expect(cx, "print rv", "$4 = 42");
-	expect(cx, "print &rv", "Address requested for identifier \"rv\" which is in register $rbx");
+	expect(cx, "print &rv",
+	       "Address requested for identifier \"rv\" which is in register $rbx");
 	expect(cx, "print &gone", "Can't take address of \"gone\" which isn't an lvalue.");
 	cexpr_free(cx);
 }
