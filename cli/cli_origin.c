@@ -96,11 +96,12 @@ static void origin_name(FILE *out, struct replay_frontend *f, int64_t tid, uint6
 		}
 }
 
-/* ", N instructions before the crash" (or "back") from time @t to @now. */
+/* ", N instructions before the crash" (or "back"): from the instruction of
+ * time @t to the one about to run after time @now. */
 static void print_ago(FILE *out, uint64_t now, uint64_t t, bool crash)
 {
 	char buf[32];
-	uint64_t d = now >= t ? now - t : 0;
+	uint64_t d = now >= t ? now + 1 - t : 0;
 
 	fprintf(out, ", %s instruction%s %s", count(d, buf), d == 1 ? "" : "s",
 		crash ? "before the crash" : "back");

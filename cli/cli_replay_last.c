@@ -185,10 +185,11 @@ static void print_stack(struct cli_session *s)
 		printf("(More stack frames follow...)\n");
 }
 
-/* How far back @time is from @now, in instructions of every thread. */
+/* How far back the instruction of time @time is from the one about to
+ * run after @now, in instructions of every thread. */
 static void print_ago(uint64_t now, uint64_t time)
 {
-	uint64_t d = now >= time ? now - time : 0;
+	uint64_t d = now >= time ? now + 1 - time : 0;
 
 	printf("%" PRIu64 " instruction%s back", d, d == 1 ? "" : "s");
 }
@@ -197,6 +198,7 @@ static int last_memory(struct cli_session *s, struct cli_last_target *t)
 {
 	struct replay_prov_write w;
 	uint8_t old[REPLAY_PROV_MAX], now_b[REPLAY_PROV_MAX];
+	bool known;
 	uint64_t now;
 	int r;
 
@@ -230,18 +232,24 @@ static int last_memory(struct cli_session *s, struct cli_last_target *t)
 	printf(" (%s): ", t->what);
 	print_ago(now, w.time);
 	printf(", thread %zu, position %" PRIu64 "\n", s->f->current + 1, w.position);
-	memcpy(old, w.before, t->len);
-	if (replay_frontend_read(s->f, t->addr, old, t->len) != (int)t->len)
-		memset(old, 0, t->len);
+	/* the old bytes as memory has them here (the images' for bytes
+	 * nothing wrote before), the new ones the write's over them */
+	known = replay_frontend_read(s->f, t->addr, old, t->len) == (int)t->len;
 	memcpy(now_b, old, t->len);
 	for (size_t i = 0; i < t->len; i++)
 		if (w.after_status[i] == REPLAY_STATE_KNOWN)
 			now_b[i] = w.after[i];
 	printf("Old value = ");
-	cli_replay_print_target_value(s, t, old, t->len);
+	if (known)
+		cli_replay_print_target_value(s, t, old, t->len);
+	else
+		printf("<not recorded>");
 	printf("\nNew value = ");
-	cli_replay_print_target_value(s, t, now_b, t->len);
-	printf("%s\n", memcmp(old, now_b, t->len) ? "" : " (unchanged: the same bytes written)");
+	if (known)
+		cli_replay_print_target_value(s, t, now_b, t->len);
+	else
+		cli_replay_print_target_value(s, t, w.after, t->len);
+	putchar('\n');
 	print_stack(s);
 	prev = *t;
 	have_prev = true;

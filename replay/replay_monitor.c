@@ -327,7 +327,7 @@ static int last_json(struct rsp_buf *out, const struct replay_prov_write *w, uin
 	err = rsp_buf_printf(out, "{\"addr\": %" PRIu64 ", \"len\": %zu, \"found\": true, "
 			     "\"thread\": %" PRId64 ", \"position\": %" PRIu64 ", \"ago\": %"
 			     PRIu64 ", \"pc\": %" PRIu64 ", \"function\": ", w->addr, w->len,
-			     w->tid, w->position, now - w->time + 1, pc);
+			     w->tid, w->position, now + 1 - w->time, pc);
 	err = err ? err : put_json_string(out, sym->function);
 	err = err ? err : rsp_buf_puts(out, ", \"file\": ");
 	err = err ? err : put_json_string(out, sym->file);
@@ -343,7 +343,7 @@ static int last_text(struct rsp_buf *out, const struct replay_prov_write *w, uin
 {
 	int err = rsp_buf_printf(out, "last write to %zu bytes at 0x%" PRIx64 ": thread %" PRId64
 				 " position %" PRIu64 " (%" PRIu64 " instructions back), pc 0x%"
-				 PRIx64, w->len, w->addr, w->tid, w->position, now - w->time + 1,
+				 PRIx64, w->len, w->addr, w->tid, w->position, now + 1 - w->time,
 				 pc);
 
 	if (!err && sym->function)
