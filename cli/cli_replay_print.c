@@ -11,9 +11,7 @@
 #include <stdlib.h>
 
 #include "replay/cexpr.h"
-#include "dwarf/dw_type.h"
 #include "replay/frontend.h"
-#include "replay/frontend_frame.h"
 #include "replay/frontend_vars.h"
 
 /* Runs one of cexpr's whole commands and prints what it says. */
@@ -96,46 +94,14 @@ int cli_replay_info_vars(struct cli_session *s, bool args)
 	return 0;
 }
 
-struct args_out {
-	struct cexpr *cx;
-	int n;
-};
-
-/* One argument of a frame line, as GDB's `print frame-arguments scalars`
- * shows it: an aggregate as "...". */
-static void print_arg(void *ctx, const char *name, const struct cexpr_value *v, const char *err)
-{
-	struct args_out *o = ctx;
-	const struct dw_type *t = v ? dw_type_strip(v->type) : NULL;
-	char *text = NULL;
-
-	printf("%s%s=", o->n++ ? ", " : "", name);
-	if (t && (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION ||
-		  t->kind == DW_TYPE_ARRAY) && !v->state) {
-		printf("...");
-		return;
-	}
-	text = v ? cexpr_format_value_plain(o->cx, v, 0) : NULL;
-	if (text)
-		printf("%s", text);
-	else
-		printf("<error: %s>", err ? err : "out of memory");
-	free(text);
-}
-
 void cli_replay_print_frame_func(struct cli_session *s, const struct replay_symbol *sym,
 				 long level)
 {
-	struct replay_frontend *f = s->f;
-	struct args_out o = { replay_frontend_cexpr(f), 0 };
-	size_t selected = replay_frontend_frame_selected(f);
+	char *args = level >= 0 ? replay_frontend_frame_args(s->f, (size_t)level) : NULL;
 
-	printf("%s (", sym->ninlined ? sym->inlined[0] : sym->function ? sym->function : "??");
-	if (level >= 0 && o.cx && replay_frontend_frame_select(f, (size_t)level) == 0) {
-		replay_frontend_frame_vars(f, true, print_arg, &o);
-		replay_frontend_frame_select(f, selected);
-	}
-	putchar(')');
+	printf("%s (%s)", sym->ninlined ? sym->inlined[0] : sym->function ? sym->function : "??",
+	       args ? args : "");
+	free(args);
 	if (sym->file)
 		printf(" at %s:%u", sym->file, sym->line);
 }

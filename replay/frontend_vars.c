@@ -620,3 +620,143 @@ int replay_frontend_name_address(struct replay_frontend *f, uint64_t addr, uint6
 	replay_frontend_frame_select(f, selected);
 	return buf[0] ? 0 : -ENOENT;
 }
+
+/* ---- frame lines --------------------------------------------------------- */
+
+/* A growing string. */
+struct text {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+
+static void text_add(struct text *t, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (t->failed)
+		return;
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = (t->len + n + 1) * 2;
+		char *grown = realloc(t->s, cap);
+
+		if (!grown) {
+			t->failed = true;
+			return;
+		}
+		t->s = grown;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->len, s, n + 1);
+	t->len += n;
+}
+
+/* The value parameter @arg had on entry to the function of frame @level,
+ * as GDB's read_variable_at_entry finds it: its location at the
+ * function's first instruction must be a register (DW_OP_regN), whose
+ * value the caller's call site gives. NULL when not known. */
+static struct cexpr_value *entry_arg(struct replay_frontend *f, struct cexpr *cx, size_t level,
+				     const struct dw_scope *entry, const struct dw_var *arg)
+{
+	const struct dw_scope_level *top = &entry->levels[entry->nlevels - 1];
+	struct fv_entry ec = { f, level };
+	uint64_t v;
+
+	if (!arg->type || dw_type_size(arg->type) > 8)
+		return NULL;
+	for (size_t i = 0; i < top->nargs; i++) {
+		const struct dw_var *a = &top->args[i];
+
+		if (a->die != arg->die || a->where != DW_VAR_EXPR ||
+		    fv_entry_value(&ec, a->expr, a->exprlen, &v) < 0)
+			continue;
+		return cexpr_value_bytes(cx, arg->type, &v, NULL, NULL);
+	}
+	return NULL;
+}
+
+/* Whether every byte of @v is known. */
+static bool known(const struct cexpr_value *v)
+{
+	for (size_t i = 0; v->state && i < v->size; i++)
+		if (v->state[i] != CEXPR_BYTE_KNOWN)
+			return false;
+	return v->bytes != NULL;
+}
+
+/* One argument of a frame line, GDB's `print entry-values default`:
+ * "x=x@entry=5" when the value at entry is known and the same, "x=6,
+ * x@entry=5" when it differs, else "x=5". */
+static void frame_arg(struct text *t, struct cexpr *cx, const char *name,
+		      struct cexpr_value *v, const char *err, struct cexpr_value *at_entry)
+{
+	char *vs = v ? cexpr_format_frame_arg(cx, v) : NULL;
+	char *es = at_entry ? cexpr_format_frame_arg(cx, at_entry) : NULL;
+	bool same = vs && es && known(v) && v->size == at_entry->size &&
+		    !memcmp(v->bytes, at_entry->bytes, v->size);
+
+	text_add(t, t->len ? ", " : "");
+	text_add(t, name);
+	text_add(t, "=");
+	if (same) {
+		text_add(t, name);
+		text_add(t, "@entry=");
+	}
+	if (vs) {
+		text_add(t, vs);
+	} else {
+		text_add(t, "<error: ");
+		text_add(t, err ? err : "out of memory");
+		text_add(t, ">");
+	}
+	if (es && !same) {
+		text_add(t, ", ");
+		text_add(t, name);
+		text_add(t, "@entry=");
+		text_add(t, es);
+	}
+	free(vs);
+	free(es);
+}
+
+char *replay_frontend_frame_args(struct replay_frontend *f, size_t level)
+{
+	struct cexpr *cx = replay_frontend_cexpr(f);
+	size_t selected = replay_frontend_frame_selected(f);
+	struct replay_frontend_frame ff;
+	const struct dw_scope_level *lv;
+	struct dw_scope *scope, *entry = NULL;
+	struct text t = { NULL, 0, 0, false };
+	struct fv_frame fr;
+
+	text_add(&t, "");
+	if (!cx || replay_frontend_frame_select(f, level) < 0)
+		return t.s;
+	fv_frame_get(f, &fr);
+	lv = fv_level(f, &fr, &scope);
+	/* entry values: a real function's frame only, as GDB */
+	if (lv && replay_frontend_frame_get(f, level, &ff) == 0 &&
+	    ff.frame.kind == REPLAY_FRAME_NORMAL &&
+	    ff.inline_level + 1 == replay_frame_levels(&ff.frame) && ff.sym.start &&
+	    dw_space_scope(fv_space(f), ff.sym.start, &entry) < 0)
+		entry = NULL;
+	for (size_t i = 0; lv && i < lv->nargs; i++) {
+		char err[256] = "";
+		struct cexpr_value *v = fv_value(f, cx, &fr, &lv->args[i], scope, scope->bias, err,
+						 sizeof(err));
+
+		if (v && cexpr_value_fetch(cx, v) < 0) {
+			snprintf(err, sizeof(err), "%s", cexpr_error(cx));
+			v = NULL;
+		}
+		frame_arg(&t, cx, lv->args[i].name ? lv->args[i].name : "?", v, err,
+			  entry ? entry_arg(f, cx, level, entry, &lv->args[i]) : NULL);
+	}
+	dw_scope_free(entry);
+	replay_frontend_frame_select(f, selected);
+	if (t.failed) {
+		free(t.s);
+		return NULL;
+	}
+	return t.s;
+}

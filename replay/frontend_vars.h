@@ -42,6 +42,14 @@ int replay_frontend_frame_vars(struct replay_frontend *f, bool args,
 					    const struct cexpr_value *v, const char *err),
 			       void *ctx);
 
+/* The arguments of GDB frame @level as its frame lines show them
+ * ("n=1, p=0x4052a0, s=...", GDB's `print frame-arguments scalars` and
+ * `print entry-values default`: "x=x@entry=5" where the value at entry,
+ * from the caller's call site, is known and the same, "x=6, x@entry=5"
+ * where it differs): malloc'd, "" when there are none or the frame has no
+ * debug information; NULL on ENOMEM. */
+char *replay_frontend_frame_args(struct replay_frontend *f, size_t level);
+
 /* Names the @len bytes at @addr at the current position as C, for the
  * crash's origin: the global they are in ("table[2].next", by the symbol
  * covering them and its DWARF type), then the locals and arguments of the
