@@ -84,6 +84,12 @@ int cx_deref(struct cexpr *cx, struct cexpr_value *v, struct cexpr_value **out)
 	rc = cx_fetch(cx, v);
 	if (rc < 0)
 		return rc;
+	/* a pointer the program or the recording lost: GDB's words */
+	rc = cx_missing(v, 0, v->size);
+	if (rc == CEXPR_BYTE_OPTIMIZED_OUT)
+		return cx_fail(cx, -ENODATA, "value has been optimized out");
+	if (rc)
+		return cx_fail(cx, -ENODATA, "value is not available");
 	if (t->kind == DW_TYPE_POINTER) {
 		const struct dw_type *target = t->target ? t->target : &cx_void_type;
 

@@ -363,8 +363,11 @@ static void print_array(struct cexpr *cx, struct cx_buf *b, const struct cexpr_v
 	bool code = dw_type_strip(t->target)->kind == DW_TYPE_FUNCTION;
 
 	if (!t->count_known) {
-		/* GDB shows an array of unknown bounds by its address. */
+		/* GDB shows an array of unknown bounds by its address, and the
+		 * symbol there (a flexible array member ends its struct:
+		 * whatever follows it in memory). */
 		cx_printf(b, "0x%" PRIx64, v->addr);
+		print_symbol(cx, b, v->addr);
 		if (cx_is_char(t->target) && (!fmt || fmt == 's'))
 			print_pointed_string(cx, b, v->addr);
 		return;
