@@ -13,6 +13,8 @@
 # `hindsight replay -x` does); commands are marked
 # with echo, and only what follows the marks of compared commands is
 # compared (the moves print the same too, but t_replay_cli checks those).
+# Then GDB runs the same plan natively on the live program, stopped at the
+# same calls, and every value must be the same but for addresses (native).
 . "$(dirname "$0")/lib.sh"
 hindsight_only "hindsight replay and serve --replay"
 
@@ -235,7 +237,60 @@ compare()
     cat "diff_$name"
 }
 
+# addressless FILE: FILE's blocks with what differs between two runs of the
+# program taken out: addresses (GDB runs it without ASLR, the recorder
+# with), history numbers, and the commands that read the value history
+# (GDB natively starts a session per stop).
+addressless()
+{
+    awk '/^==C print \$/ { skip = 1; next } /^==/ { skip = 0 } !skip' "$1" |
+        sed -E 's/0x[0-9a-f]{6,}/0xADDR/g; s/^\$[0-9]+ = //'
+}
+
+# native NAME PROG: the plan again, run by GDB natively on the live
+# program, a session per stop (stop N: the last call of stop_here_N, found
+# by counting the calls in a first run); every value must be what the
+# recording shows at that stop, addresses aside.
+native()
+{
+    local name=$1 prog=$2 n calls
+    : >"native_$name.blocks"
+    for n in $(sed -n 's/^stop //p' plan); do
+        timeout -k 5 "$DBG_TIMEOUT" gdb -batch -nx -iex 'set debuginfod enabled off' \
+            -ex 'handle SIGUSR1 nostop noprint pass' \
+            -ex "break stop_here_$n" -ex 'ignore 1 1000000' -ex run -ex 'info breakpoints' \
+            "$prog" </dev/null >"calls_$name.$n" 2>&1
+        calls=$(sed -n 's/.*breakpoint already hit \([0-9]*\) time.*/\1/p' "calls_$name.$n")
+        [ -n "$calls" ] || { fail "$name: GDB natively never reached stop_here_$n"; continue; }
+        awk -v n="$n" '/^stop / { on = ($2 == n); next } on' plan >"plan_$name.$n"
+        {
+            printf 'echo ==M\\n\n'
+            while IFS= read -r line; do
+                case $line in
+                'move '*) printf 'echo ==M\\n\n%s\n' "${line#move }" ;;
+                *) printf 'echo ==C %s\\n\n%s\n' "$line" "$line" ;;
+                esac
+            done <"plan_$name.$n"
+        } >"plan_$name.$n.gdb"
+        timeout -k 5 "$DBG_TIMEOUT" gdb -batch -nx -iex 'set debuginfod enabled off' \
+            -ex 'set width 0' -ex 'set pagination off' -ex 'handle SIGUSR1 nostop noprint pass' \
+            -ex "break stop_here_$n" -ex "ignore 1 $((calls - 1))" -ex run \
+            -ex "set \$plan_file = \"$T_DIR/plan_$name.$n.gdb\"" \
+            -x "$REPO_ROOT/tests/e2e/tools/gdb_plan.py" "$prog" </dev/null >"native_$name.$n" 2>&1
+        blocks "native_$name.$n" >>"native_$name.blocks"
+    done
+    addressless "native_$name.blocks" >"native_$name.cmp"
+    addressless "hs_$name.blocks" >"hs_$name.cmp"
+    [ "$(grep -c '^==C' "native_$name.cmp")" -ge 50 ] || fail "$name: GDB natively ran too few commands"
+    if ! "$REPO_ROOT/tests/e2e/tools/same_values.py" "native_$name.cmp" "hs_$name.cmp" \
+        >"ndiff_$name"; then
+        fail "$name: hindsight replay's values differ from GDB's on the live program"
+    fi
+    cat "ndiff_$name"
+}
+
 compare O0 "$(build_prog cvars)" || finish
+native O0 "$(build_prog cvars)"
 
 # What GDB tries on a live process and the recording refuses: said so.
 "$HINDSIGHT" replay --batch rec_O0 -ex 'print g_int = 3' -ex 'print g_int++' \
@@ -245,6 +300,7 @@ expect refused.out "without a process"
 expect_re refused.out '^\$1 = 42$'
 
 compare O2 "$(compile_cached "$E2E_WORK/bin/cvars_O2" cvars -O2)" || finish
+native O2 "$(compile_cached "$E2E_WORK/bin/cvars_O2" cvars -O2)"
 # The Valgrind recorder's recording of the same program (another address
 # space: Valgrind loads it elsewhere), where it runs here.
 if "$HINDSIGHT" doctor 2>/dev/null | grep -q '^ok  valgrind'; then
