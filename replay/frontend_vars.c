@@ -19,8 +19,8 @@
 #include "replay/frontend.h"
 #include "replay/frontend_frame.h"
 
-/* What the evaluator sees of the selected frame, computed once per
- * evaluation (a move changes it). */
+/* What the evaluator sees of the selected frame, unwound again at each
+ * lookup (a move or `frame N` changes it). */
 struct fv_frame {
 	bool ok;                   /* a frame was had */
 	size_t level;              /* its GDB level */
@@ -36,6 +36,7 @@ struct fv_state {
 	struct cexpr *cx;
 	struct cexpr_env env;
 	struct dw_scope *scope;    /* of scope_pc, kept between evaluations */
+	bool has_scope_pc;
 	uint64_t scope_pc;
 	int scope_err;             /* dw_space_scope's answer for scope_pc */
 };
@@ -80,11 +81,10 @@ static struct dw_scope *fv_scope(struct replay_frontend *f, uint64_t pc, int *er
 {
 	struct fv_state *st = f->vars;
 
-	if (!st->scope && !st->scope_err)
-		st->scope_pc = ~pc;
-	if (st->scope_pc != pc) {
+	if (!st->has_scope_pc || st->scope_pc != pc) {
 		dw_scope_free(st->scope);
 		st->scope = NULL;
+		st->has_scope_pc = true;
 		st->scope_pc = pc;
 		st->scope_err = dw_space_scope(fv_space(f), pc, &st->scope);
 	}
