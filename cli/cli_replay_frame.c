@@ -17,6 +17,7 @@
 #include "replay/frontend.h"
 #include "replay/frontend_break.h"
 #include "replay/frontend_frame.h"
+#include "replay/frontend_vars.h"
 
 /* GDB's complaint for a stack that cannot be had; -1. */
 static int no_stack(int rc)
@@ -220,10 +221,13 @@ static int info_frame(struct cli_session *s)
 	if (f->kind != REPLAY_FRAME_SIGTRAMP && f->has_sym && fr->sym.file)
 		printf(" source language %s.\n", strstr(fr->sym.file, ".c") ? "c" : "unknown");
 	/* GDB's amd64 frame base finds none for a signal frame */
-	if (f->has_base && f->kind != REPLAY_FRAME_SIGTRAMP)
-		printf(" Arglist at 0x%" PRIx64 ", args: \n Locals at 0x%" PRIx64 ",", f->base,
-		       f->base);
-	else
+	if (f->has_base && f->kind != REPLAY_FRAME_SIGTRAMP) {
+		char *args = replay_frontend_frame_args(s->f, fr->level);
+
+		printf(" Arglist at 0x%" PRIx64 ", args: %s\n Locals at 0x%" PRIx64 ",", f->base,
+		       args ? args : "", f->base);
+		free(args);
+	} else
 		printf(" Arglist at unknown address.\n Locals at unknown address,");
 	if (f->kind == REPLAY_FRAME_SIGTRAMP && (f->saved_mask & (1u << 7)))
 		printf(" Previous frame's sp at 0x%" PRIx64 "\n", f->saved_at[7]);
