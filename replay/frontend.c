@@ -188,9 +188,9 @@ static int static_read(struct replay_frontend *f, uint64_t addr, uint8_t *buf, s
 /* A run of bytes the state log does not know: the files' (code, read-only
  * data, and for bytes nothing touched the initial data the recording
  * allows: replay/rodata.h), as the replay target answers them. */
-static int unknown_read(struct replay_frontend *f, bool untouched, uint64_t addr, uint8_t *buf,
-			size_t len)
+static int unknown_read(void *ctx, bool untouched, uint64_t addr, uint8_t *buf, size_t len)
 {
+	struct replay_frontend *f = ctx;
 	int got = replay_image_read(f->img, 0, addr, buf, len);
 
 	if (got > 0)
@@ -201,37 +201,20 @@ static int unknown_read(struct replay_frontend *f, bool untouched, uint64_t addr
 
 int replay_frontend_read(struct replay_frontend *f, uint64_t addr, void *buf, size_t len)
 {
-	uint8_t status[4096], *p = buf;
+	uint8_t *p = buf;
 	uint64_t time;
 	size_t n = 0;
 
-	if (len > sizeof(status))
-		len = sizeof(status);
+	if (len > 4096)
+		len = 4096;  /* as replay_state_read_mem_filled reads at most */
 	/* The timeline's time: what every thread's writes left then. */
 	if (f->st && (replay_timeline_time(f->tl, &time) == 0 ||
 		      replay_state_time_at(f->st, replay_frontend_tid(f),
 					   replay_cursor_position(replay_frontend_cursor(f)),
 					   &time) == 0)) {
-		replay_state_read_mem_status(f->st, time, addr, buf, len, status);
-		/* What is known from the start of the range is what can be
-		 * answered. */
-		while (n < len) {
-			size_t run = 0;
-			int got;
+		int got = replay_state_read_mem_filled(f->st, time, addr, buf, len, unknown_read, f);
 
-			if (status[n] == REPLAY_STATE_KNOWN) {
-				n++;
-				continue;
-			}
-			while (n + run < len && status[n + run] == status[n])
-				run++;
-			got = unknown_read(f, status[n] == REPLAY_STATE_UNTOUCHED, addr + n, p + n,
-					   run);
-			if (got <= 0)
-				break;
-			n += (size_t)got;
-		}
-		return n ? (int)n : -EIO;
+		return got > 0 ? got : -EIO;
 	}
 	while (n < len) {
 		int got = static_read(f, addr + n, p + n, len - n);

@@ -271,32 +271,15 @@ static int unknown_read(struct replay_target *t, bool untouched, uint64_t addr, 
 	return got;
 }
 
+static int unknown_fill(void *ctx, bool untouched, uint64_t addr, uint8_t *buf, size_t len)
+{
+	return unknown_read(ctx, untouched, addr, buf, len);
+}
+
 /* Memory at logical time @time: the log, then unknown_read. */
 static int mem_at(struct replay_target *t, uint64_t time, uint64_t addr, void *buf, size_t len)
 {
-	uint8_t status[4096], *p = buf;
-	size_t n = 0;
-
-	if (len > sizeof(status))
-		len = sizeof(status);
-	replay_state_read_mem_status(t->state, time, addr, buf, len, status);
-	/* What is known from the start of the range is what can be answered. */
-	while (n < len) {
-		size_t run = 0;
-		int got;
-
-		if (status[n] == REPLAY_STATE_KNOWN) {
-			n++;
-			continue;
-		}
-		while (n + run < len && status[n + run] == status[n])
-			run++;
-		got = unknown_read(t, status[n] == REPLAY_STATE_UNTOUCHED, addr + n, p + n, run);
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
-	return n ? (int)n : -ENODATA;
+	return replay_state_read_mem_filled(t->state, time, addr, buf, len, unknown_fill, t);
 }
 
 int replay_target_past_mem(struct replay_target *t, int64_t tid, uint64_t position,

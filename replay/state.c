@@ -1340,3 +1340,34 @@ int replay_state_write_after(const struct replay_state *st, uint64_t addr, uint6
 		return -ENODATA;
 	return r;
 }
+
+int replay_state_read_mem_filled(const struct replay_state *st, uint64_t time, uint64_t addr,
+				 void *buf, size_t len,
+				 int (*fill)(void *ctx, bool untouched, uint64_t addr, uint8_t *buf,
+					     size_t len),
+				 void *ctx)
+{
+	uint8_t status[4096], *p = buf;
+	size_t n = 0;
+
+	if (len > sizeof(status))
+		len = sizeof(status);
+	replay_state_read_mem_status(st, time, addr, buf, len, status);
+	/* What is known from the start of the range is what can be answered. */
+	while (n < len) {
+		size_t run = 0;
+		int got;
+
+		if (status[n] == REPLAY_STATE_KNOWN) {
+			n++;
+			continue;
+		}
+		while (n + run < len && status[n + run] == status[n])
+			run++;
+		got = fill(ctx, status[n] == REPLAY_STATE_UNTOUCHED, addr + n, p + n, run);
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	return n ? (int)n : -ENODATA;
+}

@@ -122,6 +122,17 @@ enum replay_state_byte {
 int replay_state_read_mem_status(const struct replay_state *st, uint64_t time, uint64_t addr,
 				 void *buf, size_t len, uint8_t *status);
 
+/* replay_state_read_mem_status whose runs of bytes the log does not know
+ * are asked of @fill (@untouched: REPLAY_STATE_UNTOUCHED, nothing logged
+ * ever changed them; else REPLAY_STATE_UNKNOWN), which returns how many it
+ * read from the run's start or < 0. Up to 4096 bytes: the number of bytes
+ * known from @addr on (the log's or @fill's), or -ENODATA when none. */
+int replay_state_read_mem_filled(const struct replay_state *st, uint64_t time, uint64_t addr,
+				 void *buf, size_t len,
+				 int (*fill)(void *ctx, bool untouched, uint64_t addr, uint8_t *buf,
+					     size_t len),
+				 void *ctx);
+
 /* A logged write (a MEM record): the thread and instruction that made it
  * (the record applies after instruction @index: position @index is the
  * state before it, @index + 1 the state after it), its logical time and
