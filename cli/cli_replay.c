@@ -355,6 +355,29 @@ static int cmd_delete(struct cli_session *s, const char *args, const struct comm
 	return 0;
 }
 
+int cli_replay_print_frame_lines(struct cli_session *s, const struct replay_frame *frames,
+				 int n, int from, int level)
+{
+	for (int i = from; i < n; i++) {
+		if (frames[i].kind == REPLAY_FRAME_SIGTRAMP) {
+			printf("#%-2d <signal handler called>\n", level++);
+			continue;
+		}
+		/* the functions inlined there first, as GDB shows them */
+		for (size_t j = 0; j < replay_frame_levels(&frames[i]); j++) {
+			struct replay_symbol ls;
+
+			replay_frame_level(&frames[i], j, &ls);
+			printf("#%-2d ", level++);
+			if (j == 0 && replay_frame_show_pc(&s->f->sym, frames, (size_t)i))
+				printf("0x%016" PRIx64 " in ", frames[i].pc);
+			cli_replay_print_frame_func(s, &ls, level - 1);
+			putchar('\n');
+		}
+	}
+	return level;
+}
+
 /* The stack from the recorded calls, for a recording without registers
  * (hardware traces, LLDB bundles, imports): what GDB's record btrace
  * shows, wrong after a longjmp or a signal handler. */
@@ -422,23 +445,7 @@ static int cmd_bt(struct cli_session *s, const char *args, const struct command 
 		fprintf(stderr, "No stack: %s.\n", strerror(-n));
 		return -1;
 	}
-	for (int i = 0, level = 0; i < n; i++) {
-		if (frames[i].kind == REPLAY_FRAME_SIGTRAMP) {
-			printf("#%-2d <signal handler called>\n", level++);
-			continue;
-		}
-		/* the functions inlined there first, as GDB shows them */
-		for (size_t j = 0; j < replay_frame_levels(&frames[i]); j++) {
-			struct replay_symbol ls;
-
-			replay_frame_level(&frames[i], j, &ls);
-			printf("#%-2d ", level++);
-			if (j == 0 && replay_frame_show_pc(&s->f->sym, frames, (size_t)i))
-				printf("0x%016" PRIx64 " in ", frames[i].pc);
-			cli_replay_print_frame_func(s, &ls, level - 1);
-			putchar('\n');
-		}
-	}
+	cli_replay_print_frame_lines(s, frames, n, 0, 0);
 	if (end.stop == REPLAY_UNWIND_MORE)
 		printf("(More stack frames follow...)\n");
 	else if (replay_unwind_end_text(&end, stopped, sizeof(stopped)))

@@ -13,6 +13,7 @@
 #include "replay/source.h"
 #include "replay/symbols.h"
 
+struct replay_frame;
 struct replay_frontend;
 
 struct cli_session {
@@ -47,6 +48,11 @@ int cli_replay_report_quit(void);
 int cli_replay_need_calls(struct cli_session *s);
 /* The current function's name, or NULL. */
 const char *cli_replay_current_function(struct cli_session *s);
+/* bt's lines of @frames[@from..@n), numbered from GDB level @level (a
+ * level for each inlined function, one for a signal frame), with their
+ * arguments; the next level. */
+int cli_replay_print_frame_lines(struct cli_session *s, const struct replay_frame *frames,
+				 int n, int from, int level);
 /* What a move (an enum replay_frontend_stop or < 0) ended with, as GDB
  * says it; 0 or -1. */
 int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool with_pc);

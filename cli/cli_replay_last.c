@@ -165,22 +165,7 @@ static void print_stack(struct cli_session *s)
 
 	printf("#0  ");
 	cli_replay_print_location(s, NULL, true, !cli_replay_starts_line(s));
-	for (int i = 1, level = 1; i < n; i++) {
-		if (frames[i].kind == REPLAY_FRAME_SIGTRAMP) {
-			printf("#%-2d <signal handler called>\n", level++);
-			continue;
-		}
-		for (size_t j = 0; j < replay_frame_levels(&frames[i]); j++) {
-			struct replay_symbol ls;
-
-			replay_frame_level(&frames[i], j, &ls);
-			printf("#%-2d ", level++);
-			if (j == 0)
-				printf("0x%016" PRIx64 " in ", frames[i].pc);
-			cli_replay_print_func(&ls);
-			putchar('\n');
-		}
-	}
+	cli_replay_print_frame_lines(s, frames, n, 1, 1);
 	if (n > 0 && end.stop == REPLAY_UNWIND_MORE)
 		printf("(More stack frames follow...)\n");
 }

@@ -86,7 +86,7 @@ compare smash "$rec" "$(line_of $src smash_read)" "f.saved" long
 first=$(sed -n '/^Last write/,/^Last write\|^No earlier/p' "$T_DIR/smash.out" | head -8)
 grep -qE "^#0  (0x[0-9a-f]+ in )?[_a-z0-9]*strcpy[_a-z0-9]* \(" <<<"$first" ||
     fail "smash: the last write to f.saved is not strcpy's"
-grep -qE "^#1  0x[0-9a-f]+ in smash \(\) at .*$src:$(line_of $src smash)\$" <<<"$first" ||
+grep -qE "^#1  0x[0-9a-f]+ in smash \(s=0x[0-9a-f]+ \"0123456789abcde\"\) at .*$src:$(line_of $src smash)\$" <<<"$first" ||
     fail "smash: strcpy not called from smash at line $(line_of $src smash)"
 # "0123456789abcde": bytes 8..15 of the string, "89abcde" and its NUL
 grep -q "^New value = $(printf '%d' 0x0065646362613938)\$" <<<"$first" ||
@@ -101,7 +101,7 @@ compare clobber "$rec" "" "table[1].next" long
 first=$(sed -n '/^Last write/,/^Last write\|^No earlier/p' "$T_DIR/clobber.out" | head -8)
 grep -qE "^#0  (0x[0-9a-f]+ in )?[_a-z0-9]*memset[_a-z0-9]* \(" <<<"$first" ||
     fail "clobber: the last write to table[1].next is not memset's"
-grep -qE "^#1  0x[0-9a-f]+ in clobber \(\) at .*$src:$(line_of $src clobber)\$" <<<"$first" ||
+grep -qE "^#1  0x[0-9a-f]+ in clobber \(i=1\) at .*$src:$(line_of $src clobber)\$" <<<"$first" ||
     fail "clobber: memset not called from clobber at line $(line_of $src clobber)"
 grep -q "^New value = $(printf '%d' 0x4141414141414141)\$" <<<"$first" ||
     fail "clobber: New value is not 0x4141414141414141"
