@@ -165,7 +165,21 @@ static const struct dw_member iflex_m[] = { { "n", &ty_int, 0, 0, 0 },
 static const struct dw_type ty_iflex = { .kind = DW_TYPE_STRUCT, .name = "iflex", .size = 4,
 					 .members = iflex_m, .nmembers = 2 };
 
+static const struct dw_member item_m[] = { { "name", &ty_ccharp, 0, 0, 0 },
+					   { "price", &ty_long, 8, 0, 0 } };
+static const struct dw_type ty_item = { .kind = DW_TYPE_STRUCT, .name = "item", .size = 16,
+					.members = item_m, .nmembers = 2 };
+PTR(ty_itemp, &ty_item);
+ARR(ty_items, &ty_item, 4);
+ARR(ty_long4, &ty_long, 4);
+static const struct dw_member cart_m[] = { { "subtotal", &ty_long4, 0, 0, 0 },
+					   { "cheapest", &ty_itemp, 32, 0, 0 } };
+static const struct dw_type ty_cart = { .kind = DW_TYPE_STRUCT, .name = "cart", .size = 40,
+					.members = cart_m, .nmembers = 2 };
+PTR(ty_cartp, &ty_cart);
+
 static const struct { const char *name; const struct dw_type *type; } vars[] = {
+	{ "items", &ty_items }, { "cart", &ty_cart }, { "cartp", &ty_cartp },
 	{ "fx", &ty_flex }, { "emp", &ty_empty }, { "z2", &ty_z2 }, { "mid", &ty_char30 },
 	{ "hi", &ty_char4 }, { "argvp", &ty_charpp }, { "fns", &ty_fns }, { "fa", &ty_fa },
 	{ "sp", &ty_string }, { "u8p", &ty_uint8p }, { "u8arr", &ty_u8arr },
@@ -193,7 +207,7 @@ static const struct { const char *name; const struct dw_type *type; } typenames[
 	{ "enum flags", &ty_flags }, { "enum sign", &ty_sign }, { "struct bits", &ty_bits },
 	{ "struct outer", &ty_outer }, { "struct pt", &ty_pt }, { "struct flex", &ty_flex },
 	{ "struct empty", &ty_empty }, { "uint8_t", &ty_uint8 }, { "string_t", &ty_string },
-	{ "foo_t", &ty_foo },
+	{ "foo_t", &ty_foo }, { "struct item", &ty_item }, { "struct cart", &ty_cart },
 };
 
 static const struct dw_type *enums[] = { &ty_color, &ty_flags, &ty_sign };
