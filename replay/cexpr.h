@@ -19,8 +19,12 @@
  *
  * Not (yet) as GDB: wide characters (wchar_t, L"..."), minimal symbols
  * without debug information ({<text variable, no debug info>}), C++,
- * `set print` settings other than the defaults, ptype/o, bytes >= 0x80 in strings are escaped in octal as GDB does in the C
+ * `set print` settings other than the defaults, ptype/o, print's -options;
+ * bytes >= 0x80 in strings are escaped in octal as GDB does in the C
  * locale (under UTF-8 GDB shows valid sequences as they are).
+ *
+ * Tested: tests/unit/test_cexpr.c gives 800+ commands to `gdb -batch` and
+ * to cexpr over the same program and compares every answer.
  */
 #ifndef HINDSIGHT_REPLAY_CEXPR_H
 #define HINDSIGHT_REPLAY_CEXPR_H
