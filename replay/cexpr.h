@@ -164,8 +164,9 @@ int cexpr_history_count(const struct cexpr *cx);
 
 /* Printing: each returns a malloc'd string the caller frees, or NULL on
  * ENOMEM. A value not read yet (cexpr_value_at) is read first; if that
- * fails the text is GDB's "<error: Cannot access memory at address 0x10>". @fmt is 0 (natural) or a print format letter: x o d u t c a z
- * s f r. What GDB prints after "$N = " for @v. */
+ * fails the text is GDB's "<error: Cannot access memory at address
+ * 0x10>". @fmt is 0 (natural) or a print format letter: x o d u t c a z
+ * s f. cexpr_format_value: what GDB prints after "$N = " for @v. */
 char *cexpr_format_value(struct cexpr *cx, const struct cexpr_value *v, char fmt);
 /* The same as GDB's `info locals`, `info args` and frame lines show a
  * value: no "(type *) " before a pointer (print shows one). */
@@ -184,8 +185,10 @@ char *cexpr_format_type_full(const struct dw_type *t);
  * command word. Each returns 0 with *out the malloc'd output (no trailing
  * newline; for print "$N = ..."; GDB's warnings first, each a line of its
  * own: "warning: left shift count >= width of type\n$1 = 0"), or a
- * negative errno with the message in cexpr_error(). print records the value in the history; print with no
- * expression shows the last value again (as a new entry). */
+ * negative errno with the message in cexpr_error(). print records the
+ * value in the history; print with no expression shows the last value
+ * again (as a new entry); ptype and whatis take a type name or an
+ * expression, which they evaluate without reading through pointers. */
 int cexpr_cmd_print(struct cexpr *cx, const char *args, char **out);
 int cexpr_cmd_output(struct cexpr *cx, const char *args, char **out);
 int cexpr_cmd_ptype(struct cexpr *cx, const char *args, char **out);
