@@ -155,6 +155,12 @@ void cexpr_value_free(struct cexpr_value *v);
  * 0, or -EINVAL for other values (structs, floats, computed arrays). */
 int cexpr_value_address(const struct cexpr_value *v, uint64_t *addr);
 
+/* Sets the convenience variable @name ("$_", "$__", "$_exitcode", with
+ * its $) to a copy of @v (read if it was not), as x and the run commands
+ * do in GDB; `print $i = 3` sets them too. 0, or -EINVAL if @name is a
+ * register or the history, -EIO / -ENOMEM with the message. */
+int cexpr_set_convenience(struct cexpr *cx, const char *name, struct cexpr_value *v);
+
 /* Value history. Adds a copy of @v: its number (1, 2, ...), or -ENOMEM. */
 int cexpr_history_add(struct cexpr *cx, const struct cexpr_value *v);
 /* Entry @n (1-based; borrowed) or NULL; 0 is the last. */

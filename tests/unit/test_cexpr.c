@@ -597,6 +597,13 @@ static void test_registers(void **state)
 	expect(cx, "print *$sp", "Attempt to dereference a generic pointer.");
 	expect(cx, "print $sp + 8", "$16 = (void *) 0x7ffe3008");
 	expect(cx, "print $foo", "$17 = void");
+	assert_int_equal(cexpr_eval(cx, "&arr[2]", &v), 0);
+	assert_int_equal(cexpr_set_convenience(cx, "$_", v), 0);
+	assert_int_equal(cexpr_set_convenience(cx, "$rax", v), -EINVAL);
+	cexpr_value_free(v);
+	snprintf(want, sizeof(want), "$18 = (int *) 0x%" PRIx64 " <arr+8>", sym_addr("arr") + 8);
+	expect(cx, "print $_", want);
+	expect(cx, "print *$_", "$19 = 3");
 	/* info locals and frame lines (GDB 13.1, `info locals` in a function
 	 * with these locals): no (type *) before pointers. */
 	assert_int_equal(cexpr_eval(cx, "head", &v), 0);
