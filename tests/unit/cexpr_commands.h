@@ -10,6 +10,8 @@ static const char *const gdb_commands[] = {
 	"print &$s", "print $a = arr", "print $a[1]", "print $x = $x * 2", "whatis $s",
 	"print $1 = 5", "print $x <<= 2", "print $x", "print $u = 'a'", "print $u",
 	"print $x = $s", "print $x", "print $f = 1.5", "print $f / 2", "output $a",
+	"print $str = \"abc\"", "print $str", "print sizeof($str)", "print $str[1]",
+	"print $p = &list", "print $p->next->value", "print *$p", "whatis $p",
 	"print cart", "print *cartp", "print cartp->cheapest", "print *cartp->cheapest",
 	"print cartp->cheapest->name", "print items", "ptype struct cart", "ptype cartp",
 	"whatis cartp->cheapest", "print items[1].name", "print &items[2]", "print *items@2",
