@@ -275,3 +275,10 @@ int cexpr_cmd_whatis(struct cexpr *cx, const char *args, char **out)
 {
 	return type_cmd(cx, args, out, false);
 }
+
+int cexpr_set_convenience(struct cexpr *cx, const char *name, struct cexpr_value *v)
+{
+	if (!cx_is_convenience(name))
+		return cx_fail(cx, -EINVAL, "%s is not a convenience variable.", name);
+	return cx_convenience_set(cx, name, v);
+}

@@ -140,6 +140,71 @@ int cx_eval_dollar(struct cexpr *cx, const char *name, struct cexpr_value **out)
 	rc = eval_reg(cx, s, out);
 	if (rc != -ENOENT)
 		return rc;
+	for (size_t i = 0; i < cx->nconv; i++)
+		if (!strcmp(cx->conv[i].name, name)) {
+			struct cexpr_value *v = cexpr_value_copy(cx->conv[i].v);
+
+			if (!v)
+				return cx_fail(cx, -ENOMEM, "Out of memory.");
+			v->next_in_pool = cx->pool;
+			cx->pool = v;
+			*out = v;
+			return 0;
+		}
 	*out = cx_value_new(cx, &cx_void_type);
 	return *out ? 0 : -ENOMEM;
+}
+
+bool cx_is_history(const char *name)
+{
+	const char *s = name + 1 + (name[1] == '$');
+
+	if (name[0] != '$')
+		return false;
+	while (isdigit((unsigned char)*s))
+		s++;
+	return !*s;
+}
+
+bool cx_is_convenience(const char *name)
+{
+	struct reg_alias r;
+	char full[8];
+
+	if (name[0] != '$' || cx_is_history(name))
+		return false;
+	return find_reg(name + 1, &r, full) < 0;
+}
+
+int cx_convenience_set(struct cexpr *cx, const char *name, struct cexpr_value *v)
+{
+	struct cexpr_value *c;
+	size_t i;
+	int rc = cx_fetch(cx, v);
+
+	if (rc < 0)
+		return rc;
+	c = cexpr_value_copy(v);
+	if (!c)
+		return cx_fail(cx, -ENOMEM, "Out of memory.");
+	c->lval = CEXPR_NOT_LVAL;
+	for (i = 0; i < cx->nconv && strcmp(cx->conv[i].name, name); i++)
+		;
+	if (i == cx->nconv) {
+		struct cx_conv *n = realloc(cx->conv, (cx->nconv + 1) * sizeof(*n));
+
+		if (!n || strlen(name) >= sizeof(n->name)) {
+			if (n)
+				cx->conv = n;
+			cexpr_value_free(c);
+			return cx_fail(cx, -ENOMEM, "Out of memory.");
+		}
+		cx->conv = n;
+		snprintf(n[i].name, sizeof(n[i].name), "%s", name);
+		n[i].v = NULL;
+		cx->nconv++;
+	}
+	cexpr_value_free(cx->conv[i].v);
+	cx->conv[i].v = c;
+	return 0;
 }

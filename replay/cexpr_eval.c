@@ -419,11 +419,66 @@ static int eval_sizeof(struct cexpr *cx, const struct cx_node *n, struct cexpr_v
 	return *out ? 0 : -ENOMEM;
 }
 
+/* An array or function in memory as the pointer C makes of it. */
+static int array_to_pointer(struct cexpr *cx, struct cexpr_value **v)
+{
+	const struct dw_type *t = dw_type_strip((*v)->type), *p;
+
+	if ((t->kind != DW_TYPE_ARRAY && t->kind != DW_TYPE_FUNCTION) ||
+	    (*v)->lval != CEXPR_LVAL_MEMORY)
+		return 0;
+	p = cexpr_pointer_to(cx, t->kind == DW_TYPE_ARRAY ? t->target : (*v)->type);
+	*v = p ? cx_value_int(cx, p, (*v)->addr) : NULL;
+	return *v ? 0 : -ENOMEM;
+}
+
+/* $i = x, $i += x, $i++, ++$i: convenience variables are the debugger's
+ * own, so they change (the recording does not). */
+static int assign_convenience(struct cexpr *cx, const struct cx_node *n,
+			      struct cexpr_value **out)
+{
+	struct cexpr_value *cur = NULL, *rhs, *res;
+	const char *name = n->a->str;
+	int rc = 0;
+
+	if (n->kind == N_ASSIGN) {
+		rc = cx_eval(cx, n->b, &rhs);
+		if (rc == 0 && n->op)
+			rc = cx_eval_dollar(cx, name, &cur);
+		if (rc == 0 && n->op)
+			rc = cx_binop(cx, n->op, cur, rhs, &res);
+		else
+			res = rhs;
+		if (rc == 0 && !n->op)
+			rc = array_to_pointer(cx, &res);
+	} else {
+		rc = cx_eval_dollar(cx, name, &cur);
+		if (rc == 0 && dw_type_strip(cur->type)->kind == DW_TYPE_VOID)
+			return cx_fail(cx, -EINVAL, "Not a numeric type.");
+		rhs = cx_value_int(cx, cexpr_builtin_type("int"), 1);
+		if (rc == 0 && !rhs)
+			rc = -ENOMEM;
+		if (rc == 0)
+			rc = cx_binop(cx, n->op == OP_INC ? '+' : '-', cur, rhs, &res);
+	}
+	if (rc == 0)
+		rc = cx_convenience_set(cx, name, res);
+	if (rc == 0)
+		*out = n->kind == N_INCDEC && !n->ival ? cur : res;
+	return rc;
+}
+
 /* What a recording cannot do: change memory, call functions. */
-static int refuse(struct cexpr *cx, const struct cx_node *n)
+static int refuse(struct cexpr *cx, const struct cx_node *n, struct cexpr_value **out)
 {
 	struct cexpr_value *v;
 	int rc;
+
+	if (n->kind != N_CALL && n->a->kind == N_DOLLAR && cx_is_convenience(n->a->str))
+		return assign_convenience(cx, n, out);
+	if (n->kind != N_CALL && n->a->kind == N_DOLLAR && cx_is_history(n->a->str))
+		return cx_fail(cx, -EINVAL, "Left operand of assignment is not a modifiable "
+			       "lvalue.");
 
 	if (n->kind == N_CALL) {
 		rc = cx_eval(cx, n->a, &v);
@@ -473,7 +528,7 @@ static int eval_node(struct cexpr *cx, const struct cx_node *n, struct cexpr_val
 	case N_MEMBER: case N_ARROW:
 		return eval_member(cx, n, out);
 	case N_CALL: case N_ASSIGN: case N_INCDEC:
-		return refuse(cx, n);
+		return refuse(cx, n, out);
 	default:
 		return cx_fail(cx, -EINVAL, "Unsupported expression.");
 	}

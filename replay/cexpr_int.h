@@ -12,10 +12,17 @@
 
 struct cx_block;
 
+struct cx_conv {
+	char name[64];                 /* with its $ */
+	struct cexpr_value *v;         /* owned */
+};
+
 struct cexpr {
 	struct cexpr_env env;
 	char err[4096];
 	char warning[128];             /* GDB's warning of this evaluation, "" if none */
+	struct cx_conv *conv;          /* convenience variables ($i), set by assignment */
+	size_t nconv;
 	char last_format;              /* print's last /FMT letter (GDB's last_format) */
 	bool types_only;               /* whatis, ptype: *p is a zero of its type, x / 0 is 0 */
 	struct cexpr_value *pool;      /* values of the current evaluation */
@@ -123,6 +130,12 @@ int cx_parse_type_text(struct cexpr *cx, const char *text, const struct dw_type 
 int cx_eval(struct cexpr *cx, struct cx_node *n, struct cexpr_value **out);
 /* $name: a register, history or convenience value. */
 int cx_eval_dollar(struct cexpr *cx, const char *name, struct cexpr_value **out);
+/* Is $name a convenience variable (neither a register nor history)? */
+bool cx_is_convenience(const char *name);
+/* Is $name the value history ($, $N, $$, $$N)? */
+bool cx_is_history(const char *name);
+/* Sets convenience variable $name to a copy of @v (read): 0 or -ENOMEM. */
+int cx_convenience_set(struct cexpr *cx, const char *name, struct cexpr_value *v);
 
 /* Printing (cexpr_print.c, cexpr_type.c). */
 void cx_print_value(struct cexpr *cx, struct cx_buf *b, const struct cexpr_value *v,

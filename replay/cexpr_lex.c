@@ -12,13 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct { const char *s; int op; } puncts[] = {
-	{ "<<=", OP_ASSIGN_MOD }, { ">>=", OP_ASSIGN_MOD }, { "->", OP_ARROW },
-	{ "++", OP_INC }, { "--", OP_DEC }, { "<<", OP_SHL }, { ">>", OP_SHR },
-	{ "<=", OP_LE }, { ">=", OP_GE }, { "==", OP_EQ }, { "!=", OP_NE },
-	{ "&&", OP_AND }, { "||", OP_OR }, { "+=", OP_ASSIGN_MOD }, { "-=", OP_ASSIGN_MOD },
-	{ "*=", OP_ASSIGN_MOD }, { "/=", OP_ASSIGN_MOD }, { "%=", OP_ASSIGN_MOD },
-	{ "&=", OP_ASSIGN_MOD }, { "|=", OP_ASSIGN_MOD }, { "^=", OP_ASSIGN_MOD },
+/* Operators of more than one character; compound assignments say their
+ * operator in @base. */
+static const struct { const char *s; int op, base; } puncts[] = {
+	{ "<<=", OP_ASSIGN_MOD, OP_SHL }, { ">>=", OP_ASSIGN_MOD, OP_SHR },
+	{ "->", OP_ARROW, 0 }, { "++", OP_INC, 0 }, { "--", OP_DEC, 0 }, { "<<", OP_SHL, 0 },
+	{ ">>", OP_SHR, 0 }, { "<=", OP_LE, 0 }, { ">=", OP_GE, 0 }, { "==", OP_EQ, 0 },
+	{ "!=", OP_NE, 0 }, { "&&", OP_AND, 0 }, { "||", OP_OR, 0 },
+	{ "+=", OP_ASSIGN_MOD, '+' }, { "-=", OP_ASSIGN_MOD, '-' }, { "*=", OP_ASSIGN_MOD, '*' },
+	{ "/=", OP_ASSIGN_MOD, '/' }, { "%=", OP_ASSIGN_MOD, '%' }, { "&=", OP_ASSIGN_MOD, '&' },
+	{ "|=", OP_ASSIGN_MOD, '|' }, { "^=", OP_ASSIGN_MOD, '^' },
 };
 
 static unsigned hexval(char c)
@@ -222,6 +225,7 @@ static int lex_one(struct cexpr *cx, const char **s, struct cx_token *t)
 		if (!strncmp(p, puncts[i].s, n)) {
 			t->kind = T_PUNCT;
 			t->op = puncts[i].op;
+			t->ival = (uint64_t)puncts[i].base;
 			*s = p + n;
 			return 0;
 		}

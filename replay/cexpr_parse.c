@@ -566,6 +566,8 @@ static int parse_unary(struct parser *p, struct cx_node **out)
 		rc = parse_unary(p, out);
 		if (rc == 0 && !(*out = node(p, N_INCDEC, t->op, *out, NULL)))
 			rc = -ENOMEM;
+		if (rc == 0)
+			(*out)->ival = 1;  /* prefix */
 	} else if (is_op(p, '(')) {
 		rc = parse_cast(p, out);
 	} else {
@@ -636,16 +638,17 @@ static int parse_cond(struct parser *p, struct cx_node **out)
 static int parse_assign(struct parser *p, struct cx_node **out)
 {
 	struct cx_node *rhs;
-	int rc = parse_cond(p, out);
+	int rc = parse_cond(p, out), op;
 
 	if (rc < 0 || !(is_op(p, '=') || is_op(p, OP_ASSIGN_MOD)))
 		return rc;
+	op = is_op(p, '=') ? 0 : (int)peek(p)->ival;
 	p->i++;
 	rc = enter(p, NEST_WEIGHT);
 	if (rc == 0)
 		rc = parse_assign(p, &rhs);
 	p->depth -= NEST_WEIGHT;
-	if (rc == 0 && !(*out = node(p, N_ASSIGN, 0, *out, rhs)))
+	if (rc == 0 && !(*out = node(p, N_ASSIGN, op, *out, rhs)))
 		rc = -ENOMEM;
 	return rc;
 }

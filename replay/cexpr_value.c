@@ -207,6 +207,9 @@ void cexpr_free(struct cexpr *cx)
 	for (int i = 0; i < cx->nhist; i++)
 		cexpr_value_free(cx->hist[i]);
 	free(cx->hist);
+	for (size_t i = 0; i < cx->nconv; i++)
+		cexpr_value_free(cx->conv[i].v);
+	free(cx->conv);
 	blocks_free(&cx->blocks);
 	blocks_free(&cx->types);
 	free(cx);

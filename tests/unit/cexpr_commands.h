@@ -5,6 +5,21 @@
 #define TEST_CEXPR_COMMANDS_H
 
 static const char *const gdb_commands[] = {
+	"print $x = 5", "print $x", "print $x += 2", "print $x++", "print $x", "print ++$x",
+	"print $x--", "print --$x", "print $y++", "print $s = list", "print $s.value",
+	"print &$s", "print $a = arr", "print $a[1]", "print $x = $x * 2", "whatis $s",
+	"print $1 = 5", "print $x <<= 2", "print $x", "print $u = 'a'", "print $u",
+	"print $x = $s", "print $x", "print $f = 1.5", "print $f / 2", "output $a",
+	"print $str = \"abc\"", "print $str", "print sizeof($str)", "print $str[1]",
+	"print $p = &list", "print $p->next->value", "print *$p", "whatis $p",
+	"print cart", "print *cartp", "print cartp->cheapest", "print *cartp->cheapest",
+	"print cartp->cheapest->name", "print items", "ptype struct cart", "ptype cartp",
+	"whatis cartp->cheapest", "print items[1].name", "print &items[2]", "print *items@2",
+	"whatis cartp->cheapest->name", "print cartp->subtotal[1]@3", "print/x cart",
+	"print cartp->subtotal", "print items[0]", "print items[0].price * 2",
+	"print sizeof(struct cart)", "print (long)cartp->cheapest / sizeof(long)",
+	"print &cartp->subtotal[4]", "print cartp->subtotal[4]", "ptype items",
+	"output *cartp", "print $1.subtotal", "print $$2.cheapest",
 	"print $", "print", "whatis", "ptype", "print $$5", "print $0", "print $-1", "output",
 	"print $1", "print $$", "print $$0",
 	"print list", "print *head", "print head", "print head->next->value", "print arr",

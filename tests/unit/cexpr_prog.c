@@ -101,6 +101,12 @@ const char *l200 = "012345678901234567890123456789012345678901234567890123456789
 char nonul[4] = "abcd";
 char *nnp = nonul;
 struct iflex { int n; int v[]; } ifx = { 2 };
+/* examples/cart.c's types, its cart as the crash leaves it */
+struct item { const char *name; long price; };
+struct cart { long subtotal[4]; struct item *cheapest; };
+struct item items[] = { { "apples", 3 }, { "bread", 5 }, { "cheese", 12 }, { "dates", 7 } };
+struct cart cart = { { 0, 10, 20, 30 }, (struct item *)40 };
+struct cart *cartp = &cart;
 int seq[250] = {
 	0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45, 48, 51, 54, 57, 60, 63, 66,
 	69, 72, 75, 78, 81, 84, 87, 90, 93, 96, 99, 102, 105, 108, 111, 114, 117, 120, 123, 126,

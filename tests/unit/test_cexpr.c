@@ -165,7 +165,21 @@ static const struct dw_member iflex_m[] = { { "n", &ty_int, 0, 0, 0 },
 static const struct dw_type ty_iflex = { .kind = DW_TYPE_STRUCT, .name = "iflex", .size = 4,
 					 .members = iflex_m, .nmembers = 2 };
 
+static const struct dw_member item_m[] = { { "name", &ty_ccharp, 0, 0, 0 },
+					   { "price", &ty_long, 8, 0, 0 } };
+static const struct dw_type ty_item = { .kind = DW_TYPE_STRUCT, .name = "item", .size = 16,
+					.members = item_m, .nmembers = 2 };
+PTR(ty_itemp, &ty_item);
+ARR(ty_items, &ty_item, 4);
+ARR(ty_long4, &ty_long, 4);
+static const struct dw_member cart_m[] = { { "subtotal", &ty_long4, 0, 0, 0 },
+					   { "cheapest", &ty_itemp, 32, 0, 0 } };
+static const struct dw_type ty_cart = { .kind = DW_TYPE_STRUCT, .name = "cart", .size = 40,
+					.members = cart_m, .nmembers = 2 };
+PTR(ty_cartp, &ty_cart);
+
 static const struct { const char *name; const struct dw_type *type; } vars[] = {
+	{ "items", &ty_items }, { "cart", &ty_cart }, { "cartp", &ty_cartp },
 	{ "fx", &ty_flex }, { "emp", &ty_empty }, { "z2", &ty_z2 }, { "mid", &ty_char30 },
 	{ "hi", &ty_char4 }, { "argvp", &ty_charpp }, { "fns", &ty_fns }, { "fa", &ty_fa },
 	{ "sp", &ty_string }, { "u8p", &ty_uint8p }, { "u8arr", &ty_u8arr },
@@ -193,7 +207,7 @@ static const struct { const char *name; const struct dw_type *type; } typenames[
 	{ "enum flags", &ty_flags }, { "enum sign", &ty_sign }, { "struct bits", &ty_bits },
 	{ "struct outer", &ty_outer }, { "struct pt", &ty_pt }, { "struct flex", &ty_flex },
 	{ "struct empty", &ty_empty }, { "uint8_t", &ty_uint8 }, { "string_t", &ty_string },
-	{ "foo_t", &ty_foo },
+	{ "foo_t", &ty_foo }, { "struct item", &ty_item }, { "struct cart", &ty_cart },
 };
 
 static const struct dw_type *enums[] = { &ty_color, &ty_flags, &ty_sign };
@@ -583,6 +597,13 @@ static void test_registers(void **state)
 	expect(cx, "print *$sp", "Attempt to dereference a generic pointer.");
 	expect(cx, "print $sp + 8", "$16 = (void *) 0x7ffe3008");
 	expect(cx, "print $foo", "$17 = void");
+	assert_int_equal(cexpr_eval(cx, "&arr[2]", &v), 0);
+	assert_int_equal(cexpr_set_convenience(cx, "$_", v), 0);
+	assert_int_equal(cexpr_set_convenience(cx, "$rax", v), -EINVAL);
+	cexpr_value_free(v);
+	snprintf(want, sizeof(want), "$18 = (int *) 0x%" PRIx64 " <arr+8>", sym_addr("arr") + 8);
+	expect(cx, "print $_", want);
+	expect(cx, "print *$_", "$19 = 3");
 	/* info locals and frame lines (GDB 13.1, `info locals` in a function
 	 * with these locals): no (type *) before pointers. */
 	assert_int_equal(cexpr_eval(cx, "head", &v), 0);
