@@ -42,6 +42,8 @@
 
 #include "cli/cli_history.h"
 #include "cli/cli_replay_break.h"
+#include "cli/cli_replay_disas.h"
+#include "cli/cli_replay_display.h"
 #include "cli/cli_replay_frame.h"
 #include "protocol/rsp_buf.h"
 #include "protocol/rsp_regs.h"
@@ -185,7 +187,7 @@ const char *cli_replay_current_function(struct cli_session *s)
 }
 
 /* What a move ended with, as GDB says it. */
-int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool with_pc)
+static int report_stop(struct cli_session *s, int r, const char *prev, bool with_pc)
 {
 	if (r < 0) {
 		fprintf(stderr, "%s.\n", strerror(-r));
@@ -224,6 +226,16 @@ int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool 
 	}
 }
 
+/* What a move ended with, then the auto-displays (cli_replay_display.c). */
+int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool with_pc)
+{
+	int rc = report_stop(s, r, prev, with_pc);
+
+	if (r >= 0)
+		cli_replay_do_displays(s);
+	return rc;
+}
+
 /* ---- commands --------------------------------------------------------- */
 
 enum { FWD = 0, REV = 1 };
@@ -244,7 +256,8 @@ static int cmd_stepi(struct cli_session *s, const char *args, const struct comma
 		return -1;
 	for (long i = 0; i < n && r == REPLAY_FRONTEND_DONE; i++)
 		r = next_of_series(replay_frontend_stepi(s->f, c->arg & REV, (c->arg & 2) != 0));
-	return cli_replay_report_stop(s, r, prev, true);
+	/* GDB shows the address unless the pc starts a row of the line table */
+	return cli_replay_report_stop(s, r, prev, !cli_replay_starts_line(s));
 }
 
 static int cmd_step(struct cli_session *s, const char *args, const struct command *c)
@@ -341,6 +354,8 @@ static int cmd_delete(struct cli_session *s, const char *args, const struct comm
 	bool watched;
 
 	(void)c;
+	if (!strncmp(args, "display", 7) && (!args[7] || args[7] == ' '))
+		return cli_replay_cmd_undisplay(s, args, c);
 	if (*args && (*end || n <= 0)) {
 		fprintf(stderr, "Convenience variable must have integer value.\n"
 			"Args must be numbers or '$' variables.\n");
@@ -855,6 +870,8 @@ static int cmd_info(struct cli_session *s, const char *args, const struct comman
 		return cli_replay_info_vars(s, false);
 	if (n && !strncmp(args, "args", n))
 		return cli_replay_info_vars(s, true);
+	if (n && !strncmp(args, "display", n))
+		return cli_replay_info_display(s);
 	fprintf(stderr, "Undefined info command: \"%s\".  Try \"help info\".\n", args);
 	return -1;
 }
@@ -985,6 +1002,8 @@ static const struct command commands[] = {
 	{ "output", NULL, cli_replay_cmd_print, CLI_PRINT_OUTPUT, "output[/FMT] EXPR   its value alone, no newline" },
 	{ "ptype", NULL, cli_replay_cmd_print, CLI_PRINT_PTYPE, "ptype EXPR | TYPE   the type, spelled out" },
 	{ "whatis", NULL, cli_replay_cmd_print, CLI_PRINT_WHATIS, "whatis EXPR | TYPE  the type's name" },
+	{ "display", NULL, cli_replay_cmd_display, 0, "display[/FMT] [EXPR]  show EXPR after every stop (all again without one)" },
+	{ "undisplay", NULL, cli_replay_cmd_undisplay, 0, "undisplay [N...]    stop showing display N (all without N)" },
 	{ "x", NULL, cmd_x, 0, "x/NFU ADDR          memory: N units (b h w g) as x d u c i" },
 	{ "info", "i", cmd_info, 0, "info record | breakpoints | registers [REG...] | threads | frame | locals | args" },
 	{ "history", NULL, cmd_history, 0, "history [RANGE] [/m /s /r /f /p]  record instruction-history" },
@@ -1197,7 +1216,9 @@ static int interactive(struct cli_session *s)
 				break;
 			if (*l)
 				add_history(l);
+			s->from_tty = true;
 			failed = run_line(s, l) < 0;
+			s->from_tty = false;
 			free(l);
 		} else {
 			if (!fgets(line, sizeof(line), stdin))
@@ -1309,6 +1330,7 @@ int cli_replay_main(int argc, char **argv)
 		failed = interactive(&s);
 	fflush(stdout);
 	replay_source_release(&s.src);
+	cli_replay_display_free();
 	replay_frontend_free(s.f);
 	return failed ? 1 : 0;
 }

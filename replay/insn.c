@@ -97,6 +97,8 @@ static int formatter_init(ZydisFormatter *f, enum replay_syntax syntax)
 	ZydisFormatterSetProperty(f, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE, ZYDIS_PADDING_DISABLED);
 	ZydisFormatterSetProperty(f, ZYDIS_FORMATTER_PROP_FORCE_RELATIVE_RIPREL, ZYAN_TRUE);
 	ZydisFormatterSetProperty(f, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
+	/* objdump's immediates: unsigned in the operand's size ($0xfffffffffffff000) */
+	ZydisFormatterSetProperty(f, ZYDIS_FORMATTER_PROP_IMM_SIGNEDNESS, ZYDIS_SIGNEDNESS_UNSIGNED);
 	if (syntax == REPLAY_SYNTAX_INTEL)
 		ZydisFormatterSetProperty(f, ZYDIS_FORMATTER_PROP_FORCE_SIZE, ZYAN_TRUE);
 	return 0;
