@@ -483,7 +483,6 @@ static int cmd_x(struct cli_session *s, const char *args, const struct command *
 {
 	static char fmt = 'x', unit = 'w';
 	struct replay_expr_value v;
-	struct replay_symbol sym;
 	char err[256], ch[8];
 	long count = 1;
 	uint64_t addr;
@@ -514,30 +513,18 @@ static int cmd_x(struct cli_session *s, const char *args, const struct command *
 		return -1;
 	}
 	addr = v.v;
-	if (fmt == 'i') {
-		for (long i = 0; i < count; i++) {
-			uint8_t buf[16];
-			struct replay_insn in;
-			char text[160];
-			uint64_t pc = 0;
-			int n = replay_frontend_read(s->f, addr, buf, sizeof(buf));
+	if (fmt == 'i' || fmt == 's') {
+		/* GDB's layout, shared with display/i (cli_replay_display.c) */
+		uint64_t bad;
+		int rc = cli_replay_examine(s, fmt, 'b', (int)count, addr, &bad);
 
-			if (cli_replay_interrupted)
-				return cli_replay_report_quit();
-			if (n <= 0 || replay_insn_decode(&in, buf, (size_t)n, addr, 64) < 0 ||
-			    replay_insn_format(&in, 64, REPLAY_SYNTAX_ATT, text, sizeof(text)) < 0) {
-				fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", addr);
-				return -1;
-			}
-			replay_cursor_pc(replay_frontend_cursor(s->f), &pc);
-			printf("%s0x%" PRIx64, pc == addr ? "=> " : "   ", addr);
-			if (s->f->sym.lookup(s->f->sym.ctx, addr, &sym) == 0 && sym.function)
-				printf(addr == sym.start ? " <%s>" : " <%s+%" PRIu64 ">",
-				       sym.function, addr - sym.start);
-			printf(":\t%s\n", text);
-			addr += in.size;
+		if (rc == -ECANCELED)
+			return cli_replay_report_quit();
+		if (rc < 0) {
+			fflush(stdout);
+			fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", bad);
 		}
-		return 0;
+		return rc < 0 ? -1 : 0;
 	}
 	if (fmt == 's' || fmt == 'c')
 		unit = 'b';
@@ -1004,6 +991,7 @@ static const struct command commands[] = {
 	{ "whatis", NULL, cli_replay_cmd_print, CLI_PRINT_WHATIS, "whatis EXPR | TYPE  the type's name" },
 	{ "display", NULL, cli_replay_cmd_display, 0, "display[/FMT] [EXPR]  show EXPR after every stop (all again without one)" },
 	{ "undisplay", NULL, cli_replay_cmd_undisplay, 0, "undisplay [N...]    stop showing display N (all without N)" },
+	{ "disassemble", NULL, cli_replay_cmd_disassemble, 0, "disassemble [/r] [FUNC | ADDR | START,END | START,+LEN]  the function's instructions" },
 	{ "x", NULL, cmd_x, 0, "x/NFU ADDR          memory: N units (b h w g) as x d u c i" },
 	{ "info", "i", cmd_info, 0, "info record | breakpoints | registers [REG...] | threads | frame | locals | args" },
 	{ "history", NULL, cmd_history, 0, "history [RANGE] [/m /s /r /f /p]  record instruction-history" },

@@ -76,4 +76,17 @@ compare scopes 60 \
     'continue' 'delete' 'finish' 'info display' 'break descend' 'continue' 'continue' \
     'display level' 'display/x here' 'display here + level' 'continue' 'continue' 'up' \
     'info display' 'finish' 'finish' 'reverse-finish' 'info display'
+# disassemble: the function at the pc ("=> " on it, in frame 1 the
+# return address), every function of the program by name, /r, ranges
+# START,END and START,+LEN, an address no function holds, memory not
+# there; x/i and display/i through the same printer.
+funcs=(main walk descend scale_clamp on_usr1 jumper list_build add stop_here_1 _exit)
+cmds=('disassemble' 'break walk' 'reverse-continue' 'disassemble' 'up' 'disassemble' 'down')
+for f in "${funcs[@]}"; do
+    cmds+=("disassemble $f")
+done
+cmds+=('disassemble /r descend' 'disassemble /r $pc,+12' 'disassemble main,+20' \
+    'disassemble walk+4,walk+30' 'disassemble 0x0,0x4' 'disassemble 0' 'disassemble g_op' \
+    'x/12i $pc' 'display/3i $pc' 'stepi' 'nexti 3')
+compare disas 300 "${cmds[@]}"
 finish
