@@ -44,6 +44,7 @@
 #include "cli/cli_replay_break.h"
 #include "cli/cli_replay_disas.h"
 #include "cli/cli_replay_display.h"
+#include "cli/cli_replay_solib.h"
 #include "cli/cli_replay_frame.h"
 #include "protocol/rsp_buf.h"
 #include "protocol/rsp_regs.h"
@@ -859,6 +860,8 @@ static int cmd_info(struct cli_session *s, const char *args, const struct comman
 		return cli_replay_info_vars(s, true);
 	if (n && !strncmp(args, "display", n))
 		return cli_replay_info_display(s);
+	if (n && (!strncmp(args, "sharedlibrary", n) || !strncmp(args, "dll", n)))
+		return cli_replay_info_sharedlibrary(s, rest);
 	fprintf(stderr, "Undefined info command: \"%s\".  Try \"help info\".\n", args);
 	return -1;
 }

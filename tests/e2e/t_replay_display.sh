@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # t_replay_display: `hindsight replay`'s display, undisplay, info display,
-# enable / disable display (and, as they are added, info sharedlibrary,
-# disassemble, until) against GDB's over `hindsight serve --replay` of the
-# same recording of tests/programs/cvars.c: displays of locals (shown only
-# in their function, "cannot be evaluated in the current context"
-# elsewhere), globals, print formats (x c t a o d u), memory formats (x/i
-# $pc with the current pc marked, x/s, x/3xw, errors at address 0), after
-# next, step, stepi, finish, reverse moves and continue both ways; none
-# after frame / up. The transcripts are compared whole after removing what
-# only one of them says (GDB's "Reading ..." chatter, our "Continuing
-# backward.", the directories of source files, arguments' values in frame
-# lines, which hindsight replay does not print yet, GDB's question for
-# undisplay, which `set confirm off` takes away).
+# enable / disable display, disassemble, x/i, info sharedlibrary and until
+# against GDB's over `hindsight serve --replay` of the same recording of
+# tests/programs/cvars.c: displays of locals (shown only in their block,
+# "cannot be evaluated in the current context" elsewhere), of statics and
+# globals, print formats (x c t a o d u), memory formats (x/i $pc with the
+# current pc marked, x/s, x/3xw, errors at address 0), after next, step,
+# stepi, finish, reverse moves and continue both ways; none after frame /
+# up. disassemble of every function of the program and of libc's _exit,
+# /r, ranges. info sharedlibrary (a library without debugging information
+# too: "Yes (*)"). The transcripts are compared whole after removing what
+# only one of them says (GDB's "Reading ..." chatter and "target:" prefix,
+# our "Continuing backward.", the directories of source files, arguments'
+# values in frame lines, which hindsight replay does not print yet, GDB's
+# question for undisplay, which `set confirm off` takes away).
 . "$(dirname "$0")/lib.sh"
 hindsight_only "hindsight replay and serve --replay"
 
@@ -22,7 +24,7 @@ normalise()
 {
     sed -E -e '/^Reading /d' -e '/^warning: File transfers/d' -e '/^\[Inferior 1 .*detached\]$/d' \
         -e '/^Continuing( backward)?\.$/d' -e '/^Run (till exit from|back to call of) #/d' \
-        -e '/^Value returned is /d' -e '/^Delete all auto-display expressions\?/d' \
+        -e '/^Value returned is /d' -e 's/  target:\//  \//' -e '/^Delete all auto-display expressions\?/d' \
         -e 's/^((#[0-9]+ +)?(0x[0-9a-f]+ in )?[A-Za-z_0-9]+) \([^()]*\) at /\1 () at /' \
         -e 's/^(Breakpoint [0-9]+, [A-Za-z_0-9]+) \([^()]*\)/\1 ()/' \
         -e 's#(at |file |\()[^ ]*/([^/ ]+)#\1\2#g' \
@@ -39,8 +41,8 @@ compare()
     for c in "$@"; do
         args+=(-ex "$c")
     done
-    timeout 120 "$HINDSIGHT" replay "$T_DIR/rec" --batch "${args[@]}" >"$name.hs" 2>&1
-    server_start --replay "$T_DIR/rec" || return
+    timeout 120 "$HINDSIGHT" replay "$REC" --batch "${args[@]}" >"$name.hs" 2>&1
+    server_start --replay "$REC" || return
     gdb_run "$name.gdb" "${args[@]}"
     normalise "$name.hs" >"$name.hs.n"
     normalise "$name.gdb" >"$name.gdb.n"
@@ -51,7 +53,8 @@ compare()
     [ "$(wc -l <"$name.gdb.n")" -ge "$min" ] || { fail "$name: GDB said too little"; show "$name.gdb"; }
 }
 
-timeout 120 "$HINDSIGHT" record --record=sw -o "$T_DIR/rec" -- "$prog" >rec.out 2>&1
+REC=$T_DIR/rec
+timeout 120 "$HINDSIGHT" record --record=sw -o "$REC" -- "$prog" >rec.out 2>&1
 expect rec.out "cvars: "
 
 compare display 150 \
@@ -89,4 +92,16 @@ cmds+=('disassemble /r descend' 'disassemble /r $pc,+12' 'disassemble main,+20' 
     'disassemble walk+4,walk+30' 'disassemble 0x0,0x4' 'disassemble 0' 'disassemble g_op' \
     'x/12i $pc' 'display/3i $pc' 'stepi' 'nexti 3')
 compare disas 300 "${cmds[@]}"
+compare solib 3 'info sharedlibrary' 'break walk' 'reverse-continue' 'info dll'
+
+# A library stripped of its debugging information: "Yes (*)" and the note.
+lib=$(build_lib globals_lib) || finish
+strip --strip-debug -o "$T_DIR/libglobals_lib.so" "$lib"
+(cd "$PROG_SRC" && cc -g -O0 globals.c -o "$T_DIR/globals" -Wl,--no-as-needed \
+    "$T_DIR/libglobals_lib.so") || fail "cannot build globals"
+REC=$T_DIR/rec_lib
+timeout 120 "$HINDSIGHT" record --record=sw -o "$REC" -- "$T_DIR/globals" >rec_lib.out 2>&1
+compare solib_nodebug 5 'info sharedlibrary'
+expect solib_nodebug.hs 'Yes (*)     '
+expect solib_nodebug.hs '(*): Shared library is missing debugging information.'
 finish
