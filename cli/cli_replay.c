@@ -977,7 +977,7 @@ static const struct command commands[] = {
 	{ "reverse-next", "rn", cmd_step, REV | 2, "reverse-next [N]    back to the previous line, over calls" },
 	{ "reverse-stepi", "rsi", cmd_stepi, REV, "reverse-stepi [N]   one instruction back" },
 	{ "reverse-nexti", "rni", cmd_stepi, REV | 2, "reverse-nexti [N]   one instruction back, over calls" },
-	{ "until", "u", cli_replay_cmd_advance, 0, "until LOCATION      forward to LOCATION in this frame, or until it returns" },
+	{ "until", "u", cli_replay_cmd_advance, 0, "until [LOCATION]    next, not back in a loop; or to LOCATION in this frame" },
 	{ "advance", NULL, cli_replay_cmd_advance, 1, "advance LOCATION    forward to LOCATION in any frame, or until this one returns" },
 	{ "reverse-finish", NULL, cmd_finish, REV, "reverse-finish      back to the call of the current function" },
 	{ "goto", NULL, cmd_goto, 0, "goto N | begin | end  move to position N of the history" },

@@ -92,6 +92,15 @@ cmds+=('disassemble /r descend' 'disassemble /r $pc,+12' 'disassemble main,+20' 
     'disassemble walk+4,walk+30' 'disassemble 0x0,0x4' 'disassemble 0' 'disassemble g_op' \
     'x/12i $pc' 'display/3i $pc' 'stepi' 'nexti 3')
 compare disas 300 "${cmds[@]}"
+# until without an argument: next, but not back into a loop (the for
+# loop of walk runs to its end), out to the caller at the end of the
+# function; in list_build's loop and across descend's recursion.
+compare until 30 \
+    'break walk' 'reverse-continue' 'next' 'next' 'next' 'until' 'until' 'until' 'until' \
+    'until' 'until' 'until' 'until' 'until' 'delete' 'break list_build' 'reverse-continue' 'until' \
+    'until' 'until' 'until' 'until' 'until' 'until' 'until' 'until' 'delete' 'break descend' \
+    'continue' 'continue' 'until' 'until' 'until' 'until' 'until' 'until' 'until' 'u' 'u'
+
 compare solib 3 'info sharedlibrary' 'break walk' 'reverse-continue' 'info dll'
 
 # A library stripped of its debugging information: "Yes (*)" and the note.
