@@ -247,7 +247,8 @@ static void att_memory(const ZydisDecodedInstruction *z, const ZydisDecodedOpera
 	int mem = -1;
 
 	for (int i = 0; i < z->operand_count_visible; i++) {
-		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[i].reg.value >= ZYDIS_REGISTER_XMM0 &&
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    ops[i].reg.value >= ZYDIS_REGISTER_XMM0 &&
 		    ops[i].reg.value <= ZYDIS_REGISTER_ZMM31)
 			vec = true;
 		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && mem < 0)
