@@ -42,6 +42,9 @@
 
 #include "cli/cli_history.h"
 #include "cli/cli_replay_break.h"
+#include "cli/cli_replay_disas.h"
+#include "cli/cli_replay_display.h"
+#include "cli/cli_replay_solib.h"
 #include "cli/cli_replay_frame.h"
 #include "protocol/rsp_buf.h"
 #include "protocol/rsp_regs.h"
@@ -186,7 +189,7 @@ const char *cli_replay_current_function(struct cli_session *s)
 }
 
 /* What a move ended with, as GDB says it. */
-int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool with_pc)
+static int report_stop(struct cli_session *s, int r, const char *prev, bool with_pc)
 {
 	if (r < 0) {
 		fprintf(stderr, "%s.\n", strerror(-r));
@@ -225,6 +228,16 @@ int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool 
 	}
 }
 
+/* What a move ended with, then the auto-displays (cli_replay_display.c). */
+int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool with_pc)
+{
+	int rc = report_stop(s, r, prev, with_pc);
+
+	if (r >= 0)
+		cli_replay_do_displays(s);
+	return rc;
+}
+
 /* ---- commands --------------------------------------------------------- */
 
 enum { FWD = 0, REV = 1 };
@@ -245,7 +258,8 @@ static int cmd_stepi(struct cli_session *s, const char *args, const struct comma
 		return -1;
 	for (long i = 0; i < n && r == REPLAY_FRONTEND_DONE; i++)
 		r = next_of_series(replay_frontend_stepi(s->f, c->arg & REV, (c->arg & 2) != 0));
-	return cli_replay_report_stop(s, r, prev, true);
+	/* GDB shows the address unless the pc starts a row of the line table */
+	return cli_replay_report_stop(s, r, prev, !cli_replay_starts_line(s));
 }
 
 static int cmd_step(struct cli_session *s, const char *args, const struct command *c)
@@ -342,6 +356,8 @@ static int cmd_delete(struct cli_session *s, const char *args, const struct comm
 	bool watched;
 
 	(void)c;
+	if (!strncmp(args, "display", 7) && (!args[7] || args[7] == ' '))
+		return cli_replay_cmd_undisplay(s, args, c);
 	if (*args && (*end || n <= 0)) {
 		fprintf(stderr, "Convenience variable must have integer value.\n"
 			"Args must be numbers or '$' variables.\n");
@@ -495,7 +511,6 @@ static int x_address(struct cli_session *s, const char *expr, uint64_t *addr)
 static int cmd_x(struct cli_session *s, const char *args, const struct command *c)
 {
 	static char fmt = 'x', unit = 'w';
-	struct replay_symbol sym;
 	char ch[8];
 	long count = 1;
 	uint64_t addr;
@@ -523,30 +538,18 @@ static int cmd_x(struct cli_session *s, const char *args, const struct command *
 	}
 	if (x_address(s, args, &addr) < 0)
 		return -1;
-	if (fmt == 'i') {
-		for (long i = 0; i < count; i++) {
-			uint8_t buf[16];
-			struct replay_insn in;
-			char text[160];
-			uint64_t pc = 0;
-			int n = replay_frontend_read(s->f, addr, buf, sizeof(buf));
+	if (fmt == 'i' || fmt == 's') {
+		/* GDB's layout, shared with display/i (cli_replay_display.c) */
+		uint64_t bad;
+		int rc = cli_replay_examine(s, fmt, 'b', (int)count, addr, &bad);
 
-			if (cli_replay_interrupted)
-				return cli_replay_report_quit();
-			if (n <= 0 || replay_insn_decode(&in, buf, (size_t)n, addr, 64) < 0 ||
-			    replay_insn_format(&in, 64, REPLAY_SYNTAX_ATT, text, sizeof(text)) < 0) {
-				fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", addr);
-				return -1;
-			}
-			replay_cursor_pc(replay_frontend_cursor(s->f), &pc);
-			printf("%s0x%" PRIx64, pc == addr ? "=> " : "   ", addr);
-			if (s->f->sym.lookup(s->f->sym.ctx, addr, &sym) == 0 && sym.function)
-				printf(addr == sym.start ? " <%s>" : " <%s+%" PRIu64 ">",
-				       sym.function, addr - sym.start);
-			printf(":\t%s\n", text);
-			addr += in.size;
+		if (rc == -ECANCELED)
+			return cli_replay_report_quit();
+		if (rc < 0) {
+			fflush(stdout);
+			fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", bad);
 		}
-		return 0;
+		return rc < 0 ? -1 : 0;
 	}
 	if (fmt == 's' || fmt == 'c')
 		unit = 'b';
@@ -879,6 +882,10 @@ static int cmd_info(struct cli_session *s, const char *args, const struct comman
 		return cli_replay_info_vars(s, false);
 	if (n && !strncmp(args, "args", n))
 		return cli_replay_info_vars(s, true);
+	if (n && !strncmp(args, "display", n))
+		return cli_replay_info_display(s);
+	if (n && (!strncmp(args, "sharedlibrary", n) || !strncmp(args, "dll", n)))
+		return cli_replay_info_sharedlibrary(s, rest);
 	fprintf(stderr, "Undefined info command: \"%s\".  Try \"help info\".\n", args);
 	return -1;
 }
@@ -994,7 +1001,7 @@ static const struct command commands[] = {
 	{ "reverse-next", "rn", cmd_step, REV | 2, "reverse-next [N]    back to the previous line, over calls" },
 	{ "reverse-stepi", "rsi", cmd_stepi, REV, "reverse-stepi [N]   one instruction back" },
 	{ "reverse-nexti", "rni", cmd_stepi, REV | 2, "reverse-nexti [N]   one instruction back, over calls" },
-	{ "until", "u", cli_replay_cmd_advance, 0, "until LOCATION      forward to LOCATION in this frame, or until it returns" },
+	{ "until", "u", cli_replay_cmd_advance, 0, "until [LOCATION]    next, not back in a loop; or to LOCATION in this frame" },
 	{ "advance", NULL, cli_replay_cmd_advance, 1, "advance LOCATION    forward to LOCATION in any frame, or until this one returns" },
 	{ "reverse-finish", NULL, cmd_finish, REV, "reverse-finish      back to the call of the current function" },
 	{ "goto", NULL, cmd_goto, 0, "goto N | begin | end  move to position N of the history" },
@@ -1009,6 +1016,9 @@ static const struct command commands[] = {
 	{ "output", NULL, cli_replay_cmd_print, CLI_PRINT_OUTPUT, "output[/FMT] EXPR   its value alone, no newline" },
 	{ "ptype", NULL, cli_replay_cmd_print, CLI_PRINT_PTYPE, "ptype EXPR | TYPE   the type, spelled out" },
 	{ "whatis", NULL, cli_replay_cmd_print, CLI_PRINT_WHATIS, "whatis EXPR | TYPE  the type's name" },
+	{ "display", NULL, cli_replay_cmd_display, 0, "display[/FMT] [EXPR]  show EXPR after every stop (all again without one)" },
+	{ "undisplay", NULL, cli_replay_cmd_undisplay, 0, "undisplay [N...]    stop showing display N (all without N)" },
+	{ "disassemble", NULL, cli_replay_cmd_disassemble, 0, "disassemble [/r] [FUNC | ADDR | START,END | START,+LEN]  the function's instructions" },
 	{ "x", NULL, cmd_x, 0, "x/NFU ADDR          memory: N units (b h w g) as x d u c i" },
 	{ "info", "i", cmd_info, 0, "info record | breakpoints | registers [REG...] | threads | frame | locals | args" },
 	{ "history", NULL, cmd_history, 0, "history [RANGE] [/m /s /r /f /p]  record instruction-history" },
@@ -1221,7 +1231,9 @@ static int interactive(struct cli_session *s)
 				break;
 			if (*l)
 				add_history(l);
+			s->from_tty = true;
 			failed = run_line(s, l) < 0;
+			s->from_tty = false;
 			free(l);
 		} else {
 			if (!fgets(line, sizeof(line), stdin))
@@ -1333,6 +1345,7 @@ int cli_replay_main(int argc, char **argv)
 		failed = interactive(&s);
 	fflush(stdout);
 	replay_source_release(&s.src);
+	cli_replay_display_free();
 	replay_frontend_free(s.f);
 	return failed ? 1 : 0;
 }

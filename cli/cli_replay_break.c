@@ -6,6 +6,7 @@
  * evaluator (replay_frontend.cond_eval, replay/frontend.h).
  */
 #include "cli/cli_replay_break.h"
+#include "cli/cli_replay_display.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -113,6 +114,8 @@ int cli_replay_cmd_enable(struct cli_session *s, const char *args, const struct 
 	bool on = c->arg == CLI_BREAK_ENABLE;
 	int failed = 0;
 
+	if (!strncmp(args, "display", 7) && (!args[7] || args[7] == ' '))
+		return cli_replay_display_enable(s, args + 7, on);
 	if (!*args)
 		return replay_frontend_break_enable(s->f, 0, on) < 0 ? -1 : 0;
 	while (*args) {

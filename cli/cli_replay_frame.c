@@ -7,6 +7,7 @@
  */
 #include "cli/cli_replay_frame.h"
 #include "cli/cli_replay_print.h"
+#include "cli/cli_replay_until.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -285,9 +286,10 @@ int cli_replay_cmd_advance(struct cli_session *s, const char *args, const struct
 	uint64_t addrs[REPLAY_FRONTEND_MAX_ADDRS];
 	int n, r;
 
+	if (!*args && !c->arg)
+		return cli_replay_until_next(s);  /* cli_replay_until.c */
 	if (!*args) {
-		fprintf(stderr, c->arg ? "Argument required (a location).\n" :
-			"until without a location is not supported; until LOCATION is.\n");
+		fprintf(stderr, "Argument required (a location).\n");
 		return -1;
 	}
 	n = replay_frontend_resolve(s->f, args, addrs, REPLAY_FRONTEND_MAX_ADDRS);

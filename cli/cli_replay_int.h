@@ -22,6 +22,7 @@ struct cli_session {
 	int nvalues;               /* $1, $2, ... */
 	unsigned list_line;        /* the next line `list` shows, 0: around the position */
 	const char *list_file;
+	bool from_tty;             /* the command was typed at the prompt (GDB's from_tty) */
 	bool quit;
 };
 

@@ -97,6 +97,8 @@ static int formatter_init(ZydisFormatter *f, enum replay_syntax syntax)
 	ZydisFormatterSetProperty(f, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE, ZYDIS_PADDING_DISABLED);
 	ZydisFormatterSetProperty(f, ZYDIS_FORMATTER_PROP_FORCE_RELATIVE_RIPREL, ZYAN_TRUE);
 	ZydisFormatterSetProperty(f, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
+	/* objdump's immediates: unsigned in the operand's size ($0xfffffffffffff000) */
+	ZydisFormatterSetProperty(f, ZYDIS_FORMATTER_PROP_IMM_SIGNEDNESS, ZYDIS_SIGNEDNESS_UNSIGNED);
 	if (syntax == REPLAY_SYNTAX_INTEL)
 		ZydisFormatterSetProperty(f, ZYDIS_FORMATTER_PROP_FORCE_SIZE, ZYAN_TRUE);
 	return 0;
@@ -137,8 +139,14 @@ static void put_mnemonic(char *out, size_t size, size_t *len, const char *m, boo
 	static const char *const stems[] = { "cmov", "set", "j" };
 	char buf[32];
 
-	if (att && !strcmp(m, "movsxdl"))
-		m = "movslq";
+	static const char *const att_names[][2] = {
+		{ "movsxdl", "movslq" }, { "cdqe", "cltq" }, { "cwde", "cwtl" }, { "cqo", "cqto" },
+		{ "cdq", "cltd" }, { "cbw", "cbtw" }, { "cwd", "cwtd" },
+	};
+
+	for (size_t i = 0; att && i < sizeof(att_names) / sizeof(att_names[0]); i++)
+		if (!strcmp(m, att_names[i][0]))
+			m = att_names[i][1];
 	for (size_t s = 0; s < sizeof(stems) / sizeof(stems[0]); s++) {
 		size_t n = strlen(stems[s]);
 
@@ -202,6 +210,72 @@ static void layout(const ZydisFormatterToken *tok, bool att, bool star, char *ou
 		out[--len] = 0;
 }
 
+/* objdump's AT&T names of the sign and zero extensions, both sizes in
+ * them: movzbl, movsbq, movswl, movslq (Zydis: movzx, movsxb). */
+static void att_extend_name(const ZydisDecodedInstruction *z, const ZydisDecodedOperand *ops,
+			    char *out, size_t size)
+{
+	static const char sizes[] = "bwlq";
+	char name[16], rest[256];
+	const char *ops_text;
+	int src, dst;
+
+	if ((z->mnemonic != ZYDIS_MNEMONIC_MOVZX && z->mnemonic != ZYDIS_MNEMONIC_MOVSX &&
+	     z->mnemonic != ZYDIS_MNEMONIC_MOVSXD) || z->operand_count_visible < 2)
+		return;
+	src = ops[1].size == 8 ? 0 : ops[1].size == 16 ? 1 : ops[1].size == 32 ? 2 : 3;
+	dst = ops[0].size == 8 ? 0 : ops[0].size == 16 ? 1 : ops[0].size == 32 ? 2 : 3;
+	ops_text = out + strcspn(out, " ");
+	ops_text += strspn(ops_text, " ");
+	snprintf(rest, sizeof(rest), "%s", ops_text);
+	snprintf(name, sizeof(name), "mov%c%c%c", z->mnemonic == ZYDIS_MNEMONIC_MOVZX ? 'z' : 's',
+		 sizes[src], sizes[dst]);
+	snprintf(out, size, "%-6s %s", name, rest);
+}
+
+/* objdump's AT&T for what Zydis spells otherwise around a memory operand:
+ * the multi-byte nop with its one operand and size (nopl 0x0(%rax)), no
+ * size suffix on SSE instructions (movsd, not movsdq; cvtsi2sd keeps its),
+ * an encoded zero displacement shown (0x0(%rax,%rax,1), 0x0(,%rax,8)). */
+static void att_memory(const ZydisDecodedInstruction *z, const ZydisDecodedOperand *ops,
+		       char *out, size_t size)
+{
+	const char *base = ZydisMnemonicGetString(z->mnemonic), *paren;
+	char buf[256], name[32];
+	size_t blen = base ? strlen(base) : 0, nlen = strcspn(out, " ");
+	bool vec = false, zero_disp = false;
+	int mem = -1;
+
+	for (int i = 0; i < z->operand_count_visible; i++) {
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    ops[i].reg.value >= ZYDIS_REGISTER_XMM0 &&
+		    ops[i].reg.value <= ZYDIS_REGISTER_ZMM31)
+			vec = true;
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && mem < 0)
+			mem = i;
+	}
+	if (mem < 0 || !base || nlen >= sizeof(name))
+		return;
+	zero_disp = ops[mem].mem.disp.has_displacement && !ops[mem].mem.disp.value &&
+		    ops[mem].mem.base != ZYDIS_REGISTER_RIP;
+	snprintf(name, sizeof(name), "%.*s", (int)nlen, out);
+	if (z->mnemonic == ZYDIS_MNEMONIC_NOP)
+		snprintf(name, sizeof(name), "nop%c", ops[mem].size == 16 ? 'w' : 'l');
+	else if (vec && nlen == blen + 1 && !strncmp(out, base, blen) && strncmp(base, "cvtsi2", 6))
+		name[blen] = 0;
+	paren = strchr(out + nlen, '(');
+	if (z->mnemonic == ZYDIS_MNEMONIC_NOP && paren) {
+		snprintf(buf, sizeof(buf), "%s%s", zero_disp ? "0x0" : "", paren);
+	} else {
+		const char *ops_text = out + nlen + strspn(out + nlen, " ");
+		size_t at = paren && zero_disp ? (size_t)(paren - ops_text) : 0;
+
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)at, ops_text,
+			 paren && zero_disp ? "0x0" : "", ops_text + at);
+	}
+	snprintf(out, size, "%-6s %s", name, buf);
+}
+
 /* objdump's comment after a rip-relative operand: "        # 0x601028". */
 static void riprel_comment(const ZydisDecodedInstruction *z, const ZydisDecodedOperand *ops,
 			   uint64_t ip, char *out, size_t size)
@@ -242,6 +316,10 @@ int replay_insn_format(const struct replay_insn *in, int bits, enum replay_synta
 	layout(tok, syntax == REPLAY_SYNTAX_ATT,
 	       syntax == REPLAY_SYNTAX_ATT && !in->direct &&
 	       (in->kind == REPLAY_INSN_JUMP || in->kind == REPLAY_INSN_CALL), out, size);
+	if (syntax == REPLAY_SYNTAX_ATT) {
+		att_extend_name(&z, ops, out, size);
+		att_memory(&z, ops, out, size);
+	}
 	riprel_comment(&z, ops, in->ip, out, size);
 	return 0;
 }
