@@ -11,9 +11,9 @@
 # /r, ranges. info sharedlibrary (a library without debugging information
 # too: "Yes (*)"). The transcripts are compared whole after removing what
 # only one of them says (GDB's "Reading ..." chatter and "target:" prefix,
-# our "Continuing backward.", the directories of source files, arguments'
-# values in frame lines, which hindsight replay does not print yet, GDB's
-# question for undisplay, which `set confirm off` takes away).
+# our "Continuing backward.", the directories of source files, GDB's
+# question for undisplay, which `set confirm off` takes away); frame lines
+# are compared with their arguments' values.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "hindsight replay and serve --replay"
 
@@ -25,8 +25,6 @@ normalise()
     sed -E -e '/^Reading /d' -e '/^warning: File transfers/d' -e '/^\[Inferior 1 .*detached\]$/d' \
         -e '/^Continuing( backward)?\.$/d' -e '/^Run (till exit from|back to call of) #/d' \
         -e '/^Value returned is /d' -e 's/  target:\//  \//' -e '/^Delete all auto-display expressions\?/d' \
-        -e 's/^((#[0-9]+ +)?(0x[0-9a-f]+ in )?[A-Za-z_0-9]+) \([^()]*\) at /\1 () at /' \
-        -e 's/^(Breakpoint [0-9]+, [A-Za-z_0-9]+) \([^()]*\)/\1 ()/' \
         -e 's#(at |file |\()[^ ]*/([^/ ]+)#\1\2#g' \
         -e '/^[0-9]+\t(in )?[^ ]*\/[^ ]+\.c(: No such file or directory\.)?$/d' "$1"
 }
