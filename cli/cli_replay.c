@@ -8,11 +8,12 @@
  * replay-cli.md): stepping both ways at instruction and source level,
  * breakpoints, continue both ways, backtraces unwound from the recorded
  * registers and memory (replay/unwind.h), registers and memory of the
- * past, history and calls listings, threads.
+ * past, history and calls listings, threads, C (replay/frontend_vars.h).
  * The session and its moves are replay/frontend.h; this file reads
  * commands (readline when interactive: history, completion of commands
  * and of the functions in the recorded calls), dispatches them through one
- * table, and prints.
+ * table, and prints; groups of commands live in cli_replay_*.c (break,
+ * frame, print, last, watch, display, disas, solib, until).
  *
  * Ctrl-C (SIGINT sets a flag the front end and the cursor read) stops what
  * runs as GDB does: a move (continue, step, next, finish, stepi and their
@@ -23,9 +24,6 @@
  * `gdb -batch`.
  */
 #include "cli/cli_replay.h"
-#include "cli/cli_replay_int.h"
-#include "cli/cli_replay_print.h"
-#include "cli/cli_replay_last.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -44,19 +42,22 @@
 #include "cli/cli_replay_break.h"
 #include "cli/cli_replay_disas.h"
 #include "cli/cli_replay_display.h"
-#include "cli/cli_replay_solib.h"
 #include "cli/cli_replay_frame.h"
+#include "cli/cli_replay_int.h"
+#include "cli/cli_replay_last.h"
+#include "cli/cli_replay_print.h"
+#include "cli/cli_replay_solib.h"
 #include "protocol/rsp_buf.h"
 #include "protocol/rsp_regs.h"
 #include "replay/bundle.h"
+#include "replay/cexpr.h"
 #include "replay/cursor.h"
 #include "replay/decode.h"
 #include "replay/explain.h"
 #include "replay/frontend.h"
 #include "replay/frontend_break.h"
-#include "replay/cexpr.h"
-#include "replay/frontend_vars.h"
 #include "replay/frontend_frame.h"
+#include "replay/frontend_vars.h"
 #include "replay/history_format.h"
 #include "replay/image.h"
 #include "replay/image_find.h"
