@@ -19,6 +19,17 @@
 #include "replay/state.h"
 #include "replay/timeline.h"
 
+/* The last stack unwound, for the same question at the same place (a
+ * frame line's arguments, each name a C expression looks up, unwind it
+ * again and again). */
+struct bt_cache {
+	size_t thread, max;
+	uint64_t position, time;
+	int n;
+	struct replay_unwind_end end;
+	struct replay_frame *frames;
+};
+
 int replay_frontend_open(const char *dir, struct replay_frontend **out, char *err, size_t errsize)
 {
 	struct replay_frontend *f = calloc(1, sizeof(*f));
@@ -79,6 +90,9 @@ void replay_frontend_free(struct replay_frontend *f)
 	}
 	replay_frontend_images_free(f);
 	replay_frontend_cexpr_free(f);
+	if (f->bt_cache)
+		free(((struct bt_cache *)f->bt_cache)->frames);
+	free(f->bt_cache);
 	free(f->breaks);
 	free(f->cur);
 	free(f->calls);
@@ -231,18 +245,54 @@ static int frontend_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return replay_frontend_read(ctx, addr, buf, len);
 }
 
+/* Whether @c answers for the current position and @max. */
+static bool bt_cached(struct replay_frontend *f, const struct bt_cache *c, size_t max,
+		      uint64_t time)
+{
+	return c && c->frames && c->thread == f->current && c->max == max && c->time == time &&
+	       c->position == replay_cursor_position(replay_frontend_cursor(f));
+}
+
+static void bt_keep(struct replay_frontend *f, const struct replay_frame *frames, int n,
+		    size_t max, uint64_t time, const struct replay_unwind_end *end)
+{
+	struct bt_cache *c = f->bt_cache;
+
+	if (!c && !(c = f->bt_cache = calloc(1, sizeof(*c))))
+		return;
+	free(c->frames);
+	c->frames = malloc((size_t)(n ? n : 1) * sizeof(*frames));
+	if (!c->frames)
+		return;
+	memcpy(c->frames, frames, (size_t)n * sizeof(*frames));
+	*c = (struct bt_cache){ f->current, max,
+				replay_cursor_position(replay_frontend_cursor(f)), time, n, *end,
+				c->frames };
+}
+
 int replay_frontend_backtrace(struct replay_frontend *f, struct replay_frame *frames, size_t max,
 			      struct replay_unwind_end *end)
 {
 	struct replay_unwind_env env = { frontend_read, f, replay_dwarf_symbols_cfi, f->ds, &f->sym };
-	uint64_t gp[REPLAY_STATE_NGP];
-	int rc = replay_frontend_regs(f, gp);
+	const struct bt_cache *c = f->bt_cache;
+	uint64_t gp[REPLAY_STATE_NGP], time = ~0ull;
+	int rc;
 
+	replay_timeline_time(f->tl, &time);
+	if (bt_cached(f, c, max, time)) {
+		memcpy(frames, c->frames, (size_t)c->n * sizeof(*frames));
+		*end = c->end;
+		return c->n;
+	}
+	rc = replay_frontend_regs(f, gp);
 	if (rc < 0)
 		return rc;
 	if (rc == 1)
 		return -ESRCH;
-	return replay_unwind(gp, &env, frames, max, end);
+	rc = replay_unwind(gp, &env, frames, max, end);
+	if (rc >= 0)
+		bt_keep(f, frames, rc, max, time, end);
+	return rc;
 }
 
 /* ---- moves ------------------------------------------------------------- */

@@ -89,6 +89,7 @@ struct replay_frontend {
 	volatile sig_atomic_t *interrupt;
 	void *images;              /* frontend_break.c's DWARF images */
 	void *vars;                /* frontend_vars.c's C evaluator, on first use */
+	void *bt_cache;            /* the last stack unwound (frontend.c) */
 	size_t frame;              /* the selected frame's level (frontend_frame.h),
 				    * 0 after a move */
 	/* The conditions' evaluator: NULL, C (replay_frontend_cond_c); the

@@ -15,6 +15,7 @@
 #include "dwarf/dw_vars.h"
 #include "protocol/rsp_regs.h"
 #include "replay/cexpr.h"
+#include "replay/cursor.h"
 #include "replay/dwarf_symbols.h"
 #include "replay/frontend.h"
 #include "replay/frontend_frame.h"
@@ -356,20 +357,32 @@ static int fv_reg(void *ctx, const char *name, uint64_t *value, char *err, size_
 {
 	struct replay_frontend *f = ctx;
 	struct replay_frontend_frame_regs regs;
-	int r = rsp_reg_find(name, strlen(name)), slot;
+	int r = rsp_reg_find(name, strlen(name)), slot, rc;
 
 	if (r < 0 || (slot = rsp_reg_descs[r].user) == RSP_USER_NONE)
 		return -ENOENT;
-	if (replay_frontend_frame_regs(f, &regs) < 0 || regs.no_pc) {
-		snprintf(err, errsize, "No registers.");
-		return -ENODATA;
-	}
-	if (!(regs.known >> slot & 1)) {
+	rc = replay_frontend_frame_regs(f, &regs);
+	/* No state log (an import, a hardware trace): the trace still says
+	 * where frame 0 is, as `info registers` shows. */
+	if (rc < 0 && slot == RSP_USER_RIP && replay_frontend_frame_selected(f) == 0 &&
+	    replay_cursor_pc(replay_frontend_cursor(f), value) == 0)
+		return 0;
+	if (rc == -ERANGE)
+		snprintf(err, errsize, "$%s: not known here: the state log was cut short before "
+			 "this position", name);
+	else if (rc < 0)
+		snprintf(err, errsize, "$%s: the recording has no registers here (no state log)",
+			 name);
+	else if (slot == RSP_USER_RIP && regs.no_pc)
+		snprintf(err, errsize, "$%s: not known here: the trace does not say where the "
+			 "thread went from its last instruction", name);
+	else if (!(regs.known >> slot & 1))
 		snprintf(err, errsize, "value is not available");
-		return -ENODATA;
+	else {
+		*value = regs.gp[slot];
+		return 0;
 	}
-	*value = regs.gp[slot];
-	return 0;
+	return -ENODATA;
 }
 
 static int fv_symbol(void *ctx, uint64_t addr, char *buf, size_t size)
