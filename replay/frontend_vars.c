@@ -373,9 +373,9 @@ static int fv_reg(void *ctx, const char *name, uint64_t *value, char *err, size_
 	else if (rc < 0)
 		snprintf(err, errsize, "$%s: the recording has no registers here (no state log)",
 			 name);
-	else if (slot == RSP_USER_RIP && regs.no_pc)
-		snprintf(err, errsize, "$%s: not known here: the trace does not say where the "
-			 "thread went from its last instruction", name);
+	else if (slot == RSP_USER_RIP && regs.no_pc) /* $pc and $rip alike */
+		snprintf(err, errsize, "$pc: not known here: the trace does not say where the "
+			 "thread went from its last instruction");
 	else if (!(regs.known >> slot & 1))
 		snprintf(err, errsize, "value is not available");
 	else {

@@ -79,7 +79,7 @@ expect_eq "details name the function" "$(q click.check "d['click']['heading']")"
 eval "set -- ${cmd#hindsight replay }"
 timeout 120 "$HINDSIGHT" replay "$@" --batch -ex bt >replay.out 2>&1
 show replay.out
-expect_re replay.out "^#0  crash_here \(\) at .*calltree.c:[0-9]+$"
+expect_re replay.out "^#0  crash_here \(p=0x[0-9a-f]+\) at .*calltree.c:[0-9]+$"
 
 # Threads: a track each, worker_step in the workers' tracks.
 timeout 120 "$HINDSIGHT" record -o thr -- "$tprog" 0:1 1:2 2:3 >thr.out 2>thr.err
