@@ -635,7 +635,7 @@ static int inherit_child(struct dw_debug *d, Dwarf_Die die, void *arg)
 	struct inherit *in = arg;
 	uint64_t off = dw_die_off(die);
 
-	if (bsearch(&off, in->ss->refs, in->nrefs, sizeof(off), u64_cmp))
+	if (in->nrefs && bsearch(&off, in->ss->refs, in->nrefs, sizeof(off), u64_cmp))
 		return 0;
 	return sym_child(d, die, in->ss);
 }

@@ -134,7 +134,8 @@ static void fv_piece(struct replay_frontend *f, const struct fv_frame *fr,
 		memcpy(buf, &v, len < 8 ? len : 8);
 		return;
 	case DW_LOC_IMPLICIT:
-		memcpy(buf, pc->bytes, len < pc->len ? len : pc->len);
+		if (pc->len)
+			memcpy(buf, pc->bytes, len < pc->len ? len : pc->len);
 		return;
 	case DW_LOC_OPTIMIZED_OUT:
 		memset(state, CEXPR_BYTE_OPTIMIZED_OUT, len);
@@ -238,7 +239,8 @@ static struct cexpr_value *fv_value(struct replay_frontend *f, struct cexpr *cx,
 		buf = calloc(1, size ? size : 1);
 		if (!buf)
 			return NULL;
-		memcpy(buf, var->bytes, var->nbytes < size ? var->nbytes : size);
+		if (var->nbytes)
+			memcpy(buf, var->bytes, var->nbytes < size ? var->nbytes : size);
 		v = cexpr_value_bytes(cx, var->type, buf, NULL, NULL);
 		free(buf);
 		return v;
