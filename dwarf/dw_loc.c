@@ -3,6 +3,7 @@
  * rewriting; one machine (struct machine) runs location descriptions and
  * plain value expressions (CFI, frame bases). */
 #include "dwarf/dw_loc.h"
+#include "dwarf/dw_rd.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -12,67 +13,10 @@
 #define LOC_STEPS 10000   /* operations one expression may run (branches) */
 #define LOC_DEPTH 4       /* DW_OP_fbreg inside a frame base inside ... */
 
-/* A read position in an expression; @bad once it ran past @end. */
-struct rd {
-	const uint8_t *p;
-	size_t at, end;
-	bool bad;
-};
-
-static uint64_t rd_fixed(struct rd *r, size_t n)
-{
-	uint64_t v = 0;
-
-	if (r->bad || r->end - r->at < n) {
-		r->bad = true;
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)r->p[r->at + i] << (8 * i);
-	r->at += n;
-	return v;
-}
-
-static uint64_t rd_uleb(struct rd *r)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-
-	do {
-		b = (uint8_t)rd_fixed(r, 1);
-		if (r->bad)
-			return 0;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	return v;
-}
-
-static int64_t rd_sleb(struct rd *r)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-
-	do {
-		b = (uint8_t)rd_fixed(r, 1);
-		if (r->bad)
-			return 0;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~0ull << shift;
-	return (int64_t)v;
-}
-
 /* A fixed-size operand, sign-extended when @sign. */
-static uint64_t rd_const(struct rd *r, size_t n, bool sign)
+static uint64_t rd_const(struct dw_rd *r, size_t n, bool sign)
 {
-	uint64_t v = rd_fixed(r, n);
+	uint64_t v = dw_rd_fixed(r, n);
 
 	if (sign && n < 8 && (v >> (8 * n - 1)) & 1)
 		v |= ~0ull << (8 * n);
@@ -87,7 +31,7 @@ struct opnd {
 	uint64_t blklen;
 };
 
-static void rd_block(struct rd *r, struct opnd *o, uint64_t len)
+static void rd_block(struct dw_rd *r, struct opnd *o, uint64_t len)
 {
 	if (r->bad || len > r->end - r->at) {
 		r->bad = true;
@@ -109,36 +53,36 @@ static bool op_bare(uint8_t op)
 
 /* Reads the operands of @op into *@o. Returns 0 (r->bad when cut short),
  * -ENOTSUP for an operation whose operands are not known here. */
-static int op_read(struct rd *r, uint8_t op, struct opnd *o)
+static int op_read(struct dw_rd *r, uint8_t op, struct opnd *o)
 {
 	memset(o, 0, sizeof(*o));
 	if (op_bare(op))
 		return 0;
 	if ((op >= 0x70 && op <= 0x8f) || op == 0x91 || op == 0x11) {
-		o->s1 = rd_sleb(r);
+		o->s1 = dw_rd_sleb(r);
 		o->u1 = (uint64_t)o->s1;
 		return 0;
 	}
 	switch (op) {
-	case 0x03: o->u1 = rd_fixed(r, 8); break;
+	case 0x03: o->u1 = dw_rd_fixed(r, 8); break;
 	case 0x08: case 0x09: o->u1 = rd_const(r, 1, op & 1); break;
 	case 0x0a: case 0x0b: o->u1 = rd_const(r, 2, op & 1); break;
 	case 0x0c: case 0x0d: o->u1 = rd_const(r, 4, op & 1); break;
-	case 0x0e: case 0x0f: o->u1 = rd_fixed(r, 8); break;
-	case 0x15: case 0x94: case 0x95: o->u1 = rd_fixed(r, 1); break;
+	case 0x0e: case 0x0f: o->u1 = dw_rd_fixed(r, 8); break;
+	case 0x15: case 0x94: case 0x95: o->u1 = dw_rd_fixed(r, 1); break;
 	case 0x10: case 0x23: case 0x90: case 0x93: case 0xa1: case 0xa2: case 0xa8: case 0xa9:
 	case 0xf7: case 0xf9: case 0xfb: case 0xfc:
-		o->u1 = rd_uleb(r);
+		o->u1 = dw_rd_uleb(r);
 		break;
 	case 0x28: case 0x2f: o->s1 = (int64_t)rd_const(r, 2, true); break;
-	case 0x92: o->u1 = rd_uleb(r); o->s1 = rd_sleb(r); break;
-	case 0x9d: case 0xa5: case 0xf5: o->u1 = rd_uleb(r); o->u2 = rd_uleb(r); break;
-	case 0x98: o->u1 = rd_fixed(r, 2); break;
-	case 0x99: case 0x9a: case 0xfa: case 0xfd: o->u1 = rd_fixed(r, 4); break;
-	case 0x9e: case 0xa3: case 0xf3: rd_block(r, o, rd_uleb(r)); break;
-	case 0xa0: case 0xf2: o->u1 = rd_fixed(r, 4); o->s1 = rd_sleb(r); break;
-	case 0xa4: case 0xf4: o->u1 = rd_uleb(r); rd_block(r, o, rd_fixed(r, 1)); break;
-	case 0xa6: case 0xa7: case 0xf6: o->u2 = rd_fixed(r, 1); o->u1 = rd_uleb(r); break;
+	case 0x92: o->u1 = dw_rd_uleb(r); o->s1 = dw_rd_sleb(r); break;
+	case 0x9d: case 0xa5: case 0xf5: o->u1 = dw_rd_uleb(r); o->u2 = dw_rd_uleb(r); break;
+	case 0x98: o->u1 = dw_rd_fixed(r, 2); break;
+	case 0x99: case 0x9a: case 0xfa: case 0xfd: o->u1 = dw_rd_fixed(r, 4); break;
+	case 0x9e: case 0xa3: case 0xf3: rd_block(r, o, dw_rd_uleb(r)); break;
+	case 0xa0: case 0xf2: o->u1 = dw_rd_fixed(r, 4); o->s1 = dw_rd_sleb(r); break;
+	case 0xa4: case 0xf4: o->u1 = dw_rd_uleb(r); rd_block(r, o, dw_rd_fixed(r, 1)); break;
+	case 0xa6: case 0xa7: case 0xf6: o->u2 = dw_rd_fixed(r, 1); o->u1 = dw_rd_uleb(r); break;
 	default: return -ENOTSUP;
 	}
 	return 0;
@@ -146,13 +90,13 @@ static int op_read(struct rd *r, uint8_t op, struct opnd *o)
 
 int dw_loc_op_size(const uint8_t *expr, size_t len, size_t at)
 {
-	struct rd r = { expr, at, len, false };
+	struct dw_rd r = { expr, at, len, false };
 	struct opnd o;
 	int rc;
 
 	if (at >= len)
 		return -EINVAL;
-	rc = op_read(&r, (uint8_t)rd_fixed(&r, 1), &o);
+	rc = op_read(&r, (uint8_t)dw_rd_fixed(&r, 1), &o);
 	if (rc < 0)
 		return rc;
 	return r.bad ? -EINVAL : (int)(r.at - at);
@@ -373,9 +317,9 @@ static bool is_push_op(uint8_t op)
 static int piece_close(struct machine *m, struct dw_loc *out, uint64_t bits, uint64_t bit_off);
 
 /* One operation; r->at moves past it (or to a branch's target). */
-static int step(struct machine *m, struct rd *r, struct dw_loc *out)
+static int step(struct machine *m, struct dw_rd *r, struct dw_loc *out)
 {
-	uint8_t op = (uint8_t)rd_fixed(r, 1);
+	uint8_t op = (uint8_t)dw_rd_fixed(r, 1);
 	struct opnd o;
 	int rc = op_read(r, op, &o);
 
@@ -407,7 +351,7 @@ static int step(struct machine *m, struct rd *r, struct dw_loc *out)
 
 static int run(struct machine *m, const uint8_t *expr, size_t len, struct dw_loc *out)
 {
-	struct rd r = { expr, 0, len, false };
+	struct dw_rd r = { expr, 0, len, false };
 
 	for (unsigned steps = 0; r.at < r.end; steps++) {
 		int rc;
@@ -576,7 +520,7 @@ static int conv_ops(const struct dw_loc_rewriter *rw, uint64_t type_off, uint8_t
 static int rewrite_op(const uint8_t *expr, size_t len, size_t at,
 		      const struct dw_loc_rewriter *rw, uint8_t *enc, size_t *n)
 {
-	struct rd r = { expr, at + 1, len, false };
+	struct dw_rd r = { expr, at + 1, len, false };
 	uint8_t op = expr[at];
 	struct opnd o;
 	uint64_t v = 0;

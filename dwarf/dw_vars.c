@@ -12,6 +12,7 @@
  * ones (inherit_abstract_dies), so variables optimized away entirely still
  * show as <optimized out>. */
 #include "dwarf/dw_vars.h"
+#include "dwarf/dw_rd.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -110,44 +111,10 @@ static int addr_index(void *ctx, uint64_t index, uint64_t *addr)
 
 /* --- location lists --- */
 
-struct lrd {
-	const uint8_t *p;
-	size_t at, end;
-	bool bad;
-};
-
-static uint64_t lrd_fixed(struct lrd *r, size_t n)
-{
-	uint64_t v = 0;
-
-	if (r->bad || r->end - r->at < n) {
-		r->bad = true;
-		return 0;
-	}
-	memcpy(&v, r->p + r->at, n);
-	r->at += n;
-	return v;
-}
-
-static uint64_t lrd_uleb(struct lrd *r)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-
-	do {
-		b = (uint8_t)lrd_fixed(r, 1);
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while ((b & 0x80) && !r->bad);
-	return v;
-}
-
 /* Takes a counted expression (@ulen: ULEB length, else 2 bytes) at r. */
-static void lrd_expr(struct lrd *r, bool ulen, const uint8_t **e, size_t *len)
+static void lrd_expr(struct dw_rd *r, bool ulen, const uint8_t **e, size_t *len)
 {
-	uint64_t n = ulen ? lrd_uleb(r) : lrd_fixed(r, 2);
+	uint64_t n = ulen ? dw_rd_uleb(r) : dw_rd_fixed(r, 2);
 
 	if (r->bad || n > r->end - r->at) {
 		r->bad = true;
@@ -162,7 +129,7 @@ static void lrd_expr(struct lrd *r, bool ulen, const uint8_t **e, size_t *len)
  * when no entry holds it, -EINVAL. */
 static int loc_v4(struct unit_ctx *uc, uint64_t off, const uint8_t **e, size_t *len)
 {
-	struct lrd r;
+	struct dw_rd r;
 	uint64_t base = uc->base;
 	size_t size;
 
@@ -170,7 +137,7 @@ static int loc_v4(struct unit_ctx *uc, uint64_t off, const uint8_t **e, size_t *
 		return -EINVAL;
 	r.at = (size_t)off, r.end = size, r.bad = false;
 	for (unsigned n = 0; n < 100000 && !r.bad; n++) {
-		uint64_t lo = lrd_fixed(&r, 8), hi = lrd_fixed(&r, 8);
+		uint64_t lo = dw_rd_fixed(&r, 8), hi = dw_rd_fixed(&r, 8);
 		const uint8_t *x = NULL;
 		size_t xl = 0;
 
@@ -190,31 +157,31 @@ static int loc_v4(struct unit_ctx *uc, uint64_t off, const uint8_t **e, size_t *
 }
 
 /* One DWARF 5 entry: its range (when it has one) and expression. */
-static int lle_v5(struct unit_ctx *uc, struct lrd *r, uint8_t kind, uint64_t *base, uint64_t *lo,
+static int lle_v5(struct unit_ctx *uc, struct dw_rd *r, uint8_t kind, uint64_t *base, uint64_t *lo,
 		  uint64_t *hi)
 {
 	uint64_t a, b;
 
 	switch (kind) {
 	case DW_LLE_base_addressx:
-		return addr_index(uc, lrd_uleb(r), base) < 0 ? -EINVAL : 0;
-	case DW_LLE_base_address: *base = lrd_fixed(r, 8); return 0;
+		return addr_index(uc, dw_rd_uleb(r), base) < 0 ? -EINVAL : 0;
+	case DW_LLE_base_address: *base = dw_rd_fixed(r, 8); return 0;
 	case DW_LLE_startx_endx:
-		a = lrd_uleb(r), b = lrd_uleb(r);
+		a = dw_rd_uleb(r), b = dw_rd_uleb(r);
 		return addr_index(uc, a, lo) < 0 || addr_index(uc, b, hi) < 0 ? -EINVAL : 1;
 	case DW_LLE_startx_length:
-		a = lrd_uleb(r), b = lrd_uleb(r);
+		a = dw_rd_uleb(r), b = dw_rd_uleb(r);
 		if (addr_index(uc, a, lo) < 0)
 			return -EINVAL;
 		*hi = *lo + b;
 		return 1;
 	case DW_LLE_offset_pair:
-		a = lrd_uleb(r), b = lrd_uleb(r);
+		a = dw_rd_uleb(r), b = dw_rd_uleb(r);
 		*lo = *base + a, *hi = *base + b;
 		return 1;
 	case DW_LLE_default_location: *lo = 0, *hi = UINT64_MAX; return 2;
-	case DW_LLE_start_end: *lo = lrd_fixed(r, 8), *hi = lrd_fixed(r, 8); return 1;
-	case DW_LLE_start_length: *lo = lrd_fixed(r, 8), *hi = *lo + lrd_uleb(r); return 1;
+	case DW_LLE_start_end: *lo = dw_rd_fixed(r, 8), *hi = dw_rd_fixed(r, 8); return 1;
+	case DW_LLE_start_length: *lo = dw_rd_fixed(r, 8), *hi = *lo + dw_rd_uleb(r); return 1;
 	default: return -EINVAL;
 	}
 }
@@ -222,7 +189,7 @@ static int lle_v5(struct unit_ctx *uc, struct lrd *r, uint8_t kind, uint64_t *ba
 /* DWARF 5 .debug_loclists at @off, as loc_v4. */
 static int loc_v5(struct unit_ctx *uc, uint64_t off, const uint8_t **e, size_t *len)
 {
-	struct lrd r;
+	struct dw_rd r;
 	uint64_t base = uc->base;
 	size_t size;
 	bool have_default = false;
@@ -231,7 +198,7 @@ static int loc_v5(struct unit_ctx *uc, uint64_t off, const uint8_t **e, size_t *
 		return -EINVAL;
 	r.at = (size_t)off, r.end = size, r.bad = false;
 	for (unsigned n = 0; n < 100000 && !r.bad; n++) {
-		uint8_t kind = (uint8_t)lrd_fixed(&r, 1);
+		uint8_t kind = (uint8_t)dw_rd_fixed(&r, 1);
 		uint64_t lo = 0, hi = 0;
 		const uint8_t *x = NULL;
 		size_t xl = 0;
