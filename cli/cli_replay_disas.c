@@ -88,7 +88,7 @@ int cli_replay_insn_text(struct cli_session *s, uint64_t addr, char *text, size_
 enum { DIS_RAW = 1, DIS_SOURCE = 2 };
 
 /* The selected frame's pc ("=> " marks it), or ~0. */
-static uint64_t selected_pc(struct cli_session *s)
+uint64_t cli_replay_selected_pc(struct cli_session *s)
 {
 	struct replay_frontend_frame *fr = malloc(sizeof(*fr));
 	uint64_t pc = ~0ull;
@@ -115,7 +115,7 @@ static void print_raw(const uint8_t *raw, unsigned len)
  * "<name+off>". 0, or -1 after "Cannot access memory". */
 static int dump(struct cli_session *s, uint64_t lo, uint64_t hi, bool in_func, int flags)
 {
-	uint64_t pc = selected_pc(s);
+	uint64_t pc = cli_replay_selected_pc(s);
 
 	for (uint64_t a = lo; a < hi;) {
 		char text[512];
@@ -254,7 +254,7 @@ int cli_replay_cmd_disassemble(struct cli_session *s, const char *args, const st
 	if (*args) {
 		if (eval_addr(s, args, &pc) < 0)
 			return -1;
-	} else if ((pc = selected_pc(s)) == ~0ull) {
+	} else if ((pc = cli_replay_selected_pc(s)) == ~0ull) {
 		fprintf(stderr, "No frame selected.\n");
 		return -1;
 	}

@@ -26,4 +26,7 @@ void cli_replay_addr_symbol(struct cli_session *s, uint64_t addr, char *buf, siz
 int cli_replay_insn_text(struct cli_session *s, uint64_t addr, char *text, size_t size,
 			 unsigned *len, uint8_t *raw);
 
+/* The selected frame's pc (what "=> " marks), or ~0 when not known. */
+uint64_t cli_replay_selected_pc(struct cli_session *s);
+
 #endif

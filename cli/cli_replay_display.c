@@ -617,23 +617,9 @@ static void examine_unit(struct cli_session *s, char fmt, unsigned size, uint64_
 	}
 }
 
-/* The selected frame's pc ("=> " marks it), or ~0. */
-static uint64_t selected_pc(struct cli_session *s)
-{
-	struct replay_frontend_frame *fr = malloc(sizeof(*fr));
-	uint64_t pc = ~0ull;
-
-	if (fr && replay_frontend_frame_get(s->f, replay_frontend_frame_selected(s->f), fr) == 0)
-		pc = fr->frame.pc;
-	else if (replay_cursor_pc(replay_frontend_cursor(s->f), &pc) < 0)
-		pc = ~0ull;
-	free(fr);
-	return pc;
-}
-
 static int examine_insns(struct cli_session *s, int count, uint64_t addr, uint64_t *bad)
 {
-	uint64_t pc = selected_pc(s);
+	uint64_t pc = cli_replay_selected_pc(s);
 
 	for (int i = 0; i < count; i++) {
 		char text[512], name[256];

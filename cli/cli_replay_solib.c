@@ -25,22 +25,6 @@ static bool alive(const struct replay_mapping *m, uint64_t time)
 	return m->time_map <= time && time < m->time_unmap;
 }
 
-/* The program's path as the process mapped it (replay_target.c's rule:
- * the mapping named as argv[0]'s base name). */
-static const char *program_path(const struct replay_bundle *b)
-{
-	const char *name = b->argv && b->argv[0] ? strrchr(b->argv[0], '/') : NULL;
-
-	name = name ? name + 1 : (b->argv ? b->argv[0] : NULL);
-	for (size_t i = 0; name && i < b->nmaps; i++) {
-		const char *p = b->maps[i].system_path, *base = p ? strrchr(p, '/') : NULL;
-
-		if (base && !strcmp(base + 1, name))
-			return p;
-	}
-	return b->argv ? b->argv[0] : NULL;
-}
-
 /* Whether maps[i] is a library svr4.c lists: alive, the first mapping of
  * its file, not the program nor a [pseudo] mapping, with a dynamic
  * section. Its file's path into @path. */
@@ -91,7 +75,7 @@ static bool print_library(const struct replay_mapping *m, const char *path, bool
 int cli_replay_info_sharedlibrary(struct cli_session *s, const char *args)
 {
 	const struct replay_bundle *b = s->f->b;
-	const char *exec = program_path(b);
+	const char *exec = replay_bundle_program_path(b);
 	bool any = false, nodebug = false;
 	char path[4096];
 

@@ -238,3 +238,17 @@ int replay_bundle_path(const struct replay_bundle *b, const char *file, char *bu
 		return -ENAMETOOLONG;
 	return 0;
 }
+
+const char *replay_bundle_program_path(const struct replay_bundle *b)
+{
+	const char *name = b->argv && b->argv[0] ? strrchr(b->argv[0], '/') : NULL;
+
+	name = name ? name + 1 : (b->argv ? b->argv[0] : NULL);
+	for (size_t i = 0; name && i < b->nmaps; i++) {
+		const char *p = b->maps[i].system_path, *base = p ? strrchr(p, '/') : NULL;
+
+		if (base && !strcmp(base + 1, name))
+			return p;
+	}
+	return b->argv ? b->argv[0] : NULL;
+}

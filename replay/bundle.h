@@ -139,6 +139,10 @@ void replay_bundle_remove_tree(const char *dir);
  * errno. */
 int replay_bundle_save(const struct replay_bundle *b, const char *dir);
 
+/* The program's path as the process mapped it: the mapping whose file has
+ * argv[0]'s base name, else argv[0]; NULL without an argv. */
+const char *replay_bundle_program_path(const struct replay_bundle *b);
+
 /* Appenders; each returns the new element's index or -ENOMEM. */
 int replay_bundle_add_thread(struct replay_bundle *b, int64_t tid, const char *pt_file);
 int replay_bundle_add_mapping(struct replay_bundle *b, const struct replay_mapping *m);

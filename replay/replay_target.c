@@ -551,21 +551,6 @@ static int rt_end(void *ctx)
 	return 0;
 }
 
-/* The program's path: the mapping whose file has argv[0]'s name. */
-static const char *exec_path(const struct replay_bundle *b)
-{
-	const char *name = b->argv && b->argv[0] ? strrchr(b->argv[0], '/') : NULL;
-
-	name = name ? name + 1 : (b->argv ? b->argv[0] : NULL);
-	for (size_t i = 0; name && i < b->nmaps; i++) {
-		const char *p = b->maps[i].system_path, *base = p ? strrchr(p, '/') : NULL;
-
-		if (base && !strcmp(base + 1, name))
-			return p;
-	}
-	return b->argv ? b->argv[0] : NULL;
-}
-
 static int rt_xfer_read(void *ctx, enum rsp_xfer_object obj, const char *annex,
 			struct rsp_buf *out)
 {
@@ -574,12 +559,12 @@ static int rt_xfer_read(void *ctx, enum rsp_xfer_object obj, const char *annex,
 
 	(void)annex;
 	if (obj == RSP_XFER_AUXV)
-		return replay_auxv_build(t->b, exec_path(t->b), out);
+		return replay_auxv_build(t->b, replay_bundle_program_path(t->b), out);
 	if (obj == RSP_XFER_LIBRARIES_SVR4)
-		return replay_svr4_build(t->b, exec_path(t->b), t->b->end_time, out);
+		return replay_svr4_build(t->b, replay_bundle_program_path(t->b), t->b->end_time, out);
 	if (obj != RSP_XFER_EXEC_FILE)
 		return -EOPNOTSUPP;
-	path = exec_path(t->b);
+	path = replay_bundle_program_path(t->b);
 	return path ? rsp_buf_puts(out, path) : -ENOENT;
 }
 
