@@ -44,6 +44,7 @@ struct parser {
 	uint8_t *xs;               /* NULL: XSTATE records are skipped */
 	size_t xs_len;
 	uint64_t ahead, until;     /* of the last SYNC record */
+	bool v1;                   /* an HSSTATE1 log: MEM lengths have no same bit */
 };
 
 struct ckpt {
@@ -56,7 +57,8 @@ struct ckpt {
 struct mwrite {
 	uint64_t time, addr, len;
 	uint64_t index;            /* of the record in its thread's log */
-	const uint8_t *old;        /* MEM: old bytes, then len new bytes */
+	const uint8_t *old;        /* MEM: old bytes (NULL: left out, never needed) */
+	const uint8_t *now;        /* MEM: new bytes */
 	uint8_t kind;              /* REPLAY_STATE_REC_MEM, or REPLAY_STATE_MAP_* + 16 */
 	uint32_t thread;           /* into replay_state.t */
 	size_t off;                /* of the record in its thread's log */
@@ -90,6 +92,7 @@ struct sthread {
 	uint8_t *owned;            /* or the log read into memory (not mappable) */
 	uint64_t origin;           /* index of the first checkpoint (0 unless cut) */
 	size_t xs_len;
+	bool v1;                   /* HSSTATE1 (REPLAY_STATE_MAGIC_V1) */
 	struct ckpt *ck;
 	size_t nck;
 	struct tbase *tb;          /* CKPT and TIME records, in order */
@@ -194,6 +197,7 @@ static int body(struct parser *ps, unsigned kind, struct mwrite *w)
 {
 	uint64_t v, len;
 	int64_t d;
+	bool same;
 
 	switch (kind) {
 	case REPLAY_STATE_REC_REGS:
@@ -235,12 +239,16 @@ static int body(struct parser *ps, unsigned kind, struct mwrite *w)
 	case REPLAY_STATE_REC_MAP:
 		if (get_s(ps, &d) < 0 || get(ps, &len) < 0)
 			return -EINVAL;
+		same = kind == REPLAY_STATE_REC_MEM && !ps->v1 && (len & REPLAY_STATE_MEM_SAME);
+		if (kind == REPLAY_STATE_REC_MEM && !ps->v1)
+			len >>= 1;
 		if (w) {
 			w->addr = ps->mem_end + (uint64_t)d;
 			w->len = len;
 			w->time = ps->index + ps->base;
 			w->index = ps->index;
-			w->old = ps->p;
+			w->old = same ? NULL : ps->p;
+			w->now = same ? ps->p : ps->p + len;
 		}
 		ps->mem_end += (uint64_t)d + len;
 		if (kind == REPLAY_STATE_REC_MAP) {
@@ -253,6 +261,8 @@ static int body(struct parser *ps, unsigned kind, struct mwrite *w)
 		}
 		if (w)
 			w->kind = REPLAY_STATE_REC_MEM;
+		if (same)
+			return len > (uint64_t)(ps->end - ps->p) ? -EINVAL : skip(ps, len);
 		return len > (uint64_t)(ps->end - ps->p) / 2 ? -EINVAL : skip(ps, 2 * len);
 	default:
 		return -EINVAL;
@@ -434,9 +444,12 @@ static int scan(struct replay_state *st, struct sthread *t)
 	unsigned kind;
 	int r = 0;
 
-	if (t->len < REPLAY_STATE_MAGIC_LEN ||
-	    memcmp(t->data, REPLAY_STATE_MAGIC, REPLAY_STATE_MAGIC_LEN))
+	if (t->len < REPLAY_STATE_MAGIC_LEN)
 		return -EINVAL;
+	t->v1 = !memcmp(t->data, REPLAY_STATE_MAGIC_V1, REPLAY_STATE_MAGIC_LEN);
+	if (!t->v1 && memcmp(t->data, REPLAY_STATE_MAGIC, REPLAY_STATE_MAGIC_LEN))
+		return -EINVAL;
+	ps.v1 = t->v1;
 	ps.p += REPLAY_STATE_MAGIC_LEN;
 	if (get(&ps, &v) < 0 || get(&ps, &t->xs_len) < 0 || get(&ps, &ngp) < 0 ||
 	    t->xs_len > REPLAY_STATE_XMAX || ngp != REPLAY_STATE_NGP)
@@ -758,7 +771,8 @@ static int redo(struct sthread *t, uint64_t target)
 		 * the log records leave a delta > 0), and the checkpoint holds
 		 * its own index, which is <= target. */
 		*ps = (struct parser){ .p = t->data + t->ck[lo].off, .end = t->data + t->len,
-				       .origin = t->origin, .xs = t->xs_cur, .xs_len = t->xs_len };
+				       .origin = t->origin, .xs = t->xs_cur, .xs_len = t->xs_len,
+				       .v1 = t->v1 };
 		t->cur_valid = false;
 		if (head(ps, &kind) <= 0 || kind != REPLAY_STATE_REC_CKPT || body(ps, kind, NULL) < 0)
 			return -EINVAL;
@@ -926,7 +940,7 @@ static void chunk_writes(const struct replay_state *st, const struct mref *r, ui
 	const struct sthread *t = &st->t[r->thread];
 	size_t end = r->ck + 1 < t->nck ? t->ck[r->ck + 1].off : t->len;
 	struct parser ps = { .p = t->data + t->ck[r->ck].off, .end = t->data + end,
-			     .origin = t->origin, .xs_len = t->xs_len };
+			     .origin = t->origin, .xs_len = t->xs_len, .v1 = t->v1 };
 	unsigned kind;
 
 	/* The checkpoint sets index, base and the range base; its own tag's
@@ -1039,8 +1053,8 @@ static void offer(void *ctx, const struct mwrite *w)
 			continue;
 		q->has[i] = true;
 		q->best[i] = *w;
-		if (w->kind == REPLAY_STATE_REC_MEM) {
-			q->val[i] = w->old[(q->after ? 0 : w->len) + (x - w->addr)];
+		if (w->kind == REPLAY_STATE_REC_MEM && (!q->after || w->old)) {
+			q->val[i] = (q->after ? w->old : w->now)[x - w->addr];
 			q->vstate[i] = REPLAY_STATE_KNOWN;
 		} else if (!q->after && w->kind == 16 + REPLAY_STATE_MAP_ZERO) {
 			q->val[i] = 0;

@@ -19,8 +19,11 @@
 #include "protocol/rsp_regs.h"
 
 /* The header: the magic, then varint tid, varint XSAVE area length,
- * varint REPLAY_STATE_NGP. */
-#define REPLAY_STATE_MAGIC "HSSTATE1"
+ * varint REPLAY_STATE_NGP. Logs of the first version (HSSTATE1) are read
+ * too: their MEM records' length is the length, and the old bytes are
+ * always there. */
+#define REPLAY_STATE_MAGIC "HSSTATE2"
+#define REPLAY_STATE_MAGIC_V1 "HSSTATE1"
 #define REPLAY_STATE_MAGIC_LEN 8
 #define REPLAY_STATE_NGP 27        /* RSP_USER_COUNT: struct user_regs_struct's fields */
 #define REPLAY_STATE_XMAX 16384    /* largest XSAVE area */
@@ -42,6 +45,14 @@ enum replay_state_kind {
 #define REPLAY_STATE_KIND_MASK 7u
 #define REPLAY_STATE_KIND_BITS 3
 #define REPLAY_STATE_DELTA_MAX 31u
+
+/* A MEM record's length field is len << 1 | REPLAY_STATE_MEM_SAME when
+ * its old bytes are left out: they are the new bytes of an earlier MEM
+ * record of the same address and length, in the same log, with no
+ * checkpoint or MAP record between the two. A reader never needs them:
+ * at every time those old bytes would answer (memory before this write),
+ * that earlier write, nearer in time, answers instead. */
+#define REPLAY_STATE_MEM_SAME 1u
 
 /* What a MAP record says of its range. */
 enum replay_state_map {

@@ -85,16 +85,12 @@ static void stub_rec_tag(struct stub_rec_state *s, unsigned kind, uint64_t index
 }
 
 static int stub_rec_kw_flush(struct stub_rec_state *s);
-static int stub_rec_kr_flush(struct stub_rec_state *s);
 
-/* What the known-value calls hold back, written before anything else. */
+/* What the known-value calls hold back (a write being grown), written
+ * before anything else. */
 static int stub_rec_known_flush(struct stub_rec_state *s)
 {
-	int e = s->kw_len ? stub_rec_kw_flush(s) : 0;
-
-	if (e >= 0 && s->kr_pending)
-		e = stub_rec_kr_flush(s);
-	return e;
+	return s->kw_len ? stub_rec_kw_flush(s) : 0;
 }
 
 /* A record of @kind at @index, @time (a TIME record first if time minus
@@ -190,6 +186,68 @@ static uint64_t stub_rec_slot(const struct user_regs_struct *r, unsigned slot)
 	return v;
 }
 
+/* --- writes whose old bytes the log already has ------------------------- */
+
+#define STUB_REC_SEEN 1024         /* addresses remembered, direct-mapped */
+#define STUB_REC_SEEN_MAX 16       /* bytes of a write remembered, at most */
+
+struct stub_rec_seen {
+	uint64_t addr;
+	uint32_t gen;              /* valid while it is the log's seen_gen */
+	uint8_t len;
+	uint8_t bytes[STUB_REC_SEEN_MAX];
+};
+
+static struct stub_rec_seen *stub_rec_seen_at(const struct stub_rec_state *s, uint64_t addr)
+{
+	return &s->seen[(addr >> 3) & (STUB_REC_SEEN - 1)];
+}
+
+/* Whether a write of @old at @addr, @len bytes, may leave its old bytes
+ * out: an earlier MEM record of the same range since the last checkpoint
+ * or MAP record wrote them. */
+static bool stub_rec_seen_same(const struct stub_rec_state *s, uint64_t addr, uint64_t len,
+			       const uint8_t *old)
+{
+	const struct stub_rec_seen *e;
+
+	if (!s->seen || len > STUB_REC_SEEN_MAX)
+		return false;
+	e = stub_rec_seen_at(s, addr);
+	return e->gen == s->seen_gen && e->addr == addr && e->len == len &&
+	       !memcmp(e->bytes, old, len);
+}
+
+/* A MEM record of @len new bytes @now at @addr is written. */
+static void stub_rec_seen_note(struct stub_rec_state *s, uint64_t addr, uint64_t len,
+			       const uint8_t *now)
+{
+	struct stub_rec_seen *e;
+
+	if (len > STUB_REC_SEEN_MAX)
+		return;
+	if (!s->seen && !(s->seen = calloc(STUB_REC_SEEN, sizeof(*s->seen))))
+		return;                /* no memory: every record has its old bytes */
+	e = stub_rec_seen_at(s, addr);
+	e->addr = addr;
+	e->gen = s->seen_gen;
+	e->len = (uint8_t)len;
+	memcpy(e->bytes, now, len);
+}
+
+/* A MEM record's range and old bytes (left out if the log has them);
+ * the caller writes the @len new bytes after it, then stub_rec_seen_note. */
+static void stub_rec_put_mem(struct stub_rec_state *s, uint64_t addr, uint64_t len,
+			     const uint8_t *old)
+{
+	bool same = stub_rec_seen_same(s, addr, len, old);
+
+	stub_rec_put_s(s, (int64_t)(addr - s->mem_end));
+	stub_rec_put(s, len << 1 | (same ? REPLAY_STATE_MEM_SAME : 0));
+	if (!same)
+		stub_rec_put_bytes(s, old, len);
+}
+
 /* --- records ---------------------------------------------------------- */
 
 static int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_struct *regs,
@@ -215,6 +273,7 @@ static int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_
 	s->regs = *regs;
 	s->last_ckpt = index;
 	s->mem_end = 0;
+	s->seen_gen++;             /* a reader may start here */
 	return 0;
 }
 
@@ -285,6 +344,7 @@ static int stub_rec_map(struct stub_rec_state *s, uint64_t addr, uint64_t len, u
 	stub_rec_put(s, len);
 	s->rec[s->nrec++] = (uint8_t)kind;
 	s->mem_end = addr + len;
+	s->seen_gen++;
 	return 0;
 }
 
@@ -369,9 +429,7 @@ static int stub_rec_pend_log(struct stub_rec_state *s, struct stub_rec_state_pro
 
 		if (e < 0)
 			return e;
-		stub_rec_put_s(s, (int64_t)(g->addr - s->mem_end));
-		stub_rec_put(s, g->len);
-		stub_rec_put_bytes(s, s->pend + g->old, g->len);
+		stub_rec_put_mem(s, g->addr, g->len, s->pend + g->old);
 		if (pread(*p->mem_fd, s->rec + s->nrec, g->len, (off_t)g->addr) != (ssize_t)g->len) {
 			s->nrec = at;
 			s->last_index = li;
@@ -382,6 +440,7 @@ static int stub_rec_pend_log(struct stub_rec_state *s, struct stub_rec_state_pro
 				return e;
 			continue;
 		}
+		stub_rec_seen_note(s, g->addr, g->len, s->rec + s->nrec);
 		s->nrec += g->len;
 		s->mem_end = g->addr + g->len;
 		s->last_write = g->addr;
@@ -425,6 +484,7 @@ int stub_rec_state_init(struct stub_rec_state *s, pid_t tid, FILE *out)
 	memset(s, 0, sizeof(*s));
 	s->tid = tid;
 	s->out = out;
+	s->seen_gen = 1;
 	s->xs = calloc(1, REPLAY_STATE_XMAX);
 	s->xs_new = calloc(1, REPLAY_STATE_XMAX);
 	if (!s->xs || !s->xs_new)
@@ -442,6 +502,7 @@ void stub_rec_state_release(struct stub_rec_state *s)
 	free(s->chk);
 	free(s->kw_old);
 	free(s->kw_new);
+	free(s->seen);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -918,60 +979,39 @@ static void stub_rec_pos_init(void)
 		stub_rec_pos[replay_state_slots[i]] = (int8_t)i;
 }
 
-/* The held-back registers as a REGS record, and a checkpoint if due. */
-static int stub_rec_kr_flush(struct stub_rec_state *s)
+/* Registers are written at once, one REGS record per call: the recorder
+ * reports an instruction's registers once, after its writes (a rep string
+ * instruction's iterations, which VEX unrolls, together). */
+int stub_rec_state_known_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
+			      uint32_t slots, uint64_t index, uint64_t time)
 {
-	uint64_t mask = 0, index = s->kr_index, time = s->kr_time;
-	const struct user_regs_struct *regs = &s->kr_regs;
-	int e = 0;
+	const uint64_t *now = (const uint64_t *)regs, *was = (const uint64_t *)&s->regs;
+	uint64_t mask = 0;
+	int e = s->kw_len ? stub_rec_kw_flush(s) : 0;
 
-	s->kr_pending = false;
+	if (e < 0)
+		return e;
 	stub_rec_pos_init();
-	for (uint32_t m = s->kr_slots; m; m &= m - 1) {
+	slots &= (1u << REPLAY_STATE_NGP) - 1;
+	for (uint32_t m = slots; m; m &= m - 1) {
 		unsigned slot = (unsigned)__builtin_ctz(m);
 
-		if (slot < REPLAY_STATE_NGP && stub_rec_pos[slot] >= 0 &&
-		    stub_rec_slot(regs, slot) != stub_rec_slot(&s->regs, slot))
+		if (stub_rec_pos[slot] >= 0 && now[slot] != was[slot])
 			mask |= 1ull << stub_rec_pos[slot];
 	}
-	s->kr_slots = 0;
 	if (mask) {
 		e = stub_rec_begin_raw(s, REPLAY_STATE_REC_REGS, index, time,
 				       8 + 10 * REPLAY_STATE_NSLOTS);
 		if (e < 0)
 			return e;
 		stub_rec_put_regs(s, regs, mask);
+	} else if (time - index != s->base) {
+		e = stub_rec_begin_raw(s, REPLAY_STATE_REC_TIME, index, time, 0);
 	}
 	/* Slots never named keep the log's values. */
-	if (index - s->last_ckpt >= STUB_REC_STATE_CKPT)
+	if (e >= 0 && index - s->last_ckpt >= STUB_REC_STATE_CKPT)
 		e = stub_rec_checkpoint(s, &s->regs, index, time);
-	return e;
-}
-
-int stub_rec_state_known_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
-			      uint32_t slots, uint64_t index, uint64_t time)
-{
-	int e = 0;
-
-	if ((s->kr_pending && (s->kr_index != index || s->kr_time != time)) ||
-	    (s->kw_len && (s->kw_index != index || s->kw_time != time)))
-		e = stub_rec_known_flush(s);
-	if (e >= 0)
-		e = stub_rec_state_known_time(s, index, time);
-	if (e < 0)
-		return e;
-	/* Only the slots in kr_slots of kr_regs are ever read. */
-	s->kr_pending = true;
-	s->kr_index = index;
-	s->kr_time = time;
-	s->kr_slots |= slots;
-	for (uint32_t m = slots; m; m &= m - 1) {
-		unsigned slot = (unsigned)__builtin_ctz(m);
-
-		if (slot < REPLAY_STATE_NGP)
-			memcpy((uint8_t *)&s->kr_regs + 8 * slot, (const uint8_t *)regs + 8 * slot, 8);
-	}
-	return stub_rec_known_emit(s);
+	return e < 0 ? e : stub_rec_known_emit(s);
 }
 
 int stub_rec_state_known_ckpt(struct stub_rec_state *s, uint64_t index, uint64_t time)
@@ -991,10 +1031,9 @@ static int stub_rec_kw_flush(struct stub_rec_state *s)
 	e = stub_rec_begin_raw(s, REPLAY_STATE_REC_MEM, s->kw_index, s->kw_time, 32 + 2 * len);
 	if (e < 0)
 		return e;
-	stub_rec_put_s(s, (int64_t)(s->kw_addr - s->mem_end));
-	stub_rec_put(s, len);
-	stub_rec_put_bytes(s, s->kw_old, len);
+	stub_rec_put_mem(s, s->kw_addr, len, s->kw_old);
 	stub_rec_put_bytes(s, s->kw_new, len);
+	stub_rec_seen_note(s, s->kw_addr, len, s->kw_new);
 	s->mem_end = s->kw_addr + len;
 	s->last_write = s->kw_addr;
 	return 0;
@@ -1008,9 +1047,8 @@ int stub_rec_state_known_mem(struct stub_rec_state *s, uint64_t addr, uint64_t l
 	int e = 0;
 
 	/* What is held back is of one instruction; another's first. */
-	if ((s->kw_len && !(index == s->kw_index && time == s->kw_time &&
-			    addr == s->kw_addr + s->kw_len && s->kw_len + len <= STUB_REC_KW_MAX)) ||
-	    (s->kr_pending && (s->kr_index != index || s->kr_time != time)))
+	if (s->kw_len && !(index == s->kw_index && time == s->kw_time &&
+			   addr == s->kw_addr + s->kw_len && s->kw_len + len <= STUB_REC_KW_MAX))
 		e = stub_rec_known_flush(s);
 	if (e < 0)
 		return e;

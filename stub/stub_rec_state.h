@@ -115,13 +115,11 @@ struct stub_rec_state {
 	uint64_t kw_addr, kw_len, kw_index, kw_time;
 	uint8_t *kw_old, *kw_new;
 	size_t kw_cap;
-	/* stub_rec_state_known_regs: registers of the instruction @kr_index
-	 * not written yet (the iterations of a rep string instruction, each
-	 * reported, are one instruction): kr_slots of kr_regs. */
-	bool kr_pending;
-	uint64_t kr_index, kr_time;
-	uint32_t kr_slots;
-	struct user_regs_struct kr_regs;
+	/* The last write logged at each of a few addresses since the last
+	 * checkpoint or MAP record (seen_gen), for MEM records whose old
+	 * bytes it gives (REPLAY_STATE_MEM_SAME). */
+	struct stub_rec_seen *seen;
+	uint32_t seen_gen;
 	size_t nrec, caprec;
 };
 

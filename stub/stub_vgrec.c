@@ -66,13 +66,6 @@ struct vgrec_block {
 	struct vgrec_exit *exit;
 };
 
-/* A state word of the open superblock (vgtool/hsrec_proto.h). */
-struct vgrec_event {
-	uint16_t insn;                      /* in the superblock */
-	uint8_t kind, arg;
-	uint64_t a, b;                      /* value / address, length */
-	size_t bytes;                       /* STORE: old, new bytes in ev_bytes */
-};
 
 struct vgrec_thread {
 	struct stub_rec_thread th;
@@ -86,10 +79,12 @@ struct vgrec_thread {
 	struct stub_rec_state st;
 	FILE *stf;
 	struct user_regs_struct regs;       /* as of the last record */
-	struct vgrec_event *ev;             /* of the open superblock */
-	size_t nev, capev;
-	uint8_t *ev_bytes;
-	size_t nbytes, capbytes;
+	/* The open superblock's state words, as they came (each checked
+	 * whole): where the read buffer holds them (raw_off, raw_len), or a
+	 * copy once the buffer moved on (raw_copied: raw, raw_len). */
+	size_t raw_off, raw_len, raw_cap;
+	bool raw_copied;
+	uint8_t *raw;
 	/* --snapshot: the ring, and a PSB written that waits for its
 	 * checkpoint (the state of its instruction is applied after the
 	 * superblock's control flow). */
@@ -130,6 +125,8 @@ struct stub_vgrec {
 	bool reaped;                        /* waitpid collected Valgrind */
 	uint8_t *in;
 	size_t nin;
+	size_t scan;                        /* where parsing goes on in in */
+	struct vgrec_thread *raw_owner;     /* whose state words in holds */
 	char *err;
 	size_t errsize;
 };
@@ -462,29 +459,62 @@ static uint64_t *vgrec_slot(struct user_regs_struct *regs, unsigned slot)
 	return (uint64_t *)regs + slot;
 }
 
+/* The bytes that follow a state word of @kind with @arg (its operands),
+ * or 0 for a word no tool writes. */
+static size_t vgrec_st_size(unsigned kind, unsigned arg)
+{
+	switch (kind) {
+	case HSREC_ST_REG:
+		return 8;
+	case HSREC_ST_STORE:
+		return arg ? 8 + 2 * (size_t)arg : 0;
+	case HSREC_ST_UNKNOWN:
+		return 16;
+	default:
+		return 0;
+	}
+}
+
+/* The open superblock's state words are applied or dropped. */
+static void vgrec_raw_done(struct stub_vgrec *r, struct vgrec_thread *t)
+{
+	t->raw_len = 0;
+	t->raw_copied = false;
+	if (r->raw_owner == t)
+		r->raw_owner = NULL;
+}
+
 /* The state words of instructions [0, n) of the superblock that just ran,
  * its instruction 0 being the thread's instruction @idx0 at time @idx0 +
- * @base; those of later instructions did not happen (a fault). */
+ * @base; those of later instructions did not happen (a fault). They are
+ * read where they are (vgrec_event checked each whole). */
 static int vgrec_apply(struct stub_vgrec *r, struct vgrec_thread *t, const struct vgrec_block *blk,
 		       uint32_t n, uint64_t idx0, uint64_t base)
 {
+	const uint8_t *p = t->raw_copied ? t->raw : r->in + t->raw_off, *end = p + t->raw_len;
 	uint32_t regs = 0;             /* slots changed by instruction cur */
 	uint32_t cur = 0;
 	int e = 0;
 
 	if (!t->st.started) {
-		t->nev = t->nbytes = 0;
+		vgrec_raw_done(r, t);
 		return 0;
 	}
 	if (n)
 		e = stub_rec_state_known_time(&t->st, idx0, idx0 + base);
-	for (size_t i = 0; i < t->nev && e >= 0; i++) {
-		const struct vgrec_event *v = &t->ev[i];
-		uint64_t index = idx0 + blk->pos[v->insn];
+	while (p < end && e >= 0) {
+		uint32_t w = vgrec_u32(p), insn = HSREC_ST_INSN(w), arg = HSREC_ST_ARG(w);
+		unsigned kind = HSREC_ST_KIND(w);
+		const uint8_t *q = p + 4;
+		uint64_t index;
 
-		if (v->insn >= n)
+		if (insn >= n)
 			break;
-		if (regs && v->insn != cur) {
+		p = q + vgrec_st_size(kind, arg);
+		index = idx0 + blk->pos[insn];
+		/* A rep instruction's unrolled copies are one instruction:
+		 * its registers once, after all of its writes. */
+		if (regs && blk->pos[insn] != blk->pos[cur]) {
 			uint64_t at = idx0 + blk->pos[cur];
 
 			e = stub_rec_state_known_regs(&t->st, &t->regs, regs, at, at + base);
@@ -492,24 +522,23 @@ static int vgrec_apply(struct stub_vgrec *r, struct vgrec_thread *t, const struc
 		}
 		if (e >= 0 && t->psb && index > t->psb_cut.index)
 			e = vgrec_cut(r, t);
-		cur = v->insn;
+		cur = insn;
 		if (e < 0)
 			break;
-		switch (v->kind) {
+		switch (kind) {
 		case HSREC_ST_REG:
-			if (v->arg < HSREC_NGP) {
-				*vgrec_slot(&t->regs, v->arg) = v->a;
-				regs |= 1u << v->arg;
+			if (arg < HSREC_NGP) {
+				memcpy(vgrec_slot(&t->regs, arg), q, 8);
+				regs |= 1u << arg;
 			}
 			break;
 		case HSREC_ST_STORE:
-			e = stub_rec_state_known_mem(&t->st, v->a, v->arg, t->ev_bytes + v->bytes,
-						     t->ev_bytes + v->bytes + v->arg, index,
-						     index + base);
+			e = stub_rec_state_known_mem(&t->st, vgrec_u64(q), arg, q + 8, q + 8 + arg,
+						     index, index + base);
 			break;
 		case HSREC_ST_UNKNOWN:
-			e = stub_rec_state_known_map(&t->st, v->a, v->b, STUB_REC_MAP_UNKNOWN, index,
-						     index + base);
+			e = stub_rec_state_known_map(&t->st, vgrec_u64(q), vgrec_u64(q + 8),
+						     STUB_REC_MAP_UNKNOWN, index, index + base);
 			break;
 		}
 	}
@@ -520,7 +549,7 @@ static int vgrec_apply(struct stub_vgrec *r, struct vgrec_thread *t, const struc
 		e = vgrec_cut(r, t);
 	if (r->opt.snapshot && stub_rec_ring_want(&t->ring, r->opt.snapshot, t->st.bytes + t->st.nrec))
 		t->th.pt.psb_asked = true;
-	t->nev = t->nbytes = 0;
+	vgrec_raw_done(r, t);
 	return e;
 }
 
@@ -554,58 +583,67 @@ static int vgrec_run(struct stub_vgrec *r, struct vgrec_thread *t, const struct 
 	return e;
 }
 
-/* A state word of @t's open superblock; @p holds its operands. 0, or
- * -EAGAIN if they are not all in yet (*@used: bytes taken). */
-static int vgrec_event(struct stub_vgrec *r, uint32_t w, const uint8_t *p, size_t avail,
-		       size_t *used)
+/* @n more bytes of @t's state words, copied. */
+static int vgrec_raw_add(struct vgrec_thread *t, const uint8_t *p, size_t n)
+{
+	if (t->raw_len + n > t->raw_cap) {
+		size_t cap = t->raw_cap ? t->raw_cap : 4096;
+		uint8_t *nv;
+
+		while (cap < t->raw_len + n)
+			cap *= 2;
+		nv = realloc(t->raw, cap);
+		if (!nv)
+			return -ENOMEM;
+		t->raw = nv;
+		t->raw_cap = cap;
+	}
+	memcpy(t->raw + t->raw_len, p, n);
+	t->raw_len += n;
+	return 0;
+}
+
+/* @t's state words still in the read buffer are copied out of it (the
+ * buffer moves on, or another thread's words come). */
+static int vgrec_raw_copy(struct stub_vgrec *r, struct vgrec_thread *t)
+{
+	size_t n = t->raw_len;
+
+	r->raw_owner = NULL;
+	t->raw_len = 0;
+	t->raw_copied = true;
+	return vgrec_raw_add(t, r->in + t->raw_off, n);
+}
+
+/* A state word of the current thread's open superblock at r->in + @at,
+ * its operands after it. 0 (*@used: the operands' bytes), or -EAGAIN if
+ * they are not all in yet. The words stay where they are until the
+ * superblock ends (vgrec_apply); they are copied only when the read
+ * buffer must move on first. */
+static int vgrec_event(struct stub_vgrec *r, uint32_t w, size_t at, size_t *used)
 {
 	struct vgrec_thread *t = r->cur;
-	struct vgrec_event v = { .insn = (uint16_t)HSREC_ST_INSN(w),
-				 .kind = (uint8_t)HSREC_ST_KIND(w), .arg = (uint8_t)HSREC_ST_ARG(w) };
-	size_t need;
+	size_t need = vgrec_st_size(HSREC_ST_KIND(w), HSREC_ST_ARG(w));
+	int e = 0;
 
-	switch (v.kind) {
-	case HSREC_ST_REG: need = 8; break;
-	case HSREC_ST_STORE: need = 8 + 2 * (size_t)v.arg; break;
-	case HSREC_ST_UNKNOWN: need = 16; break;
-	default:
+	if (!need)
 		return vgrec_fail(r, -EPROTO, "an unknown state word %#x from the tool", w);
-	}
-	if (avail < need)
+	if (r->nin - at - 4 < need)
 		return -EAGAIN;
 	*used = need;
 	if (!t || !t->open)
 		return vgrec_fail(r, -EPROTO, "a state word outside a superblock");
-	v.a = vgrec_u64(p);
-	if (v.kind == HSREC_ST_UNKNOWN)
-		v.b = vgrec_u64(p + 8);
-	if (v.kind == HSREC_ST_STORE) {
-		if (t->nbytes + 2 * v.arg > t->capbytes) {
-			size_t cap = t->capbytes ? t->capbytes * 2 : 4096;
-			uint8_t *nb;
-
-			while (cap < t->nbytes + 2 * v.arg)
-				cap *= 2;
-			nb = realloc(t->ev_bytes, cap);
-			if (!nb)
-				return -ENOMEM;
-			t->ev_bytes = nb;
-			t->capbytes = cap;
-		}
-		v.bytes = t->nbytes;
-		memcpy(t->ev_bytes + t->nbytes, p + 8, 2 * (size_t)v.arg);
-		t->nbytes += 2 * (size_t)v.arg;
-	}
-	if (t->nev == t->capev) {
-		size_t cap = t->capev ? t->capev * 2 : 256;
-		struct vgrec_event *ne = realloc(t->ev, cap * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		t->ev = ne;
-		t->capev = cap;
-	}
-	t->ev[t->nev++] = v;
+	if (HSREC_ST_INSN(w) >= t->open->ninsn)
+		return vgrec_fail(r, -EPROTO, "a state word of instruction %u of a superblock of %u",
+				  HSREC_ST_INSN(w), t->open->ninsn);
+	if (r->raw_owner && (r->raw_owner != t || t->raw_off + t->raw_len != at))
+		e = vgrec_raw_copy(r, r->raw_owner);
+	if (e < 0 || t->raw_copied)
+		return e < 0 ? e : vgrec_raw_add(t, r->in + at, 4 + need);
+	if (!t->raw_len)
+		t->raw_off = at;
+	t->raw_len += 4 + need;
+	r->raw_owner = t;
 	return 0;
 }
 
@@ -939,10 +977,11 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 	return vgrec_fail(r, -EPROTO, "a malformed record of kind %u from the tool", kind);
 }
 
-/* Parses the complete records in r->in; keeps the rest. */
+/* Parses the complete records in r->in from r->scan; keeps the rest, and
+ * the open superblock's state words unless they are many (then copied). */
 static int vgrec_parse(struct stub_vgrec *r)
 {
-	size_t i = 0;
+	size_t i = r->scan, keep;
 	int e = 0;
 
 	while (e >= 0 && i + 4 <= r->nin) {
@@ -954,7 +993,7 @@ static int vgrec_parse(struct stub_vgrec *r)
 		} else if ((w & HSREC_ST_MASK) == HSREC_ST) {
 			size_t used = 0;
 
-			e = vgrec_event(r, w, r->in + i + 4, r->nin - i - 4, &used);
+			e = vgrec_event(r, w, i, &used);
 			if (e == -EAGAIN) {
 				e = 0;
 				break;
@@ -974,8 +1013,18 @@ static int vgrec_parse(struct stub_vgrec *r)
 			i += 4 + len;
 		}
 	}
-	memmove(r->in, r->in + i, r->nin - i);
-	r->nin -= i;
+	keep = i;
+	if (r->raw_owner && e >= 0) {
+		if (i - r->raw_owner->raw_off <= VGREC_IN / 4)
+			keep = r->raw_owner->raw_off;
+		else
+			e = vgrec_raw_copy(r, r->raw_owner);
+	}
+	memmove(r->in, r->in + keep, r->nin - keep);
+	r->nin -= keep;
+	r->scan = i - keep;
+	if (r->raw_owner)
+		r->raw_owner->raw_off -= keep;
 	return e;
 }
 
@@ -1113,9 +1162,9 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 		else if (w < 0 && errno != EINTR)
 			e = -errno;
 	}
-	if (e >= 0 && r->nin)
+	if (e >= 0 && r->nin > r->scan)
 		e = vgrec_fail(r, -EPROTO, "the stream ends inside a record (%zu bytes left)",
-			       r->nin);
+			       r->nin - r->scan);
 	if (e >= 0 && !r->hellos && !r->stop)
 		e = vgrec_fail(r, -ENOEXEC, "Valgrind did not start the program (its message, "
 			       "if any, is above)");
@@ -1147,6 +1196,7 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 		if (p && t->open && (vgrec_succ(r, t, at) < 0 || (p->rep && p->ip == at)))
 			at = p->ip;        /* one more iteration of it, or not stepped */
 		t->open = NULL;
+		vgrec_raw_done(r, t);
 		t->pend = NULL;
 		if (t->th.pt.enabled && at)
 			stub_rec_thread_interrupt(&t->th, at);
@@ -1357,8 +1407,7 @@ void stub_vgrec_free(struct stub_vgrec *r)
 		stub_rec_state_release(&r->th[i]->st);
 		if (r->th[i]->stf)
 			fclose(r->th[i]->stf);
-		free(r->th[i]->ev);
-		free(r->th[i]->ev_bytes);
+		free(r->th[i]->raw);
 		stub_rec_ring_release(&r->th[i]->ring);
 		free(r->th[i]);
 	}

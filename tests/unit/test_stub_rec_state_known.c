@@ -140,6 +140,93 @@ static void test_known_round_trip(void **unused)
 	replay_bundle_free(b);
 }
 
+/* The size of the records one call added, written out. */
+static uint64_t grew(struct stub_rec_state *s, uint64_t *was)
+{
+	uint64_t n;
+
+	assert_int_equal(stub_rec_state_flush(s), 0);
+	n = s->bytes - *was;
+	*was = s->bytes;
+	return n;
+}
+
+/* A write whose old bytes an earlier record of the same range wrote
+ * leaves them out (REPLAY_STATE_MEM_SAME), unless a checkpoint or a MAP
+ * record came between, or the bytes differ (another thread wrote there);
+ * memory reads the same at every time either way. */
+static void test_known_same_old_bytes(void **unused)
+{
+	struct user_regs_struct regs = { .rsp = 0x1000, .eflags = 0x202, .cs = 0x33 };
+	uint8_t v[6][8], buf[8], known[8];
+	struct stub_rec_state s;
+	struct replay_bundle *b;
+	struct replay_state *st;
+	char path[512], err[256];
+	uint64_t was, full, t;
+	FILE *f;
+	int idx;
+
+	(void)unused;
+	for (int i = 0; i < 6; i++)
+		memset(v[i], 0x10 * (i + 1), 8);
+	snprintf(path, sizeof(path), "%s/t.state", work);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(stub_rec_state_init(&s, TID, f), 0);
+	assert_int_equal(stub_rec_state_known_start(&s, &regs, 0, 0), 0);
+	was = s.bytes;
+	/* Instruction 1: v0 -> v1 (nothing before it: the old bytes are in). */
+	assert_int_equal(stub_rec_state_known_mem(&s, 0x2000, 8, v[0], v[1], 1, 1), 0);
+	full = grew(&s, &was);
+	assert_int_equal(full, 1 + 3 + 1 + 16);         /* tag, 0x2000, len, old, new */
+	/* Instruction 2: v1 -> v2, its old bytes those instruction 1 wrote. */
+	assert_int_equal(stub_rec_state_known_mem(&s, 0x2000, 8, v[1], v[2], 2, 2), 0);
+	assert_int_equal(grew(&s, &was), 1 + 1 + 1 + 8); /* tag, -8, len | same, new */
+	/* Instruction 3: another thread wrote v3 there at time 3: old v3 is
+	 * not what this log wrote last: in full. */
+	assert_int_equal(stub_rec_state_known_mem(&s, 0x2000, 8, v[3], v[4], 3, 4), 0);
+	assert_int_equal(grew(&s, &was), 2 + 1 + 1 + 1 + 16); /* TIME, tag, -8, len */
+	/* A MAP record elsewhere, then instruction 4: in full again. */
+	assert_int_equal(stub_rec_state_known_map(&s, 0x9000, 0x1000, STUB_REC_MAP_ZERO, 3, 4), 0);
+	was = s.bytes + s.nrec;
+	assert_int_equal(stub_rec_state_known_mem(&s, 0x2000, 8, v[4], v[5], 4, 5), 0);
+	assert_int_equal(grew(&s, &was), 1 + 3 + 1 + 16); /* from 0xa000: -0x8000 */
+	/* Past a checkpoint (instruction 20000): in full. */
+	regs.rax = 1;
+	assert_int_equal(stub_rec_state_known_regs(&s, &regs, 1u << SLOT_RAX, 19999, 20000), 0);
+	was = s.bytes + s.nrec;
+	assert_int_equal(stub_rec_state_known_mem(&s, 0x2000, 8, v[5], v[0], 20000, 20001), 0);
+	assert_true(grew(&s, &was) >= 1 + 1 + 1 + 16);
+	assert_int_equal(stub_rec_state_end(&s), 0);
+	assert_int_equal(stub_rec_state_flush(&s), 0);
+	stub_rec_state_release(&s);
+	fclose(f);
+
+	assert_int_equal(replay_bundle_new(&b), 0);
+	assert_int_equal(replay_bundle_set_str(&b->dir, work), 0);
+	idx = replay_bundle_add_thread(b, TID, "t.pt");
+	assert_true(idx >= 0);
+	assert_int_equal(replay_bundle_set_str(&b->threads[idx].state_file, "t.state"), 0);
+	b->threads[idx].instructions = 20000;
+	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), 0);
+	/* Time t shows what the last write at or before it left; before the
+	 * first, its old bytes. */
+	{
+		static const struct { uint64_t time; int v; } want[] = {
+			{ 0, 0 }, { 1, 1 }, { 2, 2 }, { 4, 4 }, { 5, 5 }, { 20000, 5 }, { 20001, 0 },
+		};
+
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			t = want[i].time;
+			assert_int_equal(replay_state_read_mem(st, t, 0x2000, buf, 8, known), 0);
+			assert_memory_equal(buf, v[want[i].v], 8);
+		}
+	}
+	replay_state_free(st);
+	replay_bundle_free(b);
+}
+
 static int setup(void **unused)
 {
 	(void)unused;
@@ -160,6 +247,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_round_trip),
+		cmocka_unit_test(test_known_same_old_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
