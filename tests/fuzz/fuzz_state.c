@@ -27,19 +27,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char dir[64];
 
-/* "HSSTATE1", tid, xsave_len 16, 27 general registers. */
-static const uint8_t header[] = { 'H', 'S', 'S', 'T', 'A', 'T', 'E', '1', 1, 16, 27 };
+/* "HSSTATE2", tid, xsave_len 16, 27 general registers; thread 2's log is
+ * of the first version ("HSSTATE1": MEM lengths without the same bit). */
+static const uint8_t header[] = { 'H', 'S', 'S', 'T', 'A', 'T', 'E', '2', 1, 16, 27 };
 
 static int put(const char *name, const uint8_t *p, size_t n)
 {
+	uint8_t h[sizeof(header)];
 	char path[128];
 	FILE *f;
 
+	memcpy(h, header, sizeof(h));
+	if (name[0] == '2')
+		h[7] = '1';
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "wb");
 	if (!f)
 		return -1;
-	fwrite(header, 1, sizeof(header), f);
+	fwrite(h, 1, sizeof(h), f);
 	fwrite(p, 1, n, f);
 	return fclose(f);
 }
