@@ -615,34 +615,46 @@ static int vgrec_raw_copy(struct stub_vgrec *r, struct vgrec_thread *t)
 	return vgrec_raw_add(t, r->in + t->raw_off, n);
 }
 
-/* A state word of the current thread's open superblock at r->in + @at,
- * its operands after it. 0 (*@used: the operands' bytes), or -EAGAIN if
- * they are not all in yet. The words stay where they are until the
- * superblock ends (vgrec_apply); they are copied only when the read
+/* The state words of the current thread's open superblock from r->in +
+ * @at on, each with its operands after it: *@used is the bytes of those
+ * all in (0: not even the first yet). The words stay where they are until
+ * the superblock ends (vgrec_apply); they are copied only when the read
  * buffer must move on first. */
-static int vgrec_event(struct stub_vgrec *r, uint32_t w, size_t at, size_t *used)
+static int vgrec_events(struct stub_vgrec *r, size_t at, size_t *used)
 {
 	struct vgrec_thread *t = r->cur;
-	size_t need = vgrec_st_size(HSREC_ST_KIND(w), HSREC_ST_ARG(w));
+	size_t i = at, n;
 	int e = 0;
 
-	if (!need)
-		return vgrec_fail(r, -EPROTO, "an unknown state word %#x from the tool", w);
-	if (r->nin - at - 4 < need)
-		return -EAGAIN;
-	*used = need;
+	*used = 0;
 	if (!t || !t->open)
 		return vgrec_fail(r, -EPROTO, "a state word outside a superblock");
-	if (HSREC_ST_INSN(w) >= t->open->ninsn)
-		return vgrec_fail(r, -EPROTO, "a state word of instruction %u of a superblock of %u",
-				  HSREC_ST_INSN(w), t->open->ninsn);
+	while (i + 4 <= r->nin) {
+		uint32_t w = vgrec_u32(r->in + i);
+		size_t need;
+
+		if ((w & HSREC_ST_MASK) != HSREC_ST)
+			break;
+		need = vgrec_st_size(HSREC_ST_KIND(w), HSREC_ST_ARG(w));
+		if (!need)
+			return vgrec_fail(r, -EPROTO, "an unknown state word %#x from the tool", w);
+		if (HSREC_ST_INSN(w) >= t->open->ninsn)
+			return vgrec_fail(r, -EPROTO, "a state word of instruction %u of a "
+					  "superblock of %u", HSREC_ST_INSN(w), t->open->ninsn);
+		if (r->nin - i - 4 < need)
+			break;
+		i += 4 + need;
+	}
+	n = *used = i - at;
+	if (!n)
+		return 0;
 	if (r->raw_owner && (r->raw_owner != t || t->raw_off + t->raw_len != at))
 		e = vgrec_raw_copy(r, r->raw_owner);
 	if (e < 0 || t->raw_copied)
-		return e < 0 ? e : vgrec_raw_add(t, r->in + at, 4 + need);
+		return e < 0 ? e : vgrec_raw_add(t, r->in + at, n);
 	if (!t->raw_len)
 		t->raw_off = at;
-	t->raw_len += 4 + need;
+	t->raw_len += n;
 	r->raw_owner = t;
 	return 0;
 }
@@ -991,14 +1003,12 @@ static int vgrec_parse(struct stub_vgrec *r)
 			e = vgrec_enter(r, w);
 			i += 4;
 		} else if ((w & HSREC_ST_MASK) == HSREC_ST) {
-			size_t used = 0;
+			size_t used;
 
-			e = vgrec_event(r, w, i, &used);
-			if (e == -EAGAIN) {
-				e = 0;
-				break;
-			}
-			i += 4 + used;
+			e = vgrec_events(r, i, &used);
+			if (e >= 0 && !used)
+				break;         /* the rest is not in yet */
+			i += used;
 		} else if ((w & HSREC_CTL) != HSREC_CTL) {
 			if ((w & 0xFF000000u) != HSREC_EXIT_BIT)
 				return vgrec_fail(r, -EPROTO, "an unknown word %#x in the stream", w);
