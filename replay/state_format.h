@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "protocol/rsp_regs.h"
 
@@ -79,17 +80,47 @@ static const uint8_t replay_state_slots[] = {
 
 #define REPLAY_STATE_VARINT_MAX 10 /* bytes of the longest varint */
 
-/* @v as unsigned LEB128 at @p: the bytes written. */
+/* The low 56 bits of @v spread into eight 7-bit groups, one a byte. */
+static inline uint64_t replay_state_spread56(uint64_t v)
+{
+	uint64_t x = v & 0x00FFFFFFFFFFFFFFull;
+
+	x = (x & 0x000000000FFFFFFFull) | ((x & 0x00FFFFFFF0000000ull) << 4);
+	x = (x & 0x00003FFF00003FFFull) | ((x & 0x0FFFC0000FFFC000ull) << 2);
+	return (x & 0x007F007F007F007Full) | ((x & 0x3F803F803F803F80ull) << 1);
+}
+
+/* @v as unsigned LEB128 at @p: the bytes written. @p has room for
+ * REPLAY_STATE_VARINT_MAX bytes, all of which may be written to: seven-bit
+ * groups are spread in a 64-bit word and stored at once (random 64-bit
+ * register values are common, and a byte at a time was the writer's
+ * hottest loop). x86-64 only: the word is stored little-endian. */
 static inline size_t replay_state_put_varint(uint8_t *p, uint64_t v)
 {
-	size_t n = 0;
+	uint64_t x;
+	size_t n;
 
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
+	if (v < 0x80) {
+		p[0] = (uint8_t)v;
+		return 1;
 	}
-	p[n++] = (uint8_t)v;
-	return n;
+	x = replay_state_spread56(v);
+	if (v < (1ull << 56)) {
+		n = (size_t)(64 - __builtin_clzll(v) + 6) / 7;     /* 2 to 8 */
+		x |= 0x8080808080808080ull & ((1ull << (8 * (n - 1))) - 1);
+		memcpy(p, &x, 8);
+		return n;
+	}
+	x |= 0x8080808080808080ull;
+	memcpy(p, &x, 8);
+	v >>= 56;                          /* 1 to 255 */
+	if (v < 0x80) {
+		p[8] = (uint8_t)v;
+		return 9;
+	}
+	p[8] = (uint8_t)(v | 0x80);
+	p[9] = (uint8_t)(v >> 7);
+	return 10;
 }
 
 /* svarint: @v zigzag-encoded (0, -1, 1, -2, ... as 0, 1, 2, 3, ...). */

@@ -42,13 +42,11 @@ static void stub_rec_check_again(struct stub_rec_state *s, struct stub_rec_state
 
 /* --- encoding ------------------------------------------------------------ */
 
-static int stub_rec_rec_room(struct stub_rec_state *s, size_t more)
+static int stub_rec_rec_grow(struct stub_rec_state *s, size_t more)
 {
 	uint8_t *nv;
 	size_t cap;
 
-	if (s->nrec + more <= s->caprec)
-		return 0;
 	cap = s->caprec ? s->caprec : 4096;
 	while (cap < s->nrec + more)
 		cap *= 2;
@@ -60,24 +58,40 @@ static int stub_rec_rec_room(struct stub_rec_state *s, size_t more)
 	return 0;
 }
 
+/* Room for @more bytes of records (once per record: inline). */
+static inline int stub_rec_rec_room(struct stub_rec_state *s, size_t more)
+{
+	return s->nrec + more <= s->caprec ? 0 : stub_rec_rec_grow(s, more);
+}
+
 /* Callers reserve room first (stub_rec_rec_room). */
-static void stub_rec_put(struct stub_rec_state *s, uint64_t v)
+static inline void stub_rec_put(struct stub_rec_state *s, uint64_t v)
 {
 	s->nrec += replay_state_put_varint(s->rec + s->nrec, v);
 }
 
-static void stub_rec_put_s(struct stub_rec_state *s, int64_t v)
+static inline void stub_rec_put_s(struct stub_rec_state *s, int64_t v)
 {
 	stub_rec_put(s, replay_state_zigzag(v));
 }
 
-static void stub_rec_put_bytes(struct stub_rec_state *s, const void *p, size_t n)
+/* memcpy, with the 8 bytes of most writes (a register's worth) copied
+ * inline: these run once per write the program makes. */
+static inline void stub_rec_copy(void *d, const void *p, size_t n)
 {
-	memcpy(s->rec + s->nrec, p, n);
+	if (n == 8)
+		memcpy(d, p, 8);
+	else
+		memcpy(d, p, n);
+}
+
+static inline void stub_rec_put_bytes(struct stub_rec_state *s, const void *p, size_t n)
+{
+	stub_rec_copy(s->rec + s->nrec, p, n);
 	s->nrec += n;
 }
 
-static void stub_rec_tag(struct stub_rec_state *s, unsigned kind, uint64_t index)
+static inline void stub_rec_tag(struct stub_rec_state *s, unsigned kind, uint64_t index)
 {
 	s->nrec += replay_state_put_tag(s->rec + s->nrec, kind, index - s->last_index);
 	s->last_index = index;
@@ -96,18 +110,23 @@ static int stub_rec_known_flush(struct stub_rec_state *s)
 /* A record of @kind at @index, @time (a TIME record first if time minus
  * index changed), with room for @more bytes; what known-value calls held
  * back is not written first. */
-static int stub_rec_begin_raw(struct stub_rec_state *s, unsigned kind, uint64_t index,
-			      uint64_t time, size_t more)
+static void stub_rec_time_rec(struct stub_rec_state *s, uint64_t index, uint64_t time)
+{
+	s->base = time - index;
+	stub_rec_tag(s, REPLAY_STATE_REC_TIME, index);
+	stub_rec_put(s, s->base);
+}
+
+/* Inline: a record of every instruction of a Valgrind recording starts here. */
+static inline __attribute__((always_inline)) int stub_rec_begin_raw(struct stub_rec_state *s,
+		unsigned kind, uint64_t index, uint64_t time, size_t more)
 {
 	int e = stub_rec_rec_room(s, more + 32);
 
 	if (e < 0)
 		return e;
-	if (time - index != s->base) {
-		s->base = time - index;
-		stub_rec_tag(s, REPLAY_STATE_REC_TIME, index);
-		stub_rec_put(s, s->base);
-	}
+	if (time - index != s->base)
+		stub_rec_time_rec(s, index, time);
 	if (kind != REPLAY_STATE_REC_TIME)
 		stub_rec_tag(s, kind, index);
 	return 0;
@@ -214,8 +233,16 @@ static bool stub_rec_seen_same(const struct stub_rec_state *s, uint64_t addr, ui
 	if (!s->seen || len > STUB_REC_SEEN_MAX)
 		return false;
 	e = stub_rec_seen_at(s, addr);
-	return e->gen == s->seen_gen && e->addr == addr && e->len == len &&
-	       !memcmp(e->bytes, old, len);
+	if (e->gen != s->seen_gen || e->addr != addr || e->len != len)
+		return false;
+	if (len == 8) {
+		uint64_t a, b;
+
+		memcpy(&a, e->bytes, 8);
+		memcpy(&b, old, 8);
+		return a == b;
+	}
+	return !memcmp(e->bytes, old, len);
 }
 
 /* A MEM record of @len new bytes @now at @addr is written. */
@@ -232,7 +259,7 @@ static void stub_rec_seen_note(struct stub_rec_state *s, uint64_t addr, uint64_t
 	e->addr = addr;
 	e->gen = s->seen_gen;
 	e->len = (uint8_t)len;
-	memcpy(e->bytes, now, len);
+	stub_rec_copy(e->bytes, now, len);
 }
 
 /* A MEM record's range and old bytes (left out if the log has them);
@@ -280,7 +307,7 @@ static int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_
 /* A REGS record's body: @mask (positions in replay_state_slots) and the
  * differences of those slots of @regs from the log's; they become the
  * log's. */
-static void stub_rec_put_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
+static inline void stub_rec_put_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
 			      uint64_t mask)
 {
 	stub_rec_put(s, mask);
@@ -479,12 +506,15 @@ int stub_rec_state_proc_init(struct stub_rec_state_proc *p, const int *mem_fd,
 
 /* --- the thread ------------------------------------------------------ */
 
+static void stub_rec_pos_init(void);
+
 int stub_rec_state_init(struct stub_rec_state *s, pid_t tid, FILE *out)
 {
 	memset(s, 0, sizeof(*s));
 	s->tid = tid;
 	s->out = out;
 	s->seen_gen = 1;
+	stub_rec_pos_init();
 	s->xs = calloc(1, REPLAY_STATE_XMAX);
 	s->xs_new = calloc(1, REPLAY_STATE_XMAX);
 	if (!s->xs || !s->xs_new)
@@ -991,8 +1021,7 @@ int stub_rec_state_known_regs(struct stub_rec_state *s, const struct user_regs_s
 
 	if (e < 0)
 		return e;
-	stub_rec_pos_init();
-	slots &= (1u << REPLAY_STATE_NGP) - 1;
+	slots &= (1u << REPLAY_STATE_NGP) - 1;    /* stub_rec_pos: set at init */
 	for (uint32_t m = slots; m; m &= m - 1) {
 		unsigned slot = (unsigned)__builtin_ctz(m);
 
@@ -1073,8 +1102,8 @@ int stub_rec_state_known_mem(struct stub_rec_state *s, uint64_t addr, uint64_t l
 			return -ENOMEM;
 		s->kw_cap = cap;
 	}
-	memcpy(s->kw_old + s->kw_len, old, len);
-	memcpy(s->kw_new + s->kw_len, now, len);
+	stub_rec_copy(s->kw_old + s->kw_len, old, len);
+	stub_rec_copy(s->kw_new + s->kw_len, now, len);
 	s->kw_len += len;
 	return stub_rec_known_emit(s);
 }

@@ -492,8 +492,9 @@ static int vgrec_apply(struct stub_vgrec *r, struct vgrec_thread *t, const struc
 		       uint32_t n, uint64_t idx0, uint64_t base)
 {
 	const uint8_t *p = t->raw_copied ? t->raw : r->in + t->raw_off, *end = p + t->raw_len;
-	uint32_t regs = 0;             /* slots changed by instruction cur */
-	uint32_t cur = 0;
+	uint32_t regs = 0;             /* slots changed by the instruction at pos */
+	uint32_t pos = UINT32_MAX;     /* among the block's distinct instructions */
+	uint64_t index = 0;            /* idx0 + pos */
 	int e = 0;
 
 	if (!t->st.started) {
@@ -506,45 +507,42 @@ static int vgrec_apply(struct stub_vgrec *r, struct vgrec_thread *t, const struc
 		uint32_t w = vgrec_u32(p), insn = HSREC_ST_INSN(w), arg = HSREC_ST_ARG(w);
 		unsigned kind = HSREC_ST_KIND(w);
 		const uint8_t *q = p + 4;
-		uint64_t index;
 
 		if (insn >= n)
 			break;
-		p = q + vgrec_st_size(kind, arg);
-		index = idx0 + blk->pos[insn];
 		/* A rep instruction's unrolled copies are one instruction:
 		 * its registers once, after all of its writes. */
-		if (regs && blk->pos[insn] != blk->pos[cur]) {
-			uint64_t at = idx0 + blk->pos[cur];
-
-			e = stub_rec_state_known_regs(&t->st, &t->regs, regs, at, at + base);
-			regs = 0;
+		if (blk->pos[insn] != pos) {
+			if (regs) {
+				e = stub_rec_state_known_regs(&t->st, &t->regs, regs, index,
+							      index + base);
+				regs = 0;
+			}
+			pos = blk->pos[insn];
+			index = idx0 + pos;
+			if (e >= 0 && t->psb && index > t->psb_cut.index)
+				e = vgrec_cut(r, t);
+			if (e < 0)
+				break;
 		}
-		if (e >= 0 && t->psb && index > t->psb_cut.index)
-			e = vgrec_cut(r, t);
-		cur = insn;
-		if (e < 0)
-			break;
-		switch (kind) {
-		case HSREC_ST_REG:
+		if (kind == HSREC_ST_REG) {
 			if (arg < HSREC_NGP) {
 				memcpy(vgrec_slot(&t->regs, arg), q, 8);
 				regs |= 1u << arg;
 			}
-			break;
-		case HSREC_ST_STORE:
+			p = q + 8;
+			continue;
+		}
+		p = q + vgrec_st_size(kind, arg);
+		if (kind == HSREC_ST_STORE)
 			e = stub_rec_state_known_mem(&t->st, vgrec_u64(q), arg, q + 8, q + 8 + arg,
 						     index, index + base);
-			break;
-		case HSREC_ST_UNKNOWN:
+		else
 			e = stub_rec_state_known_map(&t->st, vgrec_u64(q), vgrec_u64(q + 8),
 						     STUB_REC_MAP_UNKNOWN, index, index + base);
-			break;
-		}
 	}
 	if (e >= 0 && regs)
-		e = stub_rec_state_known_regs(&t->st, &t->regs, regs, idx0 + blk->pos[cur],
-					      idx0 + blk->pos[cur] + base);
+		e = stub_rec_state_known_regs(&t->st, &t->regs, regs, index, index + base);
 	if (e >= 0 && t->psb)
 		e = vgrec_cut(r, t);
 	if (r->opt.snapshot && stub_rec_ring_want(&t->ring, r->opt.snapshot, t->st.bytes + t->st.nrec))
