@@ -43,6 +43,7 @@
 #include "replay/unwind.h"
 
 struct replay_bundle;
+struct replay_session;
 struct replay_dwarf_symbols;
 struct replay_frontend;
 struct replay_image;
@@ -72,6 +73,7 @@ typedef int (*replay_frontend_cond_fn)(struct replay_frontend *f, const char *ex
 				       char *err, size_t errsize);
 
 struct replay_frontend {
+	struct replay_session *s;  /* the recording; the next seven are its */
 	struct replay_bundle *b;
 	struct replay_image *img;
 	struct replay_rodata *rodata;  /* the files' read-only data */
