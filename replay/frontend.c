@@ -94,6 +94,11 @@ struct replay_cursor *replay_frontend_cursor(struct replay_frontend *f)
 	return f->cur[f->current];
 }
 
+struct dw_space *replay_frontend_space(struct replay_frontend *f)
+{
+	return replay_dwarf_symbols_space(f->ds);
+}
+
 int64_t replay_frontend_tid(const struct replay_frontend *f)
 {
 	return f->b->threads[f->current].tid;

@@ -42,6 +42,7 @@
 #include "replay/symbols.h"
 #include "replay/unwind.h"
 
+struct dw_space;
 struct replay_bundle;
 struct replay_session;
 struct replay_dwarf_symbols;
@@ -119,6 +120,9 @@ int replay_frontend_open(const char *dir, struct replay_frontend **out, char *er
 void replay_frontend_free(struct replay_frontend *f);
 
 struct replay_cursor *replay_frontend_cursor(struct replay_frontend *f);
+/* The recording's DWARF images and ELF symbols (dwarf/dw_space.h), for
+ * minimal symbols and call frame rules. */
+struct dw_space *replay_frontend_space(struct replay_frontend *f);
 int64_t replay_frontend_tid(const struct replay_frontend *f);
 
 /* The current thread's call structure (built now if need be). 0 or < 0. */

@@ -170,6 +170,13 @@ int replay_session_open(const char *path, unsigned want, struct replay_session *
 	return 0;
 }
 
+int replay_session_cfi(void *session, uint64_t pc, struct dw_cfi_row *out)
+{
+	struct replay_session *s = session;
+
+	return s->ds ? replay_dwarf_symbols_cfi(s->ds, pc, out) : -ENOENT;
+}
+
 void replay_session_free(struct replay_session *s)
 {
 	if (!s)

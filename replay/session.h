@@ -17,9 +17,11 @@
 #define HINDSIGHT_REPLAY_SESSION_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "replay/symbols.h"
 
+struct dw_cfi_row;
 struct replay_bundle;
 struct replay_dwarf_symbols;
 struct replay_image;
@@ -67,6 +69,11 @@ int replay_session_open(const char *path, unsigned want, struct replay_session *
 /* Sets up what @want asks for that @s has not yet. 0, or replay_session_open's
  * errors (what failed stays unset; what was set up before stays). */
 int replay_session_want(struct replay_session *s, unsigned want, char *err, size_t errsize);
+
+/* The call frame rules at @pc from @session's symbols (SYMBOLS), as
+ * struct replay_unwind_env's cfi with the session as its context: 0 or
+ * replay_dwarf_symbols_cfi's errors. */
+int replay_session_cfi(void *session, uint64_t pc, struct dw_cfi_row *out);
 
 /* Frees @s and all it holds; NULL is allowed. */
 void replay_session_free(struct replay_session *s);
