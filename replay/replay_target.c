@@ -637,12 +637,21 @@ static int rt_btrace_disable(void *ctx, struct rsp_ptid thread)
 	return 0;
 }
 
-/* The thread's PT file, whole. */
-static int pt_file(struct replay_target *t, struct rsp_ptid thread, char *path, size_t size)
+/* The thread's PT file, whole: in memory (*@mem, a perf.data opened
+ * directly) or on disk (@path). */
+static int pt_file(struct replay_target *t, struct rsp_ptid thread, char *path, size_t size,
+		   const struct replay_bundle_mem **mem)
 {
-	for (size_t i = 0; i < t->nthreads; i++)
-		if (t->threads[i].tid == thread.tid)
-			return replay_bundle_path(t->b, t->b->threads[i].pt_file, path, size);
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const char *file = t->b->threads[i].pt_file;
+
+		if (t->threads[i].tid != thread.tid)
+			continue;
+		if (!file)   /* segments of per-cpu streams */
+			return -ENOENT;
+		*mem = replay_bundle_mem_find(t->b, file);
+		return replay_bundle_path(t->b, file, path, size);
+	}
 	return -ESRCH;
 }
 
@@ -651,6 +660,7 @@ static int rt_btrace_conf(void *ctx, struct rsp_ptid thread, enum rsp_btrace_for
 {
 	struct replay_target *t = ctx;
 	struct replay_target_thread *th = btrace_thread(t, thread);
+	const struct replay_bundle_mem *mem = NULL;
 	char path[4096];
 	struct stat st;
 
@@ -661,7 +671,9 @@ static int rt_btrace_conf(void *ctx, struct rsp_ptid thread, enum rsp_btrace_for
 	if (th->btrace_format == RSP_BTRACE_BTS)
 		return 0;
 	*size = 0;
-	if (pt_file(t, thread, path, sizeof(path)) == 0 && stat(path, &st) == 0)
+	if (pt_file(t, thread, path, sizeof(path), &mem) == 0 && mem)
+		*size = mem->size;
+	else if (pt_file(t, thread, path, sizeof(path), &mem) == 0 && stat(path, &st) == 0)
 		*size = (uint64_t)st.st_size;
 	return 0;
 }
@@ -716,6 +728,7 @@ static int rt_btrace_read(void *ctx, struct rsp_ptid thread, enum rsp_btrace_rea
 {
 	struct replay_target *t = ctx;
 	struct replay_target_thread *th = btrace_thread(t, thread);
+	const struct replay_bundle_mem *mem = NULL;
 	char path[4096];
 	int err;
 
@@ -728,9 +741,9 @@ static int rt_btrace_read(void *ctx, struct rsp_ptid thread, enum rsp_btrace_rea
 	/* A recording never grows: `new` has something only the first time. */
 	if (kind == RSP_BTRACE_READ_NEW && th->btrace_read)
 		return 1;
-	err = pt_file(t, thread, path, sizeof(path));
+	err = pt_file(t, thread, path, sizeof(path), &mem);
 	if (!err)
-		err = read_all(path, out->raw);
+		err = mem ? rsp_buf_append(out->raw, mem->data, mem->size) : read_all(path, out->raw);
 	if (err)
 		return err;
 	th->btrace_read = true;
