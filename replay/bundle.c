@@ -226,6 +226,27 @@ const struct replay_bundle_mem *replay_bundle_mem_find(const struct replay_bundl
 	return NULL;
 }
 
+int replay_bundle_file_size(const struct replay_bundle *b, const char *file, uint64_t *size)
+{
+	const struct replay_bundle_mem *m = replay_bundle_mem_find(b, file);
+	char path[4096];
+	struct stat st;
+
+	*size = 0;
+	if (!file)
+		return -ENOENT;
+	if (m) {
+		*size = m->size;
+		return 0;
+	}
+	if (replay_bundle_path(b, file, path, sizeof(path)) < 0)
+		return -ENAMETOOLONG;
+	if (stat(path, &st) < 0)
+		return -errno;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
 int replay_bundle_set_argv(struct replay_bundle *b, char *const argv[])
 {
 	size_t n = 0;

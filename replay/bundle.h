@@ -170,6 +170,9 @@ int replay_bundle_add_mem(struct replay_bundle *b, const char *file, uint8_t *da
  * it), or NULL when it is not in memory (read it from disk). */
 const struct replay_bundle_mem *replay_bundle_mem_find(const struct replay_bundle *b,
 						       const char *file);
+/* The size of bundle-relative @file, in memory or on disk: 0, or -ENOENT
+ * (@file NULL), -ENAMETOOLONG, stat's -errno. */
+int replay_bundle_file_size(const struct replay_bundle *b, const char *file, uint64_t *size);
 /* Sets b->argv (copied); 0 or -ENOMEM. */
 int replay_bundle_set_argv(struct replay_bundle *b, char *const argv[]);
 /* Sets a string field (recorder, exit_kind) to a copy of @s; 0 or -ENOMEM. */

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dwarf/dw_elf.h"
@@ -637,22 +636,14 @@ static int rt_btrace_disable(void *ctx, struct rsp_ptid thread)
 	return 0;
 }
 
-/* The thread's PT file, whole: in memory (*@mem, a perf.data opened
- * directly) or on disk (@path). */
-static int pt_file(struct replay_target *t, struct rsp_ptid thread, char *path, size_t size,
-		   const struct replay_bundle_mem **mem)
+/* The thread's PT file (bundle-relative), or NULL: no such thread, or
+ * its history is segments of per-cpu streams. */
+static const char *pt_file(struct replay_target *t, struct rsp_ptid thread)
 {
-	for (size_t i = 0; i < t->nthreads; i++) {
-		const char *file = t->b->threads[i].pt_file;
-
-		if (t->threads[i].tid != thread.tid)
-			continue;
-		if (!file)   /* segments of per-cpu streams */
-			return -ENOENT;
-		*mem = replay_bundle_mem_find(t->b, file);
-		return replay_bundle_path(t->b, file, path, size);
-	}
-	return -ESRCH;
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].tid == thread.tid)
+			return t->b->threads[i].pt_file;
+	return NULL;
 }
 
 static int rt_btrace_conf(void *ctx, struct rsp_ptid thread, enum rsp_btrace_format *format,
@@ -660,9 +651,6 @@ static int rt_btrace_conf(void *ctx, struct rsp_ptid thread, enum rsp_btrace_for
 {
 	struct replay_target *t = ctx;
 	struct replay_target_thread *th = btrace_thread(t, thread);
-	const struct replay_bundle_mem *mem = NULL;
-	char path[4096];
-	struct stat st;
 
 	if (!th || !th->btrace_on)
 		return -ENOENT;
@@ -670,11 +658,7 @@ static int rt_btrace_conf(void *ctx, struct rsp_ptid thread, enum rsp_btrace_for
 	*size = th->bts_size;
 	if (th->btrace_format == RSP_BTRACE_BTS)
 		return 0;
-	*size = 0;
-	if (pt_file(t, thread, path, sizeof(path), &mem) == 0 && mem)
-		*size = mem->size;
-	else if (pt_file(t, thread, path, sizeof(path), &mem) == 0 && stat(path, &st) == 0)
-		*size = (uint64_t)st.st_size;
+	replay_bundle_file_size(t->b, pt_file(t, thread), size);   /* 0 if not known */
 	return 0;
 }
 
@@ -728,7 +712,8 @@ static int rt_btrace_read(void *ctx, struct rsp_ptid thread, enum rsp_btrace_rea
 {
 	struct replay_target *t = ctx;
 	struct replay_target_thread *th = btrace_thread(t, thread);
-	const struct replay_bundle_mem *mem = NULL;
+	const struct replay_bundle_mem *mem;
+	const char *file;
 	char path[4096];
 	int err;
 
@@ -741,8 +726,10 @@ static int rt_btrace_read(void *ctx, struct rsp_ptid thread, enum rsp_btrace_rea
 	/* A recording never grows: `new` has something only the first time. */
 	if (kind == RSP_BTRACE_READ_NEW && th->btrace_read)
 		return 1;
-	err = pt_file(t, thread, path, sizeof(path), &mem);
-	if (!err)
+	file = pt_file(t, thread);
+	mem = replay_bundle_mem_find(t->b, file);
+	err = !file ? -ENOENT : replay_bundle_path(t->b, file, path, sizeof(path));
+	if (!err)   /* in memory (a perf.data opened directly) or on disk */
 		err = mem ? rsp_buf_append(out->raw, mem->data, mem->size) : read_all(path, out->raw);
 	if (err)
 		return err;
