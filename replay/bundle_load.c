@@ -7,9 +7,11 @@
  * PT_LOAD segment of the module's file. An image that is not where the
  * manifest says (or, for LLDB modules, is another build) is looked for by
  * build-id and name (replay/image_find.h). Per-cpu LLDB bundles ("cpus") are
- * split into threads by replay/percpu.c. Every failure leaves a one-line reason in the caller's
- * buffer, naming the key ("trace.json: processes[0].threads[1]: missing
- * \"tid\"") or the file.
+ * split into threads by replay/percpu.c. A perf.data is read into a bundle
+ * in memory (replay/perf_data.h), its images found the same way and next
+ * to it. Every failure leaves a one-line reason in the caller's buffer,
+ * naming the key ("trace.json: processes[0].threads[1]: missing \"tid\"")
+ * or the file.
  */
 #include "replay/bundle.h"
 

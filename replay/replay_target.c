@@ -730,7 +730,8 @@ static int rt_btrace_read(void *ctx, struct rsp_ptid thread, enum rsp_btrace_rea
 	mem = replay_bundle_mem_find(t->b, file);
 	err = !file ? -ENOENT : replay_bundle_path(t->b, file, path, sizeof(path));
 	if (!err)   /* in memory (a perf.data opened directly) or on disk */
-		err = mem ? rsp_buf_append(out->raw, mem->data, mem->size) : read_all(path, out->raw);
+		err = mem ? rsp_buf_append(out->raw, mem->data, mem->size)
+			  : read_all(path, out->raw);
 	if (err)
 		return err;
 	th->btrace_read = true;

@@ -84,6 +84,7 @@ fi
 # into memory, never written to disk, and what GDB's decoder makes of the
 # stream it gets is what hindsight decodes.
 H=$SHARED_DIR/ptdata/hase/skl-20180404-loopy
-[ -r "$H/loopy-20180404T162955.perf" ] && check_recording "$H/loopy-20180404T162955.perf" "$H/loopy" perf
+[ -r "$H/loopy-20180404T162955.perf" ] &&
+    check_recording "$H/loopy-20180404T162955.perf" "$H/loopy" perf
 
 finish

@@ -260,8 +260,9 @@ static void test_cut_perf_data(void **state)
 
 static void test_no_thread(void **state)
 {
-	static const char text[] = "{\"type\":\"intel-pt\",\"cpuInfo\":{\"vendor\":\"GenuineIntel\","
-		"\"family\":6,\"model\":79,\"stepping\":1},\"processes\":[{\"pid\":1,"
+	static const char text[] = "{\"type\":\"intel-pt\",\"cpuInfo\":{"
+		"\"vendor\":\"GenuineIntel\",\"family\":6,\"model\":79,\"stepping\":1},"
+		"\"processes\":[{\"pid\":1,"
 		"\"threads\":[],\"modules\":[]}]}";
 	struct replay_session *s;
 
@@ -277,8 +278,9 @@ static void test_no_thread(void **state)
  * without it. */
 static void test_bad_state_log(void **state)
 {
-	static const char text[] = "{\"type\":\"intel-pt\",\"cpuInfo\":{\"vendor\":\"GenuineIntel\","
-		"\"family\":6,\"model\":79,\"stepping\":1},\"processes\":[{\"pid\":1,"
+	static const char text[] = "{\"type\":\"intel-pt\",\"cpuInfo\":{"
+		"\"vendor\":\"GenuineIntel\",\"family\":6,\"model\":79,\"stepping\":1},"
+		"\"processes\":[{\"pid\":1,"
 		"\"threads\":[{\"tid\":7,\"iptTrace\":\"" LLDB "/3842849.trace\"}]}],"
 		"\"hindsight\":{\"version\":1,\"threads\":[{\"tid\":7,\"stateLog\":\"7.state\"}]}}";
 	struct replay_session *s;
