@@ -28,7 +28,7 @@
 #include "replay/history_format.h"
 #include "replay/image_find.h"
 #include "replay/insn.h"
-#include "replay/dwarf_symbols.h"
+#include "replay/session.h"
 #include "replay/symbols.h"
 
 #define CLI_HISTORY_IMAGE_DIRS 16
@@ -46,10 +46,9 @@ struct hist_args {
 
 /* Everything a listing needs, opened from the bundle. */
 struct session {
-	struct replay_bundle *b;
+	struct replay_session *rs;  /* the recording, with its symbols */
+	struct replay_bundle *b;    /* rs's */
 	size_t thread;
-	struct replay_dwarf_symbols *syms;
-	struct replay_symbolizer symbolizer;
 	struct replay_decoder *d;
 	struct replay_index idx;
 	struct timespec t0;
@@ -222,8 +221,7 @@ static void session_close(struct session *s)
 {
 	replay_index_release(&s->idx);
 	replay_decoder_free(s->d);
-	replay_dwarf_symbols_free(s->syms);
-	replay_bundle_free(s->b);
+	replay_session_free(s->rs);
 }
 
 static int pick_thread(struct session *s, const struct hist_args *a)
@@ -260,22 +258,17 @@ static int session_open(struct session *s, const struct hist_args *a)
 
 	memset(s, 0, sizeof(*s));
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
-	rc = replay_bundle_load(a->dir, &s->b, err, sizeof(err));
+	/* Functions, files and lines from DWARF (dwarf/ falls back to ELF
+	 * symbols and name@plt where there is no debug info); no state log. */
+	rc = replay_session_open(a->dir, REPLAY_SESSION_SYMBOLS, &s->rs, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: %s\n", err);
 		return -1;
 	}
+	s->b = s->rs->b;
 	cli_say_notes(s->b);
 	if (pick_thread(s, a) < 0)
 		return -1;
-	/* Functions, files and lines from DWARF (dwarf/ falls back to ELF
-	 * symbols and name@plt where there is no debug info). */
-	if (replay_dwarf_symbols_new(s->b, &s->syms) < 0) {
-		fprintf(stderr, "hindsight: out of memory\n");
-		return -1;
-	}
-	s->symbolizer.lookup = replay_dwarf_symbols_lookup;
-	s->symbolizer.ctx = s->syms;
 	rc = replay_decoder_new(s->b, s->thread, &s->d);
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: %s: thread %" PRId64 ": %s\n", a->dir,
@@ -343,7 +336,7 @@ static void print_json_item(const struct session *s, const struct hist_args *a,
 		return;
 	}
 	json_object_set_new(o, "addr", json_hex(it->insn.ip));
-	if (s->symbolizer.lookup(s->symbolizer.ctx, it->insn.ip, &sym) == 0)
+	if (s->rs->sym.lookup(s->rs->sym.ctx, it->insn.ip, &sym) == 0)
 		add_symbol(o, &sym);
 	if (it->insn.size &&
 	    replay_insn_format(&it->insn, it->bits, a->o.intel ? REPLAY_SYNTAX_INTEL : REPLAY_SYNTAX_ATT,
@@ -379,7 +372,7 @@ static int list_items(struct session *s, const struct hist_args *a, uint64_t beg
 		else if (it.kind == REPLAY_ITEM_GAP)
 			printf("%" PRIu64 "\t", it.index), replay_history_print_gap(stdout, it.error, it.text);
 		else
-			replay_history_print_insn(stdout, &s->symbolizer, &a->o, &it, false, &last);
+			replay_history_print_insn(stdout, &s->rs->sym, &a->o, &it, false, &last);
 	}
 	replay_history_src_release(&last);
 	if (rc < 0) {
@@ -455,7 +448,7 @@ int cli_calls_main(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	if (session_open(&s, &a) < 0)
 		goto fail;
-	rc = replay_calls_build(&calls, s.d, &s.symbolizer, progress, &s);
+	rc = replay_calls_build(&calls, s.d, &s.rs->sym, progress, &s);
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: %s: %s\n", a.dir, strerror(-rc));
 		goto fail;

@@ -59,7 +59,6 @@
 #include "replay/frontend_frame.h"
 #include "replay/frontend_vars.h"
 #include "replay/history_format.h"
-#include "replay/image.h"
 #include "replay/image_find.h"
 #include "replay/index.h"
 #include "replay/insn.h"

@@ -16,7 +16,6 @@
 
 #include "dwarf/dw_cfi.h"
 #include "dwarf/dw_space.h"
-#include "replay/dwarf_symbols.h"
 #include "replay/cexpr.h"
 #include "replay/frontend.h"
 #include "replay/frontend_frame.h"
@@ -29,7 +28,7 @@ static bool addr_name(struct cli_session *s, uint64_t addr, const char **name, u
 {
 	struct replay_symbol sym;
 
-	if (dw_space_msymbol(replay_dwarf_symbols_space(s->f->ds), addr, name, off) == 0)
+	if (dw_space_msymbol(replay_frontend_space(s->f), addr, name, off) == 0)
 		return true;
 	if (s->f->sym.lookup(s->f->sym.ctx, addr, &sym) == 0 && sym.function) {
 		*name = sym.function;
@@ -162,7 +161,7 @@ static bool function_at(struct cli_session *s, uint64_t addr, const char **fn, u
 		return false;
 	*lo = addr - off;
 	/* a symbol without a size: its FDE's end (the padding after is none's) */
-	if (dw_space_cfi_row(replay_dwarf_symbols_space(s->f->ds), *lo, &row) == 0 &&
+	if (dw_space_cfi_row(replay_frontend_space(s->f), *lo, &row) == 0 &&
 	    row.end > *lo)
 		end = row.end;
 	for (a = *lo; a < end && addr_name(s, a, &name, &off) && name == *fn && a - off == *lo;

@@ -23,7 +23,6 @@
 #include "cli/cli_replay_disas.h"
 #include "dwarf/dw_space.h"
 #include "replay/cexpr.h"
-#include "replay/dwarf_symbols.h"
 #include "replay/frontend.h"
 #include "replay/frontend_frame.h"
 #include "replay/frontend_vars.h"
@@ -82,7 +81,7 @@ static char *static_subst(struct cli_session *s, const struct cexpr_value *v)
 	char *type, *out = NULL;
 
 	if (!v || v->lval != CEXPR_LVAL_MEMORY || v->bit_size ||
-	    dw_space_msymbol(replay_dwarf_symbols_space(s->f->ds), v->addr, &sym, &off) < 0)
+	    dw_space_msymbol(replay_frontend_space(s->f), v->addr, &sym, &off) < 0)
 		return NULL;
 	type = cexpr_format_type_name(v->type);
 	if (type && asprintf(&out, "(*(%s *)0x%" PRIx64 ")", type, v->addr) < 0)

@@ -29,10 +29,8 @@
 #include "cli/cli_record.h"
 #include "replay/bundle.h"
 #include "replay/cursor.h"
-#include "replay/dwarf_symbols.h"
 #include "replay/explain.h"
-#include "replay/image.h"
-#include "replay/state.h"
+#include "replay/session.h"
 
 struct run_args {
 	const char *dir;
@@ -122,57 +120,45 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
  * after a message. */
 static int cli_run_explain(const char *dir, int signo)
 {
-	struct replay_bundle *b = NULL;
-	struct replay_state *st = NULL;
-	struct replay_image *img = NULL;
+	struct replay_session *s = NULL;
 	struct replay_cursor *c = NULL;
-	struct replay_dwarf_symbols *ds = NULL;
 	struct replay_explain *e = NULL;
-	struct pt_image *unused;
 	char err[512] = "";
 	size_t thread;
 	int rc;
 
-	rc = replay_bundle_load(dir, &b, err, sizeof(err));
-	if (rc == 0 && !b->nthreads) {
+	/* A state log that cannot be read leaves no registers: the rest
+	 * still works. */
+	rc = replay_session_open(dir, REPLAY_SESSION_STATE_LAX, &s, err, sizeof(err));
+	if (rc == 0 && !s->b->nthreads) {
 		rc = -ENOENT;
 		snprintf(err, sizeof(err), "no thread was recorded");
 	}
-	if (rc == 0 && replay_state_open(b, &st, err, sizeof(err)) < 0)
-		st = NULL; /* no registers: the rest still works */
+	if (rc == 0)
+		rc = replay_session_want(s, REPLAY_SESSION_IMAGES, err, sizeof(err));
 	if (rc == 0) {
-		thread = replay_explain_thread(b, st);
-		rc = replay_image_new(b, &img);
-		if (rc == 0 && replay_image_at(img, b->end_time, &unused) < 0)
-			rc = -ENOMEM;
+		thread = replay_explain_thread(s->b, s->st);
+		rc = replay_cursor_new(s->b, thread, NULL, NULL, &c);
 		if (rc == 0)
-			rc = replay_cursor_new(b, thread, NULL, NULL, &c);
-		if (rc == 0)
-			rc = replay_dwarf_symbols_new(b, &ds);
+			rc = replay_session_want(s, REPLAY_SESSION_SYMBOLS, err, sizeof(err));
 		e = rc == 0 ? malloc(sizeof(*e)) : NULL;
 		if (rc == 0 && !e)
 			rc = -ENOMEM;
-		if (rc == 0) {
-			struct replay_symbolizer sym = { replay_dwarf_symbols_lookup, ds };
-
-			rc = replay_explain_build(b, thread, c, img, st, &sym,
-						  replay_dwarf_symbols_cfi, ds, e);
-			if (rc == 0)
-				replay_explain_print(stderr, e, signo);
-			if (rc == 0 && st)
-				cli_origin_explain(stderr, dir);
-		}
+		if (rc == 0)
+			rc = replay_explain_build(s->b, thread, c, s->img, s->st, &s->sym,
+						  replay_session_cfi, s, e);
+		if (rc == 0)
+			replay_explain_print(stderr, e, signo);
+		if (rc == 0 && s->st)
+			cli_origin_explain(stderr, dir);
 		if (rc < 0 && !err[0])
 			snprintf(err, sizeof(err), "%s", strerror(-rc));
 	}
 	if (rc < 0)
 		fprintf(stderr, "hindsight: cannot explain the crash from %s: %s\n", dir, err);
 	free(e);
-	replay_dwarf_symbols_free(ds);
 	replay_cursor_free(c);
-	replay_image_free(img);
-	replay_state_free(st);
-	replay_bundle_free(b);
+	replay_session_free(s);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -27,10 +27,9 @@
 
 #include "cli/cli_history.h"
 #include "replay/bundle.h"
-#include "replay/dwarf_symbols.h"
 #include "replay/history_format.h"
 #include "replay/image_find.h"
-#include "replay/state.h"
+#include "replay/session.h"
 #include "replay/symbols.h"
 #include "replay/spans.h"
 
@@ -464,10 +463,8 @@ int cli_timeline_main(int argc, char **argv)
 {
 	struct replay_spans_opts o = { 0 };
 	struct replay_spans sp = { 0 };
-	struct replay_dwarf_symbols *syms = NULL;
-	struct replay_symbolizer sym = { 0 };
-	struct replay_bundle *b = NULL;
-	struct replay_state *st = NULL;
+	struct replay_session *s = NULL;
+	struct replay_bundle *b;
 	struct progress pr = { 0 };
 	struct tl_args a = { 0 };
 	struct writer w = { 0 };
@@ -480,22 +477,20 @@ int cli_timeline_main(int argc, char **argv)
 		fprintf(stderr, "hindsight: bad RANGE '%s' (A,B  A,+K  A,  ,B)\n", a.range);
 		return 2;
 	}
-	rc = replay_bundle_load(a.dir, &b, err, sizeof(err));
+	rc = replay_session_open(a.dir, 0, &s, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: %s\n", err);
 		return 1;
 	}
+	b = s->b;
 	cli_say_notes(b);
 	/* A software recording's state log times every instruction exactly. */
-	if (replay_spans_clock_of(b) == REPLAY_CLOCK_INSNS &&
-	    replay_state_open(b, &st, err, sizeof(err)) < 0)
-		st = NULL;
-	rc = replay_dwarf_symbols_new(b, &syms);
+	if (replay_spans_clock_of(b) == REPLAY_CLOCK_INSNS)
+		replay_session_want(s, REPLAY_SESSION_STATE_LAX, err, sizeof(err));
+	rc = replay_session_want(s, REPLAY_SESSION_SYMBOLS, err, sizeof(err));
 	if (rc == 0) {
-		o.st = st;
-		sym.lookup = replay_dwarf_symbols_lookup;
-		sym.ctx = syms;
-		o.sym = &sym;
+		o.st = s->st;
+		o.sym = &s->sym;
 		o.resolution = a.resolution;
 		o.progress = progress;
 		o.ctx = &pr;
@@ -522,8 +517,6 @@ int cli_timeline_main(int argc, char **argv)
 		rc = write_out(&a, &w);
 	}
 	replay_spans_release(&sp);
-	replay_dwarf_symbols_free(syms);
-	replay_state_free(st);
-	replay_bundle_free(b);
+	replay_session_free(s);
 	return rc < 0 ? 1 : 0;
 }

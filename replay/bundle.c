@@ -53,10 +53,12 @@ void replay_bundle_free(struct replay_bundle *b)
 {
 	if (!b)
 		return;
-	if (b->tmp_dir)
-		replay_bundle_remove_tree(b->tmp_dir);
-	free(b->tmp_dir);
 	free(b->perf_file);
+	for (size_t i = 0; i < b->nmem; i++) {
+		free(b->mem[i].file);
+		free(b->mem[i].data);
+	}
+	free(b->mem);
 	free(b->dir);
 	free(b->recorder);
 	free(b->exit_kind);
@@ -197,6 +199,51 @@ int replay_bundle_add_note(struct replay_bundle *b, const char *text)
 	if (!s)
 		return -ENOMEM;
 	b->notes[b->nnotes++] = s;
+	return 0;
+}
+
+int replay_bundle_add_mem(struct replay_bundle *b, const char *file, uint8_t *data, size_t size)
+{
+	struct replay_bundle_mem *v = grow(b->mem, b->nmem, sizeof(*v));
+	char *name = v ? strdup(file) : NULL;
+
+	if (v)
+		b->mem = v;
+	if (!name) {
+		free(data);
+		return -ENOMEM;
+	}
+	b->mem[b->nmem++] = (struct replay_bundle_mem){ name, data, size };
+	return 0;
+}
+
+const struct replay_bundle_mem *replay_bundle_mem_find(const struct replay_bundle *b,
+						       const char *file)
+{
+	for (size_t i = 0; file && i < b->nmem; i++)
+		if (!strcmp(b->mem[i].file, file))
+			return &b->mem[i];
+	return NULL;
+}
+
+int replay_bundle_file_size(const struct replay_bundle *b, const char *file, uint64_t *size)
+{
+	const struct replay_bundle_mem *m = replay_bundle_mem_find(b, file);
+	char path[4096];
+	struct stat st;
+
+	*size = 0;
+	if (!file)
+		return -ENOENT;
+	if (m) {
+		*size = m->size;
+		return 0;
+	}
+	if (replay_bundle_path(b, file, path, sizeof(path)) < 0)
+		return -ENAMETOOLONG;
+	if (stat(path, &st) < 0)
+		return -errno;
+	*size = (uint64_t)st.st_size;
 	return 0;
 }
 

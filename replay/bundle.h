@@ -77,11 +77,19 @@ struct replay_gap {
 	char *text;
 };
 
+/* A file of the recording held in memory rather than on disk: the PT
+ * streams of a perf.data opened directly. Readers of a bundle-relative
+ * file ask replay_bundle_mem_find before the file system. */
+struct replay_bundle_mem {
+	char *file;                /* its bundle-relative name ("threads/12.pt") */
+	uint8_t *data;             /* owned */
+	size_t size;
+};
+
 struct replay_bundle {
-	char *dir;                 /* where it was loaded from / saved to */
-	char *tmp_dir;             /* a perf.data opened directly: the bundle
-				    * made of it, removed by replay_bundle_free */
-	char *perf_file;           /* ... and that perf.data */
+	char *dir;                 /* where it was loaded from / saved to (a
+				    * perf.data's: the directory it is in) */
+	char *perf_file;           /* a perf.data opened directly: its path */
 	int64_t owner;             /* the uid owning the recording (its directory,
 				    * or the perf.data) when it was opened; -1:
 				    * not known. Whose files the debugger may read */
@@ -113,6 +121,10 @@ struct replay_bundle {
 	 * the recorded build), one line each; not saved. */
 	char **notes;
 	size_t nnotes;
+	/* Files in memory (perf.data's streams), not saved by
+	 * replay_bundle_save: writing them is `hindsight import`'s job. */
+	struct replay_bundle_mem *mem;
+	size_t nmem;
 };
 
 /* An empty bundle (version REPLAY_BUNDLE_VERSION, recorder NULL). 0 or
@@ -128,9 +140,10 @@ void replay_bundle_free(struct replay_bundle *b);
  * ("trace.json:12: ...", "bundle format 3 is newer than this hindsight
  * reads (1)", "threads/4.pt: No such file or directory"). */
 int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, size_t errsize);
-/* @dir may also be a perf.data file: it is imported into a temporary
- * directory (as `hindsight import` does), loaded from there, and that
- * directory goes with the bundle. */
+/* @dir may also be a perf.data file: it is read into a bundle in memory
+ * (its PT streams as in-memory files, its images found as `hindsight
+ * import` finds them); nothing is written. Its errors are
+ * replay_perf_data_read's ("perf.data: record at offset 0x1234: ..."). */
 /* Removes @dir and everything below it (a temporary bundle). */
 void replay_bundle_remove_tree(const char *dir);
 
@@ -150,6 +163,16 @@ int replay_bundle_add_gap(struct replay_bundle *b, int64_t tid, uint64_t time,
 			  const char *kind, const char *text);
 /* Adds @text to b->notes unless it is there already; 0 or -ENOMEM. */
 int replay_bundle_add_note(struct replay_bundle *b, const char *text);
+/* Adds @size bytes at @data (malloced; the bundle takes them, also on
+ * failure) as the in-memory file @file. 0 or -ENOMEM. */
+int replay_bundle_add_mem(struct replay_bundle *b, const char *file, uint8_t *data, size_t size);
+/* The in-memory file @file (bundle-relative, as a thread or segment names
+ * it), or NULL when it is not in memory (read it from disk). */
+const struct replay_bundle_mem *replay_bundle_mem_find(const struct replay_bundle *b,
+						       const char *file);
+/* The size of bundle-relative @file, in memory or on disk: 0, or -ENOENT
+ * (@file NULL), -ENAMETOOLONG, stat's -errno. */
+int replay_bundle_file_size(const struct replay_bundle *b, const char *file, uint64_t *size);
 /* Sets b->argv (copied); 0 or -ENOMEM. */
 int replay_bundle_set_argv(struct replay_bundle *b, char *const argv[]);
 /* Sets a string field (recorder, exit_kind) to a copy of @s; 0 or -ENOMEM. */

@@ -7,9 +7,11 @@
  * PT_LOAD segment of the module's file. An image that is not where the
  * manifest says (or, for LLDB modules, is another build) is looked for by
  * build-id and name (replay/image_find.h). Per-cpu LLDB bundles ("cpus") are
- * split into threads by replay/percpu.c. Every failure leaves a one-line reason in the caller's
- * buffer, naming the key ("trace.json: processes[0].threads[1]: missing
- * \"tid\"") or the file.
+ * split into threads by replay/percpu.c. A perf.data is read into a bundle
+ * in memory (replay/perf_data.h), its images found the same way and next
+ * to it. Every failure leaves a one-line reason in the caller's buffer,
+ * naming the key ("trace.json: processes[0].threads[1]: missing \"tid\"")
+ * or the file.
  */
 #include "replay/bundle.h"
 
@@ -876,50 +878,67 @@ static int find_images_near(struct replay_bundle *b, const char *file)
 	return 0;
 }
 
-/* A perf.data opened as a recording: imported into a temporary directory
- * that the bundle takes with it. */
+/* The images of @b as the reader of a bundle's mappings checks them (the
+ * recorded build-id, perf's build-id cache, --image-dir), then as
+ * `hindsight import` finds them (next to @file). */
+static int find_images(struct replay_bundle *b, const char *file)
+{
+	struct reader r = { .b = b };
+	char found[4096];
+	int rc = 0;
+
+	for (size_t i = 0; rc >= 0 && i < b->nmaps; i++) {
+		struct replay_mapping *m = &b->maps[i];
+
+		rc = find_image(&r, m->file, m->system_path, m->uuid, found, sizeof(found));
+		if (rc == 1)
+			rc = replay_bundle_set_str(&m->file, found);
+	}
+	free(r.img_file);
+	free(r.img_uuid);
+	return rc < 0 ? rc : find_images_near(b, file);
+}
+
+/* The directory @file is in, as the bundle's. */
+static int set_dir_of(struct replay_bundle *b, const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	char dir[4096];
+
+	if (!slash)
+		return replay_bundle_set_str(&b->dir, ".");
+	snprintf(dir, sizeof(dir), "%.*s", slash == file ? 1 : (int)(slash - file), file);
+	return replay_bundle_set_str(&b->dir, dir);
+}
+
+/* A perf.data opened as a recording: a bundle in memory, its streams
+ * in-memory files (the reader's notes, such as a damaged feature section
+ * skipped, are the bundle's already). */
 static int load_perf_data(const char *file, struct replay_bundle **out, char *err,
 			  size_t errsize)
 {
-	const char *tmp = getenv("TMPDIR");
 	struct replay_perf_data *pd;
 	struct stat st;
-	char dir[4096];
 	int rc;
 
 	*out = NULL;
-	snprintf(dir, sizeof(dir), "%s/hindsight-perf.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		rc = -errno;
-		snprintf(err, errsize, "%s: %s", dir, strerror(-rc));
+	rc = replay_perf_data_read(file, &pd, err, errsize);
+	if (rc < 0)
+		return rc;
+	rc = replay_perf_data_to_bundle(pd, out, err, errsize);
+	replay_perf_data_free(pd);
+	if (rc >= 0 && ((rc = set_dir_of(*out, file)) < 0 ||
+			(rc = replay_bundle_set_str(&(*out)->perf_file, file)) < 0 ||
+			(rc = find_images(*out, file)) < 0))
+		snprintf(err, errsize, "out of memory");
+	if (rc < 0) {
+		replay_bundle_free(*out);
+		*out = NULL;
 		return rc;
 	}
-	rc = replay_perf_data_read(file, &pd, err, errsize);
-	if (rc >= 0)
-		rc = replay_perf_data_write(pd, dir, err, errsize);
-	if (rc >= 0)
-		rc = replay_bundle_load(dir, out, err, errsize);
-	/* The reader's notes (a damaged feature section skipped) go with the
-	 * bundle, whose trace.json does not keep them. */
-	for (size_t i = 0; rc >= 0 && i < pd->bundle->nnotes; i++)
-		rc = replay_bundle_add_note(*out, pd->bundle->notes[i]);
-	replay_perf_data_free(pd);
-	if (rc >= 0)
-		rc = find_images_near(*out, file);
-	if (rc < 0 && *out) {
-		replay_bundle_free(*out);
-		*out = NULL;
-	}
-	if (rc >= 0)   /* the bundle made of it is the stub's own */
-		(*out)->owner = stat(file, &st) == 0 ? (int64_t)st.st_uid : -1;
-	if (rc >= 0 && (!((*out)->tmp_dir = strdup(dir)) || !((*out)->perf_file = strdup(file)))) {
-		replay_bundle_free(*out);
-		*out = NULL;
-		rc = -ENOMEM;
-	}
-	if (rc < 0)
-		replay_bundle_remove_tree(dir);
-	return rc;
+	/* Whose files a debugger may read: the perf.data's owner's. */
+	(*out)->owner = stat(file, &st) == 0 ? (int64_t)st.st_uid : -1;
+	return 0;
 }
 
 int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, size_t errsize)

@@ -13,6 +13,9 @@
  * decoder over just its bytes), goes to the next at the segment's end, and
  * stops a segment early at an event whose TSC is past the segment's
  * tsc_end (the thread was switched out: a "decoding truncated" gap).
+ *
+ * A file the bundle holds in memory (a perf.data opened directly) is read
+ * there instead of from disk (replay_bundle_mem_find).
  */
 #include "replay/decode.h"
 
@@ -65,6 +68,7 @@ struct replay_decoder {
 	size_t nsegs, seg;
 	uint64_t *seg_base;        /* where each segment starts in pt */
 	bool own_pt;               /* pt is malloced (segments), not mapped */
+	bool mem_pt;               /* pt is the bundle's in-memory file's */
 	struct pt_image *image;    /* the last image given to libipt (img owns it) */
 	bool trunc;                /* the current segment was cut short */
 	uint64_t idle;             /* instructions decoded since the last packet
@@ -91,11 +95,18 @@ static const char truncated_text[] =
 
 static int map_pt(struct replay_decoder *d, const char *file)
 {
+	const struct replay_bundle_mem *mem = replay_bundle_mem_find(d->b, file);
 	char path[4096];
 	struct stat st;
 	void *p;
 	int fd, err;
 
+	if (mem) {   /* libipt only reads it */
+		d->pt = mem->size ? mem->data : NULL;
+		d->pt_size = mem->size;
+		d->mem_pt = true;
+		return 0;
+	}
 	if (replay_bundle_path(d->b, file, path, sizeof(path)) < 0)
 		return -ENAMETOOLONG;
 	fd = dw_open_regular(path);
@@ -145,7 +156,14 @@ static int load_segments(struct replay_decoder *d, const struct replay_thread *t
 	d->pt_size = (size_t)total;
 	for (size_t i = 0; i < t->nsegs; i++) {
 		const struct replay_pt_segment *g = &t->segs[i];
+		const struct replay_bundle_mem *mem = replay_bundle_mem_find(d->b, g->file);
 
+		if (mem && (g->offset > mem->size || g->size > mem->size - g->offset))
+			return -EINVAL;
+		if (mem) {
+			memcpy(d->pt + d->seg_base[i], mem->data + g->offset, (size_t)g->size);
+			continue;
+		}
 		if (replay_bundle_path(d->b, g->file, path, sizeof(path)) < 0)
 			return -ENAMETOOLONG;
 		fd = dw_open_regular(path);
@@ -265,7 +283,7 @@ void replay_decoder_free(struct replay_decoder *d)
 	replay_image_free(d->img);
 	if (d->pt && d->own_pt)
 		free(d->pt);
-	else if (d->pt)
+	else if (d->pt && !d->mem_pt)
 		munmap(d->pt, d->pt_size);
 	free(d->seg_base);
 	free(d->psbs);

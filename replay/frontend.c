@@ -16,6 +16,7 @@
 #include "replay/frontend_vars.h"
 #include "replay/image.h"
 #include "replay/rodata.h"
+#include "replay/session.h"
 #include "replay/state.h"
 #include "replay/timeline.h"
 
@@ -33,41 +34,29 @@ struct bt_cache {
 int replay_frontend_open(const char *dir, struct replay_frontend **out, char *err, size_t errsize)
 {
 	struct replay_frontend *f = calloc(1, sizeof(*f));
-	struct pt_image *unused;
-	size_t failed;
 	int r;
 
 	if (!f)
 		return -ENOMEM;
-	r = replay_bundle_load(dir, &f->b, err, errsize);
+	r = replay_session_open(dir, REPLAY_SESSION_THREADS | REPLAY_SESSION_ALL, &f->s, err,
+				errsize);
 	if (r)
 		goto fail;
-	r = -ENOENT;
-	snprintf(err, errsize, "%s: the recording has no thread", dir);
-	if (!f->b->nthreads)
-		goto fail;
+	f->b = f->s->b;
+	f->img = f->s->img;
+	f->rodata = f->s->rodata;
+	f->st = f->s->st;
+	f->tl = f->s->tl;
+	f->ds = f->s->ds;
+	f->sym = f->s->sym;
 	r = -ENOMEM;
 	snprintf(err, errsize, "out of memory");
 	f->nthreads = f->b->nthreads;
 	f->cur = calloc(f->nthreads, sizeof(*f->cur));
 	f->calls = calloc(f->nthreads, sizeof(*f->calls));
 	f->calls_built = calloc(f->nthreads, sizeof(*f->calls_built));
-	if (!f->cur || !f->calls || !f->calls_built || replay_image_new(f->b, &f->img) < 0 ||
-	    replay_image_at(f->img, f->b->end_time, &unused) < 0 ||
-	    replay_rodata_new(f->b, &f->rodata) < 0 || replay_dwarf_symbols_new(f->b, &f->ds) < 0)
+	if (!f->cur || !f->calls || !f->calls_built)
 		goto fail;
-	f->sym = (struct replay_symbolizer){ replay_dwarf_symbols_lookup, f->ds };
-	r = replay_state_open(f->b, &f->st, err, errsize);
-	if (r == -ENOENT)
-		f->st = NULL;
-	else if (r)
-		goto fail;
-	r = replay_timeline_new(f->b, f->st, &f->tl, &failed);
-	if (r) {
-		snprintf(err, errsize, "%s: thread %lld: %s", dir,
-			 (long long)f->b->threads[failed].tid, strerror(-r));
-		goto fail;
-	}
 	for (size_t i = 0; i < f->nthreads; i++)
 		f->cur[i] = replay_timeline_cursor(f->tl, i);
 	*out = f;
@@ -83,7 +72,6 @@ void replay_frontend_free(struct replay_frontend *f)
 		return;
 	for (size_t i = 0; f->calls && i < f->nthreads; i++)
 		replay_calls_release(&f->calls[i]);
-	replay_timeline_free(f->tl);
 	for (size_t i = 0; i < f->nbreaks; i++) {
 		free(f->breaks[i].spec);
 		free(f->breaks[i].cond);
@@ -97,17 +85,18 @@ void replay_frontend_free(struct replay_frontend *f)
 	free(f->cur);
 	free(f->calls);
 	free(f->calls_built);
-	replay_dwarf_symbols_free(f->ds);
-	replay_state_free(f->st);
-	replay_rodata_free(f->rodata);
-	replay_image_free(f->img);
-	replay_bundle_free(f->b);
+	replay_session_free(f->s);
 	free(f);
 }
 
 struct replay_cursor *replay_frontend_cursor(struct replay_frontend *f)
 {
 	return f->cur[f->current];
+}
+
+struct dw_space *replay_frontend_space(struct replay_frontend *f)
+{
+	return replay_dwarf_symbols_space(f->ds);
 }
 
 int64_t replay_frontend_tid(const struct replay_frontend *f)

@@ -42,7 +42,9 @@
 #include "replay/symbols.h"
 #include "replay/unwind.h"
 
+struct dw_space;
 struct replay_bundle;
+struct replay_session;
 struct replay_dwarf_symbols;
 struct replay_frontend;
 struct replay_image;
@@ -72,6 +74,7 @@ typedef int (*replay_frontend_cond_fn)(struct replay_frontend *f, const char *ex
 				       char *err, size_t errsize);
 
 struct replay_frontend {
+	struct replay_session *s;  /* the recording; the next seven are its */
 	struct replay_bundle *b;
 	struct replay_image *img;
 	struct replay_rodata *rodata;  /* the files' read-only data */
@@ -117,6 +120,9 @@ int replay_frontend_open(const char *dir, struct replay_frontend **out, char *er
 void replay_frontend_free(struct replay_frontend *f);
 
 struct replay_cursor *replay_frontend_cursor(struct replay_frontend *f);
+/* The recording's DWARF images and ELF symbols (dwarf/dw_space.h), for
+ * minimal symbols and call frame rules. */
+struct dw_space *replay_frontend_space(struct replay_frontend *f);
 int64_t replay_frontend_tid(const struct replay_frontend *f);
 
 /* The current thread's call structure (built now if need be). 0 or < 0. */

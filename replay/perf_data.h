@@ -95,6 +95,15 @@ int replay_perf_data_read(const char *path, struct replay_perf_data **out, char 
 int replay_perf_data_write(struct replay_perf_data *pd, const char *dir, char *err,
 			   size_t errsize);
 
+/* @pd's bundle in memory, now the caller's: each stream's bytes taken
+ * from it as the in-memory file replay_perf_data_write would write (a
+ * thread's threads/TID.pt; a split cpu's cpus/CPU.pt, which the threads'
+ * segments name), the threads added. Nothing is written. 0, or -ENOTSUP
+ * (a thread's trace in two streams) or -ENOMEM with a line in @err; @pd is
+ * then only fit to be freed. */
+int replay_perf_data_to_bundle(struct replay_perf_data *pd, struct replay_bundle **out,
+			       char *err, size_t errsize);
+
 /* The bundle, now the caller's (pd->bundle becomes NULL). */
 struct replay_bundle *replay_perf_data_detach_bundle(struct replay_perf_data *pd);
 

@@ -1,12 +1,16 @@
 /*
- * replay/perf_data_write.c: a perf.data recording saved as a bundle
- * directory (replay_perf_data_write in replay/perf_data.h).
+ * replay/perf_data_write.c: a perf.data recording made a bundle, saved as
+ * a directory (replay_perf_data_write, `hindsight import`) or kept in
+ * memory (replay_perf_data_to_bundle, a perf.data opened directly), both
+ * in replay/perf_data.h.
  *
- * Each stream's PT goes to threads/TID.pt (or cpus/CPU.pt if its thread is
- * unknown), written to a temporary name and renamed, then the threads are
- * added to the bundle and trace.json is saved. A thread of per-cpu streams
- * split by context switches gets its segments one after the other in
- * threads/TID.pt, and keeps them as segments of that file.
+ * On disk, each stream's PT goes to threads/TID.pt (or cpus/CPU.pt if its
+ * thread is unknown), written to a temporary name and renamed, then the
+ * threads are added to the bundle and trace.json is saved. A thread of
+ * per-cpu streams split by context switches gets its segments one after
+ * the other in threads/TID.pt, and keeps them as segments of that file.
+ * In memory, the streams become the bundle's in-memory files of the same
+ * names; the split ones stay cpus/CPU.pt, which the segments name.
  */
 #include "replay/perf_data.h"
 
@@ -137,19 +141,11 @@ static int write_split_thread(struct replay_perf_data *pd, struct replay_thread 
 	return replay_percpu_rebase(t, rel);
 }
 
-int replay_perf_data_write(struct replay_perf_data *pd, const char *dir, char *err,
-			   size_t errsize)
+/* A thread's trace must be in one stream. 0, or -ENOTSUP with a line in
+ * @err. */
+static int check_streams(const struct replay_perf_data *pd, char *err, size_t errsize)
 {
-	int rc;
-
-	if (!pd->bundle)
-		return -EINVAL;
-	rc = mkdir_p1(dir);
-	if (rc) {
-		snprintf(err, errsize, "%s: %s", dir, strerror(-rc));
-		return rc;
-	}
-	for (size_t i = 0; i < pd->nstreams && !rc; i++) {
+	for (size_t i = 0; i < pd->nstreams; i++) {
 		if (pd->streams[i].tid >= 0 &&
 		    replay_perf_data_stream(pd, pd->streams[i].tid) != &pd->streams[i]) {
 			snprintf(err, errsize, "thread %lld has trace in more than one stream "
@@ -157,6 +153,26 @@ int replay_perf_data_write(struct replay_perf_data *pd, const char *dir, char *e
 				 (long long)pd->streams[i].tid);
 			return -ENOTSUP;
 		}
+	}
+	return 0;
+}
+
+int replay_perf_data_write(struct replay_perf_data *pd, const char *dir, char *err,
+			   size_t errsize)
+{
+	int rc;
+
+	if (!pd->bundle)
+		return -EINVAL;
+	rc = check_streams(pd, err, errsize);
+	if (rc)
+		return rc;
+	rc = mkdir_p1(dir);
+	if (rc) {
+		snprintf(err, errsize, "%s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	for (size_t i = 0; i < pd->nstreams && !rc; i++) {
 		if (!pd->streams[i].split)
 			rc = write_stream(pd, &pd->streams[i], dir, err, errsize);
 	}
@@ -170,5 +186,47 @@ int replay_perf_data_write(struct replay_perf_data *pd, const char *dir, char *e
 		rc = replay_bundle_save(pd->bundle, dir);
 	if (rc)
 		snprintf(err, errsize, "%s/trace.json: %s", dir, strerror(-rc));
+	return rc;
+}
+
+/* Stream @s's bytes, taken from it, as the in-memory file its thread (or
+ * its thread's segments) names; a stream of no thread is dropped. */
+static int keep_stream(struct replay_perf_data *pd, struct replay_perf_stream *s)
+{
+	char rel[64];
+	uint8_t *data = s->data;
+	int rc;
+
+	if (s->tid < 0 && !s->split)
+		return 0;
+	if (s->tid >= 0 && !s->split)
+		snprintf(rel, sizeof(rel), "threads/%lld.pt", (long long)s->tid);
+	else
+		snprintf(rel, sizeof(rel), "cpus/%d.pt", s->cpu);
+	if (!data && !(data = malloc(1)))
+		return -ENOMEM;
+	s->data = NULL;
+	rc = replay_bundle_add_mem(pd->bundle, rel, data, s->size);
+	s->size = 0;
+	if (!rc && s->tid >= 0 && !s->split)
+		rc = replay_bundle_add_thread(pd->bundle, s->tid, rel);
+	return rc < 0 ? rc : 0;
+}
+
+int replay_perf_data_to_bundle(struct replay_perf_data *pd, struct replay_bundle **out,
+			       char *err, size_t errsize)
+{
+	int rc;
+
+	*out = NULL;
+	if (!pd->bundle)
+		return -EINVAL;
+	rc = check_streams(pd, err, errsize);
+	for (size_t i = 0; i < pd->nstreams && !rc; i++)
+		rc = keep_stream(pd, &pd->streams[i]);
+	if (rc == -ENOMEM)
+		snprintf(err, errsize, "out of memory");
+	if (!rc)
+		*out = replay_perf_data_detach_bundle(pd);
 	return rc;
 }

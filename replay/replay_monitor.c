@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "protocol/rsp_buf.h"
 #include "replay/bundle.h"
@@ -83,14 +82,12 @@ static int cmd_goto(const struct replay_monitor_ctx *m, const char *arg, struct 
 	return rc ? rc : rsp_buf_puts(out, "(GDB: `maintenance flush register-cache` shows it)\n");
 }
 
+/* In memory (a perf.data opened directly) or on disk; 0 if not known. */
 static uint64_t file_size(const struct replay_bundle *b, const char *file)
 {
-	char path[4096];
-	struct stat st;
+	uint64_t size;
 
-	if (!file || replay_bundle_path(b, file, path, sizeof(path)) < 0 || stat(path, &st) < 0)
-		return 0;
-	return (uint64_t)st.st_size;
+	return replay_bundle_file_size(b, file, &size) == 0 ? size : 0;
 }
 
 static int cmd_record_info(const struct replay_monitor_ctx *m, struct rsp_buf *out)

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dwarf/dw_elf.h"
@@ -27,9 +26,9 @@
 #include "replay/bundle.h"
 #include "replay/auxv.h"
 #include "replay/cursor.h"
-#include "replay/dwarf_symbols.h"
 #include "replay/image.h"
 #include "replay/rodata.h"
+#include "replay/session.h"
 #include "replay/state.h"
 #include "replay/svr4.h"
 #include "replay/timeline.h"
@@ -48,6 +47,7 @@ struct replay_target_thread {
 };
 
 struct replay_target {
+	struct replay_session *s;  /* the recording; the next five are its */
 	struct replay_bundle *b;
 	struct replay_image *img;
 	struct replay_state *state;  /* past registers and memory; NULL without
@@ -60,9 +60,7 @@ struct replay_target {
 	size_t nthreads;
 	size_t current;            /* the thread of the last stop */
 	bool *resumed;             /* per thread, for a resume */
-	struct replay_dwarf_symbols *syms; /* for monitor history / calls, on first use */
 	struct replay_bts *bts;    /* BTS blocks, on first use */
-	struct replay_symbolizer symbolizer;
 	struct rsp_stop stop;      /* what wait() reports after a resume */
 	bool gone;                 /* killed / detached: no process any more */
 	/* The live process of a recording still going on, for memory nothing
@@ -98,38 +96,26 @@ static void start_before_gap(struct replay_cursor *c)
 int replay_target_open(const char *dir, struct replay_target **out, char *err, size_t errsize)
 {
 	struct replay_target *t = calloc(1, sizeof(*t));
-	struct pt_image *unused;
-	size_t failed;
 	int r;
 
 	if (!t)
 		return -ENOMEM;
-	r = replay_bundle_load(dir, &t->b, err, errsize);
+	/* Symbols are set up on first use (monitor history / calls). */
+	r = replay_session_open(dir, REPLAY_SESSION_ALL & ~REPLAY_SESSION_SYMBOLS, &t->s, err,
+				errsize);
 	if (r)
 		goto fail;
+	t->b = t->s->b;
+	t->img = t->s->img;
+	t->rodata = t->s->rodata;
+	t->state = t->s->st;
+	t->tl = t->s->tl;
 	r = -ENOMEM;
 	snprintf(err, errsize, "out of memory");
 	t->threads = calloc(t->b->nthreads ? t->b->nthreads : 1, sizeof(*t->threads));
 	t->resumed = calloc(t->b->nthreads ? t->b->nthreads : 1, sizeof(*t->resumed));
-	if (!t->threads || !t->resumed || replay_image_new(t->b, &t->img) < 0 ||
-	    replay_image_at(t->img, t->b->end_time, &unused) < 0)
+	if (!t->threads || !t->resumed)
 		goto fail;
-	if (replay_rodata_new(t->b, &t->rodata))
-		goto fail;
-	/* Only software recordings have state logs; without one, the past
-	 * has rip only. A log that is there but unreadable is an error. */
-	r = replay_state_open(t->b, &t->state, err, errsize);
-	if (r == -ENOENT) {
-		t->state = NULL;
-	} else if (r) {
-		goto fail;
-	}
-	r = replay_timeline_new(t->b, t->state, &t->tl, &failed);
-	if (r) {
-		snprintf(err, errsize, "%s: thread %lld: %s", dir,
-			 (long long)t->b->threads[failed].tid, strerror(-r));
-		goto fail;
-	}
 	t->nthreads = t->b->nthreads;
 	for (size_t i = 0; i < t->nthreads; i++) {
 		t->threads[i].tid = t->b->threads[i].tid;
@@ -147,13 +133,8 @@ void replay_target_free(struct replay_target *t)
 {
 	if (!t)
 		return;
-	replay_timeline_free(t->tl);
-	replay_dwarf_symbols_free(t->syms);
 	replay_bts_free(t->bts);
-	replay_state_free(t->state);
-	replay_rodata_free(t->rodata);
-	replay_image_free(t->img);
-	replay_bundle_free(t->b);
+	replay_session_free(t->s);
 	if (t->served_made)
 		dw_served_release(&t->served);
 	free(t->threads);
@@ -655,13 +636,14 @@ static int rt_btrace_disable(void *ctx, struct rsp_ptid thread)
 	return 0;
 }
 
-/* The thread's PT file, whole. */
-static int pt_file(struct replay_target *t, struct rsp_ptid thread, char *path, size_t size)
+/* The thread's PT file (bundle-relative), or NULL: no such thread, or
+ * its history is segments of per-cpu streams. */
+static const char *pt_file(struct replay_target *t, struct rsp_ptid thread)
 {
 	for (size_t i = 0; i < t->nthreads; i++)
 		if (t->threads[i].tid == thread.tid)
-			return replay_bundle_path(t->b, t->b->threads[i].pt_file, path, size);
-	return -ESRCH;
+			return t->b->threads[i].pt_file;
+	return NULL;
 }
 
 static int rt_btrace_conf(void *ctx, struct rsp_ptid thread, enum rsp_btrace_format *format,
@@ -669,8 +651,6 @@ static int rt_btrace_conf(void *ctx, struct rsp_ptid thread, enum rsp_btrace_for
 {
 	struct replay_target *t = ctx;
 	struct replay_target_thread *th = btrace_thread(t, thread);
-	char path[4096];
-	struct stat st;
 
 	if (!th || !th->btrace_on)
 		return -ENOENT;
@@ -678,9 +658,7 @@ static int rt_btrace_conf(void *ctx, struct rsp_ptid thread, enum rsp_btrace_for
 	*size = th->bts_size;
 	if (th->btrace_format == RSP_BTRACE_BTS)
 		return 0;
-	*size = 0;
-	if (pt_file(t, thread, path, sizeof(path)) == 0 && stat(path, &st) == 0)
-		*size = (uint64_t)st.st_size;
+	replay_bundle_file_size(t->b, pt_file(t, thread), size);   /* 0 if not known */
 	return 0;
 }
 
@@ -734,6 +712,8 @@ static int rt_btrace_read(void *ctx, struct rsp_ptid thread, enum rsp_btrace_rea
 {
 	struct replay_target *t = ctx;
 	struct replay_target_thread *th = btrace_thread(t, thread);
+	const struct replay_bundle_mem *mem;
+	const char *file;
 	char path[4096];
 	int err;
 
@@ -746,9 +726,12 @@ static int rt_btrace_read(void *ctx, struct rsp_ptid thread, enum rsp_btrace_rea
 	/* A recording never grows: `new` has something only the first time. */
 	if (kind == RSP_BTRACE_READ_NEW && th->btrace_read)
 		return 1;
-	err = pt_file(t, thread, path, sizeof(path));
-	if (!err)
-		err = read_all(path, out->raw);
+	file = pt_file(t, thread);
+	mem = replay_bundle_mem_find(t->b, file);
+	err = !file ? -ENOENT : replay_bundle_path(t->b, file, path, sizeof(path));
+	if (!err)   /* in memory (a perf.data opened directly) or on disk */
+		err = mem ? rsp_buf_append(out->raw, mem->data, mem->size)
+			  : read_all(path, out->raw);
 	if (err)
 		return err;
 	th->btrace_read = true;
@@ -770,18 +753,14 @@ static int rt_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 	uint64_t before;
 	int rc;
 
-	if (!t->syms) {
-		if (replay_dwarf_symbols_new(t->b, &t->syms) < 0)
-			return -ENOMEM;
-		t->symbolizer.lookup = replay_dwarf_symbols_lookup;
-		t->symbolizer.ctx = t->syms;
-	}
+	if (replay_session_want(t->s, REPLAY_SESSION_SYMBOLS, NULL, 0) < 0)
+		return -ENOMEM;
 	cursors = calloc(t->nthreads ? t->nthreads : 1, sizeof(*cursors));
 	if (!cursors)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nthreads; i++)
 		cursors[i] = t->threads[i].cur;
-	m = (struct replay_monitor_ctx){ t->b, cursors, t->current, &t->symbolizer, t->state, t->tl };
+	m = (struct replay_monitor_ctx){ t->b, cursors, t->current, &t->s->sym, t->state, t->tl };
 	before = t->current < t->nthreads ? replay_cursor_position(cursors[t->current]) : 0;
 	rc = replay_monitor_run(&m, cmd, out);
 	free(cursors);

@@ -7,7 +7,8 @@
 # decodes from the same recording. Also: writes are refused, resuming stops
 # at the end of the history, and GDB detaches (never kills) a recording.
 # DynamoRIO's raw trace, whose code ends at its segment's end: GDB reads
-# past it, the rest of the page as the loader maps it.
+# past it, the rest of the page as the loader maps it. A perf.data served
+# as it is (its trace in memory).
 . "$(dirname "$0")/lib.sh"
 hindsight_only "serves recordings"
 
@@ -78,5 +79,12 @@ if "$HINDSIGHT" record --help >/dev/null 2>&1; then
     expect "$T_DIR/record.out" "recording in $T_DIR/rec"
     check_recording "$T_DIR/rec" "$prog" software
 fi
+
+# A real perf.data (HASE's loopy, Skylake) served as it is: its PT is read
+# into memory, never written to disk, and what GDB's decoder makes of the
+# stream it gets is what hindsight decodes.
+H=$SHARED_DIR/ptdata/hase/skl-20180404-loopy
+[ -r "$H/loopy-20180404T162955.perf" ] &&
+    check_recording "$H/loopy-20180404T162955.perf" "$H/loopy" perf
 
 finish

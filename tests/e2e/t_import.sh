@@ -13,7 +13,7 @@
 #     by name; the per-cpu bundle's /tmp/m.out in the older perf layout
 #     (~/.debug/tmp/m.out/BUILDID/elf), read straight by `history`.
 # Also: a corrupt perf.data gets a one-line error naming the offset; a
-# perf.data opens directly in `history` (imported on the fly); one missing
+# perf.data opens directly in `history` (read in memory); one missing
 # its last byte decodes as `perf script` decodes it, with a warning naming
 # the feature lost; one cut inside HEADER_CPUID is refused.
 . "$(dirname "$0")/lib.sh"
@@ -42,8 +42,8 @@ for prog in loopy control_flow; do
         { fail "import $prog"; show "$T_DIR/$prog.import"; continue; }
     expect "$T_DIR/$prog.import" "hindsight: imported"
     compare "$prog" "$T_DIR/$prog" "$d/ref-libipt-2.0.5/ptxed-insn-noinst.txt"
-    # The perf.data itself opens as a recording (imported on the fly): the
-    # same history, item for item, and nothing left in TMPDIR.
+    # The perf.data itself opens as a recording (in memory): the same
+    # history, item for item, and nothing written to TMPDIR.
     mkdir -p "$T_DIR/tmp-$prog"
     TMPDIR=$T_DIR/tmp-$prog "$HINDSIGHT" history "$d"/*.perf 1,100000 --json >"$T_DIR/$prog.direct" 2>&1 ||
         fail "history of $prog's perf.data itself"

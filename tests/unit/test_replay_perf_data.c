@@ -1120,6 +1120,40 @@ static void test_percpu_two_threads(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The same in memory (a perf.data opened directly): the segments name
+ * cpu 0's stream, an in-memory file; nothing is written. */
+static void test_percpu_in_memory(void **state)
+{
+	static const uint64_t want42[] = { 0x400511, 0x400518, 0x40051f, 0x400529 };
+	static const uint64_t want43[] = { 0x400521, 0x400525, 0x400529 };
+	struct fbuf f;
+	struct replay_perf_data *pd;
+	struct replay_bundle *b = NULL;
+	char err[256] = "";
+	uint64_t ips[16];
+
+	(void)state;
+	if (access(AOUT, R_OK) != 0)
+		skip();
+	pd = parse_built(&f, build_percpu(&f, true));
+	if (replay_perf_data_to_bundle(pd, &b, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_null(pd->bundle);
+	assert_int_equal(b->nthreads, 2);
+	assert_null(b->threads[0].pt_file);
+	assert_string_equal(b->threads[0].segs[0].file, "cpus/0.pt");
+	assert_int_equal(b->nmem, 1);
+	assert_string_equal(b->mem[0].file, "cpus/0.pt");
+	assert_non_null(replay_bundle_mem_find(b, "cpus/0.pt"));
+	assert_null(replay_bundle_mem_find(b, "threads/42.pt"));
+	assert_int_equal(decode_addrs(b, 42, ips, 16), 4);
+	assert_memory_equal(ips, want42, sizeof(want42));
+	assert_int_equal(decode_addrs(b, 43, ips, 16), 3);
+	assert_memory_equal(ips, want43, sizeof(want43));
+	replay_bundle_free(b);
+	replay_perf_data_free(pd);
+}
+
 /* Without switch records nothing says which thread ran when: refused. */
 static void test_percpu_no_switches(void **state)
 {
@@ -1195,6 +1229,7 @@ int main(void)
 		cmocka_unit_test(test_end_at_aux_reference),
 		cmocka_unit_test(test_build_id_feature),
 		cmocka_unit_test(test_percpu_two_threads),
+		cmocka_unit_test(test_percpu_in_memory),
 		cmocka_unit_test(test_percpu_no_switches),
 		cmocka_unit_test(test_write_bundle),
 	};
