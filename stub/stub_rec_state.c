@@ -107,9 +107,7 @@ static int stub_rec_known_flush(struct stub_rec_state *s)
 	return s->kw_len ? stub_rec_kw_flush(s) : 0;
 }
 
-/* A record of @kind at @index, @time (a TIME record first if time minus
- * index changed), with room for @more bytes; what known-value calls held
- * back is not written first. */
+/* A TIME record: time minus index is now time - @index. */
 static void stub_rec_time_rec(struct stub_rec_state *s, uint64_t index, uint64_t time)
 {
 	s->base = time - index;
@@ -117,7 +115,10 @@ static void stub_rec_time_rec(struct stub_rec_state *s, uint64_t index, uint64_t
 	stub_rec_put(s, s->base);
 }
 
-/* Inline: a record of every instruction of a Valgrind recording starts here. */
+/* A record of @kind at @index, @time (a TIME record first if time minus
+ * index changed), with room for @more bytes; what known-value calls held
+ * back is not written first. Always inline: a Valgrind recording starts a
+ * record here for nearly every instruction. */
 static inline __attribute__((always_inline)) int stub_rec_begin_raw(struct stub_rec_state *s,
 		unsigned kind, uint64_t index, uint64_t time, size_t more)
 {
@@ -307,8 +308,8 @@ static int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_
 /* A REGS record's body: @mask (positions in replay_state_slots) and the
  * differences of those slots of @regs from the log's; they become the
  * log's. */
-static inline void stub_rec_put_regs(struct stub_rec_state *s, const struct user_regs_struct *regs,
-			      uint64_t mask)
+static inline void stub_rec_put_regs(struct stub_rec_state *s,
+				     const struct user_regs_struct *regs, uint64_t mask)
 {
 	stub_rec_put(s, mask);
 	for (uint64_t m = mask; m; m &= m - 1) {

@@ -66,7 +66,6 @@ struct vgrec_block {
 	struct vgrec_exit *exit;
 };
 
-
 struct vgrec_thread {
 	struct stub_rec_thread th;
 	FILE *pt;
@@ -487,7 +486,7 @@ static void vgrec_raw_done(struct stub_vgrec *r, struct vgrec_thread *t)
 /* The state words of instructions [0, n) of the superblock that just ran,
  * its instruction 0 being the thread's instruction @idx0 at time @idx0 +
  * @base; those of later instructions did not happen (a fault). They are
- * read where they are (vgrec_event checked each whole). */
+ * read where they are (vgrec_events checked each whole). */
 static int vgrec_apply(struct stub_vgrec *r, struct vgrec_thread *t, const struct vgrec_block *blk,
 		       uint32_t n, uint64_t idx0, uint64_t base)
 {
