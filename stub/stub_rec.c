@@ -13,6 +13,8 @@
  * before it enters the kernel does not leave a false instruction behind.
  * A syscall that ends with -ERESTART* is re-executed by the kernel unless a
  * handler runs: the task is then resumed as a syscall at ip - 2.
+ * What to do at each stop is decided by stub/stub_rec_plan.h, from the
+ * stop as observed and the facts it asks for; this file does the ptrace.
  */
 #include "stub/stub_rec.h"
 
@@ -309,7 +311,7 @@ static int stub_rec_add_cut(struct stub_rec *r, struct stub_rec_task *t, uint64_
 static int stub_rec_log(struct stub_rec *r, struct stub_rec_task *t,
 			const struct stub_rec_insn *insn, uint64_t after)
 {
-	bool psb;
+	struct stub_rec_cut_view cut = { 0 };
 	int e;
 
 	e = stub_rec_thread_enter(&t->th, insn->ip, r->clock);
@@ -325,13 +327,16 @@ static int stub_rec_log(struct stub_rec *r, struct stub_rec_task *t,
 		fprintf(r->iplog, "psb %d %" PRIu64 " %" PRIu64 "\n", (int)t->th.tid,
 			t->th.pt.last_psb, t->th.ninsn);
 	/* --snapshot: a checkpoint where the PSB is, so both may start there. */
-	psb = e == 1 && r->opt.snapshot;
-	if (psb)
+	cut.snapshot = r->opt.snapshot != 0;
+	cut.psb = e == 1;
+	if (stub_rec_plan_cut(&cut, false) & STUB_REC_CUT_CKPT)
 		t->st.ckpt_next = true;
 	if (e >= 0)
 		e = stub_rec_state_insn(&t->st, &r->sp, insn, &t->regs, t->th.ninsn, r->clock);
-	if (e >= 0 && psb && !t->st.ckpt_next)
+	cut.ckpt_written = e >= 0 && !t->st.ckpt_next;
+	if (stub_rec_plan_cut(&cut, true) & STUB_REC_CUT_HERE)
 		e = stub_rec_add_cut(r, t, r->clock);
+	/* The ring, after that cut, decides when the next PSB is due. */
 	if (r->opt.snapshot &&
 	    stub_rec_ring_want(&t->ring, r->opt.snapshot, t->st.bytes + t->st.nrec))
 		t->th.pt.psb_asked = true;
@@ -677,23 +682,32 @@ static int stub_rec_lost_trap(struct stub_rec *r, struct stub_rec_task *t,
 	return stub_rec_state_lost(&t->st, &r->sp, t->th.ninsn, r->clock, text);
 }
 
-/* The report after single-stepping @insn in @t, which goes to @expect if
- * @known (stub/stub_rec_next.h). */
-static int stub_rec_stepped(struct stub_rec *r, struct stub_rec_task *t,
-			    const struct stub_rec_insn *insn, int st, bool known, uint64_t expect)
+/* The report @s after single-stepping @insn in @t, or running it to its
+ * fall-through: what stub_rec_plan decides, done. */
+static int stub_rec_reported(struct stub_rec *r, struct stub_rec_task *t,
+			     const struct stub_rec_insn *insn, struct stub_rec_stop *s)
 {
-	struct stub_rec_stop s = { .status = st, .who = STUB_REC_WHO_STEPPED,
-				   .insn_ip = insn->ip, .rep = insn->rep, .known = known,
-				   .expect = expect };
 	struct stub_rec_plan p;
-	int e = stub_rec_decide(r, t, t->th.tid, &s, &p);
+	int e = stub_rec_decide(r, t, t->th.tid, s, &p);
 
 	if (e < 0)
 		return e;
 	switch (p.act) {
 	case STUB_REC_A_GONE:
-		stub_rec_gone(r, t, st);
+		stub_rec_gone(r, t, s->status);
 		return 0;
+	case STUB_REC_A_REWIND:
+		t->regs.rip = s->expect;   /* back before the int3 */
+		if (ptrace(PTRACE_SETREGS, t->th.tid, 0, &t->regs) < 0)
+			return -errno;
+		t->in_rep = false;
+		return stub_rec_log(r, t, insn, t->regs.rip);
+	case STUB_REC_A_LOG_PENDING:
+		/* It ran over @insn and a signal stopped it before the
+		 * breakpoint: executed, the signal pending. */
+		t->in_rep = false;
+		t->sig = p.sig;
+		return stub_rec_log(r, t, insn, s->expect);
 	case STUB_REC_A_SIGNAL:
 		/* Signal-delivery-stop: the instruction did not execute. */
 		t->sig = p.sig;
@@ -707,7 +721,7 @@ static int stub_rec_stepped(struct stub_rec *r, struct stub_rec_task *t,
 		return 0;
 	case STUB_REC_A_LOST:
 		t->in_rep = false;
-		return stub_rec_lost_trap(r, t, insn, expect);
+		return stub_rec_lost_trap(r, t, insn, s->expect);
 	case STUB_REC_A_LOG:
 		t->in_rep = false;
 		return stub_rec_log(r, t, insn, t->regs.rip);
@@ -775,7 +789,7 @@ static bool stub_rec_plant(struct stub_rec *r, uint64_t addr, uint8_t *orig)
  * DR0 where debug registers were seen to fire (stub/stub_probe.h), else
  * an int3 written there and taken out again. Only @t runs meanwhile: the
  * other threads are stopped or single-stepping out of a syscall. 1 if
- * neither can be set (the caller steps), else as stub_rec_stepped. */
+ * neither can be set (the caller steps), else as stub_rec_reported. */
 static int stub_rec_run_over(struct stub_rec *r, struct stub_rec_task *t,
 			     const struct stub_rec_insn *insn)
 {
@@ -801,23 +815,9 @@ static int stub_rec_run_over(struct stub_rec *r, struct stub_rec_task *t,
 		stub_mem_write(&r->mem, at, &orig, 1);
 	if (e < 0)
 		return e;
-	if (!WIFSTOPPED(st) || (st >> 16))
-		return stub_rec_stepped(r, t, insn, st, true, at);
-	e = stub_rec_getregs(t);
-	if (e < 0)
-		return e;
-	if (!dr && WSTOPSIG(st) == SIGTRAP && t->regs.rip == at + 1) {
-		t->regs.rip = at;          /* back before the int3 */
-		if (ptrace(PTRACE_SETREGS, t->th.tid, 0, &t->regs) < 0)
-			return -errno;
-	} else if (WSTOPSIG(st) != SIGTRAP && t->regs.rip == at) {
-		/* It ran over @insn and a signal stopped it before the
-		 * breakpoint: executed, the signal pending. */
-		t->in_rep = false;
-		t->sig = WSTOPSIG(st);
-		return stub_rec_log(r, t, insn, at);
-	}
-	return stub_rec_stepped(r, t, insn, st, true, at);
+	return stub_rec_reported(r, t, insn, &(struct stub_rec_stop){
+		.status = st, .who = STUB_REC_WHO_RAN_OVER, .insn_ip = insn->ip,
+		.rep = insn->rep, .known = true, .expect = at, .int3 = !dr });
 }
 
 /* One step of READY @t. */
@@ -882,7 +882,9 @@ int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 	e = stub_rec_wait(t->th.tid, &st, 0);
 	if (e < 0)
 		return e;
-	return stub_rec_stepped(r, t, &insn, st, known, expect);
+	return stub_rec_reported(r, t, &insn, &(struct stub_rec_stop){
+		.status = st, .who = STUB_REC_WHO_STEPPED, .insn_ip = insn.ip, .rep = insn.rep,
+		.known = known, .expect = expect });
 }
 
 /* --- the loop ------------------------------------------------------- */

@@ -99,6 +99,24 @@ static enum stub_rec_act plan_stepped(const struct stub_rec_stop *s, struct stub
 	return plan_act(p, STUB_REC_A_SENT_TRAP);
 }
 
+/* The report after running to the fall-through s->expect. */
+static enum stub_rec_act plan_ran_over(const struct stub_rec_stop *s, struct stub_rec_plan *p)
+{
+	int sig = WSTOPSIG(s->status);
+
+	if (s->status >> 16)
+		return plan_stepped(s, p);
+	if (plan_need(s, p, STUB_REC_NEED_REGS))
+		return p->act;
+	if (s->int3 && sig == SIGTRAP && s->rip == s->expect + 1)
+		return plan_act(p, STUB_REC_A_REWIND);
+	if (sig != SIGTRAP && s->rip == s->expect) {
+		p->sig = sig;
+		return plan_act(p, STUB_REC_A_LOG_PENDING);
+	}
+	return plan_stepped(s, p);
+}
+
 /* A report of a thread that has no task. */
 static enum stub_rec_act plan_unknown(const struct stub_rec_stop *s, struct stub_rec_plan *p)
 {
@@ -127,6 +145,8 @@ enum stub_rec_act stub_rec_plan_report(const struct stub_rec_stop *s, struct stu
 		return plan_act(p, STUB_REC_A_FIRST);
 	case STUB_REC_WHO_STEPPED:
 		return plan_stepped(s, p);
+	case STUB_REC_WHO_RAN_OVER:
+		return plan_ran_over(s, p);
 	case STUB_REC_WHO_SYSCALL:
 		return (s->status >> 16) ? plan_event(s, p) : plan_syscall(s, p);
 	default:
@@ -156,6 +176,15 @@ enum stub_rec_act stub_rec_plan_insn(const struct stub_rec_ready *f, struct stub
 	if (cpuid || (f->rep && f->rcx >= STUB_REC_REP_MIN && !f->no_rep_accel))
 		return plan_act(p, STUB_REC_A_RUN_OVER);
 	return plan_act(p, STUB_REC_A_STEP);
+}
+
+unsigned stub_rec_plan_cut(const struct stub_rec_cut_view *v, bool after)
+{
+	if (!v->snapshot || !v->psb)
+		return 0;
+	if (!after)
+		return STUB_REC_CUT_CKPT;
+	return v->ckpt_written ? STUB_REC_CUT_HERE : 0;
 }
 
 bool stub_rec_plan_step_done(const struct stub_rec_goal_view *v)

@@ -34,6 +34,13 @@
  *     still at its ip ran one iteration (not counted); a step that ended
  *     elsewhere than predicted lost its trap, unless it is still at its
  *     ip and the SIGTRAP was sent by kill (then pending); else it ran.
+ *   - After running over an instruction to its fall-through (a rep
+ *     string, CPUID with a signal): an int3 hit there leaves rip one past
+ *     it (put back, the instruction logged); a signal that stops it there
+ *     first means it ran, the signal pending; anything else is read as
+ *     the report of a single step.
+ *   - --snapshot: a PSB in an instruction's trace asks for a state
+ *     checkpoint at it; both written, that is a cut.
  *   - After a caught signal's delivery: the thread stops at the handler
  *     (a signal other than SIGTRAP stays pending), or has ended.
  *   - A READY thread: a pending signal with a handler is delivered first;
@@ -71,6 +78,7 @@ enum stub_rec_plan_who {
 	STUB_REC_WHO_SYSCALL,      /* resumed over a syscall */
 	STUB_REC_WHO_STEPPED,      /* single-stepped over an instruction just now */
 	STUB_REC_WHO_DELIVERED,    /* resumed just now with a caught signal */
+	STUB_REC_WHO_RAN_OVER,     /* run to the fall-through of an instruction (expect) */
 };
 
 /* A stop as observed, with the facts gathered so far. */
@@ -93,6 +101,7 @@ struct stub_rec_stop {
 	bool rep;
 	bool known;
 	uint64_t expect;
+	bool int3;                 /* RAN_OVER: an int3 at expect, not DR0 */
 };
 
 enum stub_rec_act {
@@ -115,6 +124,8 @@ enum stub_rec_act {
 	STUB_REC_A_LOST,           /* STEPPED: the trap was lost */
 	STUB_REC_A_LOG,            /* STEPPED: the insn ran: log it */
 	STUB_REC_A_HANDLER,        /* DELIVERED: at the handler (sig pending if set) */
+	STUB_REC_A_REWIND,         /* RAN_OVER: at the int3: rip back to expect, log it */
+	STUB_REC_A_LOG_PENDING,    /* RAN_OVER: ran, then a signal (sig) before expect */
 	/* stub_rec_plan_ready / stub_rec_plan_insn */
 	STUB_REC_A_DELIVER,        /* deliver the caught signal */
 	STUB_REC_A_RESTART,        /* enter the syscall at ip - 2 again */
@@ -177,6 +188,24 @@ bool stub_rec_plan_step_done(const struct stub_rec_goal_view *v);
 /* Whether the thread pauses before its next instruction: true with
  * *@kind SIGNAL, STEP or BREAK (in that order of precedence). */
 bool stub_rec_plan_before(const struct stub_rec_goal_view *v, enum stub_rec_pause_kind *kind);
+/* --snapshot after an instruction was traced (stub_rec_plan_cut). */
+struct stub_rec_cut_view {
+	bool snapshot;             /* --snapshot is on */
+	bool psb;                  /* the instruction's trace wrote a PSB */
+	bool ckpt_written;         /* after: the state log wrote the checkpoint asked for */
+};
+
+enum {
+	STUB_REC_CUT_CKPT = 1,     /* before the state record: a checkpoint with it */
+	STUB_REC_CUT_HERE = 2,     /* after it: a cut at the PSB and checkpoint */
+};
+
+/* What --snapshot does around an instruction's state record: asked before
+ * it (CKPT) and @after it (HERE). A cut needs the PSB and the checkpoint
+ * at the same instruction, so both may start there. When the next PSB is
+ * due is the ring's decision (stub_rec_ring_want, after the cut). */
+unsigned stub_rec_plan_cut(const struct stub_rec_cut_view *v, bool after);
+
 /* Whether syscall return value @ax says the kernel restarts the syscall
  * unless a handler runs (-ERESTARTSYS, -ERESTARTNOINTR,
  * -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK). */

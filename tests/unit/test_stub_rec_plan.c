@@ -5,7 +5,8 @@
  * fork / exec events, a syscall's completion (restart, mappings, a signal)
  * and a signal before it, the report after a single step (ran, signal, rep
  * iteration, lost trap, a SIGTRAP sent by kill), the stop at a caught
- * signal's handler, what a READY thread does next, and a served goal's
+ * signal's handler, the report after running over an instruction (int3 or
+ * DR0), --snapshot's checkpoints and cuts, what a READY thread does next, and a served goal's
  * pauses (signal, end of a step or range step, breakpoint). Each fact the
  * plan asks for is checked to be asked for only when the decision needs it.
  */
@@ -221,6 +222,65 @@ static void test_stepped_rep_and_lost(void **state)
 			 STUB_REC_A_LOST);
 }
 
+static struct stub_rec_stop ran_over(int status, uint64_t rip, bool int3)
+{
+	struct stub_rec_stop s = stepped(status, rip);
+
+	s.who = STUB_REC_WHO_RAN_OVER;
+	s.int3 = int3;
+	return s;
+}
+
+static void test_ran_over(void **state)
+{
+	struct stub_rec_stop s = ran_over(stopped(SIGTRAP), 0x1004, true);
+	struct stub_rec_plan p;
+
+	(void)state;
+	/* The int3 at the fall-through: rip one past it, put back. */
+	assert_int_equal(decide(&s, STUB_REC_NEED_REGS, &p), STUB_REC_A_REWIND);
+	/* DR0 stops before the instruction at the fall-through. */
+	s = ran_over(stopped(SIGTRAP), 0x1003, false);
+	assert_int_equal(decide(&s, STUB_REC_NEED_REGS, &p), STUB_REC_A_LOG);
+	/* One past it without an int3 is not a breakpoint: a lost trap. */
+	s = ran_over(stopped(SIGTRAP), 0x1004, false);
+	assert_int_equal(decide(&s, STUB_REC_NEED_REGS, &p), STUB_REC_A_LOST);
+	/* A signal at the fall-through: ran, the signal pending. */
+	s = ran_over(stopped(SIGALRM), 0x1003, true);
+	assert_int_equal(decide(&s, STUB_REC_NEED_REGS, &p), STUB_REC_A_LOG_PENDING);
+	assert_int_equal(p.sig, SIGALRM);
+	/* A signal inside it (a fault of a rep string): as a step's signal. */
+	s = ran_over(stopped(SIGSEGV), 0x1000, true);
+	s.rep = true;
+	assert_int_equal(decide(&s, STUB_REC_NEED_REGS, &p), STUB_REC_A_SIGNAL);
+	assert_int_equal(p.sig, SIGSEGV);
+	/* An event, an end: no registers read. */
+	s = ran_over(event(PTRACE_EVENT_EXIT), 0, true);
+	assert_int_equal(decide(&s, 0, &p), STUB_REC_A_SIGNAL);
+	s = ran_over(killed(SIGKILL), 0, true);
+	assert_int_equal(decide(&s, 0, &p), STUB_REC_A_GONE);
+}
+
+static void test_cut(void **state)
+{
+	struct stub_rec_cut_view v = { .psb = true, .ckpt_written = true };
+
+	(void)state;
+	/* Without --snapshot, nothing. */
+	assert_int_equal(stub_rec_plan_cut(&v, false), 0);
+	assert_int_equal(stub_rec_plan_cut(&v, true), 0);
+	v.snapshot = true;
+	assert_int_equal(stub_rec_plan_cut(&v, false), STUB_REC_CUT_CKPT);
+	assert_int_equal(stub_rec_plan_cut(&v, true), STUB_REC_CUT_HERE);
+	/* The checkpoint was not written (an error): no cut. */
+	v.ckpt_written = false;
+	assert_int_equal(stub_rec_plan_cut(&v, true), 0);
+	/* No PSB: no checkpoint asked, no cut. */
+	v = (struct stub_rec_cut_view){ .snapshot = true, .ckpt_written = true };
+	assert_int_equal(stub_rec_plan_cut(&v, false), 0);
+	assert_int_equal(stub_rec_plan_cut(&v, true), 0);
+}
+
 static void test_delivered(void **state)
 {
 	struct stub_rec_stop s = { .status = stopped(SIGTRAP), .who = STUB_REC_WHO_DELIVERED };
@@ -368,6 +428,8 @@ int main(void)
 		cmocka_unit_test(test_syscall_signal_before),
 		cmocka_unit_test(test_stepped),
 		cmocka_unit_test(test_stepped_rep_and_lost),
+		cmocka_unit_test(test_ran_over),
+		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_delivered),
 		cmocka_unit_test(test_ready),
 		cmocka_unit_test(test_insn),
