@@ -97,6 +97,11 @@ static void test_ready_stray_stop(void **state)
 	assert_int_equal(decide(&s, 0, &p), STUB_REC_A_NONE);
 }
 
+static struct stub_rec_stop in_syscall(int status)
+{
+	return (struct stub_rec_stop){ .status = status, .who = STUB_REC_WHO_SYSCALL };
+}
+
 static void test_events(void **state)
 {
 	struct stub_rec_stop s = { .status = event(PTRACE_EVENT_CLONE),
@@ -109,13 +114,13 @@ static void test_events(void **state)
 	s.have = 0;
 	s.msg_known = true;
 	assert_int_equal(decide(&s, STUB_REC_NEED_MSG, &p), STUB_REC_A_CLONE_KNOWN);
-	s = (struct stub_rec_stop){ .status = event(PTRACE_EVENT_FORK), .who = STUB_REC_WHO_SYSCALL };
+	s = in_syscall(event(PTRACE_EVENT_FORK));
 	assert_int_equal(decide(&s, STUB_REC_NEED_MSG, &p), STUB_REC_A_FORK);
-	s = (struct stub_rec_stop){ .status = event(PTRACE_EVENT_VFORK), .who = STUB_REC_WHO_SYSCALL };
+	s = in_syscall(event(PTRACE_EVENT_VFORK));
 	assert_int_equal(decide(&s, STUB_REC_NEED_MSG, &p), STUB_REC_A_FORK);
-	s = (struct stub_rec_stop){ .status = event(PTRACE_EVENT_EXEC), .who = STUB_REC_WHO_SYSCALL };
+	s = in_syscall(event(PTRACE_EVENT_EXEC));
 	assert_int_equal(decide(&s, 0, &p), STUB_REC_A_EXEC);
-	s = (struct stub_rec_stop){ .status = event(PTRACE_EVENT_EXIT), .who = STUB_REC_WHO_SYSCALL };
+	s = in_syscall(event(PTRACE_EVENT_EXIT));
 	assert_int_equal(decide(&s, 0, &p), STUB_REC_A_EVENT);
 }
 
