@@ -5,7 +5,10 @@
  * --record mode, what auto says when it falls back and why, the command
  * lines that cannot work (Valgrind with --attach, a hardware --psb-period
  * that is not a power of two), and the single-stepper's test options
- * keeping auto off Valgrind. Nothing is started: recording itself is the
+ * keeping auto off Valgrind; and, on a real /bin/true, Intel PT whose
+ * events cannot be opened (perf_event_open faked to fail): auto hands the
+ * started program over to single steps, which record it to its exit,
+ * while pt gives up and kills it. The rest of recording is the
  * end-to-end tests' (t_record*, t_run*, t_attach).
  */
 #include <errno.h>
@@ -18,10 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "replay/bundle.h"
 #include "stub/stub_recorder.h"
 #include "stub/stub_vgrec.h"
 #include "test_stub_hwpt_fake.h"
@@ -230,6 +235,66 @@ static void test_valgrind(void **state)
 	stub_recorder_free(r);
 }
 
+/* auto with Intel PT here but its events refused: single steps take the
+ * started program over and record it to its end. */
+static void test_hw_hands_over(void **state)
+{
+	char dir[64], cmd[128];
+	struct stub_recorder_options o = opts("auto", pt_root);
+	struct stub_recorder_summary sum;
+	struct stub_recorder *r;
+
+	(void)state;
+	fk_install();
+	fk_open_errno = EACCES;
+	snprintf(dir, sizeof(dir), "/tmp/test_stub_recorder.%d.rec", (int)getpid());
+	o.dir = dir;
+	assert_int_equal(stub_recorder_new(&r, &o), 0);
+	assert_int_equal(stub_recorder_kind(r), STUB_RECORDER_HW);
+	assert_int_equal(stub_recorder_start(r), 0);
+	assert_int_equal(stub_recorder_kind(r), STUB_RECORDER_SW);
+	assert_string_equal(stub_recorder_dir(r), dir);
+	assert_int_equal(nsaid, 1);
+	assert_non_null(strstr(said[0], "; recording in software"));
+	assert_int_equal(stub_recorder_run(r), 0);
+	assert_string_equal(stub_recorder_bundle(r)->exit_kind, "exited");
+	assert_int_equal(stub_recorder_bundle(r)->exit_status, 0);
+	stub_recorder_summary(r, &sum);
+	assert_string_equal(sum.name, "software");
+	assert_true(sum.counted);
+	assert_true(sum.s.instructions > 1000);
+	assert_int_equal(sum.s.threads, 1);
+	stub_recorder_epilogue(r);      /* nothing to say */
+	assert_int_equal(nsaid, 1);
+	stub_recorder_free(r);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* pt with the events refused: no recording; the started program killed. */
+static void test_hw_refused(void **state)
+{
+	struct stub_recorder_options o = opts("pt", pt_root);
+	struct stub_recorder *r;
+	char dir[64], cmd[128];
+	int st;
+
+	(void)state;
+	fk_install();
+	fk_open_errno = EACCES;
+	snprintf(dir, sizeof(dir), "/tmp/test_stub_recorder.%d.pt.rec", (int)getpid());
+	o.dir = dir;
+	assert_int_equal(stub_recorder_new(&r, &o), 0);
+	assert_true(stub_recorder_start(r) < 0);
+	assert_int_equal(nsaid, 1);
+	assert_non_null(strstr(said[0], "cannot record with Intel PT: "));
+	assert_int_equal(waitpid(r->pid, &st, 0), r->pid);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	stub_recorder_free(r);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +304,8 @@ int main(void)
 		cmocka_unit_test(test_auto_falls_back),
 		cmocka_unit_test(test_auto_not_valgrind),
 		cmocka_unit_test(test_valgrind),
+		cmocka_unit_test(test_hw_hands_over),
+		cmocka_unit_test(test_hw_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
