@@ -488,6 +488,8 @@ int stub_recorder_new(struct stub_recorder **out, const struct stub_recorder_opt
 	if (!rec)
 		return -ENOMEM;
 	rec->opt = *o;
+	if (!rec->opt.mode)
+		rec->opt.mode = "auto";
 	if (!rec->opt.psb_period)
 		rec->opt.psb_period = STUB_RECORDER_PSB_PERIOD;
 	kind = rec_pick(rec);

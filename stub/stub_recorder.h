@@ -42,7 +42,7 @@ enum stub_recorder_kind {
 };
 
 struct stub_recorder_options {
-	const char *mode;          /* "auto", "sw", "pt" or "valgrind" */
+	const char *mode;          /* "auto" (also NULL), "sw", "pt" or "valgrind" */
 	const char *dir;           /* the bundle; NULL: hindsight-PROG-PID */
 	char *const *argv;         /* the program, or NULL to attach */
 	pid_t attach_pid;          /* with argv NULL: the process to record */
