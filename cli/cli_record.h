@@ -16,13 +16,13 @@ struct cli_record_result {
 	int signo;                 /* the signal that killed the program, or 0 */
 };
 
-/* Runs @argv under the software recorder (@valgrind: the Valgrind one)
- * into @dir (NULL: the default hindsight-PROG-PID), silently unless
- * something goes wrong (then a message on stderr); @snapshot > 0 keeps
- * only about the newest that many bytes of each thread's trace (not with
- * @valgrind). 0 with @res filled, or -1 if nothing was recorded
- * (@res->status is then 1). Shared with `hindsight run`. */
-int cli_record_program(char **argv, const char *dir, uint64_t snapshot, bool valgrind,
+/* Runs @argv under the recorder @mode names (stub/stub_recorder.h: sw,
+ * valgrind, ...) into @dir (NULL: the default hindsight-PROG-PID),
+ * silently unless something goes wrong (then a message on stderr);
+ * @snapshot > 0 keeps only about the newest that many bytes of each
+ * thread's trace and state. 0 with @res filled, or -1 if nothing was
+ * recorded (@res->status is then 1). Shared with `hindsight run`. */
+int cli_record_program(char **argv, const char *dir, uint64_t snapshot, const char *mode,
 		       struct cli_record_result *res);
 /* Deletes what a recorder wrote into @dir (its manifest, threads/,
  * images/, Valgrind's log), then @dir if nothing else is in it. */

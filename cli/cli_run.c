@@ -4,8 +4,9 @@
  *   hindsight run [-o DIR] [--record=sw|valgrind] [--snapshot SIZE] [--keep]
  *                 [--] PROG [ARGS...]
  *
- * Runs PROG under the software recorder, or the Valgrind one (the record path of
- * cli/cli_record.c), with no debugger. When a signal kills it, the
+ * Runs PROG under the recorder --record names, single steps by default
+ * (the record path of cli/cli_record.c, through stub/stub_recorder.h),
+ * with no debugger. When a signal kills it, the
  * recording is kept and an explanation of how it got there goes to stderr
  * (replay/explain.h: the faulting instruction and line, the registers it
  * uses, the call stack unwound there, the last lines executed),
@@ -35,7 +36,7 @@
 struct run_args {
 	const char *dir;
 	bool keep;
-	bool valgrind;             /* --record=valgrind */
+	const char *mode;          /* --record: sw or valgrind */
 	uint64_t snapshot;
 	char **argv;
 };
@@ -81,6 +82,7 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
 	int c;
 
 	memset(a, 0, sizeof(*a));
+	a->mode = "sw";
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:kh", opts, NULL)) != -1) {
 		switch (c) {
@@ -92,7 +94,7 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
 					"not '%s'\n", optarg);
 				return 2;
 			}
-			a->valgrind = !strcmp(optarg, "valgrind");
+			a->mode = optarg;
 			break;
 		case 's':
 			if (cli_record_size(optarg, &a->snapshot) < 0) {
@@ -185,7 +187,7 @@ int cli_run_main(int argc, char **argv)
 	}
 	if (e)
 		return e;
-	if (cli_record_program(a.argv, a.dir, a.snapshot, a.valgrind, &res) < 0)
+	if (cli_record_program(a.argv, a.dir, a.snapshot, a.mode, &res) < 0)
 		return res.status;
 	if (res.signo) {
 		fflush(stdout);

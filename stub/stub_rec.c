@@ -13,6 +13,8 @@
  * before it enters the kernel does not leave a false instruction behind.
  * A syscall that ends with -ERESTART* is re-executed by the kernel unless a
  * handler runs: the task is then resumed as a syscall at ip - 2.
+ * What to do at each stop is decided by stub/stub_rec_plan.h, from the
+ * stop as observed and the facts it asks for; this file does the ptrace.
  */
 #include "stub/stub_rec.h"
 
@@ -41,6 +43,7 @@
 #include "stub/stub_rec_insn.h"
 #include "stub/stub_rec_maps.h"
 #include "stub/stub_rec_next.h"
+#include "stub/stub_rec_plan.h"
 #include "stub/stub_rec_state.h"
 #include "stub/stub_rec_priv.h"
 #include "stub/stub_rec_thread.h"
@@ -67,20 +70,6 @@ static int stub_rec_getregs(struct stub_rec_task *t)
 static int stub_rec_resume(pid_t tid, int sig)
 {
 	return ptrace(PTRACE_SINGLESTEP, tid, 0, (void *)(long)sig) < 0 ? -errno : 0;
-}
-
-static bool stub_rec_is_restart(const struct user_regs_struct *regs)
-{
-	long ax = (long)regs->rax;
-
-	return ax == -512 || ax == -513 || ax == -514 || ax == -516;
-}
-
-static bool stub_rec_maps_syscall(long nr)
-{
-	return nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mprotect ||
-	       nr == SYS_mremap || nr == SYS_shmat || nr == SYS_shmdt ||
-	       nr == SYS_pkey_mprotect;
 }
 
 /* Whether the process has a handler for @sig (SigCgt of its status). */
@@ -111,6 +100,15 @@ static bool stub_rec_is_thread_of(pid_t pid, pid_t tid)
 		r = atoi(p + 5) == pid;
 	rsp_buf_release(&text);
 	return r;
+}
+
+/* A SIGTRAP stop of @t that no step or breakpoint caused: sent by
+ * kill / tgkill (si_code <= 0), so a signal-delivery-stop. */
+static bool stub_rec_sent_trap(const struct stub_rec_task *t)
+{
+	siginfo_t si;
+
+	return ptrace(PTRACE_GETSIGINFO, t->th.tid, 0, &si) == 0 && si.si_code <= 0;
 }
 
 /* --- tasks, bundle, log ---------------------------------------------- */
@@ -313,7 +311,7 @@ static int stub_rec_add_cut(struct stub_rec *r, struct stub_rec_task *t, uint64_
 static int stub_rec_log(struct stub_rec *r, struct stub_rec_task *t,
 			const struct stub_rec_insn *insn, uint64_t after)
 {
-	bool psb;
+	struct stub_rec_cut_view cut = { 0 };
 	int e;
 
 	e = stub_rec_thread_enter(&t->th, insn->ip, r->clock);
@@ -329,13 +327,16 @@ static int stub_rec_log(struct stub_rec *r, struct stub_rec_task *t,
 		fprintf(r->iplog, "psb %d %" PRIu64 " %" PRIu64 "\n", (int)t->th.tid,
 			t->th.pt.last_psb, t->th.ninsn);
 	/* --snapshot: a checkpoint where the PSB is, so both may start there. */
-	psb = e == 1 && r->opt.snapshot;
-	if (psb)
+	cut.snapshot = r->opt.snapshot != 0;
+	cut.psb = e == 1;
+	if (stub_rec_plan_cut(&cut, false) & STUB_REC_CUT_CKPT)
 		t->st.ckpt_next = true;
 	if (e >= 0)
 		e = stub_rec_state_insn(&t->st, &r->sp, insn, &t->regs, t->th.ninsn, r->clock);
-	if (e >= 0 && psb && !t->st.ckpt_next)
+	cut.ckpt_written = e >= 0 && !t->st.ckpt_next;
+	if (stub_rec_plan_cut(&cut, true) & STUB_REC_CUT_HERE)
 		e = stub_rec_add_cut(r, t, r->clock);
+	/* The ring, after that cut, decides when the next PSB is due. */
 	if (r->opt.snapshot &&
 	    stub_rec_ring_want(&t->ring, r->opt.snapshot, t->st.bytes + t->st.nrec))
 		t->th.pt.psb_asked = true;
@@ -452,21 +453,21 @@ static int stub_rec_exec(struct stub_rec *r, struct stub_rec_task *t)
 
 static int stub_rec_async(struct stub_rec *r, pid_t tid, int st);
 
-/* A PTRACE_EVENT stop of @t inside its syscall; @t is resumed. */
-static int stub_rec_event(struct stub_rec *r, struct stub_rec_task *t, int ev)
+/* A PTRACE_EVENT stop of @t inside its syscall, as @p decided; @t is
+ * resumed. @msg is the event's tid (clone, fork). */
+static int stub_rec_event(struct stub_rec *r, struct stub_rec_task *t,
+			  const struct stub_rec_plan *p, unsigned long msg)
 {
-	unsigned long msg = 0;
 	struct stub_rec_task *n;
 	int e = 0;
 
-	ptrace(PTRACE_GETEVENTMSG, t->th.tid, 0, &msg);
-	if (ev == PTRACE_EVENT_CLONE && (n = stub_rec_find(r, (pid_t)msg)))
+	if (p->act == STUB_REC_A_CLONE_KNOWN && (n = stub_rec_find(r, (pid_t)msg)))
 		n->held = false;
-	else if (ev == PTRACE_EVENT_CLONE)
+	else if (p->act == STUB_REC_A_CLONE_NEW)
 		e = stub_rec_add_task(r, (pid_t)msg, STUB_REC_NEW, &n);
-	else if (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK)
+	else if (p->act == STUB_REC_A_FORK)
 		stub_rec_detach_child(r, (pid_t)msg);
-	else if (ev == PTRACE_EVENT_EXEC)
+	else if (p->act == STUB_REC_A_EXEC)
 		e = stub_rec_exec(r, t);
 	if (e < 0)
 		return e;
@@ -476,7 +477,8 @@ static int stub_rec_event(struct stub_rec *r, struct stub_rec_task *t, int ev)
 	 * may run: the clone is logged now, before the new thread's first step
 	 * (it returns at once), so that no step of the new thread comes before
 	 * the clone's effects in logical time. */
-	while (e >= 0 && ev == PTRACE_EVENT_CLONE && t->state == STUB_REC_SYSCALL) {
+	while (e >= 0 && (p->act == STUB_REC_A_CLONE_KNOWN || p->act == STUB_REC_A_CLONE_NEW) &&
+	       t->state == STUB_REC_SYSCALL) {
 		int st;
 
 		e = stub_rec_wait(t->th.tid, &st, 0);
@@ -486,78 +488,122 @@ static int stub_rec_event(struct stub_rec *r, struct stub_rec_task *t, int ev)
 	return e < 0 ? e : 0;
 }
 
-/* The stop of SYSCALL @t (not an event): the syscall completed, or a
- * signal stopped it before it entered the kernel. */
-static int stub_rec_syscall_stop(struct stub_rec *r, struct stub_rec_task *t, int st)
+/* The stop of SYSCALL @t (not an event), as @p decided: the syscall
+ * completed, or a signal stopped it before it entered the kernel. */
+static int stub_rec_syscall_stop(struct stub_rec *r, struct stub_rec_task *t,
+				 const struct stub_rec_plan *p)
 {
-	int sig = WSTOPSIG(st), e;
+	int e;
 
-	e = stub_rec_getregs(t);
-	if (e < 0)
-		return e;
 	t->state = STUB_REC_READY;
-	if (sig != SIGTRAP && t->regs.rip == t->sc_resume_ip) {
-		t->sig = sig;
-		t->restart = t->sc_restart;
+	if (p->act == STUB_REC_A_SIG_BEFORE) {
+		t->sig = p->sig;
+		t->restart = p->restart;
 		return 0;
 	}
 	e = stub_rec_log_syscall(r, t);
 	if (e < 0)
 		return e;
-	t->restart = stub_rec_is_restart(&t->regs);
-	if (sig != SIGTRAP)
-		t->sig = sig;
-	if (stub_rec_maps_syscall(t->sc_nr))
-		return stub_rec_update_maps(r);
+	t->restart = p->restart;
+	if (p->sig)
+		t->sig = p->sig;
+	return p->maps ? stub_rec_update_maps(r) : 0;
+}
+
+/* Gathers the facts @need for the stop @s of @tid (@t its task or NULL). */
+static int stub_rec_gather(struct stub_rec *r, struct stub_rec_task *t, pid_t tid,
+			   struct stub_rec_stop *s, unsigned need)
+{
+	int e;
+
+	s->have |= need;
+	if (need & STUB_REC_NEED_OURS)
+		s->ours = stub_rec_is_thread_of(r->pid, tid);
+	if (need & STUB_REC_NEED_MSG) {
+		s->msg = 0;
+		ptrace(PTRACE_GETEVENTMSG, tid, 0, &s->msg);
+		s->msg_known = stub_rec_find(r, (pid_t)s->msg) != NULL;
+	}
+	if (need & STUB_REC_NEED_REGS) {
+		e = stub_rec_getregs(t);
+		if (e < 0)
+			return e;
+		s->rip = t->regs.rip;
+		s->rax = (long)t->regs.rax;
+	}
+	if (need & STUB_REC_NEED_SENT)
+		s->sent = stub_rec_sent_trap(t);
 	return 0;
 }
 
-/* A stop of a thread not known yet: a new thread, or a forked child. */
-static int stub_rec_unknown(struct stub_rec *r, pid_t tid, int st)
+/* Asks the plan what to do with stop @s, gathering what it needs. */
+static int stub_rec_decide(struct stub_rec *r, struct stub_rec_task *t, pid_t tid,
+			   struct stub_rec_stop *s, struct stub_rec_plan *p)
 {
-	struct stub_rec_task *t;
 	int e;
 
-	if (!WIFSTOPPED(st))
-		return 0;
-	if (!stub_rec_is_thread_of(r->pid, tid)) {
-		ptrace(PTRACE_DETACH, tid, 0, 0);
-		return 0;
+	while (stub_rec_plan_report(s, p) == STUB_REC_A_NEED) {
+		e = stub_rec_gather(r, t, tid, s, p->need);
+		if (e < 0)
+			return e;
 	}
-	e = stub_rec_add_task(r, tid, STUB_REC_READY, &t);
-	if (e < 0)
-		return e;
-	/* Its stop came before its parent's PTRACE_EVENT_CLONE: not stepped
-	 * before that (stub_rec_event), so the clone is logged first. */
-	t->held = true;
-	return stub_rec_getregs(t);
+	return 0;
+}
+
+static enum stub_rec_plan_who stub_rec_who(const struct stub_rec_task *t)
+{
+	if (!t)
+		return STUB_REC_WHO_UNKNOWN;
+	if (t->state == STUB_REC_NEW)
+		return STUB_REC_WHO_NEW;
+	return t->state == STUB_REC_SYSCALL ? STUB_REC_WHO_SYSCALL : STUB_REC_WHO_READY;
 }
 
 /* One waitpid report for a thread that is not being stepped. */
 static int stub_rec_async(struct stub_rec *r, pid_t tid, int st)
 {
 	struct stub_rec_task *t = stub_rec_find(r, tid);
+	struct stub_rec_stop s = { .status = st, .who = stub_rec_who(t) };
+	struct stub_rec_plan p;
+	int e;
 
-	if (!t)
-		return stub_rec_unknown(r, tid, st);
-	if (WIFEXITED(st) || WIFSIGNALED(st)) {
-		int e = t->state == STUB_REC_SYSCALL ? stub_rec_log_syscall(r, t) : 0;
-
+	if (t) {
+		s.sc_resume_ip = t->sc_resume_ip;
+		s.sc_nr = t->sc_nr;
+		s.sc_restart = t->sc_restart;
+	}
+	e = stub_rec_decide(r, t, tid, &s, &p);
+	if (e < 0)
+		return e;
+	switch (p.act) {
+	case STUB_REC_A_DETACH:
+		ptrace(PTRACE_DETACH, tid, 0, 0);
+		return 0;
+	case STUB_REC_A_ADOPT:
+		e = stub_rec_add_task(r, tid, STUB_REC_READY, &t);
+		if (e < 0)
+			return e;
+		/* Its stop came before its parent's PTRACE_EVENT_CLONE: not
+		 * stepped before that (stub_rec_event), so the clone is logged
+		 * first. */
+		t->held = true;
+		return stub_rec_getregs(t);
+	case STUB_REC_A_GONE:
+		e = t->state == STUB_REC_SYSCALL ? stub_rec_log_syscall(r, t) : 0;
 		stub_rec_gone(r, t, st);
 		return e;
-	}
-	if (!WIFSTOPPED(st))
-		return 0;
-	if (t->state == STUB_REC_NEW) {
+	case STUB_REC_A_FIRST:
 		/* Its first stop (the SIGSTOP of a new clone): swallowed. */
 		t->state = STUB_REC_READY;
 		return stub_rec_getregs(t);
-	}
-	if (t->state != STUB_REC_SYSCALL)
+	case STUB_REC_A_SIG_BEFORE:
+	case STUB_REC_A_SYSCALL_DONE:
+		return stub_rec_syscall_stop(r, t, &p);
+	case STUB_REC_A_NONE:
 		return 0;
-	if (st >> 16)
-		return stub_rec_event(r, t, st >> 16);
-	return stub_rec_syscall_stop(r, t, st);
+	default:
+		return stub_rec_event(r, t, &p, s.msg);
+	}
 }
 
 /* Collects what is waiting (@flags WNOHANG) or the next report. 1 if one
@@ -582,6 +628,7 @@ int stub_rec_collect(struct stub_rec *r, int flags)
 /* Delivers the caught signal pending on @t: it stops at the handler. */
 static int stub_rec_deliver(struct stub_rec *r, struct stub_rec_task *t)
 {
+	struct stub_rec_plan p;
 	int st, e;
 
 	e = stub_rec_thread_interrupt(&t->th, t->regs.rip);
@@ -599,12 +646,13 @@ static int stub_rec_deliver(struct stub_rec *r, struct stub_rec_task *t)
 	e = stub_rec_wait(t->th.tid, &st, 0);
 	if (e < 0)
 		return e;
-	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+	if (stub_rec_plan_report(&(struct stub_rec_stop){ .status = st,
+			.who = STUB_REC_WHO_DELIVERED }, &p) == STUB_REC_A_GONE) {
 		stub_rec_gone(r, t, st);
 		return 0;
 	}
-	if (WSTOPSIG(st) != SIGTRAP)
-		t->sig = WSTOPSIG(st);
+	if (p.sig)
+		t->sig = p.sig;
 	e = stub_rec_getregs(t);
 	return e < 0 ? e : stub_rec_state_signal_after(&t->st, &r->sp, &t->regs, t->th.ninsn,
 						       r->clock);
@@ -634,49 +682,52 @@ static int stub_rec_lost_trap(struct stub_rec *r, struct stub_rec_task *t,
 	return stub_rec_state_lost(&t->st, &r->sp, t->th.ninsn, r->clock, text);
 }
 
-/* A SIGTRAP stop of @t that no step or breakpoint caused: sent by
- * kill / tgkill (si_code <= 0), so a signal-delivery-stop. */
-static bool stub_rec_sent_trap(const struct stub_rec_task *t)
+/* The report @s after single-stepping @insn in @t, or running it to its
+ * fall-through: what stub_rec_plan decides, done. */
+static int stub_rec_reported(struct stub_rec *r, struct stub_rec_task *t,
+			     const struct stub_rec_insn *insn, struct stub_rec_stop *s)
 {
-	siginfo_t si;
+	struct stub_rec_plan p;
+	int e = stub_rec_decide(r, t, t->th.tid, s, &p);
 
-	return ptrace(PTRACE_GETSIGINFO, t->th.tid, 0, &si) == 0 && si.si_code <= 0;
-}
-
-/* The report after single-stepping @insn in @t, which goes to @expect if
- * @known (stub/stub_rec_next.h). */
-static int stub_rec_stepped(struct stub_rec *r, struct stub_rec_task *t,
-			    const struct stub_rec_insn *insn, int st, bool known, uint64_t expect)
-{
-	int e;
-
-	if (WIFEXITED(st) || WIFSIGNALED(st)) {
-		stub_rec_gone(r, t, st);
-		return 0;
-	}
-	if (!WIFSTOPPED(st))
-		return 0;
-	if (WSTOPSIG(st) != SIGTRAP || (st >> 16)) {
-		/* Signal-delivery-stop: the instruction did not execute. */
-		t->sig = WSTOPSIG(st);
-		return 0;
-	}
-	e = stub_rec_getregs(t);
 	if (e < 0)
 		return e;
-	if (insn->rep && t->regs.rip == insn->ip) {
+	switch (p.act) {
+	case STUB_REC_A_GONE:
+		stub_rec_gone(r, t, s->status);
+		return 0;
+	case STUB_REC_A_REWIND:
+		t->regs.rip = s->expect;   /* back before the int3 */
+		if (ptrace(PTRACE_SETREGS, t->th.tid, 0, &t->regs) < 0)
+			return -errno;
+		t->in_rep = false;
+		return stub_rec_log(r, t, insn, t->regs.rip);
+	case STUB_REC_A_LOG_PENDING:
+		/* It ran over @insn and a signal stopped it before the
+		 * breakpoint: executed, the signal pending. */
+		t->in_rep = false;
+		t->sig = p.sig;
+		return stub_rec_log(r, t, insn, s->expect);
+	case STUB_REC_A_SIGNAL:
+		/* Signal-delivery-stop: the instruction did not execute. */
+		t->sig = p.sig;
+		return 0;
+	case STUB_REC_A_REP:
 		t->in_rep = true;          /* not counted, nor logged: see stub_rec_step */
 		return 0;
+	case STUB_REC_A_SENT_TRAP:
+		t->in_rep = false;
+		t->sig = p.sig;
+		return 0;
+	case STUB_REC_A_LOST:
+		t->in_rep = false;
+		return stub_rec_lost_trap(r, t, insn, s->expect);
+	case STUB_REC_A_LOG:
+		t->in_rep = false;
+		return stub_rec_log(r, t, insn, t->regs.rip);
+	default:
+		return 0;
 	}
-	t->in_rep = false;
-	if (known && t->regs.rip != expect) {
-		if (t->regs.rip == insn->ip && stub_rec_sent_trap(t)) {
-			t->sig = SIGTRAP;
-			return 0;
-		}
-		return stub_rec_lost_trap(r, t, insn, expect);
-	}
-	return stub_rec_log(r, t, insn, t->regs.rip);
 }
 
 /* CPUID, run by the recorder for @t: a single step over it loses its trap
@@ -738,7 +789,7 @@ static bool stub_rec_plant(struct stub_rec *r, uint64_t addr, uint8_t *orig)
  * DR0 where debug registers were seen to fire (stub/stub_probe.h), else
  * an int3 written there and taken out again. Only @t runs meanwhile: the
  * other threads are stopped or single-stepping out of a syscall. 1 if
- * neither can be set (the caller steps), else as stub_rec_stepped. */
+ * neither can be set (the caller steps), else as stub_rec_reported. */
 static int stub_rec_run_over(struct stub_rec *r, struct stub_rec_task *t,
 			     const struct stub_rec_insn *insn)
 {
@@ -764,31 +815,18 @@ static int stub_rec_run_over(struct stub_rec *r, struct stub_rec_task *t,
 		stub_mem_write(&r->mem, at, &orig, 1);
 	if (e < 0)
 		return e;
-	if (!WIFSTOPPED(st) || (st >> 16))
-		return stub_rec_stepped(r, t, insn, st, true, at);
-	e = stub_rec_getregs(t);
-	if (e < 0)
-		return e;
-	if (!dr && WSTOPSIG(st) == SIGTRAP && t->regs.rip == at + 1) {
-		t->regs.rip = at;          /* back before the int3 */
-		if (ptrace(PTRACE_SETREGS, t->th.tid, 0, &t->regs) < 0)
-			return -errno;
-	} else if (WSTOPSIG(st) != SIGTRAP && t->regs.rip == at) {
-		/* It ran over @insn and a signal stopped it before the
-		 * breakpoint: executed, the signal pending. */
-		t->in_rep = false;
-		t->sig = WSTOPSIG(st);
-		return stub_rec_log(r, t, insn, at);
-	}
-	return stub_rec_stepped(r, t, insn, st, true, at);
+	return stub_rec_reported(r, t, insn, &(struct stub_rec_stop){
+		.status = st, .who = STUB_REC_WHO_RAN_OVER, .insn_ip = insn->ip,
+		.rep = insn->rep, .known = true, .expect = at, .int3 = !dr });
 }
-
-#define STUB_REC_REP_MIN 64   /* iterations worth a breakpoint */
 
 /* One step of READY @t. */
 int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 {
+	struct stub_rec_ready f = { .step_cpuid = r->opt.step_cpuid,
+				    .no_rep_accel = r->no_rep_accel };
 	struct stub_rec_insn insn;
+	struct stub_rec_plan p;
 	uint64_t expect = 0;
 	bool known, started;
 	int st, e;
@@ -803,32 +841,38 @@ int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 						 r->clock);
 	if (e < 0)
 		return e;
-	if (t->sig && stub_rec_caught(r->pid, t->sig))
+	f.sig = t->sig;
+	f.caught = t->sig && stub_rec_caught(r->pid, t->sig);
+	f.restart = t->restart;
+	stub_rec_plan_ready(&f, &p);
+	if (p.act == STUB_REC_A_DELIVER)
 		return stub_rec_deliver(r, t);
 	/* A signal with no handler: the instruction at rip did not run, and
 	 * may never (a fault that kills). As a CPU would when the kernel takes
 	 * over, the trace ends here (FUP + TIP.PGD); a thread that survives is
 	 * enabled again at its next step. */
-	if (t->sig) {
+	if (p.interrupt) {
 		e = stub_rec_thread_interrupt(&t->th, t->regs.rip);
 		if (e < 0)
 			return e;
 	}
-	if (t->restart)
+	if (p.act == STUB_REC_A_RESTART)
 		return stub_rec_enter_syscall(r, t, t->regs.rip - 2);
 	e = stub_rec_icache_get(&r->icache, r->mem.fd, t->regs.rip, &insn);
 	if (e < 0)
 		return e;
-	if (insn.cls == STUB_REC_KERNEL)
+	f.kernel = insn.cls == STUB_REC_KERNEL;
+	f.cpuid = insn.cpuid;
+	f.rep = insn.rep;
+	f.rcx = t->regs.rcx;
+	if (stub_rec_plan_insn(&f, &p) == STUB_REC_A_SYSCALL)
 		return stub_rec_enter_syscall(r, t, t->regs.rip);
 	e = stub_rec_state_before(&t->st, &r->sp, &insn, &t->regs, t->th.ninsn + 1);
 	if (e < 0)
 		return e;
-	if (insn.cpuid && !t->sig && !r->opt.step_cpuid)
+	if (p.act == STUB_REC_A_CPUID)
 		return stub_rec_cpuid(r, t, &insn);
-	/* CPUID with a signal to deliver: the program runs it itself. */
-	if (((insn.cpuid && !r->opt.step_cpuid) || (insn.rep && t->regs.rcx >= STUB_REC_REP_MIN && !r->no_rep_accel)) &&
-	    (e = stub_rec_run_over(r, t, &insn)) <= 0)
+	if (p.act == STUB_REC_A_RUN_OVER && (e = stub_rec_run_over(r, t, &insn)) <= 0)
 		return e;
 	known = stub_rec_next(&r->icache.dec, &insn, &t->regs, r->mem.fd, &expect) == 1;
 	e = stub_rec_resume(t->th.tid, t->sig);
@@ -838,7 +882,9 @@ int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 	e = stub_rec_wait(t->th.tid, &st, 0);
 	if (e < 0)
 		return e;
-	return stub_rec_stepped(r, t, &insn, st, known, expect);
+	return stub_rec_reported(r, t, &insn, &(struct stub_rec_stop){
+		.status = st, .who = STUB_REC_WHO_STEPPED, .insn_ip = insn.ip, .rep = insn.rep,
+		.known = known, .expect = expect });
 }
 
 /* --- the loop ------------------------------------------------------- */
@@ -1184,7 +1230,7 @@ static int stub_rec_initial_tasks(struct stub_rec *r)
 			e = stub_rec_getregs(t);
 		/* Attached in a syscall: the kernel restarts it. */
 		if (e >= 0 && r->attached && (long)t->regs.orig_rax >= 0)
-			t->restart = stub_rec_is_restart(&t->regs);
+			t->restart = stub_rec_plan_is_restart((long)t->regs.rax);
 		if (e >= 0 && r->attached)
 			stub_rec_pin_task(t);
 	}

@@ -18,25 +18,9 @@
 
 #include "replay/bundle.h"
 #include "stub/stub_rec.h"
+#include "stub/stub_rec_plan.h"
 #include "stub/stub_rec_priv.h"
 #include "stub/stub_rec_state_ops.h"
-
-static bool live_is_break(const struct stub_rec_goal *g, uint64_t ip)
-{
-	size_t lo = 0, hi = g->nbreaks;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->breaks[mid] == ip)
-			return true;
-		if (g->breaks[mid] < ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
 
 /* Reads every watched range; 1 with @out filled if one changed. */
 static int live_check_watches(struct stub_rec *r, struct stub_rec_goal *g,
@@ -101,38 +85,49 @@ static int live_access_check(struct stub_rec *r, const struct stub_rec_goal *g,
 	return 0;
 }
 
+/* The goal as @t sees it before its next instruction. */
+static struct stub_rec_goal_view live_view(const struct stub_rec *r,
+					   const struct stub_rec_goal *g,
+					   const struct stub_rec_task *t)
+{
+	struct stub_rec_goal_view v = {
+		.kind = g->kind, .goal_thread = t->th.tid == g->tid,
+		.moved = t->moves != r->goal_moves, .ready = t->state == STUB_REC_READY,
+		.in_rep = t->in_rep, .rip = t->regs.rip, .range_start = g->range_start,
+		.range_end = g->range_end, .sig = t->sig, .sig_ok = t->sig_ok,
+		.pass = g->pass && t->sig > 0 && t->sig < RSP_NSIG && g->pass[t->sig],
+	};
+
+	v.at_break = stub_rec_plan_is_break(g->breaks, g->nbreaks, t->regs.rip);
+	return v;
+}
+
 /* The stepped task has moved and, for a range step, left the range. */
 static bool live_step_done(const struct stub_rec *r, const struct stub_rec_goal *g,
 			   const struct stub_rec_task *t)
 {
-	if (g->kind == STUB_REC_GO_CONTINUE || t->th.tid != g->tid || t->moves == r->goal_moves ||
-	    t->state != STUB_REC_READY || t->in_rep)
-		return false;
-	return g->kind == STUB_REC_GO_STEP || t->regs.rip < g->range_start ||
-	       t->regs.rip >= g->range_end;
+	struct stub_rec_goal_view v = live_view(r, g, t);
+
+	return stub_rec_plan_step_done(&v);
 }
 
 /* Why @t should not run its next instruction, if it should not. */
 static bool live_check_before(struct stub_rec *r, const struct stub_rec_goal *g,
 			      struct stub_rec_task *t, struct stub_rec_pause *out)
 {
+	struct stub_rec_goal_view v = live_view(r, g, t);
+	enum stub_rec_pause_kind kind;
+
 	memset(out, 0, sizeof(*out));
 	out->tid = t->th.tid;
-	if (t->sig && !t->sig_ok && !(g->pass && t->sig < RSP_NSIG && g->pass[t->sig])) {
-		out->kind = STUB_REC_PAUSE_SIGNAL;
+	if (!stub_rec_plan_before(&v, &kind))
+		return false;
+	out->kind = kind;
+	if (kind == STUB_REC_PAUSE_SIGNAL) {
 		out->sig = t->sig;
 		t->sig_reported = true;
-		return true;
 	}
-	if (live_step_done(r, g, t)) {
-		out->kind = STUB_REC_PAUSE_STEP;
-		return true;
-	}
-	if (live_is_break(g, t->regs.rip)) {
-		out->kind = STUB_REC_PAUSE_BREAK;
-		return true;
-	}
-	return false;
+	return true;
 }
 
 /* Every stopped thread's trace ends where it is. 1. */
