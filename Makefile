@@ -12,6 +12,8 @@
 # SANITIZE=1 builds into build-asan/ with AddressSanitizer and UBSan.
 # Each module folder (protocol stub replay dwarf) is a static library; cli/
 # links them into the one binary, so a wrong dependency is a link error.
+# Inside them, the rooms (docs/ARCHITECTURE.md) and which may include which
+# are checked on every build (scripts/check-rooms.sh).
 
 ifeq ($(origin CC),default)
 CC := gcc
@@ -114,7 +116,14 @@ $(D3_JS): web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-$(BIN): $(CLI_OBJS) $(MODULE_LIBS)
+# Every #include between rooms goes the way scripts/check-rooms.sh allows.
+ROOM_FILES := $(wildcard protocol/*.[ch] dwarf/*.[ch] replay/*.[ch] stub/*.[ch] cli/*.[ch])
+$(BUILD)/.rooms: scripts/check-rooms.sh $(ROOM_FILES)
+	@mkdir -p $(BUILD)
+	@scripts/check-rooms.sh
+	@touch $@
+
+$(BIN): $(CLI_OBJS) $(MODULE_LIBS) | $(BUILD)/.rooms
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(MODULE_LIBS) $(LDLIBS)
 
 # Tests read the real recordings in ../shared/ptdata (never copied in).
