@@ -19,6 +19,7 @@
 
 #include "stub/stub_hwpt_caps.h"
 #include "stub/stub_probe.h"
+#include "stub/stub_recorder.h"
 #include "stub/stub_vgrec.h"
 
 #define DOCTOR_STEPS 20000        /* single steps timed for the rate */
@@ -104,8 +105,25 @@ static void doctor_valgrind(struct doctor_line *d)
 		snprintf(d->value, sizeof(d->value), "%s, but %s", v, why);
 }
 
+/* What `record --record=auto` of a program would use: the recorders'
+ * own choice (stub_recorder_new), not a copy of its rule. */
+static enum stub_recorder_kind doctor_auto_kind(void)
+{
+	static char *const argv[] = { "/bin/true", NULL };
+	struct stub_recorder_options o = { .mode = "auto", .argv = argv };
+	struct stub_recorder *rec;
+	enum stub_recorder_kind kind;
+
+	if (stub_recorder_new(&rec, &o) < 0)
+		return STUB_RECORDER_SW;
+	kind = stub_recorder_kind(rec);
+	stub_recorder_free(rec);
+	return kind;
+}
+
 static void doctor_collect(struct doctor_line *l)
 {
+	enum stub_recorder_kind kind;
 	enum stub_probe_answer dregs, cpuid;
 	char why[256];
 	bool pt = stub_hwpt_available(NULL, why, sizeof(why)) > 0;
@@ -155,10 +173,11 @@ static void doctor_collect(struct doctor_line *l)
 	doctor_valgrind(&l[D_VALGRIND]);
 
 	l[D_AUTO] = (struct doctor_line){ "record_auto", 1, "" };
-	if (pt)
+	kind = doctor_auto_kind();
+	if (kind == STUB_RECORDER_HW)
 		snprintf(l[D_AUTO].value, sizeof(l[D_AUTO].value),
 			 "hardware Intel PT: the program runs at nearly full speed");
-	else if (l[D_VALGRIND].ok > 0)
+	else if (kind == STUB_RECORDER_VG)
 		snprintf(l[D_AUTO].value, sizeof(l[D_AUTO].value),
 			 "Valgrind (tens of millions of instructions/s with registers and "
 			 "memory; no vector registers); single steps for --attach");
