@@ -806,6 +806,11 @@ static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 		nbytes += p[12 + i * 9 + 8];
 	if (need + nbytes != len)
 		return vgrec_fail(r, -EPROTO, "superblock %u: its bytes do not add up", id);
+	/* The tool numbers them one after the other (a hostile id would
+	 * have the table below grow without bound). */
+	if (id != r->nblocks - r->id_base)
+		return vgrec_fail(r, -EPROTO, "superblock %u described out of order (not %zu)",
+				  id, r->nblocks - r->id_base);
 	while (r->id_base + id >= r->capblocks) {
 		size_t cap = r->capblocks ? r->capblocks * 2 : 4096;
 		struct vgrec_block **v = realloc(r->blocks, cap * sizeof(*v));
@@ -816,8 +821,6 @@ static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 		r->blocks = v;
 		r->capblocks = cap;
 	}
-	if (r->blocks[r->id_base + id])
-		return vgrec_fail(r, -EPROTO, "superblock %u described twice", id);
 	blk = calloc(1, sizeof(*blk));
 	if (!blk)
 		return -ENOMEM;
