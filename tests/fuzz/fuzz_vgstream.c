@@ -8,8 +8,9 @@
  * The input, behind a valid HELLO record so the rest is what varies, is
  * fed in two pieces cut at its first byte (mod its length), then ended.
  * Any step may fail (a negative errno with a message); none may crash,
- * leak or hit undefined behaviour. The seeds are the start of a real
- * capture (a program with two threads).
+ * leak or hit undefined behaviour. The seeds: the start of a real capture
+ * (a program with two threads), and a small stream made by hand with every
+ * kind of record (two threads, stores, a signal, a thread's exit, the end).
  *
  * fuzz-build: stub replay dwarf protocol -lipt -lZydis -ljansson -ldwarf -lelf -lz -lstdc++
  */
