@@ -6,7 +6,9 @@
  * state log and PT streams written from them, the end of the stream.
  *
  * The input, behind a valid HELLO record so the rest is what varies, is
- * fed in two pieces cut at its first byte (mod its length), then ended.
+ * fed in two pieces cut at its first byte (mod its length), then ended;
+ * an odd first byte also asks for --snapshot (a ring of 1 KB, a PSB every
+ * 64 bytes of trace).
  * Any step may fail (a negative errno with a message); none may crash,
  * leak or hit undefined behaviour. The seeds: the start of a real capture
  * (a program with two threads), and a small stream made by hand with every
@@ -74,6 +76,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (split > size)
 		split = size;
 	opt.dir = dir;
+	if (data[-1] & 1) {        /* --snapshot, with PSBs often enough to cut */
+		opt.snapshot = 1024;
+		opt.psb_period = 64;
+	}
 	if (stub_vgrec_feed_new(&r, &opt, err, sizeof(err)) < 0)
 		abort();           /* a fixed directory: no reason to fail */
 	e = stub_vgrec_feed(r, hello, sizeof(hello));
