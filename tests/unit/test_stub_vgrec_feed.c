@@ -9,7 +9,10 @@
  * and random sizes, then with switches to another thread inside a thread's
  * run of state words: every file of each bundle (threads/, trace.json)
  * must be byte-identical to the whole feed's. Skipped without valgrind,
- * the tool or gcc.
+ * the tool or gcc. And a stream made here, where a thread's words come
+ * while another's superblock is open (which the tool never writes), must
+ * give the bundle of the same stream with that superblock run first, fed
+ * whole or byte by byte.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -191,16 +194,16 @@ static void feed(const char *name, const uint8_t *s, size_t n, size_t size)
 	stub_vgrec_free(r);
 }
 
-/* Every regular file of tmp/whole/@sub is in tmp/@name/@sub, byte for
+/* Every regular file of tmp/@ref/@sub is in tmp/@name/@sub, byte for
  * byte, and no other; @n counts them. */
-static void same_dir(const char *name, const char *sub, size_t *n)
+static void same_dir(const char *ref, const char *name, const char *sub, size_t *n)
 {
 	char a[256], b[256], pa[600], pb[600];
 	struct dirent *d;
 	size_t count = 0, other = 0;
 	DIR *dir;
 
-	snprintf(a, sizeof(a), "%s/whole/%s", tmp, sub);
+	snprintf(a, sizeof(a), "%s/%s/%s", tmp, ref, sub);
 	snprintf(b, sizeof(b), "%s/%s/%s", tmp, name, sub);
 	dir = opendir(a);
 	assert_non_null(dir);
@@ -232,13 +235,14 @@ static void same_dir(const char *name, const char *sub, size_t *n)
 	*n += count;
 }
 
-static void same_bundle(const char *name)
+/* The bundle tmp/@name is tmp/@ref's, of @nth threads. */
+static void same_bundle(const char *ref, const char *name, size_t nth)
 {
 	size_t n = 0;
 
-	same_dir(name, ".", &n);
-	same_dir(name, "threads", &n);
-	assert_true(n >= 1 + 2 * 4);      /* trace.json, 4 threads' .pt and .state */
+	same_dir(ref, name, ".", &n);
+	same_dir(ref, name, "threads", &n);
+	assert_int_equal(n, 1 + 2 * nth);  /* trace.json, each thread's .pt and .state */
 }
 
 static void test_whole(void **state)
@@ -247,7 +251,7 @@ static void test_whole(void **state)
 	if (!have)
 		skip();
 	feed("whole", stream, nstream, nstream);
-	same_bundle("whole");
+	same_bundle("whole", "whole", 4);
 }
 
 static void test_pieces(void **state)
@@ -262,7 +266,7 @@ static void test_pieces(void **state)
 
 		snprintf(name, sizeof(name), "by%zu", sizes[i]);
 		feed(name, stream, nstream, sizes[i]);
-		same_bundle(name);
+		same_bundle("whole", name, 4);
 	}
 }
 
@@ -326,10 +330,168 @@ static void test_switch_inside_words(void **state)
 	}
 	assert_true(inserted > 10);      /* the capture has threads with stores */
 	feed("switched", s, n, n);
-	same_bundle("switched");
+	same_bundle("whole", "switched", 4);
 	feed("switched7", s, n, 7);
-	same_bundle("switched7");
+	same_bundle("whole", "switched7", 4);
 	free(s);
+}
+
+/* --- A stream made here: words of two threads' open superblocks -------- */
+
+struct buf {
+	uint8_t p[4096];
+	size_t n;
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	assert_true(b->n + n <= sizeof(b->p));
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
+static void put32(struct buf *b, uint32_t v)
+{
+	put(b, &v, 4);
+}
+
+static void put64(struct buf *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
+
+static void ctl(struct buf *b, unsigned kind, size_t len)
+{
+	put32(b, HSREC_CTL | kind << 16 | (uint32_t)len);
+}
+
+static void tid_rec(struct buf *b, unsigned kind, uint32_t tid)
+{
+	ctl(b, kind, 4);
+	put32(b, tid);
+}
+
+/* Every register of @tid (rip at the block below), the thread runs. */
+static void dump(struct buf *b, uint32_t tid)
+{
+	tid_rec(b, HSREC_SWITCH, tid);
+	ctl(b, HSREC_DUMP, 4 + 8 * HSREC_NGP);
+	put32(b, tid);
+	for (unsigned i = 0; i < HSREC_NGP; i++)
+		put64(b, i == 16 ? 0x401000 : i == 18 ? 0x202 : 0x1000 * i);
+}
+
+static void st_reg(struct buf *b, unsigned insn, unsigned slot, uint64_t v)
+{
+	put32(b, HSREC_ST | HSREC_ST_REG << 24 | insn << 8 | slot);
+	put64(b, v);
+}
+
+static void st_store(struct buf *b, uint64_t addr, uint8_t old, uint8_t now)
+{
+	uint8_t x[16];
+
+	put32(b, HSREC_ST | HSREC_ST_STORE << 24 | 0 << 8 | 8);
+	put64(b, addr);
+	memset(x, old, 8);
+	memset(x + 8, now, 8);
+	put(b, x, 16);
+}
+
+/* HELLO, superblock 0 at 0x401000 (mov [rax],rbx; add rax,8; jne back,
+ * its exit), threads 101 and 100 with their registers; 100 runs next. */
+static void prologue(struct buf *b)
+{
+	static const uint8_t code[] = { 0x48, 0x89, 0x18, 0x48, 0x83, 0xc0, 0x08, 0x75, 0xf7 };
+	static const uint8_t len[] = { 3, 4, 2 };
+	uint64_t ip = 0x401000;
+
+	ctl(b, HSREC_HELLO, 11);
+	put32(b, HSREC_VERSION);
+	put32(b, 100);
+	put(b, "./p", 3);
+	ctl(b, HSREC_BLOCK, 12 + 3 * 9 + 12 + sizeof(code));
+	put32(b, 0);
+	put32(b, 3);
+	put32(b, 1);
+	for (int i = 0; i < 3; ip += len[i++]) {
+		put64(b, ip);
+		put(b, &len[i], 1);
+	}
+	put32(b, 2);
+	put64(b, 0x401000);
+	put(b, code, sizeof(code));
+	dump(b, 101);
+	dump(b, 100);
+}
+
+/* Thread 100 enters the superblock and stores; then 101 enters it and
+ * stores while 100's words are still open (its superblock has not ended:
+ * no PAUSE before the SWITCH, as the tool never writes but a stream may
+ * say), then 100 goes on and leaves, then 101 does. The same as when 100's
+ * superblock ran whole before 101 entered (test_other_thread_words). */
+static void interleaved(struct buf *b, bool split)
+{
+	prologue(b);
+	put32(b, 0);
+	st_store(b, 0x7000, 1, 2);
+	st_reg(b, 0, 0, 0x1111);
+	if (split) {
+		tid_rec(b, HSREC_SWITCH, 101);
+		put32(b, 0);
+		st_store(b, 0x8000, 3, 4);
+		tid_rec(b, HSREC_SWITCH, 100);
+	}
+	st_reg(b, 1, 10, 0x7008);
+	st_reg(b, 2, 18, 0x246);
+	put32(b, HSREC_EXIT_BIT | 0);
+	ctl(b, HSREC_PAUSE, 12);
+	put32(b, 100);
+	put64(b, 0x401000);
+	tid_rec(b, HSREC_SWITCH, 101);
+	if (!split) {
+		put32(b, 0);
+		st_store(b, 0x8000, 3, 4);
+	}
+	st_reg(b, 1, 10, 0x8008);
+	put32(b, HSREC_EXIT_BIT | 0);
+	ctl(b, HSREC_PAUSE, 12);
+	put32(b, 101);
+	put64(b, 0x401000);
+	ctl(b, HSREC_END, 4);
+	put32(b, 0);
+}
+
+static void test_other_thread_words(void **state)
+{
+	struct buf *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	char path[128];
+	size_t n;
+	uint8_t *x;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	interleaved(a, false);
+	interleaved(b, true);
+	feed("ran", a->p, a->n, a->n);
+	feed("split", b->p, b->n, b->n);
+	same_bundle("ran", "split", 2);
+	feed("split1", b->p, b->n, 1);
+	same_bundle("ran", "split1", 2);
+	/* Both threads' stores are in their logs. */
+	snprintf(path, sizeof(path), "%s/ran/threads/100.state", tmp);
+	x = read_file(path, &n);
+	assert_non_null(x);
+	assert_non_null(memmem(x, n, "\x02\x02\x02\x02\x02\x02\x02\x02", 8));
+	free(x);
+	snprintf(path, sizeof(path), "%s/ran/threads/101.state", tmp);
+	x = read_file(path, &n);
+	assert_non_null(x);
+	assert_non_null(memmem(x, n, "\x04\x04\x04\x04\x04\x04\x04\x04", 8));
+	free(x);
+	free(a);
+	free(b);
 }
 
 int main(void)
@@ -338,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_whole),
 		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_switch_inside_words),
+		cmocka_unit_test(test_other_thread_words),
 	};
 	int e = cmocka_run_group_tests(tests, setup, teardown);
 
