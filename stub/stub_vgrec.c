@@ -122,6 +122,8 @@ struct stub_vgrec {
 	size_t saved_nth;                   /* the threads it had */
 	bool ended;                         /* the END record arrived */
 	bool reaped;                        /* waitpid collected Valgrind */
+	bool feeding;                       /* tests: fed a stream (stub_vgrec_feed) */
+	int feed_e;                         /* ... and the error it met, if any */
 	uint8_t *in;
 	size_t nin;
 	size_t scan;                        /* where parsing goes on in in */
@@ -338,6 +340,8 @@ static int vgrec_map(struct stub_vgrec *r, uint64_t start, uint64_t len, uint64_
 		char mem[64];
 		int fd;
 
+		if (r->feeding)
+			return 0;     /* fed a stream (tests): no process to read it from */
 		snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)r->pid);
 		fd = open(mem, O_RDONLY | O_CLOEXEC);
 		e = fd < 0 ? -errno : stub_rec_dump_vdso(r->opt.dir, r->pid, fd, start, len, rel,
@@ -802,6 +806,11 @@ static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 		nbytes += p[12 + i * 9 + 8];
 	if (need + nbytes != len)
 		return vgrec_fail(r, -EPROTO, "superblock %u: its bytes do not add up", id);
+	/* The tool numbers them one after the other (a hostile id would
+	 * have the table below grow without bound). */
+	if (id != r->nblocks - r->id_base)
+		return vgrec_fail(r, -EPROTO, "superblock %u described out of order (not %zu)",
+				  id, r->nblocks - r->id_base);
 	while (r->id_base + id >= r->capblocks) {
 		size_t cap = r->capblocks ? r->capblocks * 2 : 4096;
 		struct vgrec_block **v = realloc(r->blocks, cap * sizeof(*v));
@@ -812,8 +821,6 @@ static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 		r->blocks = v;
 		r->capblocks = cap;
 	}
-	if (r->blocks[r->id_base + id])
-		return vgrec_fail(r, -EPROTO, "superblock %u described twice", id);
 	blk = calloc(1, sizeof(*blk));
 	if (!blk)
 		return -ENOMEM;
@@ -1067,6 +1074,27 @@ static uint64_t vgrec_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* What was just added to r->in is parsed, and the bundle saved if it is
+ * time to. */
+static int vgrec_take(struct stub_vgrec *r)
+{
+	int e = vgrec_parse(r);
+
+	/* Saved often enough that a recorder killed with SIGKILL leaves a
+	 * bundle of what it wrote: a new thread, 2^26 instructions, a second.
+	 * A stream fed is saved at its end only: the files do not depend on
+	 * how it was cut (nor on time). */
+	if (e >= 0 && !r->feeding && (r->clock >= r->next_save || r->nth != r->saved_nth ||
+				      vgrec_now_ns() - r->saved_ns >= VGREC_SAVE_NS)) {
+		r->next_save = r->clock + VGREC_SAVE;
+		r->saved_nth = r->nth;
+		r->saved_ns = vgrec_now_ns();
+		r->saved_clock = r->clock;
+		e = vgrec_save(r);
+	}
+	return e;
+}
+
 /* Reads what the FIFO has: 1 if something was read, 0 if nothing, or a
  * negative errno. */
 static int vgrec_read(struct stub_vgrec *r)
@@ -1079,17 +1107,7 @@ static int vgrec_read(struct stub_vgrec *r)
 	if (n == 0)
 		return 0;
 	r->nin += (size_t)n;
-	e = vgrec_parse(r);
-	/* Saved often enough that a recorder killed with SIGKILL leaves a
-	 * bundle of what it wrote: a new thread, 2^26 instructions, a second. */
-	if (e >= 0 && (r->clock >= r->next_save || r->nth != r->saved_nth ||
-		       vgrec_now_ns() - r->saved_ns >= VGREC_SAVE_NS)) {
-		r->next_save = r->clock + VGREC_SAVE;
-		r->saved_nth = r->nth;
-		r->saved_ns = vgrec_now_ns();
-		r->saved_clock = r->clock;
-		e = vgrec_save(r);
-	}
+	e = vgrec_take(r);
 	return e < 0 ? e : 1;
 }
 
@@ -1129,46 +1147,10 @@ static void vgrec_go_on_unrecorded(struct stub_vgrec *r, int *st)
 	r->reaped = true;
 }
 
-int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
+/* The stream's end is checked (whole records, a tool that started and
+ * ended) after a run that went as @e says: @e, or the failure. */
+static int vgrec_end_checks(struct stub_vgrec *r, int e)
 {
-	struct pollfd pfd = { .fd = r->fifo_r, .events = POLLIN };
-	bool dead = false;
-	int st = 0, e = 0;
-
-	r->err = err;
-	r->errsize = errsize;
-	if (err && errsize)
-		err[0] = 0;
-	while (e >= 0) {
-		pid_t w;
-
-		if (r->stop && !dead)
-			kill(r->pid, SIGKILL);
-		if (poll(&pfd, 1, dead ? 0 : 100) < 0 && errno != EINTR) {
-			e = -errno;
-			break;
-		}
-		e = vgrec_read(r);
-		if (e != 0)
-			continue;
-		if (dead)
-			break;             /* drained */
-		/* Nothing came for a while (the program waits in a syscall):
-		 * what came before is saved, not left for the next second that
-		 * brings data. */
-		if (r->clock != r->saved_clock) {
-			r->saved_clock = r->clock;
-			r->saved_ns = vgrec_now_ns();
-			e = vgrec_save(r);
-			if (e < 0)
-				break;
-		}
-		w = waitpid(r->pid, &st, WNOHANG);
-		if (w == r->pid)
-			dead = true;
-		else if (w < 0 && errno != EINTR)
-			e = -errno;
-	}
 	if (e >= 0 && r->nin > r->scan)
 		e = vgrec_fail(r, -EPROTO, "the stream ends inside a record (%zu bytes left)",
 			       r->nin - r->scan);
@@ -1178,16 +1160,14 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 	if (e >= 0 && !r->ended && !r->stop)
 		e = vgrec_fail(r, -EPROTO, "Valgrind ended without the tool's last record "
 			       "(it was killed)");
-	if (!dead && e < 0 && stub_rec_unwritable(e) && !r->stop) {
-		vgrec_go_on_unrecorded(r, &st);
-		dead = true;
-	}
-	if (!dead) {
-		kill(r->pid, SIGKILL);
-		waitpid(r->pid, &st, 0);
-	}
-	r->reaped = true;
-	vgrec_exit_status(r, st);
+	return e;
+}
+
+/* The program is gone: every thread's trace ends, the state logs end, the
+ * bundle is saved (complete if @e, how the run went, is no failure). @e,
+ * or the failure to save. */
+static int vgrec_finish(struct stub_vgrec *r, int e)
+{
 	/* Threads still in a superblock (a kill): they ran to where we know,
 	 * no further. The open superblock's first instruction is where the
 	 * thread went, and may not have run (the pending instruction, if
@@ -1233,6 +1213,61 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 					 strerror(-e2));
 		}
 	}
+	return e;
+}
+
+int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
+{
+	struct pollfd pfd = { .fd = r->fifo_r, .events = POLLIN };
+	bool dead = false;
+	int st = 0, e = 0;
+
+	r->err = err;
+	r->errsize = errsize;
+	if (err && errsize)
+		err[0] = 0;
+	while (e >= 0) {
+		pid_t w;
+
+		if (r->stop && !dead)
+			kill(r->pid, SIGKILL);
+		if (poll(&pfd, 1, dead ? 0 : 100) < 0 && errno != EINTR) {
+			e = -errno;
+			break;
+		}
+		e = vgrec_read(r);
+		if (e != 0)
+			continue;
+		if (dead)
+			break;             /* drained */
+		/* Nothing came for a while (the program waits in a syscall):
+		 * what came before is saved, not left for the next second that
+		 * brings data. */
+		if (r->clock != r->saved_clock) {
+			r->saved_clock = r->clock;
+			r->saved_ns = vgrec_now_ns();
+			e = vgrec_save(r);
+			if (e < 0)
+				break;
+		}
+		w = waitpid(r->pid, &st, WNOHANG);
+		if (w == r->pid)
+			dead = true;
+		else if (w < 0 && errno != EINTR)
+			e = -errno;
+	}
+	e = vgrec_end_checks(r, e);
+	if (!dead && e < 0 && stub_rec_unwritable(e) && !r->stop) {
+		vgrec_go_on_unrecorded(r, &st);
+		dead = true;
+	}
+	if (!dead) {
+		kill(r->pid, SIGKILL);
+		waitpid(r->pid, &st, 0);
+	}
+	r->reaped = true;
+	vgrec_exit_status(r, st);
+	e = vgrec_finish(r, e);
 	unlink(r->fifo);
 	return e;
 }
@@ -1297,11 +1332,13 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 	_exit(127);
 }
 
-int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt,
-		   char *const argv[], char *err, size_t errsize)
+/* A recorder into opt->dir (created, with threads/) in *@out, yet to
+ * start: 0, or a negative errno with the reason in @err. */
+static int vgrec_setup(struct stub_vgrec **out, const struct stub_vgrec_options *opt, char *err,
+		       size_t errsize)
 {
 	struct stub_vgrec *r = calloc(1, sizeof(*r));
-	char tooldir[PATH_MAX], why[512], path[PATH_MAX], valgrind[PATH_MAX];
+	char path[PATH_MAX];
 	int e;
 
 	*out = r;
@@ -1313,11 +1350,6 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 	r->fifo_r = r->fifo_w = -1;
 	r->pid = -1;
 	r->next_save = VGREC_SAVE;
-	if (!stub_vgrec_available(tooldir, sizeof(tooldir), why, sizeof(why)) ||
-	    vgrec_valgrind(valgrind, sizeof(valgrind)) < 0) {
-		snprintf(err, errsize, "%s", why);
-		return -ENOENT;
-	}
 	r->in = malloc(VGREC_IN);
 	if (!r->in)
 		return -ENOMEM;
@@ -1335,6 +1367,26 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 		snprintf(err, errsize, "cannot create %s: %s", path, strerror(errno));
 		return e;
 	}
+	return replay_bundle_new(&r->b);
+}
+
+int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt,
+		   char *const argv[], char *err, size_t errsize)
+{
+	char tooldir[PATH_MAX], why[512], valgrind[PATH_MAX];
+	struct stub_vgrec *r;
+	int e;
+
+	if (!stub_vgrec_available(tooldir, sizeof(tooldir), why, sizeof(why)) ||
+	    vgrec_valgrind(valgrind, sizeof(valgrind)) < 0) {
+		*out = NULL;
+		snprintf(err, errsize, "%s", why);
+		return -ENOENT;
+	}
+	e = vgrec_setup(out, opt, err, errsize);
+	r = *out;
+	if (e < 0)
+		return e;
 	if (opt->verify) {
 		int fd = open(opt->verify, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
@@ -1355,9 +1407,6 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 		return e;
 	}
 	fcntl(r->fifo_r, F_SETPIPE_SZ, VGREC_PIPE);
-	e = replay_bundle_new(&r->b);
-	if (e < 0)
-		return e;
 	r->pid = fork();
 	if (r->pid < 0) {
 		e = -errno;
@@ -1372,6 +1421,53 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 	if (e < 0)
 		snprintf(err, errsize, "cannot save the bundle in %s: %s", opt->dir, strerror(-e));
 	return e;
+}
+
+int stub_vgrec_feed_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt,
+			char *err, size_t errsize)
+{
+	static char *const argv[] = { NULL };
+	int e = vgrec_setup(out, opt, err, errsize);
+
+	if (e < 0)
+		return e;
+	(*out)->feeding = true;
+	(*out)->err = err;
+	(*out)->errsize = errsize;
+	if (err && errsize)
+		err[0] = 0;
+	e = vgrec_bundle_init(*out, argv);
+	if (e >= 0)
+		e = replay_bundle_save((*out)->b, opt->dir);
+	if (e < 0)
+		snprintf(err, errsize, "cannot save the bundle in %s: %s", opt->dir, strerror(-e));
+	return e;
+}
+
+int stub_vgrec_feed(struct stub_vgrec *r, const uint8_t *p, size_t n)
+{
+	/* As much as a read could bring at a time (the buffer's room). */
+	while (n && r->feed_e >= 0) {
+		size_t k = VGREC_IN - r->nin < n ? VGREC_IN - r->nin : n;
+
+		if (!k)
+			return r->feed_e = vgrec_fail(r, -EPROTO, "the stream parser is stuck");
+		memcpy(r->in + r->nin, p, k);
+		r->nin += k;
+		p += k;
+		n -= k;
+		r->feed_e = vgrec_take(r);
+	}
+	return r->feed_e;
+}
+
+int stub_vgrec_feed_end(struct stub_vgrec *r, int wstatus)
+{
+	int e = vgrec_end_checks(r, r->feed_e);
+
+	vgrec_exit_status(r, wstatus);
+	r->feed_e = vgrec_finish(r, e);
+	return r->feed_e;
 }
 
 void stub_vgrec_stop(struct stub_vgrec *r)

@@ -23,8 +23,9 @@
  * Valgrind changed registers outside an instruction (a syscall, a signal,
  * a thread's start). x87 / SSE / AVX registers are not recorded: the log
  * has no XSAVE area, so readers say they are unavailable.
- * Lifetime: stub_vgrec_new, stub_vgrec_run, stub_vgrec_free. Nothing
- * here prints.
+ * Lifetime: stub_vgrec_new, stub_vgrec_run, stub_vgrec_free (tests:
+ * stub_vgrec_feed_new, stub_vgrec_feed..., stub_vgrec_feed_end instead of
+ * the first two). Nothing here prints.
  */
 #ifndef HINDSIGHT_STUB_STUB_VGREC_H
 #define HINDSIGHT_STUB_STUB_VGREC_H
@@ -68,6 +69,21 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
  * saves the bundle. 0, or a negative errno with the reason in @err (the
  * bundle saved as far as it goes). */
 int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize);
+/* Tests: a recorder into opt->dir (as stub_vgrec_new's, the bundle saved)
+ * that runs no Valgrind but is fed the stream; @err, kept, gets the reason
+ * of any failure of the calls below. 0 or a negative errno. */
+int stub_vgrec_feed_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt,
+			char *err, size_t errsize);
+/* @n more bytes of the stream, parsed as if a read had brought them (in
+ * pieces of what the read buffer takes). The bundle is saved only by
+ * stub_vgrec_feed_end, so that the files do not depend on how the stream
+ * was cut. 0, or a negative errno (-EPROTO: a malformed stream), which
+ * every later call returns too. */
+int stub_vgrec_feed(struct stub_vgrec *r, const uint8_t *p, size_t n);
+/* The stream ended and the program with wait status @wstatus: checked as
+ * stub_vgrec_run checks it, every thread ended, the bundle saved. 0 or a
+ * negative errno. */
+int stub_vgrec_feed_end(struct stub_vgrec *r, int wstatus);
 /* Async-signal-safe: the program is killed, the recording ends. */
 void stub_vgrec_stop(struct stub_vgrec *r);
 const struct replay_bundle *stub_vgrec_bundle(const struct stub_vgrec *r);
