@@ -41,6 +41,22 @@ static uint64_t gp_at(struct replay_state *st, uint64_t index, unsigned slot)
 	return gp[slot];
 }
 
+/* A bundle of one thread, TID, of 20000 instructions, whose state log is
+ * work/t.state. */
+static struct replay_bundle *bundle_of_log(void)
+{
+	struct replay_bundle *b;
+	int idx;
+
+	assert_int_equal(replay_bundle_new(&b), 0);
+	assert_int_equal(replay_bundle_set_str(&b->dir, work), 0);
+	idx = replay_bundle_add_thread(b, TID, "t.pt");
+	assert_true(idx >= 0);
+	assert_int_equal(replay_bundle_set_str(&b->threads[idx].state_file, "t.state"), 0);
+	b->threads[idx].instructions = 20000;
+	return b;
+}
+
 static void test_known_round_trip(void **unused)
 {
 	struct user_regs_struct regs = { .rax = 1, .rsp = 0x1000, .eflags = 0x202,
@@ -53,7 +69,6 @@ static void test_known_round_trip(void **unused)
 	char path[512], err[256];
 	uint64_t t, synced, pos;
 	FILE *f;
-	int idx;
 
 	(void)unused;
 	snprintf(path, sizeof(path), "%s/t.state", work);
@@ -90,12 +105,7 @@ static void test_known_round_trip(void **unused)
 	stub_rec_state_release(&s);
 	fclose(f);
 
-	assert_int_equal(replay_bundle_new(&b), 0);
-	assert_int_equal(replay_bundle_set_str(&b->dir, work), 0);
-	idx = replay_bundle_add_thread(b, TID, "t.pt");
-	assert_true(idx >= 0);
-	assert_int_equal(replay_bundle_set_str(&b->threads[idx].state_file, "t.state"), 0);
-	b->threads[idx].instructions = 20000;
+	b = bundle_of_log();
 	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), 0);
 
 	assert_int_equal(gp_at(st, 1, SLOT_RAX), 1);
@@ -165,7 +175,6 @@ static void test_known_same_old_bytes(void **unused)
 	char path[512], err[256];
 	uint64_t was, full, t;
 	FILE *f;
-	int idx;
 
 	(void)unused;
 	for (int i = 0; i < 6; i++)
@@ -203,12 +212,7 @@ static void test_known_same_old_bytes(void **unused)
 	stub_rec_state_release(&s);
 	fclose(f);
 
-	assert_int_equal(replay_bundle_new(&b), 0);
-	assert_int_equal(replay_bundle_set_str(&b->dir, work), 0);
-	idx = replay_bundle_add_thread(b, TID, "t.pt");
-	assert_true(idx >= 0);
-	assert_int_equal(replay_bundle_set_str(&b->threads[idx].state_file, "t.state"), 0);
-	b->threads[idx].instructions = 20000;
+	b = bundle_of_log();
 	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), 0);
 	/* Time t shows what the last write at or before it left; before the
 	 * first, its old bytes. */
