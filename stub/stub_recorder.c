@@ -201,8 +201,98 @@ static void sw_free(struct stub_recorder *rec)
 	stub_rec_free(rec->impl);
 }
 
+/* Serving live: stub_rec.h's live functions over the recorder's object. */
+static int sw_goal_start(struct stub_recorder *rec, struct stub_rec_goal *g)
+{
+	return stub_rec_goal_start(rec->impl, g);
+}
+
+static int sw_set_signal(struct stub_recorder *rec, pid_t tid, int sig)
+{
+	return stub_rec_set_signal(rec->impl, tid, sig);
+}
+
+static int sw_run_until(struct stub_recorder *rec, struct stub_rec_goal *g, uint32_t budget,
+			struct stub_rec_pause *out)
+{
+	return stub_rec_run_until(rec->impl, g, budget, out);
+}
+
+static pid_t sw_pause_all(struct stub_recorder *rec)
+{
+	return stub_rec_pause_all(rec->impl);
+}
+
+static bool sw_waiting(const struct stub_recorder *rec)
+{
+	return stub_rec_waiting(rec->impl);
+}
+
+static void sw_interrupt(struct stub_recorder *rec)
+{
+	stub_rec_interrupt(rec->impl);
+}
+
+static bool sw_interrupted(const struct stub_recorder *rec)
+{
+	return stub_rec_interrupted(rec->impl);
+}
+
+static int sw_sync(struct stub_recorder *rec)
+{
+	return stub_rec_sync(rec->impl);
+}
+
+static int sw_end(struct stub_recorder *rec, bool detach)
+{
+	return stub_rec_end(rec->impl, detach);
+}
+
+static size_t sw_tids(const struct stub_recorder *rec, pid_t *out, size_t max)
+{
+	return stub_rec_tids(rec->impl, out, max);
+}
+
+static bool sw_has_thread(const struct stub_recorder *rec, pid_t tid)
+{
+	return stub_rec_has_thread(rec->impl, tid);
+}
+
+static int sw_task_regs(const struct stub_recorder *rec, pid_t tid, struct user_regs_struct *out,
+			bool *stopped)
+{
+	return stub_rec_task_regs(rec->impl, tid, out, stopped);
+}
+
+static int sw_regs_changed(struct stub_recorder *rec, pid_t tid)
+{
+	return stub_rec_regs_changed(rec->impl, tid);
+}
+
+static int sw_write_mem(struct stub_recorder *rec, pid_t tid, uint64_t addr, const void *buf,
+			size_t len)
+{
+	return stub_rec_write_mem(rec->impl, tid, addr, buf, len);
+}
+
+static int sw_mem_fd(const struct stub_recorder *rec)
+{
+	return stub_rec_mem_fd(rec->impl);
+}
+
+static bool sw_alive(const struct stub_recorder *rec)
+{
+	return stub_rec_alive(rec->impl);
+}
+
+static const struct stub_recorder_live_ops sw_live_ops = {
+	sw_goal_start, sw_set_signal, sw_run_until, sw_pause_all, sw_waiting, sw_interrupt,
+	sw_interrupted, sw_sync, sw_end, sw_tids, sw_has_thread, sw_task_regs, sw_regs_changed,
+	sw_write_mem, sw_mem_fd, sw_alive,
+};
+
 static const struct stub_recorder_ops sw_ops = {
-	sw_start, sw_run, sw_stop, sw_summary, sw_bundle, NULL, sw_free,
+	sw_start, sw_run, sw_stop, sw_summary, sw_bundle, NULL, sw_free, &sw_live_ops,
 };
 
 /* --- hardware Intel PT -------------------------------------------------- */
@@ -281,7 +371,7 @@ static void hw_free(struct stub_recorder *rec)
 }
 
 static const struct stub_recorder_ops hw_ops = {
-	hw_start, hw_run, hw_stop, hw_summary, hw_bundle, NULL, hw_free,
+	hw_start, hw_run, hw_stop, hw_summary, hw_bundle, NULL, hw_free, NULL,
 };
 
 /* --- Valgrind ----------------------------------------------------------- */
@@ -388,7 +478,7 @@ static void vg_free(struct stub_recorder *rec)
 }
 
 static const struct stub_recorder_ops vg_ops = {
-	vg_start, vg_run, vg_stop, vg_summary, vg_bundle, vg_epilogue, vg_free,
+	vg_start, vg_run, vg_stop, vg_summary, vg_bundle, vg_epilogue, vg_free, NULL,
 };
 
 /* --- the choice --------------------------------------------------------- */
@@ -453,6 +543,32 @@ static int rec_pick(const struct stub_recorder *rec)
 	return (int)rec_pick_auto(rec, why);
 }
 
+/* The recorder for serving a live program: single steps, the one that
+ * can (stub_recorder_live_ops). -EINVAL after saying why for the others. */
+static int rec_pick_live(const struct stub_recorder *rec)
+{
+	const char *mode = rec->opt.mode;
+
+	if (!strcmp(mode, "auto") || !strcmp(mode, "sw"))
+		return STUB_RECORDER_SW;
+	if (!strcmp(mode, "valgrind")) {
+		rec_say(rec, "a program under Valgrind cannot be debugged live (its threads run "
+			"inside Valgrind's process, out of ptrace's reach): record it with "
+			"`hindsight record --record=valgrind` and serve the bundle with "
+			"`serve --replay`, or serve with --record=sw");
+		return -EINVAL;
+	}
+	if (!strcmp(mode, "pt")) {
+		rec_say(rec, "hardware Intel PT records control flow only, and a program debugged "
+			"live needs every register and memory write of its past: serve with "
+			"--record=sw, or record with `hindsight record --record=pt` and serve "
+			"the bundle with `serve --replay`");
+		return -EINVAL;
+	}
+	rec_say(rec, "unknown recorder '%s' (auto, sw, pt or valgrind)", mode);
+	return -EINVAL;
+}
+
 /* --psb-period in bytes as the hardware's psb_period term (2^(n+11)
  * bytes); -1 without the option. 0, or -EINVAL after saying why. */
 static int rec_hw_psb(struct stub_recorder *rec)
@@ -492,7 +608,7 @@ int stub_recorder_new(struct stub_recorder **out, const struct stub_recorder_opt
 		rec->opt.mode = "auto";
 	if (!rec->opt.psb_period)
 		rec->opt.psb_period = STUB_RECORDER_PSB_PERIOD;
-	kind = rec_pick(rec);
+	kind = o->live ? rec_pick_live(rec) : rec_pick(rec);
 	if (kind < 0)
 		e = kind;
 	if (e == 0 && kind == STUB_RECORDER_VG && o->attach_pid) {
@@ -559,6 +675,11 @@ enum stub_recorder_kind stub_recorder_kind(const struct stub_recorder *rec)
 const char *stub_recorder_dir(const struct stub_recorder *rec)
 {
 	return rec->dir;
+}
+
+const struct stub_recorder_live_ops *stub_recorder_live(const struct stub_recorder *rec)
+{
+	return rec->opt.live && rec->impl ? rec->ops->live : NULL;
 }
 
 bool stub_recorder_attached(const struct stub_recorder *rec)

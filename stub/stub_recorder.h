@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/user.h>
 
 #include "stub/stub_rec.h"
 
@@ -56,6 +57,9 @@ struct stub_recorder_options {
 	const char *vg_verify;     /* Valgrind (tests): the tool's own trace */
 	const char *sysfs_root;    /* tests: where the intel_pt PMU is looked for
 				    * (NULL: STUB_HWPT_SYSFS_DEVICES) */
+	bool live;                 /* served live (stub/stub_rec_target.h): only a
+				    * recorder with live operations, driven through
+				    * them instead of stub_recorder_run */
 	/* A line for the user (no prefix, no newline); NULL: silence. */
 	void (*say)(void *ctx, const char *line);
 	void *say_ctx;
@@ -66,6 +70,36 @@ struct stub_recorder_summary {
 	const char *name;          /* "software", "hardware Intel PT", "Valgrind" */
 	bool counted;              /* instructions, state and lost traps counted (not hardware) */
 	struct stub_rec_summary s; /* hardware: threads, gaps, trace_bytes and snapshot only */
+};
+
+/* What a recorder that serves a live program offers (stub/stub_rec_target.h):
+ * the program paused and resumed towards a debugger's goals while every
+ * instruction is recorded. Each is stub_rec.h's function of the same name
+ * over the recorder's object, and the goal, pause, watch and access types
+ * are stub_rec.h's. Only single steps can do it today: hardware Intel PT
+ * traces control flow only (a past served live needs every register and
+ * write), and Valgrind runs the program's threads inside its own process,
+ * out of ptrace's reach (docs/record.md). */
+struct stub_recorder_live_ops {
+	int (*goal_start)(struct stub_recorder *rec, struct stub_rec_goal *g);
+	int (*set_signal)(struct stub_recorder *rec, pid_t tid, int sig);
+	int (*run_until)(struct stub_recorder *rec, struct stub_rec_goal *g, uint32_t budget,
+			 struct stub_rec_pause *out);
+	pid_t (*pause_all)(struct stub_recorder *rec);
+	bool (*waiting)(const struct stub_recorder *rec);
+	void (*interrupt)(struct stub_recorder *rec);          /* async-signal-safe */
+	bool (*interrupted)(const struct stub_recorder *rec);
+	int (*sync)(struct stub_recorder *rec);                /* the bundle as it is, saved */
+	int (*end)(struct stub_recorder *rec, bool detach);    /* the final bundle saved */
+	size_t (*tids)(const struct stub_recorder *rec, pid_t *out, size_t max);
+	bool (*has_thread)(const struct stub_recorder *rec, pid_t tid);
+	int (*task_regs)(const struct stub_recorder *rec, pid_t tid, struct user_regs_struct *out,
+			 bool *stopped);
+	int (*regs_changed)(struct stub_recorder *rec, pid_t tid);
+	int (*write_mem)(struct stub_recorder *rec, pid_t tid, uint64_t addr, const void *buf,
+			 size_t len);
+	int (*mem_fd)(const struct stub_recorder *rec);
+	bool (*alive)(const struct stub_recorder *rec);
 };
 
 /* One recorder's operations; each gets the stub_recorder. */
@@ -82,6 +116,7 @@ struct stub_recorder_ops {
 	const struct replay_bundle *(*bundle)(const struct stub_recorder *rec);
 	void (*epilogue)(struct stub_recorder *rec);  /* NULL: nothing to say */
 	void (*free)(struct stub_recorder *rec);      /* the recorder's object */
+	const struct stub_recorder_live_ops *live;    /* NULL: cannot serve live */
 };
 
 struct stub_recorder {
@@ -99,7 +134,9 @@ struct stub_recorder {
 #define STUB_RECORDER_NOTHING 1
 
 /* Picks the recorder for @o->mode and says which and why where the
- * choice was not asked for (auto falling back). 0 with *@out set, or
+ * choice was not asked for (auto falling back). With @o->live, auto is
+ * the recorder that can serve a live program and one that cannot is
+ * refused with -EINVAL, said why. 0 with *@out set, or
  * -EINVAL for a command line that cannot work (Valgrind with --attach, a
  * hardware --psb-period that is not a power of two from 2048) or -ENODEV
  * (the recorder asked for cannot run here), said why; *@out is NULL
@@ -125,6 +162,8 @@ void stub_recorder_epilogue(struct stub_recorder *rec);
 enum stub_recorder_kind stub_recorder_kind(const struct stub_recorder *rec);
 /* The bundle directory, "" before the start. */
 const char *stub_recorder_dir(const struct stub_recorder *rec);
+/* The live operations of a recorder made with options.live, started. */
+const struct stub_recorder_live_ops *stub_recorder_live(const struct stub_recorder *rec);
 /* Whether @rec was asked to record an attached process. */
 bool stub_recorder_attached(const struct stub_recorder *rec);
 /* Frees @rec and its recorder (NULL is fine). */

@@ -8,7 +8,10 @@
  * keeping auto off Valgrind; and, on a real /bin/true, Intel PT whose
  * events cannot be opened (perf_event_open faked to fail): auto hands the
  * started program over to single steps, which record it to its exit,
- * while pt gives up and kills it. The rest of recording is the
+ * while pt gives up and kills it; serving live (options.live): auto picks
+ * single steps even where Intel PT is there, pt and valgrind are refused
+ * saying why, and a started live recorder runs /bin/true to its exit
+ * through its live operations. The rest of recording is the
  * end-to-end tests' (t_record*, t_run*, t_attach).
  */
 #include <errno.h>
@@ -295,6 +298,70 @@ static void test_hw_refused(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Serving live: only single steps can; the others are refused, said why. */
+static void test_live_choice(void **state)
+{
+	const char *modes[] = { "pt", "valgrind" };
+	struct stub_recorder_options o = opts("auto", pt_root);
+	struct stub_recorder *r;
+
+	(void)state;
+	o.live = true;
+	assert_int_equal(stub_recorder_new(&r, &o), 0);
+	assert_int_equal(stub_recorder_kind(r), STUB_RECORDER_SW);
+	assert_int_equal(nsaid, 0);
+	assert_null(stub_recorder_live(r));     /* not started */
+	stub_recorder_free(r);
+	for (size_t i = 0; i < 2; i++) {
+		o = opts(modes[i], pt_root);
+		o.live = true;
+		assert_int_equal(stub_recorder_new(&r, &o), -EINVAL);
+		assert_null(r);
+		assert_int_equal(nsaid, 1);
+		assert_non_null(strstr(said[0], "serve with --record=sw"));
+		assert_non_null(strstr(said[0], "`serve --replay`"));
+	}
+}
+
+/* A live recorder started, driven by its live operations to the exit. */
+static void test_live_run(void **state)
+{
+	struct stub_recorder_options o = opts("sw", no_pt_root);
+	const struct stub_recorder_live_ops *live;
+	struct stub_rec_goal g = { .kind = STUB_REC_GO_CONTINUE };
+	struct stub_rec_pause p;
+	struct stub_recorder *r;
+	char dir[64], cmd[128];
+	int e = 0;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_stub_recorder.%d.live", (int)getpid());
+	o.dir = dir;
+	o.live = true;
+	assert_int_equal(stub_recorder_new(&r, &o), 0);
+	assert_int_equal(stub_recorder_start(r), 0);
+	live = stub_recorder_live(r);
+	assert_non_null(live);
+	assert_true(live->alive(r));
+	assert_true(live->has_thread(r, r->pid));
+	assert_true(live->mem_fd(r) >= 0);
+	assert_int_equal(live->goal_start(r, &g), 0);
+	/* Bursts; when every thread is in a syscall, a moment for it. */
+	for (int i = 0; i < 20000 && e == 0; i++) {
+		e = live->run_until(r, &g, 4096, &p);
+		if (e == 0 && live->waiting(r))
+			usleep(1000);
+	}
+	assert_int_equal(e, 1);
+	assert_int_equal(p.kind, STUB_REC_PAUSE_EXITED);
+	assert_int_equal(p.status, 0);
+	assert_int_equal(live->sync(r), 0);
+	assert_true(access(dir, F_OK) == 0);
+	stub_recorder_free(r);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +373,8 @@ int main(void)
 		cmocka_unit_test(test_valgrind),
 		cmocka_unit_test(test_hw_hands_over),
 		cmocka_unit_test(test_hw_refused),
+		cmocka_unit_test(test_live_choice),
+		cmocka_unit_test(test_live_run),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
