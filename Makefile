@@ -10,10 +10,10 @@
 #   make deps            install what a fresh Debian 12 machine lacks
 #
 # SANITIZE=1 builds into build-asan/ with AddressSanitizer and UBSan.
-# Each module folder (protocol stub replay dwarf) is a static library; cli/
-# links them into the one binary, so a wrong dependency is a link error.
-# Inside them, the rooms (docs/ARCHITECTURE.md) and which may include which
-# are checked on every build (scripts/check-rooms.sh).
+# Inside the folders, files belong to rooms (docs/ARCHITECTURE.md); which
+# room may include which is checked on every build (scripts/check-rooms.sh),
+# and each room is a static library linked in dependency order, so a wrong
+# dependency is a build error either way.
 
 ifeq ($(origin CC),default)
 CC := gcc
@@ -42,10 +42,19 @@ ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
 # interactive `hindsight replay`.
 LDLIBS := -lipt -lZydis -ljansson -ldwarf -lelf -lz -lstdc++ -lreadline
 
-# Link order: users before what they use.
-MODULES := stub replay dwarf protocol
-module_srcs = $(wildcard $(1)/*.c)
-MODULE_LIBS := $(foreach m,$(MODULES),$(if $(call module_srcs,$(m)),$(BUILD)/lib$(m).a))
+# Each room (docs/ARCHITECTURE.md, "Rooms") is a static library,
+# $(BUILD)/librooms/ROOM.a. scripts/check-rooms.sh checks the includes
+# between rooms and writes $(BUILD)/rooms.mk: each room's sources
+# (ROOM_SRCS_room) and ROOM_LIBS, the rooms in link order (users before
+# what they use); before the link, `--links` checks that no room's objects
+# use a symbol of a room it may not include.
+.DEFAULT_GOAL := all
+ROOM_FILES := $(wildcard protocol/*.[ch] dwarf/*.[ch] replay/*.[ch] stub/*.[ch] cli/*.[ch])
+$(BUILD)/rooms.mk: scripts/check-rooms.sh $(ROOM_FILES)
+	@mkdir -p $(@D)
+	@scripts/check-rooms.sh --make $@.tmp && mv $@.tmp $@
+-include $(BUILD)/rooms.mk
+MODULE_LIBS := $(foreach r,$(ROOM_LIBS),$(BUILD)/librooms/$(r).a)
 
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/cli/cli_timeline_assets.o
@@ -94,13 +103,13 @@ $(VGTOOL): $(BUILD)/vgtool/hsrec.o
 		$(VG_LIBDIR)/libvex-amd64-linux.a -lgcc $(VG_LIBDIR)/libgcc-sup-amd64-linux.a
 	@for f in $(VG_LIBEXEC)/*; do ln -sfn $$f $(@D)/; done
 
-define module_rules
-$(BUILD)/lib$(1).a: $$(patsubst %.c,$(BUILD)/%.o,$$(call module_srcs,$(1)))
+define room_rules
+$(BUILD)/librooms/$(1).a: $$(patsubst %.c,$(BUILD)/%.o,$$(ROOM_SRCS_$(1))) $(BUILD)/rooms.mk
 	@mkdir -p $$(@D)
 	rm -f $$@
-	ar rcs $$@ $$^
+	ar rcs $$@ $$(filter %.o,$$^)
 endef
-$(foreach m,$(MODULES),$(eval $(call module_rules,$(m))))
+$(foreach r,$(ROOM_LIBS),$(eval $(call room_rules,$(r))))
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -116,14 +125,8 @@ $(D3_JS): web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-# Every #include between rooms goes the way scripts/check-rooms.sh allows.
-ROOM_FILES := $(wildcard protocol/*.[ch] dwarf/*.[ch] replay/*.[ch] stub/*.[ch] cli/*.[ch])
-$(BUILD)/.rooms: scripts/check-rooms.sh $(ROOM_FILES)
-	@mkdir -p $(BUILD)
-	@scripts/check-rooms.sh
-	@touch $@
-
-$(BIN): $(CLI_OBJS) $(MODULE_LIBS) | $(BUILD)/.rooms
+$(BIN): $(CLI_OBJS) $(MODULE_LIBS)
+	@scripts/check-rooms.sh --links $(BUILD)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(MODULE_LIBS) $(LDLIBS)
 
 # Tests read the real recordings in ../shared/ptdata (never copied in).

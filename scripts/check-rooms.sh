@@ -5,10 +5,27 @@
 # file and line. Run from the top of the tree; `make` runs it.
 #
 # A room is a set of files named by their path without the extension (a
-# trailing * matches any rest). Each room lists the rooms it may include
-# besides itself. Dependencies only go down this list.
+# trailing * matches any rest; a file named exactly belongs to that room
+# before any pattern). Each room lists the rooms it may include besides
+# itself, all of them above it in this list: dependencies only go up.
+#
+# With `--make FILE`, a passing check also writes FILE, a makefile
+# fragment: each room's sources (ROOM_SRCS_<room>) and ROOM_LIBS, the rooms
+# with sources but cli in link order (users first). Each room is a static
+# library linked in that order.
+#
+# With `--links BUILD`, the rooms' libraries in BUILD/librooms are checked
+# instead: every symbol a room's objects use that another room defines must
+# be defined in a room it may include (link order alone would miss a call
+# into a member already linked for someone else).
 set -u
 cd "$(dirname "$0")/.." || exit 2
+make_out=
+links=
+case "${1-}" in
+--make) make_out=${2:?--make needs a file} ;;
+--links) links=${2:?--links needs the build directory} ;;
+esac
 
 ROOMS='
 protocol  protocol/*
@@ -19,8 +36,8 @@ decode    replay/block_cache replay/calls replay/cursor replay/decode replay/ind
 target    replay/replay_* replay/svr4
 frontend  replay/frontend* replay/cexpr*
 live      stub/stub_break stub/stub_dreg stub/stub_hw stub/stub_info stub/stub_maps stub/stub_mem stub/stub_probe stub/stub_proc stub/stub_procfs stub/stub_regs stub/stub_resume stub/stub_spawn stub/stub_svr4 stub/stub_target stub/stub_thread stub/stub_trap stub/stub_vfile stub/stub_wait
-rectarget stub/stub_rec_target
 recorders stub/stub_rec* stub/stub_hwpt* stub/stub_vgrec stub/stub_swpt stub/stub_recorder
+rectarget stub/stub_rec_target
 cli       cli/*
 '
 # room: the rooms it may include besides itself
@@ -38,19 +55,61 @@ rectarget: recorders live target decode model dwarf protocol
 cli: rectarget recorders live frontend target decode model dwarf protocol vgproto
 '
 
+# The links between the rooms' libraries: "room U|D symbol" lines from nm.
+if [ -n "$links" ]; then
+	for lib in "$links"/librooms/*.a; do
+		r=$(basename "$lib" .a)
+		nm -g --defined-only "$lib" 2>/dev/null | awk -v r="$r" 'NF == 3 { print r, "D", $3 }'
+		nm -g --undefined-only "$lib" 2>/dev/null | awk -v r="$r" 'NF == 2 { print r, "U", $2 }'
+	done | awk -v may="$MAY" '
+	BEGIN {
+		n = split(may, lines, "\n")
+		for (i = 1; i <= n; i++) {
+			if (lines[i] !~ /:/)
+				continue
+			r = lines[i]
+			sub(/:.*/, "", r)
+			rest = lines[i]
+			sub(/^[a-z]+: */, "", rest)
+			m = split(rest, ok, " ")
+			allowed[r, r] = 1
+			for (j = 1; j <= m; j++)
+				allowed[r, ok[j]] = 1
+		}
+	}
+	$2 == "D" { def[$3] = $1; next }
+	{ use[++nuse] = $1 " " $3 }
+	END {
+		for (i = 1; i <= nuse; i++) {
+			split(use[i], u, " ")
+			if ((u[2] in def) && !((u[1], def[u[2]]) in allowed)) {
+				printf "room %s uses %s of room %s, which it may not\n", u[1], u[2],
+				       def[u[2]]
+				bad = 1
+			}
+		}
+		exit bad
+	}'
+	exit
+fi
+
 files=$(ls protocol/*.[ch] dwarf/*.[ch] replay/*.[ch] stub/*.[ch] cli/*.[ch] 2>/dev/null)
 # shellcheck disable=SC2086
 grep -n '^#include "[a-z]*/[A-Za-z0-9_]*\.h"' $files /dev/null |
-awk -v rooms="$ROOMS" -v may="$MAY" -v all="$files" '
+awk -v rooms="$ROOMS" -v may="$MAY" -v all="$files" -v out="$make_out" '
 function room(path,    base, i, n, pats, j, p) {
 	base = path
 	sub(/\.[ch]$/, "", base)
 	for (i = 1; i <= nroom; i++) {
 		n = split(pat[i], pats, " ")
+		for (j = 1; j <= n; j++)
+			if (pats[j] == base)
+				return name[i]
+	}
+	for (i = 1; i <= nroom; i++) {
+		n = split(pat[i], pats, " ")
 		for (j = 1; j <= n; j++) {
 			p = pats[j]
-			if (p == base)
-				return name[i]
 			if (substr(p, length(p)) == "*" &&
 			    substr(base, 1, length(p) - 1) == substr(p, 1, length(p) - 1))
 				return name[i]
@@ -104,5 +163,20 @@ BEGIN {
 		bad = 1
 	}
 }
-END { exit bad }
+END {
+	if (bad || out == "")
+		exit bad
+	n = split(all, fl, "\n")
+	for (i = 1; i <= n; i++)
+		if (fl[i] ~ /\.c$/)
+			srcs[room(fl[i])] = srcs[room(fl[i])] " " fl[i]
+	libs = ""
+	for (i = 1; i <= nroom; i++) {
+		printf "ROOM_SRCS_%s :=%s\n", name[i], srcs[name[i]] > out
+		if (name[i] != "cli" && srcs[name[i]] != "")
+			libs = name[i] " " libs
+	}
+	printf "ROOM_LIBS := %s\n", libs > out
+	exit bad
+}
 '
