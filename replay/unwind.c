@@ -311,6 +311,16 @@ int replay_unwind_user_slot(unsigned dw)
 	return dw < NREGS ? (int)gp_slot[dw] : -1;
 }
 
+const char *replay_unwind_reg_name(unsigned dw)
+{
+	if (dw >= NREGS)
+		return NULL;
+	for (size_t r = 0; r < RSP_REG_COUNT; r++)
+		if (rsp_reg_descs[r].user == gp_slot[dw])
+			return rsp_reg_descs[r].name;
+	return NULL;
+}
+
 int replay_unwind_dwarf_reg(int slot)
 {
 	for (unsigned i = 0; i < NREGS; i++)

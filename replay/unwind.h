@@ -130,6 +130,9 @@ bool replay_unwind_end_text(const struct replay_unwind_end *end, char *buf, size
 /* The struct user_regs_struct slot (enum rsp_user_slot) of DWARF register
  * @dw (< REPLAY_UNWIND_NREGS). */
 int replay_unwind_user_slot(unsigned dw);
+/* GDB's name of DWARF register @dw ("rax", ..., "rip"), from the one
+ * register table (protocol/rsp_regs.h), or NULL past REPLAY_UNWIND_NREGS. */
+const char *replay_unwind_reg_name(unsigned dw);
 /* The DWARF number of user_regs_struct slot @slot, or -1 when a frame
  * does not carry it (eflags, segments: GDB shows frame 0's). */
 int replay_unwind_dwarf_reg(int slot);

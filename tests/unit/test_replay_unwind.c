@@ -228,6 +228,15 @@ static void test_frame_registers(void **state)
 	assert_int_equal(replay_unwind_user_slot(REPLAY_UNWIND_RIP), GP(rip));
 	assert_int_equal(replay_unwind_dwarf_reg(GP(rbx)), 3);
 	assert_int_equal(replay_unwind_dwarf_reg(GP(eflags)), -1);
+	/* The x86-64 psABI's DWARF numbering, GDB's names. */
+	assert_string_equal(replay_unwind_reg_name(0), "rax");
+	assert_string_equal(replay_unwind_reg_name(1), "rdx");
+	assert_string_equal(replay_unwind_reg_name(3), "rbx");
+	assert_string_equal(replay_unwind_reg_name(7), "rsp");
+	assert_string_equal(replay_unwind_reg_name(8), "r8");
+	assert_string_equal(replay_unwind_reg_name(15), "r15");
+	assert_string_equal(replay_unwind_reg_name(REPLAY_UNWIND_RIP), "rip");
+	assert_null(replay_unwind_reg_name(REPLAY_UNWIND_NREGS));
 }
 
 static void test_frame_limit(void **state)
