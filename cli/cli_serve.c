@@ -39,6 +39,7 @@ struct serve_args {
 	long attach_pid;      /* 0: spawn */
 	const char *replay;   /* a recording to serve instead of a process */
 	bool no_record;       /* serve the process without recording it */
+	const char *record;   /* --record: the recorder (auto, sw; pt, valgrind refused) */
 	bool vfile_any;       /* vFile serves any file the stub can read */
 	const char *rec_dir;  /* keep the recording here */
 	const char *addr;
@@ -71,6 +72,9 @@ void cli_serve_usage(FILE *out)
 		"  -o, --record-dir DIR\n"
 		"                  keep the recording of the served program in DIR\n"
 		"                  (default: a temporary directory, removed at the end)\n"
+		"  --record MODE   the recorder: auto (the default) or sw, single steps,\n"
+		"                  the one that can serve a live program; pt and valgrind\n"
+		"                  are refused (record with them, then serve --replay)\n"
 		"  --no-record     serve the program like gdbserver, without recording it\n"
 		"                  (full speed; no reverse execution)\n"
 		"  --image-dir DIR with --replay: also look for the recording's images\n"
@@ -120,6 +124,7 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 		{ "replay", required_argument, NULL, 'r' },
 		{ "record-dir", required_argument, NULL, 'O' },
 		{ "no-record", no_argument, NULL, 'n' },
+		{ "record", required_argument, NULL, 'R' },
 		{ "image-dir", required_argument, NULL, 'i' },
 		{ "vfile-any", no_argument, NULL, 'v' },
 		{ "debug", no_argument, NULL, 'd' },
@@ -139,6 +144,7 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 		case 'r': a->replay = optarg; break;
 		case 'O': a->rec_dir = optarg; break;
 		case 'n': a->no_record = true; break;
+		case 'R': a->record = optarg; break;
 		case 'i':
 			if (a->nimage_dirs == REPLAY_IMAGE_DIRS_MAX) {
 				fprintf(stderr, "hindsight serve: at most %d --image-dir\n",
@@ -153,6 +159,12 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 		case 'h': cli_serve_usage(stdout); return 1;
 		default: cli_serve_usage(stderr); return -EINVAL;
 		}
+	}
+	if (a->record && strcmp(a->record, "auto") && strcmp(a->record, "sw") &&
+	    strcmp(a->record, "pt") && strcmp(a->record, "valgrind")) {
+		fprintf(stderr, "hindsight serve: --record wants auto, sw, pt or valgrind, not "
+			"'%s'\n", a->record);
+		return -EINVAL;
 	}
 	argv += optind;
 	argc -= optind;
@@ -203,14 +215,16 @@ struct served {
 /* The program recorded while it is served (the default). */
 static int start_recorded(const struct serve_args *a, struct served *t, struct rsp_target *out)
 {
-	struct stub_rec_target_options o = { .dir = a->rec_dir };
+	struct stub_rec_target_options o = { .dir = a->rec_dir, .record = a->record };
 	char err[512];
 	int r;
 
 	r = stub_rec_target_new(a->attach_pid ? NULL : a->argv, (pid_t)a->attach_pid, &o, &t->rec,
 				err, sizeof(err));
 	if (r) {
-		if (a->attach_pid)
+		if (r == -EINVAL && a->record)   /* the recorder cannot serve live: why */
+			fprintf(stderr, "hindsight serve: %s\n", err);
+		else if (a->attach_pid)
 			fprintf(stderr, "Cannot attach to process %ld: %s\n", a->attach_pid, err);
 		else
 			fprintf(stderr, "Cannot exec %s: %s.\n", a->argv[0], err);

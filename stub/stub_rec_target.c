@@ -24,6 +24,7 @@
 #include "stub/stub_procfs.h"
 #include "stub/stub_regs.h"
 #include "stub/stub_rec.h"
+#include "stub/stub_recorder.h"
 #include "stub/stub_vfile.h"
 
 #define SRT_MAX_WATCH 16
@@ -44,7 +45,8 @@ struct srt_btrace {
 };
 
 struct stub_rec_target {
-	struct stub_rec *rec;
+	struct stub_recorder *rec; /* made with options.live */
+	const struct stub_recorder_live_ops *live;  /* its live operations */
 	char dir[4096];
 	bool own_dir;              /* a temporary directory: removed at the end */
 	bool attached;
@@ -82,10 +84,10 @@ struct stub_rec_target {
 
 static struct stub_proc *srt_shadow(struct stub_rec_target *t)
 {
-	t->shadow.pid = stub_rec_pid(t->rec);
-	t->shadow.alive = !t->gone && stub_rec_alive(t->rec);
+	t->shadow.pid = t->rec->pid;
+	t->shadow.alive = !t->gone && t->live->alive(t->rec);
 	t->shadow.attached = t->attached;
-	t->shadow.mem.fd = stub_rec_mem_fd(t->rec);
+	t->shadow.mem.fd = t->live->mem_fd(t->rec);
 	t->shadow.last_tid = t->last_tid;
 	return &t->shadow;
 }
@@ -93,7 +95,7 @@ static struct stub_proc *srt_shadow(struct stub_rec_target *t)
 static int srt_present_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct stub_rec_target *t = ctx;
-	struct stub_mem m = { stub_rec_mem_fd(t->rec) };
+	struct stub_mem m = { t->live->mem_fd(t->rec) };
 
 	return stub_mem_read(&m, addr, buf, len);
 }
@@ -113,7 +115,7 @@ static int srt_open_past(struct stub_rec_target *t)
 
 	if (t->past && !t->stale)
 		return 0;
-	e = stub_rec_sync(t->rec);
+	e = t->live->sync(t->rec);
 	if (e < 0)
 		return e;
 	e = replay_target_open(t->dir, &np, err, sizeof(err));
@@ -129,7 +131,7 @@ static int srt_open_past(struct stub_rec_target *t)
 		rt.ops->insert_point(rt.ctx, t->points[i].type, t->points[i].addr, t->points[i].kind);
 	for (size_t i = 0; i < t->nbtrace; i++)
 		rt.ops->btrace_enable(rt.ctx,
-				      (struct rsp_ptid){ stub_rec_pid(t->rec), t->btrace[i].tid },
+				      (struct rsp_ptid){ t->rec->pid, t->btrace[i].tid },
 				      t->btrace[i].format, t->btrace[i].size);
 	return 0;
 }
@@ -163,11 +165,11 @@ static int srt_threads(void *ctx, struct rsp_thread_info *out, size_t max)
 	/* In the past, the threads of that time (some may be gone since). */
 	if (t->in_past)
 		return srt_past_rsp(t).ops->threads(t->past, out, max);
-	n = stub_rec_tids(t->rec, tids, 256);
+	n = t->live->tids(t->rec, tids, 256);
 	for (size_t i = 0; i < n && i < max && i < 256; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
-		out[i].ptid = (struct rsp_ptid){ stub_rec_pid(t->rec), tids[i] };
-		stub_procfs_thread(stub_rec_pid(t->rec), tids[i], out[i].name,
+		out[i].ptid = (struct rsp_ptid){ t->rec->pid, tids[i] };
+		stub_procfs_thread(t->rec->pid, tids[i], out[i].name,
 				   sizeof(out[i].name), &out[i].core);
 	}
 	return (int)n;
@@ -179,7 +181,7 @@ static int srt_thread_alive(void *ctx, struct rsp_ptid thread)
 
 	if (!t->gone && t->in_past)
 		return srt_past_rsp(t).ops->thread_alive(t->past, thread);
-	return !t->gone && stub_rec_has_thread(t->rec, (pid_t)thread.tid) ? 0 : -ESRCH;
+	return !t->gone && t->live->has_thread(t->rec, (pid_t)thread.tid) ? 0 : -ESRCH;
 }
 
 static int srt_read_regs(void *ctx, struct rsp_ptid thread, struct rsp_regs *out)
@@ -193,7 +195,7 @@ static int srt_read_regs(void *ctx, struct rsp_ptid thread, struct rsp_regs *out
 		return -ESRCH;
 	if (t->in_past)
 		return srt_past_rsp(t).ops->read_regs(t->past, thread, out);
-	e = stub_rec_task_regs(t->rec, (pid_t)thread.tid, &gp, &stopped);
+	e = t->live->task_regs(t->rec, (pid_t)thread.tid, &gp, &stopped);
 	if (e < 0)
 		return e;
 	if (stopped)
@@ -220,14 +222,14 @@ static int srt_write_regs(void *ctx, struct rsp_ptid thread, const struct rsp_re
 		return -ESRCH;
 	if (t->in_past)
 		return srt_past_rsp(t).ops->write_regs(t->past, thread, in);
-	e = stub_rec_task_regs(t->rec, (pid_t)thread.tid, &gp, &stopped);
+	e = t->live->task_regs(t->rec, (pid_t)thread.tid, &gp, &stopped);
 	if (e < 0)
 		return e;
 	if (!stopped)
 		return -EBUSY;
 	e = stub_regs_write((pid_t)thread.tid, t->avx, in);
 	if (e >= 0)
-		e = stub_rec_regs_changed(t->rec, (pid_t)thread.tid);
+		e = t->live->regs_changed(t->rec, (pid_t)thread.tid);
 	t->stale = true;
 	return e;
 }
@@ -252,7 +254,7 @@ static int srt_write_mem(void *ctx, uint64_t addr, const void *buf, size_t len)
 	if (t->in_past)
 		return srt_past_rsp(t).ops->write_mem(t->past, addr, buf, len);
 	t->stale = true;
-	return stub_rec_write_mem(t->rec, t->last_tid, addr, buf, len);
+	return t->live->write_mem(t->rec, t->last_tid, addr, buf, len);
 }
 
 /* ---- breakpoints and watchpoints ---------------------------------------- */
@@ -405,11 +407,11 @@ static int srt_resume_live(struct stub_rec_target *t, const struct rsp_resume *a
 	for (size_t i = 0; i < n; i++) {
 		if (actions[i].kind == RSP_RESUME_STOP)
 			continue;
-		e = stub_rec_set_signal(t->rec, (pid_t)actions[i].thread.tid, actions[i].signo);
+		e = t->live->set_signal(t->rec, (pid_t)actions[i].thread.tid, actions[i].signo);
 		if (e < 0 && e != -ESRCH)
 			return e;
 	}
-	e = stub_rec_goal_start(t->rec, g);
+	e = t->live->goal_start(t->rec, g);
 	if (e < 0)
 		return e;
 	srt_to_present(t);
@@ -501,7 +503,7 @@ static int srt_event_fd(void *ctx)
 
 	if (!t->running)
 		return t->past_pending ? -1 : t->busyfd;
-	return stub_rec_waiting(t->rec) && !stub_rec_interrupted(t->rec) ? t->sigfd : t->busyfd;
+	return t->live->waiting(t->rec) && !t->live->interrupted(t->rec) ? t->sigfd : t->busyfd;
 }
 
 static void srt_drain_sigfd(struct stub_rec_target *t)
@@ -520,12 +522,12 @@ static void srt_stop_of(struct stub_rec_target *t, const struct stub_rec_pause *
 
 	memset(out, 0, sizeof(*out));
 	out->kind = RSP_STOP_SIGNAL;
-	out->thread = (struct rsp_ptid){ stub_rec_pid(t->rec), p->tid };
+	out->thread = (struct rsp_ptid){ t->rec->pid, p->tid };
 	out->signo = SIGTRAP;
 	switch (p->kind) {
 	case STUB_REC_PAUSE_BREAK:
 		out->reason = RSP_REASON_SWBREAK;
-		if (stub_rec_task_regs(t->rec, p->tid, &gp, &stopped) == 0)
+		if (t->live->task_regs(t->rec, p->tid, &gp, &stopped) == 0)
 			out->reason = srt_break_reason(t, gp.rip);
 		break;
 	case STUB_REC_PAUSE_STEP:
@@ -571,7 +573,7 @@ static long srt_ns_since(const struct timespec *a)
  * stays (its end a gap). 1. */
 static int srt_stop_broken(struct stub_rec_target *t, int e, struct rsp_stop *out)
 {
-	pid_t tid = stub_rec_pause_all(t->rec);
+	pid_t tid = t->live->pause_all(t->rec);
 
 	t->broken = e;
 	t->running = false;
@@ -581,7 +583,7 @@ static int srt_stop_broken(struct stub_rec_target *t, int e, struct rsp_stop *ou
 		 "`kill` ends it.\n", t->dir, strerror(-e));
 	memset(out, 0, sizeof(*out));
 	out->kind = RSP_STOP_SIGNAL;
-	out->thread = (struct rsp_ptid){ stub_rec_pid(t->rec), tid };
+	out->thread = (struct rsp_ptid){ t->rec->pid, tid };
 	out->signo = 0;
 	out->message = t->broken_msg;
 	t->last_tid = tid;
@@ -606,14 +608,14 @@ static int srt_wait(void *ctx, struct rsp_stop *out, bool block)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		srt_drain_sigfd(t);
-		e = stub_rec_run_until(t->rec, &t->goal, SRT_BURST, &p);
+		e = t->live->run_until(t->rec, &t->goal, SRT_BURST, &p);
 		if (e < 0 && stub_rec_unwritable(e))
 			return srt_stop_broken(t, e, out);
 		if (e < 0)
 			return e;
 		if (e == 1)
 			break;
-		if (stub_rec_waiting(t->rec) && !stub_rec_interrupted(t->rec)) {
+		if (t->live->waiting(t->rec) && !t->live->interrupted(t->rec)) {
 			if (!block)
 				return 0;
 			poll(&(struct pollfd){ .fd = t->sigfd, .events = POLLIN }, 1, -1);
@@ -624,7 +626,7 @@ static int srt_wait(void *ctx, struct rsp_stop *out, bool block)
 	t->running = false;
 	srt_stop_of(t, &p, out);
 	if (p.kind == STUB_REC_PAUSE_EXITED) {
-		stub_rec_end(t->rec, false);
+		t->live->end(t->rec, false);
 		t->gone = true;
 	} else {
 		t->last_tid = p.tid;
@@ -637,7 +639,7 @@ static int srt_interrupt(void *ctx)
 	struct stub_rec_target *t = ctx;
 
 	if (t->running)
-		stub_rec_interrupt(t->rec);
+		t->live->interrupt(t->rec);
 	return 0;
 }
 
@@ -646,7 +648,7 @@ static int srt_kill(void *ctx)
 	struct stub_rec_target *t = ctx;
 
 	if (!t->gone)
-		stub_rec_end(t->rec, false);
+		t->live->end(t->rec, false);
 	t->gone = true;
 	t->running = false;
 	return 0;
@@ -657,7 +659,7 @@ static int srt_detach(void *ctx)
 	struct stub_rec_target *t = ctx;
 
 	if (!t->gone)
-		stub_rec_end(t->rec, true);
+		t->live->end(t->rec, true);
 	t->gone = true;
 	t->running = false;
 	return 0;
@@ -726,7 +728,7 @@ static int srt_btrace_enable(void *ctx, struct rsp_ptid thread, enum rsp_btrace_
 	struct srt_btrace *nv;
 	int e;
 
-	if (t->gone || !stub_rec_has_thread(t->rec, (pid_t)thread.tid))
+	if (t->gone || !t->live->has_thread(t->rec, (pid_t)thread.tid))
 		return -ESRCH;
 	for (size_t i = 0; i < t->nbtrace; i++)
 		if (t->btrace[i].tid == thread.tid)
@@ -851,10 +853,64 @@ static int srt_open_fds(struct stub_rec_target *t)
 	return t->sigfd < 0 || t->busyfd < 0 ? -errno : 0;
 }
 
+/* The recorder's lines for the user: the last one is the reason of a
+ * failed start. */
+struct srt_said {
+	char *buf;
+	size_t size;
+};
+
+static void srt_say(void *ctx, const char *line)
+{
+	struct srt_said *said = ctx;
+
+	snprintf(said->buf, said->size, "%s", line);
+}
+
+/* A temporary directory for the recording (TMPDIR, else /tmp). */
+static int srt_temp_dir(struct stub_rec_target *t, char *err, size_t errsize)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(t->dir, sizeof(t->dir), "%s/hindsight-serve.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(t->dir)) {
+		int e = -errno;
+
+		snprintf(err, errsize, "cannot make a directory for the recording: %s",
+			 strerror(-e));
+		return e;
+	}
+	t->own_dir = true;
+	return 0;
+}
+
+/* The recorder that serves the program live (stub_recorder.h's live
+ * operations: single steps), started. 0, or a negative errno with the
+ * recorder's reason in @err. */
+static int srt_start_recorder(struct stub_rec_target *t, char *const argv[], pid_t pid,
+			      const struct stub_rec_target_options *opt, char *err, size_t errsize)
+{
+	struct srt_said said = { err, errsize };
+	struct stub_recorder_options ro = {
+		.mode = opt->record, .dir = t->dir, .argv = argv, .attach_pid = argv ? 0 : pid,
+		.psb_period = opt->psb_period, .noretcomp = opt->noretcomp, .live = true,
+		.say = srt_say, .say_ctx = &said,
+	};
+	int e;
+
+	snprintf(err, errsize, "cannot record");
+	e = stub_recorder_new(&t->rec, &ro);
+	if (e == 0)
+		e = stub_recorder_start(t->rec);
+	if (e < 0)
+		return e;
+	t->live = stub_recorder_live(t->rec);
+	return t->live ? 0 : -EINVAL;
+}
+
 int stub_rec_target_new(char *const argv[], pid_t pid, const struct stub_rec_target_options *opt,
 			struct stub_rec_target **out, char *err, size_t errsize)
 {
-	struct stub_rec_options ro = { 0 };
 	struct stub_rec_target *t = calloc(1, sizeof(*t));
 	int e;
 
@@ -865,57 +921,33 @@ int stub_rec_target_new(char *const argv[], pid_t pid, const struct stub_rec_tar
 	t->attached = !argv;
 	t->avx = stub_regs_features() & RSP_TARGET_AVX;
 	t->shadow.sigfd = -1;
-	if (opt->dir) {
+	if (opt->dir)
 		snprintf(t->dir, sizeof(t->dir), "%s", opt->dir);
-	} else {
-		const char *tmp = getenv("TMPDIR");
-
-		snprintf(t->dir, sizeof(t->dir), "%s/hindsight-serve.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(t->dir)) {
-			e = -errno;
-			snprintf(err, errsize, "cannot make a directory for the recording: %s",
-				 strerror(-e));
-			free(t);
-			return e;
-		}
-		t->own_dir = true;
-	}
+	else if ((e = srt_temp_dir(t, err, errsize)) < 0)
+		goto fail;
 	e = srt_open_fds(t);
 	if (e < 0) {
 		snprintf(err, errsize, "%s", strerror(-e));
-		stub_rec_target_free(t);
-		return e;
+		goto fail;
 	}
-	e = argv ? stub_rec_spawn(argv, &pid) : stub_rec_attach(pid);
-	if (e < 0) {
-		snprintf(err, errsize, "%s", strerror(-e));
-		stub_rec_target_free(t);
-		return e;
-	}
-	ro.dir = t->dir;
-	ro.psb_period = opt->psb_period;
-	ro.noretcomp = opt->noretcomp;
-	e = stub_rec_new(&t->rec, &ro, pid, argv, !argv);
-	if (e < 0) {
-		snprintf(err, errsize, "cannot record in %s: %s", t->dir, strerror(-e));
-		stub_rec_free(t->rec);     /* nothing of it to end or save */
-		t->rec = NULL;
-		stub_rec_let_go(pid, !argv);
-		stub_rec_target_free(t);
-		return e;
-	}
-	t->last_tid = pid;
+	e = srt_start_recorder(t, argv, pid, opt, err, errsize);
+	if (e < 0)
+		goto fail;
+	t->last_tid = t->rec->pid;
 	*out = t;
 	return 0;
+fail:
+	stub_rec_target_free(t);
+	return e;
 }
 
 void stub_rec_target_free(struct stub_rec_target *t)
 {
 	if (!t)
 		return;
-	if (t->rec && !t->gone)
-		stub_rec_end(t->rec, t->attached);
-	stub_rec_free(t->rec);
+	if (t->live && !t->gone)
+		t->live->end(t->rec, t->attached);
+	stub_recorder_free(t->rec);
 	replay_target_free(t->past);
 	if (t->own_dir)
 		replay_bundle_remove_tree(t->dir);
@@ -937,7 +969,7 @@ struct rsp_target stub_rec_target_rsp(struct stub_rec_target *t)
 
 pid_t stub_rec_target_pid(const struct stub_rec_target *t)
 {
-	return stub_rec_pid(t->rec);
+	return t->rec->pid;
 }
 
 const char *stub_rec_target_dir(const struct stub_rec_target *t)

@@ -2,7 +2,8 @@
  * stub/stub_rec_target.h: a live process recorded while it is debugged, as
  * a target (struct rsp_target): what `hindsight serve` serves by default.
  *
- * The program runs under the software recorder (stub/stub_rec.h) from its
+ * The program runs under a recorder that can serve it live (the live
+ * operations of stub/stub_recorder.h: today the single-stepper's) from its
  * first instruction (or from the attach), so everything it does can be
  * gone back over:
  * - in the present (the live process) the debugger's resumes run the
@@ -33,6 +34,8 @@ struct stub_rec_target;
 struct stub_rec_target_options {
 	const char *dir;           /* the recording's directory, kept; NULL: a
 				    * temporary one, removed at the end */
+	const char *record;        /* --record: auto (also NULL) or sw; pt and
+				    * valgrind cannot serve live (refused, said why) */
 	uint32_t psb_period;       /* 0: the recorder's default */
 	bool noretcomp;
 };

@@ -109,11 +109,11 @@ static int rec_launch(struct stub_recorder *rec)
 	return 0;
 }
 
-/* No recording of the program after all: a started one is killed, an
- * attached one stays as it is until the recorder's exit detaches it. */
+/* No recording of the program after all: a started one is killed (and
+ * waited for), an attached one detached, running on as before. */
 static void rec_abandon(struct stub_recorder *rec)
 {
-	kill(rec->pid, rec_attached(rec) ? 0 : SIGKILL);
+	stub_rec_let_go(rec->pid, rec_attached(rec));
 }
 
 /* --- single steps ------------------------------------------------------- */
@@ -135,7 +135,7 @@ static int sw_start(struct stub_recorder *rec)
 	o.snapshot = rec->opt.snapshot;
 	e = stub_rec_new(&r, &o, rec->pid, rec->opt.argv, rec_attached(rec));
 	if (e < 0) {
-		rec_say(rec, "cannot record into %s: %s", rec->dir, strerror(-e));
+		rec_say(rec, "cannot record in %s: %s", rec->dir, strerror(-e));
 		rec_abandon(rec);
 		stub_rec_free(r);
 		return e;
