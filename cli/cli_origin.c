@@ -25,7 +25,6 @@
 #include "replay/cursor.h"
 #include "replay/explain.h"
 #include "replay/frontend.h"
-#include "replay/frontend_vars.h"
 #include "replay/provenance.h"
 #include "replay/symbols.h"
 #include "replay/timeline.h"

@@ -16,10 +16,7 @@
 
 #include "dwarf/dw_cfi.h"
 #include "dwarf/dw_space.h"
-#include "replay/cexpr.h"
 #include "replay/frontend.h"
-#include "replay/frontend_frame.h"
-#include "replay/frontend_vars.h"
 #include "replay/insn.h"
 
 /* The name GDB gives @addr: its minimal symbol, else the function holding

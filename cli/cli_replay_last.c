@@ -38,8 +38,6 @@
 #include "replay/cursor.h"
 #include "replay/frontend.h"
 #include "dwarf/dw_type.h"
-#include "replay/cexpr.h"
-#include "replay/frontend_vars.h"
 #include "replay/provenance.h"
 #include "replay/timeline.h"
 #include "replay/unwind.h"

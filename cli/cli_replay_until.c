@@ -13,7 +13,6 @@
 #include <stdlib.h>
 
 #include "replay/frontend.h"
-#include "replay/frontend_frame.h"
 #include "replay/unwind.h"
 
 #define ROW_SCAN_MAX 4096          /* bytes looked through for a row's end */

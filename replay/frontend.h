@@ -178,4 +178,15 @@ bool replay_frontend_break_stops(struct replay_frontend *f);
 /* The breakpoint at @pc, or NULL. */
 struct replay_frontend_break *replay_frontend_break_at(struct replay_frontend *f, uint64_t pc);
 
+/*
+ * The rest of the session's API, in the frontend room's other headers, so
+ * that a front end includes this one: breakpoint locations
+ * (frontend_break.h), the stack's frames (frontend_frame.h), variables and
+ * C expressions (frontend_vars.h, cexpr.h: print, display, x, condition).
+ */
+#include "replay/cexpr.h"
+#include "replay/frontend_break.h"
+#include "replay/frontend_frame.h"
+#include "replay/frontend_vars.h"
+
 #endif
