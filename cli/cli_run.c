@@ -26,11 +26,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli_origin.h"
 #include "cli/cli_record.h"
 #include "replay/bundle.h"
 #include "replay/cursor.h"
 #include "replay/explain.h"
+#include "replay/frontend.h"
 #include "replay/session.h"
 
 struct run_args {
@@ -152,7 +152,7 @@ static int cli_run_explain(const char *dir, int signo)
 		if (rc == 0)
 			replay_explain_print(stderr, e, signo);
 		if (rc == 0 && s->st)
-			cli_origin_explain(stderr, dir);
+			replay_frontend_origin_explain(stderr, dir);
 		if (rc < 0 && !err[0])
 			snprintf(err, sizeof(err), "%s", strerror(-rc));
 	}
