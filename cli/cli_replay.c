@@ -152,10 +152,7 @@ void cli_replay_print_location(struct cli_session *s, const char *prev_function,
  * the line table starts (replay_pc_starts_line). */
 bool cli_replay_starts_line(struct cli_session *s)
 {
-	uint64_t pc;
-
-	return replay_cursor_pc(replay_frontend_cursor(s->f), &pc) == 0 &&
-	       replay_pc_starts_line(&s->f->sym, pc);
+	return replay_frontend_here_starts_line(s->f);
 }
 
 /* GDB's answer to Ctrl-C in anything but a move; the command failed. */

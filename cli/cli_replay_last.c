@@ -191,7 +191,7 @@ static int last_register(struct cli_session *s, struct replay_frontend_target *t
 		printf("Loaded from %u bytes at 0x%" PRIx64, m.mem_len, m.mem_addr);
 		print_name(s, m.mem_addr);
 		printf(": `last` goes on with them.\n");
-		prev = (struct replay_frontend_target){ false, 0, m.mem_addr, m.mem_len, false, "" };
+		prev = (struct replay_frontend_target){ .addr = m.mem_addr, .len = m.mem_len };
 		snprintf(prev.what, sizeof(prev.what), "loaded by 0x%" PRIx64, m.ip);
 	} else {
 		prev = *t;

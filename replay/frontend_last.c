@@ -143,8 +143,8 @@ int replay_frontend_last_reg(struct replay_frontend *f, int slot,
 	if (!f->st)
 		return -EOPNOTSUPP;
 	replay_timeline_time(f->tl, &out->now);
-	r = replay_prov_reg_origin(&env, tid, slot, replay_cursor_position(replay_frontend_cursor(f)),
-				   &m);
+	r = replay_prov_reg_origin(&env, tid, slot,
+				   replay_cursor_position(replay_frontend_cursor(f)), &m);
 	out->after = m.after;
 	if (r < 0)
 		return r;

@@ -191,7 +191,8 @@ static void print_end(FILE *out, const struct replay_prov_origin *o)
 
 int replay_frontend_origin_print(FILE *out, struct replay_frontend *f, bool crash)
 {
-	struct replay_prov_env env = { f->st, f->img, replay_frontend_origin_cursor, f, f->interrupt };
+	struct replay_prov_env env = { f->st, f->img, replay_frontend_origin_cursor, f,
+				       f->interrupt };
 	struct replay_cursor *c = replay_frontend_cursor(f);
 	uint64_t pos = replay_cursor_position(c), now;
 	size_t thread = f->current;
