@@ -51,10 +51,8 @@
 #include "protocol/rsp_regs.h"
 #include "replay/bundle.h"
 #include "replay/frontend.h"
-#include "replay/history_format.h"
-#include "replay/image_find.h"
+#include "replay/frontend_report.h"
 #include "replay/replay_monitor.h"
-#include "replay/source.h"
 
 #define MAX_SCRIPT 64
 #define BT_MAX 256              /* frames bt shows at most */
@@ -1211,7 +1209,7 @@ struct replay_args {
 	const char *script[MAX_SCRIPT]; /* "-ex" then CMD, or "-x" then FILE, in order */
 	bool is_file[MAX_SCRIPT];
 	size_t n;
-	const char *image_dirs[REPLAY_IMAGE_DIRS_MAX];  /* --image-dir */
+	const char *image_dirs[REPLAY_REPORT_IMAGE_DIRS_MAX];  /* --image-dir */
 	size_t nimage_dirs;
 };
 
@@ -1241,9 +1239,9 @@ static int parse(int argc, char **argv, struct replay_args *a)
 			a->is_file[a->n] = strstr(o, "x") && !strstr(o, "ex");
 			a->script[a->n++] = argv[++i];
 		} else if (!strcmp(o, "--image-dir")) {
-			if (i + 1 >= argc || a->nimage_dirs == REPLAY_IMAGE_DIRS_MAX) {
+			if (i + 1 >= argc || a->nimage_dirs == REPLAY_REPORT_IMAGE_DIRS_MAX) {
 				fprintf(stderr, "hindsight: --image-dir needs a directory (at most %d)\n",
-					REPLAY_IMAGE_DIRS_MAX);
+					REPLAY_REPORT_IMAGE_DIRS_MAX);
 				return 2;
 			}
 			a->image_dirs[a->nimage_dirs++] = argv[++i];
@@ -1279,7 +1277,7 @@ int cli_replay_main(int argc, char **argv)
 	if (rc)
 		return rc;
 	memset(&s, 0, sizeof(s));
-	replay_image_set_dirs(a.image_dirs, a.nimage_dirs);
+	replay_report_image_dirs(a.image_dirs, a.nimage_dirs);
 	rc = replay_frontend_open(a.dir, &s.f, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: cannot open the recording %s: %s\n", a.dir,
