@@ -30,7 +30,7 @@ uint64_t cli_replay_selected_pc(struct cli_session *s)
 
 	if (fr && replay_frontend_frame_get(s->f, replay_frontend_frame_selected(s->f), fr) == 0)
 		pc = fr->frame.pc;
-	else if (replay_cursor_pc(replay_frontend_cursor(s->f), &pc) < 0)
+	else if (replay_frontend_pc(s->f, &pc) < 0)
 		pc = ~0ull;
 	free(fr);
 	return pc;

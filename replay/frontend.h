@@ -183,13 +183,11 @@ struct replay_frontend_break *replay_frontend_break_at(struct replay_frontend *f
  * that a front end includes this one: breakpoint locations
  * (frontend_break.h), the stack's frames (frontend_frame.h), the current
  * thread's history (frontend_history.h: history, bt without registers),
- * the code at
- * an address (frontend_insn.h: x/i, disassemble), what `last`
- * follows and `watch` watches (frontend_last.h), where a bad
- * address came from (frontend_origin.h: origin, hindsight run), the
- * shared libraries (frontend_solib.h), variables
- * and C expressions (frontend_vars.h, cexpr.h: print, display, x,
- * conditions).
+ * the code at an address (frontend_insn.h: x/i, disassemble), what `last`
+ * follows and `watch` watches (frontend_last.h), where a bad address came
+ * from (frontend_origin.h: origin, hindsight run), the shared libraries
+ * (frontend_solib.h), variables and C expressions (frontend_vars.h,
+ * cexpr.h: print, display, x, conditions).
  */
 #include "replay/cexpr.h"
 #include "replay/frontend_break.h"

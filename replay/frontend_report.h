@@ -6,7 +6,10 @@
  * one JSON object per line), `hindsight timeline` (replay/spans.h: the
  * threads' spans of functions over time), `hindsight run`'s explanation
  * of a crash (replay/explain.h, replay/frontend_origin.h), and where a
- * recording's images are looked for (--image-dir).
+ * recording's images are looked for (--image-dir). It brings the words
+ * of those listings with it: replay/history_format.h (its options,
+ * ranges and lines, with replay/source.h's source file lines) and
+ * replay/spans.h (the timeline's spans and marks).
  *
  * A report opens the recording through replay/session.h; its bundle is
  * read directly (replay/bundle.h). Listings go to the caller's stream;
