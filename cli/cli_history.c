@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,14 +21,7 @@
 #include <time.h>
 
 #include "replay/bundle.h"
-#include "replay/calls.h"
-#include "replay/decode.h"
-#include "replay/index.h"
-#include "replay/history_format.h"
-#include "replay/image_find.h"
-#include "replay/insn.h"
-#include "replay/session.h"
-#include "replay/symbols.h"
+#include "replay/frontend_report.h"
 
 #define CLI_HISTORY_IMAGE_DIRS 16
 
@@ -44,13 +36,9 @@ struct hist_args {
 	struct replay_history_opts o;  /* modifiers and --intel */
 };
 
-/* Everything a listing needs, opened from the bundle. */
+/* A report and how its decoding is going. */
 struct session {
-	struct replay_session *rs;  /* the recording, with its symbols */
-	struct replay_bundle *b;    /* rs's */
-	size_t thread;
-	struct replay_decoder *d;
-	struct replay_index idx;
+	struct replay_report *r;
 	struct timespec t0;
 	bool progress_shown;
 	time_t last_progress;
@@ -177,7 +165,7 @@ static int parse_args(int argc, char **argv, struct hist_args *a, bool calls)
 		return -1;
 	}
 	/* Images not where the recording says are looked for there too. */
-	replay_image_set_dirs(a->image_dirs, a->nimage_dirs);
+	replay_report_image_dirs(a->image_dirs, a->nimage_dirs);
 	return 0;
 }
 
@@ -219,60 +207,24 @@ static int progress(void *ctx, uint64_t items)
 
 static void session_close(struct session *s)
 {
-	replay_index_release(&s->idx);
-	replay_decoder_free(s->d);
-	replay_session_free(s->rs);
+	replay_report_free(s->r);
 }
 
-static int pick_thread(struct session *s, const struct hist_args *a)
-{
-	s->thread = 0;
-	if (!s->b->nthreads) {
-		fprintf(stderr, "hindsight: %s: the recording has no threads\n", a->dir);
-		return -1;
-	}
-	if (!a->have_tid)
-		return 0;
-	for (size_t i = 0; i < s->b->nthreads; i++) {
-		if (s->b->threads[i].tid == a->tid) {
-			s->thread = i;
-			return 0;
-		}
-	}
-	fprintf(stderr, "hindsight: %s: no thread %" PRId64 " in the recording\n", a->dir, a->tid);
-	return -1;
-}
-
-static const char *decoder_error(int rc)
-{
-	return rc == -EINVAL ? "the trace's configuration is not supported (unknown cpu?)"
-			     : strerror(-rc);
-}
-
-/* Loads the bundle, the symbols and a decoder. 0, or -1 with the reason
- * printed. */
+/* Opens the recording with its symbols and a decoder over the thread. 0,
+ * or -1 with the reason printed. */
 static int session_open(struct session *s, const struct hist_args *a)
 {
 	char err[512];
-	int rc;
 
 	memset(s, 0, sizeof(*s));
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
-	/* Functions, files and lines from DWARF (dwarf/ falls back to ELF
-	 * symbols and name@plt where there is no debug info); no state log. */
-	rc = replay_session_open(a->dir, REPLAY_SESSION_SYMBOLS, &s->rs, err, sizeof(err));
-	if (rc < 0) {
+	if (replay_report_open(a->dir, true, &s->r, err, sizeof(err)) < 0) {
 		fprintf(stderr, "hindsight: %s\n", err);
 		return -1;
 	}
-	s->b = s->rs->b;
-	cli_say_notes(s->b);
-	if (pick_thread(s, a) < 0)
-		return -1;
-	rc = replay_decoder_new(s->b, s->thread, &s->d);
-	if (rc < 0) {
-		fprintf(stderr, "hindsight: %s: thread %" PRId64 ": %s\n", a->dir,
-			s->b->threads[s->thread].tid, decoder_error(rc));
+	cli_say_notes(s->r->b);
+	if (replay_report_thread(s->r, a->have_tid, a->tid, err, sizeof(err)) < 0) {
+		fprintf(stderr, "hindsight: %s\n", err);
 		return -1;
 	}
 	return 0;
@@ -280,103 +232,25 @@ static int session_open(struct session *s, const struct hist_args *a)
 
 /* ---- history --------------------------------------------------------- */
 
-static void json_line(json_t *o)
+static int build_index(struct session *s)
 {
-	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	char err[512];
 
-	if (text)
-		printf("%s\n", text);
-	free(text);
-	json_decref(o);
-}
-
-static json_t *json_hex(uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	return json_string(buf);
-}
-
-static void add_symbol(json_t *o, const struct replay_symbol *sym)
-{
-	if (sym->function)
-		json_object_set_new(o, "function", json_string(sym->function));
-	if (sym->file)
-		json_object_set_new(o, "file", json_string(sym->file));
-	if (sym->line)
-		json_object_set_new(o, "line", json_integer(sym->line));
-	if (sym->ninlined) {
-		json_t *a = json_array();
-
-		for (size_t i = 0; a && i < sym->ninlined; i++)
-			json_array_append_new(a, json_string(sym->inlined[i] ? sym->inlined[i] : "??"));
-		if (a)
-			json_object_set_new(o, "inlined", a);
-	}
-}
-
-static void print_json_item(const struct session *s, const struct hist_args *a,
-			    const struct replay_item *it)
-{
-	json_t *o = json_object();
-	struct replay_symbol sym;
-	char text[256];
-
-	if (!o)
-		return;
-	json_object_set_new(o, "index", json_integer((json_int_t)it->index));
-	json_object_set_new(o, "thread", json_integer(s->b->threads[s->thread].tid));
-	if (it->kind == REPLAY_ITEM_GAP) {
-		json_object_set_new(o, "gap", json_string(it->text));
-		json_object_set_new(o, "error", json_integer(it->error));
-		if (it->has_addr)
-			json_object_set_new(o, "addr", json_hex(it->addr));
-		json_line(o);
-		return;
-	}
-	json_object_set_new(o, "addr", json_hex(it->insn.ip));
-	if (s->rs->sym.lookup(s->rs->sym.ctx, it->insn.ip, &sym) == 0)
-		add_symbol(o, &sym);
-	if (it->insn.size &&
-	    replay_insn_format(&it->insn, it->bits, a->o.intel ? REPLAY_SYNTAX_INTEL : REPLAY_SYNTAX_ATT,
-			       text, sizeof(text)) == 0)
-		json_object_set_new(o, "insn", json_string(text));
-	json_line(o);
-}
-
-static int build_index(struct session *s, const struct hist_args *a)
-{
-	int rc = replay_index_build(&s->idx, s->b, s->thread, progress, s);
-
-	if (rc < 0) {
-		fprintf(stderr, "hindsight: %s: %s\n", a->dir, decoder_error(rc));
+	if (replay_report_index(s->r, progress, s, err, sizeof(err)) < 0) {
+		fprintf(stderr, "hindsight: %s\n", err);
 		return -1;
 	}
 	if (s->progress_shown)
-		fprintf(stderr, "decoding: %" PRIu64 " instructions, done\n", s->idx.nitems);
+		fprintf(stderr, "decoding: %" PRIu64 " instructions, done\n", s->r->nitems);
 	return 0;
 }
 
 static int list_items(struct session *s, const struct hist_args *a, uint64_t begin, uint64_t end)
 {
-	struct replay_history_src last = { 0 };
-	struct replay_item it;
-	int rc;
+	char err[512];
 
-	rc = replay_index_seek(&s->idx, s->d, begin);
-	while (rc == 0 && (rc = replay_decoder_next(s->d, &it)) == 1 && it.index <= end) {
-		rc = 0;
-		if (a->json)
-			print_json_item(s, a, &it);
-		else if (it.kind == REPLAY_ITEM_GAP)
-			printf("%" PRIu64 "\t", it.index), replay_history_print_gap(stdout, it.error, it.text);
-		else
-			replay_history_print_insn(stdout, &s->rs->sym, &a->o, &it, false, &last);
-	}
-	replay_history_src_release(&last);
-	if (rc < 0) {
-		fprintf(stderr, "hindsight: %s: %s\n", a->dir, strerror(-rc));
+	if (replay_report_history(s->r, &a->o, begin, end, a->json, stdout, err, sizeof(err)) < 0) {
+		fprintf(stderr, "hindsight: %s\n", err);
 		return -1;
 	}
 	return 0;
@@ -397,8 +271,8 @@ int cli_history_main(int argc, char **argv)
 
 	if (rc)
 		return rc > 0 ? 0 : 2;
-	if (session_open(&s, &a) < 0 || build_index(&s, &a) < 0 ||
-	    resolve_range(a.range, a.size, s.idx.nitems, &begin, &end) < 0 ||
+	if (session_open(&s, &a) < 0 || build_index(&s) < 0 ||
+	    resolve_range(a.range, a.size, s.r->nitems, &begin, &end) < 0 ||
 	    list_items(&s, &a, begin, end) < 0) {
 		session_close(&s);
 		return 1;
@@ -409,65 +283,30 @@ int cli_history_main(int argc, char **argv)
 
 /* ---- calls ----------------------------------------------------------- */
 
-static void print_json_segment(const struct session *s, uint64_t number, const struct replay_segment *g)
-{
-	json_t *o = json_object();
-
-	if (!o)
-		return;
-	json_object_set_new(o, "index", json_integer((json_int_t)number));
-	json_object_set_new(o, "thread", json_integer(s->b->threads[s->thread].tid));
-	if (g->gap) {
-		json_object_set_new(o, "gap", json_string(g->text));
-		json_object_set_new(o, "error", json_integer(g->error));
-	} else {
-		if (g->function)
-			json_object_set_new(o, "function", json_string(g->function));
-		json_object_set_new(o, "level", json_integer(g->level));
-		if (g->file)
-			json_object_set_new(o, "file", json_string(g->file));
-		if (g->line_min) {
-			json_object_set_new(o, "line_min", json_integer(g->line_min));
-			json_object_set_new(o, "line_max", json_integer(g->line_max));
-		}
-	}
-	json_object_set_new(o, "first", json_integer((json_int_t)g->first));
-	json_object_set_new(o, "last", json_integer((json_int_t)g->last));
-	json_line(o);
-}
-
 int cli_calls_main(int argc, char **argv)
 {
-	struct replay_calls calls = { 0 };
 	struct hist_args a = { 0 };
 	struct session s;
 	uint64_t begin, end;
+	char err[512];
 	int rc = parse_args(argc, argv, &a, true);
 
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	if (session_open(&s, &a) < 0)
 		goto fail;
-	rc = replay_calls_build(&calls, s.d, &s.rs->sym, progress, &s);
-	if (rc < 0) {
-		fprintf(stderr, "hindsight: %s: %s\n", a.dir, strerror(-rc));
+	if (replay_report_calls(s.r, progress, &s, err, sizeof(err)) < 0) {
+		fprintf(stderr, "hindsight: %s\n", err);
 		goto fail;
 	}
 	if (s.progress_shown)
 		fprintf(stderr, "decoding: done\n");
-	if (resolve_range(a.range, a.size, calls.n, &begin, &end) < 0)
+	if (resolve_range(a.range, a.size, s.r->ncalls, &begin, &end) < 0)
 		goto fail;
-	for (uint64_t i = begin; i <= end; i++) {
-		if (a.json)
-			print_json_segment(&s, i, &calls.segs[i - 1]);
-		else
-			replay_history_print_segment(stdout, &a.o, i, &calls.segs[i - 1]);
-	}
-	replay_calls_release(&calls);
+	replay_report_calls_print(s.r, &a.o, begin, end, a.json, stdout);
 	session_close(&s);
 	return fflush(stdout) == 0 ? 0 : 1;
 fail:
-	replay_calls_release(&calls);
 	session_close(&s);
 	return 1;
 }

@@ -50,20 +50,9 @@
 #include "protocol/rsp_buf.h"
 #include "protocol/rsp_regs.h"
 #include "replay/bundle.h"
-#include "replay/cexpr.h"
-#include "replay/cursor.h"
-#include "replay/decode.h"
-#include "replay/explain.h"
 #include "replay/frontend.h"
-#include "replay/frontend_break.h"
-#include "replay/frontend_frame.h"
-#include "replay/frontend_vars.h"
-#include "replay/history_format.h"
-#include "replay/image_find.h"
-#include "replay/index.h"
-#include "replay/insn.h"
+#include "replay/frontend_report.h"
 #include "replay/replay_monitor.h"
-#include "replay/source.h"
 
 #define MAX_SCRIPT 64
 #define BT_MAX 256              /* frames bt shows at most */
@@ -125,9 +114,7 @@ void cli_replay_print_location(struct cli_session *s, const char *prev_function,
 	int rc = replay_frontend_where(s->f, &pc, &sym);
 
 	if (rc == -ENODATA) {
-		struct replay_cursor *c = replay_frontend_cursor(s->f);
-
-		printf(replay_cursor_position(c) == replay_cursor_size(c) + 1 ?
+		printf(replay_frontend_position(s->f) == replay_frontend_size(s->f) + 1 ?
 		       "(the end of the history: the trace does not say where the thread went "
 		       "from its last instruction)\n" : "(the position is in a gap: no pc)\n");
 		return;
@@ -156,10 +143,7 @@ void cli_replay_print_location(struct cli_session *s, const char *prev_function,
  * the line table starts (replay_pc_starts_line). */
 bool cli_replay_starts_line(struct cli_session *s)
 {
-	uint64_t pc;
-
-	return replay_cursor_pc(replay_frontend_cursor(s->f), &pc) == 0 &&
-	       replay_pc_starts_line(&s->f->sym, pc);
+	return replay_frontend_here_starts_line(s->f);
 }
 
 /* GDB's answer to Ctrl-C in anything but a move; the command failed. */
@@ -322,7 +306,6 @@ static int cmd_continue(struct cli_session *s, const char *args, const struct co
 
 static int cmd_goto(struct cli_session *s, const char *args, const struct command *c)
 {
-	struct replay_cursor *cur = replay_frontend_cursor(s->f);
 	uint64_t n;
 	char *end;
 
@@ -330,7 +313,7 @@ static int cmd_goto(struct cli_session *s, const char *args, const struct comman
 	if (!strcmp(args, "begin") || !strcmp(args, "start")) {
 		n = 1;
 	} else if (!strcmp(args, "end")) {
-		n = replay_cursor_size(cur) + 1;
+		n = replay_frontend_size(s->f) + 1;
 	} else {
 		errno = 0;
 		n = strtoull(args, &end, 0);
@@ -341,7 +324,7 @@ static int cmd_goto(struct cli_session *s, const char *args, const struct comman
 	}
 	if (replay_frontend_goto(s->f, n) < 0) {
 		fprintf(stderr, "Target insn not found (the history has positions 1 to %" PRIu64 ").\n",
-			replay_cursor_size(cur) + 1);
+			replay_frontend_size(s->f) + 1);
 		return -1;
 	}
 	printf("#0  ");
@@ -399,31 +382,23 @@ int cli_replay_print_frame_lines(struct cli_session *s, const struct replay_fram
  * shows, wrong after a longjmp or a signal handler. */
 static int bt_from_calls(struct cli_session *s, long max)
 {
-	struct replay_explain_frame frames[64];
-	struct replay_cursor *cur = replay_frontend_cursor(s->f);
-	const struct replay_calls *calls;
-	uint64_t pos = replay_cursor_position(cur), pc;
+	struct replay_frontend_call_frame frames[64];
 	bool more;
-	size_t n;
-	int rc;
+	int n = replay_frontend_call_stack(s->f, frames, max > 0 && max < 64 ? (size_t)max : 64,
+					   &more);
 
-	if (replay_cursor_pc(cur, &pc) < 0) {
+	if (n == -ESRCH) {
 		fprintf(stderr, "No stack (the position is in a gap).\n");
 		return -1;
 	}
-	rc = replay_frontend_calls(s->f, &calls);
-	if (rc == -ECANCELED)
+	if (n == -ECANCELED)
 		return cli_replay_report_quit();
-	if (rc < 0) {
-		fprintf(stderr, "No stack: %s.\n", strerror(-rc));
+	if (n < 0) {
+		fprintf(stderr, "No stack: %s.\n", strerror(-n));
 		return -1;
 	}
-	if (pos > replay_cursor_size(cur))
-		pos = replay_cursor_size(cur);
-	n = replay_explain_frames(calls, cur, &s->f->sym, pos, pc, frames,
-				  max > 0 && max < 64 ? (size_t)max : 64, &more);
-	for (size_t i = 0; i < n; i++) {
-		printf("#%-2zu ", i);
+	for (int i = 0; i < n; i++) {
+		printf("#%-2d ", i);
 		/* frame 0 shows its address when mid-line, as GDB's does */
 		if (i || !cli_replay_starts_line(s))
 			printf("0x%016" PRIx64 " in ", frames[i].pc);
@@ -656,7 +631,7 @@ static int cmd_info_regs(struct cli_session *s, const char *args)
 	int rc = replay_frontend_frame_regs(s->f, &fr);  /* the selected frame's */
 	bool cut = rc == -ERANGE, nopc = rc == 1;
 
-	if (rc < 0 && replay_cursor_pc(replay_frontend_cursor(s->f), &pc) < 0) {
+	if (rc < 0 && replay_frontend_pc(s->f, &pc) < 0) {
 		fprintf(stderr, "The registers are not known here.\n");
 		return -1;
 	}
@@ -792,28 +767,9 @@ static int listing_args(const char *args, bool calls, char *range, size_t size,
 static int list_history(struct cli_session *s, const struct replay_history_opts *o, uint64_t begin,
 			uint64_t end)
 {
-	struct replay_cursor *cur = replay_frontend_cursor(s->f);
-	uint64_t pos = replay_cursor_position(cur);
-	struct replay_history_src last = { 0 };
-	struct replay_decoder *d = NULL;
-	struct replay_item it;
-	int rc = replay_decoder_new(s->f->b, s->f->current, &d);
+	int rc = replay_frontend_history(s->f, o, begin, end, stdout);
 
-	if (rc == 0)
-		rc = replay_index_seek(replay_cursor_index(cur), d, begin);
-	while (rc == 0 && !cli_replay_interrupted && (rc = replay_decoder_next(d, &it)) == 1 &&
-	       it.index <= end) {
-		rc = 0;
-		if (it.kind == REPLAY_ITEM_GAP) {
-			printf("%" PRIu64 "\t", it.index);
-			replay_history_print_gap(stdout, it.error, it.text);
-		} else {
-			replay_history_print_insn(stdout, &s->f->sym, o, &it, it.index == pos, &last);
-		}
-	}
-	replay_history_src_release(&last);
-	replay_decoder_free(d);
-	if (cli_replay_interrupted)
+	if (rc == -ECANCELED)
 		return cli_replay_report_quit();
 	if (rc < 0) {
 		fprintf(stderr, "history: %s.\n", strerror(-rc));
@@ -826,8 +782,7 @@ static int list_history(struct cli_session *s, const struct replay_history_opts 
  * record instruction-history and function-call-history. */
 static int cmd_history(struct cli_session *s, const char *args, const struct command *c)
 {
-	struct replay_cursor *cur = replay_frontend_cursor(s->f);
-	uint64_t size = replay_cursor_size(cur), pos = replay_cursor_position(cur), begin, end;
+	uint64_t size = replay_frontend_size(s->f), pos = replay_frontend_position(s->f), begin, end;
 	struct replay_history_opts o;
 	const struct replay_calls *calls;
 	char range[512], msg[160];
@@ -1254,7 +1209,7 @@ struct replay_args {
 	const char *script[MAX_SCRIPT]; /* "-ex" then CMD, or "-x" then FILE, in order */
 	bool is_file[MAX_SCRIPT];
 	size_t n;
-	const char *image_dirs[REPLAY_IMAGE_DIRS_MAX];  /* --image-dir */
+	const char *image_dirs[REPLAY_REPORT_IMAGE_DIRS_MAX];  /* --image-dir */
 	size_t nimage_dirs;
 };
 
@@ -1284,9 +1239,9 @@ static int parse(int argc, char **argv, struct replay_args *a)
 			a->is_file[a->n] = strstr(o, "x") && !strstr(o, "ex");
 			a->script[a->n++] = argv[++i];
 		} else if (!strcmp(o, "--image-dir")) {
-			if (i + 1 >= argc || a->nimage_dirs == REPLAY_IMAGE_DIRS_MAX) {
+			if (i + 1 >= argc || a->nimage_dirs == REPLAY_REPORT_IMAGE_DIRS_MAX) {
 				fprintf(stderr, "hindsight: --image-dir needs a directory (at most %d)\n",
-					REPLAY_IMAGE_DIRS_MAX);
+					REPLAY_REPORT_IMAGE_DIRS_MAX);
 				return 2;
 			}
 			a->image_dirs[a->nimage_dirs++] = argv[++i];
@@ -1322,7 +1277,7 @@ int cli_replay_main(int argc, char **argv)
 	if (rc)
 		return rc;
 	memset(&s, 0, sizeof(s));
-	replay_image_set_dirs(a.image_dirs, a.nimage_dirs);
+	replay_report_image_dirs(a.image_dirs, a.nimage_dirs);
 	rc = replay_frontend_open(a.dir, &s.f, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: cannot open the recording %s: %s\n", a.dir,

@@ -17,7 +17,6 @@
 
 #include "cli/cli_replay_last.h"
 #include "replay/frontend.h"
-#include "replay/frontend_break.h"
 
 static struct replay_frontend_break *find(struct cli_session *s, long n)
 {

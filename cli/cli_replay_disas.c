@@ -3,7 +3,7 @@
  * prints it ("Dump of assembler code for function main:", "=> " at the
  * selected frame's pc, <+off> after each address, /r raw bytes), over
  * the recording's memory at the current time and Zydis's AT&T printer
- * (replay/insn.h); and the instruction line x/i and display/i share.
+ * (replay/frontend_insn.h: the instruction line x/i and display/i share).
  */
 #include "cli/cli_replay_disas.h"
 
@@ -16,71 +16,7 @@
 
 #include "dwarf/dw_cfi.h"
 #include "dwarf/dw_space.h"
-#include "replay/cexpr.h"
 #include "replay/frontend.h"
-#include "replay/frontend_frame.h"
-#include "replay/frontend_vars.h"
-#include "replay/insn.h"
-
-/* The name GDB gives @addr: its minimal symbol, else the function holding
- * it; false when none. */
-static bool addr_name(struct cli_session *s, uint64_t addr, const char **name, uint64_t *off)
-{
-	struct replay_symbol sym;
-
-	if (dw_space_msymbol(replay_frontend_space(s->f), addr, name, off) == 0)
-		return true;
-	if (s->f->sym.lookup(s->f->sym.ctx, addr, &sym) == 0 && sym.function) {
-		*name = sym.function;
-		*off = addr - sym.start;
-		return true;
-	}
-	return false;
-}
-
-void cli_replay_addr_symbol(struct cli_session *s, uint64_t addr, char *buf, size_t size)
-{
-	const char *name;
-	uint64_t off;
-
-	buf[0] = 0;
-	if (addr_name(s, addr, &name, &off))
-		snprintf(buf, size, off ? "<%s+%" PRIu64 ">" : "<%s>", name, off);
-}
-
-/* Appends " <sym+off>" after the address that ends @text ("... 0x1234"
- * of a branch, "# 0x1234" of a rip-relative operand). */
-static void symbolize_tail(struct cli_session *s, uint64_t addr, char *text, size_t size)
-{
-	char name[256];
-	size_t len = strlen(text);
-
-	cli_replay_addr_symbol(s, addr, name, sizeof(name));
-	if (name[0])
-		snprintf(text + len, size - len, " %s", name);
-}
-
-int cli_replay_insn_text(struct cli_session *s, uint64_t addr, char *text, size_t size,
-			 unsigned *len, uint8_t *raw)
-{
-	struct replay_insn in;
-	uint8_t buf[16];
-	int n = replay_frontend_read(s->f, addr, buf, sizeof(buf));
-	const char *hash;
-
-	if (n <= 0 || replay_insn_decode(&in, buf, (size_t)n, addr, 64) < 0 ||
-	    replay_insn_format(&in, 64, REPLAY_SYNTAX_ATT, text, size) < 0)
-		return -EIO;
-	*len = in.size;
-	if (raw)
-		memcpy(raw, in.raw, sizeof(in.raw));
-	hash = strstr(text, "# 0x");
-	if (in.direct && in.kind != REPLAY_INSN_OTHER)
-		symbolize_tail(s, in.target, text, size);
-	else if (hash)
-		symbolize_tail(s, strtoull(hash + 2, NULL, 16), text, size);
-	return 0;
-}
 
 /* ---- disassemble ------------------------------------------------------- */
 
@@ -94,7 +30,7 @@ uint64_t cli_replay_selected_pc(struct cli_session *s)
 
 	if (fr && replay_frontend_frame_get(s->f, replay_frontend_frame_selected(s->f), fr) == 0)
 		pc = fr->frame.pc;
-	else if (replay_cursor_pc(replay_frontend_cursor(s->f), &pc) < 0)
+	else if (replay_frontend_pc(s->f, &pc) < 0)
 		pc = ~0ull;
 	free(fr);
 	return pc;
@@ -126,12 +62,12 @@ static int dump(struct cli_session *s, uint64_t lo, uint64_t hi, bool in_func, i
 		if (cli_replay_interrupted)
 			return cli_replay_report_quit();
 		printf("%s0x%016" PRIx64, a == pc ? "=> " : "   ", a);
-		if (addr_name(s, a, &name, &off) && in_func)
+		if (replay_frontend_addr_name(s->f, a, &name, &off) && in_func)
 			printf(" <+%" PRIu64 ">", off);
-		else if (addr_name(s, a, &name, &off))
+		else if (replay_frontend_addr_name(s->f, a, &name, &off))
 			printf(" <%s+%" PRIu64 ">", name, off);
 		printf(":\t");
-		if (cli_replay_insn_text(s, a, text, sizeof(text), &len, raw) < 0) {
+		if (replay_frontend_insn_text(s->f, a, text, sizeof(text), &len, raw) < 0) {
 			printf("\n");
 			fflush(stdout);
 			fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", a);
@@ -157,16 +93,17 @@ static bool function_at(struct cli_session *s, uint64_t addr, const char **fn, u
 	char text[512];
 	unsigned len;
 
-	if (!addr_name(s, addr, fn, &off))
+	if (!replay_frontend_addr_name(s->f, addr, fn, &off))
 		return false;
 	*lo = addr - off;
 	/* a symbol without a size: its FDE's end (the padding after is none's) */
 	if (dw_space_cfi_row(replay_frontend_space(s->f), *lo, &row) == 0 &&
 	    row.end > *lo)
 		end = row.end;
-	for (a = *lo; a < end && addr_name(s, a, &name, &off) && name == *fn && a - off == *lo;
+	for (a = *lo; a < end && replay_frontend_addr_name(s->f, a, &name, &off) && name == *fn &&
+		      a - off == *lo;
 	     a += len)
-		if (cli_replay_insn_text(s, a, text, sizeof(text), &len, NULL) < 0)
+		if (replay_frontend_insn_text(s->f, a, text, sizeof(text), &len, NULL) < 0)
 			break;
 	*hi = a;
 	return true;

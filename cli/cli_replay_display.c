@@ -22,10 +22,7 @@
 
 #include "cli/cli_replay_disas.h"
 #include "dwarf/dw_space.h"
-#include "replay/cexpr.h"
 #include "replay/frontend.h"
-#include "replay/frontend_frame.h"
-#include "replay/frontend_vars.h"
 
 #define MAX_BOUND 8                /* locals one display's scope remembers */
 #define STRING_LIMIT 200           /* GDB's print elements */
@@ -540,7 +537,7 @@ static void examine_label(struct cli_session *s, uint64_t addr)
 {
 	char name[256];
 
-	cli_replay_addr_symbol(s, addr, name, sizeof(name));
+	replay_frontend_addr_symbol(s->f, addr, name, sizeof(name));
 	printf("0x%" PRIx64 "%s%s:", addr, name[0] ? " " : "", name);
 }
 
@@ -608,7 +605,7 @@ static void examine_unit(struct cli_session *s, char fmt, unsigned size, uint64_
 			printf("\\%03o'", (unsigned)(uint8_t)val);
 		break;
 	case 'a':
-		cli_replay_addr_symbol(s, val, name, sizeof(name));
+		replay_frontend_addr_symbol(s->f, val, name, sizeof(name));
 		printf("\t0x%" PRIx64 "%s%s", val, name[0] ? " " : "", name);
 		break;
 	default:
@@ -626,10 +623,10 @@ static int examine_insns(struct cli_session *s, int count, uint64_t addr, uint64
 
 		if (cli_replay_interrupted)
 			return -ECANCELED;
-		cli_replay_addr_symbol(s, addr, name, sizeof(name));
+		replay_frontend_addr_symbol(s->f, addr, name, sizeof(name));
 		printf("%s0x%" PRIx64 "%s%s:\t", addr == pc ? "=> " : "   ", addr,
 		       name[0] ? " " : "", name);
-		if (cli_replay_insn_text(s, addr, text, sizeof(text), &len, NULL) < 0) {
+		if (replay_frontend_insn_text(s->f, addr, text, sizeof(text), &len, NULL) < 0) {
 			*bad = addr;
 			return -EIO;
 		}

@@ -16,9 +16,6 @@
 #include <string.h>
 
 #include "replay/frontend.h"
-#include "replay/frontend_break.h"
-#include "replay/frontend_frame.h"
-#include "replay/frontend_vars.h"
 
 /* GDB's complaint for a stack that cannot be had; -1. */
 static int no_stack(int rc)

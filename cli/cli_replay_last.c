@@ -18,12 +18,10 @@
  * the next `last` follows. The end of the history is said as such, with
  * the value the bytes had from the recording's start.
  *
- * EXPR goes to (address, length) in one function (last_target) for the
- * C expressions to replace.
+ * What EXPR names, the write and the register's change are found in
+ * replay/frontend_last.h; here the session moves there and says it.
  */
 #include "cli/cli_replay_last.h"
-
-#include "cli/cli_origin.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -32,74 +30,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_origin.h"
-#include "protocol/rsp_regs.h"
 #include "replay/bundle.h"
-#include "replay/cursor.h"
 #include "replay/frontend.h"
-#include "dwarf/dw_type.h"
-#include "replay/cexpr.h"
-#include "replay/frontend_vars.h"
-#include "replay/provenance.h"
-#include "replay/timeline.h"
-#include "replay/unwind.h"
 
 #define STACK_MAX 16               /* frames shown at a write */
 
-static struct cli_last_target prev;    /* what `last` alone goes on with */
+static struct replay_frontend_target prev;    /* what `last` alone goes on with */
 static bool have_prev;
-
-/* The register $NAME names (64-bit, or $pc / $sp / $fp), or -1. */
-static int reg_slot(const char *name)
-{
-	static const struct { const char *alias, *reg; } aliases[] = {
-		{ "sp", "rsp" }, { "fp", "rbp" },
-	};
-	int r;
-
-	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
-		if (!strcmp(name, aliases[i].alias))
-			name = aliases[i].reg;
-	r = rsp_reg_find(name, strlen(name));
-	return r < 0 || rsp_reg_descs[r].size != 8 ? -1 : (int)rsp_reg_descs[r].user;
-}
-
-int cli_replay_last_target(struct cli_session *s, const char *expr, struct cli_last_target *t,
-		       char *err, size_t errsize)
-{
-	struct cexpr *cx = replay_frontend_cexpr(s->f);
-	struct cexpr_value *v = NULL;
-	uint64_t len;
-
-	memset(t, 0, sizeof(*t));
-	snprintf(t->what, sizeof(t->what), "%s", expr);
-	if (expr[0] == '$' && reg_slot(expr + 1) >= 0) {
-		t->reg = true;
-		t->slot = reg_slot(expr + 1);
-		return 0;
-	}
-	if (!cx) {
-		snprintf(err, errsize, "Out of memory.");
-		return -1;
-	}
-	/* The bytes the C expression names, and its type when its value can
-	 * be read here (to print the values before and after). */
-	if (cexpr_lvalue(cx, expr, &t->addr, &len) < 0) {
-		snprintf(err, errsize, "%s", cexpr_error(cx));
-		return -1;
-	}
-	if (cexpr_eval(cx, expr, &v) == 0) {
-		t->type = v->type;
-		cexpr_value_free(v);
-	}
-	if (!len || len > REPLAY_PROV_MAX) {
-		snprintf(err, errsize, "last: 1 to %d bytes (%s is %" PRIu64 ").", REPLAY_PROV_MAX,
-			 expr, len);
-		return -1;
-	}
-	t->len = (size_t)len;
-	return 0;
-}
 
 /* The session to position @position of thread @tid, the others to its
  * time. 0 or < 0. */
@@ -117,33 +54,15 @@ static int move_to(struct cli_session *s, int64_t tid, uint64_t position)
 	return -ENOENT;
 }
 
-/* @n bytes as the value of @t: as GDB prints its type's value when the
- * expression has one, else an integer of 1, 2, 4 or 8 bytes (a register),
- * else GDB's {0x41, ...}. */
-void cli_replay_print_target_value(struct cli_session *s, const struct cli_last_target *t,
+/* @n bytes as the value of @t, as GDB prints it. */
+void cli_replay_print_target_value(struct cli_session *s, const struct replay_frontend_target *t,
 				   const uint8_t *b, size_t n)
 {
-	struct cexpr *cx = replay_frontend_cexpr(s->f);
-	struct cexpr_value *v;
-	uint64_t x = 0;
-	char *text;
+	char *text = replay_frontend_target_text(s->f, t, b, n);
 
-	if (t->type && cx && dw_type_size(t->type) == n &&
-	    (v = cexpr_value_bytes(cx, t->type, b, NULL, NULL)) &&
-	    (text = cexpr_format_value(cx, v, 0))) {
+	if (text)
 		fputs(text, stdout);
-		free(text);
-		return;
-	}
-	if (n == 1 || n == 2 || n == 4 || n == 8) {
-		memcpy(&x, b, n);
-		printf("%" PRIu64, x);
-		return;
-	}
-	putchar('{');
-	for (size_t i = 0; i < n; i++)
-		printf("%s0x%02x", i ? ", " : "", b[i]);
-	putchar('}');
+	free(text);
 }
 
 /* " <sym+off>" for an address a symbol covers. The hook for the
@@ -179,18 +98,16 @@ static void print_ago(uint64_t now, uint64_t time)
 	printf("%" PRIu64 " instruction%s back", d, d == 1 ? "" : "s");
 }
 
-static int last_memory(struct cli_session *s, struct cli_last_target *t)
+static int last_memory(struct cli_session *s, struct replay_frontend_target *t)
 {
-	struct replay_prov_write w;
-	uint8_t old[REPLAY_PROV_MAX], now_b[REPLAY_PROV_MAX];
+	struct replay_frontend_write w;
+	uint8_t old[REPLAY_FRONTEND_VALUE_MAX], now_b[REPLAY_FRONTEND_VALUE_MAX];
 	bool known;
-	uint64_t now;
-	int r;
+	int r = replay_frontend_last_write(s->f, t->addr, t->len, &w);
 
-	if (replay_timeline_time(s->f->tl, &now) < 0)
+	if (r == -EOPNOTSUPP)
 		return fprintf(stderr, "last: the recording has no state log (a hardware trace "
 			       "records no writes).\n"), -1;
-	r = replay_prov_change_before(s->f->st, t->addr, t->len, now, &w);
 	if (r == -ENODATA) {
 		fprintf(stderr, "last: the state log was cut short: a write after where it ends "
 			"cannot be ruled out.\n");
@@ -215,14 +132,14 @@ static int last_memory(struct cli_session *s, struct cli_last_target *t)
 	printf("Last write to %zu byte%s at 0x%" PRIx64, t->len, t->len == 1 ? "" : "s", t->addr);
 	print_name(s, t->addr);
 	printf(" (%s): ", t->what);
-	print_ago(now, w.time);
+	print_ago(w.now, w.time);
 	printf(", thread %zu, position %" PRIu64 "\n", s->f->current + 1, w.position);
 	/* the old bytes as memory has them here (the images' for bytes
 	 * nothing wrote before), the new ones the write's over them */
 	known = replay_frontend_read(s->f, t->addr, old, t->len) == (int)t->len;
 	memcpy(now_b, old, t->len);
 	for (size_t i = 0; i < t->len; i++)
-		if (w.after_status[i] == REPLAY_STATE_KNOWN)
+		if (w.after_known[i])
 			now_b[i] = w.after[i];
 	printf("Old value = ");
 	if (known)
@@ -241,24 +158,16 @@ static int last_memory(struct cli_session *s, struct cli_last_target *t)
 	return 0;
 }
 
-static int last_register(struct cli_session *s, struct cli_last_target *t)
+static int last_register(struct cli_session *s, struct replay_frontend_target *t)
 {
-	struct replay_prov_env env = { s->f->st, s->f->img, cli_origin_cursor, s->f,
-				       s->f->interrupt };
-	struct replay_cursor *c = replay_frontend_cursor(s->f);
-	const char *name = replay_prov_reg_name(t->slot);
-	struct replay_prov_reg m;
-	uint64_t now = 0, wt;
-	int r;
+	struct replay_frontend_reg_change m;
+	int r = replay_frontend_last_reg(s->f, t->slot, &m);
 
-	if (!s->f->st)
+	if (r == -EOPNOTSUPP)
 		return fprintf(stderr, "last: the recording has no registers (no state "
 			       "log).\n"), -1;
-	replay_timeline_time(s->f->tl, &now);
-	r = replay_prov_reg_origin(&env, replay_frontend_tid(s->f), t->slot,
-				   replay_cursor_position(c), &m);
 	if (r == -ENOENT) {
-		printf("$%s has held 0x%" PRIx64 " since the thread's first position.\n", name,
+		printf("$%s has held 0x%" PRIx64 " since the thread's first position.\n", m.name,
 		       m.after);
 		return 0;
 	}
@@ -271,9 +180,9 @@ static int last_register(struct cli_session *s, struct cli_last_target *t)
 	if (move_to(s, replay_frontend_tid(s->f), m.position) < 0)
 		return fprintf(stderr, "last: position %" PRIu64 " is not in the history.\n",
 			       m.position), -1;
-	printf("$%s last changed: ", name);
-	if (replay_state_time_at(s->f->st, replay_frontend_tid(s->f), m.position + 1, &wt) == 0)
-		print_ago(now, wt);
+	printf("$%s last changed: ", m.name);
+	if (m.has_time)
+		print_ago(m.now, m.time);
 	printf(", thread %zu, position %" PRIu64 "\n", s->f->current + 1, m.position);
 	if (m.has_insn)
 		printf("   0x%016" PRIx64 ":\t%s\n", m.ip, m.text);
@@ -282,7 +191,7 @@ static int last_register(struct cli_session *s, struct cli_last_target *t)
 		printf("Loaded from %u bytes at 0x%" PRIx64, m.mem_len, m.mem_addr);
 		print_name(s, m.mem_addr);
 		printf(": `last` goes on with them.\n");
-		prev = (struct cli_last_target){ false, 0, m.mem_addr, m.mem_len, false, "" };
+		prev = (struct replay_frontend_target){ .addr = m.mem_addr, .len = m.mem_len };
 		snprintf(prev.what, sizeof(prev.what), "loaded by 0x%" PRIx64, m.ip);
 	} else {
 		prev = *t;
@@ -294,7 +203,7 @@ static int last_register(struct cli_session *s, struct cli_last_target *t)
 
 int cli_replay_cmd_last(struct cli_session *s, const char *args, const struct command *c)
 {
-	struct cli_last_target t;
+	struct replay_frontend_target t;
 	char err[256];
 
 	(void)c;
@@ -305,7 +214,7 @@ int cli_replay_cmd_last(struct cli_session *s, const char *args, const struct co
 			return -1;
 		}
 		t = prev;
-	} else if (cli_replay_last_target(s, args, &t, err, sizeof(err)) < 0) {
+	} else if (replay_frontend_target_parse(s->f, args, &t, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
@@ -317,5 +226,5 @@ int cli_replay_cmd_origin(struct cli_session *s, const char *args, const struct 
 	(void)args;
 	(void)c;
 	fflush(stdout);
-	return cli_origin_print(stdout, s->f, false);
+	return replay_frontend_origin_print(stdout, s->f, false);
 }

@@ -12,28 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* What `last` follows and `watch` watches: a register of the current
- * thread or a range of memory. */
-struct dw_type;
+struct replay_frontend_target;
 
-struct cli_last_target {
-	bool reg;
-	int slot;                  /* enum rsp_user_slot */
-	uint64_t addr;
-	size_t len;
-	const struct dw_type *type; /* the C expression's type, or NULL */
-	char what[160];            /* as typed */
-};
-
-/* EXPR (a C lvalue: g_list->next, *p, arr[2], *(long *)0x404040, *p@4;
- * or a register: $rax) into what it names. 0, or -1 with GDB's kind of
- * message in @err. */
-int cli_replay_last_target(struct cli_session *s, const char *expr, struct cli_last_target *t,
-			   char *err, size_t errsize);
-
-/* @n bytes of @t's value as GDB prints them: an integer of 1, 2, 4 or 8
- * bytes, else {0x41, ...}. */
-void cli_replay_print_target_value(struct cli_session *s, const struct cli_last_target *t,
+/* Prints @n bytes of @t's value as GDB does (replay_frontend_target_text). */
+void cli_replay_print_target_value(struct cli_session *s, const struct replay_frontend_target *t,
 				   const uint8_t *b, size_t n);
 
 /* last [EXPR]: back to the instruction that last wrote EXPR's bytes (or
@@ -41,7 +23,7 @@ void cli_replay_print_target_value(struct cli_session *s, const struct cli_last_
 int cli_replay_cmd_last(struct cli_session *s, const char *args, const struct command *c);
 
 /* origin: where the address the instruction at the position uses came
- * from (cli/cli_origin.h). */
+ * from (replay/frontend_origin.h). */
 int cli_replay_cmd_origin(struct cli_session *s, const char *args, const struct command *c);
 
 /* watch [-l] EXPR (c->arg 0), rwatch (1), awatch (2): a write watchpoint

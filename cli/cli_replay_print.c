@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "replay/cexpr.h"
 #include "replay/frontend.h"
-#include "replay/frontend_vars.h"
 
 /* Runs one of cexpr's whole commands and prints what it says. */
 static int run(struct cli_session *s, const char *args,

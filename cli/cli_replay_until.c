@@ -13,8 +13,6 @@
 #include <stdlib.h>
 
 #include "replay/frontend.h"
-#include "replay/frontend_frame.h"
-#include "replay/unwind.h"
 
 #define ROW_SCAN_MAX 4096          /* bytes looked through for a row's end */
 
@@ -40,7 +38,7 @@ static uint64_t row_end(struct cli_session *s, uint64_t pc)
 {
 	uint64_t a = pc + 1;
 
-	while (a < pc + ROW_SCAN_MAX && !replay_pc_starts_line(&s->f->sym, a))
+	while (a < pc + ROW_SCAN_MAX && !replay_frontend_starts_line(s->f, a))
 		a++;
 	return a;
 }

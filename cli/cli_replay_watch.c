@@ -7,7 +7,7 @@
  *                                 nothing until C expressions come)
  *   rwatch / awatch               refused: reads are not recorded
  *
- * A watchpoint is a point of the timeline (replay/timeline.h), numbered
+ * A watchpoint is a point of the timeline (replay_frontend_watch), numbered
  * with the breakpoints. continue and reverse-continue stop at the nearest
  * write to a watched range, in any thread; as GDB does, a write that
  * leaves the value as it was (the value at the last stop) does not stop,
@@ -24,14 +24,12 @@
 #include <string.h>
 
 #include "replay/frontend.h"
-#include "replay/provenance.h"
-#include "replay/timeline.h"
 
 struct watch {
 	int number;
-	struct cli_last_target t;
+	struct replay_frontend_target t;
 	bool location;             /* -l */
-	uint8_t val[REPLAY_PROV_MAX]; /* the value at the last stop */
+	uint8_t val[REPLAY_FRONTEND_VALUE_MAX]; /* the value at the last stop */
 	bool known;
 	uint64_t hits;
 };
@@ -46,7 +44,7 @@ static bool read_value(struct cli_session *s, const struct watch *w, uint8_t *bu
 	return replay_frontend_read(s->f, w->t.addr, buf, w->t.len) == (int)w->t.len;
 }
 
-static int add(struct cli_session *s, const struct cli_last_target *t, bool location)
+static int add(struct cli_session *s, const struct replay_frontend_target *t, bool location)
 {
 	struct watch *w;
 	int number = s->f->next_break + 1, r;
@@ -60,7 +58,7 @@ static int add(struct cli_session *s, const struct cli_last_target *t, bool loca
 		watches = nw;
 		capwatches = cap;
 	}
-	r = replay_timeline_point_insert(s->f->tl, REPLAY_TIMELINE_WATCH, t->addr, t->len, number);
+	r = replay_frontend_watch(s->f, t, number, true);
 	if (r < 0)
 		return r;
 	s->f->next_break = number;
@@ -75,7 +73,7 @@ static int add(struct cli_session *s, const struct cli_last_target *t, bool loca
 
 int cli_replay_cmd_watch(struct cli_session *s, const char *args, const struct command *c)
 {
-	struct cli_last_target t;
+	struct replay_frontend_target t;
 	bool location = false;
 	char err[256];
 	int n;
@@ -96,7 +94,7 @@ int cli_replay_cmd_watch(struct cli_session *s, const char *args, const struct c
 		fprintf(stderr, "Argument required (expression to compute).\n");
 		return -1;
 	}
-	if (cli_replay_last_target(s, args, &t, err, sizeof(err)) < 0) {
+	if (replay_frontend_target_parse(s->f, args, &t, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
@@ -122,7 +120,7 @@ int cli_replay_cmd_watch(struct cli_session *s, const char *args, const struct c
 /* The first watchpoint whose value the last move changed, or NULL. */
 static struct watch *changed(struct cli_session *s)
 {
-	uint8_t now[REPLAY_PROV_MAX];
+	uint8_t now[REPLAY_FRONTEND_VALUE_MAX];
 
 	for (size_t i = 0; i < nwatches; i++) {
 		struct watch *w = &watches[i];
@@ -152,7 +150,7 @@ int cli_replay_watch_continue(struct cli_session *s, bool reverse)
 int cli_replay_report_watch(struct cli_session *s)
 {
 	struct watch *w = pending;
-	uint8_t now[REPLAY_PROV_MAX];
+	uint8_t now[REPLAY_FRONTEND_VALUE_MAX];
 	bool known;
 
 	if (!w) { /* not ours (deleted meanwhile): where it is */
@@ -208,8 +206,7 @@ bool cli_replay_watch_delete(struct cli_session *s, int n)
 			i++;
 			continue;
 		}
-		replay_timeline_point_remove(s->f->tl, REPLAY_TIMELINE_WATCH, w->t.addr, w->t.len,
-					     w->number);
+		replay_frontend_watch(s->f, &w->t, w->number, false);
 		if (pending == w)
 			pending = NULL;
 		memmove(w, w + 1, (nwatches - i - 1) * sizeof(*w));

@@ -26,12 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli_origin.h"
 #include "cli/cli_record.h"
-#include "replay/bundle.h"
-#include "replay/cursor.h"
-#include "replay/explain.h"
-#include "replay/session.h"
+#include "replay/frontend_report.h"
 
 struct run_args {
 	const char *dir;
@@ -122,45 +118,11 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
  * after a message. */
 static int cli_run_explain(const char *dir, int signo)
 {
-	struct replay_session *s = NULL;
-	struct replay_cursor *c = NULL;
-	struct replay_explain *e = NULL;
-	char err[512] = "";
-	size_t thread;
-	int rc;
+	char err[512];
+	int rc = replay_report_explain(stderr, dir, signo, err, sizeof(err));
 
-	/* A state log that cannot be read leaves no registers: the rest
-	 * still works. */
-	rc = replay_session_open(dir, REPLAY_SESSION_STATE_LAX, &s, err, sizeof(err));
-	if (rc == 0 && !s->b->nthreads) {
-		rc = -ENOENT;
-		snprintf(err, sizeof(err), "no thread was recorded");
-	}
-	if (rc == 0)
-		rc = replay_session_want(s, REPLAY_SESSION_IMAGES, err, sizeof(err));
-	if (rc == 0) {
-		thread = replay_explain_thread(s->b, s->st);
-		rc = replay_cursor_new(s->b, thread, NULL, NULL, &c);
-		if (rc == 0)
-			rc = replay_session_want(s, REPLAY_SESSION_SYMBOLS, err, sizeof(err));
-		e = rc == 0 ? malloc(sizeof(*e)) : NULL;
-		if (rc == 0 && !e)
-			rc = -ENOMEM;
-		if (rc == 0)
-			rc = replay_explain_build(s->b, thread, c, s->img, s->st, &s->sym,
-						  replay_session_cfi, s, e);
-		if (rc == 0)
-			replay_explain_print(stderr, e, signo);
-		if (rc == 0 && s->st)
-			cli_origin_explain(stderr, dir);
-		if (rc < 0 && !err[0])
-			snprintf(err, sizeof(err), "%s", strerror(-rc));
-	}
 	if (rc < 0)
 		fprintf(stderr, "hindsight: cannot explain the crash from %s: %s\n", dir, err);
-	free(e);
-	replay_cursor_free(c);
-	replay_session_free(s);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -25,8 +25,7 @@
 #include "cli/cli_net.h"
 #include "protocol/rsp_server.h"
 #include "replay/bundle.h"
-#include "replay/cursor.h"
-#include "replay/image_find.h"
+#include "replay/frontend_report.h"
 #include "replay/replay_target.h"
 #include "stub/stub_rec_target.h"
 #include "stub/stub_target.h"
@@ -44,7 +43,7 @@ struct serve_args {
 	const char *rec_dir;  /* keep the recording here */
 	const char *addr;
 	char **argv;          /* program and arguments */
-	const char *image_dirs[REPLAY_IMAGE_DIRS_MAX];  /* --image-dir, with --replay */
+	const char *image_dirs[REPLAY_REPORT_IMAGE_DIRS_MAX];  /* --image-dir, with --replay */
 	size_t nimage_dirs;
 };
 
@@ -146,9 +145,9 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 		case 'n': a->no_record = true; break;
 		case 'R': a->record = optarg; break;
 		case 'i':
-			if (a->nimage_dirs == REPLAY_IMAGE_DIRS_MAX) {
+			if (a->nimage_dirs == REPLAY_REPORT_IMAGE_DIRS_MAX) {
 				fprintf(stderr, "hindsight serve: at most %d --image-dir\n",
-					REPLAY_IMAGE_DIRS_MAX);
+					REPLAY_REPORT_IMAGE_DIRS_MAX);
 				return -EINVAL;
 			}
 			a->image_dirs[a->nimage_dirs++] = optarg;
@@ -250,12 +249,13 @@ static void note_gap_ends(struct replay_target *rt)
 
 	for (size_t i = 0; i < b->nthreads; i++) {
 		struct replay_cursor *c = replay_target_cursor(rt, b->threads[i].tid);
+		uint64_t pos;
 
-		if (c && replay_cursor_position(c) != replay_cursor_size(c) + 1)
+		if (c && replay_report_starts_early(c, &pos))
 			fprintf(stderr, "Thread %lld: the pc at the end of its history is not known "
 				"(a gap, or a trace cut short): it starts at position %llu, the last "
 				"with a known pc\n", (long long)b->threads[i].tid,
-				(unsigned long long)replay_cursor_position(c));
+				(unsigned long long)pos);
 	}
 }
 
@@ -265,7 +265,7 @@ static int start_target(const struct serve_args *a, struct served *t, struct rsp
 	int r;
 
 	if (a->replay) {
-		replay_image_set_dirs(a->image_dirs, a->nimage_dirs);
+		replay_report_image_dirs(a->image_dirs, a->nimage_dirs);
 		r = replay_target_open(a->replay, &t->replay, err, sizeof(err));
 		if (r) {
 			fprintf(stderr, "Cannot replay %s: %s\n", a->replay, err);

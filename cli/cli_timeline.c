@@ -27,11 +27,7 @@
 
 #include "cli/cli_history.h"
 #include "replay/bundle.h"
-#include "replay/history_format.h"
-#include "replay/image_find.h"
-#include "replay/session.h"
-#include "replay/symbols.h"
-#include "replay/spans.h"
+#include "replay/frontend_report.h"
 
 #define TIMELINE_IMAGE_DIRS 16
 #define TIMELINE_RESOLUTION 20000
@@ -169,7 +165,7 @@ static int parse_args(int argc, char **argv, struct tl_args *a)
 				    ? FORMAT_HTML
 				    : FORMAT_JSON;
 	}
-	replay_image_set_dirs(a->image_dirs, a->nimage_dirs);
+	replay_report_image_dirs(a->image_dirs, a->nimage_dirs);
 	return 0;
 }
 
@@ -463,8 +459,8 @@ int cli_timeline_main(int argc, char **argv)
 {
 	struct replay_spans_opts o = { 0 };
 	struct replay_spans sp = { 0 };
-	struct replay_session *s = NULL;
-	struct replay_bundle *b;
+	struct replay_report *r = NULL;
+	const struct replay_bundle *b;
 	struct progress pr = { 0 };
 	struct tl_args a = { 0 };
 	struct writer w = { 0 };
@@ -477,25 +473,20 @@ int cli_timeline_main(int argc, char **argv)
 		fprintf(stderr, "hindsight: bad RANGE '%s' (A,B  A,+K  A,  ,B)\n", a.range);
 		return 2;
 	}
-	rc = replay_session_open(a.dir, 0, &s, err, sizeof(err));
+	rc = replay_report_open(a.dir, false, &r, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: %s\n", err);
 		return 1;
 	}
-	b = s->b;
+	b = r->b;
 	cli_say_notes(b);
-	/* A software recording's state log times every instruction exactly. */
-	if (replay_spans_clock_of(b) == REPLAY_CLOCK_INSNS)
-		replay_session_want(s, REPLAY_SESSION_STATE_LAX, err, sizeof(err));
-	rc = replay_session_want(s, REPLAY_SESSION_SYMBOLS, err, sizeof(err));
+	rc = replay_report_timeline_want(r);
 	if (rc == 0) {
-		o.st = s->st;
-		o.sym = &s->sym;
 		o.resolution = a.resolution;
 		o.progress = progress;
 		o.ctx = &pr;
 		clock_gettime(CLOCK_MONOTONIC, &pr.t0);
-		rc = replay_spans_build(&sp, b, &o);
+		rc = replay_report_timeline(r, &o, &sp);
 	}
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: %s: %s\n", a.dir,
@@ -517,6 +508,6 @@ int cli_timeline_main(int argc, char **argv)
 		rc = write_out(&a, &w);
 	}
 	replay_spans_release(&sp);
-	replay_session_free(s);
+	replay_report_free(r);
 	return rc < 0 ? 1 : 0;
 }

@@ -178,4 +178,25 @@ bool replay_frontend_break_stops(struct replay_frontend *f);
 /* The breakpoint at @pc, or NULL. */
 struct replay_frontend_break *replay_frontend_break_at(struct replay_frontend *f, uint64_t pc);
 
+/*
+ * The rest of the session's API, in the frontend room's other headers, so
+ * that a front end includes this one: breakpoint locations
+ * (frontend_break.h), the stack's frames (frontend_frame.h), the current
+ * thread's history (frontend_history.h: history, bt without registers),
+ * the code at an address (frontend_insn.h: x/i, disassemble), what `last`
+ * follows and `watch` watches (frontend_last.h), where a bad address came
+ * from (frontend_origin.h: origin, hindsight run), the shared libraries
+ * (frontend_solib.h), variables and C expressions (frontend_vars.h,
+ * cexpr.h: print, display, x, conditions).
+ */
+#include "replay/cexpr.h"
+#include "replay/frontend_break.h"
+#include "replay/frontend_frame.h"
+#include "replay/frontend_history.h"
+#include "replay/frontend_insn.h"
+#include "replay/frontend_last.h"
+#include "replay/frontend_origin.h"
+#include "replay/frontend_solib.h"
+#include "replay/frontend_vars.h"
+
 #endif

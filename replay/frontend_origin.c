@@ -1,5 +1,5 @@
 /*
- * cli/cli_origin.c: a bad address's way back, in words (see cli_origin.h).
+ * replay/frontend_origin.c: a bad address's way back, in words (see frontend_origin.h).
  *
  *   Where the address came from:
  *     the operand 0x10(%rax) = 0x4141414141414151: rax = 0x4141414141414141
@@ -14,7 +14,7 @@
  * Data addresses are named as C where the load read them (origin_name:
  * "table[2].next, e->next").
  */
-#include "cli/cli_origin.h"
+#include "replay/frontend_origin.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -25,7 +25,6 @@
 #include "replay/cursor.h"
 #include "replay/explain.h"
 #include "replay/frontend.h"
-#include "replay/frontend_vars.h"
 #include "replay/provenance.h"
 #include "replay/symbols.h"
 #include "replay/timeline.h"
@@ -33,7 +32,7 @@
 
 #define CALLERS 4                  /* a writer's callers shown */
 
-struct replay_cursor *cli_origin_cursor(void *ctx, int64_t tid)
+struct replay_cursor *replay_frontend_origin_cursor(void *ctx, int64_t tid)
 {
 	struct replay_frontend *f = ctx;
 
@@ -190,9 +189,10 @@ static void print_end(FILE *out, const struct replay_prov_origin *o)
 			REPLAY_PROV_LINKS);
 }
 
-int cli_origin_print(FILE *out, struct replay_frontend *f, bool crash)
+int replay_frontend_origin_print(FILE *out, struct replay_frontend *f, bool crash)
 {
-	struct replay_prov_env env = { f->st, f->img, cli_origin_cursor, f, f->interrupt };
+	struct replay_prov_env env = { f->st, f->img, replay_frontend_origin_cursor, f,
+				       f->interrupt };
 	struct replay_cursor *c = replay_frontend_cursor(f);
 	uint64_t pos = replay_cursor_position(c), now;
 	size_t thread = f->current;
@@ -228,7 +228,7 @@ int cli_origin_print(FILE *out, struct replay_frontend *f, bool crash)
 	return 0;
 }
 
-int cli_origin_explain(FILE *out, const char *dir)
+int replay_frontend_origin_explain(FILE *out, const char *dir)
 {
 	struct replay_frontend *f = NULL;
 	char err[512];
@@ -244,7 +244,7 @@ int cli_origin_explain(FILE *out, const char *dir)
 	t = replay_explain_thread(f->b, f->st);
 	f->current = t;
 	r = replay_frontend_goto(f, replay_explain_position(f->b, t, f->cur[t]));
-	r = r < 0 ? r : cli_origin_print(out, f, true);
+	r = r < 0 ? r : replay_frontend_origin_print(out, f, true);
 	replay_frontend_free(f);
 	return r < 0 ? -1 : 0;
 }
