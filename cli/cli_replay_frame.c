@@ -139,10 +139,8 @@ int cli_replay_cmd_frame(struct cli_session *s, const char *args, const struct c
  * that order. */
 static void print_saved(const struct replay_frame *f)
 {
+	/* GDB's order (its numbering) of the DWARF registers a frame saves. */
 	static const unsigned order[] = { 0, 3, 2, 1, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-	static const char *const names[] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp",
-					     "rsp", "r8", "r9", "r10", "r11", "r12", "r13",
-					     "r14", "r15", "rip" };
 	int count = 0;
 
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
@@ -150,8 +148,8 @@ static void print_saved(const struct replay_frame *f)
 
 		if (!(f->saved_mask & (1u << i)))
 			continue;
-		printf("%s %s at 0x%" PRIx64, count++ ? "," : " Saved registers:\n ", names[i],
-		       f->saved_at[i]);
+		printf("%s %s at 0x%" PRIx64, count++ ? "," : " Saved registers:\n ",
+		       replay_unwind_reg_name(i), f->saved_at[i]);
 	}
 	if (count)
 		putchar('\n');

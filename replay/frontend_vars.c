@@ -19,6 +19,7 @@
 #include "replay/dwarf_symbols.h"
 #include "replay/frontend.h"
 #include "replay/frontend_frame.h"
+#include "replay/unwind.h"
 
 /* What the evaluator sees of the selected frame, unwound again at each
  * lookup (a move or `frame N` changes it). */
@@ -40,11 +41,6 @@ struct fv_state {
 	bool has_scope_pc;
 	uint64_t scope_pc;
 	int scope_err;             /* dw_space_scope's answer for scope_pc */
-};
-
-static const char *const dwarf_reg_names[DW_LOC_NREGS] = {
-	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
-	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip",
 };
 
 static struct dw_space *fv_space(struct replay_frontend *f)
@@ -276,8 +272,8 @@ static struct cexpr_value *fv_value(struct replay_frontend *f, struct cexpr *cx,
 	if (at < size)
 		memset(state + at, CEXPR_BYTE_OPTIMIZED_OUT, size - at);
 	v = cexpr_value_bytes(cx, var->type, buf, state,
-			      loc.npieces == 1 && loc.pieces[0].kind == DW_LOC_REGISTER &&
-			      loc.pieces[0].reg < DW_LOC_NREGS ? dwarf_reg_names[loc.pieces[0].reg] : NULL);
+			      loc.npieces == 1 && loc.pieces[0].kind == DW_LOC_REGISTER ?
+			      replay_unwind_reg_name(loc.pieces[0].reg) : NULL);
 out:
 	free(buf);
 	free(state);

@@ -93,10 +93,13 @@ if [ -n "$links" ]; then
 	exit
 fi
 
+# cli/ reaches replay/ through these headers only (its front doors).
+CLI_REPLAY='replay/frontend replay/frontend_report replay/frontend_import replay/bundle replay/replay_target replay/replay_monitor'
+
 files=$(ls protocol/*.[ch] dwarf/*.[ch] replay/*.[ch] stub/*.[ch] cli/*.[ch] 2>/dev/null)
 # shellcheck disable=SC2086
 grep -n '^#include "[a-z]*/[A-Za-z0-9_]*\.h"' $files /dev/null |
-awk -v rooms="$ROOMS" -v may="$MAY" -v all="$files" -v out="$make_out" '
+awk -v rooms="$ROOMS" -v may="$MAY" -v all="$files" -v out="$make_out" -v clidoors="$CLI_REPLAY" '
 function room(path,    base, i, n, pats, j, p) {
 	base = path
 	sub(/\.[ch]$/, "", base)
@@ -157,6 +160,12 @@ BEGIN {
 	to = room(inc)
 	if (from == "" || to == "")
 		next
+	door = " " substr(inc, 1, length(inc) - 2) " "
+	if (from == "cli" && inc ~ /^replay\// && index(" " clidoors " ", door) == 0) {
+		printf "%s:%s: includes %s: cli/ reaches replay/ only through %s\n", f[1], f[2],
+		       inc, clidoors
+		bad = 1
+	}
 	if (!((from, to) in allowed)) {
 		printf "%s:%s: includes %s: room %s may not include room %s\n", f[1], f[2], inc,
 		       from, to
