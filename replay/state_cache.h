@@ -12,9 +12,12 @@
  * grows and is mapped again (replay_state_extend): a log only grows at its
  * end, and a chunk that grew has another end. Entries are evicted least
  * recently used first: at most STATE_CACHE_ENTRIES of them, and at most
- * STATE_CACHE_BYTES of decoded writes over all of them (about 48 bytes a
- * write: a chunk of 16K instructions takes a few hundred KB; a chunk
- * larger than half the budget is not kept). Nothing here parses a log:
+ * STATE_CACHE_BYTES of decoded writes over all of them (48 bytes a write:
+ * a chunk of 16K instructions takes 100-250 KB; a chunk larger than half
+ * the budget is not kept). 32 entries: a read walks back over the chunks
+ * that last wrote each word of a block, which for memory written all over
+ * at random can be 20 chunks, and reads of the next blocks at the same
+ * time walk the same ones; with 8, LRU evicted each before its reuse. Nothing here parses a log:
  * replay/state.c decodes, this file keeps. Nothing here prints.
  */
 #ifndef HINDSIGHT_REPLAY_STATE_CACHE_H
@@ -23,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STATE_CACHE_ENTRIES 8
-#define STATE_CACHE_BYTES (4u << 20)   /* of decoded writes, over all entries */
+#define STATE_CACHE_ENTRIES 32
+#define STATE_CACHE_BYTES (8u << 20)   /* of decoded writes, over all entries */
 #define STATE_CACHE_WIDE 512           /* writes longer than this are kept apart */
 
 /* One decoded MEM record; offsets are from the start of its log. */
