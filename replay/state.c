@@ -11,7 +11,9 @@
  * block's entries from that time outward and parses only the chunks that
  * wrote the words asked for, so what is kept in memory grows with the
  * chunks and the blocks each touches (a few bytes per thousand
- * instructions), not with the writes (one every few instructions).
+ * instructions), not with the writes (one every few instructions). The
+ * writes of the chunks parsed last stay decoded for the next reads
+ * (replay/state_cache.h), so a read across blocks parses each chunk once.
  * Registers are redone from a checkpoint by parsing forward (a cursor per
  * thread remembers the last answer); times and positions map to each other
  * through the base table. The format is docs/bundle.md's, defined in
