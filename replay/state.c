@@ -11,7 +11,9 @@
  * block's entries from that time outward and parses only the chunks that
  * wrote the words asked for, so what is kept in memory grows with the
  * chunks and the blocks each touches (a few bytes per thousand
- * instructions), not with the writes (one every few instructions).
+ * instructions), not with the writes (one every few instructions). The
+ * writes of the chunks parsed last stay decoded for the next reads
+ * (replay/state_cache.h), so a read across blocks parses each chunk once.
  * Registers are redone from a checkpoint by parsing forward (a cursor per
  * thread remembers the last answer); times and positions map to each other
  * through the base table. The format is docs/bundle.md's, defined in
@@ -31,6 +33,7 @@
 #include "dwarf/dw_elf.h"
 #include "protocol/rsp_ftag.h"
 #include "replay/bundle.h"
+#include "replay/state_cache.h"
 
 #define PAGE_SHIFT 12
 #define BLOCK_SHIFT 9              /* memory is indexed by 512-byte blocks */
@@ -129,6 +132,7 @@ struct replay_state {
 	size_t *vol;               /* the REPLAY_STATE_MAP_VOLATILE writes, by time */
 	size_t nvol;
 	uint64_t until;            /* memory is known at times before it */
+	struct state_cache *cache; /* chunks decoded by memory reads (NULL: none) */
 };
 
 /* --- parsing ------------------------------------------------------------ */
@@ -640,6 +644,19 @@ static int index_writes(struct replay_state *st)
 	return 0;
 }
 
+/* An empty chunk cache of STATE_CACHE_ENTRIES entries, or as many as the
+ * environment's HINDSIGHT_STATE_CACHE says (0: off; for measurements), or
+ * NULL (no memory: reads parse every chunk they need, as with it off). */
+static struct state_cache *cache_new(void)
+{
+	struct state_cache *c = malloc(sizeof(*c));
+	const char *env = getenv("HINDSIGHT_STATE_CACHE");
+
+	if (c)
+		state_cache_init(c, env && *env ? strtoul(env, NULL, 10) : STATE_CACHE_ENTRIES);
+	return c;
+}
+
 int replay_state_open(const struct replay_bundle *b, struct replay_state **out, char *err,
 		      size_t errsize)
 {
@@ -678,6 +695,8 @@ int replay_state_open(const struct replay_bundle *b, struct replay_state **out, 
 			st->until = st->t[i].until;
 	if (e >= 0)
 		e = index_writes(st);
+	if (e >= 0)
+		st->cache = cache_new();
 	if (e < 0) {
 		replay_state_free(st);
 		return e;
@@ -704,7 +723,30 @@ void replay_state_free(struct replay_state *st)
 	free(st->bs.v);
 	free(st->execs);
 	free(st->vol);
+	if (st->cache)
+		state_cache_clear(st->cache);
+	free(st->cache);
 	free(st);
+}
+
+void replay_state_cache_set(struct replay_state *st, size_t entries)
+{
+	if (!st->cache)
+		return;
+	state_cache_clear(st->cache);
+	state_cache_init(st->cache, entries);
+}
+
+void replay_state_cache_drop(struct replay_state *st)
+{
+	if (st->cache)
+		state_cache_clear(st->cache);
+}
+
+void replay_state_cache_stats(const struct replay_state *st, uint64_t *hits, uint64_t *misses)
+{
+	*hits = st->cache ? st->cache->hits : 0;
+	*misses = st->cache ? st->cache->misses : 0;
 }
 
 /* --- registers ------------------------------------------------------- */
@@ -933,13 +975,23 @@ static bool earlier(const struct mwrite *a, const struct mwrite *b)
 	return cmp_write(a, b) < 0;
 }
 
-/* Calls @fn for every MEM record of @r's chunk that overlaps [lo, hi). */
-static void chunk_writes(const struct replay_state *st, const struct mref *r, uint64_t lo,
-			 uint64_t hi, void (*fn)(void *ctx, const struct mwrite *w), void *ctx)
+/* The bytes [ck's offset, end) of @r's chunk in its thread's log. */
+static struct state_ckey chunk_key(const struct replay_state *st, const struct mref *r)
 {
 	const struct sthread *t = &st->t[r->thread];
-	size_t end = r->ck + 1 < t->nck ? t->ck[r->ck + 1].off : t->len;
-	struct parser ps = { .p = t->data + t->ck[r->ck].off, .end = t->data + end,
+
+	return (struct state_ckey){ r->thread, t->ck[r->ck].off,
+				    r->ck + 1 < t->nck ? t->ck[r->ck + 1].off : t->len };
+}
+
+/* Calls @fn for every MEM record of chunk @key, parsed, or with @all, for
+ * every one whether it overlaps [lo, hi) or not. */
+static void chunk_parse(const struct replay_state *st, const struct state_ckey *key, uint64_t lo,
+			uint64_t hi, bool all, void (*fn)(void *ctx, const struct mwrite *w),
+			void *ctx)
+{
+	const struct sthread *t = &st->t[key->thread];
+	struct parser ps = { .p = t->data + key->off, .end = t->data + key->end,
 			     .origin = t->origin, .xs_len = t->xs_len, .v1 = t->v1 };
 	unsigned kind;
 
@@ -953,12 +1005,106 @@ static void chunk_writes(const struct replay_state *st, const struct mref *r, ui
 
 		if (head(&ps, &kind) <= 0 || body(&ps, kind, &w) < 0)
 			return;
-		if (kind != REPLAY_STATE_REC_MEM || w.addr >= hi || w.addr + w.len <= lo)
+		if (kind != REPLAY_STATE_REC_MEM || (!all && (w.addr >= hi || w.addr + w.len <= lo)))
 			continue;
-		w.thread = r->thread;
+		w.thread = key->thread;
 		w.off = (size_t)(at - t->data);
 		fn(ctx, &w);
 	}
+}
+
+/* A chunk being decoded for the cache. */
+struct decoding {
+	const uint8_t *data;       /* the thread's log */
+	struct state_centry e;
+	size_t cap;
+	bool failed;
+};
+
+static void decode_one(void *ctx, const struct mwrite *w)
+{
+	struct decoding *d = ctx;
+	const uint8_t *bytes = w->old ? w->old : w->now;
+	size_t n = d->e.n;
+
+	if (d->failed)
+		return;
+	if (n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 256;
+		struct state_cwrite *nv = realloc(d->e.w, cap * sizeof(*nv));
+
+		if (!nv) {
+			d->failed = true;
+			return;
+		}
+		d->e.w = nv;
+		d->cap = cap;
+	}
+	d->e.w[n] = (struct state_cwrite){ .time = w->time, .addr = w->addr, .len = w->len,
+					   .index = w->index, .off = w->off,
+					   .data = (uint32_t)(bytes - d->data - w->off),
+					   .same = !w->old };
+	d->e.n = n + 1;
+}
+
+/* Calls @fn for entry @e's write @c if it overlaps [lo, hi). */
+static void entry_write(const struct replay_state *st, const struct state_centry *e,
+			const struct state_cwrite *c, uint64_t lo, uint64_t hi,
+			void (*fn)(void *ctx, const struct mwrite *w), void *ctx)
+{
+	const uint8_t *bytes = st->t[e->key.thread].data + c->off + c->data;
+
+	if (c->addr >= hi || c->addr + c->len <= lo)
+		return;
+	fn(ctx, &(struct mwrite){ .time = c->time, .addr = c->addr, .len = c->len,
+				  .index = c->index, .old = c->same ? NULL : bytes,
+				  .now = c->same ? bytes : bytes + c->len,
+				  .kind = REPLAY_STATE_REC_MEM, .thread = e->key.thread,
+				  .off = c->off });
+}
+
+/* Calls @fn for every write of entry @e overlapping [lo, hi): the narrow
+ * ones near it by address, then every wide one. */
+static void entry_writes(const struct replay_state *st, const struct state_centry *e,
+			 uint64_t lo, uint64_t hi, void (*fn)(void *ctx, const struct mwrite *w),
+			 void *ctx)
+{
+	for (size_t i = state_cache_first(e, lo); i < e->n && e->w[i].addr < hi; i++)
+		entry_write(st, e, &e->w[i], lo, hi, fn, ctx);
+	for (size_t i = e->n; i < e->n + e->nwide; i++)
+		entry_write(st, e, &e->w[i], lo, hi, fn, ctx);
+}
+
+/* Calls @fn for every MEM record of @r's chunk that overlaps [lo, hi), in
+ * no particular order: the chunk's decoded writes from the cache, decoded
+ * (and kept) on a miss, or with the cache off, parsed. */
+static void chunk_writes(const struct replay_state *st, const struct mref *r, uint64_t lo,
+			 uint64_t hi, void (*fn)(void *ctx, const struct mwrite *w), void *ctx)
+{
+	struct state_ckey key = chunk_key(st, r);
+	const struct state_centry *e;
+	struct decoding d = { .data = st->t[key.thread].data, .e = { .key = key } };
+
+	if (!st->cache || !st->cache->cap_entries) {
+		chunk_parse(st, &key, lo, hi, false, fn, ctx);
+		return;
+	}
+	e = state_cache_find(st->cache, &key);
+	if (e) {
+		entry_writes(st, e, lo, hi, fn, ctx);
+		return;
+	}
+	chunk_parse(st, &key, 0, 0, true, decode_one, &d);
+	if (d.failed) {                    /* no memory: as without the cache */
+		free(d.e.w);
+		chunk_parse(st, &key, lo, hi, false, fn, ctx);
+		return;
+	}
+	state_cache_sort(&d.e);
+	e = state_cache_put(st->cache, &d.e);
+	entry_writes(st, e ? e : &d.e, lo, hi, fn, ctx);
+	if (!e)
+		free(d.e.w);
 }
 
 /* The block's refs: [*lo, *hi) in st->mr, and *mid, the first of them

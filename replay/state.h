@@ -46,6 +46,21 @@ int replay_state_open(const struct replay_bundle *b, struct replay_state **out, 
 		      size_t errsize);
 void replay_state_free(struct replay_state *st);
 
+/* Memory reads and write searches keep the decoded writes of the few
+ * chunks they parsed last (replay/state_cache.h: STATE_CACHE_ENTRIES
+ * chunks, STATE_CACHE_BYTES at most; the environment's
+ * HINDSIGHT_STATE_CACHE=N at open sets how many, 0 none), so reads near
+ * one another in memory or time parse each chunk once. Answers are the
+ * same with it or without. replay_state_cache_set empties it and sets how
+ * many chunks it keeps (0 turns it off: for tests that compare);
+ * replay_state_cache_drop empties it (entries stay right when a log grows
+ * at its end: a chunk that grew is another key; this is for anything
+ * else); replay_state_cache_stats says how many chunk lookups hit and
+ * missed since open (0 and 0 with it off). */
+void replay_state_cache_set(struct replay_state *st, size_t entries);
+void replay_state_cache_drop(struct replay_state *st);
+void replay_state_cache_stats(const struct replay_state *st, uint64_t *hits, uint64_t *misses);
+
 /* Whether @tid's log was cut short: it does not end with the end record
  * a recorder writes when the thread or the recording ends (a recorder
  * killed, a disk full, an older recorder's log). If so, it is whole up to

@@ -10,7 +10,7 @@
  * header so the records themselves are what varies. Any step may fail;
  * none may crash, leak or hit undefined behaviour.
  *
- * fuzz-build: replay/state.c replay/bundle.c dwarf/dw_elf.c protocol -lelf
+ * fuzz-build: replay/state.c replay/state_cache.c replay/bundle.c dwarf/dw_elf.c protocol -lelf
  */
 #include <stddef.h>
 #include <stdint.h>

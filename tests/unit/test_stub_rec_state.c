@@ -164,16 +164,6 @@ static void check_after_checkpoints(struct replay_state *st, const struct replay
 	}
 }
 
-/* Under AddressSanitizer each sample's check (memory read back from the
- * log, chunk by chunk) costs several times more: samples four times
- * sparser keep the test well inside its time-out there; the normal build
- * checks them all. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SAMPLE_SPREAD 4u
-#else
-#define SAMPLE_SPREAD 1u
-#endif
-
 /* Records @argv with state samples every @every ticks and checks each
  * sample against the log. @snapshot > 0: the recording keeps only about
  * its newest @snapshot bytes of trace and state (one thread): samples
@@ -200,7 +190,7 @@ static void record_check_snap(const char *name, char *const argv[], uint32_t eve
 	memset(&o, 0, sizeof(o));
 	o.dir = dir;
 	o.state_check = chk;
-	o.state_check_every = every * SAMPLE_SPREAD + (SAMPLE_SPREAD > 1);
+	o.state_check_every = every;
 	o.snapshot = snapshot;
 	gettimeofday(&t0, NULL);
 	assert_int_equal(stub_rec_spawn(argv, &pid), 0);
