@@ -67,6 +67,16 @@ extern const struct rsp_target_ops replay_target_ops;
  * reason in @err. */
 int replay_target_open(const char *dir, struct replay_target **out, char *err, size_t errsize);
 void replay_target_free(struct replay_target *t);
+
+/* Extends @t to what its recording (a live one, saved again since it was
+ * opened) became: replay_session_extend, costing what was recorded since.
+ * @t then answers as replay_target_open would (every thread at its end,
+ * branch tracing off, the present memory as set) but keeps its
+ * breakpoints and watchpoints. 0, or replay_session_extend's errors with
+ * a reason in @err (-ESTALE: not the recording grown): @t is then only
+ * good for taking its points (replay_target_points_move) and
+ * replay_target_free: open the recording again. */
+int replay_target_extend(struct replay_target *t, char *err, size_t errsize);
 /* { &replay_target_ops, t } */
 struct rsp_target replay_target_rsp(struct replay_target *t);
 /* The recorded process id. */

@@ -53,6 +53,7 @@ struct replay_timeline {
 	 * instruction and after the last one. */
 	bool timed;
 	uint64_t time, begin_time, end_time;
+	const volatile sig_atomic_t *interrupt;   /* for cursors made later */
 	/* The breakpoint hit the last stop reported (thread, position), or
 	 * nthreads: not reported again while that thread stays there. */
 	size_t hit_thread;
@@ -192,6 +193,54 @@ int replay_timeline_new(const struct replay_bundle *b, struct replay_state *st,
 	return 0;
 }
 
+/* Thread @i of @b for thread @i of @tl: the same thread, its cursor
+ * extended, or a new one. */
+static int extend_thread(struct replay_timeline *tl, const struct replay_bundle *b, size_t i)
+{
+	struct replay_timeline_thread *th = &tl->threads[i];
+	int r;
+
+	th->back.valid = th->fwd.valid = false;
+	if (i < tl->nthreads)
+		return replay_cursor_extend(th->cur, b, i);
+	*th = (struct replay_timeline_thread){ .tid = b->threads[i].tid };
+	r = replay_cursor_new(b, i, NULL, NULL, &th->cur);
+	if (r == 0) {
+		replay_cursor_set_interrupt(th->cur, tl->interrupt);
+		tl->nthreads++;
+	}
+	return r;
+}
+
+int replay_timeline_extend(struct replay_timeline *tl, const struct replay_bundle *b,
+			   struct replay_state *st, size_t *failed)
+{
+	struct replay_timeline_thread *nv;
+	size_t n = tl->nthreads;
+	int r = 0;
+
+	*failed = 0;
+	if (b->nthreads < n)
+		return -ESTALE;
+	for (size_t i = 0; i < n; i++)
+		if (b->threads[i].tid != tl->threads[i].tid)
+			return -ESTALE;
+	nv = realloc(tl->threads, (b->nthreads ? b->nthreads : 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	tl->threads = nv;
+	for (size_t i = 0; i < b->nthreads && !r; i++) {
+		r = extend_thread(tl, b, i);
+		*failed = i;
+	}
+	tl->b = b;
+	tl->st = st;
+	tl->nscan_addrs = 0;
+	if (!r)
+		clock_open(tl);
+	return r;
+}
+
 void replay_timeline_free(struct replay_timeline *tl)
 {
 	if (!tl)
@@ -250,6 +299,7 @@ bool replay_timeline_at_end(const struct replay_timeline *tl)
 
 void replay_timeline_set_interrupt(struct replay_timeline *tl, const volatile sig_atomic_t *flag)
 {
+	tl->interrupt = flag;
 	for (size_t i = 0; i < tl->nthreads; i++)
 		replay_cursor_set_interrupt(tl->threads[i].cur, flag);
 }

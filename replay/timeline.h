@@ -89,6 +89,18 @@ int replay_timeline_new(const struct replay_bundle *b, struct replay_state *st,
 			struct replay_timeline **out, size_t *failed);
 void replay_timeline_free(struct replay_timeline *tl);
 
+/* Moves @tl, made over an earlier state of the same recording, to @b and
+ * @st (the recording grown: replay_state_extend, a live recording saved
+ * again), keeping its points: each thread's cursor is extended
+ * (replay_cursor_extend), new threads get one, and every thread stands at
+ * its end with the time the end's, as replay_timeline_new would leave
+ * them. It costs what was recorded since. 0; -ESTALE when @b's threads do
+ * not start with @tl's; or a cursor's error with the thread's number in
+ * *@failed: @tl is then only good for replay_timeline_free (and taking
+ * its points, replay_timeline_points_move). */
+int replay_timeline_extend(struct replay_timeline *tl, const struct replay_bundle *b,
+			   struct replay_state *st, size_t *failed);
+
 size_t replay_timeline_nthreads(const struct replay_timeline *tl);
 struct replay_cursor *replay_timeline_cursor(struct replay_timeline *tl, size_t i);
 
