@@ -193,6 +193,11 @@ void replay_target_free(struct replay_target *t)
 	free(t);
 }
 
+void replay_target_use_points(struct replay_target *t, struct replay_timeline_points *p)
+{
+	replay_timeline_use_points(t->tl, p);
+}
+
 struct rsp_target replay_target_rsp(struct replay_target *t)
 {
 	return (struct rsp_target){ &replay_target_ops, t };
