@@ -6,6 +6,7 @@
 #include "stub/stub_rec_target.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "protocol/rsp_buf.h"
 #include "replay/bundle.h"
 #include "replay/cursor.h"
 #include "replay/replay_target.h"
@@ -76,6 +78,10 @@ struct stub_rec_target {
 	bool past_pending;         /* past_stop is to be reported */
 	struct srt_btrace *btrace; /* threads GDB enabled `record btrace` for */
 	size_t nbtrace;
+	/* How the past was made ready (`monitor record-info` says it). */
+	uint64_t opened, extended;
+	bool last_extended;
+	double last_ms, last_sync_ms;
 };
 
 /* ---- plumbing ------------------------------------------------------------ */
@@ -122,6 +128,14 @@ static int srt_open_new_past(struct stub_rec_target *t)
 	return 0;
 }
 
+static double srt_ms_since(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a->tv_sec) * 1e3 + (double)(b.tv_nsec - a->tv_nsec) / 1e6;
+}
+
 /* The replay target over the recording as it is now: the one open
  * extended by what was recorded since (replay_target_extend), or a new
  * one where that cannot be (the first time, an exec, ...). Either way it
@@ -129,19 +143,26 @@ static int srt_open_new_past(struct stub_rec_target *t)
 static int srt_open_past(struct stub_rec_target *t)
 {
 	struct rsp_target rt;
+	struct timespec t0;
 	char err[512];
 	int e;
 
 	if (t->past && !t->stale)
 		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	e = t->live->sync(t->rec);
 	if (e < 0)
 		return e;
+	t->last_sync_ms = srt_ms_since(&t0);
 	e = t->past ? replay_target_extend(t->past, err, sizeof(err)) : -ENOENT;
+	t->last_extended = e == 0;
 	if (e < 0)
 		e = srt_open_new_past(t);
 	if (e < 0)
 		return e;
+	t->last_ms = srt_ms_since(&t0);
+	t->extended += t->last_extended;
+	t->opened += !t->last_extended;
 	t->stale = false;
 	t->in_past = false;
 	replay_target_set_present_mem(t->past, srt_present_read, t);
@@ -843,6 +864,11 @@ static int srt_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 	if (e < 0)             /* nothing recorded yet, say: only the server's */
 		return strcmp(cmd, "help") == 0 ? -ENOENT : e;
 	e = srt_past_rsp(t).ops->monitor(t->past, cmd, out);
+	if (e >= 0 && !strcmp(cmd, "record-info"))
+		rsp_buf_printf(out, "past: opened %" PRIu64 " times, extended %" PRIu64
+			       " times; the last %s in %.3f ms (%.3f ms saving the recording)\n",
+			       t->opened, t->extended, t->last_extended ? "extended" : "opened",
+			       t->last_ms, t->last_sync_ms);
 	/* `goto` may have moved a cursor into the past (or back). */
 	t->in_past = !replay_target_at_end(t->past);
 	return e;

@@ -34,8 +34,8 @@ for c in "${checks[@]}"; do
     cmd=${c#* }
     args+=(-ex "echo ==before-$name\\n" -ex 'monitor when' -ex "echo ==$name\\n" -ex "$cmd" "${note[@]}")
 done
-args+=(-ex 'echo ==norc\n' -ex 'delete' -ex 'reverse-continue' -ex 'monitor when' -ex 'echo ==end\n'
-       -ex 'kill')
+args+=(-ex 'echo ==norc\n' -ex 'delete' -ex 'reverse-continue' -ex 'monitor when'
+       -ex 'echo ==info\n' -ex 'monitor record-info' -ex 'echo ==end\n' -ex 'kill')
 out=$T_DIR/live.out
 gdb_run "$out" "${args[@]}" "$prog"
 show "$out"
@@ -62,6 +62,9 @@ for n in 1 2 3 4 5 6; do
 done
 section "$out" norc | grep -q "No more reverse-execution history." ||
     fail "reverse-continue without breakpoints did not reach the start"
+# The past was opened once, then extended after each live run.
+section "$out" info | grep -qE "^past: opened 1 times, extended ([4-9]|[1-9][0-9]) times" ||
+    fail "the past was not extended after the live runs (monitor record-info)"
 # The live runs went on: the later checks are further in the program.
 i1=$(section "$out" c1 | sed -n 's/.*tick (i=\([0-9]*\)).*/\1/p' | head -1)
 i10=$(section "$out" c10 | sed -n 's/.*tick (i=\([0-9]*\)).*/\1/p' | head -1)
