@@ -253,7 +253,12 @@ int replay_session_extend(struct replay_session *s, char *err, size_t errsize)
 		r = replay_timeline_extend(s->tl, nb, s->st, &failed);
 	if (r == 0)
 		r = redo_small(s, err, errsize);
-	replay_bundle_free(old);
+	/* After a failure what was not extended still points into the old
+	 * bundle: it goes with the session. */
+	if (r < 0)
+		s->retired = old;
+	else
+		replay_bundle_free(old);
 	if (r < 0 && err && errsize && !err[0])
 		snprintf(err, errsize, "%s: thread %zu: %s", s->path, failed, strerror(-r));
 	return r;
@@ -276,6 +281,7 @@ void replay_session_free(struct replay_session *s)
 	replay_rodata_free(s->rodata);
 	replay_image_free(s->img);
 	replay_bundle_free(s->b);
+	replay_bundle_free(s->retired);
 	free(s->path);
 	free(s);
 }

@@ -55,6 +55,7 @@ struct replay_session {
 	struct replay_symbolizer sym;    /* SYMBOLS: over ds */
 	unsigned have;                   /* the REPLAY_SESSION_* bits set up */
 	char *path;                      /* as opened, for messages */
+	struct replay_bundle *retired;   /* a failed replay_session_extend's old one */
 };
 
 /* Opens the recording at @path with what @want asks for. 0, or a negative
