@@ -16,7 +16,9 @@
  * - timeline: the clock and every thread's end, then the same twenty
  *   reverse-continues to a breakpoint on the counter's store, and ten
  *   continues forward, stop by stop (thread, kind, every position, time);
- * - session: the same through the one door, its points kept.
+ * - session: the same through the one door, its points kept;
+ * - a log cut shorter, or an exec in what came since (tests/programs/
+ *   execself.c recorded too): refused with -ESTALE.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,12 +47,13 @@
 #define PROGS "tests/programs"
 #define PIECES 4                   /* appends after the first cut */
 
-static char work[256], full_dir[512], grow_dir[512];
+static char work[256], full_dir[512], grow_dir[512], exec_dir[512];
 static uint64_t counter_addr, store_ip;
 
 /* ---- the recording ------------------------------------------------------ */
 
-static int record(void)
+/* Records @src (under tests/programs) built as @name into @dir. */
+static int record_one(const char *src, const char *name, const char *dir)
 {
 	char exe[512], cmd[1024];
 	char *argv[] = { exe, NULL };
@@ -58,14 +61,13 @@ static int record(void)
 	struct stub_rec *rec = NULL;
 	pid_t pid;
 
-	snprintf(exe, sizeof(exe), "%s/threads", work);
-	snprintf(cmd, sizeof(cmd), "gcc -g -O0 -no-pie -pthread -o %s %s/rec/threads.c", exe,
-		 PROGS);
+	snprintf(exe, sizeof(exe), "%s/%s", work, name);
+	snprintf(cmd, sizeof(cmd), "gcc -g -O0 -no-pie -pthread -o %s %s/%s", exe, PROGS, src);
 	if (system(cmd) != 0)
 		return -1;
-	counter_addr = nm_symbol(exe, "counter");
-	snprintf(full_dir, sizeof(full_dir), "%s/full.bundle", work);
-	o.dir = full_dir;
+	if (!strcmp(name, "threads"))
+		counter_addr = nm_symbol(exe, "counter");
+	o.dir = dir;
 	o.slice = 97;
 	o.psb_period = 256;
 	if (stub_rec_spawn(argv, &pid) || stub_rec_new(&rec, &o, pid, argv, false) ||
@@ -73,6 +75,15 @@ static int record(void)
 		return -1;
 	stub_rec_free(rec);
 	return 0;
+}
+
+static int record(void)
+{
+	snprintf(full_dir, sizeof(full_dir), "%s/full.bundle", work);
+	snprintf(exec_dir, sizeof(exec_dir), "%s/exec.bundle", work);
+	if (record_one("rec/threads.c", "threads", full_dir) < 0)
+		return -1;
+	return record_one("execself.c", "execself", exec_dir);
 }
 
 /* The instruction that stores the counter: the pc of the newest write. */
@@ -120,6 +131,8 @@ static int teardown(void **state)
 
 /* Makes @file of the copy @num / @den of the full one's bytes, by
  * appending (never rewriting what a reader may have mapped). */
+static const char *source_dir;     /* what the copy grows towards */
+
 static void grow_file(const char *file, int num, int den)
 {
 	char from[1024], to[1024];
@@ -128,7 +141,7 @@ static void grow_file(const char *file, int num, int den)
 	char *buf;
 	int in, out;
 
-	snprintf(from, sizeof(from), "%s/%s", full_dir, file);
+	snprintf(from, sizeof(from), "%s/%s", source_dir, file);
 	snprintf(to, sizeof(to), "%s/%s", grow_dir, file);
 	assert_int_equal(stat(from, &sb), 0);
 	want = (size_t)sb.st_size * (size_t)num / (size_t)den;
@@ -163,17 +176,23 @@ static void grow(const struct replay_bundle *full, int num, int den)
 }
 
 /* A fresh copy: trace.json and images as they are, traces and logs cut. */
-static struct replay_bundle *start_copy(int num, int den)
+static struct replay_bundle *start_copy_of(const char *src, int num, int den)
 {
 	struct replay_bundle *full;
 	char cmd[4096], err[256];
 
+	source_dir = src;
 	snprintf(cmd, sizeof(cmd), "rm -rf %s && mkdir -p %s/threads && cp %s/trace.json %s/ && "
-		 "cp -r %s/images %s/", grow_dir, grow_dir, full_dir, grow_dir, full_dir, grow_dir);
+		 "cp -r %s/images %s/", grow_dir, grow_dir, src, grow_dir, src, grow_dir);
 	assert_int_equal(system(cmd), 0);
-	assert_int_equal(replay_bundle_load(full_dir, &full, err, sizeof(err)), 0);
+	assert_int_equal(replay_bundle_load(src, &full, err, sizeof(err)), 0);
 	grow(full, num, den);
 	return full;
+}
+
+static struct replay_bundle *start_copy(int num, int den)
+{
+	return start_copy_of(full_dir, num, den);
 }
 
 /* ---- comparing ----------------------------------------------------------- */
@@ -445,6 +464,25 @@ static void test_not_grown(void **state)
 	replay_bundle_free(full);
 }
 
+/* An exec in what was recorded since: the state refuses to extend (the
+ * caller opens the recording whole). Cut before the exec (the first
+ * tenth of the log: ld.so and main run first), grown to the end. */
+static void test_exec(void **state)
+{
+	struct replay_bundle *full = start_copy_of(exec_dir, 1, 10), *b;
+	struct replay_state *st;
+	char err[256];
+	(void)state;
+
+	assert_int_equal(replay_bundle_load(grow_dir, &b, err, sizeof(err)), 0);
+	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), 0);
+	grow(full, 1, 1);
+	assert_int_equal(replay_state_extend(st, b), -ESTALE);
+	replay_state_free(st);
+	replay_bundle_free(b);
+	replay_bundle_free(full);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_not_grown),
+		cmocka_unit_test(test_exec),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
