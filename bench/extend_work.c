@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static unsigned long mix(unsigned long x) { return x * 6364136223846793005UL + 1442695040888963407UL; }
+static unsigned long mix(unsigned long x)
+{
+	return x * 6364136223846793005UL + 1442695040888963407UL;
+}
 
 __attribute__((noinline)) unsigned long work(long n)
 {

@@ -192,8 +192,9 @@ static bool same_map(const struct replay_mapping *o, const struct replay_mapping
  * @o's end. */
 static bool grown(const struct replay_bundle *o, const struct replay_bundle *n)
 {
-	if (o->pid != n->pid || strcmp(o->cpu.vendor, n->cpu.vendor) || o->cpu.family != n->cpu.family ||
-	    o->cpu.model != n->cpu.model || o->cpu.stepping != n->cpu.stepping ||
+	if (o->pid != n->pid || strcmp(o->cpu.vendor, n->cpu.vendor) ||
+	    o->cpu.family != n->cpu.family || o->cpu.model != n->cpu.model ||
+	    o->cpu.stepping != n->cpu.stepping ||
 	    o->nthreads > n->nthreads || o->nmaps > n->nmaps || o->nmem || n->nmem ||
 	    o->mtc_freq != n->mtc_freq || o->nom_freq != n->nom_freq || n->end_time < o->end_time)
 		return false;

@@ -519,7 +519,8 @@ static int scan(struct replay_state *st, struct sthread *t)
 		struct parser first = ps;
 		unsigned k0;
 
-		if (head(&first, &k0) <= 0 || k0 != REPLAY_STATE_REC_CKPT || get(&first, &t->origin) < 0)
+		if (head(&first, &k0) <= 0 || k0 != REPLAY_STATE_REC_CKPT ||
+		    get(&first, &t->origin) < 0)
 			return -EINVAL;
 		ps.origin = t->origin;
 	}
@@ -666,9 +667,12 @@ static int index_blocks(struct replay_state *st, size_t sorted)
 
 		if (!m)
 			return -ENOMEM;
-		while (a < sorted || b < st->nmr)
-			m[k++] = b >= st->nmr || (a < sorted && cmp_mref(&st->mr[a], &st->mr[b]) <= 0) ?
-				 st->mr[a++] : st->mr[b++];
+		while (a < sorted || b < st->nmr) {
+			bool left = b >= st->nmr ||
+				    (a < sorted && cmp_mref(&st->mr[a], &st->mr[b]) <= 0);
+
+			m[k++] = left ? st->mr[a++] : st->mr[b++];
+		}
 		free(st->mr);
 		st->mr = m;
 		st->capmr = st->nmr;

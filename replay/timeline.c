@@ -392,8 +392,8 @@ size_t replay_timeline_points_count(const struct replay_timeline_points *p)
 	return p->n;
 }
 
-const struct replay_timeline_point *replay_timeline_points_get(const struct replay_timeline_points *p,
-							       size_t i)
+const struct replay_timeline_point *
+replay_timeline_points_get(const struct replay_timeline_points *p, size_t i)
 {
 	return i < p->n ? &p->v[i] : NULL;
 }

@@ -148,8 +148,8 @@ bool replay_timeline_points_break_at(const struct replay_timeline_points *p, uin
 /* The number of points, and point @i (0 .. count - 1; NULL past it): the
  * order changes when one is removed. */
 size_t replay_timeline_points_count(const struct replay_timeline_points *p);
-const struct replay_timeline_point *replay_timeline_points_get(const struct replay_timeline_points *p,
-							       size_t i);
+const struct replay_timeline_point *
+replay_timeline_points_get(const struct replay_timeline_points *p, size_t i);
 /* @tl uses @p (which must outlive it) instead of its own table from now
  * on; NULL: its own again. */
 void replay_timeline_use_points(struct replay_timeline *tl, struct replay_timeline_points *p);

@@ -219,7 +219,8 @@ static void same_regs_at(struct replay_state *a, struct replay_state *b, int64_t
 	assert_int_equal(ra, rb);
 	if (ra == 0)
 		assert_memory_equal(ga, gb, sizeof(ga));
-	assert_int_equal(replay_state_time_at(a, tid, p, &ta), replay_state_time_at(b, tid, p, &tb));
+	assert_int_equal(replay_state_time_at(a, tid, p, &ta),
+			 replay_state_time_at(b, tid, p, &tb));
 	assert_int_equal(ta, tb);
 }
 
@@ -246,7 +247,8 @@ static void same_state(struct replay_state *a, struct replay_state *b,
 		uint64_t pa = 0, pb = 0, ta = 0, tb = 0;
 
 		assert_int_equal(replay_state_last_index(a, tid), last);
-		assert_int_equal(replay_state_cut(a, tid, &pa, &ta), replay_state_cut(b, tid, &pb, &tb));
+		assert_int_equal(replay_state_cut(a, tid, &pa, &ta),
+				 replay_state_cut(b, tid, &pb, &tb));
 		assert_int_equal(pa, pb);
 		assert_int_equal(ta, tb);
 		for (uint64_t p = 1; p <= last + 2; p += 1 + last / 97)
@@ -406,8 +408,8 @@ static void test_timeline(void **state)
 	(void)state;
 
 	open_fresh(&ext);
-	assert_int_equal(replay_timeline_point_insert(ext.tl, REPLAY_TIMELINE_BREAK, store_ip, 0, 1),
-			 0);
+	assert_int_equal(
+		replay_timeline_point_insert(ext.tl, REPLAY_TIMELINE_BREAK, store_ip, 0, 1), 0);
 	for (int k = 1; k <= 2; k++) {
 		grow(full, 1 + k, 3);
 		assert_int_equal(replay_bundle_load(grow_dir, &b2, err, sizeof(err)), 0);
@@ -430,9 +432,10 @@ static void test_session(void **state)
 	char err[256];
 	(void)state;
 
-	assert_int_equal(replay_session_open(grow_dir, REPLAY_SESSION_ALL, &ext, err, sizeof(err)), 0);
-	assert_int_equal(replay_timeline_point_insert(ext->tl, REPLAY_TIMELINE_BREAK, store_ip, 0, 1),
-			 0);
+	assert_int_equal(
+		replay_session_open(grow_dir, REPLAY_SESSION_ALL, &ext, err, sizeof(err)), 0);
+	assert_int_equal(
+		replay_timeline_point_insert(ext->tl, REPLAY_TIMELINE_BREAK, store_ip, 0, 1), 0);
 	for (int k = 1; k <= PIECES; k++) {
 		grow(full, 1 + k, 1 + PIECES);
 		assert_int_equal(replay_session_extend(ext, err, sizeof(err)), 0);
@@ -455,7 +458,8 @@ static void test_not_grown(void **state)
 	char err[256], path[1024];
 	(void)state;
 
-	assert_int_equal(replay_session_open(grow_dir, REPLAY_SESSION_ALL, &s, err, sizeof(err)), 0);
+	assert_int_equal(
+		replay_session_open(grow_dir, REPLAY_SESSION_ALL, &s, err, sizeof(err)), 0);
 	/* A state log cut shorter than it was. */
 	snprintf(path, sizeof(path), "%s/%s", grow_dir, full->threads[0].state_file);
 	assert_int_equal(truncate(path, 32), 0);
