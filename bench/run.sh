@@ -17,7 +17,9 @@
 # BENCH_SS_N (iterations single-stepped by ss_floor, default 4000, ~0.2M steps, twice),
 # BENCH_VG_N (iterations under the Valgrind recorder, default 40000000, ~1e9
 # instructions, under a minute; the state log takes ~8 GB of /tmp),
-# BENCH_SKIP_REPLAY=1 (leave out bench/replay.sh: its first run records for ~15 min).
+# BENCH_SKIP_REPLAY=1 (leave out bench/replay.sh: its first run records for ~15 min),
+# BENCH_ONLY=serve_extend (only bench/serve_extend.sh's rows: a reverse after a
+# live run under `hindsight serve`, ~1 min).
 set -u
 
 HINDSIGHT=${1:?usage: bench/run.sh HINDSIGHT BENCH_DECODE}
@@ -32,6 +34,12 @@ trap 'rm -rf "$W"' EXIT
 
 cc -O0 -g "$(dirname "$0")/work.c" -o "$W/work" || exit 1
 cc -O2 "$(dirname "$0")/ss_floor.c" -o "$W/ss_floor" || exit 1
+if [ "${BENCH_ONLY:-}" = serve_extend ]; then
+    echo "| measure | hindsight | peer | ratio |"
+    echo "|---|---|---|---|"
+    "$(dirname "$0")/serve_extend.sh" "$HINDSIGHT"
+    exit
+fi
 
 now() { date +%s.%N; }
 rate() { $PY -c "import sys; n,t=float(sys.argv[1]),float(sys.argv[2]); print(f'{n/t:.0f}' if t>0 else 'n/a')" "$1" "$2"; }
@@ -155,5 +163,7 @@ else
     echo "| recording rate (insn/s) | (hindsight record not available) | GDB record full: $gdb_rate ($gdb_insns insns in ${gdb_secs:-?} s) | |"
     floor_row ""
 fi
+# A reverse after a live run under serve: the past extended, not opened again.
+"$(dirname "$0")/serve_extend.sh" "$HINDSIGHT"
 [ "${BENCH_SKIP_REPLAY:-0}" = 1 ] && exit 0
 "$(dirname "$0")/replay.sh" "$HINDSIGHT" "$(dirname "$BENCH_DECODE")/bench_replay" "$(dirname "$BENCH_DECODE")/../bench-cache"

@@ -303,6 +303,34 @@ int replay_cursor_new(const struct replay_bundle *b, size_t thread, replay_progr
 	return 0;
 }
 
+int replay_cursor_extend(struct replay_cursor *c, const struct replay_bundle *b, size_t thread)
+{
+	struct replay_block_cache *cache = NULL;
+	struct replay_decoder *d = NULL;
+	int rc = replay_index_extend(&c->idx, b, thread, NULL, NULL);
+
+	if (!rc)
+		rc = replay_decoder_new(b, thread, &d);
+	if (!rc)
+		rc = replay_block_cache_new(&cache);
+	if (rc < 0) {
+		replay_decoder_free(d);
+		return rc;
+	}
+	replay_decoder_free(c->d);
+	replay_block_cache_free(c->cache);
+	c->d = d;
+	c->cache = cache;
+	c->b = b;
+	c->size = c->idx.nitems;
+	c->pos = c->size + 1;
+	c->wfirst = 0;
+	c->wn = 0;
+	c->have_end_pc = false;
+	c->end_pc = 0;
+	return find_end_pc(c);
+}
+
 void replay_cursor_free(struct replay_cursor *c)
 {
 	if (!c)

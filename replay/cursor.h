@@ -70,6 +70,15 @@ int replay_cursor_new(const struct replay_bundle *b, size_t thread, replay_progr
 		      void *ctx, struct replay_cursor **out);
 void replay_cursor_free(struct replay_cursor *c);
 
+/* Moves @c, made over thread @thread of an earlier state of the same
+ * recording, to thread @thread of @b (which must outlive it), whose trace
+ * is the old one grown (a live recording saved again): its index is
+ * extended (replay_index_extend), costing what was recorded since the
+ * last PSB, and it stands at the new end as replay_cursor_new would put
+ * it. 0, or replay_cursor_new's errors: @c is then only good for
+ * replay_cursor_free. */
+int replay_cursor_extend(struct replay_cursor *c, const struct replay_bundle *b, size_t thread);
+
 /* The current position (1 .. size + 1) and the number of items. */
 uint64_t replay_cursor_position(const struct replay_cursor *c);
 uint64_t replay_cursor_size(const struct replay_cursor *c);

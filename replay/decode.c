@@ -292,18 +292,18 @@ void replay_decoder_free(struct replay_decoder *d)
 }
 
 
-/* The offsets of every PSB in the trace, into d->psbs. */
-static int scan_psbs(struct replay_decoder *d)
+/* The offsets of every PSB in the trace from @from on, into d->psbs. */
+static int scan_psbs(struct replay_decoder *d, uint64_t from)
 {
 	struct pt_packet_decoder *p;
 	struct pt_config cfg;
 	size_t cap = 0;
 	uint64_t off;
 
-	if (!d->pt_size)
+	if (from >= d->pt_size)
 		return 0;
 	pt_config_init(&cfg);
-	cfg.begin = d->pt;
+	cfg.begin = d->pt + from;
 	cfg.end = d->pt + d->pt_size;
 	p = pt_pkt_alloc_decoder(&cfg);
 	if (!p)
@@ -320,7 +320,7 @@ static int scan_psbs(struct replay_decoder *d)
 			}
 			d->psbs = n;
 		}
-		d->psbs[d->npsbs++] = off;
+		d->psbs[d->npsbs++] = from + off;
 	}
 	pt_pkt_free_decoder(p);
 	return 0;
@@ -352,9 +352,15 @@ static int psb_before(const struct replay_decoder *d, uint64_t *off)
 
 int replay_decoder_on_psb(struct replay_decoder *d, replay_psb_fn fn, void *ctx)
 {
+	return replay_decoder_on_psb_from(d, fn, ctx, 0);
+}
+
+int replay_decoder_on_psb_from(struct replay_decoder *d, replay_psb_fn fn, void *ctx,
+			       uint64_t from)
+{
 	d->on_psb = fn;
 	d->psb_ctx = ctx;
-	return fn && !d->psbs ? scan_psbs(d) : 0;
+	return fn && !d->psbs ? scan_psbs(d, d->nsegs ? 0 : from) : 0;
 }
 
 /* @synced: right after an explicit sync (libipt knows the offset);

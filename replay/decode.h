@@ -65,6 +65,11 @@ void replay_decoder_free(struct replay_decoder *d);
 /* Asks for @fn at every PSB from now on (the trace is scanned for PSBs
  * once). 0 or -ENOMEM. */
 int replay_decoder_on_psb(struct replay_decoder *d, replay_psb_fn fn, void *ctx);
+/* The same for a decoder that will never be before offset @from (it is
+ * sought there, replay_decoder_seek): the trace is scanned from @from on
+ * only (from 0 for a trace in segments). 0 or -ENOMEM. */
+int replay_decoder_on_psb_from(struct replay_decoder *d, replay_psb_fn fn, void *ctx,
+			       uint64_t from);
 
 /* The next item: 1 and @it filled, 0 at the end of the history, -ENOMEM. */
 int replay_decoder_next(struct replay_decoder *d, struct replay_item *it);

@@ -19,6 +19,7 @@ static void add_entry(void *ctx, uint64_t offset, uint64_t index, uint64_t time)
 	struct replay_index *idx = bd->idx;
 	struct replay_index_entry *e;
 
+	idx->tail_gaps = 0;
 	/* A PSB passed without an item since the last keeps the later one. */
 	if (idx->nentries && idx->entries[idx->nentries - 1].index == index) {
 		idx->entries[idx->nentries - 1] = (struct replay_index_entry){ offset, index, time };
@@ -38,36 +39,83 @@ static void add_entry(void *ctx, uint64_t offset, uint64_t index, uint64_t time)
 	idx->entries[idx->nentries++] = (struct replay_index_entry){ offset, index, time };
 }
 
-int replay_index_build(struct replay_index *idx, const struct replay_bundle *b, size_t thread,
-		       replay_progress_fn progress, void *ctx)
+/* Counts the chunks @d gives from where it stands into @idx. */
+static int count(struct replay_index *idx, struct replay_decoder *d, struct build *bd,
+		 replay_progress_fn progress, void *ctx)
 {
-	struct build bd = { idx, 0 };
-	struct replay_decoder *d;
 	struct replay_chunk c;
 	unsigned n = 0;
-	int rc;
+	int rc = 0;
 
-	rc = replay_decoder_new(b, thread, &d);
-	if (rc < 0)
-		return rc;
-	rc = replay_decoder_on_psb(d, add_entry, &bd);
-	while (rc == 0 && (rc = replay_decoder_next_chunk(d, &c)) > 0 && !bd.err) {
+	while (rc == 0 && (rc = replay_decoder_next_chunk(d, &c)) > 0 && !bd->err) {
 		rc = 0;
 		idx->nitems++;
-		if (c.gap)
+		if (c.gap) {
 			idx->ngaps++;
-		else
+			idx->tail_gaps++;
+		} else {
 			idx->nitems += c.ninsn - 1;
+		}
 		if (progress && !(++n & 0xfff) && progress(ctx, idx->nitems)) {
 			rc = -ECANCELED;
 			break;
 		}
 	}
 	idx->ninsns = idx->nitems - idx->ngaps;
-	replay_decoder_free(d);
-	if (bd.err)
-		rc = bd.err;
+	if (bd->err)
+		rc = bd->err;
 	return rc < 0 ? rc : 0;
+}
+
+int replay_index_build(struct replay_index *idx, const struct replay_bundle *b, size_t thread,
+		       replay_progress_fn progress, void *ctx)
+{
+	struct build bd = { idx, 0 };
+	struct replay_decoder *d;
+	int rc;
+
+	rc = replay_decoder_new(b, thread, &d);
+	if (rc < 0)
+		return rc;
+	rc = replay_decoder_on_psb(d, add_entry, &bd);
+	if (rc == 0)
+		rc = count(idx, d, &bd, progress, ctx);
+	replay_decoder_free(d);
+	return rc;
+}
+
+int replay_index_extend(struct replay_index *idx, const struct replay_bundle *b, size_t thread,
+			replay_progress_fn progress, void *ctx)
+{
+	struct build bd = { idx, 0 };
+	struct replay_index_entry last;
+	struct replay_decoder *d;
+	int rc;
+
+	if (!idx->nentries) {
+		replay_index_release(idx);
+		rc = replay_index_build(idx, b, thread, progress, ctx);
+		goto out;
+	}
+	last = idx->entries[idx->nentries - 1];
+	rc = replay_decoder_new(b, thread, &d);
+	if (rc < 0)
+		goto out;
+	/* Back to the moment the decoder passed the last PSB: its entry
+	 * stays, what came after it is counted again. */
+	idx->nitems = last.index - 1;
+	idx->ngaps -= idx->tail_gaps;
+	idx->tail_gaps = 0;
+	rc = replay_decoder_on_psb_from(d, add_entry, &bd, last.offset);
+	if (rc == 0)
+		rc = replay_decoder_seek(d, last.offset, last.index);
+	if (rc == 0)
+		rc = count(idx, d, &bd, progress, ctx);
+	replay_decoder_free(d);
+out:
+	if (rc < 0)
+		replay_index_release(idx);
+	return rc;
 }
 
 void replay_index_release(struct replay_index *idx)

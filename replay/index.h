@@ -29,6 +29,7 @@ struct replay_index {
 	uint64_t nitems;           /* instructions and gaps */
 	uint64_t ninsns;           /* instructions only */
 	uint64_t ngaps;
+	uint64_t tail_gaps;        /* of ngaps, those at or after the last entry */
 };
 
 /* Called now and then while building, with the items counted so far;
@@ -41,6 +42,16 @@ typedef int (*replay_progress_fn)(void *ctx, uint64_t items);
 int replay_index_build(struct replay_index *idx, const struct replay_bundle *b, size_t thread,
 		       replay_progress_fn progress, void *ctx);
 void replay_index_release(struct replay_index *idx);
+
+/* Extends @idx, built (or extended) over thread @thread of an earlier
+ * state of the same recording, to the thread in @b, whose trace is the
+ * old one with more appended (a live recording saved again): decoding
+ * resumes at the last entry's PSB, so it costs what was recorded since
+ * that PSB, and the index is then the one replay_index_build gives for
+ * @b. Without an entry it is built again. 0, or replay_index_build's
+ * errors (@idx is then released). */
+int replay_index_extend(struct replay_index *idx, const struct replay_bundle *b, size_t thread,
+			replay_progress_fn progress, void *ctx);
 
 /* Positions @d (a decoder of the same thread) so that its next item is
  * number @n (1-based). 0, -ENOENT if there is no such item. */

@@ -129,6 +129,57 @@ fail:
 	return r;
 }
 
+/* The threads of the grown recording, each as a new target has it (at
+ * its end, branch tracing off); the cursors are the timeline's. */
+static int threads_again(struct replay_target *t)
+{
+	size_t n = t->b->nthreads ? t->b->nthreads : 1;
+	struct replay_target_thread *th = realloc(t->threads, n * sizeof(*th));
+	bool *res;
+
+	if (th)
+		t->threads = th;
+	res = th ? realloc(t->resumed, n * sizeof(*res)) : NULL;
+	if (!res)
+		return -ENOMEM;
+	t->resumed = res;
+	memset(t->threads, 0, n * sizeof(*t->threads));
+	memset(t->resumed, 0, n * sizeof(*t->resumed));
+	t->nthreads = t->b->nthreads;
+	for (size_t i = 0; i < t->nthreads; i++) {
+		t->threads[i].tid = t->b->threads[i].tid;
+		t->threads[i].cur = replay_timeline_cursor(t->tl, i);
+		start_before_gap(t->threads[i].cur);
+	}
+	return 0;
+}
+
+int replay_target_extend(struct replay_target *t, char *err, size_t errsize)
+{
+	int r = replay_session_extend(t->s, err, errsize);
+
+	t->b = t->s->b;
+	t->img = t->s->img;
+	t->rodata = t->s->rodata;
+	t->state = t->s->st;
+	t->tl = t->s->tl;
+	replay_bts_free(t->bts);
+	t->bts = NULL;
+	if (t->served_made)
+		dw_served_release(&t->served);
+	t->served_made = false;
+	if (r < 0)
+		return r;
+	t->current = 0;
+	t->stop = (struct rsp_stop){ 0 };
+	if (t->present_read && t->state)
+		replay_state_set_whole(t->state);
+	r = threads_again(t);
+	if (r < 0)
+		snprintf(err, errsize, "out of memory");
+	return r;
+}
+
 void replay_target_free(struct replay_target *t)
 {
 	if (!t)
@@ -140,6 +191,11 @@ void replay_target_free(struct replay_target *t)
 	free(t->threads);
 	free(t->resumed);
 	free(t);
+}
+
+void replay_target_use_points(struct replay_target *t, struct replay_timeline_points *p)
+{
+	replay_timeline_use_points(t->tl, p);
 }
 
 struct rsp_target replay_target_rsp(struct replay_target *t)

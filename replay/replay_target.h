@@ -67,8 +67,24 @@ extern const struct rsp_target_ops replay_target_ops;
  * reason in @err. */
 int replay_target_open(const char *dir, struct replay_target **out, char *err, size_t errsize);
 void replay_target_free(struct replay_target *t);
+
+/* Extends @t to what its recording (a live one, saved again since it was
+ * opened) became: replay_session_extend, costing what was recorded since.
+ * @t then answers as replay_target_open would (every thread at its end,
+ * branch tracing off, the present memory as set) but keeps its
+ * breakpoints and watchpoints. 0, or replay_session_extend's errors with
+ * a reason in @err (-ESTALE: not the recording grown): @t is then only
+ * good for replay_target_free: open the recording again (a table of
+ * points lent with replay_target_use_points stays the caller's). */
+int replay_target_extend(struct replay_target *t, char *err, size_t errsize);
 /* { &replay_target_ops, t } */
 struct rsp_target replay_target_rsp(struct replay_target *t);
+/* Breakpoints and watchpoints (Z0 - Z2) go to @p from now on, a table
+ * the caller keeps and may change (replay_timeline_use_points): a live
+ * recorded target's one table, kept across the replay targets it opens.
+ * @p must outlive @t; NULL: @t's own table again. */
+struct replay_timeline_points;
+void replay_target_use_points(struct replay_target *t, struct replay_timeline_points *p);
 /* The recorded process id. */
 int64_t replay_target_pid(const struct replay_target *t);
 /* The recording (owned by @t). */

@@ -170,6 +170,101 @@ int replay_session_open(const char *path, unsigned want, struct replay_session *
 	return 0;
 }
 
+/* ---- extending ----------------------------------------------------------- */
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Whether mapping @n of the grown recording is @o of the old one, as far
+ * as any time up to @end (the old end) can tell. */
+static bool same_map(const struct replay_mapping *o, const struct replay_mapping *n, uint64_t end)
+{
+	return o->time_map == n->time_map && o->start == n->start && o->size == n->size &&
+	       o->offset == n->offset && same_str(o->file, n->file) &&
+	       (o->time_unmap == n->time_unmap ||
+		(o->time_unmap == REPLAY_TIME_NEVER && n->time_unmap > end));
+}
+
+/* Whether @n is @o grown: the same process on the same cpu, @o's threads
+ * (same traces and logs) first, @o's mappings first and unchanged before
+ * @o's end. */
+static bool grown(const struct replay_bundle *o, const struct replay_bundle *n)
+{
+	if (o->pid != n->pid || strcmp(o->cpu.vendor, n->cpu.vendor) ||
+	    o->cpu.family != n->cpu.family || o->cpu.model != n->cpu.model ||
+	    o->cpu.stepping != n->cpu.stepping ||
+	    o->nthreads > n->nthreads || o->nmaps > n->nmaps || o->nmem || n->nmem ||
+	    o->mtc_freq != n->mtc_freq || o->nom_freq != n->nom_freq || n->end_time < o->end_time)
+		return false;
+	for (size_t i = 0; i < o->nthreads; i++) {
+		const struct replay_thread *a = &o->threads[i], *b = &n->threads[i];
+
+		if (a->tid != b->tid || !a->pt_file || !same_str(a->pt_file, b->pt_file) ||
+		    !same_str(a->state_file, b->state_file) || a->nsegs || b->nsegs)
+			return false;
+	}
+	for (size_t i = 0; i < o->nmaps; i++)
+		if (!same_map(&o->maps[i], &n->maps[i], o->end_time))
+			return false;
+	return true;
+}
+
+/* What depends on the bundle and costs little (its files, not its
+ * history): set up again over the new one; the symbols on next use. */
+static int redo_small(struct replay_session *s, char *err, size_t errsize)
+{
+	int r = 0;
+
+	replay_image_free(s->img);
+	s->img = NULL;
+	replay_rodata_free(s->rodata);
+	s->rodata = NULL;
+	replay_dwarf_symbols_free(s->ds);
+	s->ds = NULL;
+	s->sym = (struct replay_symbolizer){ 0 };
+	if (s->have & REPLAY_SESSION_IMAGES)
+		r = want_images(s, err, errsize);
+	if (r == 0 && (s->have & REPLAY_SESSION_RODATA))
+		r = want_rodata(s, err, errsize);
+	s->have &= ~REPLAY_SESSION_SYMBOLS;
+	return r;
+}
+
+int replay_session_extend(struct replay_session *s, char *err, size_t errsize)
+{
+	struct replay_bundle *nb, *old = s->b;
+	size_t failed = 0;
+	int r;
+
+	if (err && errsize)
+		err[0] = 0;
+	r = replay_bundle_load(s->path, &nb, err, errsize);
+	if (r < 0)
+		return r;
+	if (!grown(old, nb) || (!s->st && (s->have & REPLAY_SESSION_TIMELINE))) {
+		replay_bundle_free(nb);
+		snprintf(err, errsize, "%s: not the recording grown", s->path);
+		return -ESTALE;
+	}
+	s->b = nb;
+	r = s->st ? replay_state_extend(s->st, nb) : 0;
+	if (r == 0 && s->tl)
+		r = replay_timeline_extend(s->tl, nb, s->st, &failed);
+	if (r == 0)
+		r = redo_small(s, err, errsize);
+	/* After a failure what was not extended still points into the old
+	 * bundle: it goes with the session. */
+	if (r < 0)
+		s->retired = old;
+	else
+		replay_bundle_free(old);
+	if (r < 0 && err && errsize && !err[0])
+		snprintf(err, errsize, "%s: thread %zu: %s", s->path, failed, strerror(-r));
+	return r;
+}
+
 int replay_session_cfi(void *session, uint64_t pc, struct dw_cfi_row *out)
 {
 	struct replay_session *s = session;
@@ -187,6 +282,7 @@ void replay_session_free(struct replay_session *s)
 	replay_rodata_free(s->rodata);
 	replay_image_free(s->img);
 	replay_bundle_free(s->b);
+	replay_bundle_free(s->retired);
 	free(s->path);
 	free(s);
 }

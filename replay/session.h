@@ -55,6 +55,7 @@ struct replay_session {
 	struct replay_symbolizer sym;    /* SYMBOLS: over ds */
 	unsigned have;                   /* the REPLAY_SESSION_* bits set up */
 	char *path;                      /* as opened, for messages */
+	struct replay_bundle *retired;   /* a failed replay_session_extend's old one */
 };
 
 /* Opens the recording at @path with what @want asks for. 0, or a negative
@@ -69,6 +70,21 @@ int replay_session_open(const char *path, unsigned want, struct replay_session *
 /* Sets up what @want asks for that @s has not yet. 0, or replay_session_open's
  * errors (what failed stays unset; what was set up before stays). */
 int replay_session_want(struct replay_session *s, unsigned want, char *err, size_t errsize);
+
+/* Extends @s to what its recording became since it was opened (a live
+ * recording saved again: the traces and state logs grown, new threads,
+ * new mappings): the state log (replay_state_extend) and the timeline
+ * (replay_timeline_extend, its points kept) cost what was recorded since;
+ * the images and read-only data are set up again, the symbols on next
+ * use. Afterwards @s answers as replay_session_open would, but for the
+ * timeline's points, which stay. 0; -ESTALE with a reason when the
+ * recording is not the old one grown (another process, a thread's trace
+ * replaced, a mapping changed, an exec) or when a state log came where
+ * there was none; replay_bundle_load's errors (@s is then unchanged), or
+ * a decoder's. On any error but replay_bundle_load's, @s is only good for
+ * taking the timeline's points and replay_session_free: open the
+ * recording again. */
+int replay_session_extend(struct replay_session *s, char *err, size_t errsize);
 
 /* The call frame rules at @pc from @session's symbols (SYMBOLS), as
  * struct replay_unwind_env's cfi with the session as its context: 0 or

@@ -106,6 +106,10 @@ struct sthread {
 	 * @whole (it ends with an end record). */
 	uint64_t known, until;
 	bool whole;
+	/* Where replay_state_extend scans again: the last checkpoint, with
+	 * the time bases and trust counted before it. */
+	size_t ck_ntb;
+	uint64_t ck_known, ck_until;
 	struct parser cur;         /* the last answer */
 	bool cur_valid;
 	uint8_t xs_cur[REPLAY_STATE_XMAX];
@@ -133,6 +137,10 @@ struct replay_state {
 	size_t nvol;
 	uint64_t until;            /* memory is known at times before it */
 	struct state_cache *cache; /* chunks decoded by memory reads (NULL: none) */
+	/* Mappings of logs that replay_state_extend mapped again longer:
+	 * kept until the end, for what still points into them. */
+	struct { void *p; size_t len; } *retired;
+	size_t nretired;
 };
 
 /* --- parsing ------------------------------------------------------------ */
@@ -438,37 +446,17 @@ static void trust(struct sthread *t, uint64_t base)
 		t->until = t->last_index + base;
 }
 
-/* The header, then every record: checkpoints, time bases, mapping
- * records, and the blocks each chunk writes. */
-static int scan(struct replay_state *st, struct sthread *t)
+/* Every record from where @pp stands (a checkpoint, or the first
+ * record): checkpoints, time bases, mapping records, and the blocks each
+ * chunk writes. */
+static int scan_records(struct replay_state *st, struct sthread *t, struct parser *pp)
 {
-	struct parser ps = { .p = t->data, .end = t->data + t->len };
+	struct parser ps = *pp;
 	uint32_t ti = (uint32_t)(t - st->t);
-	uint64_t v, ngp, base = 0;
+	uint64_t base = 0;
 	unsigned kind;
 	int r = 0;
 
-	if (t->len < REPLAY_STATE_MAGIC_LEN)
-		return -EINVAL;
-	t->v1 = !memcmp(t->data, REPLAY_STATE_MAGIC_V1, REPLAY_STATE_MAGIC_LEN);
-	if (!t->v1 && memcmp(t->data, REPLAY_STATE_MAGIC, REPLAY_STATE_MAGIC_LEN))
-		return -EINVAL;
-	ps.v1 = t->v1;
-	ps.p += REPLAY_STATE_MAGIC_LEN;
-	if (get(&ps, &v) < 0 || get(&ps, &t->xs_len) < 0 || get(&ps, &ngp) < 0 ||
-	    t->xs_len > REPLAY_STATE_XMAX || ngp != REPLAY_STATE_NGP)
-		return -EINVAL;
-	t->start = (size_t)(ps.p - t->data);
-	ps.xs_len = t->xs_len;
-	/* The first record is a checkpoint: its index is the origin. */
-	{
-		struct parser first = ps;
-		unsigned k0;
-
-		if (head(&first, &k0) <= 0 || k0 != REPLAY_STATE_REC_CKPT || get(&first, &t->origin) < 0)
-			return -EINVAL;
-		ps.origin = t->origin;
-	}
 	while (r >= 0) {
 		const uint8_t *at = ps.p;
 		struct mwrite w;
@@ -483,6 +471,9 @@ static int scan(struct replay_state *st, struct sthread *t)
 		w.thread = ti;
 		w.off = (size_t)(at - t->data);
 		if (kind == REPLAY_STATE_REC_CKPT) {
+			t->ck_ntb = t->ntb;
+			t->ck_known = t->known;
+			t->ck_until = t->until;
 			r = bset_flush(st);
 			if (r >= 0)
 				r = add_ckpt(t, ps.index, w.off);
@@ -507,6 +498,37 @@ static int scan(struct replay_state *st, struct sthread *t)
 	if (r >= 0)
 		trust(t, base);
 	return r < 0 ? r : t->nck ? 0 : -EINVAL;
+}
+
+/* The header, then every record. */
+static int scan(struct replay_state *st, struct sthread *t)
+{
+	struct parser ps = { .p = t->data, .end = t->data + t->len };
+	uint64_t v, ngp;
+
+	if (t->len < REPLAY_STATE_MAGIC_LEN)
+		return -EINVAL;
+	t->v1 = !memcmp(t->data, REPLAY_STATE_MAGIC_V1, REPLAY_STATE_MAGIC_LEN);
+	if (!t->v1 && memcmp(t->data, REPLAY_STATE_MAGIC, REPLAY_STATE_MAGIC_LEN))
+		return -EINVAL;
+	ps.v1 = t->v1;
+	ps.p += REPLAY_STATE_MAGIC_LEN;
+	if (get(&ps, &v) < 0 || get(&ps, &t->xs_len) < 0 || get(&ps, &ngp) < 0 ||
+	    t->xs_len > REPLAY_STATE_XMAX || ngp != REPLAY_STATE_NGP)
+		return -EINVAL;
+	t->start = (size_t)(ps.p - t->data);
+	ps.xs_len = t->xs_len;
+	/* The first record is a checkpoint: its index is the origin. */
+	{
+		struct parser first = ps;
+		unsigned k0;
+
+		if (head(&first, &k0) <= 0 || k0 != REPLAY_STATE_REC_CKPT ||
+		    get(&first, &t->origin) < 0)
+			return -EINVAL;
+		ps.origin = t->origin;
+	}
+	return scan_records(st, t, &ps);
 }
 
 /* load's error for a state log that is a FIFO, a device, a socket
@@ -588,14 +610,14 @@ static int cmp_mref(const void *a, const void *b)
 	       x->ck < y->ck ? -1 : x->ck > y->ck;
 }
 
-/* Sorts the mapping records by time and indexes them by page; sorts the
- * chunks' blocks and computes each block's reach. */
-static int index_writes(struct replay_state *st)
+/* Sorts the mapping records by time and indexes them by page. */
+static int index_maps(struct replay_state *st)
 {
 	size_t n = 0, k = 0;
 
 	if (st->nw)
 		qsort(st->w, st->nw, sizeof(*st->w), cmp_write);
+	st->nexec = st->nvol = 0;
 	for (size_t i = 0; i < st->nw; i++) {
 		const struct mwrite *w = &st->w[i];
 
@@ -606,6 +628,9 @@ static int index_writes(struct replay_state *st)
 		if (w->kind != 16 + REPLAY_STATE_MAP_ALL && w->len)
 			n += ((w->addr + w->len - 1) >> PAGE_SHIFT) - (w->addr >> PAGE_SHIFT) + 1;
 	}
+	free(st->pr);
+	free(st->execs);
+	free(st->vol);
 	st->pr = malloc((n ? n : 1) * sizeof(*st->pr));
 	st->execs = malloc((st->nexec ? st->nexec : 1) * sizeof(*st->execs));
 	st->vol = malloc((st->nvol ? st->nvol : 1) * sizeof(*st->vol));
@@ -630,8 +655,32 @@ static int index_writes(struct replay_state *st)
 	st->npr = k;
 	if (k)
 		qsort(st->pr, st->npr, sizeof(*st->pr), cmp_page);
-	if (st->nmr)
-		qsort(st->mr, st->nmr, sizeof(*st->mr), cmp_mref);
+	return 0;
+}
+
+/* Sorts the chunks' blocks (those from @sorted on are new: sorted and
+ * merged with the ones before, already in order) and computes each
+ * block's reach. 0 or -ENOMEM. */
+static int index_blocks(struct replay_state *st, size_t sorted)
+{
+	if (st->nmr > sorted)
+		qsort(st->mr + sorted, st->nmr - sorted, sizeof(*st->mr), cmp_mref);
+	if (sorted && st->nmr > sorted) {
+		struct mref *m = malloc(st->nmr * sizeof(*m));
+		size_t a = 0, b = sorted, k = 0;
+
+		if (!m)
+			return -ENOMEM;
+		while (a < sorted || b < st->nmr) {
+			bool left = b >= st->nmr ||
+				    (a < sorted && cmp_mref(&st->mr[a], &st->mr[b]) <= 0);
+
+			m[k++] = left ? st->mr[a++] : st->mr[b++];
+		}
+		free(st->mr);
+		st->mr = m;
+		st->capmr = st->nmr;
+	}
 	for (size_t i = 0; i < st->nmr; i++) {
 		struct mref *r = &st->mr[i];
 
@@ -655,6 +704,13 @@ static struct state_cache *cache_new(void)
 	if (c)
 		state_cache_init(c, env && *env ? strtoul(env, NULL, 10) : STATE_CACHE_ENTRIES);
 	return c;
+}
+
+static int index_writes(struct replay_state *st)
+{
+	int r = index_maps(st);
+
+	return r < 0 ? r : index_blocks(st, 0);
 }
 
 int replay_state_open(const struct replay_bundle *b, struct replay_state **out, char *err,
@@ -716,6 +772,9 @@ void replay_state_free(struct replay_state *st)
 		free(st->t[i].ck);
 		free(st->t[i].tb);
 	}
+	for (size_t i = 0; i < st->nretired; i++)
+		munmap(st->retired[i].p, st->retired[i].len);
+	free(st->retired);
 	free(st->t);
 	free(st->w);
 	free(st->pr);
@@ -747,6 +806,161 @@ void replay_state_cache_stats(const struct replay_state *st, uint64_t *hits, uin
 {
 	*hits = st->cache ? st->cache->hits : 0;
 	*misses = st->cache ? st->cache->misses : 0;
+}
+
+/* --- extending ----------------------------------------------------------- */
+
+/* Forgets what thread @ti's last chunk (from its last checkpoint on) gave:
+ * its blocks, its mapping records, its checkpoint and the time bases and
+ * trust that came with it, to scan it again. */
+static void drop_last_chunk(struct replay_state *st, uint32_t ti)
+{
+	struct sthread *t = &st->t[ti];
+	uint32_t ck = (uint32_t)(t->nck - 1);
+	size_t off = t->ck[ck].off, k = 0;
+
+	for (size_t i = 0; i < st->nmr; i++)
+		if (st->mr[i].thread != ti || st->mr[i].ck != ck)
+			st->mr[k++] = st->mr[i];
+	st->nmr = k;
+	k = 0;
+	for (size_t i = 0; i < st->nw; i++)
+		if (st->w[i].thread != ti || st->w[i].off < off)
+			st->w[k++] = st->w[i];
+	st->nw = k;
+	t->nck--;
+	t->ntb = t->ck_ntb;
+	t->known = t->ck_known;
+	t->until = t->ck_until;
+	t->whole = false;
+	t->cur_valid = false;
+}
+
+/* Maps thread @t's log again, now @len bytes; the old mapping is kept
+ * (retired) for what points into it. 0, -ESTALE (the log is shorter, or
+ * was read rather than mapped), -errno. */
+static int remap(struct replay_state *st, struct sthread *t, int fd, size_t len)
+{
+	void *m, *nv;
+
+	if (len < t->len || t->owned || (t->len && !t->maplen))
+		return -ESTALE;
+	if (len == t->maplen)
+		return 0;
+	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	nv = realloc(st->retired, (st->nretired + 1) * sizeof(*st->retired));
+	if (!nv) {
+		munmap(m, len);
+		return -ENOMEM;
+	}
+	st->retired = nv;
+	if (t->maplen) {
+		st->retired[st->nretired].p = t->data;
+		st->retired[st->nretired++].len = t->maplen;
+	}
+	t->data = m;
+	t->maplen = len;
+	return 0;
+}
+
+/* Thread @ti's log grown: mapped again, its last chunk forgotten. */
+static int reopen_thread(struct replay_state *st, const struct replay_bundle *b,
+			 const struct replay_thread *bt, uint32_t ti)
+{
+	struct sthread *t = &st->t[ti];
+	char path[4096];
+	struct stat sb;
+	int fd, e = replay_bundle_path(b, bt->state_file, path, sizeof(path));
+
+	if (e < 0)
+		return e;
+	fd = dw_open_regular(path);
+	if (fd < 0)
+		return fd;
+	e = fstat(fd, &sb) < 0 ? -errno : remap(st, t, fd, (size_t)sb.st_size);
+	close(fd);
+	if (e >= 0)
+		drop_last_chunk(st, ti);
+	return e;
+}
+
+/* ... and scanned again from its last checkpoint. */
+static int rescan_thread(struct replay_state *st, uint32_t ti)
+{
+	struct sthread *t = &st->t[ti];
+	struct parser ps = { .p = t->data + t->ck[t->nck].off, .end = t->data + t->maplen,
+			     .origin = t->origin, .xs_len = t->xs_len, .v1 = t->v1 };
+
+	t->len = t->maplen;
+	return scan_records(st, t, &ps);
+}
+
+/* A thread new to the state: its log read whole. */
+static int add_thread(struct replay_state *st, const struct replay_bundle *b,
+		      const struct replay_thread *bt)
+{
+	struct sthread *nv = realloc(st->t, (st->nt + 1) * sizeof(*nv));
+	int e;
+
+	if (!nv)
+		return -ENOMEM;
+	st->t = nv;
+	memset(&st->t[st->nt], 0, sizeof(st->t[0]));
+	st->nt++;
+	e = load(b, bt, &st->t[st->nt - 1]);
+	return e < 0 ? e : scan(st, &st->t[st->nt - 1]);
+}
+
+/* The bundle threads with a state log are st's threads, in order, then
+ * new ones: the old ones' count, or -ESTALE. */
+static int old_threads(const struct replay_state *st, const struct replay_bundle *b, size_t *n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < b->nthreads; i++) {
+		if (!b->threads[i].state_file)
+			continue;
+		if (k < st->nt && st->t[k].tid != b->threads[i].tid)
+			return -ESTALE;
+		k++;
+	}
+	*n = st->nt;
+	return k < st->nt ? -ESTALE : 0;
+}
+
+int replay_state_extend(struct replay_state *st, const struct replay_bundle *b)
+{
+	size_t nold, sorted, nexec = st->nexec, k = 0;
+	int e = old_threads(st, b, &nold);
+
+	/* Its keys would stay right (a grown chunk is another key), but the
+	 * logs are mapped again: start it empty rather than reason about it. */
+	replay_state_cache_drop(st);
+
+	/* First every old thread's last chunk forgotten, so that the blocks
+	 * left are in order; then the chunks scanned again, after them. */
+	for (size_t i = 0; i < b->nthreads && e >= 0 && k < nold; i++)
+		if (b->threads[i].state_file)
+			e = reopen_thread(st, b, &b->threads[i], (uint32_t)k++);
+	sorted = st->nmr;
+	for (size_t i = 0; i < nold && e >= 0; i++)
+		e = rescan_thread(st, (uint32_t)i);
+	k = 0;
+	for (size_t i = 0; i < b->nthreads && e >= 0; i++)
+		if (b->threads[i].state_file && k++ >= nold)
+			e = add_thread(st, b, &b->threads[i]);
+	if (e < 0)
+		return e;
+	st->until = UINT64_MAX;
+	for (size_t i = 0; i < st->nt; i++)
+		if (st->t[i].until < st->until)
+			st->until = st->t[i].until;
+	e = index_maps(st);
+	if (e >= 0)
+		e = index_blocks(st, sorted);
+	return e < 0 ? e : st->nexec != nexec ? -ESTALE : 0;
 }
 
 /* --- registers ------------------------------------------------------- */

@@ -61,6 +61,19 @@ void replay_state_cache_set(struct replay_state *st, size_t entries);
 void replay_state_cache_drop(struct replay_state *st);
 void replay_state_cache_stats(const struct replay_state *st, uint64_t *hits, uint64_t *misses);
 
+/* Extends @st, opened over an earlier state of the same recording, to
+ * @b's, whose logs are the old ones with records appended (a live
+ * recording saved again) and maybe logs of new threads: each grown log is
+ * scanned again from its last checkpoint (a chunk, 16K instructions at
+ * most), so it costs what was recorded since; @st then answers as
+ * replay_state_open(@b) would. A log taken as whole by
+ * replay_state_set_whole is no longer: set it again. 0; -ESTALE when the
+ * logs are not the old ones grown (a thread's log gone or shorter, a log
+ * that was read rather than mapped) or an exec came since (the caller
+ * opens the recording again); -EINVAL, -ENOMEM, -errno. On an error @st
+ * is only good for replay_state_free. */
+int replay_state_extend(struct replay_state *st, const struct replay_bundle *b);
+
 /* Whether @tid's log was cut short: it does not end with the end record
  * a recorder writes when the thread or the recording ends (a recorder
  * killed, a disk full, an older recorder's log). If so, it is whole up to

@@ -33,10 +33,9 @@ struct replay_timeline_thread {
 	struct replay_timeline_scan back, fwd;
 };
 
-struct replay_timeline_point {
-	enum replay_timeline_point_kind kind;
-	uint64_t addr, len;
-	int tag;
+struct replay_timeline_points {
+	struct replay_timeline_point *v;
+	size_t n, cap;
 };
 
 struct replay_timeline {
@@ -44,15 +43,17 @@ struct replay_timeline {
 	struct replay_state *st;
 	struct replay_timeline_thread *threads;
 	size_t nthreads;
-	struct replay_timeline_point *points;
-	size_t npoints, cappoints;
+	struct replay_timeline_points own;
+	struct replay_timeline_points *pts;  /* &own, or a table shared */
 	uint64_t *addrs;           /* sorted breakpoint addresses for a resume */
+	size_t capaddrs;           /* of addrs and scan_addrs */
 	uint64_t *scan_addrs;      /* the addresses the kept scans were made for */
 	size_t nscan_addrs;
 	/* The clock: the current time, the times before the first
 	 * instruction and after the last one. */
 	bool timed;
 	uint64_t time, begin_time, end_time;
+	const volatile sig_atomic_t *interrupt;   /* for cursors made later */
 	/* The breakpoint hit the last stop reported (thread, position), or
 	 * nthreads: not reported again while that thread stays there. */
 	size_t hit_thread;
@@ -173,6 +174,7 @@ int replay_timeline_new(const struct replay_bundle *b, struct replay_state *st,
 		return -ENOMEM;
 	tl->b = b;
 	tl->st = st;
+	tl->pts = &tl->own;
 	tl->threads = calloc(b->nthreads ? b->nthreads : 1, sizeof(*tl->threads));
 	if (!tl->threads) {
 		free(tl);
@@ -192,6 +194,54 @@ int replay_timeline_new(const struct replay_bundle *b, struct replay_state *st,
 	return 0;
 }
 
+/* Thread @i of @b for thread @i of @tl: the same thread, its cursor
+ * extended, or a new one. */
+static int extend_thread(struct replay_timeline *tl, const struct replay_bundle *b, size_t i)
+{
+	struct replay_timeline_thread *th = &tl->threads[i];
+	int r;
+
+	th->back.valid = th->fwd.valid = false;
+	if (i < tl->nthreads)
+		return replay_cursor_extend(th->cur, b, i);
+	*th = (struct replay_timeline_thread){ .tid = b->threads[i].tid };
+	r = replay_cursor_new(b, i, NULL, NULL, &th->cur);
+	if (r == 0) {
+		replay_cursor_set_interrupt(th->cur, tl->interrupt);
+		tl->nthreads++;
+	}
+	return r;
+}
+
+int replay_timeline_extend(struct replay_timeline *tl, const struct replay_bundle *b,
+			   struct replay_state *st, size_t *failed)
+{
+	struct replay_timeline_thread *nv;
+	size_t n = tl->nthreads;
+	int r = 0;
+
+	*failed = 0;
+	if (b->nthreads < n)
+		return -ESTALE;
+	for (size_t i = 0; i < n; i++)
+		if (b->threads[i].tid != tl->threads[i].tid)
+			return -ESTALE;
+	nv = realloc(tl->threads, (b->nthreads ? b->nthreads : 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	tl->threads = nv;
+	for (size_t i = 0; i < b->nthreads && !r; i++) {
+		r = extend_thread(tl, b, i);
+		*failed = i;
+	}
+	tl->b = b;
+	tl->st = st;
+	tl->nscan_addrs = 0;
+	if (!r)
+		clock_open(tl);
+	return r;
+}
+
 void replay_timeline_free(struct replay_timeline *tl)
 {
 	if (!tl)
@@ -199,7 +249,7 @@ void replay_timeline_free(struct replay_timeline *tl)
 	for (size_t i = 0; i < tl->nthreads; i++)
 		replay_cursor_free(tl->threads[i].cur);
 	free(tl->threads);
-	free(tl->points);
+	free(tl->own.v);
 	free(tl->addrs);
 	free(tl->scan_addrs);
 	free(tl);
@@ -250,6 +300,7 @@ bool replay_timeline_at_end(const struct replay_timeline *tl)
 
 void replay_timeline_set_interrupt(struct replay_timeline *tl, const volatile sig_atomic_t *flag)
 {
+	tl->interrupt = flag;
 	for (size_t i = 0; i < tl->nthreads; i++)
 		replay_cursor_set_interrupt(tl->threads[i].cur, flag);
 }
@@ -275,23 +326,86 @@ static bool same_point(const struct replay_timeline_point *p, enum replay_timeli
 	return p->kind == kind && p->addr == addr && p->len == len && p->tag == tag;
 }
 
-static int points_grow(struct replay_timeline *tl)
+int replay_timeline_points_new(struct replay_timeline_points **out)
 {
-	size_t cap = tl->cappoints ? tl->cappoints * 2 : 16;
-	struct replay_timeline_point *p = realloc(tl->points, cap * sizeof(*p));
-	uint64_t *a = realloc(tl->addrs, cap * sizeof(*a));
-	uint64_t *sa = realloc(tl->scan_addrs, cap * sizeof(*sa));
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
 
-	if (p)
-		tl->points = p;
-	if (a)
-		tl->addrs = a;
-	if (sa)
-		tl->scan_addrs = sa;
-	if (!p || !a || !sa)
-		return -ENOMEM;
-	tl->cappoints = cap;
+void replay_timeline_points_free(struct replay_timeline_points *p)
+{
+	if (!p)
+		return;
+	free(p->v);
+	free(p);
+}
+
+int replay_timeline_points_insert(struct replay_timeline_points *p,
+				  enum replay_timeline_point_kind kind, uint64_t addr, uint64_t len,
+				  int tag)
+{
+	if (kind == REPLAY_TIMELINE_BREAK)
+		len = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (same_point(&p->v[i], kind, addr, len, tag))
+			return 0;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		struct replay_timeline_point *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = (struct replay_timeline_point){ kind, addr, len, tag };
 	return 0;
+}
+
+int replay_timeline_points_remove(struct replay_timeline_points *p,
+				  enum replay_timeline_point_kind kind, uint64_t addr, uint64_t len,
+				  int tag)
+{
+	if (kind == REPLAY_TIMELINE_BREAK)
+		len = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		if (same_point(&p->v[i], kind, addr, len, tag)) {
+			p->v[i] = p->v[--p->n];
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+bool replay_timeline_points_break_at(const struct replay_timeline_points *p, uint64_t addr,
+				     int tag)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].kind == REPLAY_TIMELINE_BREAK && p->v[i].addr == addr &&
+		    (tag < 0 || p->v[i].tag == tag))
+			return true;
+	return false;
+}
+
+size_t replay_timeline_points_count(const struct replay_timeline_points *p)
+{
+	return p->n;
+}
+
+const struct replay_timeline_point *
+replay_timeline_points_get(const struct replay_timeline_points *p, size_t i)
+{
+	return i < p->n ? &p->v[i] : NULL;
+}
+
+void replay_timeline_use_points(struct replay_timeline *tl, struct replay_timeline_points *p)
+{
+	tl->pts = p ? p : &tl->own;
+}
+
+struct replay_timeline_points *replay_timeline_points(struct replay_timeline *tl)
+{
+	return tl->pts;
 }
 
 int replay_timeline_point_insert(struct replay_timeline *tl, enum replay_timeline_point_kind kind,
@@ -299,40 +413,40 @@ int replay_timeline_point_insert(struct replay_timeline *tl, enum replay_timelin
 {
 	if (kind == REPLAY_TIMELINE_WATCH && (!tl->timed || !len))
 		return -EOPNOTSUPP;
-	if (kind == REPLAY_TIMELINE_BREAK)
-		len = 0;
-	for (size_t i = 0; i < tl->npoints; i++)
-		if (same_point(&tl->points[i], kind, addr, len, tag))
-			return 0;
-	if (tl->npoints == tl->cappoints && points_grow(tl) < 0)
-		return -ENOMEM;
-	tl->points[tl->npoints++] = (struct replay_timeline_point){ kind, addr, len, tag };
-	return 0;
+	return replay_timeline_points_insert(tl->pts, kind, addr, len, tag);
 }
 
 int replay_timeline_point_remove(struct replay_timeline *tl, enum replay_timeline_point_kind kind,
 				 uint64_t addr, uint64_t len, int tag)
 {
-	if (kind == REPLAY_TIMELINE_BREAK)
-		len = 0;
-	for (size_t i = 0; i < tl->npoints; i++) {
-		if (same_point(&tl->points[i], kind, addr, len, tag)) {
-			tl->points[i] = tl->points[--tl->npoints];
-			return 0;
-		}
-	}
-	return -ENOENT;
+	return replay_timeline_points_remove(tl->pts, kind, addr, len, tag);
 }
 
 bool replay_timeline_break_at(const struct replay_timeline *tl, uint64_t addr, int tag)
 {
-	for (size_t i = 0; i < tl->npoints; i++) {
-		const struct replay_timeline_point *p = &tl->points[i];
+	return replay_timeline_points_break_at(tl->pts, addr, tag);
+}
 
-		if (p->kind == REPLAY_TIMELINE_BREAK && p->addr == addr && (tag < 0 || p->tag == tag))
-			return true;
-	}
-	return false;
+/* Room in addrs and scan_addrs for every point. 0 or -ENOMEM. */
+static int addrs_fit(struct replay_timeline *tl)
+{
+	size_t cap = tl->capaddrs ? tl->capaddrs : 16;
+	uint64_t *a, *sa;
+
+	while (cap < tl->pts->n)
+		cap *= 2;
+	if (cap == tl->capaddrs)
+		return 0;
+	a = realloc(tl->addrs, cap * sizeof(*a));
+	if (a)
+		tl->addrs = a;
+	sa = a ? realloc(tl->scan_addrs, cap * sizeof(*sa)) : NULL;
+	if (sa)
+		tl->scan_addrs = sa;
+	if (!sa)
+		return -ENOMEM;
+	tl->capaddrs = cap;
+	return 0;
 }
 
 static struct replay_cursor_breaks breaks_of(struct replay_timeline *tl)
@@ -340,17 +454,17 @@ static struct replay_cursor_breaks breaks_of(struct replay_timeline *tl)
 	struct replay_cursor_breaks bps = { tl->addrs, 0 };
 	size_t n = 0;
 
-	for (size_t i = 0; i < tl->npoints; i++)
-		if (tl->points[i].kind == REPLAY_TIMELINE_BREAK)
-			tl->addrs[n++] = tl->points[i].addr;
+	for (size_t i = 0; i < tl->pts->n; i++)
+		if (tl->pts->v[i].kind == REPLAY_TIMELINE_BREAK)
+			tl->addrs[n++] = tl->pts->v[i].addr;
 	bps.n = n ? replay_cursor_breaks_sort(tl->addrs, n) : 0;
 	return bps;
 }
 
 static bool has_watch(const struct replay_timeline *tl)
 {
-	for (size_t i = 0; i < tl->npoints; i++)
-		if (tl->points[i].kind == REPLAY_TIMELINE_WATCH)
+	for (size_t i = 0; i < tl->pts->n; i++)
+		if (tl->pts->v[i].kind == REPLAY_TIMELINE_WATCH)
 			return true;
 	return false;
 }
@@ -594,8 +708,8 @@ static void watch_offer(struct replay_timeline *tl, bool back, struct stop_at *b
 	bool found = false;
 	size_t i;
 
-	for (size_t k = 0; k < tl->npoints; k++) {
-		const struct replay_timeline_point *p = &tl->points[k];
+	for (size_t k = 0; k < tl->pts->n; k++) {
+		const struct replay_timeline_point *p = &tl->pts->v[k];
 		int r;
 
 		if (p->kind != REPLAY_TIMELINE_WATCH)
@@ -811,5 +925,7 @@ int replay_timeline_resume(struct replay_timeline *tl, const struct replay_timel
 {
 	if (rq->thread >= tl->nthreads)
 		return -EINVAL;
+	if (addrs_fit(tl) < 0)
+		return -ENOMEM;
 	return tl->timed ? resume_timed(tl, rq, stop) : resume_alone(tl, rq, stop);
 }

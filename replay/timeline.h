@@ -89,6 +89,18 @@ int replay_timeline_new(const struct replay_bundle *b, struct replay_state *st,
 			struct replay_timeline **out, size_t *failed);
 void replay_timeline_free(struct replay_timeline *tl);
 
+/* Moves @tl, made over an earlier state of the same recording, to @b and
+ * @st (the recording grown: replay_state_extend, a live recording saved
+ * again), keeping its points: each thread's cursor is extended
+ * (replay_cursor_extend), new threads get one, and every thread stands at
+ * its end with the time the end's, as replay_timeline_new would leave
+ * them. It costs what was recorded since. 0; -ESTALE when @b's threads do
+ * not start with @tl's; or a cursor's error with the thread's number in
+ * *@failed: @tl is then only good for replay_timeline_free (and taking
+ * its points, replay_timeline_points). */
+int replay_timeline_extend(struct replay_timeline *tl, const struct replay_bundle *b,
+			   struct replay_state *st, size_t *failed);
+
 size_t replay_timeline_nthreads(const struct replay_timeline *tl);
 struct replay_cursor *replay_timeline_cursor(struct replay_timeline *tl, size_t i);
 
@@ -106,6 +118,43 @@ bool replay_timeline_at_end(const struct replay_timeline *tl);
 /* Makes ^C work: scans stop with REPLAY_CURSOR_INTERRUPTED once *@flag
  * is non-zero (replay_cursor_set_interrupt, for every cursor). */
 void replay_timeline_set_interrupt(struct replay_timeline *tl, const volatile sig_atomic_t *flag);
+
+/* A point: what stops, where, and the caller's tag. */
+struct replay_timeline_point {
+	enum replay_timeline_point_kind kind;
+	uint64_t addr, len;
+	int tag;
+};
+
+/* The table of points. A timeline has its own; a caller that needs the
+ * table before and after the timelines it makes (a live recorded target:
+ * its recorder runs to the same breakpoints, and a past opened again
+ * keeps them) makes one and lends it (replay_timeline_use_points): one
+ * table, never copied. The table's own insert / remove / break_at are the
+ * timeline's below without its checks (a watchpoint is kept without a
+ * clock; a timeline without one never looks at it). Lifetime:
+ * replay_timeline_points_new / _free. */
+struct replay_timeline_points;
+int replay_timeline_points_new(struct replay_timeline_points **out);
+void replay_timeline_points_free(struct replay_timeline_points *p);
+int replay_timeline_points_insert(struct replay_timeline_points *p,
+				  enum replay_timeline_point_kind kind, uint64_t addr, uint64_t len,
+				  int tag);
+int replay_timeline_points_remove(struct replay_timeline_points *p,
+				  enum replay_timeline_point_kind kind, uint64_t addr, uint64_t len,
+				  int tag);
+bool replay_timeline_points_break_at(const struct replay_timeline_points *p, uint64_t addr,
+				     int tag);
+/* The number of points, and point @i (0 .. count - 1; NULL past it): the
+ * order changes when one is removed. */
+size_t replay_timeline_points_count(const struct replay_timeline_points *p);
+const struct replay_timeline_point *
+replay_timeline_points_get(const struct replay_timeline_points *p, size_t i);
+/* @tl uses @p (which must outlive it) instead of its own table from now
+ * on; NULL: its own again. */
+void replay_timeline_use_points(struct replay_timeline *tl, struct replay_timeline_points *p);
+/* The table @tl uses. */
+struct replay_timeline_points *replay_timeline_points(struct replay_timeline *tl);
 
 /* Points. A point is {kind, addr, len, tag}: @tag is the caller's (a
  * breakpoint number, a protocol's point type); inserting one that is

@@ -307,6 +307,12 @@ bool stub_rec_interrupted(const struct stub_rec *r)
 
 int stub_rec_sync(struct stub_rec *r)
 {
+	/* A reader of what is saved now extends it later by what comes
+	 * after (replay_index_extend decodes from the last PSB): each
+	 * thread's next instruction starts at a PSB, so that costs only what
+	 * was recorded since. */
+	for (size_t i = 0; i < r->ntasks; i++)
+		r->tasks[i]->th.pt.psb_asked = true;
 	return stub_rec_save(r);
 }
 

@@ -6,6 +6,7 @@
 #include "stub/stub_rec_target.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,9 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "protocol/rsp_buf.h"
 #include "replay/bundle.h"
 #include "replay/cursor.h"
 #include "replay/replay_target.h"
+#include "replay/timeline.h"
 #include "stub/stub_info.h"
 #include "stub/stub_proc.h"
 #include "stub/stub_procfs.h"
@@ -30,12 +33,6 @@
 #define SRT_MAX_WATCH 16
 #define SRT_BURST 256             /* instructions between looks at the clock */
 #define SRT_SLICE_NS 10000000L    /* wait(block = false) returns after 10 ms */
-
-struct srt_point {
-	uint64_t addr;
-	enum rsp_point_type type;
-	int kind;
-};
 
 /* A thread's `record btrace` configuration, kept across replay targets. */
 struct srt_btrace {
@@ -60,11 +57,14 @@ struct stub_rec_target {
 	/* The present. */
 	bool running;              /* a live resume is under way */
 	struct stub_rec_goal goal;
+	/* The breakpoints and write watchpoints: the one table, which every
+	 * replay target opened for the past uses too (Z3 / Z4 are the
+	 * recorder's alone: the past cannot see reads). The recorder's goal
+	 * takes its breaks and watches from it at each resume. */
+	struct replay_timeline_points *points;
 	uint64_t *breaks;
-	struct srt_point *points;
-	size_t npoints, cappoints;
+	size_t capbreaks;
 	struct stub_rec_watch watches[SRT_MAX_WATCH];
-	size_t nwatches;
 	struct stub_rec_access accesses[SRT_MAX_WATCH];  /* Z3, Z4 */
 	size_t naccesses;
 	uint8_t pass[RSP_NSIG];
@@ -78,6 +78,10 @@ struct stub_rec_target {
 	bool past_pending;         /* past_stop is to be reported */
 	struct srt_btrace *btrace; /* threads GDB enabled `record btrace` for */
 	size_t nbtrace;
+	/* How the past was made ready (`monitor record-info` says it). */
+	uint64_t opened, extended;
+	bool last_extended;
+	double last_ms, last_sync_ms;
 };
 
 /* ---- plumbing ------------------------------------------------------------ */
@@ -105,30 +109,64 @@ static struct rsp_target srt_past_rsp(struct stub_rec_target *t)
 	return replay_target_rsp(t->past);
 }
 
-/* The replay target over the recording as it is now. */
-static int srt_open_past(struct stub_rec_target *t)
+/* A replay target over the recording as it is now, using the one table
+ * of points. */
+static int srt_open_new_past(struct stub_rec_target *t)
 {
 	struct replay_target *np;
+	char err[512];
+	int e;
+
+	replay_target_free(t->past);
+	t->past = NULL;
+	t->in_past = false;
+	e = replay_target_open(t->dir, &np, err, sizeof(err));
+	if (e < 0)
+		return e;
+	t->past = np;
+	replay_target_use_points(np, t->points);
+	return 0;
+}
+
+static double srt_ms_since(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a->tv_sec) * 1e3 + (double)(b.tv_nsec - a->tv_nsec) / 1e6;
+}
+
+/* The replay target over the recording as it is now: the one open
+ * extended by what was recorded since (replay_target_extend), or a new
+ * one where that cannot be (the first time, an exec, ...). Either way it
+ * answers as a new one would, with the points of the table. */
+static int srt_open_past(struct stub_rec_target *t)
+{
 	struct rsp_target rt;
+	struct timespec t0;
 	char err[512];
 	int e;
 
 	if (t->past && !t->stale)
 		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	e = t->live->sync(t->rec);
 	if (e < 0)
 		return e;
-	e = replay_target_open(t->dir, &np, err, sizeof(err));
+	t->last_sync_ms = srt_ms_since(&t0);
+	e = t->past ? replay_target_extend(t->past, err, sizeof(err)) : -ENOENT;
+	t->last_extended = e == 0;
+	if (e < 0)
+		e = srt_open_new_past(t);
 	if (e < 0)
 		return e;
-	replay_target_free(t->past);
-	t->past = np;
+	t->last_ms = srt_ms_since(&t0);
+	t->extended += t->last_extended;
+	t->opened += !t->last_extended;
 	t->stale = false;
 	t->in_past = false;
-	replay_target_set_present_mem(np, srt_present_read, t);
+	replay_target_set_present_mem(t->past, srt_present_read, t);
 	rt = srt_past_rsp(t);
-	for (size_t i = 0; i < t->npoints; i++)
-		rt.ops->insert_point(rt.ctx, t->points[i].type, t->points[i].addr, t->points[i].kind);
 	for (size_t i = 0; i < t->nbtrace; i++)
 		rt.ops->btrace_enable(rt.ctx,
 				      (struct rsp_ptid){ t->rec->pid, t->btrace[i].tid },
@@ -280,45 +318,58 @@ static int srt_access_point(struct stub_rec_target *t, bool insert, enum rsp_poi
 	} else if (!insert && i < t->naccesses) {
 		t->accesses[i] = t->accesses[--t->naccesses];
 	}
-	if (t->past)
-		(insert ? srt_past_rsp(t).ops->insert_point : srt_past_rsp(t).ops->remove_point)(
-			t->past, type, addr, kind);
 	return 0;
+}
+
+static bool srt_is_break(enum rsp_point_type type)
+{
+	return type == RSP_POINT_SW_BREAK || type == RSP_POINT_HW_BREAK;
+}
+
+/* A Z0 - Z2 point as the table holds it (as the replay target does:
+ * tagged with its type, a watchpoint's length its kind). */
+static int srt_table_op(struct stub_rec_target *t, bool insert, enum rsp_point_type type,
+			uint64_t addr, int kind)
+{
+	enum replay_timeline_point_kind k = srt_is_break(type) ? REPLAY_TIMELINE_BREAK :
+							      REPLAY_TIMELINE_WATCH;
+	uint64_t len = srt_is_break(type) ? 0 : (uint64_t)kind;
+
+	return insert ? replay_timeline_points_insert(t->points, k, addr, len, (int)type) :
+			replay_timeline_points_remove(t->points, k, addr, len, (int)type);
+}
+
+/* The write watchpoints of the table; with @addr, whether one is
+ * [@addr, @addr + @len). */
+static size_t srt_count_watches(const struct stub_rec_target *t, uint64_t addr, uint64_t len,
+				bool *found)
+{
+	size_t n = 0;
+
+	*found = false;
+	for (size_t i = 0; i < replay_timeline_points_count(t->points); i++) {
+		const struct replay_timeline_point *p = replay_timeline_points_get(t->points, i);
+
+		if (p->kind != REPLAY_TIMELINE_WATCH)
+			continue;
+		n++;
+		*found |= p->addr == addr && p->len == len;
+	}
+	return n;
 }
 
 static int srt_insert_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
 {
 	struct stub_rec_target *t = ctx;
+	bool found;
 
 	if (type == RSP_POINT_READ_WATCH || type == RSP_POINT_ACCESS_WATCH)
 		return srt_access_point(t, true, type, addr, kind);
-	for (size_t i = 0; i < t->npoints; i++)
-		if (t->points[i].addr == addr && t->points[i].type == type &&
-		    (type != RSP_POINT_WRITE_WATCH || t->points[i].kind == kind))
-			return 0;
-	if (type == RSP_POINT_WRITE_WATCH) {
-		if (kind < 1 || kind > STUB_REC_WATCH_MAX || t->nwatches == SRT_MAX_WATCH)
-			return -ENOSPC;
-		t->watches[t->nwatches++] = (struct stub_rec_watch){ .addr = addr,
-								     .len = (uint32_t)kind };
-	}
-	if (t->npoints == t->cappoints) {
-		size_t cap = t->cappoints ? 2 * t->cappoints : 16;
-		struct srt_point *p = realloc(t->points, cap * sizeof(*p));
-		uint64_t *b = realloc(t->breaks, cap * sizeof(*b));
-
-		if (p)
-			t->points = p;
-		if (b)
-			t->breaks = b;
-		if (!p || !b)
-			return -ENOMEM;
-		t->cappoints = cap;
-	}
-	t->points[t->npoints++] = (struct srt_point){ addr, type, kind };
-	if (t->past)
-		srt_past_rsp(t).ops->insert_point(t->past, type, addr, kind);
-	return 0;
+	if (type == RSP_POINT_WRITE_WATCH &&
+	    (kind < 1 || kind > STUB_REC_WATCH_MAX ||
+	     (srt_count_watches(t, addr, (uint64_t)kind, &found) == SRT_MAX_WATCH && !found)))
+		return -ENOSPC;
+	return srt_table_op(t, true, type, addr, kind);
 }
 
 static int srt_remove_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
@@ -327,21 +378,9 @@ static int srt_remove_point(void *ctx, enum rsp_point_type type, uint64_t addr, 
 
 	if (type == RSP_POINT_READ_WATCH || type == RSP_POINT_ACCESS_WATCH)
 		return srt_access_point(t, false, type, addr, kind);
-	for (size_t i = 0; i < t->npoints; i++) {
-		if (t->points[i].addr != addr || t->points[i].type != type ||
-		    (type == RSP_POINT_WRITE_WATCH && t->points[i].kind != kind))
-			continue;
-		t->points[i] = t->points[--t->npoints];
-		break;
-	}
-	for (size_t i = 0; type == RSP_POINT_WRITE_WATCH && i < t->nwatches; i++) {
-		if (t->watches[i].addr == addr && t->watches[i].len == (uint32_t)kind) {
-			t->watches[i] = t->watches[--t->nwatches];
-			break;
-		}
-	}
-	if (t->past)
-		srt_past_rsp(t).ops->remove_point(t->past, type, addr, kind);
+	if (type == RSP_POINT_WRITE_WATCH && kind < 1)
+		return 0;
+	srt_table_op(t, false, type, addr, kind);
 	return 0;
 }
 
@@ -355,10 +394,39 @@ static int srt_cmp_u64(const void *a, const void *b)
 /* swbreak or hwbreak, as the debugger inserted the breakpoint at @pc. */
 static enum rsp_stop_reason srt_break_reason(const struct stub_rec_target *t, uint64_t pc)
 {
-	for (size_t i = 0; i < t->npoints; i++)
-		if (t->points[i].addr == pc && t->points[i].type == RSP_POINT_SW_BREAK)
-			return RSP_REASON_SWBREAK;
-	return RSP_REASON_HWBREAK;
+	return replay_timeline_points_break_at(t->points, pc, RSP_POINT_SW_BREAK) ?
+	       RSP_REASON_SWBREAK : RSP_REASON_HWBREAK;
+}
+
+/* The recorder's breaks and write watches, from the table. 0 or -ENOMEM. */
+static int srt_goal_points(struct stub_rec_target *t, struct stub_rec_goal *g)
+{
+	size_t n = replay_timeline_points_count(t->points), nb = 0, nw = 0;
+
+	if (n > t->capbreaks) {
+		uint64_t *b = realloc(t->breaks, n * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		t->breaks = b;
+		t->capbreaks = n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct replay_timeline_point *p = replay_timeline_points_get(t->points, i);
+
+		if (p->kind == REPLAY_TIMELINE_BREAK)
+			t->breaks[nb++] = p->addr;
+		else if (nw < SRT_MAX_WATCH)
+			t->watches[nw++] = (struct stub_rec_watch){ .addr = p->addr,
+								    .len = (uint32_t)p->len };
+	}
+	if (nb)
+		qsort(t->breaks, nb, sizeof(*t->breaks), srt_cmp_u64);
+	g->breaks = t->breaks;
+	g->nbreaks = nb;
+	g->watches = t->watches;
+	g->nwatches = nw;
+	return 0;
 }
 
 /* ---- resuming ------------------------------------------------------------ */
@@ -368,7 +436,6 @@ static int srt_resume_live(struct stub_rec_target *t, const struct rsp_resume *a
 	struct stub_rec_goal *g = &t->goal;
 	const struct rsp_resume *step = NULL;
 	bool others = false;
-	size_t nb = 0;
 	int e;
 
 	/* The recording ended at a full disk: the program stays where it is
@@ -392,15 +459,9 @@ static int srt_resume_live(struct stub_rec_target *t, const struct rsp_resume *a
 		g->range_start = step->range_start;
 		g->range_end = step->range_end;
 	}
-	for (size_t i = 0; i < t->npoints; i++)
-		if (t->points[i].type == RSP_POINT_SW_BREAK || t->points[i].type == RSP_POINT_HW_BREAK)
-			t->breaks[nb++] = t->points[i].addr;
-	if (nb)
-		qsort(t->breaks, nb, sizeof(*t->breaks), srt_cmp_u64);
-	g->breaks = t->breaks;
-	g->nbreaks = nb;
-	g->watches = t->watches;
-	g->nwatches = t->nwatches;
+	e = srt_goal_points(t, g);
+	if (e < 0)
+		return e;
 	g->accesses = t->accesses;
 	g->naccesses = t->naccesses;
 	g->pass = t->pass;
@@ -803,6 +864,11 @@ static int srt_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 	if (e < 0)             /* nothing recorded yet, say: only the server's */
 		return strcmp(cmd, "help") == 0 ? -ENOENT : e;
 	e = srt_past_rsp(t).ops->monitor(t->past, cmd, out);
+	if (e >= 0 && !strcmp(cmd, "record-info"))
+		rsp_buf_printf(out, "past: opened %" PRIu64 " times, extended %" PRIu64
+			       " times; the last %s in %.3f ms (%.3f ms saving the recording)\n",
+			       t->opened, t->extended, t->last_extended ? "extended" : "opened",
+			       t->last_ms, t->last_sync_ms);
 	/* `goto` may have moved a cursor into the past (or back). */
 	t->in_past = !replay_target_at_end(t->past);
 	return e;
@@ -919,6 +985,10 @@ int stub_rec_target_new(char *const argv[], pid_t pid, const struct stub_rec_tar
 		return -ENOMEM;
 	t->sigfd = t->busyfd = -1;
 	t->attached = !argv;
+	if (replay_timeline_points_new(&t->points) < 0) {
+		free(t);
+		return -ENOMEM;
+	}
 	t->avx = stub_regs_features() & RSP_TARGET_AVX;
 	t->shadow.sigfd = -1;
 	if (opt->dir)
@@ -956,7 +1026,7 @@ void stub_rec_target_free(struct stub_rec_target *t)
 	if (t->busyfd >= 0)
 		close(t->busyfd);
 	sigprocmask(SIG_SETMASK, &t->old_mask, NULL);
-	free(t->points);
+	replay_timeline_points_free(t->points);
 	free(t->breaks);
 	free(t->btrace);
 	free(t);
