@@ -932,7 +932,7 @@ static int old_threads(const struct replay_state *st, const struct replay_bundle
 
 int replay_state_extend(struct replay_state *st, const struct replay_bundle *b)
 {
-	size_t nold, sorted, nexec = st->nexec, k = 0;
+	size_t nold = 0, sorted, nexec = st->nexec, k = 0;
 	int e = old_threads(st, b, &nold);
 
 	/* Its keys would stay right (a grown chunk is another key), but the
