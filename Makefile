@@ -49,7 +49,7 @@ LDLIBS := -lipt -lZydis -ljansson -ldwarf -lelf -lz -lstdc++ -lreadline
 # what they use); before the link, `--links` checks that no room's objects
 # use a symbol of a room it may not include.
 .DEFAULT_GOAL := all
-ROOM_FILES := $(wildcard protocol/*.[ch] dwarf/*.[ch] replay/*.[ch] stub/*.[ch] cli/*.[ch])
+ROOM_FILES := $(wildcard protocol/*.[ch] dwarf/*.[ch] replay/*/*.[ch] stub/*/*.[ch] cli/*.[ch])
 $(BUILD)/rooms.mk: scripts/check-rooms.sh $(ROOM_FILES)
 	@mkdir -p $(@D)
 	@scripts/check-rooms.sh --make $@.tmp && mv $@.tmp $@

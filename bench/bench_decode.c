@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "replay/bundle.h"
+#include "replay/model/bundle.h"
 
 static double now(void)
 {

@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "replay/bundle.h"
-#include "replay/cursor.h"
+#include "replay/model/bundle.h"
+#include "replay/decode/cursor.h"
 
 static double now(void)
 {

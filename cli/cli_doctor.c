@@ -3,7 +3,7 @@
  *
  * One line per fact, each measured here rather than assumed: Intel PT (and
  * why not), perf_event_paranoid, ptrace's scope, whether debug registers
- * fire and single-step traps survive CPUID (stub/stub_probe.h), the
+ * fire and single-step traps survive CPUID (stub/live/stub_probe.h), the
  * single-step rate on one CPU, Valgrind, and which recorder
  * `--record=auto` picks, with what it costs. --json prints one object.
  */
@@ -17,10 +17,10 @@
 
 #include <jansson.h>
 
-#include "stub/stub_hwpt_caps.h"
-#include "stub/stub_probe.h"
-#include "stub/stub_recorder.h"
-#include "stub/stub_vgrec.h"
+#include "stub/recorders/stub_hwpt_caps.h"
+#include "stub/live/stub_probe.h"
+#include "stub/recorders/stub_recorder.h"
+#include "stub/recorders/stub_vgrec.h"
 
 #define DOCTOR_STEPS 20000        /* single steps timed for the rate */
 

@@ -20,8 +20,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "replay/bundle.h"
-#include "replay/frontend_report.h"
+#include "replay/model/bundle.h"
+#include "replay/frontend/frontend_report.h"
 
 #define CLI_HISTORY_IMAGE_DIRS 16
 

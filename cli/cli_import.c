@@ -9,7 +9,7 @@
  *                    [--cpuid-0x15.ebx N] [--tid N]
  *   (all forms) [--image-dir DIR]...
  *
- * The import itself is replay/frontend_import.h's; here are its options
+ * The import itself is replay/frontend/frontend_import.h's; here are its options
  * and what it says.
  */
 #include "cli/cli_import.h"
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay/frontend_import.h"
+#include "replay/frontend/frontend_import.h"
 
 struct import_args {
 	const char *out;

@@ -6,7 +6,7 @@
  *                    -- PROG [ARGS...]
  *   hindsight record [OPTIONS] --attach PID
  *
- * Asks stub/stub_recorder.h for the recorder --record names (hardware PT
+ * Asks stub/recorders/stub_recorder.h for the recorder --record names (hardware PT
  * needs the intel_pt PMU; without it, auto says so and records with
  * Valgrind or single steps, pt fails; with it, auto also falls back to
  * single steps when the events cannot be opened, saying why), runs it
@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay/bundle.h"
-#include "stub/stub_recorder.h"
+#include "replay/model/bundle.h"
+#include "stub/recorders/stub_recorder.h"
 
 struct record_args {
 	const char *dir;

@@ -16,7 +16,7 @@ struct cli_record_result {
 	int signo;                 /* the signal that killed the program, or 0 */
 };
 
-/* Runs @argv under the recorder @mode names (stub/stub_recorder.h: sw,
+/* Runs @argv under the recorder @mode names (stub/recorders/stub_recorder.h: sw,
  * valgrind, ...) into @dir (NULL: the default hindsight-PROG-PID),
  * silently unless something goes wrong (then a message on stderr);
  * @snapshot > 0 keeps only about the newest that many bytes of each

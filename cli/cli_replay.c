@@ -7,9 +7,9 @@
  * GDB's command names and output where GDB has the same thing (docs/
  * replay-cli.md): stepping both ways at instruction and source level,
  * breakpoints, continue both ways, backtraces unwound from the recorded
- * registers and memory (replay/unwind.h), registers and memory of the
- * past, history and calls listings, threads, C (replay/frontend_vars.h).
- * The session and its moves are replay/frontend.h; this file reads
+ * registers and memory (replay/decode/unwind.h), registers and memory of the
+ * past, history and calls listings, threads, C (replay/frontend/frontend_vars.h).
+ * The session and its moves are replay/frontend/frontend.h; this file reads
  * commands (readline when interactive: history, completion of commands
  * and of the functions in the recorded calls), dispatches them through one
  * table, and prints; groups of commands live in cli_replay_*.c (break,
@@ -49,10 +49,10 @@
 #include "cli/cli_replay_solib.h"
 #include "protocol/rsp_buf.h"
 #include "protocol/rsp_regs.h"
-#include "replay/bundle.h"
-#include "replay/frontend.h"
-#include "replay/frontend_report.h"
-#include "replay/replay_monitor.h"
+#include "replay/model/bundle.h"
+#include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_report.h"
+#include "replay/target/replay_monitor.h"
 
 #define MAX_SCRIPT 64
 #define BT_MAX 256              /* frames bt shows at most */

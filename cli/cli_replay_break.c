@@ -3,7 +3,7 @@
  * GDB 13 prints them: break and tbreak (LOCATION [if COND]), enable,
  * disable, condition, ignore, info breakpoints, and the report of a stop
  * at one. Conditions are evaluated at each hit by the front end's one
- * evaluator (replay_frontend.cond_eval, replay/frontend.h).
+ * evaluator (replay_frontend.cond_eval, replay/frontend/frontend.h).
  */
 #include "cli/cli_replay_break.h"
 #include "cli/cli_replay_display.h"
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cli/cli_replay_last.h"
-#include "replay/frontend.h"
+#include "replay/frontend/frontend.h"
 
 static struct replay_frontend_break *find(struct cli_session *s, long n)
 {

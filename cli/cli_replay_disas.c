@@ -3,7 +3,7 @@
  * prints it ("Dump of assembler code for function main:", "=> " at the
  * selected frame's pc, <+off> after each address, /r raw bytes), over
  * the recording's memory at the current time and Zydis's AT&T printer
- * (replay/frontend_insn.h: the instruction line x/i and display/i share).
+ * (replay/frontend/frontend_insn.h: the instruction line x/i and display/i share).
  */
 #include "cli/cli_replay_disas.h"
 
@@ -16,7 +16,7 @@
 
 #include "dwarf/dw_cfi.h"
 #include "dwarf/dw_space.h"
-#include "replay/frontend.h"
+#include "replay/frontend/frontend.h"
 
 /* ---- disassemble ------------------------------------------------------- */
 

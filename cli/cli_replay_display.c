@@ -22,7 +22,7 @@
 
 #include "cli/cli_replay_disas.h"
 #include "dwarf/dw_space.h"
-#include "replay/frontend.h"
+#include "replay/frontend/frontend.h"
 
 #define MAX_BOUND 8                /* locals one display's scope remembers */
 #define STRING_LIMIT 200           /* GDB's print elements */

@@ -2,7 +2,7 @@
  * cli/cli_replay_frame.c: `hindsight replay`'s frame commands, as GDB 13
  * prints them: frame [N], up [N], down [N], info frame, finish out of the
  * selected frame, until / advance LOCATION. The selected
- * frame is replay/frontend_frame.h's (frame 0 after every move); print,
+ * frame is replay/frontend/frontend_frame.h's (frame 0 after every move); print,
  * x and info registers read its registers.
  */
 #include "cli/cli_replay_frame.h"
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay/frontend.h"
+#include "replay/frontend/frontend.h"
 
 /* GDB's complaint for a stack that cannot be had; -1. */
 static int no_stack(int rc)

@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <stdbool.h>
 
-#include "replay/frontend_report.h"  /* struct replay_source, struct replay_symbol */
+#include "replay/frontend/frontend_report.h"  /* struct replay_source, struct replay_symbol */
 
 struct replay_frame;
 struct replay_frontend;

@@ -19,7 +19,7 @@
  * the value the bytes had from the recording's start.
  *
  * What EXPR names, the write and the register's change are found in
- * replay/frontend_last.h; here the session moves there and says it.
+ * replay/frontend/frontend_last.h; here the session moves there and says it.
  */
 #include "cli/cli_replay_last.h"
 
@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay/bundle.h"
-#include "replay/frontend.h"
+#include "replay/model/bundle.h"
+#include "replay/frontend/frontend.h"
 
 #define STACK_MAX 16               /* frames shown at a write */
 

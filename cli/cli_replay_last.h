@@ -23,7 +23,7 @@ void cli_replay_print_target_value(struct cli_session *s, const struct replay_fr
 int cli_replay_cmd_last(struct cli_session *s, const char *args, const struct command *c);
 
 /* origin: where the address the instruction at the position uses came
- * from (replay/frontend_origin.h). */
+ * from (replay/frontend/frontend_origin.h). */
 int cli_replay_cmd_origin(struct cli_session *s, const char *args, const struct command *c);
 
 /* watch [-l] EXPR (c->arg 0), rwatch (1), awatch (2): a write watchpoint

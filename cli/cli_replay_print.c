@@ -1,7 +1,7 @@
 /*
  * cli/cli_replay_print.c: `hindsight replay`'s C: print, output, ptype,
  * whatis, info locals and info args, as GDB 13 prints them, through the
- * session's evaluator (replay/frontend_vars.h, replay/cexpr.h) in the
+ * session's evaluator (replay/frontend/frontend_vars.h, replay/frontend/cexpr.h) in the
  * selected frame.
  */
 #include "cli/cli_replay_print.h"
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "replay/frontend.h"
+#include "replay/frontend/frontend.h"
 
 /* Runs one of cexpr's whole commands and prints what it says. */
 static int run(struct cli_session *s, const char *args,

@@ -3,7 +3,7 @@
  * GDB 13 prints it: "From To Syms Read Shared Object Library", each
  * library's .text range where the recording loaded it, "Yes (*)" and the
  * footnote for one without debugging information (in the file or a
- * separate debug file). The libraries are replay/frontend_solib.h's.
+ * separate debug file). The libraries are replay/frontend/frontend_solib.h's.
  */
 #include "cli/cli_replay_solib.h"
 
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "replay/frontend.h"
+#include "replay/frontend/frontend.h"
 
 int cli_replay_info_sharedlibrary(struct cli_session *s, const char *args)
 {

@@ -12,7 +12,7 @@
 
 #include <stdlib.h>
 
-#include "replay/frontend.h"
+#include "replay/frontend/frontend.h"
 
 #define ROW_SCAN_MAX 4096          /* bytes looked through for a row's end */
 

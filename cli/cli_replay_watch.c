@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay/frontend.h"
+#include "replay/frontend/frontend.h"
 
 struct watch {
 	int number;

@@ -5,10 +5,10 @@
  *                 [--] PROG [ARGS...]
  *
  * Runs PROG under the recorder --record names, single steps by default
- * (the record path of cli/cli_record.c, through stub/stub_recorder.h),
+ * (the record path of cli/cli_record.c, through stub/recorders/stub_recorder.h),
  * with no debugger. When a signal kills it, the
  * recording is kept and an explanation of how it got there goes to stderr
- * (replay/explain.h: the faulting instruction and line, the registers it
+ * (replay/decode/explain.h: the faulting instruction and line, the registers it
  * uses, the call stack unwound there, the last lines executed),
  * then the commands that open the recording. When it exits, the recording
  * is deleted unless --keep. The exit status is the program's (128 +
@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "cli/cli_record.h"
-#include "replay/frontend_report.h"
+#include "replay/frontend/frontend_report.h"
 
 struct run_args {
 	const char *dir;

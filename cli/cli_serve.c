@@ -24,11 +24,11 @@
 #include "cli/cli_history.h"
 #include "cli/cli_net.h"
 #include "protocol/rsp_server.h"
-#include "replay/bundle.h"
-#include "replay/frontend_report.h"
-#include "replay/replay_target.h"
-#include "stub/stub_rec_target.h"
-#include "stub/stub_target.h"
+#include "replay/model/bundle.h"
+#include "replay/frontend/frontend_report.h"
+#include "replay/target/replay_target.h"
+#include "stub/rectarget/stub_rec_target.h"
+#include "stub/live/stub_target.h"
 
 #define HINDSIGHT_VERSION "0.1"
 

@@ -2,7 +2,7 @@
  * cli/cli_timeline.c: `hindsight timeline`, the calls of every thread as a
  * picture.
  *
- * The spans come from replay/spans.h. They are written as Chrome
+ * The spans come from replay/decode/spans.h. They are written as Chrome
  * trace-event JSON (the format Perfetto and chrome://tracing open: one
  * complete event, "X", per call, instant events for signals, gaps and the
  * crash, and hindsight's own facts under otherData.hindsight), or as one
@@ -26,8 +26,8 @@
 #include <time.h>
 
 #include "cli/cli_history.h"
-#include "replay/bundle.h"
-#include "replay/frontend_report.h"
+#include "replay/model/bundle.h"
+#include "replay/frontend/frontend_report.h"
 
 #define TIMELINE_IMAGE_DIRS 16
 #define TIMELINE_RESOLUTION 20000

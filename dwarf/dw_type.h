@@ -1,5 +1,5 @@
 /* dw_type: a program's C types as its DWARF describes them, in the shape
- * the front end's expressions (replay/cexpr.h) compute and print with.
+ * the front end's expressions (replay/frontend/cexpr.h) compute and print with.
  *
  * One struct dw_type per type DIE, built on first use and kept (owned by
  * the image that read it, or, for the types an expression makes up itself,

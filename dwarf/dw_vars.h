@@ -1,5 +1,5 @@
 /* dw_vars: a program's variables, types and functions as its DWARF names
- * them, for C expressions (replay/cexpr.h) and `info locals` / `info args`
+ * them, for C expressions (replay/frontend/cexpr.h) and `info locals` / `info args`
  * / `ptype`: what is visible at a pc, as GDB sees it.
  *
  * dw_image_scope gives the frames a pc is in (the innermost function and

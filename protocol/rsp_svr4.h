@@ -2,8 +2,8 @@
  * protocol/rsp_svr4.h: GDB's library-list-svr4 document
  * (qXfer:libraries-svr4), written from a typed list that the targets fill:
  * the live target from the dynamic linker's link_map chain
- * (stub/stub_svr4.h), the replay target from a recording's mappings
- * (replay/svr4.h). The one writer of that XML.
+ * (stub/live/stub_svr4.h), the replay target from a recording's mappings
+ * (replay/target/svr4.h). The one writer of that XML.
  *
  * Spelled as gdbserver spells it: main-lm only when the program's
  * link_map is known, one <library name lm l_addr l_ld lmid/> a library,

@@ -31,13 +31,13 @@ ROOMS='
 protocol  protocol/*
 dwarf     dwarf/*
 vgproto   vgtool/hsrec_proto
-model     replay/auxv replay/bundle* replay/elf_load replay/image* replay/percpu replay/perf_* replay/rodata replay/state*
-decode    replay/block_cache replay/calls replay/cursor replay/decode replay/index replay/insn replay/timeline replay/unwind replay/symbols replay/dwarf_symbols replay/source replay/provenance replay/explain replay/history_format replay/spans replay/session
-target    replay/replay_* replay/svr4
-frontend  replay/frontend* replay/cexpr*
-live      stub/stub_break stub/stub_dreg stub/stub_hw stub/stub_info stub/stub_maps stub/stub_mem stub/stub_probe stub/stub_proc stub/stub_procfs stub/stub_regs stub/stub_resume stub/stub_spawn stub/stub_svr4 stub/stub_target stub/stub_thread stub/stub_trap stub/stub_vfile stub/stub_wait
-recorders stub/stub_rec* stub/stub_hwpt* stub/stub_vgrec stub/stub_swpt stub/stub_recorder
-rectarget stub/stub_rec_target
+model     replay/model/*
+decode    replay/decode/*
+target    replay/target/*
+frontend  replay/frontend/*
+live      stub/live/*
+recorders stub/recorders/*
+rectarget stub/rectarget/*
 cli       cli/*
 '
 # room: the rooms it may include besides itself
@@ -94,11 +94,11 @@ if [ -n "$links" ]; then
 fi
 
 # cli/ reaches replay/ through these headers only (its front doors).
-CLI_REPLAY='replay/frontend replay/frontend_report replay/frontend_import replay/bundle replay/replay_target replay/replay_monitor'
+CLI_REPLAY='replay/frontend/frontend replay/frontend/frontend_report replay/frontend/frontend_import replay/model/bundle replay/target/replay_target replay/target/replay_monitor'
 
-files=$(ls protocol/*.[ch] dwarf/*.[ch] replay/*.[ch] stub/*.[ch] cli/*.[ch] 2>/dev/null)
+files=$(ls protocol/*.[ch] dwarf/*.[ch] replay/*/*.[ch] stub/*/*.[ch] cli/*.[ch] 2>/dev/null)
 # shellcheck disable=SC2086
-grep -n '^#include "[a-z]*/[A-Za-z0-9_]*\.h"' $files /dev/null |
+grep -n '^#include "[a-z/]*/[A-Za-z0-9_]*\.h"' $files /dev/null |
 awk -v rooms="$ROOMS" -v may="$MAY" -v all="$files" -v out="$make_out" -v clidoors="$CLI_REPLAY" '
 function room(path,    base, i, n, pats, j, p) {
 	base = path

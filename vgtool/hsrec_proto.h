@@ -1,6 +1,6 @@
 /*
  * vgtool/hsrec_proto.h: the stream the Valgrind tool hsrec writes and
- * hindsight's Valgrind recorder (stub/stub_vgrec.c) reads.
+ * hindsight's Valgrind recorder (stub/recorders/stub_vgrec.c) reads.
  *
  * This header holds no code, only the wire format both sides agree on; it
  * is included by the GPL tool (vgtool/hsrec_main.c, which cannot include

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t_record_valgrind: `record --record=valgrind` (the Valgrind tool in
-# vgtool/, stub/stub_vgrec.c) records exactly what ran.
+# vgtool/, stub/recorders/stub_vgrec.c) records exactly what ran.
 #   - A static program without libc (tests/programs/nolibc.c) runs the same
 #     instructions natively and under Valgrind: the recorder's count and its
 #     decoded history equal an independent single-stepper's (tools/stepper.c),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t_record_valgrind_snapshot: `record --record=valgrind --snapshot SIZE`
 # keeps each thread's newest SIZE bytes of trace and state log as a ring
-# while the program runs (stub/stub_rec_ring.c).
+# while the program runs (stub/recorders/stub_rec_ring.c).
 #   - Exact: Valgrind runs a program the same way every time, so the kept
 #     history is the full recording's last part, address for address, and
 #     the registers and memory `replay` shows at the kept part's first

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t_replay_threads_break: `hindsight replay` and GDB over `serve --replay`
 # give the same answer to the same question across threads (one
-# timeline, replay/timeline.h). Software recordings of timeline.c, whose
+# timeline, replay/decode/timeline.h). Software recordings of timeline.c, whose
 # three workers take turns by a schedule drawn at random (no two turns in
 # a row by one worker, each worker at least once; two schedules), each
 # turn storing a value in g_vals[worker] inside worker_step. Both are

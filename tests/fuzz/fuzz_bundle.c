@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_bundle.c: libFuzzer target over the bundle reader
- * (replay/bundle_load.c) and the per-cpu split (replay/percpu.c).
+ * (replay/model/bundle_load.c) and the per-cpu split (replay/model/percpu.c).
  *
  * The input is written as trace.json into a temporary directory that also
  * holds a tiny PT file (t.pt: a PSB+, a TSC, PSBEND), a context-switch
@@ -11,7 +11,7 @@
  * recording's end time. Any step may fail; none may crash, leak or hit
  * undefined behaviour.
  *
- * fuzz-build: replay/bundle*.c replay/percpu.c replay/perf_*.c replay/decode.c replay/image.c replay/image_find.c replay/insn.c replay/elf_load.c dwarf/dw_elf.c -lipt -ljansson -lelf -lZydis
+ * fuzz-build: replay/model/bundle*.c replay/model/percpu.c replay/model/perf_*.c replay/decode/decode.c replay/model/image.c replay/model/image_find.c replay/decode/insn.c replay/model/elf_load.c dwarf/dw_elf.c -lipt -ljansson -lelf -lZydis
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -22,9 +22,9 @@
 
 #include <elf.h>
 
-#include "replay/bundle.h"
-#include "replay/decode.h"
-#include "replay/image.h"
+#include "replay/model/bundle.h"
+#include "replay/decode/decode.h"
+#include "replay/model/image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_cexpr.c: libFuzzer target over replay/cexpr: the input,
+ * tests/fuzz/fuzz_cexpr.c: libFuzzer target over replay/frontend/cexpr: the input,
  * made a string, goes to print, output, ptype and whatis over a small
  * world (a struct with a pointer to itself, an array, a char pointer, an
  * enum, registers, 4 KiB of memory of which some bytes are unknown), so
@@ -7,7 +7,7 @@
  * Any command may fail; none may crash, leak, hit undefined behaviour, or
  * fail without a message. Each answer must be NUL-terminated text.
  *
- * fuzz-build: replay/cexpr*.c
+ * fuzz-build: replay/frontend/cexpr*.c
  */
 #include <errno.h>
 #include <stddef.h>
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "replay/cexpr.h"
+#include "replay/frontend/cexpr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

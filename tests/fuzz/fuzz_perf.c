@@ -1,22 +1,22 @@
 /*
  * tests/fuzz/fuzz_perf.c: libFuzzer target over the perf.data reader
- * (replay/perf_data.c, perf_file.c, perf_record.c, perf_sideband.c).
+ * (replay/model/perf_data.c, perf_file.c, perf_record.c, perf_sideband.c).
  *
  * The input is read as a whole perf.data file, then as a sequence of
  * kernel sideband records (as the hardware recorder's DATA ring holds
  * them) applied to a bundle. Either may fail; neither may crash, leak or
  * hit undefined behaviour.
  *
- * fuzz-build: replay/perf_*.c replay/bundle*.c replay/percpu.c replay/elf_load.c replay/image_find.c dwarf/dw_elf.c -lipt -ljansson -lelf
+ * fuzz-build: replay/model/perf_*.c replay/model/bundle*.c replay/model/percpu.c replay/model/elf_load.c replay/model/image_find.c dwarf/dw_elf.c -lipt -ljansson -lelf
  */
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "replay/bundle.h"
-#include "replay/perf_data.h"
-#include "replay/perf_record.h"
-#include "replay/perf_sideband.h"
+#include "replay/model/bundle.h"
+#include "replay/model/perf_data.h"
+#include "replay/model/perf_record.h"
+#include "replay/model/perf_sideband.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

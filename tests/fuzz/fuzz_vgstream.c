@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_vgstream.c: libFuzzer target over the Valgrind
- * recorder's stream parser (stub/stub_vgrec.c, through stub_vgrec_feed):
+ * recorder's stream parser (stub/recorders/stub_vgrec.c, through stub_vgrec_feed):
  * superblock descriptions, entries and exits, state words kept in the
  * read buffer or copied, thread switches, pauses, signals, mappings, the
  * state log and PT streams written from them, the end of the stream.
@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stub/stub_vgrec.h"
+#include "stub/recorders/stub_vgrec.h"
 #include "vgtool/hsrec_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,7 +10,7 @@
 # What a target is built with comes from its `fuzz-build:` comment line:
 # module folders or source globs it needs, then libraries (`-l...`), e.g.
 #   * fuzz-build: dwarf -ldwarf -lelf -lz -lstdc++
-#   * fuzz-build: replay/perf_*.c replay/bundle*.c -lipt -ljansson
+#   * fuzz-build: replay/model/perf_*.c replay/model/bundle*.c -lipt -ljansson
 # Exit status: 0 if no target found a crash, leak or timeout, 1 otherwise,
 # 2 on a usage or build error.
 set -u
@@ -52,7 +52,7 @@ for target in "$@"; do
 		case $word in
 		-*) libs="$libs $word" ;;
 		*.c) srcs="$srcs $(ls $word)" ;;
-		*) srcs="$srcs $(ls "$word"/*.c)" ;;
+		*) srcs="$srcs $(find "$word" -name "*.c" | sort)" ;;   # a folder, sub-folders too
 		esac
 	done
 	echo "fuzz: $target: building"

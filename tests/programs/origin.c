@@ -1,6 +1,6 @@
 /*
  * origin.c: values with a history, for `last` and the crash's origin
- * (replay/provenance.h). Usage: origin MODE [A B]
+ * (replay/decode/provenance.h). Usage: origin MODE [A B]
  *   chain A B  g_val becomes A in set_first, then B in set_second (which
  *              set_again writes again, changing nothing); g_ptr
  *              is set in set_ptr and loaded through r12 -> r13 at the

@@ -1,5 +1,5 @@
 /* tests/unit/cexpr_commands.h: the commands test_cexpr.c gives both GDB
- * and replay/cexpr over tests/unit/cexpr_prog.c, in order (the value
+ * and replay/frontend/cexpr over tests/unit/cexpr_prog.c, in order (the value
  * history numbers must agree too). Included once, by test_cexpr.c. */
 #ifndef TEST_CEXPR_COMMANDS_H
 #define TEST_CEXPR_COMMANDS_H

@@ -1,5 +1,5 @@
 /* tests/unit/cexpr_prog.c: the globals test_cexpr.c prints both with GDB
- * (natively, from this program's file) and with replay/cexpr over the same
+ * (natively, from this program's file) and with replay/frontend/cexpr over the same
  * bytes; test_cexpr.c describes these same declarations by hand as
  * dw_type graphs. Built with gcc -g -O0 -no-pie at test time. */
 #include <stdbool.h>

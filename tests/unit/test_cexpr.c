@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_cexpr.c: replay/cexpr (C expressions, GDB's printing)
+ * tests/unit/test_cexpr.c: replay/frontend/cexpr (C expressions, GDB's printing)
  * against GDB itself.
  *
  * tests/unit/cexpr_prog.c is compiled (gcc -g -O0 -no-pie) at test time;
@@ -28,7 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "replay/cexpr.h"
+#include "replay/frontend/cexpr.h"
 
 /* ---- the program's types, by hand ---- */
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
+#include "replay/model/bundle.h"
 
 #define LLDB HINDSIGHT_SHARED "/ptdata/lldb"
 

@@ -15,10 +15,10 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/calls.h"
-#include "replay/decode.h"
-#include "replay/symbols.h"
+#include "replay/model/bundle.h"
+#include "replay/decode/calls.h"
+#include "replay/decode/decode.h"
+#include "replay/decode/symbols.h"
 
 #define MF HINDSIGHT_SHARED "/ptdata/lldb/intelpt-trace-multi-file"
 

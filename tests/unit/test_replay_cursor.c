@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_replay_cursor.c: replay/cursor.c on real and
+ * tests/unit/test_replay_cursor.c: replay/decode/cursor.c on real and
  * software-made traces.
  *
  * LLDB's intelpt-trace (21 instructions of a loop, from SOURCES.md):
@@ -34,9 +34,9 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/cursor.h"
-#include "stub/stub_rec.h"
+#include "replay/model/bundle.h"
+#include "replay/decode/cursor.h"
+#include "stub/recorders/stub_rec.h"
 
 #define LLDB HINDSIGHT_SHARED "/ptdata/lldb"
 #define SRC "tests/programs/rec"

@@ -17,9 +17,9 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
-#include "replay/bundle.h"
-#include "replay/decode.h"
-#include "replay/index.h"
+#include "replay/model/bundle.h"
+#include "replay/decode/decode.h"
+#include "replay/decode/index.h"
 
 #define LLDB HINDSIGHT_SHARED "/ptdata/lldb"
 #define MF LLDB "/intelpt-trace-multi-file"

@@ -35,13 +35,13 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/cursor.h"
-#include "replay/index.h"
-#include "replay/session.h"
-#include "replay/state.h"
-#include "replay/timeline.h"
-#include "stub/stub_rec.h"
+#include "replay/model/bundle.h"
+#include "replay/decode/cursor.h"
+#include "replay/decode/index.h"
+#include "replay/decode/session.h"
+#include "replay/model/state.h"
+#include "replay/decode/timeline.h"
+#include "stub/recorders/stub_rec.h"
 #include "tests/unit/testlib_nm.h"
 
 #define PROGS "tests/programs"

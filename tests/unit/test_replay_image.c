@@ -25,9 +25,9 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/elf_load.h"
-#include "replay/image.h"
+#include "replay/model/bundle.h"
+#include "replay/model/elf_load.h"
+#include "replay/model/image.h"
 
 #define HELLO HINDSIGHT_SHARED "/ptdata/dynamorio/test_simple/hello"
 #define FILE_SIZE 0x300

@@ -22,9 +22,9 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/elf_load.h"
-#include "replay/image_find.h"
+#include "replay/model/bundle.h"
+#include "replay/model/elf_load.h"
+#include "replay/model/image_find.h"
 
 #define LLDB HINDSIGHT_SHARED "/ptdata/lldb/intelpt-trace"
 #define AOUT LLDB "/a.out"

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/decode.h"
-#include "replay/percpu.h"
+#include "replay/model/bundle.h"
+#include "replay/decode/decode.h"
+#include "replay/model/percpu.h"
 
 #define MC HINDSIGHT_SHARED "/ptdata/lldb/intelpt-multi-core-trace"
 

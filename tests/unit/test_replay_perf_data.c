@@ -27,11 +27,11 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/decode.h"
-#include "replay/image_find.h"
-#include "replay/perf_data.h"
-#include "replay/perf_ptinfo.h"
+#include "replay/model/bundle.h"
+#include "replay/decode/decode.h"
+#include "replay/model/image_find.h"
+#include "replay/model/perf_data.h"
+#include "replay/model/perf_ptinfo.h"
 
 #ifndef HINDSIGHT_SHARED
 #define HINDSIGHT_SHARED "/work/shared"

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_replay_provenance.c: replay/provenance.c on software
+ * tests/unit/test_replay_provenance.c: replay/decode/provenance.c on software
  * recordings of tests/programs/origin.c made here (built without PIE, so
  * that nm gives its functions' ranges and its globals' addresses: the
  * independent source).
@@ -32,13 +32,13 @@
 #include <cmocka.h>
 
 #include "protocol/rsp_regs.h"
-#include "replay/bundle.h"
-#include "replay/cursor.h"
-#include "replay/explain.h"
-#include "replay/frontend.h"
-#include "replay/provenance.h"
-#include "replay/timeline.h"
-#include "stub/stub_rec.h"
+#include "replay/model/bundle.h"
+#include "replay/decode/cursor.h"
+#include "replay/decode/explain.h"
+#include "replay/frontend/frontend.h"
+#include "replay/decode/provenance.h"
+#include "replay/decode/timeline.h"
+#include "stub/recorders/stub_rec.h"
 #include "tests/unit/testlib_nm.h"
 
 #define PROGS "tests/programs"

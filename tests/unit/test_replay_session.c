@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_replay_session.c: the one door into a recording
- * (replay/session.h). An LLDB bundle and a real perf.data (HASE's loopy,
+ * (replay/decode/session.h). An LLDB bundle and a real perf.data (HASE's loopy,
  * ../shared/ptdata, read where it is) open with what each want bit asks
  * for and decode as their origins say (SOURCES.md's 21 instructions; the
  * branches perf's own tools listed for loopy, and the PT payload extracted
@@ -21,10 +21,10 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/decode.h"
-#include "replay/session.h"
-#include "replay/timeline.h"
+#include "replay/model/bundle.h"
+#include "replay/decode/decode.h"
+#include "replay/decode/session.h"
+#include "replay/decode/timeline.h"
 
 #define LLDB HINDSIGHT_SHARED "/ptdata/lldb/intelpt-trace"
 #define LOOPY HINDSIGHT_SHARED "/ptdata/hase/skl-20180404-loopy/"

@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/state.h"
+#include "replay/model/bundle.h"
+#include "replay/model/state.h"
 
 static char dir[64];
 

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_replay_state_cache.c: the cache of decoded chunks
- * (replay/state_cache.[ch]) is invisible but for speed.
+ * (replay/model/state_cache.[ch]) is invisible but for speed.
  *
  * First the cache alone: entries found by key, the least recently used
  * evicted, the byte budget kept, a chunk over half of it refused, narrow
@@ -25,9 +25,9 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/state.h"
-#include "replay/state_cache.h"
+#include "replay/model/bundle.h"
+#include "replay/model/state.h"
+#include "replay/model/state_cache.h"
 
 static char dir[64];
 

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_replay_target.c: replay/replay_target.c driven through
+ * tests/unit/test_replay_target.c: replay/target/replay_target.c driven through
  * its struct rsp_target_ops, as the server drives it, over software
  * recordings made here (tests/programs/watch.c and
  * tests/programs/rec/threads.c, built without PIE so nm gives the
@@ -46,11 +46,11 @@
 #include <cmocka.h>
 
 #include "protocol/rsp_buf.h"
-#include "replay/bundle.h"
-#include "replay/cursor.h"
-#include "replay/replay_target.h"
-#include "replay/state.h"
-#include "stub/stub_rec.h"
+#include "replay/model/bundle.h"
+#include "replay/decode/cursor.h"
+#include "replay/target/replay_target.h"
+#include "replay/model/state.h"
+#include "stub/recorders/stub_rec.h"
 #include "tests/unit/testlib_nm.h"
 
 #define PROGS "tests/programs"

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_replay_timeline.c: replay/timeline.c without a debugger,
+ * tests/unit/test_replay_timeline.c: replay/decode/timeline.c without a debugger,
  * over a software recording made here of tests/programs/rec/threads.c
  * (three workers adding 1, 2, 3 to one counter 2000 times each under a
  * mutex, recorded with short slices so they interleave; built without
@@ -38,11 +38,11 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/cursor.h"
-#include "replay/state.h"
-#include "replay/timeline.h"
-#include "stub/stub_rec.h"
+#include "replay/model/bundle.h"
+#include "replay/decode/cursor.h"
+#include "replay/model/state.h"
+#include "replay/decode/timeline.h"
+#include "stub/recorders/stub_rec.h"
 #include "tests/unit/testlib_nm.h"
 
 #define PROGS "tests/programs"

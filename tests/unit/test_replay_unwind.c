@@ -1,4 +1,4 @@
-/* replay/unwind.c over made-up stacks: a memory of known and unknown bytes,
+/* replay/decode/unwind.c over made-up stacks: a memory of known and unknown bytes,
  * CFI rows and symbols from small tables. CFI chains up to main, a signal
  * frame read from its rt_sigframe, the prologue analysis without CFI, and
  * every reason to stop (main, an undefined return address, a zero pc, the
@@ -14,7 +14,7 @@
 #include <sys/user.h>
 
 #include "dwarf/dw_cfi.h"
-#include "replay/unwind.h"
+#include "replay/decode/unwind.h"
 
 #define GP(field) (offsetof(struct user_regs_struct, field) / 8)
 

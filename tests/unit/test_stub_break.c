@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "stub/stub_break.h"
-#include "stub/stub_mem.h"
+#include "stub/live/stub_break.h"
+#include "stub/live/stub_mem.h"
 
 static uint8_t code[16];
 static struct stub_mem mem = { -1 };

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "stub/stub_dreg.h"
+#include "stub/live/stub_dreg.h"
 
 struct split_case {
 	uint64_t addr, len;

@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "stub/stub_hwpt.h"
+#include "replay/model/bundle.h"
+#include "stub/recorders/stub_hwpt.h"
 #include "test_stub_hwpt_fake.h"
 
 static char root[64];

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "stub/stub_hwpt_caps.h"
+#include "stub/recorders/stub_hwpt_caps.h"
 
 static char root[64];
 

@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "stub/stub_hwpt.h"
+#include "stub/recorders/stub_hwpt.h"
 
 #define FK_MAX 32
 #define FK_PAGE 4096

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "stub/stub_hwpt_plan.h"
+#include "stub/recorders/stub_hwpt_plan.h"
 
 /* waitpid statuses as the kernel makes them */
 static int exited(int code) { return (code & 0xff) << 8; }

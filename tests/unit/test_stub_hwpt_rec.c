@@ -28,8 +28,8 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "stub/stub_hwpt_rec.h"
+#include "replay/model/bundle.h"
+#include "stub/recorders/stub_hwpt_rec.h"
 #include "test_stub_hwpt_fake.h"
 
 static char root[64], dir[128];

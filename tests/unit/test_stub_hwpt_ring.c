@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "stub/stub_hwpt_ring.h"
+#include "stub/recorders/stub_hwpt_ring.h"
 
 static uint8_t buf[16];
 static uint64_t head, tail;

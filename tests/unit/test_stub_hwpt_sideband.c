@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/perf_record.h"
-#include "stub/stub_hwpt_sideband.h"
+#include "replay/model/bundle.h"
+#include "replay/model/perf_record.h"
+#include "stub/recorders/stub_hwpt_sideband.h"
 
 static const struct replay_perf_sid_layout layout = {
 	true, PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER

@@ -23,8 +23,8 @@
 #include <cmocka.h>
 
 #include "protocol/rsp_buf.h"
-#include "stub/stub_probe.h"
-#include "stub/stub_target.h"
+#include "stub/live/stub_probe.h"
+#include "stub/live/stub_target.h"
 
 static char test_dir[] = "/tmp/hindsight-stub-XXXXXX";
 
@@ -473,7 +473,7 @@ static void test_range_step(void **state)
 	stub_target_free(l.t);
 }
 
-/* Where debug registers were never seen to fire (stub/stub_probe.h: some
+/* Where debug registers were never seen to fire (stub/live/stub_probe.h: some
  * virtual machines), Z1-Z4 are refused rather than accepted and never hit:
  * checks that for @type and ends the test's target. 1 if so. */
 static int dregs_refused(struct live *l, enum rsp_point_type type, uint64_t addr, int len)

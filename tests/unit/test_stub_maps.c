@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "stub/stub_maps.h"
+#include "stub/live/stub_maps.h"
 
 static const char maps[] =
 	"00400000-00401000 r--p 00000000 08:01 1234                               /tmp/my prog (deleted)\n"

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_stub_rec_next.c: where an instruction goes, told before it
- * runs (stub/stub_rec_next.h), the check behind every recorded step. Jcc
+ * runs (stub/recorders/stub_rec_next.h), the check behind every recorded step. Jcc
  * conditions are compared with this CPU's own SETcc over every combination
  * of the five flags; branches are decoded from their bytes, with memory
  * operands read from this process through /proc/self/mem.
@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "stub/stub_rec_insn.h"
-#include "stub/stub_rec_next.h"
+#include "stub/recorders/stub_rec_insn.h"
+#include "stub/recorders/stub_rec_next.h"
 
 #define SETCC(cc, op)                                                          \
 	case cc:                                                               \

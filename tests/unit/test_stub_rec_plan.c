@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "stub/stub_rec_plan.h"
+#include "stub/recorders/stub_rec_plan.h"
 
 /* waitpid statuses as the kernel makes them */
 static int exited(int code) { return (code & 0xff) << 8; }

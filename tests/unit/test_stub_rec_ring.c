@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "stub/stub_rec_ring.h"
+#include "stub/recorders/stub_rec_ring.h"
 
 #define HDR 16
 

@@ -2,7 +2,7 @@
  * tests/unit/test_stub_rec_roundtrip.c: the software recorder, end to end.
  *
  * Each program of tests/programs/rec/ is compiled (several ways), recorded
- * with stub/stub_rec.h and an instruction log ("tid ip" for every stepped
+ * with stub/recorders/stub_rec.h and an instruction log ("tid ip" for every stepped
  * instruction, "psb tid offset index" for every PSB), then every thread's
  * PT stream is decoded with libipt's instruction decoder over an image made
  * of the bundle's mappings, and the decoded instructions must equal the
@@ -33,8 +33,8 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
-#include "replay/bundle.h"
-#include "stub/stub_rec.h"
+#include "replay/model/bundle.h"
+#include "stub/recorders/stub_rec.h"
 
 #define SRC "tests/programs/rec"
 

@@ -6,7 +6,7 @@
  * dumps, as the single-stepper sees them, the thread's registers
  * (PTRACE_GETREGS), its XSAVE area read afresh (x87, SSE, AVX, AVX-512
  * k / zmm), the page of the stack pointer and the page of the last logged
- * write. Then replay/state.h rebuilds the same positions from the state
+ * write. Then replay/model/state.h rebuilds the same positions from the state
  * logs alone: every general register but rip (the history gives it), the
  * whole XSAVE area, GDB's register block (against stub_regs_from_user's
  * conversion), and every byte of those pages the log claims to know must
@@ -27,10 +27,10 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/state.h"
-#include "stub/stub_rec.h"
-#include "stub/stub_regs.h"
+#include "replay/model/bundle.h"
+#include "replay/model/state.h"
+#include "stub/recorders/stub_rec.h"
+#include "stub/live/stub_regs.h"
 
 #define SRC "tests/programs/rec"
 

@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_stub_rec_state_known.c: the state log written from known
  * values (stub_rec_state_known_*, the Valgrind recorder's way) reads back
- * through replay/state.h as what was written: registers at each position
+ * through replay/model/state.h as what was written: registers at each position
  * (only the slots a record names change; a checkpoint every 16K
  * instructions), the time of each position when other threads ran in
  * between (TIME records), memory before and after a write, memory a MAP
@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "replay/state.h"
-#include "stub/stub_rec_state.h"
+#include "replay/model/bundle.h"
+#include "replay/model/state.h"
+#include "stub/recorders/stub_rec_state.h"
 
 #define TID 4242
 #define SLOT_RAX 10

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_stub_recorder.c: the choice of a recorder behind
- * stub/stub_recorder.h, on a fake sysfs tree (with or without an intel_pt
+ * stub/recorders/stub_recorder.h, on a fake sysfs tree (with or without an intel_pt
  * PMU) and with Valgrind's tool found or not (HINDSIGHT_VGTOOL_DIR): each
  * --record mode, what auto says when it falls back and why, the command
  * lines that cannot work (Valgrind with --attach, a hardware --psb-period
@@ -29,9 +29,9 @@
 
 #include <cmocka.h>
 
-#include "replay/bundle.h"
-#include "stub/stub_recorder.h"
-#include "stub/stub_vgrec.h"
+#include "replay/model/bundle.h"
+#include "stub/recorders/stub_recorder.h"
+#include "stub/recorders/stub_vgrec.h"
 #include "test_stub_hwpt_fake.h"
 
 static char pt_root[64], no_pt_root[64];

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "stub/stub_regs.h"
+#include "stub/live/stub_regs.h"
 
 static void fill(struct user_regs_struct *gp, struct user_fpregs_struct *fp)
 {

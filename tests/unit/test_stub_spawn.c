@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "stub/stub_procfs.h"
-#include "stub/stub_spawn.h"
+#include "stub/live/stub_procfs.h"
+#include "stub/live/stub_spawn.h"
 
 static void test_resolve_slash(void **state)
 {

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "protocol/rsp_buf.h"
-#include "stub/stub_svr4.h"
+#include "stub/live/stub_svr4.h"
 
 #define BASE 0x555555554000ull
 #define PHDR (BASE + 0x40)

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
-#include "stub/stub_swpt.h"
+#include "stub/recorders/stub_swpt.h"
 
 struct sink {
 	char *mem;

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_stub_vgrec_feed.c: the Valgrind recorder's stream parser
- * (stub/stub_vgrec.c) does not depend on how the stream is cut into reads.
+ * (stub/recorders/stub_vgrec.c) does not depend on how the stream is cut into reads.
  *
  * A real stream is captured once: a small program with threads and stores
  * (compiled here) run by valgrind with hindsight's tool (build/vgtool/),
@@ -27,7 +27,7 @@
 
 #include <cmocka.h>
 
-#include "stub/stub_vgrec.h"
+#include "stub/recorders/stub_vgrec.h"
 #include "vgtool/hsrec_proto.h"
 
 static const char prog_src[] =

@@ -1,0 +1,89 @@
+/*
+ * replay/decode/dwarf_symbols.c: struct replay_symbolizer over dw_space.
+ *
+ * For each mapping, the load bias (replay_elf_mapping_bias) places its
+ * file's addresses.
+ */
+#include "replay/decode/dwarf_symbols.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "dwarf/dw_space.h"
+#include "replay/model/bundle.h"
+#include "replay/model/elf_load.h"
+
+struct replay_dwarf_symbols {
+	struct dw_space *space;
+};
+
+int replay_dwarf_symbols_new(const struct replay_bundle *b, struct replay_dwarf_symbols **out)
+{
+	struct replay_dwarf_symbols *s = calloc(1, sizeof(*s));
+	char path[4096];
+
+	if (!s || dw_space_new(&s->space)) {
+		free(s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < b->nmaps; i++) {
+		const struct replay_mapping *m = &b->maps[i];
+		uint64_t bias;
+
+		if (replay_bundle_path(b, m->file, path, sizeof(path)) ||
+		    replay_elf_mapping_bias(path, m->start, m->offset, &bias))
+			continue;
+		/* Overlaps (an address reused later) and unreadable files are
+		 * skipped: the first mapping of a range names it. */
+		if (dw_space_add(s->space, path, bias, m->start, m->start + m->size) == -ENOMEM) {
+			replay_dwarf_symbols_free(s);
+			return -ENOMEM;
+		}
+	}
+	*out = s;
+	return 0;
+}
+
+void replay_dwarf_symbols_free(struct replay_dwarf_symbols *s)
+{
+	if (!s)
+		return;
+	dw_space_free(s->space);
+	free(s);
+}
+
+int replay_dwarf_symbols_lookup(void *ctx, uint64_t addr, struct replay_symbol *out)
+{
+	struct replay_dwarf_symbols *s = ctx;
+	struct dw_location loc;
+	int err = dw_space_lookup(s->space, addr, &loc, NULL);
+
+	if (err)
+		return err;
+	if (loc.nframes == 0)
+		return -ENOENT;
+	out->function = loc.frames[loc.nframes - 1].function;
+	out->start = loc.function_start;
+	out->file = loc.has_line ? loc.frames[0].file : NULL;
+	out->line = loc.has_line ? loc.frames[0].line : 0;
+	out->line_start = loc.has_line ? loc.line_addr : 0;
+	out->ninlined = 0;
+	for (size_t i = 0; i + 1 < loc.nframes && i < REPLAY_SYMBOL_MAX_INLINED; i++) {
+		out->call_file[out->ninlined] = loc.frames[i + 1].file;
+		out->call_line[out->ninlined] = loc.frames[i + 1].line;
+		out->inlined[out->ninlined++] = loc.frames[i].function;
+	}
+	return 0;
+}
+
+int replay_dwarf_symbols_cfi(void *ctx, uint64_t pc, struct dw_cfi_row *out)
+{
+	struct replay_dwarf_symbols *s = ctx;
+
+	return dw_space_cfi_row(s->space, pc, out);
+}
+
+struct dw_space *replay_dwarf_symbols_space(struct replay_dwarf_symbols *s)
+{
+	return s->space;
+}

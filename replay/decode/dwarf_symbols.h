@@ -1,0 +1,39 @@
+/*
+ * replay/decode/dwarf_symbols.h: a symbolizer over dwarf/: function, file and line
+ * of a recording's addresses from DWARF (ELF symbols and name@plt where
+ * there is none).
+ *
+ * Its images are the bundle's mappings, each placed at its load bias. A
+ * recording's address space changes over time (dlclose, then something
+ * else mapped at the same place); this symbolizer keeps the first mapping
+ * of an address range, which is right for everything but such reuse.
+ */
+#ifndef HINDSIGHT_REPLAY_DWARF_SYMBOLS_H
+#define HINDSIGHT_REPLAY_DWARF_SYMBOLS_H
+
+#include <stdint.h>
+
+#include "replay/decode/symbols.h"
+
+struct dw_cfi_row;
+struct dw_space;
+struct replay_bundle;
+struct replay_dwarf_symbols;
+
+/* Images of @b's mappings (files that cannot be read are skipped; @b must
+ * outlive the symbolizer). 0 or -ENOMEM. */
+int replay_dwarf_symbols_new(const struct replay_bundle *b, struct replay_dwarf_symbols **out);
+void replay_dwarf_symbols_free(struct replay_dwarf_symbols *s);
+
+/* The lookup of struct replay_symbolizer (@ctx: a replay_dwarf_symbols):
+ * the containing function (the real one, not an inlined frame), its start,
+ * and the innermost file:line. 0 or -ENOENT. */
+int replay_dwarf_symbols_lookup(void *ctx, uint64_t addr, struct replay_symbol *out);
+
+/* The images as one dw_space (borrowed): variables, types, symbols. */
+struct dw_space *replay_dwarf_symbols_space(struct replay_dwarf_symbols *s);
+/* The call frame rules at @pc (@ctx: a replay_dwarf_symbols), for
+ * struct replay_unwind_env: dw_space_cfi_row over the same images. */
+int replay_dwarf_symbols_cfi(void *ctx, uint64_t pc, struct dw_cfi_row *out);
+
+#endif

@@ -1,0 +1,348 @@
+/*
+ * replay/frontend/frontend_report.c: history, calls, timeline and run's
+ * explanation over a recording opened for reading (see
+ * frontend_report.h).
+ */
+#include "replay/frontend/frontend_report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/model/bundle.h"
+#include "replay/decode/cursor.h"
+#include "replay/decode/explain.h"
+#include "replay/frontend/frontend_origin.h"
+#include "replay/model/image_find.h"
+#include "replay/decode/index.h"
+#include "replay/decode/insn.h"
+#include "replay/decode/session.h"
+
+_Static_assert(REPLAY_REPORT_IMAGE_DIRS_MAX == REPLAY_IMAGE_DIRS_MAX, "image_find's limit");
+
+void replay_report_image_dirs(const char *const *dirs, size_t n)
+{
+	replay_image_set_dirs(dirs, n);
+}
+
+int replay_report_open(const char *dir, bool symbols, struct replay_report **out, char *err,
+		       size_t errsize)
+{
+	struct replay_report *r = calloc(1, sizeof(*r));
+	int rc;
+
+	*out = NULL;
+	if (!r) {
+		snprintf(err, errsize, "out of memory");
+		return -ENOMEM;
+	}
+	/* Functions, files and lines from DWARF (dwarf/ falls back to ELF
+	 * symbols and name@plt where there is no debug info); no state log. */
+	rc = replay_session_open(dir, symbols ? REPLAY_SESSION_SYMBOLS : 0, &r->rs, err, errsize);
+	if (rc < 0) {
+		free(r);
+		return rc;
+	}
+	r->b = r->rs->b;
+	r->dir = dir;
+	*out = r;
+	return 0;
+}
+
+void replay_report_free(struct replay_report *r)
+{
+	if (!r)
+		return;
+	if (r->calls)
+		replay_calls_release(r->calls);
+	free(r->calls);
+	if (r->idx)
+		replay_index_release(r->idx);
+	free(r->idx);
+	replay_decoder_free(r->d);
+	replay_session_free(r->rs);
+	free(r);
+}
+
+static const char *decoder_error(int rc)
+{
+	return rc == -EINVAL ? "the trace's configuration is not supported (unknown cpu?)"
+			     : strerror(-rc);
+}
+
+int replay_report_thread(struct replay_report *r, bool have_tid, int64_t tid, char *err,
+			 size_t errsize)
+{
+	int rc;
+
+	r->thread = 0;
+	if (!r->b->nthreads) {
+		snprintf(err, errsize, "%s: the recording has no threads", r->dir);
+		return -ENOENT;
+	}
+	for (size_t i = 0; have_tid && i <= r->b->nthreads; i++) {
+		if (i == r->b->nthreads) {
+			snprintf(err, errsize, "%s: no thread %" PRId64 " in the recording", r->dir,
+				 tid);
+			return -ENOENT;
+		}
+		if (r->b->threads[i].tid == tid) {
+			r->thread = i;
+			break;
+		}
+	}
+	rc = replay_decoder_new(r->b, r->thread, &r->d);
+	if (rc < 0)
+		snprintf(err, errsize, "%s: thread %" PRId64 ": %s", r->dir,
+			 r->b->threads[r->thread].tid, decoder_error(rc));
+	return rc < 0 ? rc : 0;
+}
+
+int replay_report_index(struct replay_report *r, replay_progress_fn progress, void *ctx,
+			char *err, size_t errsize)
+{
+	int rc;
+
+	r->idx = calloc(1, sizeof(*r->idx));
+	rc = r->idx ? replay_index_build(r->idx, r->b, r->thread, progress, ctx) : -ENOMEM;
+	if (rc < 0) {
+		snprintf(err, errsize, "%s: %s", r->dir, decoder_error(rc));
+		return rc;
+	}
+	r->nitems = r->idx->nitems;
+	return 0;
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static void json_line(FILE *out, json_t *o)
+{
+	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+
+	if (text)
+		fprintf(out, "%s\n", text);
+	free(text);
+	json_decref(o);
+}
+
+static json_t *json_hex(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_string(buf);
+}
+
+static void add_symbol(json_t *o, const struct replay_symbol *sym)
+{
+	if (sym->function)
+		json_object_set_new(o, "function", json_string(sym->function));
+	if (sym->file)
+		json_object_set_new(o, "file", json_string(sym->file));
+	if (sym->line)
+		json_object_set_new(o, "line", json_integer(sym->line));
+	if (sym->ninlined) {
+		json_t *a = json_array();
+
+		for (size_t i = 0; a && i < sym->ninlined; i++) {
+			const char *name = sym->inlined[i] ? sym->inlined[i] : "??";
+
+			json_array_append_new(a, json_string(name));
+		}
+		if (a)
+			json_object_set_new(o, "inlined", a);
+	}
+}
+
+static void print_json_item(const struct replay_report *r, const struct replay_history_opts *ho,
+			    const struct replay_item *it, FILE *out)
+{
+	json_t *o = json_object();
+	struct replay_symbol sym;
+	char text[256];
+
+	if (!o)
+		return;
+	json_object_set_new(o, "index", json_integer((json_int_t)it->index));
+	json_object_set_new(o, "thread", json_integer(r->b->threads[r->thread].tid));
+	if (it->kind == REPLAY_ITEM_GAP) {
+		json_object_set_new(o, "gap", json_string(it->text));
+		json_object_set_new(o, "error", json_integer(it->error));
+		if (it->has_addr)
+			json_object_set_new(o, "addr", json_hex(it->addr));
+		json_line(out, o);
+		return;
+	}
+	json_object_set_new(o, "addr", json_hex(it->insn.ip));
+	if (r->rs->sym.lookup(r->rs->sym.ctx, it->insn.ip, &sym) == 0)
+		add_symbol(o, &sym);
+	if (it->insn.size &&
+	    replay_insn_format(&it->insn, it->bits,
+			       ho->intel ? REPLAY_SYNTAX_INTEL : REPLAY_SYNTAX_ATT, text,
+			       sizeof(text)) == 0)
+		json_object_set_new(o, "insn", json_string(text));
+	json_line(out, o);
+}
+
+static void print_json_segment(const struct replay_report *r, uint64_t number,
+			       const struct replay_segment *g, FILE *out)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return;
+	json_object_set_new(o, "index", json_integer((json_int_t)number));
+	json_object_set_new(o, "thread", json_integer(r->b->threads[r->thread].tid));
+	if (g->gap) {
+		json_object_set_new(o, "gap", json_string(g->text));
+		json_object_set_new(o, "error", json_integer(g->error));
+	} else {
+		if (g->function)
+			json_object_set_new(o, "function", json_string(g->function));
+		json_object_set_new(o, "level", json_integer(g->level));
+		if (g->file)
+			json_object_set_new(o, "file", json_string(g->file));
+		if (g->line_min) {
+			json_object_set_new(o, "line_min", json_integer(g->line_min));
+			json_object_set_new(o, "line_max", json_integer(g->line_max));
+		}
+	}
+	json_object_set_new(o, "first", json_integer((json_int_t)g->first));
+	json_object_set_new(o, "last", json_integer((json_int_t)g->last));
+	json_line(out, o);
+}
+
+/* ---- listings --------------------------------------------------------- */
+
+int replay_report_history(struct replay_report *r, const struct replay_history_opts *o,
+			  uint64_t begin, uint64_t end, bool json, FILE *out, char *err,
+			  size_t errsize)
+{
+	struct replay_history_src last = { 0 };
+	struct replay_item it;
+	int rc;
+
+	rc = replay_index_seek(r->idx, r->d, begin);
+	while (rc == 0 && (rc = replay_decoder_next(r->d, &it)) == 1 && it.index <= end) {
+		rc = 0;
+		if (json) {
+			print_json_item(r, o, &it, out);
+		} else if (it.kind == REPLAY_ITEM_GAP) {
+			fprintf(out, "%" PRIu64 "\t", it.index);
+			replay_history_print_gap(out, it.error, it.text);
+		} else {
+			replay_history_print_insn(out, &r->rs->sym, o, &it, false, &last);
+		}
+	}
+	replay_history_src_release(&last);
+	if (rc < 0) {
+		snprintf(err, errsize, "%s: %s", r->dir, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+int replay_report_calls(struct replay_report *r, replay_progress_fn progress, void *ctx,
+			char *err, size_t errsize)
+{
+	int rc;
+
+	r->calls = calloc(1, sizeof(*r->calls));
+	rc = r->calls ? replay_calls_build(r->calls, r->d, &r->rs->sym, progress, ctx) : -ENOMEM;
+	if (rc < 0) {
+		snprintf(err, errsize, "%s: %s", r->dir, strerror(-rc));
+		return rc;
+	}
+	r->ncalls = r->calls->n;
+	return 0;
+}
+
+void replay_report_calls_print(struct replay_report *r, const struct replay_history_opts *o,
+			       uint64_t begin, uint64_t end, bool json, FILE *out)
+{
+	for (uint64_t i = begin; i <= end; i++) {
+		if (json)
+			print_json_segment(r, i, &r->calls->segs[i - 1], out);
+		else
+			replay_history_print_segment(out, o, i, &r->calls->segs[i - 1]);
+	}
+}
+
+int replay_report_timeline_want(struct replay_report *r)
+{
+	char err[512];
+
+	/* A software recording's state log times every instruction exactly. */
+	if (replay_spans_clock_of(r->b) == REPLAY_CLOCK_INSNS)
+		replay_session_want(r->rs, REPLAY_SESSION_STATE_LAX, err, sizeof(err));
+	return replay_session_want(r->rs, REPLAY_SESSION_SYMBOLS, err, sizeof(err));
+}
+
+int replay_report_timeline(struct replay_report *r, struct replay_spans_opts *o,
+			   struct replay_spans *sp)
+{
+	o->st = r->rs->st;
+	o->sym = &r->rs->sym;
+	return replay_spans_build(sp, r->b, o);
+}
+
+/* ---- run's explanation ------------------------------------------------ */
+
+/* The explanation of thread @thread of @s, with @c over it, into @out. */
+static int explain_thread(FILE *out, struct replay_session *s, size_t thread,
+			  struct replay_cursor *c, int signo)
+{
+	struct replay_explain *e = malloc(sizeof(*e));
+	int rc;
+
+	if (!e)
+		return -ENOMEM;
+	rc = replay_explain_build(s->b, thread, c, s->img, s->st, &s->sym, replay_session_cfi, s,
+				  e);
+	if (rc == 0)
+		replay_explain_print(out, e, signo);
+	free(e);
+	return rc;
+}
+
+int replay_report_explain(FILE *out, const char *dir, int signo, char *err, size_t errsize)
+{
+	struct replay_session *s = NULL;
+	struct replay_cursor *c = NULL;
+	size_t thread;
+	int rc;
+
+	err[0] = 0;
+	/* A state log that cannot be read leaves no registers: the rest
+	 * still works. */
+	rc = replay_session_open(dir, REPLAY_SESSION_STATE_LAX, &s, err, errsize);
+	if (rc == 0 && !s->b->nthreads) {
+		rc = -ENOENT;
+		snprintf(err, errsize, "no thread was recorded");
+	}
+	if (rc == 0)
+		rc = replay_session_want(s, REPLAY_SESSION_IMAGES, err, errsize);
+	if (rc == 0) {
+		thread = replay_explain_thread(s->b, s->st);
+		rc = replay_cursor_new(s->b, thread, NULL, NULL, &c);
+		if (rc == 0)
+			rc = replay_session_want(s, REPLAY_SESSION_SYMBOLS, err, errsize);
+		if (rc == 0)
+			rc = explain_thread(out, s, thread, c, signo);
+		if (rc == 0 && s->st)
+			replay_frontend_origin_explain(out, dir);
+		if (rc < 0 && !err[0])
+			snprintf(err, errsize, "%s", strerror(-rc));
+	}
+	replay_cursor_free(c);
+	replay_session_free(s);
+	return rc;
+}
+
+bool replay_report_starts_early(struct replay_cursor *c, uint64_t *pos)
+{
+	*pos = replay_cursor_position(c);
+	return *pos != replay_cursor_size(c) + 1;
+}

@@ -1,0 +1,309 @@
+/*
+ * replay/model/image.c: libipt images over the bundle's mappings, by time.
+ *
+ * Bytes are read as the loader and the kernel make them: a mapping of a
+ * file shows its bytes page by page; the last page holding the file's end
+ * reads as zero past it (a page wholly past the end faults); bytes of a
+ * PT_LOAD segment past its file size, inside its memory size, are zero
+ * (bss: the loader clears the rest of the page and maps zero pages). The
+ * libipt sections stay the file's bytes: decoding never runs in a bss.
+ */
+#include "replay/model/image.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <intel-pt.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dwarf/dw_elf.h"
+#include "replay/model/bundle.h"
+#include "replay/model/elf_load.h"
+
+#define PAGE 4096u
+
+struct image_map {
+	int isid;                  /* in the section cache; 0 not added yet */
+	bool failed;               /* the file could not be added or mapped */
+	bool active;               /* valid at the current time */
+	const uint8_t *bytes;      /* the whole file, mmapped on first read */
+	size_t fsize;
+	/* The file's PT_LOAD segments and this mapping's load bias (runtime
+	 * = file address + bias), for the bytes the loader zeroes; none when
+	 * the file is no ELF file. */
+	struct replay_elf_segment *segs;
+	int nsegs;
+	uint64_t bias;
+};
+
+struct replay_image {
+	const struct replay_bundle *b;
+	struct pt_image_section_cache *iscache;
+	struct pt_image *image;    /* the current one */
+	struct pt_image *old;      /* the previous one, freed at the next change */
+	struct image_map *maps;
+	uint64_t lo, hi;           /* the set of active mappings holds in [lo, hi) */
+	bool built;
+};
+
+int replay_image_new(const struct replay_bundle *b, struct replay_image **out)
+{
+	struct replay_image *img = calloc(1, sizeof(*img));
+
+	*out = NULL;
+	if (!img)
+		return -ENOMEM;
+	img->b = b;
+	img->maps = calloc(b->nmaps ? b->nmaps : 1, sizeof(*img->maps));
+	img->iscache = pt_iscache_alloc(NULL);
+	if (!img->maps || !img->iscache) {
+		replay_image_free(img);
+		return -ENOMEM;
+	}
+	*out = img;
+	return 0;
+}
+
+void replay_image_free(struct replay_image *img)
+{
+	if (!img)
+		return;
+	for (size_t i = 0; i < img->b->nmaps; i++) {
+		if (img->maps[i].bytes)
+			munmap((void *)img->maps[i].bytes, img->maps[i].fsize);
+		free(img->maps[i].segs);
+	}
+	pt_image_free(img->image);
+	pt_image_free(img->old);
+	pt_iscache_free(img->iscache);
+	free(img->maps);
+	free(img);
+}
+
+static bool valid_at(const struct replay_mapping *m, uint64_t t)
+{
+	return m->time_map <= t && t < m->time_unmap;
+}
+
+/* The span around @t over which no mapping appears or goes. */
+static void span(struct replay_image *img, uint64_t t)
+{
+	img->lo = 0;
+	img->hi = UINT64_MAX;
+	for (size_t i = 0; i < img->b->nmaps; i++) {
+		const struct replay_mapping *m = &img->b->maps[i];
+		uint64_t edges[2] = { m->time_map, m->time_unmap };
+
+		for (int e = 0; e < 2; e++) {
+			if (edges[e] <= t && edges[e] > img->lo)
+				img->lo = edges[e];
+			if (edges[e] > t && edges[e] < img->hi)
+				img->hi = edges[e];
+		}
+	}
+}
+
+static int add_section(struct replay_image *img, struct pt_image *image, size_t i)
+{
+	const struct replay_mapping *m = &img->b->maps[i];
+	struct image_map *im = &img->maps[i];
+	char path[4096];
+	int isid;
+
+	if (im->failed)
+		return 0;
+	if (!im->isid) {
+		if (replay_bundle_path(img->b, m->file, path, sizeof(path)) < 0) {
+			im->failed = true;
+			return 0;
+		}
+		isid = pt_iscache_add_file(img->iscache, path, m->offset, m->size, m->start);
+		if (isid <= 0) {
+			im->failed = true;
+			return isid == -pte_nomem ? -ENOMEM : 0;
+		}
+		im->isid = isid;
+	}
+	if (pt_image_add_cached(image, img->iscache, im->isid, NULL) < 0)
+		im->failed = true;
+	return 0;
+}
+
+int replay_image_at(struct replay_image *img, uint64_t time, struct pt_image **image)
+{
+	struct pt_image *fresh;
+	int rc;
+
+	if (img->built && img->lo <= time && time < img->hi)
+		return 0;
+	fresh = pt_image_alloc(NULL);
+	if (!fresh)
+		return -ENOMEM;
+	for (size_t i = 0; i < img->b->nmaps; i++) {
+		img->maps[i].active = valid_at(&img->b->maps[i], time);
+		if (img->maps[i].active && (rc = add_section(img, fresh, i)) < 0) {
+			pt_image_free(fresh);
+			return rc;
+		}
+	}
+	span(img, time);
+	pt_image_free(img->old);
+	img->old = img->image;
+	img->image = fresh;
+	img->built = true;
+	*image = fresh;
+	return 1;
+}
+
+int replay_image_lookup(const struct replay_image *img, uint64_t addr)
+{
+	for (size_t i = 0; i < img->b->nmaps; i++) {
+		const struct replay_mapping *m = &img->b->maps[i];
+
+		if (img->maps[i].active && addr >= m->start && addr - m->start < m->size)
+			return (int)i;
+	}
+	return -ENOENT;
+}
+
+/* The load bias of mapping @m of an ELF file of type @type with segments
+ * @segs: 0 for an executable (ET_EXEC), else from the one segment whose
+ * pages hold the mapping's offset. -ENOENT when that is not one segment
+ * (two segments sharing a file page: which one this is cannot be told). */
+static int mapping_bias(const struct replay_mapping *m, unsigned type,
+			const struct replay_elf_segment *segs, int n, uint64_t *bias)
+{
+	int found = -1;
+
+	if (type == ET_EXEC) {
+		*bias = 0;
+		return 0;
+	}
+	for (int k = 0; k < n; k++) {
+		if (m->offset < segs[k].offset || m->offset - segs[k].offset >= segs[k].pages)
+			continue;
+		if (found >= 0)
+			return -ENOENT;
+		found = k;
+	}
+	if (found < 0)
+		return -ENOENT;
+	*bias = m->start - (segs[found].vaddr + (m->offset - segs[found].offset));
+	return 0;
+}
+
+/* The segments of mapping @i's file at @path, when it is an ELF file
+ * whose segments place the mapping (for its bss). */
+static void load_segments(struct replay_image *img, size_t i, const char *path)
+{
+	struct replay_elf_segment segs[REPLAY_ELF_MAX_SEGMENTS];
+	struct image_map *im = &img->maps[i];
+	Elf64_Ehdr eh;
+	int n;
+
+	if (im->fsize < sizeof(eh))
+		return;
+	memcpy(&eh, im->bytes, sizeof(eh));
+	n = replay_elf_load_segments(path, segs);
+	if (n <= 0 || mapping_bias(&img->b->maps[i], eh.e_type, segs, n, &im->bias) < 0)
+		return;
+	im->segs = malloc((size_t)n * sizeof(*segs));
+	if (!im->segs)
+		return;
+	memcpy(im->segs, segs, (size_t)n * sizeof(*segs));
+	im->nsegs = n;
+}
+
+static int map_file(struct replay_image *img, size_t i)
+{
+	struct image_map *im = &img->maps[i];
+	char path[4096];
+	struct stat st;
+	void *p;
+	int fd;
+
+	if (im->bytes)
+		return 0;
+	if (replay_bundle_path(img->b, img->b->maps[i].file, path, sizeof(path)) < 0)
+		return -ENAMETOOLONG;
+	fd = dw_open_regular(path);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
+		close(fd);
+		return -EINVAL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -errno;
+	im->bytes = p;
+	im->fsize = (size_t)st.st_size;
+	load_segments(img, i, path);
+	return 0;
+}
+
+/* Clears the bytes of [@addr, @addr + @size) in @buf that are a segment's
+ * bss in mapping @im: from its file size to its memory size, and at least
+ * to the end of that page (the loader clears it: padzero, ld.so). */
+static void clear_bss(const struct image_map *im, uint64_t addr, uint8_t *buf, size_t size)
+{
+	for (int k = 0; k < im->nsegs; k++) {
+		const struct replay_elf_segment *g = &im->segs[k];
+		uint64_t lo = g->file_end + im->bias, hi = g->mem_end + im->bias;
+		uint64_t page_end = (lo + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+
+		if (g->mem_end <= g->file_end)
+			continue;
+		if (hi < page_end)
+			hi = page_end;
+		if (lo < addr)
+			lo = addr;
+		if (hi > addr + size)
+			hi = addr + size;
+		if (lo < hi)
+			memset(buf + (lo - addr), 0, hi - lo);
+	}
+}
+
+static int read_map(struct replay_image *img, size_t i, uint64_t addr, uint8_t *buf, size_t size)
+{
+	const struct replay_mapping *m = &img->b->maps[i];
+	const struct image_map *im = &img->maps[i];
+	uint64_t rel = addr - m->start, off, pages, in_file;
+
+	if (addr < m->start || rel >= m->size || map_file(img, i) < 0)
+		return -ENOENT;
+	off = m->offset + rel;
+	pages = ((uint64_t)im->fsize + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	if (off >= pages)
+		return -ENOENT;     /* past the file's last page: a fault */
+	if (size > m->size - rel)
+		size = m->size - rel;
+	if (size > pages - off)
+		size = pages - off;
+	in_file = off < im->fsize ? im->fsize - off : 0;
+	if (in_file > size)
+		in_file = size;
+	memcpy(buf, im->bytes + off, in_file);
+	memset(buf + in_file, 0, size - in_file);
+	clear_bss(im, addr, buf, size);
+	return (int)size;
+}
+
+int replay_image_read(struct replay_image *img, int isid, uint64_t addr, uint8_t *buf, size_t size)
+{
+	int i;
+
+	if (isid > 0)
+		for (size_t k = 0; k < img->b->nmaps; k++)
+			if (img->maps[k].isid == isid && img->maps[k].active)
+				return read_map(img, k, addr, buf, size);
+	i = replay_image_lookup(img, addr);
+	return i < 0 ? i : read_map(img, (size_t)i, addr, buf, size);
+}

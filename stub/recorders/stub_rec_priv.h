@@ -1,0 +1,113 @@
+/*
+ * stub/recorders/stub_rec_priv.h: the software recorder's insides, shared by its
+ * ptrace loop (stub/recorders/stub_rec.c) and the control of a recording served live
+ * (stub/recorders/stub_rec_live.c). Not for other modules.
+ */
+#ifndef HINDSIGHT_STUB_STUB_REC_PRIV_H
+#define HINDSIGHT_STUB_STUB_REC_PRIV_H
+
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+
+#include "protocol/target.h"
+#include "stub/live/stub_mem.h"
+#include "stub/recorders/stub_rec.h"
+#include "stub/recorders/stub_rec_insn.h"
+#include "stub/recorders/stub_rec_maps.h"
+#include "stub/recorders/stub_rec_ring.h"
+#include "stub/recorders/stub_rec_state.h"
+#include "stub/recorders/stub_rec_thread.h"
+
+#define STUB_REC_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
+	PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
+#define STUB_REC_CHECKPOINT (1u << 22)  /* instructions between saves of the bundle */
+#define STUB_REC_FLUSH (1u << 14)       /* ... between flushes of traces and state logs */
+#define STUB_REC_IDLE_NS 20000000u      /* a flush before waiting, at most this often */
+#define STUB_REC_PLANTED 16            /* int3 addresses remembered per drain */
+#define STUB_REC_PT_BUFFER (1u << 20)   /* > 9 bytes (a TIP) per instruction flushed */
+
+enum stub_rec_task_state { STUB_REC_NEW, STUB_REC_READY, STUB_REC_SYSCALL, STUB_REC_GONE };
+
+struct stub_rec_task {
+	struct stub_rec_thread th;
+	FILE *pt;
+	struct stub_rec_state st;      /* the state log (threads/TID.state) */
+	FILE *stf;
+	enum stub_rec_task_state state;
+	struct user_regs_struct regs;  /* READY: the registers at the stop */
+	int sig;                       /* to deliver at the next resume */
+	bool restart;                  /* READY after a syscall to be restarted */
+	bool in_rep;                   /* READY between iterations of a rep string insn */
+	bool held;                     /* READY, but its clone is not collected yet */
+	struct stub_rec_insn sc;       /* SYSCALL: the instruction */
+	uint64_t sc_resume_ip;         /* SYSCALL: rip when it was resumed */
+	long sc_nr;                    /* SYSCALL: the syscall number */
+	bool sc_restart;               /* SYSCALL: resumed as a restart */
+	bool sc_logged;                /* SYSCALL: already logged (exec) */
+	size_t bundle_index;
+	/* Served live (stub_rec_live.c): */
+	uint64_t moves;                /* instructions logged + signals delivered */
+	bool sig_ok;                   /* @sig may be delivered without a pause */
+	bool sig_reported;             /* @sig was the reason of the last pause */
+	struct stub_rec_ring ring;     /* --snapshot (started at the first cut) */
+	cpu_set_t cpus;                /* attached: its CPUs before the recording */
+	bool cpus_saved;
+};
+
+struct stub_rec {
+	struct stub_rec_options opt;
+	pid_t pid;
+	bool attached;
+	volatile sig_atomic_t stop;
+	struct stub_rec_task **tasks;
+	size_t ntasks;
+	size_t cur;
+	uint64_t clock;
+	uint64_t next_checkpoint;
+	uint64_t next_flush;
+	uint64_t flushed_clock;        /* the clock at the last flush */
+	uint64_t flushed_ns;           /* ... and CLOCK_MONOTONIC then */
+	struct replay_bundle *b;
+	struct stub_mem mem;
+	struct stub_rec_icache icache;
+	struct stub_rec_maps maps;
+	struct stub_rec_state_proc sp;
+	FILE *iplog;
+	bool exited;
+	uint64_t lost_traps;               /* steps that ran more than one instruction */
+	/* int3s of the rep shortcut written since the last drain of waitpid
+	 * reports (stub_rec_collect): a fork by a thread in a syscall
+	 * meanwhile copied them into its child, which gets them taken out
+	 * (more addresses than these: the rep instruction is stepped). */
+	struct { uint64_t addr; uint8_t orig; } planted[STUB_REC_PLANTED];
+	size_t nplanted;
+	/* Served live (stub_rec_live.c): */
+	volatile sig_atomic_t interrupt;   /* pause at the next instruction */
+	struct stub_rec_task *last_mover;  /* the task of the last logged change */
+	struct stub_rec_task *lcur;        /* the task whose slice runs */
+	struct stub_rec_task *lprev;       /* the task that ran before it */
+	uint32_t lused;                    /* instructions of lcur's slice */
+	uint64_t goal_moves;               /* the stepped task's moves at resume */
+	bool blocked;                      /* the last burst found no thread to run */
+	bool no_rep_accel;                 /* access watchpoints: rep strings stepped */
+};
+
+/* The loop's steps, for stub_rec_live.c. */
+int stub_rec_save(struct stub_rec *r);
+/* Saves the bundle or flushes the files when their time has come. */
+int stub_rec_periodic(struct stub_rec *r);
+int stub_rec_collect(struct stub_rec *r, int flags);
+/* The task of live thread @tid, or NULL. */
+struct stub_rec_task *stub_rec_find(const struct stub_rec *r, pid_t tid);
+struct stub_rec_task *stub_rec_pick(struct stub_rec *r);
+int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t);
+bool stub_rec_live(const struct stub_rec *r);
+void stub_rec_detach_all(struct stub_rec *r);
+int stub_rec_finish(struct stub_rec *r, int e);
+
+#endif

@@ -1,0 +1,723 @@
+/*
+ * stub/recorders/stub_recorder.c: the recorders behind one interface
+ * (stub/recorders/stub_recorder.h): the choice of a recorder, the start of the
+ * program, and one table of operations per recorder over its own API
+ * (single steps: stub/recorders/stub_rec.h; Intel PT: stub/recorders/stub_hwpt_rec.h;
+ * Valgrind: stub/recorders/stub_vgrec.h). Lines for the user go to the options'
+ * `say` callback.
+ */
+#include "stub/recorders/stub_recorder.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "replay/model/bundle.h"
+#include "stub/recorders/stub_hwpt.h"
+#include "stub/recorders/stub_hwpt_caps.h"
+#include "stub/recorders/stub_hwpt_rec.h"
+#include "stub/recorders/stub_rec.h"
+#include "stub/recorders/stub_vgrec.h"
+
+static void rec_say(const struct stub_recorder *rec, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void rec_say(const struct stub_recorder *rec, const char *fmt, ...)
+{
+	char line[8192];
+	va_list ap;
+
+	if (!rec->opt.say)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	rec->opt.say(rec->opt.say_ctx, line);
+}
+
+static bool rec_attached(const struct stub_recorder *rec)
+{
+	return rec->opt.attach_pid != 0;
+}
+
+/* --- the start of the program ----------------------------------------- */
+
+/* The command name of @pid (for the default directory), "attach" if
+ * unknown. */
+static const char *rec_comm(pid_t pid)
+{
+	static char comm[64];
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f || !fgets(comm, sizeof(comm), f) || !comm[0] || comm[0] == '\n')
+		snprintf(comm, sizeof(comm), "attach");
+	if (f)
+		fclose(f);
+	comm[strcspn(comm, "\n/")] = 0;
+	return comm;
+}
+
+/* The bundle directory: the one asked for, else hindsight-PROG-@pid. */
+static void rec_set_dir(struct stub_recorder *rec, pid_t pid)
+{
+	if (rec->opt.dir)
+		snprintf(rec->dir, sizeof(rec->dir), "%s", rec->opt.dir);
+	else
+		snprintf(rec->dir, sizeof(rec->dir), "hindsight-%s-%d",
+			 rec->opt.argv ? basename(rec->opt.argv[0]) : rec_comm(pid), (int)pid);
+}
+
+/* Starts the program stopped at its first instruction, or attaches to
+ * every thread of the process, once; the directory follows. */
+static int rec_launch(struct stub_recorder *rec)
+{
+	int e;
+
+	if (rec->pid)
+		return 0;
+	if (rec_attached(rec)) {
+		e = stub_rec_attach(rec->opt.attach_pid);
+		if (e < 0) {
+			rec_say(rec, "cannot attach to process %ld: %s", (long)rec->opt.attach_pid,
+				strerror(-e));
+			return e;
+		}
+		rec->pid = rec->opt.attach_pid;
+	} else {
+		pid_t pid;
+
+		e = stub_rec_spawn(rec->opt.argv, &pid);
+		if (e < 0) {
+			rec_say(rec, "cannot start %s: %s", rec->opt.argv[0], strerror(-e));
+			return e;
+		}
+		rec->pid = pid;
+	}
+	rec_set_dir(rec, rec->pid);
+	return 0;
+}
+
+/* No recording of the program after all: a started one is killed (and
+ * waited for), an attached one detached, running on as before. */
+static void rec_abandon(struct stub_recorder *rec)
+{
+	stub_rec_let_go(rec->pid, rec_attached(rec));
+}
+
+/* --- single steps ------------------------------------------------------- */
+
+static int sw_start(struct stub_recorder *rec)
+{
+	struct stub_rec_options o;
+	struct stub_rec *r = NULL;
+	int e = rec_launch(rec);
+
+	if (e < 0)
+		return e;
+	memset(&o, 0, sizeof(o));
+	o.dir = rec->dir;
+	o.psb_period = rec->opt.psb_period;
+	o.noretcomp = rec->opt.noretcomp;
+	o.ip_log = rec->opt.ip_log;
+	o.step_cpuid = rec->opt.step_cpuid;
+	o.snapshot = rec->opt.snapshot;
+	e = stub_rec_new(&r, &o, rec->pid, rec->opt.argv, rec_attached(rec));
+	if (e < 0) {
+		rec_say(rec, "cannot record in %s: %s", rec->dir, strerror(-e));
+		rec_abandon(rec);
+		stub_rec_free(r);
+		return e;
+	}
+	rec->impl = r;
+	return 0;
+}
+
+/* The disk filled up: the recorder let the program go on unrecorded. A
+ * started one is still this process's child: waited for, so the
+ * recording ends with it as it would have. */
+static void sw_unwritable(struct stub_recorder *rec, int e)
+{
+	int st;
+
+	rec_say(rec, "recording stopped: %s; %s keeps what was written before (its end is a gap)",
+		strerror(-e), rec->dir);
+	if (rec_attached(rec)) {
+		rec_say(rec, "process %d detached; it goes on unrecorded", (int)rec->pid);
+		return;
+	}
+	rec_say(rec, "the program (pid %d) goes on unrecorded; waiting for it", (int)rec->pid);
+	while (waitpid(rec->pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return;
+	if (WIFEXITED(st))
+		rec_say(rec, "the program exited with status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		rec_say(rec, "the program was killed by %s", strsignal(WTERMSIG(st)));
+}
+
+static int sw_run(struct stub_recorder *rec)
+{
+	int e = stub_rec_run(rec->impl);
+
+	if (e < 0 && stub_rec_unwritable(e))
+		sw_unwritable(rec, e);
+	else if (e < 0)
+		rec_say(rec, "recording stopped early: %s (the bundle in %s is incomplete)",
+			strerror(-e), rec->dir);
+	return e;
+}
+
+static void sw_stop(struct stub_recorder *rec)
+{
+	stub_rec_stop(rec->impl);
+}
+
+static void sw_summary(const struct stub_recorder *rec, struct stub_recorder_summary *s)
+{
+	s->name = "software";
+	s->counted = true;
+	stub_rec_get_summary(rec->impl, &s->s);
+}
+
+static const struct replay_bundle *sw_bundle(const struct stub_recorder *rec)
+{
+	return stub_rec_bundle(rec->impl);
+}
+
+static void sw_free(struct stub_recorder *rec)
+{
+	stub_rec_free(rec->impl);
+}
+
+/* Serving live: stub_rec.h's live functions over the recorder's object. */
+static int sw_goal_start(struct stub_recorder *rec, struct stub_rec_goal *g)
+{
+	return stub_rec_goal_start(rec->impl, g);
+}
+
+static int sw_set_signal(struct stub_recorder *rec, pid_t tid, int sig)
+{
+	return stub_rec_set_signal(rec->impl, tid, sig);
+}
+
+static int sw_run_until(struct stub_recorder *rec, struct stub_rec_goal *g, uint32_t budget,
+			struct stub_rec_pause *out)
+{
+	return stub_rec_run_until(rec->impl, g, budget, out);
+}
+
+static pid_t sw_pause_all(struct stub_recorder *rec)
+{
+	return stub_rec_pause_all(rec->impl);
+}
+
+static bool sw_waiting(const struct stub_recorder *rec)
+{
+	return stub_rec_waiting(rec->impl);
+}
+
+static void sw_interrupt(struct stub_recorder *rec)
+{
+	stub_rec_interrupt(rec->impl);
+}
+
+static bool sw_interrupted(const struct stub_recorder *rec)
+{
+	return stub_rec_interrupted(rec->impl);
+}
+
+static int sw_sync(struct stub_recorder *rec)
+{
+	return stub_rec_sync(rec->impl);
+}
+
+static int sw_end(struct stub_recorder *rec, bool detach)
+{
+	return stub_rec_end(rec->impl, detach);
+}
+
+static size_t sw_tids(const struct stub_recorder *rec, pid_t *out, size_t max)
+{
+	return stub_rec_tids(rec->impl, out, max);
+}
+
+static bool sw_has_thread(const struct stub_recorder *rec, pid_t tid)
+{
+	return stub_rec_has_thread(rec->impl, tid);
+}
+
+static int sw_task_regs(const struct stub_recorder *rec, pid_t tid, struct user_regs_struct *out,
+			bool *stopped)
+{
+	return stub_rec_task_regs(rec->impl, tid, out, stopped);
+}
+
+static int sw_regs_changed(struct stub_recorder *rec, pid_t tid)
+{
+	return stub_rec_regs_changed(rec->impl, tid);
+}
+
+static int sw_write_mem(struct stub_recorder *rec, pid_t tid, uint64_t addr, const void *buf,
+			size_t len)
+{
+	return stub_rec_write_mem(rec->impl, tid, addr, buf, len);
+}
+
+static int sw_mem_fd(const struct stub_recorder *rec)
+{
+	return stub_rec_mem_fd(rec->impl);
+}
+
+static bool sw_alive(const struct stub_recorder *rec)
+{
+	return stub_rec_alive(rec->impl);
+}
+
+static const struct stub_recorder_live_ops sw_live_ops = {
+	sw_goal_start, sw_set_signal, sw_run_until, sw_pause_all, sw_waiting, sw_interrupt,
+	sw_interrupted, sw_sync, sw_end, sw_tids, sw_has_thread, sw_task_regs, sw_regs_changed,
+	sw_write_mem, sw_mem_fd, sw_alive,
+};
+
+static const struct stub_recorder_ops sw_ops = {
+	sw_start, sw_run, sw_stop, sw_summary, sw_bundle, NULL, sw_free, &sw_live_ops,
+};
+
+/* --- hardware Intel PT -------------------------------------------------- */
+
+/* 1 when the events cannot be opened and auto hands the program over to
+ * single steps. */
+static int hw_start(struct stub_recorder *rec)
+{
+	struct stub_hwpt_rec_options o = { .full = !rec->opt.snapshot,
+					   .aux_size = rec->opt.snapshot ? rec->opt.snapshot
+									 : rec->opt.aux_size,
+					   .opts = STUB_HWPT_OPTS_DEFAULT };
+	struct stub_hwpt_rec *r = NULL;
+	char why[512] = "";
+	int e = rec_launch(rec);
+
+	if (e < 0)
+		return e;
+	o.dir = rec->dir;
+	o.sysfs_root = rec->opt.sysfs_root;
+	o.opts.noretcomp = rec->opt.noretcomp;
+	o.opts.psb_period = rec->hw_psb;
+	e = stub_hwpt_rec_new(&r, &o, rec->pid, rec->opt.argv, rec_attached(rec), why,
+			      sizeof(why));
+	if (e < 0) {
+		stub_hwpt_rec_free(r);
+		if (!strcmp(rec->opt.mode, "auto")) {
+			rec_say(rec, "%s; recording in software", why);
+			return 1;
+		}
+		rec_say(rec, "cannot record with Intel PT: %s", why);
+		rec_abandon(rec);
+		return e;
+	}
+	rec->impl = r;
+	return 0;
+}
+
+static int hw_run(struct stub_recorder *rec)
+{
+	char why[512] = "";
+	int e = stub_hwpt_rec_run(rec->impl, why, sizeof(why));
+
+	if (e < 0)
+		rec_say(rec, "recording stopped early: %s (the bundle in %s is incomplete)", why,
+			rec->dir);
+	return e;
+}
+
+static void hw_stop(struct stub_recorder *rec)
+{
+	stub_hwpt_rec_stop(rec->impl);
+}
+
+static void hw_summary(const struct stub_recorder *rec, struct stub_recorder_summary *s)
+{
+	struct stub_hwpt_rec_summary h;
+
+	stub_hwpt_rec_get_summary(rec->impl, &h);
+	s->name = "hardware Intel PT";
+	s->counted = false;
+	s->s.threads = h.threads;
+	s->s.gaps = h.gaps;
+	s->s.trace_bytes = h.trace_bytes;
+	s->s.snapshot = rec->opt.snapshot != 0;
+}
+
+static const struct replay_bundle *hw_bundle(const struct stub_recorder *rec)
+{
+	return stub_hwpt_rec_bundle(rec->impl);
+}
+
+static void hw_free(struct stub_recorder *rec)
+{
+	stub_hwpt_rec_free(rec->impl);
+}
+
+static const struct stub_recorder_ops hw_ops = {
+	hw_start, hw_run, hw_stop, hw_summary, hw_bundle, NULL, hw_free, NULL,
+};
+
+/* --- Valgrind ----------------------------------------------------------- */
+
+/* Valgrind starts the program itself; the directory is named after this
+ * process. */
+static int vg_start(struct stub_recorder *rec)
+{
+	struct stub_vgrec_options o = { .psb_period = rec->opt.psb_period,
+					.noretcomp = rec->opt.noretcomp,
+					.verify = rec->opt.vg_verify,
+					.snapshot = rec->opt.snapshot };
+	struct stub_vgrec *r = NULL;
+	char why[512] = "";
+	int e;
+
+	if (rec->opt.dir)
+		snprintf(rec->dir, sizeof(rec->dir), "%s", rec->opt.dir);
+	else
+		snprintf(rec->dir, sizeof(rec->dir), "hindsight-%s-%d",
+			 basename(rec->opt.argv[0]), (int)getpid());
+	o.dir = rec->dir;
+	e = stub_vgrec_new(&r, &o, rec->opt.argv, why, sizeof(why));
+	if (e < 0) {
+		rec_say(rec, "cannot record with Valgrind: %s", why);
+		stub_vgrec_free(r);
+		return e;
+	}
+	rec->impl = r;
+	return 0;
+}
+
+static int vg_run(struct stub_recorder *rec)
+{
+	char why[512] = "";
+	int e = stub_vgrec_run(rec->impl, why, sizeof(why));
+
+	if (e == -ENOEXEC) {
+		/* Nothing ran: no recording, as when the program cannot start. */
+		rec_say(rec, "cannot start %s under Valgrind", rec->opt.argv[0]);
+		stub_recorder_delete(rec->dir);
+		return STUB_RECORDER_NOTHING;
+	}
+	if (e < 0 && stub_rec_unwritable(e))
+		rec_say(rec, "recording stopped: %s; %s keeps what was written before (its end is "
+			"a gap); the program went on unrecorded, under Valgrind, to its end",
+			strerror(-e), rec->dir);
+	else if (e < 0)
+		rec_say(rec, "recording stopped early: %s (the bundle in %s is incomplete)", why,
+			rec->dir);
+	return e;
+}
+
+static void vg_stop(struct stub_recorder *rec)
+{
+	stub_vgrec_stop(rec->impl);
+}
+
+static void vg_summary(const struct stub_recorder *rec, struct stub_recorder_summary *s)
+{
+	s->name = "Valgrind";
+	s->counted = true;
+	stub_vgrec_get_summary(rec->impl, &s->s);
+}
+
+static const struct replay_bundle *vg_bundle(const struct stub_recorder *rec)
+{
+	return stub_vgrec_bundle(rec->impl);
+}
+
+/* Points at Valgrind's messages when it wrote any, and says what to do
+ * when Valgrind could not run an instruction of the program (VEX has no
+ * AVX-512, for one): the program died of SIGILL that a native run would
+ * not have. */
+static void vg_epilogue(struct stub_recorder *rec)
+{
+	char p[4200], line[512];
+	struct stat sb;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", rec->dir, STUB_VGREC_LOG);
+	if (stat(p, &sb) != 0 || sb.st_size == 0)
+		return;
+	rec_say(rec, "Valgrind's messages are in %s", p);
+	f = fopen(p, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *at = strstr(line, "Illegal opcode at address ");
+
+		if (!at)
+			continue;
+		rec_say(rec, "Valgrind cannot run the instruction at %.*s (an instruction set "
+			"it does not emulate, such as AVX-512): the program died of SIGILL "
+			"under it; --record=sw records it natively",
+			(int)strcspn(at + 26, "\n"), at + 26);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
+static void vg_free(struct stub_recorder *rec)
+{
+	stub_vgrec_free(rec->impl);
+}
+
+static const struct stub_recorder_ops vg_ops = {
+	vg_start, vg_run, vg_stop, vg_summary, vg_bundle, vg_epilogue, vg_free, NULL,
+};
+
+/* --- the choice --------------------------------------------------------- */
+
+/* Why auto must not pick Valgrind, or NULL. */
+static const char *rec_no_vg(const struct stub_recorder_options *o)
+{
+	if (o->attach_pid)
+		return "Valgrind cannot attach";
+	if (o->ip_log || o->step_cpuid)
+		return "--ip-log and --step-cpuid are for single steps";
+	return NULL;
+}
+
+/* auto without Intel PT (@why says why not): Valgrind where it is
+ * installed and allowed, else single steps; says which and why. */
+static enum stub_recorder_kind rec_pick_auto(const struct stub_recorder *rec, const char *why)
+{
+	const char *no_vg = rec_no_vg(&rec->opt);
+	char dir[4096], vwhy[256];
+
+	if (no_vg) {
+		rec_say(rec, "%s; recording in software (single steps: %s)", why, no_vg);
+		return STUB_RECORDER_SW;
+	}
+	if (stub_vgrec_available(dir, sizeof(dir), vwhy, sizeof(vwhy))) {
+		rec_say(rec, "%s; recording with Valgrind (hundreds of times faster than single "
+			"steps; no vector registers, Valgrind's addresses; --record=sw "
+			"single-steps natively)", why);
+		return STUB_RECORDER_VG;
+	}
+	rec_say(rec, "%s, and %s; recording in software (single steps)", why, vwhy);
+	return STUB_RECORDER_SW;
+}
+
+/* The recorder for the mode: its kind, or -ENODEV after saying why the
+ * one asked for cannot run. The reason Intel PT cannot be used comes from
+ * stub_hwpt_available (no PMU: an AMD CPU, or a VM that does not expose
+ * it). */
+static int rec_pick(const struct stub_recorder *rec)
+{
+	const char *mode = rec->opt.mode;
+	char why[256];
+
+	if (!strcmp(mode, "sw"))
+		return STUB_RECORDER_SW;
+	if (!strcmp(mode, "valgrind")) {
+		char dir[4096];
+
+		if (stub_vgrec_available(dir, sizeof(dir), why, sizeof(why)))
+			return STUB_RECORDER_VG;
+		rec_say(rec, "cannot record with Valgrind: %s; --record=sw single-steps instead",
+			why);
+		return -ENODEV;
+	}
+	if (stub_hwpt_available(rec->opt.sysfs_root, why, sizeof(why)) > 0)
+		return STUB_RECORDER_HW;
+	if (!strcmp(mode, "pt")) {
+		rec_say(rec, "%s", why);
+		return -ENODEV;
+	}
+	return (int)rec_pick_auto(rec, why);
+}
+
+/* The recorder for serving a live program: single steps, the one that
+ * can (stub_recorder_live_ops). -EINVAL after saying why for the others. */
+static int rec_pick_live(const struct stub_recorder *rec)
+{
+	const char *mode = rec->opt.mode;
+
+	if (!strcmp(mode, "auto") || !strcmp(mode, "sw"))
+		return STUB_RECORDER_SW;
+	if (!strcmp(mode, "valgrind")) {
+		rec_say(rec, "a program under Valgrind cannot be debugged live (its threads run "
+			"inside Valgrind's process, out of ptrace's reach): record it with "
+			"`hindsight record --record=valgrind` and serve the bundle with "
+			"`serve --replay`, or serve with --record=sw");
+		return -EINVAL;
+	}
+	if (!strcmp(mode, "pt")) {
+		rec_say(rec, "hardware Intel PT records control flow only, and a program debugged "
+			"live needs every register and memory write of its past: serve with "
+			"--record=sw, or record with `hindsight record --record=pt` and serve "
+			"the bundle with `serve --replay`");
+		return -EINVAL;
+	}
+	rec_say(rec, "unknown recorder '%s' (auto, sw, pt or valgrind)", mode);
+	return -EINVAL;
+}
+
+/* --psb-period in bytes as the hardware's psb_period term (2^(n+11)
+ * bytes); -1 without the option. 0, or -EINVAL after saying why. */
+static int rec_hw_psb(struct stub_recorder *rec)
+{
+	int n = 0;
+
+	rec->hw_psb = -1;
+	if (!rec->opt.psb_given)
+		return 0;
+	while (n < 20 && (2048L << n) < (long)rec->opt.psb_period)
+		n++;
+	if ((2048L << n) != (long)rec->opt.psb_period) {
+		rec_say(rec, "hardware Intel PT's --psb-period is a power of two from 2048 bytes, "
+			"not %ld", (long)rec->opt.psb_period);
+		return -EINVAL;
+	}
+	rec->hw_psb = n;
+	return 0;
+}
+
+static const struct stub_recorder_ops *const rec_ops[] = {
+	[STUB_RECORDER_SW] = &sw_ops,
+	[STUB_RECORDER_HW] = &hw_ops,
+	[STUB_RECORDER_VG] = &vg_ops,
+};
+
+int stub_recorder_new(struct stub_recorder **out, const struct stub_recorder_options *o)
+{
+	struct stub_recorder *rec = calloc(1, sizeof(*rec));
+	int kind, e = 0;
+
+	*out = NULL;
+	if (!rec)
+		return -ENOMEM;
+	rec->opt = *o;
+	if (!rec->opt.mode)
+		rec->opt.mode = "auto";
+	if (!rec->opt.psb_period)
+		rec->opt.psb_period = STUB_RECORDER_PSB_PERIOD;
+	kind = o->live ? rec_pick_live(rec) : rec_pick(rec);
+	if (kind < 0)
+		e = kind;
+	if (e == 0 && kind == STUB_RECORDER_VG && o->attach_pid) {
+		rec_say(rec, "Valgrind cannot attach to a running process; --record=sw can");
+		e = -EINVAL;
+	}
+	if (e == 0 && kind == STUB_RECORDER_HW)
+		e = rec_hw_psb(rec);
+	if (e < 0) {
+		free(rec);
+		return e;
+	}
+	rec->kind = (enum stub_recorder_kind)kind;
+	rec->ops = rec_ops[kind];
+	*out = rec;
+	return 0;
+}
+
+int stub_recorder_start(struct stub_recorder *rec)
+{
+	int e = rec->ops->start(rec);
+
+	if (e == 1) {
+		rec->kind = STUB_RECORDER_SW;
+		rec->ops = &sw_ops;
+		e = rec->ops->start(rec);
+	}
+	return e;
+}
+
+int stub_recorder_run(struct stub_recorder *rec)
+{
+	return rec->ops->run(rec);
+}
+
+void stub_recorder_stop(struct stub_recorder *rec)
+{
+	if (rec && rec->impl)
+		rec->ops->stop(rec);
+}
+
+void stub_recorder_summary(const struct stub_recorder *rec, struct stub_recorder_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	rec->ops->summary(rec, s);
+}
+
+const struct replay_bundle *stub_recorder_bundle(const struct stub_recorder *rec)
+{
+	return rec->ops->bundle(rec);
+}
+
+void stub_recorder_epilogue(struct stub_recorder *rec)
+{
+	if (rec->impl && rec->ops->epilogue)
+		rec->ops->epilogue(rec);
+}
+
+enum stub_recorder_kind stub_recorder_kind(const struct stub_recorder *rec)
+{
+	return rec->kind;
+}
+
+const char *stub_recorder_dir(const struct stub_recorder *rec)
+{
+	return rec->dir;
+}
+
+const struct stub_recorder_live_ops *stub_recorder_live(const struct stub_recorder *rec)
+{
+	return rec->opt.live && rec->impl ? rec->ops->live : NULL;
+}
+
+bool stub_recorder_attached(const struct stub_recorder *rec)
+{
+	return rec_attached(rec);
+}
+
+void stub_recorder_free(struct stub_recorder *rec)
+{
+	if (!rec)
+		return;
+	if (rec->impl)
+		rec->ops->free(rec);
+	free(rec);
+}
+
+/* --- the files of a recording -------------------------------------------- */
+
+static int rec_unlink(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+void stub_recorder_delete(const char *dir)
+{
+	static const char *const subdirs[] = { "threads", "images" };
+	char path[PATH_MAX + 32];
+
+	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, subdirs[i]);
+		if (access(path, F_OK) == 0)
+			nftw(path, rec_unlink, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	snprintf(path, sizeof(path), "%s/trace.json", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", dir, STUB_VGREC_LOG);
+	unlink(path);
+	rmdir(dir);
+}

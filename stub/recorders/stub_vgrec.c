@@ -1,0 +1,1535 @@
+/*
+ * stub/recorders/stub_vgrec.c: the fast recorder's side in hindsight (see
+ * stub/recorders/stub_vgrec.h): Valgrind started with the tool, its stream read and
+ * turned into per-thread PT streams, mappings and the exit.
+ *
+ * How a thread's instructions are known from superblocks: entering a
+ * superblock means its instructions run one after the other until one of
+ * them leaves it (a side exit, the end) or the thread is stopped (a
+ * signal, a switch, the end: those records carry the address it stopped
+ * before). Each thread keeps the superblock it is in ("open") and the last
+ * instruction that ran ("pend"), whose successor is not known until the
+ * next thing the thread does; that successor is what the PT packets of
+ * the instruction need (stub_rec_thread_step). A rep string instruction
+ * that Valgrind runs once per iteration is one instruction, as in PT.
+ */
+#include "stub/recorders/stub_vgrec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <Zydis/Zydis.h>
+
+#include "replay/model/bundle.h"
+#include "stub/recorders/stub_rec.h"
+#include "stub/recorders/stub_rec_insn.h"
+#include "stub/recorders/stub_rec_maps.h"
+#include "stub/recorders/stub_rec_ring.h"
+#include "stub/recorders/stub_rec_state.h"
+#include "stub/recorders/stub_rec_thread.h"
+#include "stub/live/stub_spawn.h"
+#include "vgtool/hsrec_proto.h"
+
+#define VGREC_TOOL "hsrec"
+#define VGREC_TOOL_FILE "hsrec-amd64-linux"
+#define VGREC_IN (4u << 20)        /* stream bytes read at once, at most */
+#define VGREC_PIPE (1u << 20)      /* the FIFO's size asked for */
+#define VGREC_SAVE (1ull << 26)    /* instructions between saves of the bundle */
+#define VGREC_SAVE_NS 1000000000ull /* ... and at most this long (a slow program) */
+
+struct vgrec_exit {
+	uint32_t idx;
+	uint64_t dst;
+};
+
+struct vgrec_block {
+	uint32_t ninsn, nexit;
+	uint32_t plain;                     /* leading instructions that are no branch */
+	/* Each instruction's place among the block's distinct instructions:
+	 * VEX unrolls a rep string instruction into several copies of it
+	 * (one per iteration), which are one instruction of the history. */
+	uint16_t *pos;
+	struct stub_rec_insn *insn;
+	struct vgrec_exit *exit;
+};
+
+struct vgrec_thread {
+	struct stub_rec_thread th;
+	FILE *pt;
+	int64_t tid;
+	size_t bundle_index;
+	const struct vgrec_block *open;     /* the superblock it is in */
+	const struct stub_rec_insn *pend;   /* ran; its successor not yet known */
+	bool gone;
+	/* The state log (threads/TID.state): */
+	struct stub_rec_state st;
+	FILE *stf;
+	struct user_regs_struct regs;       /* as of the last record */
+	/* The open superblock's state words, as they came (each checked
+	 * whole): where the read buffer holds them (raw_off, raw_len), or a
+	 * copy once the buffer moved on (raw_copied: raw, raw_len). */
+	size_t raw_off, raw_len, raw_cap;
+	bool raw_copied;
+	uint8_t *raw;
+	/* --snapshot: the ring, and a PSB written that waits for its
+	 * checkpoint (the state of its instruction is applied after the
+	 * superblock's control flow). */
+	struct stub_rec_ring ring;
+	bool psb;
+	struct stub_rec_cut psb_cut;        /* its st_off: once written */
+};
+
+struct vgrec_map {
+	uint64_t start, end;
+	size_t index;                       /* in the bundle's maps */
+};
+
+struct stub_vgrec {
+	struct stub_vgrec_options opt;
+	pid_t pid;
+	volatile sig_atomic_t stop;
+	int fifo_r, fifo_w;
+	char fifo[PATH_MAX];
+	struct replay_bundle *b;
+	ZydisDecoder dec;
+	struct vgrec_thread **th;
+	size_t nth;
+	struct vgrec_thread *cur;
+	struct vgrec_block **blocks;        /* every tool instance's, in order */
+	size_t nblocks, capblocks;
+	size_t id_base;                     /* the current instance's first block */
+	unsigned hellos;
+	struct vgrec_map *maps;
+	size_t nmaps;
+	bool anon_reported;
+	uint64_t clock;
+	uint64_t next_save;
+	uint64_t saved_ns;                  /* when the bundle was saved last */
+	uint64_t saved_clock;               /* ... and the clock then */
+	size_t saved_nth;                   /* the threads it had */
+	bool ended;                         /* the END record arrived */
+	bool reaped;                        /* waitpid collected Valgrind */
+	bool feeding;                       /* tests: fed a stream (stub_vgrec_feed) */
+	int feed_e;                         /* ... and the error it met, if any */
+	uint8_t *in;
+	size_t nin;
+	size_t scan;                        /* where parsing goes on in in */
+	struct vgrec_thread *raw_owner;     /* whose state words in holds */
+	char *err;
+	size_t errsize;
+};
+
+static int vgrec_fail(struct stub_vgrec *r, int e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int vgrec_fail(struct stub_vgrec *r, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->err && r->errsize && !r->err[0]) {
+		va_start(ap, fmt);
+		vsnprintf(r->err, r->errsize, fmt, ap);
+		va_end(ap);
+	}
+	return e;
+}
+
+static uint32_t vgrec_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t vgrec_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* --- Finding the tool ------------------------------------------------- */
+
+static bool vgrec_tool_in(const char *dir)
+{
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s/%s", dir, VGREC_TOOL_FILE) >= (int)sizeof(p))
+		return false;
+	if (access(p, X_OK) < 0)
+		return false;
+	snprintf(p, sizeof(p), "%s/vgpreload_core-amd64-linux.so", dir);
+	return access(p, R_OK) == 0;
+}
+
+
+/* The valgrind executable, as execvp would find it, into @out. */
+static int vgrec_valgrind(char *out, size_t size)
+{
+	return stub_spawn_resolve("valgrind", getenv("PATH"), out, size);
+}
+
+int stub_vgrec_available(char *dir, size_t dsize, char *why, size_t wsize)
+{
+	const char *env = getenv("HINDSIGHT_VGTOOL_DIR");
+	char exe[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (vgrec_valgrind(exe, sizeof(exe)) < 0) {
+		snprintf(why, wsize, "valgrind is not installed (Debian: apt-get install valgrind)");
+		return 0;
+	}
+	if (env && *env) {
+		if (vgrec_tool_in(env)) {
+			snprintf(dir, dsize, "%s", env);
+			return 1;
+		}
+		snprintf(why, wsize, "HINDSIGHT_VGTOOL_DIR=%s holds no %s with Valgrind's files",
+			 env, VGREC_TOOL_FILE);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		snprintf(why, wsize, "cannot find hindsight's own executable");
+		return 0;
+	}
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	snprintf(dir, dsize, "%s/vgtool", exe);
+	if (vgrec_tool_in(dir))
+		return 1;
+	snprintf(dir, dsize, "%s/../lib/hindsight/vgtool", exe);
+	if (vgrec_tool_in(dir))
+		return 1;
+	snprintf(why, wsize, "hindsight's Valgrind tool is not built (%s/vgtool/%s: `make` "
+		 "builds it when valgrind is installed)", exe, VGREC_TOOL_FILE);
+	return 0;
+}
+
+/* --- Threads, mappings ------------------------------------------------ */
+
+static struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid)
+{
+	struct vgrec_thread *t, **v;
+	char rel[64], path[PATH_MAX];
+	int idx, e;
+
+	if (r->cur && r->cur->tid == tid && !r->cur->gone)
+		return r->cur;
+	for (size_t i = 0; i < r->nth; i++)
+		if (r->th[i]->tid == tid && !r->th[i]->gone)
+			return r->th[i];
+	v = realloc(r->th, (r->nth + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	r->th = v;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	snprintf(rel, sizeof(rel), "threads/%" PRId64 ".pt", tid);
+	for (size_t i = 0; i < r->nth; i++)
+		if (r->th[i]->tid == tid)  /* a tid used again: a new file */
+			snprintf(rel, sizeof(rel), "threads/%" PRId64 ".%zu.pt", tid, r->nth);
+	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
+	t->pt = fopen(path, "we");
+	if (!t->pt) {
+		free(t);
+		return NULL;
+	}
+	e = stub_rec_thread_init(&t->th, (pid_t)tid, t->pt, r->opt.psb_period, !r->opt.noretcomp,
+				 r->clock);
+	idx = e < 0 ? e : replay_bundle_add_thread(r->b, tid, rel);
+	if (idx < 0) {
+		stub_rec_thread_release(&t->th);
+		fclose(t->pt);
+		free(t);
+		return NULL;
+	}
+	t->bundle_index = (size_t)idx;
+	r->th[r->nth++] = t;
+	/* The state log: started by the thread's first register dump. */
+	snprintf(rel + strlen(rel) - 3, 7, ".state");
+	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
+	t->stf = fopen(path, "we");
+	if (!t->stf || stub_rec_state_init(&t->st, (pid_t)tid, t->stf) < 0 ||
+	    replay_bundle_set_str(&r->b->threads[idx].state_file, rel) < 0)
+		return NULL;
+	return t;
+}
+
+/* Ends every executable mapping overlapping [start, end) at the current
+ * time; what lies outside the range stays mapped (a new mapping from
+ * now). 0 or -ENOMEM. */
+static int vgrec_unmap(struct stub_vgrec *r, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < r->nmaps;) {
+		struct vgrec_map *m = &r->maps[i];
+		struct replay_mapping old, piece;
+		struct vgrec_map keep[2];
+		size_t nkeep = 0;
+
+		if (m->end <= start || m->start >= end) {
+			i++;
+			continue;
+		}
+		old = r->b->maps[m->index];
+		r->b->maps[m->index].time_unmap = r->clock;
+		if (m->start < start)
+			keep[nkeep++] = (struct vgrec_map){ m->start, start, 0 };
+		if (m->end > end)
+			keep[nkeep++] = (struct vgrec_map){ end, m->end, 0 };
+		*m = r->maps[--r->nmaps];
+		for (size_t k = 0; k < nkeep; k++) {
+			struct vgrec_map *v = realloc(r->maps, (r->nmaps + 1) * sizeof(*v));
+			int idx;
+
+			if (!v)
+				return -ENOMEM;
+			r->maps = v;
+			piece = old;
+			piece.time_map = r->clock;
+			piece.time_unmap = REPLAY_TIME_NEVER;
+			piece.start = keep[k].start;
+			piece.size = keep[k].end - keep[k].start;
+			piece.offset = old.offset + (keep[k].start - old.start);
+			idx = replay_bundle_add_mapping(r->b, &piece);
+			if (idx < 0)
+				return idx;
+			keep[k].index = (size_t)idx;
+			r->maps[r->nmaps++] = keep[k];
+		}
+	}
+	return 0;
+}
+
+
+static int vgrec_map(struct stub_vgrec *r, uint64_t start, uint64_t len, uint64_t off,
+		     uint32_t prot, const char *name)
+{
+	struct replay_mapping m = { .time_map = r->clock, .time_unmap = REPLAY_TIME_NEVER,
+				    .start = start, .size = len, .offset = off };
+	char uuid[128], rel[128];
+	struct vgrec_map *v;
+	int e = vgrec_unmap(r, start, start + len), idx;
+
+	if (e < 0 || !(prot & 4))
+		return e;
+	if (!*name || (name[0] == '[' && strcmp(name, "[vdso]")))
+		return 0;             /* if code runs there, vgrec_block says so */
+	if (!strcmp(name, "[vdso]")) {
+		/* The same in every process of this machine, Valgrind's
+		 * client included: read through Valgrind's own memory. */
+		char mem[64];
+		int fd;
+
+		if (r->feeding)
+			return 0;     /* fed a stream (tests): no process to read it from */
+		snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)r->pid);
+		fd = open(mem, O_RDONLY | O_CLOEXEC);
+		e = fd < 0 ? -errno : stub_rec_dump_vdso(r->opt.dir, r->pid, fd, start, len, rel,
+							 sizeof(rel));
+		if (fd >= 0)
+			close(fd);
+		if (e < 0)
+			return e;
+		m.file = rel;
+		m.system_path = "[vdso]";
+		m.offset = 0;
+	} else {
+		m.file = m.system_path = (char *)name;
+		if (stub_rec_build_id(name, uuid, sizeof(uuid)) == 0)
+			m.uuid = uuid;
+	}
+	v = realloc(r->maps, (r->nmaps + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->maps = v;
+	idx = replay_bundle_add_mapping(r->b, &m);
+	if (idx < 0)
+		return idx;
+	r->maps[r->nmaps++] = (struct vgrec_map){ start, start + len, (size_t)idx };
+	return 0;
+}
+
+static bool vgrec_mapped(const struct stub_vgrec *r, uint64_t ip)
+{
+	for (size_t i = 0; i < r->nmaps; i++)
+		if (ip >= r->maps[i].start && ip < r->maps[i].end)
+			return true;
+	return false;
+}
+
+/* --- Instructions ------------------------------------------------------ */
+
+static bool vgrec_direct(const struct stub_rec_insn *i)
+{
+	return i->cls == STUB_REC_JUMP || i->cls == STUB_REC_CALL || i->cls == STUB_REC_COND;
+}
+
+/* stub_rec_thread_step's result @e for @t: with --snapshot, a PSB it
+ * wrote is a cut once the state log has a checkpoint there (vgrec_cut). */
+static int vgrec_psb(const struct stub_vgrec *r, struct vgrec_thread *t, int e)
+{
+	if (e == 1 && r->opt.snapshot && t->st.started) {
+		t->psb = true;
+		t->psb_cut = (struct stub_rec_cut){ t->th.pt.last_psb, 0, t->th.ninsn, r->clock };
+	}
+	return e < 0 ? e : 0;
+}
+
+/* The checkpoint of the PSB @t wrote last (every record up to its
+ * instruction written), and the cut. */
+static int vgrec_cut(struct stub_vgrec *r, struct vgrec_thread *t)
+{
+	struct stub_rec_cut *c = &t->psb_cut;
+	int e = stub_rec_state_known_ckpt(&t->st, c->index, c->time);
+
+	t->psb = false;
+	if (e < 0)
+		return e;
+	c->st_off = t->st.last_ckpt_off;
+	return stub_rec_ring_cut_here(&t->ring, r->opt.snapshot, c, &t->th, &t->st, r->b);
+}
+
+/* The thread's pending instruction went to @ip. */
+static int vgrec_succ(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip)
+{
+	const struct stub_rec_insn *p = t->pend;
+	uint64_t next;
+	int e;
+
+	if (!p)
+		return 0;
+	t->pend = NULL;
+	if (p->rep && p->ip == ip)
+		return 0;                  /* one more iteration: not done yet */
+	next = p->ip + p->len;
+	r->clock++;
+	if (vgrec_direct(p) && ip != next && ip != p->target) {
+		/* Valgrind redirected a direct branch (a function it
+		 * replaces): the instruction as the CPU would have run it,
+		 * then the thread leaves for where it went. */
+		uint64_t to = p->cls == STUB_REC_COND ? next : p->target;
+
+		e = vgrec_psb(r, t, stub_rec_thread_step(&t->th, p, to, r->clock));
+		if (e >= 0)
+			e = stub_rec_thread_interrupt(&t->th, to);
+		return e < 0 ? e : 0;
+	}
+	return vgrec_psb(r, t, stub_rec_thread_step(&t->th, p, ip, r->clock));
+}
+
+/* The thread's pending instruction went to @ip, which runs now. */
+static int vgrec_next(struct stub_vgrec *r, struct vgrec_thread *t, const struct stub_rec_insn *in)
+{
+	int e = vgrec_succ(r, t, in->ip);
+
+	if (e >= 0 && !t->th.pt.enabled)
+		e = stub_rec_thread_enter(&t->th, in->ip, r->clock);
+	t->pend = in;
+	return e;
+}
+
+/* The position the thread's next state record belongs to: after its
+ * last instruction that ran (the pending one included), and its time. */
+static void vgrec_pos(const struct stub_vgrec *r, const struct vgrec_thread *t, uint64_t *index,
+		      uint64_t *time)
+{
+	*index = t->th.ninsn + (t->pend ? 1 : 0);
+	*time = *index + (r->clock - t->th.ninsn);
+}
+
+static uint64_t *vgrec_slot(struct user_regs_struct *regs, unsigned slot)
+{
+	return (uint64_t *)regs + slot;
+}
+
+/* The bytes that follow a state word of @kind with @arg (its operands),
+ * or 0 for a word no tool writes. */
+static size_t vgrec_st_size(unsigned kind, unsigned arg)
+{
+	switch (kind) {
+	case HSREC_ST_REG:
+		return 8;
+	case HSREC_ST_STORE:
+		return arg ? 8 + 2 * (size_t)arg : 0;
+	case HSREC_ST_UNKNOWN:
+		return 16;
+	default:
+		return 0;
+	}
+}
+
+/* The open superblock's state words are applied or dropped. */
+static void vgrec_raw_done(struct stub_vgrec *r, struct vgrec_thread *t)
+{
+	t->raw_len = 0;
+	t->raw_copied = false;
+	if (r->raw_owner == t)
+		r->raw_owner = NULL;
+}
+
+/* The state words of instructions [0, n) of the superblock that just ran,
+ * its instruction 0 being the thread's instruction @idx0 at time @idx0 +
+ * @base; those of later instructions did not happen (a fault). They are
+ * read where they are (vgrec_events checked each whole). */
+static int vgrec_apply(struct stub_vgrec *r, struct vgrec_thread *t, const struct vgrec_block *blk,
+		       uint32_t n, uint64_t idx0, uint64_t base)
+{
+	const uint8_t *p = t->raw_copied ? t->raw : r->in + t->raw_off, *end = p + t->raw_len;
+	uint32_t regs = 0;             /* slots changed by the instruction at pos */
+	uint32_t pos = UINT32_MAX;     /* among the block's distinct instructions */
+	uint64_t index = 0;            /* idx0 + pos */
+	int e = 0;
+
+	if (!t->st.started) {
+		vgrec_raw_done(r, t);
+		return 0;
+	}
+	if (n)
+		e = stub_rec_state_known_time(&t->st, idx0, idx0 + base);
+	while (p < end && e >= 0) {
+		uint32_t w = vgrec_u32(p), insn = HSREC_ST_INSN(w), arg = HSREC_ST_ARG(w);
+		unsigned kind = HSREC_ST_KIND(w);
+		const uint8_t *q = p + 4;
+
+		if (insn >= n)
+			break;
+		/* A rep instruction's unrolled copies are one instruction:
+		 * its registers once, after all of its writes. */
+		if (blk->pos[insn] != pos) {
+			if (regs) {
+				e = stub_rec_state_known_regs(&t->st, &t->regs, regs, index,
+							      index + base);
+				regs = 0;
+			}
+			pos = blk->pos[insn];
+			index = idx0 + pos;
+			if (e >= 0 && t->psb && index > t->psb_cut.index)
+				e = vgrec_cut(r, t);
+			if (e < 0)
+				break;
+		}
+		if (kind == HSREC_ST_REG) {
+			if (arg < HSREC_NGP) {
+				memcpy(vgrec_slot(&t->regs, arg), q, 8);
+				regs |= 1u << arg;
+			}
+			p = q + 8;
+			continue;
+		}
+		p = q + vgrec_st_size(kind, arg);
+		if (kind == HSREC_ST_STORE)
+			e = stub_rec_state_known_mem(&t->st, vgrec_u64(q), arg, q + 8, q + 8 + arg,
+						     index, index + base);
+		else
+			e = stub_rec_state_known_map(&t->st, vgrec_u64(q), vgrec_u64(q + 8),
+						     STUB_REC_MAP_UNKNOWN, index, index + base);
+	}
+	if (e >= 0 && regs)
+		e = stub_rec_state_known_regs(&t->st, &t->regs, regs, index, index + base);
+	if (e >= 0 && t->psb)
+		e = vgrec_cut(r, t);
+	if (r->opt.snapshot && stub_rec_ring_want(&t->ring, r->opt.snapshot, t->st.bytes + t->st.nrec))
+		t->th.pt.psb_asked = true;
+	vgrec_raw_done(r, t);
+	return e;
+}
+
+/* Instructions [0, n) of @blk ran in @t. Inside a superblock each
+ * instruction goes to the next one; the leading ones that are no branch
+ * (blk->plain of them) write no packet, and so no PSB is due after them
+ * (stub_swpt_boundary counts bytes): they are only counted. That is the
+ * fast path of this recorder. Then the superblock's state words. */
+static int vgrec_run(struct stub_vgrec *r, struct vgrec_thread *t, const struct vgrec_block *blk,
+		     uint32_t n)
+{
+	uint64_t idx0, base;
+	uint32_t bulk;
+	int e;
+
+	if (n == 0)
+		return vgrec_apply(r, t, blk, 0, 0, 0);
+	e = vgrec_next(r, t, &blk->insn[0]);
+	idx0 = t->th.ninsn + 1;
+	base = r->clock - t->th.ninsn;
+	bulk = n - 1 < blk->plain ? n - 1 : blk->plain;
+	if (bulk) {
+		r->clock += bulk;
+		t->th.ninsn += bulk;
+		t->pend = &blk->insn[bulk];
+	}
+	for (uint32_t i = bulk + 1; i < n && e >= 0; i++)
+		e = vgrec_next(r, t, &blk->insn[i]);
+	if (e >= 0)
+		e = vgrec_apply(r, t, blk, n, idx0, base);
+	return e;
+}
+
+/* @n more bytes of @t's state words, copied. */
+static int vgrec_raw_add(struct vgrec_thread *t, const uint8_t *p, size_t n)
+{
+	if (t->raw_len + n > t->raw_cap) {
+		size_t cap = t->raw_cap ? t->raw_cap : 4096;
+		uint8_t *nv;
+
+		while (cap < t->raw_len + n)
+			cap *= 2;
+		nv = realloc(t->raw, cap);
+		if (!nv)
+			return -ENOMEM;
+		t->raw = nv;
+		t->raw_cap = cap;
+	}
+	memcpy(t->raw + t->raw_len, p, n);
+	t->raw_len += n;
+	return 0;
+}
+
+/* @t's state words still in the read buffer are copied out of it (the
+ * buffer moves on, or another thread's words come). */
+static int vgrec_raw_copy(struct stub_vgrec *r, struct vgrec_thread *t)
+{
+	size_t n = t->raw_len;
+
+	r->raw_owner = NULL;
+	t->raw_len = 0;
+	t->raw_copied = true;
+	return vgrec_raw_add(t, r->in + t->raw_off, n);
+}
+
+/* The state words of the current thread's open superblock from r->in +
+ * @at on, each with its operands after it: *@used is the bytes of those
+ * all in (0: not even the first yet). The words stay where they are until
+ * the superblock ends (vgrec_apply); they are copied only when the read
+ * buffer must move on first. */
+static int vgrec_events(struct stub_vgrec *r, size_t at, size_t *used)
+{
+	struct vgrec_thread *t = r->cur;
+	size_t i = at, n;
+	int e = 0;
+
+	*used = 0;
+	if (!t || !t->open)
+		return vgrec_fail(r, -EPROTO, "a state word outside a superblock");
+	while (i + 4 <= r->nin) {
+		uint32_t w = vgrec_u32(r->in + i);
+		size_t need;
+
+		if ((w & HSREC_ST_MASK) != HSREC_ST)
+			break;
+		need = vgrec_st_size(HSREC_ST_KIND(w), HSREC_ST_ARG(w));
+		if (!need)
+			return vgrec_fail(r, -EPROTO, "an unknown state word %#x from the tool", w);
+		if (HSREC_ST_INSN(w) >= t->open->ninsn)
+			return vgrec_fail(r, -EPROTO, "a state word of instruction %u of a "
+					  "superblock of %u", HSREC_ST_INSN(w), t->open->ninsn);
+		if (r->nin - i - 4 < need)
+			break;
+		i += 4 + need;
+	}
+	n = *used = i - at;
+	if (!n)
+		return 0;
+	if (r->raw_owner && (r->raw_owner != t || t->raw_off + t->raw_len != at))
+		e = vgrec_raw_copy(r, r->raw_owner);
+	if (e < 0 || t->raw_copied)
+		return e < 0 ? e : vgrec_raw_add(t, r->in + at, n);
+	if (!t->raw_len)
+		t->raw_off = at;
+	t->raw_len += n;
+	r->raw_owner = t;
+	return 0;
+}
+
+/* Something outside @t's instructions (a syscall, Valgrind, a signal)
+ * happens: the superblock it was in ran to its end (it ends with the
+ * syscall; a signal's record came first). */
+static int vgrec_settle(struct stub_vgrec *r, struct vgrec_thread *t)
+{
+	int e = 0;
+
+	if (t->open) {
+		e = vgrec_run(r, t, t->open, t->open->ninsn);
+		t->open = NULL;
+	}
+	return e;
+}
+
+/* Every register of @t (a DUMP record): the log starts, or what changed
+ * outside its instructions is logged. */
+static int vgrec_dump(struct stub_vgrec *r, struct vgrec_thread *t, const uint8_t *p)
+{
+	struct user_regs_struct regs;
+	uint64_t index, time;
+	int e = vgrec_settle(r, t);
+
+	if (e < 0)
+		return e;
+	memcpy(&regs, p, sizeof(regs));
+	vgrec_pos(r, t, &index, &time);
+	t->regs = regs;
+	if (!t->st.started)
+		return stub_rec_state_known_start(&t->st, &regs, index, time);
+	return stub_rec_state_known_regs(&t->st, &regs, ~0u, index, time);
+}
+
+/* Memory written outside the thread's instructions (MEMW), or changed
+ * otherwise (MEMU). */
+static int vgrec_memw(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t addr,
+		      const uint8_t *old, const uint8_t *now, uint64_t len)
+{
+	uint64_t index, time;
+	int e = vgrec_settle(r, t);
+
+	if (e < 0 || !t->st.started)
+		return e;
+	vgrec_pos(r, t, &index, &time);
+	return stub_rec_state_known_mem(&t->st, addr, len, old, now, index, time);
+}
+
+static int vgrec_memu(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t addr, uint64_t len,
+		      uint32_t how)
+{
+	static const enum stub_rec_state_map kinds[] = { STUB_REC_MAP_UNKNOWN, STUB_REC_MAP_ZERO,
+							 STUB_REC_MAP_GONE, STUB_REC_MAP_VOLATILE };
+	uint64_t index, time;
+	int e = vgrec_settle(r, t);
+
+	if (e < 0 || !t->st.started)
+		return e;
+	vgrec_pos(r, t, &index, &time);
+	return stub_rec_state_known_map(&t->st, addr, len, how < 4 ? kinds[how] :
+					STUB_REC_MAP_UNKNOWN, index, time);
+}
+
+/* @t stopped before @ip: the open superblock ran up to it. */
+static int vgrec_stopped(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip)
+{
+	int e = 0;
+
+	if (t->open) {
+		uint32_t n = t->open->ninsn;
+
+		/* The last instruction at @ip: of the copies of a rep string
+		 * instruction VEX unrolled, those before it ran (and wrote). */
+		for (uint32_t i = t->open->ninsn; i-- > 0;)
+			if (t->open->insn[i].ip == ip) {
+				n = i;
+				break;
+			}
+		e = vgrec_run(r, t, t->open, n);
+		t->open = NULL;
+	}
+	if (e >= 0)
+		e = vgrec_succ(r, t, ip);
+	if (e >= 0)
+		e = stub_rec_thread_interrupt(&t->th, ip);
+	return e;
+}
+
+static int vgrec_enter(struct stub_vgrec *r, uint32_t id)
+{
+	struct vgrec_thread *t = r->cur;
+	const struct vgrec_block *blk;
+	int e = 0;
+
+	if (r->id_base + id >= r->nblocks || !r->blocks[r->id_base + id])
+		return vgrec_fail(r, -EPROTO, "the tool entered superblock %u it never described", id);
+	if (!t)
+		return vgrec_fail(r, -EPROTO, "the tool ran a superblock in no thread");
+	blk = r->blocks[r->id_base + id];
+	if (t->open) {
+		e = vgrec_run(r, t, t->open, t->open->ninsn);
+		t->open = NULL;
+	}
+	if (e >= 0 && blk->ninsn)
+		e = vgrec_succ(r, t, blk->insn[0].ip);
+	t->open = blk;
+	return e;
+}
+
+static int vgrec_exit(struct stub_vgrec *r, uint32_t k)
+{
+	struct vgrec_thread *t = r->cur;
+	const struct vgrec_block *blk = t ? t->open : NULL;
+	const struct vgrec_exit *x;
+	uint32_t n;
+	int e;
+
+	if (!blk || k >= blk->nexit)
+		return vgrec_fail(r, -EPROTO, "the tool left a superblock through exit %u it "
+				  "does not have", k);
+	x = &blk->exit[k];
+	n = x->dst == blk->insn[x->idx].ip ? x->idx : x->idx + 1;
+	e = vgrec_run(r, t, blk, n);
+	t->open = NULL;
+	return e;
+}
+
+/* --- Control records ----------------------------------------------------- */
+
+static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
+{
+	uint32_t id, ninsn, nexit;
+	const uint8_t *bytes;
+	struct vgrec_block *blk;
+	size_t need, nbytes = 0;
+
+	if (len < 12)
+		return vgrec_fail(r, -EPROTO, "a short superblock description");
+	id = vgrec_u32(p);
+	ninsn = vgrec_u32(p + 4);
+	nexit = vgrec_u32(p + 8);
+	need = 12 + (size_t)ninsn * 9 + (size_t)nexit * 12;
+	if (need > len)
+		return vgrec_fail(r, -EPROTO, "a short superblock description");
+	for (uint32_t i = 0; i < ninsn; i++)
+		nbytes += p[12 + i * 9 + 8];
+	if (need + nbytes != len)
+		return vgrec_fail(r, -EPROTO, "superblock %u: its bytes do not add up", id);
+	/* The tool numbers them one after the other (a hostile id would
+	 * have the table below grow without bound). */
+	if (id != r->nblocks - r->id_base)
+		return vgrec_fail(r, -EPROTO, "superblock %u described out of order (not %zu)",
+				  id, r->nblocks - r->id_base);
+	while (r->id_base + id >= r->capblocks) {
+		size_t cap = r->capblocks ? r->capblocks * 2 : 4096;
+		struct vgrec_block **v = realloc(r->blocks, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + r->capblocks, 0, (cap - r->capblocks) * sizeof(*v));
+		r->blocks = v;
+		r->capblocks = cap;
+	}
+	blk = calloc(1, sizeof(*blk));
+	if (!blk)
+		return -ENOMEM;
+	blk->ninsn = ninsn;
+	blk->nexit = nexit;
+	blk->insn = calloc(ninsn ? ninsn : 1, sizeof(*blk->insn));
+	blk->exit = calloc(nexit ? nexit : 1, sizeof(*blk->exit));
+	blk->pos = calloc(ninsn ? ninsn : 1, sizeof(*blk->pos));
+	r->blocks[r->id_base + id] = blk;
+	if (r->id_base + id >= r->nblocks)
+		r->nblocks = r->id_base + id + 1;
+	if (!blk->insn || !blk->exit || !blk->pos)
+		return -ENOMEM;
+	if (ninsn > 0xFFFF)
+		return vgrec_fail(r, -EPROTO, "superblock %u has %u instructions", id, ninsn);
+	bytes = p + need;
+	for (uint32_t i = 0; i < ninsn; i++) {
+		uint64_t ip = vgrec_u64(p + 12 + i * 9);
+		uint8_t l = p[12 + i * 9 + 8];
+
+		if (stub_rec_insn_decode(&r->dec, bytes, l, ip, &blk->insn[i]) < 0 ||
+		    blk->insn[i].len != l)
+			return vgrec_fail(r, -EPROTO, "the instruction at %#" PRIx64 " does not "
+					  "decode as %u bytes", ip, l);
+		bytes += l;
+	}
+	for (uint32_t i = 1; i < ninsn; i++)
+		blk->pos[i] = (uint16_t)(blk->pos[i - 1] + !(blk->insn[i - 1].rep &&
+							   blk->insn[i].ip == blk->insn[i - 1].ip));
+	while (blk->plain < ninsn && blk->insn[blk->plain].cls == STUB_REC_OTHER &&
+	       !blk->insn[blk->plain].rep)
+		blk->plain++;
+	if (ninsn && !vgrec_mapped(r, blk->insn[0].ip) && !r->anon_reported) {
+		r->anon_reported = true;
+		if (replay_bundle_add_gap(r->b, r->cur ? r->cur->tid : r->pid, r->clock,
+					  "image-missing", "code ran in anonymous memory "
+					  "(generated code), which is not in the recording") < 0)
+			return -ENOMEM;
+	}
+	for (uint32_t k = 0; k < nexit; k++) {
+		const uint8_t *x = p + 12 + (size_t)ninsn * 9 + (size_t)k * 12;
+
+		blk->exit[k].idx = vgrec_u32(x);
+		blk->exit[k].dst = vgrec_u64(x + 4);
+		if (blk->exit[k].idx >= ninsn)
+			return vgrec_fail(r, -EPROTO, "superblock %u: an exit after its end", id);
+	}
+	return 0;
+}
+
+/* A tool instance starts: the first, or the one in the image the process
+ * exec'd. */
+static int vgrec_hello(struct stub_vgrec *r, const uint8_t *p, size_t len)
+{
+	if (len < 8 || vgrec_u32(p) != HSREC_VERSION)
+		return vgrec_fail(r, -EPROTO, "the Valgrind tool speaks another version (%u, "
+				  "not %u): rebuild hindsight", len >= 4 ? vgrec_u32(p) : 0,
+				  HSREC_VERSION);
+	if (r->hellos++) {
+		/* exec: a new address space, new superblock ids. */
+		int e = vgrec_unmap(r, 0, UINT64_MAX);
+
+		if (e < 0)
+			return e;
+		r->id_base = r->nblocks;
+		for (size_t i = 0; i < r->nth; i++) {
+			struct vgrec_thread *t = r->th[i];
+			uint64_t index, time;
+
+			if (t->gone || !t->st.started)
+				continue;
+			vgrec_pos(r, t, &index, &time);
+			e = stub_rec_state_exec(&t->st, index, time);
+			if (e < 0)
+				return e;
+		}
+		for (size_t i = 0; i < r->nth; i++)
+			if (r->th[i]->tid != r->pid && !r->th[i]->gone) {
+				r->th[i]->open = NULL;
+				r->th[i]->gone = true;
+			}
+	}
+	return 0;
+}
+
+static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, size_t len)
+{
+	struct vgrec_thread *t;
+	char name[4097];
+
+	switch (kind) {
+	case HSREC_HELLO:
+		return vgrec_hello(r, p, len);
+	case HSREC_BLOCK:
+		return vgrec_block(r, p, len);
+	case HSREC_SWITCH:
+		if (len != 4)
+			break;
+		r->cur = vgrec_thread(r, (int32_t)vgrec_u32(p));
+		return r->cur ? 0 : -ENOMEM;
+	case HSREC_PAUSE:
+	case HSREC_THREAD_EXIT:
+	case HSREC_SIGNAL:
+		if (len != (kind == HSREC_SIGNAL ? 16u : 12u))
+			break;
+		t = vgrec_thread(r, (int32_t)vgrec_u32(p));
+		if (!t)
+			return -ENOMEM;
+		{
+			int e = vgrec_stopped(r, t, vgrec_u64(p + len - 8));
+
+			if (kind == HSREC_THREAD_EXIT) {
+				t->gone = true;
+				if (e >= 0)
+					e = stub_rec_state_end(&t->st);
+				if (r->cur == t)
+					r->cur = NULL;
+			}
+			return e;
+		}
+	case HSREC_MAP:
+		if (len < 28 || len > 28 + 4096)
+			break;
+		memcpy(name, p + 28, len - 28);
+		name[len - 28] = 0;
+		return vgrec_map(r, vgrec_u64(p), vgrec_u64(p + 8), vgrec_u64(p + 16),
+				 vgrec_u32(p + 24), name);
+	case HSREC_UNMAP:
+		if (len != 16)
+			break;
+		return vgrec_unmap(r, vgrec_u64(p), vgrec_u64(p) + vgrec_u64(p + 8));
+	case HSREC_SYSCALL:
+		/* exec: the instruction that asks for it ends its superblock
+		 * and runs; a failed exec goes on after it just the same. */
+		if (len != 8)
+			break;
+		t = vgrec_thread(r, (int32_t)vgrec_u32(p + 4));
+		if (!t)
+			return -ENOMEM;
+		if (t->open) {
+			int e = vgrec_run(r, t, t->open, t->open->ninsn);
+
+			t->open = NULL;
+			return e;
+		}
+		return 0;
+	case HSREC_END:
+		r->ended = true;
+		return 0;
+	case HSREC_DUMP:
+		if (len != 4 + 8 * HSREC_NGP)
+			break;
+		t = vgrec_thread(r, (int32_t)vgrec_u32(p));
+		return t ? vgrec_dump(r, t, p + 4) : -ENOMEM;
+	case HSREC_MEMW:
+		if (len < 12 || (len - 12) % 2)
+			break;
+		t = vgrec_thread(r, (int32_t)vgrec_u32(p));
+		return t ? vgrec_memw(r, t, vgrec_u64(p + 4), p + 12, p + 12 + (len - 12) / 2,
+				      (len - 12) / 2) : -ENOMEM;
+	case HSREC_MEMU:
+		if (len != 24)
+			break;
+		t = vgrec_thread(r, (int32_t)vgrec_u32(p));
+		return t ? vgrec_memu(r, t, vgrec_u64(p + 4), vgrec_u64(p + 12),
+				      vgrec_u32(p + 20)) : -ENOMEM;
+	default:
+		return 0;              /* a newer tool's record: skipped */
+	}
+	return vgrec_fail(r, -EPROTO, "a malformed record of kind %u from the tool", kind);
+}
+
+/* Parses the complete records in r->in from r->scan; keeps the rest, and
+ * the open superblock's state words unless they are many (then copied). */
+static int vgrec_parse(struct stub_vgrec *r)
+{
+	size_t i = r->scan, keep;
+	int e = 0;
+
+	while (e >= 0 && i + 4 <= r->nin) {
+		uint32_t w = vgrec_u32(r->in + i);
+
+		if (!(w & HSREC_EXIT_BIT)) {
+			e = vgrec_enter(r, w);
+			i += 4;
+		} else if ((w & HSREC_ST_MASK) == HSREC_ST) {
+			size_t used;
+
+			e = vgrec_events(r, i, &used);
+			if (e >= 0 && !used)
+				break;         /* the rest is not in yet */
+			i += used;
+		} else if ((w & HSREC_CTL) != HSREC_CTL) {
+			if ((w & 0xFF000000u) != HSREC_EXIT_BIT)
+				return vgrec_fail(r, -EPROTO, "an unknown word %#x in the stream", w);
+			e = vgrec_exit(r, w & ~HSREC_EXIT_BIT);
+			i += 4;
+		} else {
+			size_t len = HSREC_CTL_LEN(w);
+
+			if (i + 4 + len > r->nin)
+				break;
+			e = vgrec_control(r, HSREC_CTL_KIND(w), r->in + i + 4, len);
+			i += 4 + len;
+		}
+	}
+	keep = i;
+	if (r->raw_owner && e >= 0) {
+		if (i - r->raw_owner->raw_off <= VGREC_IN / 4)
+			keep = r->raw_owner->raw_off;
+		else
+			e = vgrec_raw_copy(r, r->raw_owner);
+	}
+	memmove(r->in, r->in + keep, r->nin - keep);
+	r->nin -= keep;
+	r->scan = i - keep;
+	if (r->raw_owner)
+		r->raw_owner->raw_off -= keep;
+	return e;
+}
+
+/* --- The run --------------------------------------------------------------- */
+
+static void vgrec_pos(const struct stub_vgrec *r, const struct vgrec_thread *t, uint64_t *index,
+		      uint64_t *time);
+
+static int vgrec_save(struct stub_vgrec *r)
+{
+	for (size_t i = 0; i < r->nth; i++) {
+		uint64_t index, time;
+
+		/* What a syscall of the thread still writes comes at the
+		 * position and time of vgrec_pos or later; everything before
+		 * is in. */
+		vgrec_pos(r, r->th[i], &index, &time);
+		stub_swpt_flush(&r->th[i]->th.pt);
+		stub_rec_state_sync(&r->th[i]->st, index, time ? time : 1);
+		stub_rec_state_flush(&r->th[i]->st);
+		r->b->threads[r->th[i]->bundle_index].instructions =
+			r->th[i]->th.ninsn - stub_rec_ring_dropped(&r->th[i]->ring);
+	}
+	r->b->end_time = r->clock;
+	return replay_bundle_save(r->b, r->opt.dir);
+}
+
+static uint64_t vgrec_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* What was just added to r->in is parsed, and the bundle saved if it is
+ * time to. */
+static int vgrec_take(struct stub_vgrec *r)
+{
+	int e = vgrec_parse(r);
+
+	/* Saved often enough that a recorder killed with SIGKILL leaves a
+	 * bundle of what it wrote: a new thread, 2^26 instructions, a second.
+	 * A stream fed is saved at its end only: the files do not depend on
+	 * how it was cut (nor on time). */
+	if (e >= 0 && !r->feeding && (r->clock >= r->next_save || r->nth != r->saved_nth ||
+				      vgrec_now_ns() - r->saved_ns >= VGREC_SAVE_NS)) {
+		r->next_save = r->clock + VGREC_SAVE;
+		r->saved_nth = r->nth;
+		r->saved_ns = vgrec_now_ns();
+		r->saved_clock = r->clock;
+		e = vgrec_save(r);
+	}
+	return e;
+}
+
+/* Reads what the FIFO has: 1 if something was read, 0 if nothing, or a
+ * negative errno. */
+static int vgrec_read(struct stub_vgrec *r)
+{
+	ssize_t n = read(r->fifo_r, r->in + r->nin, VGREC_IN - r->nin);
+	int e;
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	if (n == 0)
+		return 0;
+	r->nin += (size_t)n;
+	e = vgrec_take(r);
+	return e < 0 ? e : 1;
+}
+
+static void vgrec_exit_status(struct stub_vgrec *r, int st)
+{
+	if (WIFEXITED(st)) {
+		replay_bundle_set_str(&r->b->exit_kind, "exited");
+		r->b->exit_status = WEXITSTATUS(st);
+	} else if (WIFSIGNALED(st)) {
+		replay_bundle_set_str(&r->b->exit_kind, "signaled");
+		r->b->exit_status = WTERMSIG(st);
+	}
+}
+
+/* The recording cannot be written (a full disk): the program goes on
+ * under Valgrind to its end, its stream read and dropped; *@st gets its
+ * status. A stop request (SIGTERM) still kills it. */
+static void vgrec_go_on_unrecorded(struct stub_vgrec *r, int *st)
+{
+	struct pollfd pfd = { .fd = r->fifo_r, .events = POLLIN };
+	char *buf = (char *)r->in;   /* what is in it is lost already */
+
+	for (;;) {
+		pid_t w;
+
+		if (r->stop)
+			kill(r->pid, SIGKILL);
+		if (poll(&pfd, 1, 100) < 0 && errno != EINTR)
+			return;
+		while (read(r->fifo_r, buf, VGREC_IN) > 0)
+			;
+		w = waitpid(r->pid, st, WNOHANG);
+		if (w == r->pid || (w < 0 && errno != EINTR))
+			break;
+	}
+	r->nin = 0;
+	r->reaped = true;
+}
+
+/* The stream's end is checked (whole records, a tool that started and
+ * ended) after a run that went as @e says: @e, or the failure. */
+static int vgrec_end_checks(struct stub_vgrec *r, int e)
+{
+	if (e >= 0 && r->nin > r->scan)
+		e = vgrec_fail(r, -EPROTO, "the stream ends inside a record (%zu bytes left)",
+			       r->nin - r->scan);
+	if (e >= 0 && !r->hellos && !r->stop)
+		e = vgrec_fail(r, -ENOEXEC, "Valgrind did not start the program (its message, "
+			       "if any, is above)");
+	if (e >= 0 && !r->ended && !r->stop)
+		e = vgrec_fail(r, -EPROTO, "Valgrind ended without the tool's last record "
+			       "(it was killed)");
+	return e;
+}
+
+/* The program is gone: every thread's trace ends, the state logs end, the
+ * bundle is saved (complete if @e, how the run went, is no failure). @e,
+ * or the failure to save. */
+static int vgrec_finish(struct stub_vgrec *r, int e)
+{
+	/* Threads still in a superblock (a kill): they ran to where we know,
+	 * no further. The open superblock's first instruction is where the
+	 * thread went, and may not have run (the pending instruction, if
+	 * any, went there); without an open superblock where the pending
+	 * instruction went is not known, so it is not counted. The trace
+	 * ends there (FUP + TIP.PGD): a decoder stops where the count does,
+	 * not at the next branch. */
+	for (size_t i = 0; i < r->nth; i++) {
+		struct vgrec_thread *t = r->th[i];
+		const struct stub_rec_insn *p = t->pend;
+		uint64_t at = t->open ? t->open->insn[0].ip : p ? p->ip : 0;
+
+		if (p && t->open && (vgrec_succ(r, t, at) < 0 || (p->rep && p->ip == at)))
+			at = p->ip;        /* one more iteration of it, or not stepped */
+		t->open = NULL;
+		vgrec_raw_done(r, t);
+		t->pend = NULL;
+		if (t->th.pt.enabled && at)
+			stub_rec_thread_interrupt(&t->th, at);
+		else if (t->th.pt.enabled)
+			stub_swpt_disable(&t->th.pt);
+	}
+	if (r->err && e < 0 && !r->err[0])
+		snprintf(r->err, r->errsize, "%s", strerror(-e));
+	r->b->complete = e >= 0 && !r->stop;
+	if (!r->b->exit_kind)
+		replay_bundle_set_str(&r->b->exit_kind, "running");
+	for (size_t i = 0; i < r->nth; i++)     /* the recording ends here */
+		stub_rec_state_end(&r->th[i]->st);
+	{
+		int e2 = vgrec_save(r);
+
+		/* --snapshot: each thread's files rewritten from its last cut. */
+		for (size_t i = 0; i < r->nth && r->opt.snapshot && e2 >= 0; i++)
+			e2 = stub_rec_ring_end(&r->th[i]->ring, r->b, r->opt.dir,
+					       r->th[i]->bundle_index, &r->th[i]->th, &r->th[i]->st);
+		if (r->opt.snapshot && e2 >= 0)
+			e2 = vgrec_save(r);
+		if (e >= 0 && e2 < 0) {
+			e = e2;
+			if (r->err)
+				snprintf(r->err, r->errsize, "cannot save the bundle: %s",
+					 strerror(-e2));
+		}
+	}
+	return e;
+}
+
+int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
+{
+	struct pollfd pfd = { .fd = r->fifo_r, .events = POLLIN };
+	bool dead = false;
+	int st = 0, e = 0;
+
+	r->err = err;
+	r->errsize = errsize;
+	if (err && errsize)
+		err[0] = 0;
+	while (e >= 0) {
+		pid_t w;
+
+		if (r->stop && !dead)
+			kill(r->pid, SIGKILL);
+		if (poll(&pfd, 1, dead ? 0 : 100) < 0 && errno != EINTR) {
+			e = -errno;
+			break;
+		}
+		e = vgrec_read(r);
+		if (e != 0)
+			continue;
+		if (dead)
+			break;             /* drained */
+		/* Nothing came for a while (the program waits in a syscall):
+		 * what came before is saved, not left for the next second that
+		 * brings data. */
+		if (r->clock != r->saved_clock) {
+			r->saved_clock = r->clock;
+			r->saved_ns = vgrec_now_ns();
+			e = vgrec_save(r);
+			if (e < 0)
+				break;
+		}
+		w = waitpid(r->pid, &st, WNOHANG);
+		if (w == r->pid)
+			dead = true;
+		else if (w < 0 && errno != EINTR)
+			e = -errno;
+	}
+	e = vgrec_end_checks(r, e);
+	if (!dead && e < 0 && stub_rec_unwritable(e) && !r->stop) {
+		vgrec_go_on_unrecorded(r, &st);
+		dead = true;
+	}
+	if (!dead) {
+		kill(r->pid, SIGKILL);
+		waitpid(r->pid, &st, 0);
+	}
+	r->reaped = true;
+	vgrec_exit_status(r, st);
+	e = vgrec_finish(r, e);
+	unlink(r->fifo);
+	return e;
+}
+
+/* --- Start -------------------------------------------------------------------- */
+
+static int vgrec_bundle_init(struct stub_vgrec *r, char *const argv[])
+{
+	struct replay_bundle *b = r->b;
+	int e = replay_bundle_set_str(&b->recorder, "valgrind");
+
+	if (e >= 0)
+		e = replay_bundle_set_str(&b->start, "exec");
+	if (e >= 0)
+		e = replay_bundle_set_str(&b->dir, r->opt.dir);
+	if (e >= 0)
+		e = replay_bundle_set_argv(b, argv);
+	/* As the software recorder's: a model libipt knows, no errata that
+	 * matter for these packets (docs/record.md). */
+	snprintf(b->cpu.vendor, sizeof(b->cpu.vendor), "GenuineIntel");
+	b->cpu.family = 6;
+	b->cpu.model = 0x9c;
+	b->pid = r->pid;
+	b->psb_period = r->opt.psb_period;
+	b->ret_compression = !r->opt.noretcomp;
+	b->complete = false;
+	return e;
+}
+
+/* The child: Valgrind with the tool, told where to write and which
+ * process to record. Never returns. */
+static void vgrec_child(const char *valgrind, const char *tooldir, const char *dir,
+			const char *fifo, const char *verify, char *const argv[])
+{
+	char out[PATH_MAX + 32], pid[48], ver[PATH_MAX + 32], log[PATH_MAX + 32];
+	char *args[16 + 4096];
+	size_t n = 0;
+
+	snprintf(out, sizeof(out), "--hsrec-out=%s", fifo);
+	snprintf(pid, sizeof(pid), "--hsrec-pid=%d", (int)getpid());
+	setenv("VALGRIND_LIB", tooldir, 1);
+	args[n++] = "valgrind";
+	args[n++] = "-q";
+	args[n++] = "--tool=" VGREC_TOOL;
+	args[n++] = "--trace-children=yes";
+	args[n++] = "--run-libc-freeres=no";
+	args[n++] = "--run-cxx-freeres=no";
+	snprintf(log, sizeof(log), "--log-file=%s/" STUB_VGREC_LOG, dir);
+	args[n++] = log;
+	args[n++] = out;
+	args[n++] = pid;
+	if (verify) {
+		snprintf(ver, sizeof(ver), "--hsrec-verify=%s", verify);
+		args[n++] = ver;
+		args[n++] = "--hsrec-verify-regs=yes";
+	}
+	args[n++] = "--";
+	for (size_t i = 0; argv[i] && n < sizeof(args) / sizeof(args[0]) - 1; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	execv(valgrind, args);
+	_exit(127);
+}
+
+/* A recorder into opt->dir (created, with threads/) in *@out, yet to
+ * start: 0, or a negative errno with the reason in @err. */
+static int vgrec_setup(struct stub_vgrec **out, const struct stub_vgrec_options *opt, char *err,
+		       size_t errsize)
+{
+	struct stub_vgrec *r = calloc(1, sizeof(*r));
+	char path[PATH_MAX];
+	int e;
+
+	*out = r;
+	if (!r)
+		return -ENOMEM;
+	r->opt = *opt;
+	if (!r->opt.psb_period)
+		r->opt.psb_period = STUB_REC_PSB_PERIOD;
+	r->fifo_r = r->fifo_w = -1;
+	r->pid = -1;
+	r->next_save = VGREC_SAVE;
+	r->in = malloc(VGREC_IN);
+	if (!r->in)
+		return -ENOMEM;
+	if (ZYAN_FAILED(ZydisDecoderInit(&r->dec, ZYDIS_MACHINE_MODE_LONG_64,
+					 ZYDIS_STACK_WIDTH_64)))
+		return -EINVAL;
+	if (mkdir(opt->dir, 0777) < 0 && errno != EEXIST) {
+		e = -errno;
+		snprintf(err, errsize, "cannot create %s: %s", opt->dir, strerror(errno));
+		return e;
+	}
+	snprintf(path, sizeof(path), "%s/threads", opt->dir);
+	if (mkdir(path, 0777) < 0 && errno != EEXIST) {
+		e = -errno;
+		snprintf(err, errsize, "cannot create %s: %s", path, strerror(errno));
+		return e;
+	}
+	return replay_bundle_new(&r->b);
+}
+
+int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt,
+		   char *const argv[], char *err, size_t errsize)
+{
+	char tooldir[PATH_MAX], why[512], valgrind[PATH_MAX];
+	struct stub_vgrec *r;
+	int e;
+
+	if (!stub_vgrec_available(tooldir, sizeof(tooldir), why, sizeof(why)) ||
+	    vgrec_valgrind(valgrind, sizeof(valgrind)) < 0) {
+		*out = NULL;
+		snprintf(err, errsize, "%s", why);
+		return -ENOENT;
+	}
+	e = vgrec_setup(out, opt, err, errsize);
+	r = *out;
+	if (e < 0)
+		return e;
+	if (opt->verify) {
+		int fd = open(opt->verify, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd < 0) {
+			e = -errno;
+			snprintf(err, errsize, "cannot create %s: %s", opt->verify, strerror(errno));
+			return e;
+		}
+		close(fd);
+	}
+	snprintf(r->fifo, sizeof(r->fifo), "%s/.hsrec.fifo", opt->dir);
+	unlink(r->fifo);
+	if (mkfifo(r->fifo, 0600) < 0 ||
+	    (r->fifo_r = open(r->fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 ||
+	    (r->fifo_w = open(r->fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		e = -errno;
+		snprintf(err, errsize, "cannot make the FIFO %s: %s", r->fifo, strerror(errno));
+		return e;
+	}
+	fcntl(r->fifo_r, F_SETPIPE_SZ, VGREC_PIPE);
+	r->pid = fork();
+	if (r->pid < 0) {
+		e = -errno;
+		snprintf(err, errsize, "cannot start Valgrind: %s", strerror(errno));
+		return e;
+	}
+	if (r->pid == 0)
+		vgrec_child(valgrind, tooldir, opt->dir, r->fifo, opt->verify, argv);
+	e = vgrec_bundle_init(r, argv);
+	if (e >= 0)
+		e = replay_bundle_save(r->b, opt->dir);
+	if (e < 0)
+		snprintf(err, errsize, "cannot save the bundle in %s: %s", opt->dir, strerror(-e));
+	return e;
+}
+
+int stub_vgrec_feed_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt,
+			char *err, size_t errsize)
+{
+	static char *const argv[] = { NULL };
+	int e = vgrec_setup(out, opt, err, errsize);
+
+	if (e < 0)
+		return e;
+	(*out)->feeding = true;
+	(*out)->err = err;
+	(*out)->errsize = errsize;
+	if (err && errsize)
+		err[0] = 0;
+	e = vgrec_bundle_init(*out, argv);
+	if (e >= 0)
+		e = replay_bundle_save((*out)->b, opt->dir);
+	if (e < 0)
+		snprintf(err, errsize, "cannot save the bundle in %s: %s", opt->dir, strerror(-e));
+	return e;
+}
+
+int stub_vgrec_feed(struct stub_vgrec *r, const uint8_t *p, size_t n)
+{
+	/* As much as a read could bring at a time (the buffer's room). */
+	while (n && r->feed_e >= 0) {
+		size_t k = VGREC_IN - r->nin < n ? VGREC_IN - r->nin : n;
+
+		if (!k)
+			return r->feed_e = vgrec_fail(r, -EPROTO, "the stream parser is stuck");
+		memcpy(r->in + r->nin, p, k);
+		r->nin += k;
+		p += k;
+		n -= k;
+		r->feed_e = vgrec_take(r);
+	}
+	return r->feed_e;
+}
+
+int stub_vgrec_feed_end(struct stub_vgrec *r, int wstatus)
+{
+	int e = vgrec_end_checks(r, r->feed_e);
+
+	vgrec_exit_status(r, wstatus);
+	r->feed_e = vgrec_finish(r, e);
+	return r->feed_e;
+}
+
+void stub_vgrec_stop(struct stub_vgrec *r)
+{
+	r->stop = 1;
+}
+
+const struct replay_bundle *stub_vgrec_bundle(const struct stub_vgrec *r)
+{
+	return r->b;
+}
+
+void stub_vgrec_get_summary(const struct stub_vgrec *r, struct stub_rec_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->instructions = r->clock;
+	s->threads = r->nth;
+	s->gaps = r->b ? r->b->ngaps : 0;
+	for (size_t i = 0; i < r->nth; i++) {
+		s->trace_bytes += stub_swpt_offset(&r->th[i]->th.pt);
+		s->state_bytes += r->th[i]->st.bytes;
+		s->kept_instructions += r->th[i]->th.ninsn - stub_rec_ring_dropped(&r->th[i]->ring);
+		s->kept_bytes += stub_rec_ring_kept(&r->th[i]->ring, stub_swpt_offset(&r->th[i]->th.pt),
+						    r->th[i]->st.bytes);
+	}
+	s->snapshot = r->opt.snapshot != 0;
+}
+
+void stub_vgrec_free(struct stub_vgrec *r)
+{
+	if (!r)
+		return;
+	if (r->pid > 0 && !r->reaped) {
+		kill(r->pid, SIGKILL);
+		waitpid(r->pid, NULL, 0);
+	}
+	for (size_t i = 0; i < r->nth; i++) {
+		stub_rec_thread_release(&r->th[i]->th);
+		fclose(r->th[i]->pt);
+		stub_rec_state_release(&r->th[i]->st);
+		if (r->th[i]->stf)
+			fclose(r->th[i]->stf);
+		free(r->th[i]->raw);
+		stub_rec_ring_release(&r->th[i]->ring);
+		free(r->th[i]);
+	}
+	free(r->th);
+	for (size_t i = 0; i < r->nblocks; i++) {
+		if (!r->blocks[i])
+			continue;
+		free(r->blocks[i]->insn);
+		free(r->blocks[i]->exit);
+		free(r->blocks[i]->pos);
+		free(r->blocks[i]);
+	}
+	free(r->blocks);
+	free(r->maps);
+	free(r->in);
+	if (r->fifo_r >= 0)
+		close(r->fifo_r);
+	if (r->fifo_w >= 0)
+		close(r->fifo_w);
+	replay_bundle_free(r->b);
+	free(r);
+}

@@ -1,0 +1,56 @@
+/*
+ * stub/rectarget/stub_rec_target.h: a live process recorded while it is debugged, as
+ * a target (struct rsp_target): what `hindsight serve` serves by default.
+ *
+ * The program runs under a recorder that can serve it live (the live
+ * operations of stub/recorders/stub_recorder.h: today the single-stepper's) from its
+ * first instruction (or from the attach), so everything it does can be
+ * gone back over:
+ * - in the present (the live process) the debugger's resumes run the
+ *   recorder towards a stop: breakpoints are never written into the
+ *   program (the recorder stops before an instruction at one), write
+ *   watchpoints are changes of the watched bytes, signals stop before they
+ *   are delivered; registers and memory are the process's;
+ * - a reverse step or continue enters the past: the recording is saved and
+ *   served by the replay target (replay/target/replay_target.h), whose unknown
+ *   bytes (never written since) are the process's present ones;
+ * - going forward in the past replays the history; at its end the live
+ *   process resumes and recording goes on (a continue or range step goes on
+ *   seamlessly; a step stops there).
+ * docs/serve.md ("Recording and reverse execution") is the user's view.
+ */
+#ifndef HINDSIGHT_STUB_STUB_REC_TARGET_H
+#define HINDSIGHT_STUB_STUB_REC_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "protocol/target.h"
+
+struct stub_rec_target;
+
+struct stub_rec_target_options {
+	const char *dir;           /* the recording's directory, kept; NULL: a
+				    * temporary one, removed at the end */
+	const char *record;        /* --record: auto (also NULL) or sw; pt and
+				    * valgrind cannot serve live (refused, said why) */
+	uint32_t psb_period;       /* 0: the recorder's default */
+	bool noretcomp;
+};
+
+/* Starts @argv stopped at its first instruction, or attaches to @pid
+ * (@argv NULL), and starts recording. 0, or a negative errno with a
+ * one-line reason in @err. */
+int stub_rec_target_new(char *const argv[], pid_t pid, const struct stub_rec_target_options *opt,
+			struct stub_rec_target **out, char *err, size_t errsize);
+/* Ends the recording (a process still there is killed, or detached when
+ * attached to) and frees everything; a temporary directory is removed. */
+void stub_rec_target_free(struct stub_rec_target *t);
+struct rsp_target stub_rec_target_rsp(struct stub_rec_target *t);
+pid_t stub_rec_target_pid(const struct stub_rec_target *t);
+/* Where the recording is. */
+const char *stub_rec_target_dir(const struct stub_rec_target *t);
+
+#endif
