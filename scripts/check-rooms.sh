@@ -55,28 +55,33 @@ rectarget: recorders live target decode model dwarf protocol
 cli: rectarget recorders live frontend target decode model dwarf protocol vgproto
 '
 
+# awk: allowed[room, other] for every room MAY lets include other (and itself).
+READ_MAY='
+function read_may(may,    n, lines, i, r, rest, m, ok, j) {
+	n = split(may, lines, "\n")
+	for (i = 1; i <= n; i++) {
+		if (lines[i] !~ /:/)
+			continue
+		r = lines[i]
+		sub(/:.*/, "", r)
+		rest = lines[i]
+		sub(/^[a-z]+: */, "", rest)
+		m = split(rest, ok, " ")
+		allowed[r, r] = 1
+		for (j = 1; j <= m; j++)
+			allowed[r, ok[j]] = 1
+	}
+}
+'
+
 # The links between the rooms' libraries: "room U|D symbol" lines from nm.
 if [ -n "$links" ]; then
 	for lib in "$links"/librooms/*.a; do
 		r=$(basename "$lib" .a)
 		nm -g --defined-only "$lib" 2>/dev/null | awk -v r="$r" 'NF == 3 { print r, "D", $3 }'
 		nm -g --undefined-only "$lib" 2>/dev/null | awk -v r="$r" 'NF == 2 { print r, "U", $2 }'
-	done | awk -v may="$MAY" '
-	BEGIN {
-		n = split(may, lines, "\n")
-		for (i = 1; i <= n; i++) {
-			if (lines[i] !~ /:/)
-				continue
-			r = lines[i]
-			sub(/:.*/, "", r)
-			rest = lines[i]
-			sub(/^[a-z]+: */, "", rest)
-			m = split(rest, ok, " ")
-			allowed[r, r] = 1
-			for (j = 1; j <= m; j++)
-				allowed[r, ok[j]] = 1
-		}
-	}
+	done | awk -v may="$MAY" "$READ_MAY"'
+	BEGIN { read_may(may) }
 	$2 == "D" { def[$3] = $1; next }
 	{ use[++nuse] = $1 " " $3 }
 	END {
@@ -99,7 +104,7 @@ CLI_REPLAY='replay/frontend/frontend replay/frontend/frontend_report replay/fron
 files=$(ls protocol/*.[ch] dwarf/*.[ch] replay/*/*.[ch] stub/*/*.[ch] cli/*.[ch] 2>/dev/null)
 # shellcheck disable=SC2086
 grep -n '^#include "[a-z/]*/[A-Za-z0-9_]*\.h"' $files /dev/null |
-awk -v rooms="$ROOMS" -v may="$MAY" -v all="$files" -v out="$make_out" -v clidoors="$CLI_REPLAY" '
+awk -v rooms="$ROOMS" -v may="$MAY" -v all="$files" -v out="$make_out" -v clidoors="$CLI_REPLAY" "$READ_MAY"'
 function room(path,    base, i, n, pats, j, p) {
 	base = path
 	sub(/\.[ch]$/, "", base)
@@ -131,19 +136,7 @@ BEGIN {
 		pat[nroom] = lines[i]
 		sub(/^[a-z]+ +/, "", pat[nroom])
 	}
-	n = split(may, lines, "\n")
-	for (i = 1; i <= n; i++) {
-		if (lines[i] !~ /:/)
-			continue
-		r = lines[i]
-		sub(/:.*/, "", r)
-		rest = lines[i]
-		sub(/^[a-z]+: */, "", rest)
-		m = split(rest, ok, " ")
-		allowed[r, r] = 1
-		for (j = 1; j <= m; j++)
-			allowed[r, ok[j]] = 1
-	}
+	read_may(may)
 	n = split(all, fl, "\n")
 	for (i = 1; i <= n; i++)
 		if (fl[i] != "" && room(fl[i]) == "") {
