@@ -53,9 +53,9 @@ void replay_state_free(struct replay_state *st);
  * one another in memory or time parse each chunk once. Answers are the
  * same with it or without. replay_state_cache_set empties it and sets how
  * many chunks it keeps (0 turns it off: for tests that compare);
- * replay_state_cache_drop empties it (entries stay right when a log grows
- * at its end: a chunk that grew is another key; this is for anything
- * else); replay_state_cache_stats says how many chunk lookups hit and
+ * replay_state_cache_drop empties it (replay_state_extend does, as the
+ * logs are mapped again there, although a chunk that grew would be
+ * another key anyway); replay_state_cache_stats says how many chunk lookups hit and
  * missed since open (0 and 0 with it off). */
 void replay_state_cache_set(struct replay_state *st, size_t entries);
 void replay_state_cache_drop(struct replay_state *st);
