@@ -40,6 +40,7 @@
 #include "stub/recorders/stub_rec_ring.h"
 #include "stub/recorders/stub_rec_state.h"
 #include "stub/recorders/stub_rec_thread.h"
+#include "stub/recorders/stub_workq.h"
 #include "stub/live/stub_spawn.h"
 #include "vgtool/hsrec_proto.h"
 
@@ -49,6 +50,7 @@
 #define VGREC_PIPE (1u << 20)      /* the FIFO's size asked for */
 #define VGREC_SAVE (1ull << 26)    /* instructions between saves of the bundle */
 #define VGREC_SAVE_NS 1000000000ull /* ... and at most this long (a slow program) */
+#define VGREC_WORKQ (16u << 20)    /* bytes of state words queued for the worker */
 
 struct vgrec_exit {
 	uint32_t idx;
@@ -128,6 +130,12 @@ struct stub_vgrec {
 	size_t nin;
 	size_t scan;                        /* where parsing goes on in in */
 	struct vgrec_thread *raw_owner;     /* whose state words in holds */
+	/* The worker that turns state words into the logs' records
+	 * (vgrec_state_apply; NULL: this thread does, with --snapshot), and
+	 * whether there is none (it could not be started, or was not asked
+	 * for). */
+	struct stub_workq *stq;
+	bool stq_failed;
 	char *err;
 	size_t errsize;
 };
@@ -487,23 +495,23 @@ static void vgrec_raw_done(struct stub_vgrec *r, struct vgrec_thread *t)
 		r->raw_owner = NULL;
 }
 
-/* The state words of instructions [0, n) of the superblock that just ran,
- * its instruction 0 being the thread's instruction @idx0 at time @idx0 +
- * @base; those of later instructions did not happen (a fault). They are
- * read where they are (vgrec_events checked each whole). */
+/* The state words @p (@len bytes) of instructions [0, n) of the
+ * superblock that just ran, its instruction 0 being the thread's
+ * instruction @idx0 at time @idx0 + @base; those of later instructions did
+ * not happen (a fault). vgrec_events checked each whole. Runs in the
+ * worker (vgrec_state_apply): it touches only @t's state log and regs, and
+ * with --snapshot (no worker) the cut. */
 static int vgrec_apply(struct stub_vgrec *r, struct vgrec_thread *t, const struct vgrec_block *blk,
-		       uint32_t n, uint64_t idx0, uint64_t base)
+		       uint32_t n, uint64_t idx0, uint64_t base, const uint8_t *p, size_t len)
 {
-	const uint8_t *p = t->raw_copied ? t->raw : r->in + t->raw_off, *end = p + t->raw_len;
+	const uint8_t *end = p + len;
 	uint32_t regs = 0;             /* slots changed by the instruction at pos */
 	uint32_t pos = UINT32_MAX;     /* among the block's distinct instructions */
 	uint64_t index = 0;            /* idx0 + pos */
 	int e = 0;
 
-	if (!t->st.started) {
-		vgrec_raw_done(r, t);
+	if (!t->st.started)
 		return 0;
-	}
 	if (n)
 		e = stub_rec_state_known_time(&t->st, idx0, idx0 + base);
 	while (p < end && e >= 0) {
@@ -550,6 +558,61 @@ static int vgrec_apply(struct stub_vgrec *r, struct vgrec_thread *t, const struc
 		e = vgrec_cut(r, t);
 	if (r->opt.snapshot && stub_rec_ring_want(&t->ring, r->opt.snapshot, t->st.bytes + t->st.nrec))
 		t->th.pt.psb_asked = true;
+	return e;
+}
+
+/* A superblock's state words for the worker: what vgrec_apply takes. */
+struct vgrec_job {
+	struct vgrec_thread *t;
+	const struct vgrec_block *blk;
+	uint64_t idx0, base;
+	uint32_t n;
+};
+
+static int vgrec_job_run(void *ctx, const void *p, size_t len)
+{
+	const struct vgrec_job *j = p;
+
+	return vgrec_apply(ctx, j->t, j->blk, j->n, j->idx0, j->base, (const uint8_t *)(j + 1),
+			   len - sizeof(*j));
+}
+
+/* Every superblock's state words handed to the worker are in the logs:
+ * before anything else touches a thread's state log or regs. 0 or the
+ * error the worker met. */
+static int vgrec_state_wait(struct stub_vgrec *r)
+{
+	return r->stq ? stub_workq_wait(r->stq) : 0;
+}
+
+/* vgrec_apply on @t's open superblock's words, by the worker thread while
+ * this one reads on (turning words into records is most of a recording's
+ * work, and the tool leaves most of the other CPU free); here with
+ * --snapshot (its cuts tie the trace to the log) or if the worker cannot
+ * be had. The words are copied: the read buffer moves on. */
+static int vgrec_state_apply(struct stub_vgrec *r, struct vgrec_thread *t,
+			     const struct vgrec_block *blk, uint32_t n, uint64_t idx0, uint64_t base)
+{
+	const uint8_t *p = t->raw_copied ? t->raw : r->in + t->raw_off;
+	size_t len = t->raw_len;
+	struct vgrec_job *j = NULL;
+	int e;
+
+	if (!r->stq && !r->stq_failed && !r->opt.snapshot)
+		r->stq_failed = stub_workq_start(&r->stq, VGREC_WORKQ, vgrec_job_run, r) < 0;
+	if (!r->stq) {
+		e = vgrec_apply(r, t, blk, n, idx0, base, p, len);
+	} else if (n == 0) {
+		e = 0;                 /* nothing ran: no record */
+	} else if ((j = stub_workq_reserve(r->stq, sizeof(*j) + len))) {
+		*j = (struct vgrec_job){ t, blk, idx0, base, n };
+		memcpy(j + 1, p, len);
+		e = stub_workq_put(r->stq);
+	} else {
+		e = stub_workq_wait(r->stq);
+		if (e >= 0)
+			e = vgrec_apply(r, t, blk, n, idx0, base, p, len);
+	}
 	vgrec_raw_done(r, t);
 	return e;
 }
@@ -567,7 +630,7 @@ static int vgrec_run(struct stub_vgrec *r, struct vgrec_thread *t, const struct 
 	int e;
 
 	if (n == 0)
-		return vgrec_apply(r, t, blk, 0, 0, 0);
+		return vgrec_state_apply(r, t, blk, 0, 0, 0);
 	e = vgrec_next(r, t, &blk->insn[0]);
 	idx0 = t->th.ninsn + 1;
 	base = r->clock - t->th.ninsn;
@@ -580,7 +643,7 @@ static int vgrec_run(struct stub_vgrec *r, struct vgrec_thread *t, const struct 
 	for (uint32_t i = bulk + 1; i < n && e >= 0; i++)
 		e = vgrec_next(r, t, &blk->insn[i]);
 	if (e >= 0)
-		e = vgrec_apply(r, t, blk, n, idx0, base);
+		e = vgrec_state_apply(r, t, blk, n, idx0, base);
 	return e;
 }
 
@@ -682,6 +745,8 @@ static int vgrec_dump(struct stub_vgrec *r, struct vgrec_thread *t, const uint8_
 	uint64_t index, time;
 	int e = vgrec_settle(r, t);
 
+	if (e >= 0)
+		e = vgrec_state_wait(r);
 	if (e < 0)
 		return e;
 	memcpy(&regs, p, sizeof(regs));
@@ -700,6 +765,8 @@ static int vgrec_memw(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t add
 	uint64_t index, time;
 	int e = vgrec_settle(r, t);
 
+	if (e >= 0)
+		e = vgrec_state_wait(r);
 	if (e < 0 || !t->st.started)
 		return e;
 	vgrec_pos(r, t, &index, &time);
@@ -714,6 +781,8 @@ static int vgrec_memu(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t add
 	uint64_t index, time;
 	int e = vgrec_settle(r, t);
 
+	if (e >= 0)
+		e = vgrec_state_wait(r);
 	if (e < 0 || !t->st.started)
 		return e;
 	vgrec_pos(r, t, &index, &time);
@@ -883,6 +952,9 @@ static int vgrec_hello(struct stub_vgrec *r, const uint8_t *p, size_t len)
 		/* exec: a new address space, new superblock ids. */
 		int e = vgrec_unmap(r, 0, UINT64_MAX);
 
+		if (e >= 0)
+			e = vgrec_state_wait(r);
+
 		if (e < 0)
 			return e;
 		r->id_base = r->nblocks;
@@ -934,6 +1006,8 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 
 			if (kind == HSREC_THREAD_EXIT) {
 				t->gone = true;
+				if (e >= 0)
+					e = vgrec_state_wait(r);
 				if (e >= 0)
 					e = stub_rec_state_end(&t->st);
 				if (r->cur == t)
@@ -1049,6 +1123,10 @@ static void vgrec_pos(const struct stub_vgrec *r, const struct vgrec_thread *t, 
 
 static int vgrec_save(struct stub_vgrec *r)
 {
+	int e = vgrec_state_wait(r);
+
+	if (e < 0)
+		return e;
 	for (size_t i = 0; i < r->nth; i++) {
 		uint64_t index, time;
 
@@ -1168,6 +1246,10 @@ static int vgrec_end_checks(struct stub_vgrec *r, int e)
  * or the failure to save. */
 static int vgrec_finish(struct stub_vgrec *r, int e)
 {
+	int ew = vgrec_state_wait(r);
+
+	if (e >= 0)
+		e = ew;
 	/* Threads still in a superblock (a kill): they ran to where we know,
 	 * no further. The open superblock's first instruction is where the
 	 * thread went, and may not have run (the pending instruction, if
@@ -1350,6 +1432,10 @@ static int vgrec_setup(struct stub_vgrec **out, const struct stub_vgrec_options 
 	r->fifo_r = r->fifo_w = -1;
 	r->pid = -1;
 	r->next_save = VGREC_SAVE;
+	/* HINDSIGHT_VGREC_WORKER=0: no worker thread (to measure it, and
+	 * tests compare the logs it writes with this thread's). */
+	r->stq_failed = getenv("HINDSIGHT_VGREC_WORKER") &&
+			!strcmp(getenv("HINDSIGHT_VGREC_WORKER"), "0");
 	r->in = malloc(VGREC_IN);
 	if (!r->in)
 		return -ENOMEM;
@@ -1504,6 +1590,7 @@ void stub_vgrec_free(struct stub_vgrec *r)
 		kill(r->pid, SIGKILL);
 		waitpid(r->pid, NULL, 0);
 	}
+	stub_workq_stop(r->stq);       /* before the logs it writes go */
 	for (size_t i = 0; i < r->nth; i++) {
 		stub_rec_thread_release(&r->th[i]->th);
 		fclose(r->th[i]->pt);

@@ -8,7 +8,8 @@
  * FIFO. It is fed to stub_vgrec_feed whole, then in pieces of 1, 7, 4096
  * and random sizes, then with switches to another thread inside a thread's
  * run of state words: every file of each bundle (threads/, trace.json)
- * must be byte-identical to the whole feed's. Skipped without valgrind,
+ * must be byte-identical to the whole feed's, and so must the bundle
+ * written without the worker thread. Skipped without valgrind,
  * the tool or gcc. And a stream made here, where a thread's words come
  * while another's superblock is open (which the tool never writes), must
  * give the bundle of the same stream with that superblock run first, fed
@@ -270,6 +271,22 @@ static void test_pieces(void **state)
 	}
 }
 
+/* Without the worker thread (HINDSIGHT_VGREC_WORKER=0) the reading thread
+ * writes the state logs itself: the same bundle, so the worker runs the
+ * superblocks' words in their order, between the same other records. */
+static void test_no_worker(void **state)
+{
+	(void)state;
+	if (!have)
+		skip();
+	assert_int_equal(setenv("HINDSIGHT_VGREC_WORKER", "0", 1), 0);
+	feed("inline", stream, nstream, nstream);
+	feed("inline_by7", stream, nstream, 7);
+	unsetenv("HINDSIGHT_VGREC_WORKER");
+	same_bundle("whole", "inline", 4);
+	same_bundle("whole", "inline_by7", 4);
+}
+
 /* The bytes a record at @p (@left bytes) takes, 0 if it is cut short. */
 static size_t record_len(const uint8_t *p, size_t left)
 {
@@ -499,6 +516,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole),
 		cmocka_unit_test(test_pieces),
+		cmocka_unit_test(test_no_worker),
 		cmocka_unit_test(test_switch_inside_words),
 		cmocka_unit_test(test_other_thread_words),
 	};
