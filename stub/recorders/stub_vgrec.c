@@ -599,7 +599,8 @@ static int vgrec_state_apply(struct stub_vgrec *r, struct vgrec_thread *t,
 	int e;
 
 	if (!r->stq && !r->stq_failed && !r->opt.snapshot)
-		r->stq_failed = stub_workq_start(&r->stq, VGREC_WORKQ, vgrec_job_run, r) < 0;
+		r->stq_failed = stub_workq_start(&r->stq, VGREC_WORKQ, "hindsight-log",
+						 vgrec_job_run, r) < 0;
 	if (!r->stq) {
 		e = vgrec_apply(r, t, blk, n, idx0, base, p, len);
 	} else if (n == 0) {

@@ -113,7 +113,8 @@ static void *workq_main(void *arg)
 	return NULL;
 }
 
-int stub_workq_start(struct stub_workq **out, size_t size, stub_workq_fn fn, void *ctx)
+int stub_workq_start(struct stub_workq **out, size_t size, const char *name, stub_workq_fn fn,
+		     void *ctx)
 {
 	struct stub_workq *q;
 	sigset_t all, old;
@@ -140,6 +141,8 @@ int stub_workq_start(struct stub_workq **out, size_t size, stub_workq_fn fn, voi
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	e = pthread_create(&q->th, NULL, workq_main, q);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!e)
+		pthread_setname_np(q->th, name);
 	if (e) {
 		pthread_cond_destroy(&q->room);
 		pthread_cond_destroy(&q->more);

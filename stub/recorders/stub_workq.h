@@ -23,9 +23,11 @@ struct stub_workq;
 typedef int (*stub_workq_fn)(void *ctx, const void *p, size_t len);
 
 /* A queue of @size bytes (a power of two, at least 4096) and its worker,
- * which runs with every signal blocked (they go to the other threads).
- * 0 or a negative errno. */
-int stub_workq_start(struct stub_workq **out, size_t size, stub_workq_fn fn, void *ctx);
+ * named @name (what top and perf show, at most 15 characters), which runs
+ * with every signal blocked (they go to the other threads). 0 or a
+ * negative errno. */
+int stub_workq_start(struct stub_workq **out, size_t size, const char *name, stub_workq_fn fn,
+		     void *ctx);
 
 /* Room for an entry of @len bytes, to be filled and then made visible by
  * stub_workq_put: waits while the ring is full. NULL if @len can never fit
