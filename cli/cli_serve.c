@@ -221,7 +221,7 @@ static int start_recorded(const struct serve_args *a, struct served *t, struct r
 	r = stub_rec_target_new(a->attach_pid ? NULL : a->argv, (pid_t)a->attach_pid, &o, &t->rec,
 				err, sizeof(err));
 	if (r) {
-		if (r == -EINVAL && a->record)   /* the recorder cannot serve live: why */
+		if (r == -EOPNOTSUPP)           /* the recorder cannot serve live: why */
 			fprintf(stderr, "hindsight serve: %s\n", err);
 		else if (a->attach_pid)
 			fprintf(stderr, "Cannot attach to process %ld: %s\n", a->attach_pid, err);

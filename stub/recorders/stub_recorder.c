@@ -544,7 +544,8 @@ static int rec_pick(const struct stub_recorder *rec)
 }
 
 /* The recorder for serving a live program: single steps, the one that
- * can (stub_recorder_live_ops). -EINVAL after saying why for the others. */
+ * can (stub_recorder_live_ops). -EOPNOTSUPP after saying why for the
+ * others, -EINVAL for a recorder that does not exist. */
 static int rec_pick_live(const struct stub_recorder *rec)
 {
 	const char *mode = rec->opt.mode;
@@ -556,14 +557,14 @@ static int rec_pick_live(const struct stub_recorder *rec)
 			"inside Valgrind's process, out of ptrace's reach): record it with "
 			"`hindsight record --record=valgrind` and serve the bundle with "
 			"`serve --replay`, or serve with --record=sw");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (!strcmp(mode, "pt")) {
 		rec_say(rec, "hardware Intel PT records control flow only, and a program debugged "
 			"live needs every register and memory write of its past: serve with "
 			"--record=sw, or record with `hindsight record --record=pt` and serve "
 			"the bundle with `serve --replay`");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	rec_say(rec, "unknown recorder '%s' (auto, sw, pt or valgrind)", mode);
 	return -EINVAL;

@@ -136,7 +136,7 @@ struct stub_recorder {
 /* Picks the recorder for @o->mode and says which and why where the
  * choice was not asked for (auto falling back). With @o->live, auto is
  * the recorder that can serve a live program and one that cannot is
- * refused with -EINVAL, said why. 0 with *@out set, or
+ * refused with -EOPNOTSUPP, said why. 0 with *@out set, or
  * -EINVAL for a command line that cannot work (Valgrind with --attach, a
  * hardware --psb-period that is not a power of two from 2048) or -ENODEV
  * (the recorder asked for cannot run here), said why; *@out is NULL

@@ -971,7 +971,7 @@ static int srt_start_recorder(struct stub_rec_target *t, char *const argv[], pid
 	if (e < 0)
 		return e;
 	t->live = stub_recorder_live(t->rec);
-	return t->live ? 0 : -EINVAL;
+	return t->live ? 0 : -EOPNOTSUPP;
 }
 
 int stub_rec_target_new(char *const argv[], pid_t pid, const struct stub_rec_target_options *opt,

@@ -42,7 +42,8 @@ struct stub_rec_target_options {
 
 /* Starts @argv stopped at its first instruction, or attaches to @pid
  * (@argv NULL), and starts recording. 0, or a negative errno with a
- * one-line reason in @err. */
+ * one-line reason in @err: -EOPNOTSUPP when the recorder asked for cannot
+ * serve a live program (nothing was started). */
 int stub_rec_target_new(char *const argv[], pid_t pid, const struct stub_rec_target_options *opt,
 			struct stub_rec_target **out, char *err, size_t errsize);
 /* Ends the recording (a process still there is killed, or detached when

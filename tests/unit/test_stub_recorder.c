@@ -316,7 +316,7 @@ static void test_live_choice(void **state)
 	for (size_t i = 0; i < 2; i++) {
 		o = opts(modes[i], pt_root);
 		o.live = true;
-		assert_int_equal(stub_recorder_new(&r, &o), -EINVAL);
+		assert_int_equal(stub_recorder_new(&r, &o), -EOPNOTSUPP);
 		assert_null(r);
 		assert_int_equal(nsaid, 1);
 		assert_non_null(strstr(said[0], "serve with --record=sw"));
