@@ -2,11 +2,15 @@
  * replay/decode/session.c: a recording opened with what its reader asks for
  * (see session.h). Each piece is set up by one small function, in the
  * order the pieces depend on each other: the bundle, the images and the
- * read-only data, the state log, the timeline over it, the symbols.
+ * read-only data, the state log, the timeline over it, the symbols. The
+ * two costly ones, the state log and the timeline's index of every
+ * thread's trace, are made at once on two threads when both are asked for.
  */
 #include "replay/decode/session.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,17 +73,100 @@ static int want_state(struct replay_session *s, bool lax, char *err, size_t errs
 	return r;
 }
 
+/* What a failed replay_timeline_new (@r < 0, of thread number @failed)
+ * says; @r. */
+static int timeline_error(struct replay_session *s, int r, size_t failed, char *err,
+			  size_t errsize)
+{
+	if (r == -ENOMEM)
+		return out_of_memory(err, errsize);
+	snprintf(err, errsize, "%s: thread %lld: %s", s->path,
+		 (long long)s->b->threads[failed].tid, strerror(-r));
+	return r;
+}
+
 static int want_timeline(struct replay_session *s, char *err, size_t errsize)
 {
 	size_t failed = 0;
 	int r = replay_timeline_new(s->b, s->st, &s->tl, &failed);
 
-	if (r == -ENOMEM)
-		return out_of_memory(err, errsize);
-	if (r < 0)
-		snprintf(err, errsize, "%s: thread %lld: %s", s->path,
-			 (long long)s->b->threads[failed].tid, strerror(-r));
-	return r;
+	return r < 0 ? timeline_error(s, r, failed, err, errsize) : r;
+}
+
+/* ---- the state log and the timeline at once ----------------------------- */
+
+/* @fn(@arg) run on a thread of its own from task_start to task_join, with
+ * every signal blocked there (they stay the caller's). When no thread can
+ * be made it runs in task_join instead. */
+struct task {
+	void *(*fn)(void *);
+	void *arg;
+	pthread_t thread;
+	bool started;
+};
+
+static void task_start(struct task *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+
+	*t = (struct task){ .fn = fn, .arg = arg };
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	t->started = pthread_create(&t->thread, NULL, fn, arg) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void task_join(struct task *t)
+{
+	if (t->started)
+		pthread_join(t->thread, NULL);
+	else
+		t->fn(t->arg);
+}
+
+/* A timeline made with no state (its cursors: the index of every thread's
+ * trace), as replay_timeline_new says it. */
+struct cursors_job {
+	const struct replay_bundle *b;
+	struct replay_timeline *tl;
+	size_t failed;
+	int r;
+};
+
+static void *make_cursors(void *arg)
+{
+	struct cursors_job *j = arg;
+
+	j->r = replay_timeline_new(j->b, NULL, &j->tl, &j->failed);
+	return NULL;
+}
+
+/* The state log (@state_bit: STATE or STATE_LAX) and the timeline over
+ * it, the two costly pieces, at once: the cursors, which need no state,
+ * are made on a second thread while this one opens the state log; the
+ * timeline gets its clock once both are there. The errors, and what is
+ * set up after one, are those of want_state then want_timeline. */
+static int want_state_timeline(struct replay_session *s, unsigned state_bit, char *err,
+			       size_t errsize)
+{
+	struct cursors_job job = { .b = s->b };
+	struct task t;
+	int r;
+
+	task_start(&t, make_cursors, &job);
+	r = want_state(s, state_bit == REPLAY_SESSION_STATE_LAX, err, errsize);
+	task_join(&t);
+	if (r) {
+		replay_timeline_free(job.tl);
+		return r;
+	}
+	s->have |= state_bit;
+	if (job.r)
+		return job.r < 0 ? timeline_error(s, job.r, job.failed, err, errsize) : job.r;
+	replay_timeline_set_state(job.tl, s->st);
+	s->tl = job.tl;
+	s->have |= REPLAY_SESSION_TIMELINE;
+	return 0;
 }
 
 static int want_symbols(struct replay_session *s, char *err, size_t errsize)
@@ -113,6 +200,8 @@ static int want_one(struct replay_session *s, unsigned want, unsigned bit, char 
 		/* one state log, however it was asked for */
 		if (s->have & (REPLAY_SESSION_STATE | REPLAY_SESSION_STATE_LAX))
 			return 0;
+		if ((want & REPLAY_SESSION_TIMELINE) && !(s->have & REPLAY_SESSION_TIMELINE))
+			return want_state_timeline(s, bit, err, errsize);
 		r = want_state(s, bit == REPLAY_SESSION_STATE_LAX, err, errsize);
 		break;
 	case REPLAY_SESSION_TIMELINE:

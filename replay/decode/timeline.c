@@ -194,6 +194,12 @@ int replay_timeline_new(const struct replay_bundle *b, struct replay_state *st,
 	return 0;
 }
 
+void replay_timeline_set_state(struct replay_timeline *tl, struct replay_state *st)
+{
+	tl->st = st;
+	clock_open(tl);
+}
+
 /* Thread @i of @b for thread @i of @tl: the same thread, its cursor
  * extended, or a new one. */
 static int extend_thread(struct replay_timeline *tl, const struct replay_bundle *b, size_t i)

@@ -89,6 +89,12 @@ int replay_timeline_new(const struct replay_bundle *b, struct replay_state *st,
 			struct replay_timeline **out, size_t *failed);
 void replay_timeline_free(struct replay_timeline *tl);
 
+/* Gives @tl, made with no state log, the clock of @st (NULL: none), as
+ * replay_timeline_new(@b, @st) would have made it: the cursors need no
+ * state, so they can be made while the state log is opened. Only before
+ * the first move. */
+void replay_timeline_set_state(struct replay_timeline *tl, struct replay_state *st);
+
 /* Moves @tl, made over an earlier state of the same recording, to @b and
  * @st (the recording grown: replay_state_extend, a live recording saved
  * again), keeping its points: each thread's cursor is extended

@@ -296,6 +296,40 @@ static void test_bad_state_log(void **state)
 	replay_session_free(s);
 }
 
+/* The state log and the timeline are made at once (on two threads): when
+ * both fail the state log's error is the one said, as when one came after
+ * the other; when only the timeline fails the state log stays set up. The
+ * trace goes after the bundle is loaded (which refuses a missing one). */
+static void test_state_and_trace_bad(void **state)
+{
+	static const char text[] = "{\"type\":\"intel-pt\",\"cpuInfo\":{"
+		"\"vendor\":\"GenuineIntel\",\"family\":6,\"model\":79,\"stepping\":1},"
+		"\"processes\":[{\"pid\":1,"
+		"\"threads\":[{\"tid\":7,\"iptTrace\":\"7.trace\"}]}],"
+		"\"hindsight\":{\"version\":1,\"threads\":[{\"tid\":7,\"stateLog\":\"7.state\"}]}}";
+	struct replay_session *s;
+	char err[512] = "", trace[128];
+
+	(void)state;
+	write_file("trace.json", text, strlen(text));
+	write_file("7.state", "not a state log, not at all", 27);
+	write_file("7.trace", "not a trace", 11);
+	s = open_ok(tmpdir, 0);
+	snprintf(trace, sizeof(trace), "%s/7.trace", tmpdir);
+	assert_int_equal(unlink(trace), 0);
+	assert_int_equal(replay_session_want(s, REPLAY_SESSION_TIMELINE, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "7.state: not a state log"));
+	assert_int_equal(s->have, 0);
+	assert_int_equal(replay_session_want(s, REPLAY_SESSION_STATE_LAX | REPLAY_SESSION_TIMELINE,
+					     err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, ": thread 7: No such file or directory"));
+	assert_int_equal(s->have, REPLAY_SESSION_STATE_LAX);
+	assert_null(s->st);
+	assert_null(s->tl);
+	replay_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_cut_perf_data),
 		cmocka_unit_test(test_no_thread),
 		cmocka_unit_test(test_bad_state_log),
+		cmocka_unit_test(test_state_and_trace_bad),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
