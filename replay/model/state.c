@@ -128,6 +128,8 @@ struct replay_state {
 	size_t nw, capw;
 	struct pageref *pr;        /* by page, then time */
 	size_t npr;
+	size_t *big;               /* those over MAP_BIG_PAGES pages: not in pr */
+	size_t nbig;
 	struct mref *mr;           /* the chunks' blocks, by block, then first */
 	size_t nmr, capmr;
 	struct bset bs;
@@ -283,17 +285,23 @@ static int body(struct parser *ps, unsigned kind, struct mwrite *w)
 
 /* --- opening ---------------------------------------------------------- */
 
-/* A REGS record's body, its values skipped unread. */
+/* A REGS record's body, its values skipped unread: a varint for each bit
+ * of the mask (a loop over the bits, not a popcount: without -mpopcnt
+ * that is a call into libgcc, a tenth of the time opening a log took). */
 static int skip_regs(struct parser *ps)
 {
 	uint64_t mask;
-	unsigned n;
 
 	if (get(ps, &mask) < 0)
 		return -EINVAL;
-	for (n = (unsigned)__builtin_popcountll(mask); n && ps->p < ps->end; ps->p++)
-		n -= !(*ps->p & 0x80);
-	return n ? -EINVAL : 0;
+	for (; mask; mask &= mask - 1) {
+		while (ps->p < ps->end && (*ps->p & 0x80))
+			ps->p++;
+		if (ps->p >= ps->end)
+			return -EINVAL;
+		ps->p++;
+	}
+	return 0;
 }
 
 static int add_write(struct replay_state *st, const struct mwrite *w)
@@ -610,10 +618,20 @@ static int cmp_mref(const void *a, const void *b)
 	       x->ck < y->ck ? -1 : x->ck > y->ck;
 }
 
+/* A mapping record over more pages than this is not indexed by page (a
+ * 16 TiB reservation, say, would take 4G page refs): reads look at each
+ * such record. They are few: large mmaps, munmaps and brk. */
+#define MAP_BIG_PAGES 4096
+
+static uint64_t map_pages(const struct mwrite *w)
+{
+	return w->len ? ((w->addr + w->len - 1) >> PAGE_SHIFT) - (w->addr >> PAGE_SHIFT) + 1 : 0;
+}
+
 /* Sorts the mapping records by time and indexes them by page. */
 static int index_maps(struct replay_state *st)
 {
-	size_t n = 0, k = 0;
+	size_t n = 0, k = 0, nbig = 0;
 
 	if (st->nw)
 		qsort(st->w, st->nw, sizeof(*st->w), cmp_write);
@@ -625,19 +643,26 @@ static int index_maps(struct replay_state *st)
 			st->nexec++;
 		if (w->kind == 16 + REPLAY_STATE_MAP_VOLATILE)
 			st->nvol++;
-		if (w->kind != 16 + REPLAY_STATE_MAP_ALL && w->len)
-			n += ((w->addr + w->len - 1) >> PAGE_SHIFT) - (w->addr >> PAGE_SHIFT) + 1;
+		if (w->kind == 16 + REPLAY_STATE_MAP_ALL)
+			continue;
+		if (map_pages(w) > MAP_BIG_PAGES)
+			nbig++;
+		else
+			n += map_pages(w);
 	}
 	free(st->pr);
+	free(st->big);
 	free(st->execs);
 	free(st->vol);
 	st->pr = malloc((n ? n : 1) * sizeof(*st->pr));
+	st->big = malloc((nbig ? nbig : 1) * sizeof(*st->big));
 	st->execs = malloc((st->nexec ? st->nexec : 1) * sizeof(*st->execs));
 	st->vol = malloc((st->nvol ? st->nvol : 1) * sizeof(*st->vol));
-	if (!st->pr || !st->execs || !st->vol)
+	if (!st->pr || !st->big || !st->execs || !st->vol)
 		return -ENOMEM;
 	st->nexec = 0;
 	st->nvol = 0;
+	st->nbig = 0;
 	for (size_t i = 0; i < st->nw; i++) {
 		const struct mwrite *w = &st->w[i];
 
@@ -649,6 +674,10 @@ static int index_maps(struct replay_state *st)
 			st->vol[st->nvol++] = i;
 		if (!w->len)
 			continue;
+		if (map_pages(w) > MAP_BIG_PAGES) {
+			st->big[st->nbig++] = i;
+			continue;
+		}
 		for (uint64_t pg = w->addr >> PAGE_SHIFT; pg <= (w->addr + w->len - 1) >> PAGE_SHIFT; pg++)
 			st->pr[k++] = (struct pageref){ pg, i };
 	}
@@ -778,6 +807,7 @@ void replay_state_free(struct replay_state *st)
 	free(st->t);
 	free(st->w);
 	free(st->pr);
+	free(st->big);
 	free(st->mr);
 	free(st->bs.v);
 	free(st->execs);
@@ -1448,6 +1478,18 @@ static uint64_t bound(const struct query *q)
 	return r;
 }
 
+/* The mapping records too big for the page index that cover the block:
+ * offer keeps, per byte, the best of what it is offered in any order. */
+static void offer_big(const struct replay_state *st, struct query *q)
+{
+	for (size_t i = 0; i < st->nbig; i++) {
+		const struct mwrite *w = &st->w[st->big[i]];
+
+		if (w->addr < q->hi && q->lo < w->addr + w->len)
+			offer(q, w);
+	}
+}
+
 static void pass(const struct replay_state *st, struct query *q)
 {
 	uint64_t words = words_of(q->lo, q->hi), lim;
@@ -1468,6 +1510,7 @@ static void pass(const struct replay_state *st, struct query *q)
 		}
 		for (lim = bound(q); k > pa && st->w[st->pr[k - 1].w].time >= lim; k--)
 			offer(q, &st->w[st->pr[k - 1].w]);
+		offer_big(st, q);
 		return;
 	}
 	/* Chunks begun at or before the time may still write after it. */
@@ -1482,6 +1525,7 @@ static void pass(const struct replay_state *st, struct query *q)
 	}
 	for (lim = bound(q); k < pb && st->w[st->pr[k].w].time <= lim; k++)
 		offer(q, &st->w[st->pr[k].w]);
+	offer_big(st, q);
 }
 
 /* Volatile ranges marked at or before @time make their bytes unknown. */

@@ -648,6 +648,11 @@ static void gen_step(struct wbuf *w, unsigned ti, uint64_t *index, uint64_t *bas
 		g->how = 4;
 		g->addr = *mem_end;
 		g->len = 0;
+	} else if (op < 15) {              /* zeros or unknown over 1 GiB or 2 TiB */
+		g->kind = 4;
+		g->how = (uint8_t)rnd(2);
+		g->len = rnd(2) ? 1ull << 30 : 1ull << 41;
+		g->addr = rnd(GLO);        /* from below the window, over all of it */
 	}
 	tag(w, g->kind, delta);
 	put_s(w, (int64_t)(g->addr - *mem_end));
@@ -655,8 +660,15 @@ static void gen_step(struct wbuf *w, unsigned ti, uint64_t *index, uint64_t *bas
 	*mem_end = g->addr + g->len;
 	if (g->kind == 4) {
 		w->b[w->n++] = g->how;
-		if (g->how == 1)
+		if (g->how == 1 && g->len > sizeof(gmem)) {       /* the window's part */
+			uint64_t a = g->addr > GLO ? g->addr : GLO;
+			uint64_t e = g->addr + g->len < GLO + sizeof(gmem) ? g->addr + g->len :
+				     GLO + sizeof(gmem);
+
+			memset(gmem + (a - GLO), 0, e - a);
+		} else if (g->how == 1) {
 			memset(gmem + (g->addr - GLO), 0, g->len);
+		}
 		return;
 	}
 	memcpy(g->old, gmem + (g->addr - GLO), g->len);
