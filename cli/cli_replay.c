@@ -523,6 +523,8 @@ static int cmd_x(struct cli_session *s, const char *args, const struct command *
 		if (rc < 0) {
 			fflush(stdout);
 			fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", bad);
+		} else if (count > 0) {
+			replay_frontend_set_examined(s->f, bad, 1, NULL);  /* GDB's $_, $__ void */
 		}
 		return rc < 0 ? -1 : 0;
 	}
@@ -560,6 +562,8 @@ static int cmd_x(struct cli_session *s, const char *args, const struct command *
 				       (int64_t)(int32_t)val : size == 2 ? (int64_t)(int16_t)val :
 				       (int64_t)(int8_t)val);
 			addr += size;
+			if (i == count - 1)   /* GDB's $_ and $__: the last unit */
+				replay_frontend_set_examined(s->f, addr - size, size, &val);
 		}
 		putchar('\n');
 	}
@@ -839,6 +843,8 @@ static int cmd_info(struct cli_session *s, const char *args, const struct comman
 		return cli_replay_info_vars(s, true);
 	if (n && !strncmp(args, "display", n))
 		return cli_replay_info_display(s);
+	if (n && !strncmp(args, "line", n))
+		return cli_replay_info_line(s, rest);
 	if (n && (!strncmp(args, "sharedlibrary", n) || !strncmp(args, "dll", n)))
 		return cli_replay_info_sharedlibrary(s, rest);
 	fprintf(stderr, "Undefined info command: \"%s\".  Try \"help info\".\n", args);
