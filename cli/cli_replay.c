@@ -542,23 +542,23 @@ static int cmd_x(struct cli_session *s, const char *args, const struct command *
 					putchar('\n');
 				return cli_replay_report_quit();
 			}
+			if (i % per_line == 0)
+				printf("%s0x%" PRIx64 ":", i ? "\n" : "", addr);
+			/* GDB prints the tab before it reads, the error after it */
+			putchar('\t');
 			if (replay_frontend_read(s->f, addr, &val, size) < (int)size) {
-				if (i)             /* the line before is still open */
-					putchar('\n');
 				fflush(stdout);
 				fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", addr);
 				return -1;
 			}
-			if (i % per_line == 0)
-				printf("%s0x%" PRIx64 ":", i ? "\n" : "", addr);
 			if (fmt == 'x')
-				printf("\t0x%0*" PRIx64, (int)size * 2, val);
+				printf("0x%0*" PRIx64, (int)size * 2, val);
 			else if (fmt == 'u')
-				printf("\t%" PRIu64, val);
+				printf("%" PRIu64, val);
 			else if (fmt == 'c')
-				printf("\t%d '%s'", (int)(int8_t)val, gdb_char((uint8_t)val, ch));
+				printf("%d '%s'", (int)(int8_t)val, gdb_char((uint8_t)val, ch));
 			else
-				printf("\t%" PRId64, size == 8 ? (int64_t)val : size == 4 ?
+				printf("%" PRId64, size == 8 ? (int64_t)val : size == 4 ?
 				       (int64_t)(int32_t)val : size == 2 ? (int64_t)(int16_t)val :
 				       (int64_t)(int8_t)val);
 			addr += size;
