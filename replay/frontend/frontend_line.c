@@ -311,11 +311,12 @@ static int fl_table_at(struct replay_frontend *f, uint64_t addr, struct fl_table
 	return fl_build(t, u, bias);
 }
 
-int replay_frontend_line_at(struct replay_frontend *f, uint64_t addr,
-			    struct replay_frontend_sal *out)
+
+int replay_frontend_unit_line(const struct dw_unit *u, uint64_t bias, uint64_t addr,
+			      struct replay_frontend_sal *out)
 {
 	struct fl_table t;
-	int rc = fl_table_at(f, addr, &t);
+	int rc = fl_build(&t, u, bias);
 
 	memset(out, 0, sizeof(*out));
 	out->pc = addr;
@@ -324,6 +325,19 @@ int replay_frontend_line_at(struct replay_frontend *f, uint64_t addr,
 	fl_find(&t, addr, out);
 	fl_free(&t);
 	return out->file ? 0 : -ENOENT;
+}
+
+int replay_frontend_line_at(struct replay_frontend *f, uint64_t addr,
+			    struct replay_frontend_sal *out)
+{
+	uint64_t bias;
+	struct dw_unit *u = fl_unit_at(f, addr, &bias);
+
+	if (u)
+		return replay_frontend_unit_line(u, bias, addr, out);
+	memset(out, 0, sizeof(*out));
+	out->pc = addr;
+	return -ENOENT;
 }
 
 /* ---- info line ------------------------------------------------------------ */

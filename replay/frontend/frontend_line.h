@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct dw_unit;
 struct replay_frontend;
 
 /* A line and its addresses, GDB's symtab_and_line. */
@@ -33,6 +34,11 @@ struct replay_frontend_sal {
  * information: out->file NULL, out->pc @addr), -ENOMEM. */
 int replay_frontend_line_at(struct replay_frontend *f, uint64_t addr,
 			    struct replay_frontend_sal *out);
+
+/* The same over the rows of unit @u (dwarf/dw_unit.h, lines loaded) at
+ * load bias @bias: the table's rules alone, for tests. 0, -ENOENT, -ENOMEM. */
+int replay_frontend_unit_line(const struct dw_unit *u, uint64_t bias, uint64_t addr,
+			      struct replay_frontend_sal *out);
 
 /* What `info line` says of a location. */
 enum replay_frontend_info_line_kind {
