@@ -81,21 +81,32 @@ static int dump(struct cli_session *s, uint64_t lo, uint64_t hi, bool in_func, i
 	return 0;
 }
 
+/* GDB's last_source_visited: the last source file disassemble looked at
+ * and whether it could not be read. */
+static char *last_visited;
+static bool last_error;
+
 /* Source lines @c->first..@c->last as GDB's print_source_lines shows
- * them; a file not found is said once (*@said), then "N\tin FILE". */
-static void source_lines(struct cli_session *s, const struct replay_frontend_src_chunk *c,
-			 bool *said)
+ * them, one call a line: a file not found is said once, on the first
+ * line after another file, then "N\tin FILE". */
+static void source_lines(struct cli_session *s, const struct replay_frontend_src_chunk *c)
 {
 	for (unsigned l = c->first; l && l <= c->last; l++) {
 		size_t len;
 		const char *text = replay_source_line(&s->src, c->path, l, &len);
+		bool same = last_visited && !strcmp(last_visited, c->path);
 
+		if (!same) {
+			free(last_visited);
+			last_visited = strdup(c->path);
+			last_error = !text;
+		}
 		if (text) {
 			printf("%u\t%.*s\n", l, (int)len, text);
-		} else if (!*said) {
+		} else if (!same || !last_error) {
 			fflush(stdout);
 			fprintf(stderr, "%u\t%s: No such file or directory.\n", l, c->file);
-			*said = true;
+			last_error = true;
 		} else {
 			printf("%u\tin %s\n", l, c->file);
 		}
@@ -107,7 +118,6 @@ static void source_lines(struct cli_session *s, const struct replay_frontend_src
 static int dump_mixed(struct cli_session *s, uint64_t lo, uint64_t hi, bool in_func, int flags)
 {
 	struct replay_frontend_src_chunk *c;
-	bool said = false;
 	size_t n;
 	int rc;
 
@@ -123,7 +133,7 @@ static int dump_mixed(struct cli_session *s, uint64_t lo, uint64_t hi, bool in_f
 			putchar('\n');
 		if (c[i].header)
 			printf("%s:\n", c[i].header);
-		source_lines(s, &c[i], &said);
+		source_lines(s, &c[i]);
 		if (c[i].no_source)
 			printf("--- no source info for this pc ---\n");
 		rc = dump(s, c[i].lo, c[i].hi, in_func, flags);

@@ -27,7 +27,8 @@ struct fl_entry {
 
 /* One file's entries (GDB's subfile / symtab). */
 struct fl_sub {
-	const char *path;          /* as the unit joins it */
+	const char *path;          /* as the unit joins it (bfd's), to read it */
+	const char *gdb;           /* as GDB joins it: what tells files apart */
 	const char *file;          /* as GDB shows it */
 	struct fl_entry *e;
 	size_t n, cap;
@@ -48,8 +49,8 @@ static void fl_free(struct fl_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* GDB's name for @path: the unit's own DW_AT_name for its primary file,
- * else the path the line table gives. */
+/* GDB's name for @path (as GDB joins it): the unit's own DW_AT_name for
+ * its primary file, else @path. */
 static const char *fl_display(const struct dw_unit *u, const char *path)
 {
 	size_t lc;
@@ -59,18 +60,33 @@ static const char *fl_display(const struct dw_unit *u, const char *path)
 	if (!strcmp(path, u->name))
 		return u->name;
 	lc = u->comp_dir ? strlen(u->comp_dir) : 0;
-	if (u->name[0] != '/' && lc && !strncmp(path, u->comp_dir, lc) && path[lc] == '/' &&
+	/* buildsym's start_subfile: an absolute name is the unit's own file
+	 * when it is the compilation directory joined to DW_AT_name */
+	if (path[0] == '/' && u->name[0] != '/' && lc && !strncmp(path, u->comp_dir, lc) &&
+	    path[lc] == '/' &&
 	    !strcmp(path + lc + 1, u->name))
 		return u->name;
 	return path;
 }
 
-static long fl_sub_get(struct fl_table *t, const struct dw_unit *u, const char *path)
+/* The file of row @r: its GDB name in *@gdb, the unit's path returned. */
+static const char *fl_row_file(const struct dw_unit *u, const struct dw_row *r,
+			       const char **gdb)
+{
+	const char *path = dw_unit_row_file(u, r, false);
+	uint32_t idx = r->default_file && u->line_version >= 5 ? 1 : r->file;
+
+	*gdb = u->gdb_files && idx < u->nfiles && u->gdb_files[idx] ? u->gdb_files[idx] : path;
+	return path;
+}
+
+static long fl_sub_get(struct fl_table *t, const struct dw_unit *u, const char *path,
+		       const char *gdb)
 {
 	struct fl_sub *n;
 
 	for (size_t i = 0; i < t->nsubs; i++)
-		if (!strcmp(t->subs[i].path, path))
+		if (!strcmp(t->subs[i].gdb, gdb))
 			return (long)i;
 	n = realloc(t->subs, (t->nsubs + 1) * sizeof(*n));
 	if (!n) {
@@ -78,7 +94,7 @@ static long fl_sub_get(struct fl_table *t, const struct dw_unit *u, const char *
 		return -1;
 	}
 	t->subs = n;
-	n[t->nsubs] = (struct fl_sub){ .path = path, .file = fl_display(u, path) };
+	n[t->nsubs] = (struct fl_sub){ .path = path, .gdb = gdb, .file = fl_display(u, gdb) };
 	return (long)t->nsubs++;
 }
 
@@ -127,13 +143,13 @@ static void fl_sequence(struct fl_table *t, const struct dw_unit *u, const struc
 
 	for (size_t i = q->first; i + 1 < q->first + q->count && !t->err; i++) {
 		const struct dw_row *r = &u->rows[i];
-		const char *path = dw_unit_row_file(u, r, false);
+		const char *gdb, *path = fl_row_file(u, r, &gdb);
 
 		disc = (r->line != state_line ? false : disc) || r->discriminator;
 		state_line = r->line;
 		if (r->line == 0 || !path)
 			continue;
-		if ((sub = fl_sub_get(t, u, path)) < 0)
+		if ((sub = fl_sub_get(t, u, path, gdb)) < 0)
 			return;
 		if (sub != last_sub)
 			fl_record(t, last_sub, 0, r->addr + bias, true);
@@ -161,20 +177,33 @@ static int fl_entry_cmp(const void *a, const void *b)
  * order they were met in (buildsym prepends each new subfile). */
 static void fl_order(struct fl_table *t, const struct dw_unit *u)
 {
-	for (size_t i = 0, j = t->nsubs; i + 1 < j--; i++) {
-		struct fl_sub x = t->subs[i];
+	const char *base = u->name ? strrchr(u->name, '/') : NULL;
+	long main_sub = -1, alias = -1, nalias = 0;
+	struct fl_sub x;
 
+	for (size_t i = 0, j = t->nsubs; i + 1 < j--; i++) {
+		x = t->subs[i];
 		t->subs[i] = t->subs[j];
 		t->subs[j] = x;
 	}
-	for (size_t i = 1; i < t->nsubs; i++)
-		if (t->subs[i].file == u->name) {
-			struct fl_sub x = t->subs[i];
+	base = base ? base + 1 : u->name;
+	for (size_t i = 0; i < t->nsubs; i++) {
+		const char *b = strrchr(t->subs[i].gdb, '/');
 
-			memmove(&t->subs[1], &t->subs[0], i * sizeof(x));
-			t->subs[0] = x;
-			break;
-		}
+		if (t->subs[i].file == u->name)
+			main_sub = (long)i;
+		else if (base && !strcmp(b ? b + 1 : t->subs[i].gdb, base) && nalias++ == 0)
+			alias = (long)i;
+	}
+	/* buildsym's watch_main_source_file_lossage: a file of the unit's
+	 * base name alone stands for it */
+	if (main_sub < 0 && nalias == 1)
+		main_sub = alias;
+	if (main_sub <= 0)
+		return;
+	x = t->subs[main_sub];
+	memmove(&t->subs[1], &t->subs[0], (size_t)main_sub * sizeof(x));
+	t->subs[0] = x;
 }
 
 static int fl_build(struct fl_table *t, const struct dw_unit *u, uint64_t bias)
@@ -272,14 +301,16 @@ static void fl_find(const struct fl_table *t, uint64_t pc, struct replay_fronten
 		item = fl_upper(s, pc);
 		if (item)
 			prev = &s->e[item - 1];
-		while (prev && item < s->n && prev->line == s->e[item].line && !s->e[item].stmt)
-			item++;
+		/* GDB 13.1 ends the range at the next entry even when it is a
+		 * non-statement of the same line (libc's printf: GDB's answer) */
 		if (prev && (!best || prev->pc > best->pc)) {
-			best = prev;
+			const struct fl_entry *tmp = prev;
+
+			/* a statement at the same address is preferred */
+			while (tmp > s->e && tmp[-1].pc == tmp->pc && tmp[-1].line && !tmp->stmt)
+				tmp--;
+			best = tmp->stmt ? tmp : prev;
 			best_sub = s;
-			while (!best->stmt && best > s->e && best[-1].pc == best->pc &&
-			       best[-1].line && !best[-1].stmt)
-				best--;
 			if (best_end <= best->pc)
 				best_end = 0;
 		}

@@ -5,11 +5,14 @@
  * programs (readelf --debug-dump=rawline), the answers those GDB 13 gave
  * for them (`info line *ADDR`, `disassemble /s`): a loop's rows of one
  * line split by discriminators are one entry, a function of a header
- * next to one of the unit's own file.
+ * next to one of the unit's own file; and Debian's libc's printf.c (gcc
+ * -O2, a relative compilation directory, non-statement rows), with GDB's
+ * answers over serve --replay.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +26,7 @@
 struct row {
 	uint64_t addr;
 	uint32_t file, line, disc;
+	bool nonstmt;
 };
 
 /* A unit "prog.c" in /src with files 1 (itself) and 2 (/src/inc.h) and
@@ -38,7 +42,7 @@ static void unit_make(struct dw_unit *u, const struct row *rows, size_t n)
 	for (size_t i = 0; i < n; i++)
 		r[i] = (struct dw_row){ .addr = rows[i].addr, .file = rows[i].file,
 					.line = rows[i].line, .discriminator = rows[i].disc,
-					.is_stmt = 1, .end_sequence = i == n - 1 };
+					.is_stmt = !rows[i].nonstmt, .end_sequence = i == n - 1 };
 	*q = (struct dw_seq){ rows[0].addr, rows[n - 1].addr, 0, (uint32_t)n };
 	memset(u, 0, sizeof(*u));
 	u->line_version = 5;
@@ -91,12 +95,12 @@ static void check(const struct dw_unit *u, uint64_t bias, const struct want *w, 
 static void test_discriminators(void **state)
 {
 	static const struct row rows[] = {
-		{ 0x401126, 1, 4, 0 }, { 0x40112d, 1, 5, 0 }, { 0x401136, 1, 6, 0 },
-		{ 0x401139, 1, 7, 0 }, { 0x40113b, 1, 10, 0 }, { 0x40114a, 1, 11, 0 },
-		{ 0x401151, 1, 13, 0 }, { 0x401158, 1, 13, 0 }, { 0x40115a, 1, 14, 3 },
-		{ 0x401169, 1, 14, 3 }, { 0x40116c, 1, 13, 3 }, { 0x401170, 1, 13, 1 },
-		{ 0x401176, 1, 15, 0 }, { 0x40118f, 1, 16, 0 }, { 0x401194, 1, 17, 0 },
-		{ 0x401196, 1, 17, 0 },
+		{ 0x401126, 1, 4, 0, false }, { 0x40112d, 1, 5, 0, false }, { 0x401136, 1, 6, 0, false },
+		{ 0x401139, 1, 7, 0, false }, { 0x40113b, 1, 10, 0, false }, { 0x40114a, 1, 11, 0, false },
+		{ 0x401151, 1, 13, 0, false }, { 0x401158, 1, 13, 0, false }, { 0x40115a, 1, 14, 3, false },
+		{ 0x401169, 1, 14, 3, false }, { 0x40116c, 1, 13, 3, false }, { 0x401170, 1, 13, 1, false },
+		{ 0x401176, 1, 15, 0, false }, { 0x40118f, 1, 16, 0, false }, { 0x401194, 1, 17, 0, false },
+		{ 0x401196, 1, 17, 0, false },
 	};
 	static const struct want w[] = {
 		{ 0x401126, 0, "prog.c", 4, 0x401126, 0x40112d },
@@ -123,9 +127,10 @@ static void test_discriminators(void **state)
 static void test_two_files(void **state)
 {
 	static const struct row rows[] = {
-		{ 0x1126, 2, 3, 0 }, { 0x1133, 2, 4, 0 }, { 0x114d, 2, 8, 0 }, { 0x1150, 2, 9, 0 },
-		{ 0x1152, 1, 15, 0 }, { 0x115d, 1, 16, 0 }, { 0x1164, 1, 18, 0 },
-		{ 0x1178, 1, 18, 0 }, { 0x1183, 1, 20, 0 }, { 0x1190, 1, 20, 0 },
+		{ 0x1126, 2, 3, 0, false }, { 0x1133, 2, 4, 0, false }, { 0x114d, 2, 8, 0, false },
+		{ 0x1150, 2, 9, 0, false },
+		{ 0x1152, 1, 15, 0, false }, { 0x115d, 1, 16, 0, false }, { 0x1164, 1, 18, 0, false },
+		{ 0x1178, 1, 18, 0, false }, { 0x1183, 1, 20, 0, false }, { 0x1190, 1, 20, 0, false },
 	};
 	static const struct want w[] = {
 		{ 0x7000001126, 0, "/src/inc.h", 3, 0x7000001126, 0x7000001133 },
@@ -143,11 +148,46 @@ static void test_two_files(void **state)
 	unit_free(&u);
 }
 
+/* libc's printf: compilation directory "./stdio-common", DW_AT_name
+ * "printf.c", DWARF 5 directory 0 the compilation directory: GDB names
+ * the file "./stdio-common/printf.c" (the unit's own name has no rows and
+ * takes that of the one file of its base name); a line's range ends at
+ * the next entry, a non-statement of the same line too. */
+static void test_relative_dir(void **state)
+{
+	static const char *bfd[] = { "./stdio-common/./stdio-common/printf.c",
+				     "./stdio-common/./stdio-common/printf.c" };
+	static const char *gdb[] = { "./stdio-common/printf.c", "./stdio-common/printf.c" };
+	static const struct row rows[] = {
+		{ 0x525b0, 1, 28, 0, false }, { 0x525b0, 1, 28, 0, true },
+		{ 0x5260b, 1, 28, 0, true }, { 0x5261b, 1, 29, 0, false },
+		{ 0x5261b, 1, 30, 0, false }, { 0x5261b, 1, 32, 0, false },
+		{ 0x52623, 1, 33, 0, true }, { 0x52678, 1, 37, 0, false },
+	};
+	static const struct want w[] = {
+		{ 0x525c0, 0, "./stdio-common/printf.c", 28, 0x525b0, 0x5260b },
+		{ 0x5260b, 0, "./stdio-common/printf.c", 28, 0x5260b, 0x5261b },
+		{ 0x5261b, 0, "./stdio-common/printf.c", 32, 0x5261b, 0x52623 },
+	};
+	struct dw_unit u;
+
+	(void)state;
+	unit_make(&u, rows, sizeof(rows) / sizeof(rows[0]));
+	u.comp_dir = "./stdio-common";
+	u.name = "printf.c";
+	u.files = bfd;
+	u.gdb_files = gdb;
+	u.nfiles = 2;
+	check(&u, 0, w, sizeof(w) / sizeof(w[0]));
+	unit_free(&u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_discriminators),
 		cmocka_unit_test(test_two_files),
+		cmocka_unit_test(test_relative_dir),
 	};
 
 	return cmocka_run_group_tests_name("frontend_line", tests, NULL, NULL);
