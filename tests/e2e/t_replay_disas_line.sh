@@ -10,7 +10,9 @@
 #     address without lines, and $_ after each) against GDB natively on
 #     the program, no process needed; the transcripts must be equal;
 #   - x in every unit size and format, then p $_, p $__, ptype and whatis
-#     of them, at a breakpoint reached backward, and libc's printf (info
+#     of them, at a breakpoint reached backward; info line without an
+#     argument (the selected frame's line, then the next) and with a line
+#     alone (in the selected frame's file); libc's printf (info
 #     line, disassemble /s and /m from its $_: gcc -O2 code, a relative
 #     compilation directory, sources not on this machine, whose lines the
 #     comparison leaves out) against GDB over `hindsight serve --replay` of
@@ -81,6 +83,8 @@ normalise()
         sed -n '/^---$/,$p'
 }
 xcmds=('echo ---\n' "break lines.c:$(line_of lines.c print)" 'reverse-continue'
+    'info line' 'info line' 'p $_' 'info line 45' 'p $_' 'break weigh' 'reverse-continue' 'up'
+    'info line' 'down' 'delete 2' 'continue'
     'x/4gx buf' 'p $_' 'p $__' 'ptype $_' 'ptype $__' 'x/3xw buf' 'p $_' 'p $__' 'whatis $__'
     'x/2dh buf' 'p $_' 'p $__' 'x/3db buf' 'p $_' 'p $__' 'x/c buf' 'p $_' 'p $__'
     'x/2ug &buf[1]' 'p $_' 'p $__' 'x/2i $pc' 'p $_' 'p $__' 'x/s 0x402004' 'p $_' 'p $__'
