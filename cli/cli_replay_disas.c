@@ -118,12 +118,17 @@ static void source_lines(struct cli_session *s, const struct replay_frontend_src
 static int dump_mixed(struct cli_session *s, uint64_t lo, uint64_t hi, bool in_func, int flags)
 {
 	struct replay_frontend_src_chunk *c;
+	uint64_t bad = 0;
 	size_t n;
 	int rc;
 
 	if (!(flags & (DIS_SOURCE | DIS_OLD_SOURCE)))
 		return dump(s, lo, hi, in_func, flags);
-	rc = replay_frontend_disas_source(s->f, lo, hi, flags & DIS_OLD_SOURCE, &c, &n);
+	rc = replay_frontend_disas_source(s->f, lo, hi, flags & DIS_OLD_SOURCE, &c, &n, &bad);
+	if (rc == -EIO) {
+		fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", bad);
+		return -1;
+	}
 	if (rc < 0) {
 		fprintf(stderr, "%s.\n", strerror(-rc));
 		return -1;

@@ -560,13 +560,21 @@ static bool fl_lines_has(const struct fl_lines *l, const char *path, unsigned li
 }
 
 static int fl_lines_collect(struct replay_frontend *f, const struct fl_table *t, uint64_t lo,
-			    uint64_t hi, struct fl_lines *l)
+			    uint64_t hi, struct fl_lines *l, uint64_t *bad)
 {
 	struct replay_frontend_sal sal;
 
 	for (uint64_t pc = lo; pc < hi;) {
+		char text[256];
+		unsigned len;
+
 		fl_find(t, pc, &sal);
-		pc = fl_insns_end(f, pc, pc + 1);
+		/* GDB's first pass reads every instruction: an error before any output */
+		if (replay_frontend_insn_text(f, pc, text, sizeof(text), &len, NULL) < 0) {
+			*bad = pc;
+			return -EIO;
+		}
+		pc += len;
 		if (!sal.file || fl_lines_has(l, sal.path, sal.line))
 			continue;
 		if (l->n == l->cap) {
@@ -598,12 +606,12 @@ static unsigned fl_first_line(const struct fl_sub *s, uint64_t lo, uint64_t hi)
 /* disasm.c's do_mixed_source_and_assembly: source lines in address order. */
 static int fl_disas_s(struct replay_frontend *f, const struct fl_table *t,
 		      const struct fl_sub *main_sub, uint64_t lo, uint64_t hi,
-		      struct fl_chunks *cs)
+		      struct fl_chunks *cs, uint64_t *bad)
 {
 	struct fl_lines l = { 0 };
 	const char *last_path = NULL;
 	unsigned last_line = 0, first_le = fl_first_line(main_sub, lo, hi);
-	int rc = fl_lines_collect(f, t, lo, hi, &l);
+	int rc = fl_lines_collect(f, t, lo, hi, &l, bad);
 
 	for (uint64_t pc = lo; pc < hi && rc == 0;) {
 		struct replay_frontend_src_chunk *c;
@@ -657,13 +665,17 @@ struct fl_mle {
 	uint64_t start, end;
 };
 
+/* disasm.c's line_is_less_than: by line then address; an end marker
+ * (line 0: the entry after a function's last) by address. */
 static int fl_mle_cmp(const void *a, const void *b)
 {
 	const struct fl_mle *x = a, *y = b;
 
-	if (x->line != y->line)
+	if (x->line && y->line && x->line != y->line)
 		return x->line < y->line ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
 }
 
 /* The /m entries of [lo, hi): @s's entries there, in line order. */
@@ -728,7 +740,7 @@ static int fl_disas_m(const struct fl_table *t, const struct fl_sub *s, uint64_t
 }
 
 int replay_frontend_disas_source(struct replay_frontend *f, uint64_t lo, uint64_t hi, bool old_m,
-				 struct replay_frontend_src_chunk **out, size_t *n)
+				 struct replay_frontend_src_chunk **out, size_t *n, uint64_t *bad)
 {
 	struct fl_chunks cs = { 0 };
 	struct replay_frontend_sal sal;
@@ -750,7 +762,8 @@ int replay_frontend_disas_source(struct replay_frontend *f, uint64_t lo, uint64_
 			c->hi = hi;
 		}
 	} else {
-		cs.err = old_m ? fl_disas_m(&t, s, lo, hi, &cs) : fl_disas_s(f, &t, s, lo, hi, &cs);
+		cs.err = old_m ? fl_disas_m(&t, s, lo, hi, &cs)
+			       : fl_disas_s(f, &t, s, lo, hi, &cs, bad);
 	}
 	fl_free(&t);
 	if (cs.err < 0) {

@@ -82,9 +82,10 @@ struct replay_frontend_src_chunk {
  * as GDB 13's do_mixed_source_and_assembly and its _deprecated twin lay
  * them out; without line information at @lo, one piece of instructions
  * (GDB then disassembles plainly). The array is the caller's to free.
- * 0, or -ENOMEM. */
+ * 0, -ENOMEM, or -EIO with *@bad the instruction /s could not read (GDB
+ * reads them all before it prints). */
 int replay_frontend_disas_source(struct replay_frontend *f, uint64_t lo, uint64_t hi, bool old_m,
-				 struct replay_frontend_src_chunk **out, size_t *n);
+				 struct replay_frontend_src_chunk **out, size_t *n, uint64_t *bad);
 
 /* $_ to (void *) @addr, as info line and info breakpoints leave it. 0 or
  * -ENOMEM. */

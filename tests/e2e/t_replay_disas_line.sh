@@ -4,8 +4,8 @@
 # against GDB 13 on the same recording of tests/programs/lines.c (built
 # -no-pie, so that its addresses are the same under the recorder and under
 # GDB):
-#   - the static ones (disassemble /s, /m, /rs of every function and of a
-#     range, info line of every function, of every line of lines.c and
+#   - the static ones (disassemble /s, /m, /rs of every function and of
+#     ranges, across the end of a file's rows too, info line of every function, of every line of lines.c and
 #     of its header lines_inc.h, of every instruction of weigh and of an
 #     address without lines, and $_ after each) against GDB natively on
 #     the program, no process needed; the transcripts must be equal;
@@ -40,7 +40,9 @@ cmds=('echo ---\n')
 for f in main weigh clamp; do
     cmds+=("disassemble /s $f" "disassemble /m $f" "disassemble /rs $f" "info line $f" 'p $_')
 done
-cmds+=('disassemble /s clamp+13,clamp+30' 'disassemble /m weigh,+40' 'disassemble /s weigh+18,+30')
+cmds+=('disassemble /s clamp+13,clamp+30' 'disassemble /m weigh,+40' 'disassemble /s weigh+18,+30'
+    'disassemble /s clamp+39,weigh+14' 'disassemble /m clamp+39,weigh+14' 'disassemble /rm main+201,+18'
+    'disassemble /m clamp,weigh+14')
 nlines=$(wc -l <"$PROG_SRC/lines.c")
 for ((l = 1; l <= nlines + 2; l++)); do
     cmds+=("info line lines.c:$l" 'p $_')
