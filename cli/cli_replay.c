@@ -523,6 +523,8 @@ static int cmd_x(struct cli_session *s, const char *args, const struct command *
 		if (rc < 0) {
 			fflush(stdout);
 			fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", bad);
+		} else if (count > 0) {
+			replay_frontend_set_examined(s->f, bad, 1, NULL);  /* GDB's $_, $__ void */
 		}
 		return rc < 0 ? -1 : 0;
 	}
@@ -540,26 +542,28 @@ static int cmd_x(struct cli_session *s, const char *args, const struct command *
 					putchar('\n');
 				return cli_replay_report_quit();
 			}
+			if (i % per_line == 0)
+				printf("%s0x%" PRIx64 ":", i ? "\n" : "", addr);
+			/* GDB prints the tab before it reads, the error after it */
+			putchar('\t');
 			if (replay_frontend_read(s->f, addr, &val, size) < (int)size) {
-				if (i)             /* the line before is still open */
-					putchar('\n');
 				fflush(stdout);
 				fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", addr);
 				return -1;
 			}
-			if (i % per_line == 0)
-				printf("%s0x%" PRIx64 ":", i ? "\n" : "", addr);
 			if (fmt == 'x')
-				printf("\t0x%0*" PRIx64, (int)size * 2, val);
+				printf("0x%0*" PRIx64, (int)size * 2, val);
 			else if (fmt == 'u')
-				printf("\t%" PRIu64, val);
+				printf("%" PRIu64, val);
 			else if (fmt == 'c')
-				printf("\t%d '%s'", (int)(int8_t)val, gdb_char((uint8_t)val, ch));
+				printf("%d '%s'", (int)(int8_t)val, gdb_char((uint8_t)val, ch));
 			else
-				printf("\t%" PRId64, size == 8 ? (int64_t)val : size == 4 ?
+				printf("%" PRId64, size == 8 ? (int64_t)val : size == 4 ?
 				       (int64_t)(int32_t)val : size == 2 ? (int64_t)(int16_t)val :
 				       (int64_t)(int8_t)val);
 			addr += size;
+			if (i == count - 1)   /* GDB's $_ and $__: the last unit */
+				replay_frontend_set_examined(s->f, addr - size, size, &val);
 		}
 		putchar('\n');
 	}
@@ -839,6 +843,8 @@ static int cmd_info(struct cli_session *s, const char *args, const struct comman
 		return cli_replay_info_vars(s, true);
 	if (n && !strncmp(args, "display", n))
 		return cli_replay_info_display(s);
+	if (n && !strncmp(args, "line", n))
+		return cli_replay_info_line(s, rest);
 	if (n && (!strncmp(args, "sharedlibrary", n) || !strncmp(args, "dll", n)))
 		return cli_replay_info_sharedlibrary(s, rest);
 	fprintf(stderr, "Undefined info command: \"%s\".  Try \"help info\".\n", args);
@@ -973,9 +979,9 @@ static const struct command commands[] = {
 	{ "whatis", NULL, cli_replay_cmd_print, CLI_PRINT_WHATIS, "whatis EXPR | TYPE  the type's name" },
 	{ "display", NULL, cli_replay_cmd_display, 0, "display[/FMT] [EXPR]  show EXPR after every stop (all again without one)" },
 	{ "undisplay", NULL, cli_replay_cmd_undisplay, 0, "undisplay [N...]    stop showing display N (all without N)" },
-	{ "disassemble", NULL, cli_replay_cmd_disassemble, 0, "disassemble [/r] [FUNC | ADDR | START,END | START,+LEN]  the function's instructions" },
+	{ "disassemble", NULL, cli_replay_cmd_disassemble, 0, "disassemble [/r /s /m] [FUNC | ADDR | START,END | START,+LEN]  the function's instructions" },
 	{ "x", NULL, cmd_x, 0, "x/NFU ADDR          memory: N units (b h w g) as x d u c i" },
-	{ "info", "i", cmd_info, 0, "info record | breakpoints | registers [REG...] | threads | frame | locals | args" },
+	{ "info", "i", cmd_info, 0, "info record | breakpoints | registers [REG...] | threads | frame | locals | args | line LOC" },
 	{ "history", NULL, cmd_history, 0, "history [RANGE] [/m /s /r /f /p]  record instruction-history" },
 	{ "calls", NULL, cmd_history, 1, "calls [RANGE] [/i /l /c]  record function-call-history" },
 	{ "list", "l", cmd_list, 0, "list [FUNC | FILE:LINE]  source around the position" },

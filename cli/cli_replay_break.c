@@ -229,6 +229,12 @@ int cli_replay_info_breaks(struct cli_session *s)
 	for (size_t i = 0; i < s->f->nbreaks; i++)
 		info_break(s, &s->f->breaks[i]);
 	cli_replay_info_watches(s, false);
+	/* GDB's $_: the last breakpoint's address */
+	for (size_t i = s->f->nbreaks; i--;)
+		if (s->f->breaks[i].naddrs) {
+			replay_frontend_set_last_address(s->f, s->f->breaks[i].addrs[0]);
+			break;
+		}
 	return 0;
 }
 

@@ -20,7 +20,7 @@
 
 /* ---- disassemble ------------------------------------------------------- */
 
-enum { DIS_RAW = 1, DIS_SOURCE = 2 };
+enum { DIS_RAW = 1, DIS_SOURCE = 2, DIS_OLD_SOURCE = 4 };
 
 /* The selected frame's pc ("=> " marks it), or ~0. */
 uint64_t cli_replay_selected_pc(struct cli_session *s)
@@ -81,6 +81,74 @@ static int dump(struct cli_session *s, uint64_t lo, uint64_t hi, bool in_func, i
 	return 0;
 }
 
+/* GDB's last_source_visited: the last source file disassemble looked at
+ * and whether it could not be read. */
+static char *last_visited;
+static bool last_error;
+
+/* Source lines @c->first..@c->last as GDB's print_source_lines shows
+ * them, one call a line: a file not found is said once, on the first
+ * line after another file, then "N\tin FILE". */
+static void source_lines(struct cli_session *s, const struct replay_frontend_src_chunk *c)
+{
+	for (unsigned l = c->first; l && l <= c->last; l++) {
+		size_t len;
+		const char *text = replay_source_line(&s->src, c->path, l, &len);
+		bool same = last_visited && !strcmp(last_visited, c->path);
+
+		if (!same) {
+			free(last_visited);
+			last_visited = strdup(c->path);
+			last_error = !text;
+		}
+		if (text) {
+			printf("%u\t%.*s\n", l, (int)len, text);
+		} else if (!same || !last_error) {
+			fflush(stdout);
+			fprintf(stderr, "%u\t%s: No such file or directory.\n", l, c->file);
+			last_error = true;
+		} else {
+			printf("%u\tin %s\n", l, c->file);
+		}
+	}
+}
+
+/* dump, with source lines for /s and /m (replay_frontend_disas_source's
+ * pieces). 0, or -1 after the message. */
+static int dump_mixed(struct cli_session *s, uint64_t lo, uint64_t hi, bool in_func, int flags)
+{
+	struct replay_frontend_src_chunk *c;
+	uint64_t bad = 0;
+	size_t n;
+	int rc;
+
+	if (!(flags & (DIS_SOURCE | DIS_OLD_SOURCE)))
+		return dump(s, lo, hi, in_func, flags);
+	rc = replay_frontend_disas_source(s->f, lo, hi, flags & DIS_OLD_SOURCE, &c, &n, &bad);
+	if (rc == -EIO) {
+		fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", bad);
+		return -1;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s.\n", strerror(-rc));
+		return -1;
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (c[i].blank_before)
+			putchar('\n');
+		if (c[i].header)
+			printf("%s:\n", c[i].header);
+		source_lines(s, &c[i]);
+		if (c[i].no_source)
+			printf("--- no source info for this pc ---\n");
+		rc = dump(s, c[i].lo, c[i].hi, in_func, flags);
+		if (rc == 0 && c[i].blank_after)
+			putchar('\n');
+	}
+	free(c);
+	return rc;
+}
+
 /* The function holding @addr: its name and [*@lo, *@hi) (its minimal
  * symbol's extent: the instructions whose symbol is still it). false
  * when none. */
@@ -136,8 +204,10 @@ static int modifiers(const char **args, int *flags)
 		for (p++; *p && !isspace((unsigned char)*p); p++) {
 			if (*p == 'r' || *p == 'b')
 				*flags |= DIS_RAW;
-			else if (*p == 'm' || *p == 's')
+			else if (*p == 's')
 				*flags |= DIS_SOURCE;
+			else if (*p == 'm')
+				*flags |= DIS_OLD_SOURCE;
 			else {
 				fprintf(stderr, "Invalid disassembly modifier.\n");
 				return -1;
@@ -165,7 +235,7 @@ static int dump_range(struct cli_session *s, const char *args, const char *comma
 	if (*end == '+')
 		hi += lo;
 	printf("Dump of assembler code from 0x%" PRIx64 " to 0x%" PRIx64 ":\n", lo, hi);
-	if (dump(s, lo, hi, false, flags) < 0)
+	if (dump_mixed(s, lo, hi, false, flags) < 0)
 		return -1;
 	printf("End of assembler dump.\n");
 	return 0;
@@ -180,8 +250,8 @@ int cli_replay_cmd_disassemble(struct cli_session *s, const char *args, const st
 	(void)c;
 	if (modifiers(&args, &flags) < 0)
 		return -1;
-	if (flags & DIS_SOURCE) {
-		fprintf(stderr, "disassemble /m and /s are not supported yet.\n");
+	if ((flags & DIS_SOURCE) && (flags & DIS_OLD_SOURCE)) {
+		fprintf(stderr, "Cannot specify both /m and /s.\n");
 		return -1;
 	}
 	comma = strchr(args, ',');
@@ -199,8 +269,155 @@ int cli_replay_cmd_disassemble(struct cli_session *s, const char *args, const st
 		return -1;
 	}
 	printf("Dump of assembler code for function %s:\n", fn);
-	if (dump(s, lo, hi, true, flags) < 0)
+	if (dump_mixed(s, lo, hi, true, flags) < 0)
 		return -1;
 	printf("End of assembler dump.\n");
 	return 0;
+}
+
+/* ---- info line ------------------------------------------------------------ */
+
+/* GDB's print_address: "0x40113b <main+4>", or the address alone. */
+static void print_address(struct cli_session *s, uint64_t addr)
+{
+	char name[256];
+
+	replay_frontend_addr_symbol(s->f, addr, name, sizeof(name));
+	printf("0x%" PRIx64 "%s%s", addr, name[0] ? " " : "", name);
+}
+
+/* What info line found, in GDB's words; $_ to the line's start. */
+static int print_info_line(struct cli_session *s, const struct replay_frontend_info_line *il)
+{
+	switch (il->kind) {
+	case REPLAY_INFO_LINE_NO_INFO:
+		printf("No line number information available for address ");
+		print_address(s, il->start);
+		putchar('\n');
+		return 0;
+	case REPLAY_INFO_LINE_OUT_OF_RANGE:
+		printf("Line number %u is out of range for \"%s\".\n", il->line, il->file);
+		return 0;
+	case REPLAY_INFO_LINE_EMPTY:
+		printf("Line %u of \"%s\" is at address ", il->line, il->file);
+		print_address(s, il->start);
+		printf(" but contains no code.\n");
+		break;
+	case REPLAY_INFO_LINE_RANGE:
+		printf("Line %u of \"%s\" starts at address ", il->line, il->file);
+		print_address(s, il->start);
+		printf(" and ends at ");
+		print_address(s, il->end);
+		printf(".\n");
+		break;
+	}
+	if (replay_frontend_set_last_address(s->f, il->start) < 0)
+		fprintf(stderr, "Out of memory.\n");
+	return 0;
+}
+
+/* info line FUNC: each function's entry (its minimal symbol's start). */
+static int info_line_func(struct cli_session *s, const char *spec)
+{
+	uint64_t addrs[REPLAY_FRONTEND_MAX_ADDRS];
+	struct replay_frontend_info_line il;
+	int n = replay_frontend_resolve(s->f, spec, addrs, REPLAY_FRONTEND_MAX_ADDRS);
+
+	if (n <= 0) {
+		fprintf(stderr, "Function \"%s\" not defined.\n", spec);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name;
+		uint64_t off = 0;
+
+		if (replay_frontend_addr_name(s->f, addrs[i], &name, &off))
+			addrs[i] -= off;
+		if (replay_frontend_info_line_addr(s->f, addrs[i], &il) < 0) {
+			fprintf(stderr, "Out of memory.\n");
+			return -1;
+		}
+		print_info_line(s, &il);
+	}
+	return 0;
+}
+
+/* The selected frame's line (a caller's looked up at pc - 1), its pc in
+ * *@pc; false when not known. */
+static bool here(struct cli_session *s, struct replay_frontend_sal *sal, uint64_t *pc)
+{
+	bool caller = replay_frontend_frame_selected(s->f) > 0;
+
+	*pc = cli_replay_selected_pc(s);
+	return *pc != ~0ull && replay_frontend_line_at(s->f, *pc - caller, sal) == 0;
+}
+
+/* info line [FILE:]LINE; LINE alone in the selected frame's file. */
+static int info_line_number(struct cli_session *s, const char *file, unsigned line)
+{
+	struct replay_frontend_info_line il;
+	struct replay_frontend_sal sal;
+	uint64_t pc;
+	int rc = replay_frontend_info_line_file(s->f, file ? file : here(s, &sal, &pc) ? sal.path :
+						NULL, line, &il);
+
+	if (rc == -ENOENT && file)
+		fprintf(stderr, "No source file named %s.\n", file);
+	else if (rc == -ENOENT)
+		fprintf(stderr, "No line number information available.\n");
+	else if (rc < 0)
+		fprintf(stderr, "%s.\n", strerror(-rc));
+	return rc < 0 ? -1 : print_info_line(s, &il);
+}
+
+/* The line `info line` without an argument shows: the selected frame's
+ * (looked up at pc - 1 in a caller), then the next one each time while
+ * the frame stays where it is. */
+static int info_line_here(struct cli_session *s)
+{
+	static uint64_t last_pc = ~0ull;
+	static unsigned next;
+	struct replay_frontend_sal sal;
+	uint64_t pc;
+
+	if (!here(s, &sal, &pc)) {
+		fprintf(stderr, "No line number information available.\n");
+		return -1;
+	}
+	if (pc != last_pc)
+		next = sal.line;
+	last_pc = pc;
+	return info_line_number(s, sal.path, next++);
+}
+
+int cli_replay_info_line(struct cli_session *s, const char *args)
+{
+	const char *colon = strrchr(args, ':');
+	char *end;
+	unsigned long line;
+	uint64_t addr;
+
+	if (!*args)
+		return info_line_here(s);
+	if (*args == '*') {
+		struct replay_frontend_info_line il;
+
+		if (eval_addr(s, args + 1, &addr) < 0)
+			return -1;
+		if (replay_frontend_info_line_addr(s->f, addr, &il) < 0) {
+			fprintf(stderr, "Out of memory.\n");
+			return -1;
+		}
+		return print_info_line(s, &il);
+	}
+	line = strtoul(colon ? colon + 1 : args, &end, 10);
+	if (!*end && end != (colon ? colon + 1 : args) && line <= 0xffffffffu) {
+		char file[512];
+
+		if (!colon)
+			return info_line_number(s, NULL, (unsigned)line);
+		snprintf(file, sizeof(file), "%.*s", (int)(colon - args), args);
+		return info_line_number(s, file, (unsigned)line);
+	}
+	return info_line_func(s, args);
 }

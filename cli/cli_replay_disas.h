@@ -14,6 +14,9 @@
 /* disassemble [/r /m /s] [FUNC | ADDR | START,END | START,+LEN]. */
 int cli_replay_cmd_disassemble(struct cli_session *s, const char *args, const struct command *c);
 
+/* info line [FUNC | FILE:LINE | LINE | *ADDR]: GDB 13's words, $_ set. */
+int cli_replay_info_line(struct cli_session *s, const char *args);
+
 /* The selected frame's pc (what "=> " marks), or ~0 when not known. */
 uint64_t cli_replay_selected_pc(struct cli_session *s);
 

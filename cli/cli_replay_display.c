@@ -631,6 +631,7 @@ static int examine_insns(struct cli_session *s, int count, uint64_t addr, uint64
 			return -EIO;
 		}
 		printf("%s\n", text);
+		*bad = addr;   /* the last one examined */
 		addr += len;
 	}
 	return 0;
@@ -656,6 +657,7 @@ int cli_replay_examine(struct cli_session *s, char fmt, char size, int count, ui
 				*bad = addr;
 				return -EIO;
 			}
+			*bad = addr;
 			addr += (uint64_t)n;
 			continue;
 		}
@@ -670,6 +672,7 @@ int cli_replay_examine(struct cli_session *s, char fmt, char size, int count, ui
 			return -EIO;
 		}
 		examine_unit(s, fmt, usize, val);
+		*bad = addr;
 		addr += usize;
 	}
 	if (fmt != 's')

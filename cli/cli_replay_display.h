@@ -30,7 +30,8 @@ void cli_replay_display_free(void);
 /* GDB's x: @count units of @size (b h w g) at @addr in @fmt (x d u o t z
  * c a i s), lines labelled with the address and its <symbol+off>. 0, or
  * -EIO with *@bad the address that cannot be read (the caller says so,
- * the line before left open), -ECANCELED on Ctrl-C. */
+ * the line before left open), -ECANCELED on Ctrl-C. On success *@bad is
+ * the last unit's address (x's $_), untouched when @count is 0. */
 int cli_replay_examine(struct cli_session *s, char fmt, char size, int count, uint64_t addr,
 		       uint64_t *bad);
 

@@ -21,6 +21,7 @@ void dw_unit_fini(struct dw_unit *u)
 	free(u->rows);
 	free(u->seqs);
 	free(u->files);
+	free(u->gdb_files);
 	free(u->funcs);
 	free(u->franges);
 	memset(u, 0, sizeof(*u));
@@ -139,18 +140,15 @@ static int dw_line_row(Dwarf_Debug dbg, Dwarf_Line l, struct dw_row *r)
 	return 0;
 }
 
-/* bfd's concat_filename for one entry of the file table. */
-static const char *dw_file_join(struct dw_debug *d, struct dw_unit *u, Dwarf_Line_Context ctx,
-				bool v5, const char *name, Dwarf_Unsigned dir)
+/* Directory @dir of the table as the line program names it, or NULL
+ * (none; before DWARF 5, 0: the compilation directory). */
+static const char *dw_file_dir(struct dw_debug *d, Dwarf_Line_Context ctx, bool v5,
+			       Dwarf_Unsigned dir)
 {
-	const char *subdir = NULL, *dirname = NULL;
+	const char *subdir = NULL;
 	Dwarf_Signed ndirs = 0;
 	Dwarf_Error err = NULL;
 
-	if (!name)
-		return NULL;
-	if (name[0] == '/')
-		return name;
 	if (dwarf_srclines_include_dir_count(ctx, &ndirs, &err) != DW_DLV_OK)
 		dw_err_free(d, err), err = NULL, ndirs = 0;
 	/* libdwarf takes the DWARF directory number: from 0 in DWARF 5, from 1
@@ -163,6 +161,33 @@ static const char *dw_file_join(struct dw_debug *d, struct dw_unit *u, Dwarf_Lin
 		else
 			dw_err_free(d, err);
 	}
+	return subdir;
+}
+
+/* GDB's name for one entry of the file table (dwarf2_start_subfile): the
+ * name joined to its directory, without the compilation directory. */
+static const char *dw_file_gdb(struct dw_debug *d, Dwarf_Line_Context ctx, bool v5,
+			       const char *name, Dwarf_Unsigned dir)
+{
+	const char *subdir;
+
+	if (!name || name[0] == '/')
+		return name;
+	subdir = dw_file_dir(d, ctx, v5, dir);
+	return subdir ? dw_pool_join(d->pool, subdir, name, NULL) : name;
+}
+
+/* bfd's concat_filename for one entry of the file table. */
+static const char *dw_file_join(struct dw_debug *d, struct dw_unit *u, Dwarf_Line_Context ctx,
+				bool v5, const char *name, Dwarf_Unsigned dir)
+{
+	const char *subdir, *dirname = NULL;
+
+	if (!name)
+		return NULL;
+	if (name[0] == '/')
+		return name;
+	subdir = dw_file_dir(d, ctx, v5, dir);
 	if (!subdir || subdir[0] != '/')
 		dirname = u->comp_dir;
 	if (!dirname) {
@@ -190,7 +215,8 @@ static int dw_unit_files(struct dw_debug *d, struct dw_unit *u, Dwarf_Line_Conte
 	if (end <= 0 || end > 1000000)
 		return 0;
 	u->files = calloc((size_t)end, sizeof(*u->files));
-	if (!u->files)
+	u->gdb_files = calloc((size_t)end, sizeof(*u->gdb_files));
+	if (!u->files || !u->gdb_files)
 		return -ENOMEM;
 	u->nfiles = (size_t)end;
 	for (Dwarf_Signed i = base; i < end; i++) {
@@ -203,6 +229,7 @@ static int dw_unit_files(struct dw_debug *d, struct dw_unit *u, Dwarf_Line_Conte
 			continue;
 		}
 		u->files[i] = dw_file_join(d, u, ctx, version >= 5, name, dir);
+		u->gdb_files[i] = dw_file_gdb(d, ctx, version >= 5, name, dir);
 	}
 	if (version < 5 && u->nfiles > 0)
 		u->files[0] = "<unknown>"; /* file 0 before DWARF 5, as bfd names it */

@@ -54,6 +54,7 @@ struct dw_unit {
 	struct dw_seq *seqs;
 	size_t nseqs;
 	const char **files;   /* by file number as the line program uses it */
+	const char **gdb_files; /* the same as GDB names them (no compilation directory) */
 	size_t nfiles;
 	struct dw_func *funcs;
 	size_t nfuncs;

@@ -183,7 +183,8 @@ struct replay_frontend_break *replay_frontend_break_at(struct replay_frontend *f
  * that a front end includes this one: breakpoint locations
  * (frontend_break.h), the stack's frames (frontend_frame.h), the current
  * thread's history (frontend_history.h: history, bt without registers),
- * the code at an address (frontend_insn.h: x/i, disassemble), what `last`
+ * the code at an address (frontend_insn.h: x/i, disassemble), source lines
+ * as GDB reads them and $_ (frontend_line.h: info line, disassemble /s /m), what `last`
  * follows and `watch` watches (frontend_last.h), where a bad address came
  * from (frontend_origin.h: origin, hindsight run), the shared libraries
  * (frontend_solib.h), variables and C expressions (frontend_vars.h,
@@ -195,6 +196,7 @@ struct replay_frontend_break *replay_frontend_break_at(struct replay_frontend *f
 #include "replay/frontend/frontend_history.h"
 #include "replay/frontend/frontend_insn.h"
 #include "replay/frontend/frontend_last.h"
+#include "replay/frontend/frontend_line.h"
 #include "replay/frontend/frontend_origin.h"
 #include "replay/frontend/frontend_solib.h"
 #include "replay/frontend/frontend_vars.h"
