@@ -604,6 +604,19 @@ static int crash_mark(struct replay_spans *sp, const struct replay_bundle *b,
 		m.time = exact_time(st, b->threads[pick].tid, m.position);
 	if (have_range && (m.time < sp->start || m.time > sp->end))
 		return 0;
+	/* A trace cut inside a packet also ends in the decoder's own gap
+	 * (end of stream) one instruction before: the same end, said once. */
+	for (size_t i = sp->nmarks; m.kind == REPLAY_MARK_GAP && i-- > 0;) {
+		struct replay_spans_mark *g = &sp->marks[i];
+
+		if (g->thread != pick)
+			continue;
+		if (g->kind == REPLAY_MARK_GAP && g->position + 1 >= m.position) {
+			*g = m;
+			return 0;
+		}
+		break;
+	}
 	return push_mark(sp, &m);
 }
 

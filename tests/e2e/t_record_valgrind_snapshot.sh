@@ -78,7 +78,8 @@ if len(snap) != len(full):
 known = refused = 0
 err = r"<error: Cannot access memory at address 0x[0-9a-f]+>"
 for a, b in zip(snap, full):
-    m = re.match(r"Cannot access memory at address (0x[0-9a-f]+)$", a)
+    # (x prints the address and its tab first, as GDB does)
+    m = re.match(r"(?:0x[0-9a-f]+:\t)?Cannot access memory at address (0x[0-9a-f]+)$", a)
     # a frame line's argument the snapshot no longer has: refused too
     arg = re.search(err, a) and re.fullmatch(
         "[^,()]+".join(re.escape(p) for p in re.split(err, a)), b)
