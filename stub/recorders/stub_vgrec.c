@@ -1421,6 +1421,7 @@ static int vgrec_setup(struct stub_vgrec **out, const struct stub_vgrec_options 
 		       size_t errsize)
 {
 	struct stub_vgrec *r = calloc(1, sizeof(*r));
+	const char *worker;
 	char path[PATH_MAX];
 	int e;
 
@@ -1435,8 +1436,8 @@ static int vgrec_setup(struct stub_vgrec **out, const struct stub_vgrec_options 
 	r->next_save = VGREC_SAVE;
 	/* HINDSIGHT_VGREC_WORKER=0: no worker thread (to measure it, and
 	 * tests compare the logs it writes with this thread's). */
-	r->stq_failed = getenv("HINDSIGHT_VGREC_WORKER") &&
-			!strcmp(getenv("HINDSIGHT_VGREC_WORKER"), "0");
+	worker = getenv("HINDSIGHT_VGREC_WORKER");
+	r->stq_failed = worker && !strcmp(worker, "0");
 	r->in = malloc(VGREC_IN);
 	if (!r->in)
 		return -ENOMEM;
