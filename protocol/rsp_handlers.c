@@ -246,7 +246,13 @@ static int h_read_mem(struct rsp_server *s, struct rsp_request *req)
 	err = rsp_buf_reserve(&s->scratch, len);
 	if (err)
 		return reply_err(s, err, NULL);
+	/* All or nothing, as gdbserver and LLDB 14's lldb-server answer: LLDB
+	 * 14's memory cache crashes on a short reply whose rest it then asks
+	 * for and is refused (fixed in LLDB 17). A recording's known bytes can
+	 * end anywhere in a page, so short replies would be common here. */
 	n = s->target.ops->read_mem(s->target.ctx, req->u.mem.addr, s->scratch.data, len);
+	if (n >= 0 && (size_t)n < len)
+		n = -EIO;
 	if (n <= 0)
 		return reply_err(s, n < 0 ? n : -EIO, NULL);
 	return rsp_buf_put_hex(&s->reply, s->scratch.data, (size_t)n);

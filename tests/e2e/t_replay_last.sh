@@ -19,8 +19,7 @@
 # - thread (`hindsight run`): main dies dereferencing a pointer a second
 #   thread stored: the origin names worker at LINE:worker; `last` on the
 #   pointer switches to that thread, at GDB's watch -l stop.
-# - chain A B (recorded in software: LLDB 14 dies connecting to a
-#   Valgrind recording): `last` on g_val walks its history (B in set_second, A in
+# - chain A B (recorded in software): `last` on g_val walks its history (B in set_second, A in
 #   set_first, then its value at the start, 0); `last $r13` at
 #   origin_after finds the move from r12, `last $r12` the load of g_ptr,
 #   and `last` alone the store in set_ptr.
