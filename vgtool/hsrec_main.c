@@ -25,8 +25,8 @@
  * own. vgtool/hsrec_proto.h is the stream's format.
  *
  * Options: --hsrec-out=PATH (a FIFO or file to write to), --hsrec-pid=PID
- * (record only in this process: a forked child, or what it execs, writes
- * nothing), --hsrec-verify=PATH (tests: every instruction started, as
+ * (record only in this process: a forked child writes nothing, and what
+ * it execs runs natively), --hsrec-verify=PATH (tests: every instruction started, as
  * "tid ip" lines, by a helper call per instruction: the independent
  * address trace the decoded history is compared with).
  */
@@ -52,6 +52,9 @@
 /* Exported by libcoregrind, not declared in the public headers: moves a
  * file descriptor out of the client's range (VALGRIND-NOTES.md). */
 extern Int VG_(safe_fd)(Int oldfd);
+/* The core's --trace-children (m_options.c), not in the public headers
+ * either: cleared in a forked child, so that what it execs runs natively. */
+extern Bool VG_(clo_trace_children);
 /* VEX's own helper (guest_amd64_helpers.c, exported by libvex): the O S Z A
  * C P flags from the lazy flags thunk, as VEX's generated code computes
  * them. */
@@ -330,10 +333,15 @@ static void hs_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysR
 		hs_dumped[tid] = False;    /* rax, and what the kernel set */
 }
 
-/* A forked child is not recorded (hindsight follows the parent). */
+/* A forked child is not recorded (hindsight follows the parent): it runs
+ * on under Valgrind until it execs, and what it execs runs natively (a
+ * compiler's cc1, as and ld under make: all of Valgrind's cost and nothing
+ * recorded, otherwise). The recorded process's own execs are still
+ * followed: only the child's copy of the option changes. */
 static void hs_atfork_child(ThreadId tid)
 {
 	(void)tid;
+	VG_(clo_trace_children) = False;
 	if (hs_fd >= 0)
 		VG_(close)(hs_fd);
 	if (hs_vfd >= 0)

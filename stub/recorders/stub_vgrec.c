@@ -104,7 +104,10 @@ struct stub_vgrec {
 	pid_t pid;
 	volatile sig_atomic_t stop;
 	int fifo_r, fifo_w;
-	char fifo[PATH_MAX];
+	char fifo[PATH_MAX + 16];
+	/* opt.dir and opt.verify as absolute paths: Valgrind opens its log
+	 * file again in the directory a program that execs has moved to. */
+	char absdir[PATH_MAX], absverify[PATH_MAX];
 	struct replay_bundle *b;
 	ZydisDecoder dec;
 	struct vgrec_thread **th;
@@ -203,8 +206,10 @@ int stub_vgrec_available(char *dir, size_t dsize, char *why, size_t wsize)
 		return 0;
 	}
 	if (env && *env) {
-		if (vgrec_tool_in(env)) {
-			snprintf(dir, dsize, "%s", env);
+		/* Absolute: Valgrind reads VALGRIND_LIB again at every exec,
+		 * wherever the program has gone to. */
+		if (vgrec_tool_in(env) && realpath(env, exe) && strlen(exe) < dsize) {
+			snprintf(dir, dsize, "%s", exe);
 			return 1;
 		}
 		snprintf(why, wsize, "HINDSIGHT_VGTOOL_DIR=%s holds no %s with Valgrind's files",
@@ -1485,7 +1490,15 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 		}
 		close(fd);
 	}
-	snprintf(r->fifo, sizeof(r->fifo), "%s/.hsrec.fifo", opt->dir);
+	/* Every path Valgrind and the tool are handed is absolute: none may
+	 * depend on where the program has changed directory to. */
+	if (!realpath(opt->dir, r->absdir) ||
+	    (opt->verify && !realpath(opt->verify, r->absverify))) {
+		e = -errno;
+		snprintf(err, errsize, "cannot resolve %s: %s", opt->dir, strerror(errno));
+		return e;
+	}
+	snprintf(r->fifo, sizeof(r->fifo), "%s/.hsrec.fifo", r->absdir);
 	unlink(r->fifo);
 	if (mkfifo(r->fifo, 0600) < 0 ||
 	    (r->fifo_r = open(r->fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 ||
@@ -1502,7 +1515,8 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 		return e;
 	}
 	if (r->pid == 0)
-		vgrec_child(valgrind, tooldir, opt->dir, r->fifo, opt->verify, argv);
+		vgrec_child(valgrind, tooldir, r->absdir, r->fifo,
+			    opt->verify ? r->absverify : NULL, argv);
 	e = vgrec_bundle_init(r, argv);
 	if (e >= 0)
 		e = replay_bundle_save(r->b, opt->dir);
