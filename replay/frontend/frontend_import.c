@@ -300,7 +300,9 @@ static void say_missing(const struct replay_frontend_import *a, const struct rep
 }
 
 /* Points each mapping whose image is not here (or is another build) at a
- * copy found by replay_image_find; each image still missing gets a line.
+ * copy found by replay_image_find (the loader may have found it already,
+ * in the --image-dir directories: saved too, so that the bundle opens
+ * without them); each image still missing gets a line.
  * Decoding through a missing image gives "no memory mapped" gaps, not a
  * failure. */
 static int resolve_images(const struct replay_frontend_import *a, const char *dir, char *why,
@@ -325,6 +327,7 @@ static int resolve_images(const struct replay_frontend_import *a, const char *di
 				say_missing(a, m, path);
 			continue;
 		}
+		changed |= m->found_elsewhere;
 		if (!strcmp(found, path))
 			continue;
 		abs = realpath(found, NULL);

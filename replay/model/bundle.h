@@ -41,6 +41,9 @@ struct replay_mapping {
 	char *file;                /* the bytes: bundle-relative or absolute */
 	char *system_path;         /* the path the process mapped */
 	char *uuid;                /* build-id as hex, or NULL */
+	bool found_elsewhere;      /* @file is a copy the loader found (perf's
+				    * build-id cache, --image-dir), not the
+				    * file trace.json names; not saved */
 };
 
 /* A piece of a per-cpu PT stream that belongs to one thread (LLDB per-cpu

@@ -334,6 +334,7 @@ static int module_mappings(struct reader *r, const char *file, const char *syste
 		return fail(r, -ENOEXEC, "%s: no PT_LOAD segments", file);
 	m.time_unmap = REPLAY_TIME_NEVER;
 	m.file = (char *)file;
+	m.found_elsewhere = file == found;
 	m.system_path = (char *)system_path;
 	m.uuid = (char *)uuid;
 	for (int i = 0; i < n; i++) {
@@ -434,6 +435,7 @@ static int read_mapping(struct reader *r, const json_t *o, const char *where)
 		goto out;
 	if (rc) {
 		free(m.file);
+		m.found_elsewhere = true;
 		if (!(m.file = strdup(found))) {
 			rc = -ENOMEM;
 			goto out;
@@ -891,8 +893,10 @@ static int find_images(struct replay_bundle *b, const char *file)
 		struct replay_mapping *m = &b->maps[i];
 
 		rc = find_image(&r, m->file, m->system_path, m->uuid, found, sizeof(found));
-		if (rc == 1)
+		if (rc == 1) {
+			m->found_elsewhere = true;
 			rc = replay_bundle_set_str(&m->file, found);
+		}
 	}
 	free(r.img_file);
 	free(r.img_uuid);

@@ -7,6 +7,8 @@
 #   - a raw PT file with ptxed's options (DynamoRIO, with MTC/CYC timing);
 #   - an LLDB bundle given by its manifest file, with a missing ld.so: the
 #     "no memory mapped" gap where ptxed reports it, then the resync.
+#   - an import given its image by a relative --image-dir opens on its own
+#     (the bundle names the copy found, not the recording machine's path);
 #   - images by build-id: LLDB's bundle copied without its a.out, whose copy
 #     is in a perf build-id cache laid out as perf lays it (~/.debug, HOME
 #     set for the test; $PERF_BUILDID_DIR), in an --image-dir by build-id or
@@ -62,6 +64,14 @@ for prog in loopy control_flow; do
         >"$T_DIR/$prog.reldir" 2>&1
     cmp -s "$T_DIR/$prog.reldir" "$T_DIR/$prog.imported" ||
         { fail "$prog: history with a relative --image-dir differs"; head -3 "$T_DIR/$prog.reldir"; }
+    # An import given the image by a relative --image-dir stands on its own:
+    # opened from elsewhere without it, the same history (it kept the
+    # recording machine's path, and every instruction was a decode error).
+    (cd "$T_DIR/rel-$prog" && "$HINDSIGHT" import -o imp --image-dir imgs data/*.perf) \
+        >"$T_DIR/$prog.relimport" 2>&1 || { fail "$prog: import with --image-dir"; show "$T_DIR/$prog.relimport"; }
+    "$HINDSIGHT" history "$T_DIR/rel-$prog/imp" 1,100000 --json >"$T_DIR/$prog.relimp" 2>&1
+    cmp -s "$T_DIR/$prog.relimp" "$T_DIR/$prog.imported" ||
+        { fail "$prog: history of an import made with --image-dir differs"; head -3 "$T_DIR/$prog.relimp"; }
     # Without the image: a warning that names it, as import's. `replay`
     # takes --image-dir too: the import's instruction count.
     (cd "$T_DIR/rel-$prog" && "$HINDSIGHT" history data/*.perf 1,3) >"$T_DIR/$prog.noimg" 2>&1
