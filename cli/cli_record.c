@@ -209,6 +209,7 @@ static void cli_record_say(void *ctx, const char *line)
 static void cli_record_summary(const struct stub_recorder_summary *sum, const char *dir)
 {
 	struct stub_rec_summary s = sum->s;
+	double n;
 
 	fprintf(stderr, "hindsight: recording in %s\n", dir);
 	if (!sum->counted) {
@@ -218,12 +219,14 @@ static void cli_record_summary(const struct stub_recorder_summary *sum, const ch
 			(unsigned long long)s.trace_bytes);
 		return;
 	}
+	n = s.instructions ? (double)s.instructions : 1.0;
 	fprintf(stderr, "hindsight: %llu instructions, %zu thread%s, %zu gap%s, %llu bytes of trace "
-		"(%.3f B/insn), %llu bytes of state\n",
+		"(%.3f B/insn), %llu bytes of state (%.2f B/insn): %.2f bytes per instruction "
+		"in all\n",
 		(unsigned long long)s.instructions, s.threads, s.threads == 1 ? "" : "s",
 		s.gaps, s.gaps == 1 ? "" : "s", (unsigned long long)s.trace_bytes,
-		s.instructions ? (double)s.trace_bytes / (double)s.instructions : 0.0,
-		(unsigned long long)s.state_bytes);
+		(double)s.trace_bytes / n, (unsigned long long)s.state_bytes,
+		(double)s.state_bytes / n, (double)(s.trace_bytes + s.state_bytes) / n);
 	if (s.snapshot)
 		fprintf(stderr, "hindsight: --snapshot kept the newest %llu instructions (%llu "
 			"bytes of trace and state)\n", (unsigned long long)s.kept_instructions,

@@ -259,9 +259,14 @@ static int stub_rec_flush(struct stub_rec *r)
 int stub_rec_periodic(struct stub_rec *r)
 {
 	if (r->clock >= r->next_checkpoint) {
+		int e;
+
 		r->next_checkpoint = r->clock + STUB_REC_CHECKPOINT;
 		r->next_flush = r->clock + STUB_REC_FLUSH;
-		return stub_rec_save(r);
+		e = stub_rec_save(r);
+		if (e >= 0 && r->opt.progress)
+			r->opt.progress(r->opt.progress_ctx);
+		return e;
 	}
 	return r->clock < r->next_flush ? 0 : stub_rec_flush(r);
 }

@@ -46,6 +46,8 @@ struct stub_rec_options {
 				    * the newest this many bytes of each
 				    * thread's trace (cut at a PSB, where the
 				    * state log has a checkpoint too) */
+	void (*progress)(void *ctx);  /* NULL, or called after each periodic save */
+	void *progress_ctx;
 };
 
 struct stub_rec_summary {

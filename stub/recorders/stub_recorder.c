@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "replay/model/bundle.h"
@@ -42,6 +44,36 @@ static void rec_say(const struct stub_recorder *rec, const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	rec->opt.say(rec->opt.say_ctx, line);
+}
+
+static double rec_now_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* After each periodic save: how big the recording has grown, and a
+ * warning before its disk fills (stub_rec_disk.h). */
+static void rec_progress(void *ctx)
+{
+	struct stub_recorder *rec = ctx;
+	struct stub_recorder_summary s = { 0 };
+	struct statvfs fs;
+	uint64_t avail = UINT64_MAX;
+	char line[1024];
+
+	rec->ops->summary(rec, &s);
+	if (statvfs(rec->dir, &fs) == 0)
+		avail = (uint64_t)fs.f_bavail * fs.f_frsize;
+	do {
+		stub_rec_disk_note(&rec->disk, rec->dir, s.s.trace_bytes, s.s.state_bytes,
+				   s.counted ? s.s.instructions : 0, rec_now_secs() - rec->start_secs,
+				   avail, line, sizeof(line));
+		if (line[0])
+			rec_say(rec, "%s", line);
+	} while (line[0]);
 }
 
 static bool rec_attached(const struct stub_recorder *rec)
@@ -133,6 +165,8 @@ static int sw_start(struct stub_recorder *rec)
 	o.ip_log = rec->opt.ip_log;
 	o.step_cpuid = rec->opt.step_cpuid;
 	o.snapshot = rec->opt.snapshot;
+	o.progress = rec_progress;
+	o.progress_ctx = rec;
 	e = stub_rec_new(&r, &o, rec->pid, rec->opt.argv, rec_attached(rec));
 	if (e < 0) {
 		rec_say(rec, "cannot record in %s: %s", rec->dir, strerror(-e));
@@ -383,7 +417,8 @@ static int vg_start(struct stub_recorder *rec)
 	struct stub_vgrec_options o = { .psb_period = rec->opt.psb_period,
 					.noretcomp = rec->opt.noretcomp,
 					.verify = rec->opt.vg_verify,
-					.snapshot = rec->opt.snapshot };
+					.snapshot = rec->opt.snapshot,
+					.progress = rec_progress, .progress_ctx = rec };
 	struct stub_vgrec *r = NULL;
 	char why[512] = "";
 	int e;
@@ -605,6 +640,8 @@ int stub_recorder_new(struct stub_recorder **out, const struct stub_recorder_opt
 	if (!rec)
 		return -ENOMEM;
 	rec->opt = *o;
+	stub_rec_disk_init(&rec->disk);
+	rec->start_secs = rec_now_secs();
 	if (!rec->opt.mode)
 		rec->opt.mode = "auto";
 	if (!rec->opt.psb_period)
@@ -637,6 +674,9 @@ int stub_recorder_start(struct stub_recorder *rec)
 		rec->ops = &sw_ops;
 		e = rec->ops->start(rec);
 	}
+	/* A disk nearly full already is said before anything is written. */
+	if (e == 0 && rec->impl && rec->kind != STUB_RECORDER_HW)
+		rec_progress(rec);
 	return e;
 }
 

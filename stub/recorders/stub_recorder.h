@@ -30,6 +30,7 @@
 #include <sys/user.h>
 
 #include "stub/recorders/stub_rec.h"
+#include "stub/recorders/stub_rec_disk.h"
 
 struct replay_bundle;
 struct stub_recorder;
@@ -127,6 +128,8 @@ struct stub_recorder {
 	pid_t pid;                 /* the program (0 until started) */
 	char dir[4096];            /* the bundle ("" until started) */
 	void *impl;                /* struct stub_rec, stub_hwpt_rec or stub_vgrec */
+	struct stub_rec_disk disk; /* what its growth has been said to cost */
+	double start_secs;         /* when it started (CLOCK_MONOTONIC) */
 };
 
 /* stub_recorder_run: the program could not start (Valgrind could not run

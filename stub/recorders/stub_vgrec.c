@@ -1175,6 +1175,8 @@ static int vgrec_take(struct stub_vgrec *r)
 		r->saved_ns = vgrec_now_ns();
 		r->saved_clock = r->clock;
 		e = vgrec_save(r);
+		if (e >= 0 && r->opt.progress)
+			r->opt.progress(r->opt.progress_ctx);
 	}
 	return e;
 }

@@ -53,6 +53,8 @@ struct stub_vgrec_options {
 	uint64_t snapshot;         /* > 0: each thread's trace and state log
 				    * kept as a ring of about this many bytes
 				    * (stub/recorders/stub_rec_ring.h) */
+	void (*progress)(void *ctx);  /* NULL, or called after each periodic save */
+	void *progress_ctx;
 };
 
 /* The directory Valgrind must find the tool in (VALGRIND_LIB): 

@@ -2,7 +2,8 @@
 # t_disk_full: a recording that fills its disk (a 1 MiB tmpfs) ends; the
 # program does not. churn.c prints a checksum of its whole run, so the
 # program finishing unharmed is checked against its native run.
-# - record: says "No space left on device" (it said "Input/output error"),
+# - record: warns as it starts that the disk is nearly full (less than
+#   1 GiB left), then says "No space left on device" (it said "Input/output error"),
 #   lets the program go on unrecorded, waits for it, exits 1; the bundle
 #   opens (a state log cut short is a recorded gap).
 # - record --record=valgrind: the same, the program under Valgrind to its end.
@@ -20,6 +21,17 @@ mount -t tmpfs -o size=1M tmpfs "$small" 2>/dev/null || skip "cannot mount a tmp
 trap 'umount -l "$small" 2>/dev/null; e2e_cleanup' EXIT
 
 prog=$(build_prog churn) || finish
+
+# warned_first ERR DIR: the recorder warned that DIR's disk was nearly full
+# (as it started: the tmpfs has 1 MiB), before it stopped for it.
+warned_first()
+{
+    local warn stop
+    warn=$(grep -n "^hindsight: warning: $2 has [0-9.]* [KMi]*B left on its file system, and the recording grows by .*: it stops when the disk is full" "$1" | head -1 | cut -d: -f1)
+    stop=$(grep -n "^hindsight: recording stopped: No space left on device" "$1" | head -1 | cut -d: -f1)
+    [ -n "$warn" ] && [ -n "$stop" ] && [ "$warn" -lt "$stop" ] ||
+        fail "$1: no warning of the full disk before the recording stopped (lines ${warn:-none}, ${stop:-none})"
+}
 n=200000
 want=$("$prog" $n)
 
@@ -30,6 +42,7 @@ expect_eq "exit status of record on a full disk" "$?" 1
 show "$T_DIR/rec.out" "$T_DIR/rec.err"
 expect_eq "the program's checksum, recorded until the disk filled" "$(cat "$T_DIR/rec.out")" "$want"
 expect "$T_DIR/rec.err" "hindsight: recording stopped: No space left on device; $small/rec keeps what was written before"
+warned_first "$T_DIR/rec.err" "$small/rec"
 expect_re "$T_DIR/rec.err" "^hindsight: the program \(pid [0-9]+\) goes on unrecorded; waiting for it\$"
 expect "$T_DIR/rec.err" "hindsight: the program exited with status 0"
 expect_not "$T_DIR/rec.err" "Input/output error"
@@ -54,6 +67,7 @@ if command -v valgrind >/dev/null; then
     show "$T_DIR/vrec.out" "$T_DIR/vrec.err"
     expect_eq "the program's checksum under Valgrind" "$(cat "$T_DIR/vrec.out")" "$("$prog" $((n * 10)))"
     expect "$T_DIR/vrec.err" "hindsight: recording stopped: No space left on device; $small/vrec keeps what was written before (its end is a gap); the program went on unrecorded, under Valgrind, to its end"
+    warned_first "$T_DIR/vrec.err" "$small/vrec"
     timeout 60 "$HINDSIGHT" replay "$small/vrec" --batch -ex 'info record' >"$T_DIR/vinfo.out" 2>&1
     expect_eq "exit status of replay of the cut Valgrind recording" "$?" 0
     # Where its history ends depends on the last save before the disk

@@ -18,7 +18,7 @@ timeout 120 "$HINDSIGHT" record -o "$T_DIR/ec" -- "$exitcode" >ec.out 2>ec.err
 expect_eq "exit status of exitcode" "$?" 7
 show ec.err
 expect ec.err "hindsight: recording in $T_DIR/ec"
-expect_re ec.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps, [0-9]+ bytes of trace \([0-9.]+ B/insn\), [0-9]+ bytes of state$"
+expect_re ec.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps, [0-9]+ bytes of trace \([0-9.]+ B/insn\), [0-9]+ bytes of state \([0-9.]+ B/insn\): [0-9.]+ bytes per instruction in all$"
 # auto without Intel PT: Valgrind where it and hindsight's tool are
 # installed, else single steps; either way it says why.
 auto=sw
