@@ -1027,6 +1027,14 @@ int stub_rec_finish(struct stub_rec *r, int e)
 		if (r->attached) {
 			stub_rec_detach_all(r);
 		} else {
+			/* Each trace ends where its thread stood (FUP + TIP.PGD at
+			 * the next instruction, as a flush ends it): otherwise a
+			 * decoder runs on through straight-line code that never
+			 * ran, up to the next branch. */
+			for (size_t i = 0; i < r->ntasks; i++)
+				if (r->tasks[i]->state == STUB_REC_READY && !r->tasks[i]->in_rep)
+					stub_rec_thread_interrupt(&r->tasks[i]->th,
+								  r->tasks[i]->regs.rip);
 			kill(r->pid, SIGKILL);
 			while (stub_rec_collect(r, 0) > 0 && stub_rec_live(r))
 				;

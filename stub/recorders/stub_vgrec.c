@@ -103,8 +103,11 @@ struct stub_vgrec {
 	struct stub_vgrec_options opt;
 	pid_t pid;
 	volatile sig_atomic_t stop;
+	/* The stream's pipe; the tool opens its write end by @fifo, a path
+	 * into this process's /proc (every Valgrind an exec starts opens it
+	 * again), so nothing is left on disk whatever ends the recorder. */
 	int fifo_r, fifo_w;
-	char fifo[PATH_MAX + 16];
+	char fifo[64];
 	/* opt.dir and opt.verify as absolute paths: Valgrind opens its log
 	 * file again in the directory a program that execs has moved to. */
 	char absdir[PATH_MAX], absverify[PATH_MAX];
@@ -1357,9 +1360,7 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 	}
 	r->reaped = true;
 	vgrec_exit_status(r, st);
-	e = vgrec_finish(r, e);
-	unlink(r->fifo);
-	return e;
+	return vgrec_finish(r, e);
 }
 
 /* --- Start -------------------------------------------------------------------- */
@@ -1470,7 +1471,7 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 {
 	char tooldir[PATH_MAX], why[512], valgrind[PATH_MAX];
 	struct stub_vgrec *r;
-	int e;
+	int e, fds[2];
 
 	if (!stub_vgrec_available(tooldir, sizeof(tooldir), why, sizeof(why)) ||
 	    vgrec_valgrind(valgrind, sizeof(valgrind)) < 0) {
@@ -1500,15 +1501,14 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 		snprintf(err, errsize, "cannot resolve %s: %s", opt->dir, strerror(errno));
 		return e;
 	}
-	snprintf(r->fifo, sizeof(r->fifo), "%s/.hsrec.fifo", r->absdir);
-	unlink(r->fifo);
-	if (mkfifo(r->fifo, 0600) < 0 ||
-	    (r->fifo_r = open(r->fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 ||
-	    (r->fifo_w = open(r->fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0) {
 		e = -errno;
-		snprintf(err, errsize, "cannot make the FIFO %s: %s", r->fifo, strerror(errno));
+		snprintf(err, errsize, "cannot make a pipe: %s", strerror(errno));
 		return e;
 	}
+	r->fifo_r = fds[0];
+	r->fifo_w = fds[1];
+	snprintf(r->fifo, sizeof(r->fifo), "/proc/%d/fd/%d", (int)getpid(), r->fifo_w);
 	fcntl(r->fifo_r, F_SETPIPE_SZ, VGREC_PIPE);
 	r->pid = fork();
 	if (r->pid < 0) {
