@@ -20,6 +20,7 @@
 
 #include <cpuid.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <sched.h>
 #include <stddef.h>
 #include <inttypes.h>
@@ -1251,6 +1252,23 @@ static int stub_rec_initial_tasks(struct stub_rec *r)
 	return e;
 }
 
+/* stub_rec_new's failure @e, said: "WHAT: strerror(e)" in r->why. */
+static int stub_rec_cannot(struct stub_rec *r, int e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int stub_rec_cannot(struct stub_rec *r, int e, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(r->why))
+		snprintf(r->why + n, sizeof(r->why) - (size_t)n, ": %s", strerror(-e));
+	return e;
+}
+
 int stub_rec_new(struct stub_rec **out, const struct stub_rec_options *opt, pid_t pid,
 		 char *const argv[], bool attached)
 {
@@ -1273,21 +1291,25 @@ int stub_rec_new(struct stub_rec **out, const struct stub_rec_options *opt, pid_
 	stub_rec_maps_init(&r->maps);
 	*out = r;
 	if (mkdir(opt->dir, 0777) < 0 && errno != EEXIST)
-		return -errno;
+		return stub_rec_cannot(r, -errno, "in %s", opt->dir);
 	snprintf(path, sizeof(path), "%s/threads", opt->dir);
 	if (mkdir(path, 0777) < 0 && errno != EEXIST)
-		return -errno;
+		return stub_rec_cannot(r, -errno, "in %s", path);
 	if (opt->ip_log && !(r->iplog = fopen(opt->ip_log, "we")))
-		return -errno;
+		return stub_rec_cannot(r, -errno, "to %s", opt->ip_log);
 	if (opt->state_check && !(r->sp.check = fopen(opt->state_check, "we")))
-		return -errno;
+		return stub_rec_cannot(r, -errno, "to %s", opt->state_check);
 	e = replay_bundle_new(&r->b);
 	if (e >= 0)
 		e = stub_rec_bundle_init(r, argv);
 	if (e >= 0)
 		e = stub_rec_icache_init(&r->icache);
-	if (e >= 0)
-		e = stub_mem_open(&r->mem, pid);
+	/* The kernel lets no one but root read the memory of a program its
+	 * user may not read (an executable without r permission). */
+	if (e >= 0 && (e = stub_mem_open(&r->mem, pid)) < 0)
+		return stub_rec_cannot(r, e, "process %d: cannot read its memory%s", (int)pid,
+				       e == -EACCES || e == -EPERM ?
+				       " (a program you may not read cannot be recorded)" : "");
 	if (e >= 0)
 		e = stub_rec_state_proc_init(&r->sp, &r->mem.fd, r->b, r->sp.check,
 					     opt->state_check_every);
@@ -1295,9 +1317,14 @@ int stub_rec_new(struct stub_rec **out, const struct stub_rec_options *opt, pid_
 		e = stub_rec_initial_tasks(r);
 	if (e >= 0)
 		e = stub_rec_maps_update(&r->maps, r->b, pid, r->mem.fd, 0);
-	if (e >= 0)
-		e = stub_rec_save(r);
+	if (e >= 0 && (e = stub_rec_save(r)) < 0)
+		return stub_rec_cannot(r, e, "in %s", opt->dir);
 	return e < 0 ? e : 0;
+}
+
+const char *stub_rec_why(const struct stub_rec *r)
+{
+	return r ? r->why : "";
 }
 
 void stub_rec_stop(struct stub_rec *r)

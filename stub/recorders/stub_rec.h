@@ -89,6 +89,10 @@ bool stub_rec_unwritable(int e);
 /* Asks stub_rec_run to end at the next instruction; async-signal-safe. */
 void stub_rec_stop(struct stub_rec *r);
 const struct replay_bundle *stub_rec_bundle(const struct stub_rec *r);
+/* After stub_rec_new failed: why, to follow "cannot record ": "in DIR:
+ * ERROR", "process PID: cannot read its memory ...: ERROR" ("" if the
+ * error alone says it). */
+const char *stub_rec_why(const struct stub_rec *r);
 void stub_rec_get_summary(const struct stub_rec *r, struct stub_rec_summary *s);
 void stub_rec_free(struct stub_rec *r);
 

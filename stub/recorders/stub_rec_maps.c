@@ -170,10 +170,12 @@ int stub_rec_dump_vdso(const char *dir, pid_t pid, int mem_fd, uint64_t start, u
 	else if (!(f = fopen(path, "we")))
 		r = -errno;
 	else {
+		/* ENOSPC said as such, not as an I/O error. */
+		errno = 0;
 		if (fwrite(buf, 1, len, f) != len)
-			r = -EIO;
-		if (fclose(f))
-			r = -EIO;
+			r = errno ? -errno : -EIO;
+		if (fclose(f) && !r)
+			r = errno ? -errno : -EIO;
 	}
 	free(buf);
 	return r;

@@ -61,6 +61,7 @@ struct stub_rec_task {
 
 struct stub_rec {
 	struct stub_rec_options opt;
+	char why[512];             /* what stub_rec_new could not do, or "" */
 	pid_t pid;
 	bool attached;
 	volatile sig_atomic_t stop;

@@ -169,7 +169,10 @@ static int sw_start(struct stub_recorder *rec)
 	o.progress_ctx = rec;
 	e = stub_rec_new(&r, &o, rec->pid, rec->opt.argv, rec_attached(rec));
 	if (e < 0) {
-		rec_say(rec, "cannot record in %s: %s", rec->dir, strerror(-e));
+		if (stub_rec_why(r)[0])
+			rec_say(rec, "cannot record %s", stub_rec_why(r));
+		else
+			rec_say(rec, "cannot record in %s: %s", rec->dir, strerror(-e));
 		rec_abandon(rec);
 		stub_rec_free(r);
 		return e;

@@ -2,7 +2,9 @@
 # t_bad_program: a program that does not exist, or is not executable, gives a
 # clear message naming it and a non-zero exit, quickly and without listening.
 # So does a recording directory that cannot be made (`serve -o`): the started
-# program is killed, an attached one let go, running and untraced.
+# program is killed, an attached one let go, running and untraced. A
+# program its user may run but not read, and a disk full from the start,
+# are said as such by `record`.
 . "$(dirname "$0")/lib.sh"
 
 missing=$T_DIR/no-such-program
@@ -68,5 +70,36 @@ if ! is_gdbserver; then
         </dev/null >"$T_DIR/rb.err" 2>&1
     expect_eq "exit status of serve --record bogus (a usage error)" "$?" 2
     expect "$T_DIR/rb.err" "--record wants auto, sw, pt or valgrind, not 'bogus'"
+
+    # A program its user may execute but not read (mode 111): the kernel
+    # lets no one but root read its memory, so it cannot be recorded; the
+    # message says that, not that the recording's directory is at fault
+    # (it said "cannot record in DIR: Permission denied"). Run as nobody.
+    if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+        nodir=$(mktemp -d /tmp/hindsight-nobody.XXXXXX)
+        chmod 755 "$nodir" && cp "$basic" "$nodir/secret" && chmod 111 "$nodir/secret" &&
+            chown nobody "$nodir"
+        su nobody -s /bin/sh -c "cd '$nodir' && timeout 60 '$HINDSIGHT' record --record=sw -o rec -- ./secret 1 2" \
+            </dev/null >"$T_DIR/secret.err" 2>&1
+        expect_eq "exit status of record of an unreadable program" "$?" 1
+        show "$T_DIR/secret.err"
+        expect_re "$T_DIR/secret.err" "^hindsight: cannot record process [0-9]+: cannot read its memory \(a program you may not read cannot be recorded\): Permission denied\$"
+        expect_not "$T_DIR/secret.err" "cannot record in"
+        rm -rf "$nodir"
+    fi
+    # A disk full from the start: said as such (it was "Input/output
+    # error", from the vDSO's copy).
+    small=$T_DIR/small
+    mkdir -p "$small"
+    if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$small" 2>/dev/null; then
+        dd if=/dev/zero of="$small/fill" bs=4k count=64 2>/dev/null
+        timeout 60 "$HINDSIGHT" record --record=sw -o "$small/rec" -- "$basic" 1 2 \
+            </dev/null >"$T_DIR/full.err" 2>&1
+        expect_eq "exit status of record on a full disk" "$?" 1
+        show "$T_DIR/full.err"
+        expect "$T_DIR/full.err" "No space left on device"
+        expect_not "$T_DIR/full.err" "Input/output error"
+        umount -l "$small"
+    fi
 fi
 finish
