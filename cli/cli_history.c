@@ -222,7 +222,6 @@ static int session_open(struct session *s, const struct hist_args *a)
 		fprintf(stderr, "hindsight: %s\n", err);
 		return -1;
 	}
-	cli_say_notes(s->r->b);
 	if (replay_report_thread(s->r, a->have_tid, a->tid, err, sizeof(err)) < 0) {
 		fprintf(stderr, "hindsight: %s\n", err);
 		return -1;
@@ -242,6 +241,7 @@ static int build_index(struct session *s)
 	}
 	if (s->progress_shown)
 		fprintf(stderr, "decoding: %" PRIu64 " instructions, done\n", s->r->nitems);
+	cli_say_notes(s->r->b);  /* with what the index found (a damaged trace) */
 	return 0;
 }
 
@@ -295,6 +295,7 @@ int cli_calls_main(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	if (session_open(&s, &a) < 0)
 		goto fail;
+	cli_say_notes(s.r->b);
 	if (replay_report_calls(s.r, progress, &s, err, sizeof(err)) < 0) {
 		fprintf(stderr, "hindsight: %s\n", err);
 		goto fail;

@@ -9,6 +9,7 @@
 #include "replay/decode/session.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -21,6 +22,8 @@
 #include "replay/model/image.h"
 #include "replay/model/rodata.h"
 #include "replay/model/state.h"
+#include "replay/decode/cursor.h"
+#include "replay/decode/index.h"
 #include "replay/decode/timeline.h"
 
 static int out_of_memory(char *err, size_t errsize)
@@ -85,11 +88,38 @@ static int timeline_error(struct replay_session *s, int r, size_t failed, char *
 	return r;
 }
 
+/* replay_session_check_count for every thread's index. */
+int replay_session_check_count(struct replay_session *s, size_t i, uint64_t n)
+{
+	const struct replay_thread *t = &s->b->threads[i];
+	char note[512];
+
+	if (!s->b->complete || !t->instructions || n == t->instructions)
+		return 0;
+	snprintf(note, sizeof(note), "thread %" PRId64 ": its trace decodes %" PRIu64
+		 " instructions where trace.json claims %" PRIu64 ": the recording is damaged "
+		 "(%s); what decodes is shown, and its end is not the program's", t->tid, n,
+		 t->instructions, n < t->instructions ? "its trace cut short?" : "its trace altered?");
+	return replay_bundle_add_note(s->b, note) < 0 ? -ENOMEM : 0;
+}
+
+static int check_counts(struct replay_session *s)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < s->b->nthreads; i++)
+		r = replay_session_check_count(s, i, replay_cursor_index(
+						       replay_timeline_cursor(s->tl, i))->ninsns);
+	return r;
+}
+
 static int want_timeline(struct replay_session *s, char *err, size_t errsize)
 {
 	size_t failed = 0;
 	int r = replay_timeline_new(s->b, s->st, &s->tl, &failed);
 
+	if (r == 0 && check_counts(s) < 0)
+		return out_of_memory(err, errsize);
 	return r < 0 ? timeline_error(s, r, failed, err, errsize) : r;
 }
 
@@ -166,7 +196,7 @@ static int want_state_timeline(struct replay_session *s, unsigned state_bit, cha
 	replay_timeline_set_state(job.tl, s->st);
 	s->tl = job.tl;
 	s->have |= REPLAY_SESSION_TIMELINE;
-	return 0;
+	return check_counts(s) < 0 ? out_of_memory(err, errsize) : 0;
 }
 
 static int want_symbols(struct replay_session *s, char *err, size_t errsize)

@@ -67,6 +67,16 @@ struct replay_session {
 int replay_session_open(const char *path, unsigned want, struct replay_session **out,
 			char *err, size_t errsize);
 
+/* What a finished recording claims of thread @i (trace.json's count) is
+ * checked against the @n instructions its trace decodes: a trace cut
+ * short or altered decodes another count, and the user hears it (a note
+ * in the bundle, said as a warning by every command) rather than reading
+ * a shorter or other past as the program's. A recording that did not
+ * finish (killed, a full disk) claims nothing. The timeline does it for
+ * every thread; a command that indexes one thread itself calls it. 0 or
+ * -ENOMEM. */
+int replay_session_check_count(struct replay_session *s, size_t i, uint64_t n);
+
 /* Sets up what @want asks for that @s has not yet. 0, or replay_session_open's
  * errors (what failed stays unset; what was set up before stays). */
 int replay_session_want(struct replay_session *s, unsigned want, char *err, size_t errsize);

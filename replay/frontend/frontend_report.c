@@ -112,7 +112,10 @@ int replay_report_index(struct replay_report *r, replay_progress_fn progress, vo
 		return rc;
 	}
 	r->nitems = r->idx->nitems;
-	return 0;
+	rc = replay_session_check_count(r->rs, r->thread, r->idx->ninsns);
+	if (rc < 0)
+		snprintf(err, errsize, "out of memory");
+	return rc;
 }
 
 /* ---- JSON ------------------------------------------------------------- */

@@ -231,6 +231,20 @@ static int check_file(struct reader *r, const char *file)
 	return 0;
 }
 
+/* A state log the manifest names but that is not there: the thread's
+ * registers and memory are unknown, and the user hears why. */
+static int note_missing_log(struct reader *r, const struct replay_thread *t)
+{
+	char path[4096], note[4600];
+
+	if (replay_bundle_path(r->b, t->state_file, path, sizeof(path)) < 0 ||
+	    access(path, F_OK) == 0)
+		return 0;
+	snprintf(note, sizeof(note), "thread %" PRId64 "'s state log %s is missing: its "
+		 "registers and memory are unknown", t->tid, path);
+	return replay_bundle_add_note(r->b, note) < 0 ? fail(r, -ENOMEM, "out of memory") : 0;
+}
+
 static int read_thread(struct reader *r, const json_t *t, const char *where)
 {
 	int64_t tid = 0;
@@ -516,6 +530,8 @@ static int read_hs_thread(struct reader *r, const json_t *o, const char *where)
 			    " is not in processes[].threads", where, tid);
 	if ((rc = get_str(r, o, where, "stateLog", 0, &t->state_file)) < 0 ||
 	    (rc = get_u64(r, o, where, "instructions", 0, &t->instructions)) < 0)
+		return rc;
+	if (t->state_file && (rc = note_missing_log(r, t)) < 0)
 		return rc;
 	if (!json_object_get(o, "segments") || t->nsegs)
 		return 0;

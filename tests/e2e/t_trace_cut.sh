@@ -6,7 +6,9 @@
 # log as the current one), while the other registers stay known; GDB
 # connects to `serve --replay` (it used to refuse: "PC register is not
 # available"), starting at the last position with a known pc: the address
-# of the last instruction `hindsight history` lists.
+# of the last instruction `hindsight history` lists. Every command warns
+# that the trace decodes fewer instructions than trace.json claims; a
+# missing state log is said too.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "replays recordings"
 
@@ -38,4 +40,24 @@ show gdb.out
 expect_not gdb.out "PC register is not available"
 expect_re gdb.out "^rip +0x0*$addr "
 expect gdb.out "position $pos of"
+# The recording claims to be complete, with a count of instructions its
+# trace no longer decodes: every command says the recording is damaged
+# (it ended early without a word), naming both counts.
+claimed=$(sed -n 's/^hindsight: \([0-9]*\) instructions, .*/\1/p' rec.out rec.err | head -1)
+decoded=$(timeout 120 "$HINDSIGHT" history "$T_DIR/cut" 1,100000000 2>/dev/null | grep -cE $'^[0-9]+\t')
+for f in hist.err end.err "$T_DIR/server.err"; do
+    expect "$f" "hindsight: warning: thread "
+    expect_re "$f" "its trace decodes $decoded instructions where trace.json claims $claimed: the recording is damaged"
+done
+"$HINDSIGHT" history "$T_DIR/rec" >whole.out 2>whole.err
+expect_not whole.err "warning"
+
+# A state log the manifest names that is gone: said (it was ignored), and
+# the registers are unknown.
+cp -r "$T_DIR/rec" "$T_DIR/nolog"
+rm "$T_DIR"/nolog/threads/*.state
+timeout 60 "$HINDSIGHT" replay "$T_DIR/nolog" --batch -ex 'print $rax' >nolog.out 2>nolog.err
+show nolog.out nolog.err
+expect_re nolog.err "^hindsight: warning: thread [0-9]+'s state log .*/nolog/threads/[0-9]+\\.state is missing: its registers and memory are unknown\$"
+expect nolog.err 'no state log'
 finish
