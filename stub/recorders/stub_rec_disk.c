@@ -45,18 +45,20 @@ void stub_rec_disk_note(struct stub_rec_disk *d, const char *dir, uint64_t trace
 			size_t size)
 {
 	uint64_t bytes = trace + state;
-	char a[32], b[32], r[32], p[96];
+	char a[32], b[32], r[32], p[96], g[192] = "";
 
 	line[0] = 0;
 	if (avail != UINT64_MAX && avail < d->next_low) {
 		while (avail < d->next_low && d->next_low > 1)
 			d->next_low /= 4;
-		snprintf(line, size, "warning: %s has %s left on its file system, and the "
-			 "recording grows by %s a second%s: it stops when the disk is full, keeping "
-			 "what it wrote (--snapshot SIZE keeps only the newest SIZE per thread)",
-			 dir, human(avail, a, sizeof(a)),
-			 human(secs > 0 ? (uint64_t)((double)bytes / secs) : bytes, r, sizeof(r)),
-			 per_insn(trace, state, insns, p, sizeof(p)));
+		if (bytes && secs > 0)
+			snprintf(g, sizeof(g), ", and the recording grows by %s a second%s",
+				 human((uint64_t)((double)bytes / secs), r, sizeof(r)),
+				 per_insn(trace, state, insns, p, sizeof(p)));
+		snprintf(line, size, "warning: %s has %s left on its file system%s: the "
+			 "recording stops when the disk is full, keeping what it wrote (--snapshot "
+			 "SIZE keeps only the newest SIZE per thread)", dir, human(avail, a, sizeof(a)),
+			 g);
 		return;
 	}
 	if (bytes >= d->next_size) {

@@ -27,7 +27,7 @@ prog=$(build_prog churn) || finish
 warned_first()
 {
     local warn stop
-    warn=$(grep -n "^hindsight: warning: $2 has [0-9.]* [KMi]*B left on its file system, and the recording grows by .*: it stops when the disk is full" "$1" | head -1 | cut -d: -f1)
+    warn=$(grep -n "^hindsight: warning: $2 has [0-9.]* [KMi]*B left on its file system.*: the recording stops when the disk is full" "$1" | head -1 | cut -d: -f1)
     stop=$(grep -n "^hindsight: recording stopped: No space left on device" "$1" | head -1 | cut -d: -f1)
     [ -n "$warn" ] && [ -n "$stop" ] && [ "$warn" -lt "$stop" ] ||
         fail "$1: no warning of the full disk before the recording stopped (lines ${warn:-none}, ${stop:-none})"

@@ -72,8 +72,9 @@ static void test_low_disk(void **state)
 	note(&d, 4 * MiB, 4 * MiB, 1000000, 900 * MiB);
 	assert_string_equal(line, "warning: rec has 900 MiB left on its file system, and the "
 			    "recording grows by 4.0 MiB a second (8.39 bytes per instruction: 4.194 "
-			    "of trace, 4.19 of state): it stops when the disk is full, keeping what "
-			    "it wrote (--snapshot SIZE keeps only the newest SIZE per thread)");
+			    "of trace, 4.19 of state): the recording stops when the disk is full, "
+			    "keeping what it wrote (--snapshot SIZE keeps only the newest SIZE per "
+			    "thread)");
 	assert_string_equal(note(&d, MiB, MiB, 1000, 800 * MiB), "");
 	assert_string_equal(note(&d, MiB, MiB, 1000, 256 * MiB), "");
 	assert_true(strstr(note(&d, MiB, MiB, 1000, 200 * MiB), "has 200 MiB left"));
@@ -88,6 +89,11 @@ static void test_low_disk_first(void **state)
 	struct stub_rec_disk d;
 
 	(void)state;
+	/* Nothing written yet: no rate to give. */
+	stub_rec_disk_init(&d);
+	assert_string_equal(note(&d, 0, 0, 0, 5000), "warning: rec has 4.9 KiB left on its file "
+			    "system: the recording stops when the disk is full, keeping what it "
+			    "wrote (--snapshot SIZE keeps only the newest SIZE per thread)");
 	stub_rec_disk_init(&d);
 	assert_true(strstr(note(&d, 0, 2 * GiB, 1, 100 * MiB), "warning: rec has 100 MiB left"));
 	assert_true(strstr(note(&d, 0, 2 * GiB, 1, 100 * MiB), " is 2.0 GiB so far"));
