@@ -18,7 +18,7 @@ hindsight_only "replays recordings"
 command -v lldb >/dev/null || skip "no lldb"
 cd "$T_DIR" || finish
 
-ROUNDS=${ROUNDS:-12}
+ROUNDS=${ROUNDS:-10}
 prog=$(build_prog origin) || finish
 
 # connect_many NAME N WORD SERVER_ARGS...: N LLDB sessions in a row, each
