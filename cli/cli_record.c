@@ -206,7 +206,9 @@ static void cli_record_say(void *ctx, const char *line)
 	fprintf(stderr, "hindsight: %s\n", line);
 }
 
-static void cli_record_summary(const struct stub_recorder_summary *sum, const char *dir)
+/* The closing summary of a recording that ended as @e says (a full disk:
+ * what ran is not what the recording holds). */
+static void cli_record_summary(const struct stub_recorder_summary *sum, const char *dir, int e)
 {
 	struct stub_rec_summary s = sum->s;
 	double n;
@@ -227,6 +229,10 @@ static void cli_record_summary(const struct stub_recorder_summary *sum, const ch
 		s.gaps, s.gaps == 1 ? "" : "s", (unsigned long long)s.trace_bytes,
 		(double)s.trace_bytes / n, (unsigned long long)s.state_bytes,
 		(double)s.state_bytes / n, (double)(s.trace_bytes + s.state_bytes) / n);
+	if (e < 0 && stub_rec_unwritable(e))
+		fprintf(stderr, "hindsight: those are what ran while recording: the disk filled "
+			"before all of it was written, and %s holds what was (`hindsight replay "
+			"%s` says how many instructions)\n", dir, dir);
 	if (s.snapshot)
 		fprintf(stderr, "hindsight: --snapshot kept the newest %llu instructions (%llu "
 			"bytes of trace and state)\n", (unsigned long long)s.kept_instructions,
@@ -304,7 +310,7 @@ static void cli_record_go(struct stub_recorder *rec, bool summary, struct cli_re
 		struct stub_recorder_summary s;
 
 		stub_recorder_summary(rec, &s);
-		cli_record_summary(&s, res->dir);
+		cli_record_summary(&s, res->dir, e);
 	}
 	stub_recorder_epilogue(rec);
 	cli_record_ended(stub_recorder_bundle(rec), e, res);
