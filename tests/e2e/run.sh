@@ -11,7 +11,10 @@ set -u
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export SERVER=${SERVER:-hindsight}
-TEST_TIMEOUT=${TEST_TIMEOUT:-150}
+# Each test's limit: a hang's bound, far above any test's time on an idle
+# machine (the longest, t_record_valgrind, about 60 s; twice that under
+# ASan), so that a slow machine does not fail one by chance.
+TEST_TIMEOUT=${TEST_TIMEOUT:-300}
 
 if [ "$SERVER" = hindsight ]; then
     if [ -z "${HINDSIGHT:-}" ]; then
