@@ -10,9 +10,10 @@
 # lists (opt_sum, opt_squares, and opt_call, whose push %rbp; mov %rsp,%rbp
 # GDB does not skip there), main, and libc's free, malloc, write and exit
 # (libc's entry; ld.so's inlined copies of free and malloc: tens of
-# locations). Recorded in software (the program runs natively).
+# locations), and dl_scale in a library the program loads with dlopen
+# (breakplace_dl.c). Recorded in software (the program runs natively).
 #
-# 1. Addresses: GDB natively, stopped at main (libraries loaded), and the
+# 1. Addresses: GDB natively, stopped at write (every library loaded), and the
 #    front end over the recording each answer `break` for every name and
 #    for *free, *free+4, *(&add)+4, *add+4, *0xADDR; both `info
 #    breakpoints` are reduced to one line a location (breakpoint number,
@@ -20,7 +21,7 @@
 #    name+offset from its .text start in `info sharedlibrary`), and must
 #    be equal.
 # 2. Hits: the same breakpoints set before the program starts (GDB's
-#    pending ones resolve as libraries load), each told to ignore 100000
+#    pending ones resolve as libraries load: libc, then libbpdl.so), each told to ignore 100000
 #    crossings, the program run to its end (the front end: goto begin,
 #    continue): every breakpoint's "already hit N times" must be equal
 #    (free counts its free(NULL) calls, malloc and free ld.so's own).
@@ -33,15 +34,17 @@ cd "$T_DIR" || finish
 (cd "$PROG_SRC" &&
     cc -g -O0 -no-pie -c breakplace.c -o "$T_DIR/a.o" &&
     cc -g -O0 -no-pie -c breakplace_b.c -o "$T_DIR/b.o" &&
-    cc -g -O2 -fno-omit-frame-pointer -c breakplace_opt.c -o "$T_DIR/o.o") \
-    >cc.out 2>&1 && cc -no-pie -o prog a.o b.o o.o >>cc.out 2>&1 ||
+    cc -g -O2 -fno-omit-frame-pointer -c breakplace_opt.c -o "$T_DIR/o.o" &&
+    cc -g -O0 -fPIC -shared breakplace_dl.c -o "$T_DIR/libbpdl.so") \
+    >cc.out 2>&1 && cc -no-pie -o prog a.o b.o o.o -ldl >>cc.out 2>&1 ||
     { show cc.out; fail "cannot build breakplace"; finish; }
 
-timeout 120 "$HINDSIGHT" record --record=sw -o rec -- ./prog >rec.out 2>rec.err
+lib=$T_DIR/libbpdl.so
+timeout 120 "$HINDSIGHT" record --record=sw -o rec -- ./prog "$lib" >rec.out 2>rec.err
 expect_eq "exit status of the recorded program" "$?" 0
 expect rec.out "done"
 
-names=(free malloc write exit add count helper sq opt_sum opt_squares opt_call main)
+names=(free malloc write exit add count helper sq opt_sum opt_squares opt_call main dl_scale)
 exprs=('*free' '*free+4' '*(&add)+4' '*add+4')
 add_at=$(nm prog | awk '$3 == "add" { print "0x" $1 }')
 [ -n "$add_at" ] || { fail "no add in nm prog"; finish; }
@@ -52,7 +55,7 @@ native()
     timeout -k 5 "$DBG_TIMEOUT" gdb -batch -nx -iex 'set debuginfod enabled off' \
         -ex 'set confirm off' -ex 'set pagination off' -ex 'set width 0' \
         -ex 'set breakpoint pending on' -ex 'unset environment LINES' \
-        -ex 'unset environment COLUMNS' "$@" ./prog </dev/null 2>&1
+        -ex 'unset environment COLUMNS' -ex "set args $lib" "$@" ./prog </dev/null 2>&1
 }
 
 # locations FILE: "N ADDR" a location of `info breakpoints` (N.M as N),
@@ -84,7 +87,7 @@ locations()
 }
 
 # 1. addresses
-g=(-ex 'break main' -ex run -ex 'delete')
+g=(-ex 'break write' -ex run -ex 'delete')
 f=(-ex 'break main' -ex 'delete')   # the same numbers
 for n in "${names[@]}" "${exprs[@]}"; do
     g+=(-ex "break $n")

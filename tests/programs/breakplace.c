@@ -1,6 +1,8 @@
 /* breakplace: where `break FUNC` goes (tests/e2e/t_replay_break_place.sh).
  * Built from three files: this one and breakplace_b.c at -O0, breakplace_opt.c
- * at -O2 -fno-omit-frame-pointer. Each function below is one kind GDB 13 places differently. */
+ * at -O2 -fno-omit-frame-pointer; breakplace_dl.c is a library it loads with
+ * dlopen from the path in argv[1]. Each function below is one kind GDB 13 places differently. */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -27,7 +29,7 @@ int count(int n)
 	return c;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int v[4] = { 1, 2, 3, 4 };
 	char *p = malloc(32);
@@ -38,6 +40,14 @@ int main(void)
 	free(p);
 	r = add(1, 2) + add(5, 7) + helper(1) + helper_b(2) + count(4);
 	r += opt_sum(v, 4) + opt_squares(3, 4) + opt_call(add, 2);
+	if (argc > 1) {
+		void *h = dlopen(argv[1], RTLD_NOW);
+		int (*scale)(int) = h ? (int (*)(int))dlsym(h, "dl_scale") : NULL;
+
+		if (!scale)
+			return 2;
+		r += scale(2) + scale(3);
+	}
 	if (write(1, "done\n", 5) != 5)
 		return 1;
 	exit(r == 0);
