@@ -853,14 +853,14 @@ static int cmd_info(struct cli_session *s, const char *args, const struct comman
 
 static int cmd_list(struct cli_session *s, const char *args, const struct command *c)
 {
-	uint64_t addrs[1];
+	uint64_t addrs[REPLAY_FRONTEND_MAX_ADDRS]; /* the first (lowest) of them is listed */
 	struct replay_symbol sym;
 	uint64_t pc;
 	unsigned first;
 
 	(void)c;
 	if (*args) {
-		if (replay_frontend_resolve(s->f, args, addrs, 1) <= 0 ||
+		if (replay_frontend_resolve(s->f, args, addrs, REPLAY_FRONTEND_MAX_ADDRS) <= 0 ||
 		    s->f->sym.lookup(s->f->sym.ctx, addrs[0], &sym) < 0 || !sym.file) {
 			fprintf(stderr, "Function \"%s\" not defined.\n", args);
 			return -1;

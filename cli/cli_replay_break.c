@@ -86,6 +86,10 @@ int cli_replay_cmd_break(struct cli_session *s, const char *args, const struct c
 		fprintf(stderr, "Malformed location \"%s\".\n", spec);
 		return -1;
 	}
+	if (n == -E2BIG) {
+		fprintf(stderr, "%s: more than %d locations.\n", spec, REPLAY_FRONTEND_MAX_ADDRS);
+		return -1;
+	}
 	if (n <= 0) {
 		fprintf(stderr, n == 0 ? "Function \"%s\" not defined.\n" : "%s: out of memory\n",
 			spec);
@@ -99,12 +103,12 @@ int cli_replay_cmd_break(struct cli_session *s, const char *args, const struct c
 	find(s, number)->temporary = c->arg == CLI_BREAK_TEMPORARY;
 	printf("%s %d at 0x%" PRIx64, c->arg == CLI_BREAK_TEMPORARY ? "Temporary breakpoint" :
 	       "Breakpoint", number, addrs[0]);
-	if (s->f->sym.lookup(s->f->sym.ctx, addrs[0], &sym) == 0 && sym.file)
+	if (n > 1) /* GDB: the location as typed, and how many */
+		printf(": %s. (%d locations)\n", spec, n);
+	else if (s->f->sym.lookup(s->f->sym.ctx, addrs[0], &sym) == 0 && sym.file)
 		printf(": file %s, line %u.\n", sym.file, sym.line);
 	else
 		printf("\n");
-	if (n > 1)
-		printf("(%d locations)\n", n);
 	return 0;
 }
 
@@ -192,23 +196,34 @@ int cli_replay_cmd_ignore(struct cli_session *s, const char *args, const struct 
 	return 0;
 }
 
-/* One breakpoint's lines of info breakpoints. */
-static void info_break(struct cli_session *s, const struct replay_frontend_break *bp)
+/* What a location is, as GDB's What column says it. */
+static void print_what(struct cli_session *s, const struct replay_frontend_break *bp,
+		       uint64_t addr)
 {
 	struct replay_frontend *f = s->f;
 	struct replay_symbol sym;
-	bool known = bp->naddrs && f->sym.lookup(f->sym.ctx, bp->addrs[0], &sym) == 0 &&
-		     sym.function;
+	bool known = f->sym.lookup(f->sym.ctx, addr, &sym) == 0 && sym.function;
 
-	printf("%-7d breakpoint     %-4s %c   0x%016" PRIx64 " ", bp->number,
-	       bp->temporary ? "del" : "keep", bp->enabled ? 'y' : 'n',
-	       bp->naddrs ? bp->addrs[0] : 0);
 	if (known && sym.file)
 		printf("in %s at %s:%u\n", sym.function, sym.file, sym.line);
 	else if (known) /* no lines: GDB's <func+off> */
-		printf("<%s+%" PRIu64 ">\n", sym.function, bp->addrs[0] - sym.start);
+		printf("<%s+%" PRIu64 ">\n", sym.function, addr - sym.start);
 	else
 		printf("%s\n", bp->spec);
+}
+
+/* One breakpoint's lines of info breakpoints: with several locations,
+ * GDB's <MULTIPLE> line, then one line each (N.1, N.2, ...). */
+static void info_break(struct cli_session *s, const struct replay_frontend_break *bp)
+{
+	printf("%-7d breakpoint     %-4s %c   ", bp->number, bp->temporary ? "del" : "keep",
+	       bp->enabled ? 'y' : 'n');
+	if (bp->naddrs > 1) {
+		printf("%-18s \n", "<MULTIPLE>");
+	} else {
+		printf("0x%016" PRIx64 " ", bp->naddrs ? bp->addrs[0] : 0);
+		print_what(s, bp, bp->naddrs ? bp->addrs[0] : 0);
+	}
 	if (bp->cond)
 		printf("\tstop only if %s\n", bp->cond);
 	if (bp->hits)
@@ -216,6 +231,13 @@ static void info_break(struct cli_session *s, const struct replay_frontend_break
 		       bp->hits == 1 ? "" : "s");
 	if (bp->ignore)
 		printf("\tignore next %" PRIu64 " hits\n", bp->ignore);
+	for (size_t k = 0; bp->naddrs > 1 && k < bp->naddrs; k++) {
+		char num[32];
+
+		snprintf(num, sizeof(num), "%d.%zu", bp->number, k + 1);
+		printf("%-28s%c   0x%016" PRIx64 " ", num, 'y', bp->addrs[k]);
+		print_what(s, bp, bp->addrs[k]);
+	}
 }
 
 int cli_replay_info_breaks(struct cli_session *s)

@@ -507,6 +507,7 @@ static int dw_debug_add_unit(struct dw_debug *d, Dwarf_Die cu, Dwarf_Half versio
 	u->lang = (unsigned)lang;
 	dw_attr_string(d, cu, DW_AT_comp_dir, &u->comp_dir);
 	dw_attr_string(d, cu, DW_AT_name, &u->name);
+	dw_attr_string(d, cu, DW_AT_producer, &u->producer);
 	if (dwarf_lowpc(cu, &base, &err) != DW_DLV_OK)
 		dw_err_free(d, err);
 	u->base = base;

@@ -14,28 +14,8 @@
 #include "dwarf/dw_pool.h"
 #include "dwarf/dw_symtab.h"
 #include "dwarf/dw_unit.h"
+#include "dwarf/dw_image_int.h"
 
-struct dw_image {
-	struct dw_pool pool;
-	struct dw_elf *elf;        /* the image */
-	struct dw_elf *dbg_elf;    /* its separate debug file, or NULL */
-	bool from_memory;
-	bool debug_tried;
-	bool debug_ok;
-	struct dw_debug debug;
-	char debug_path[4096];
-	bool syms_loaded;
-	struct dw_symtab syms;     /* names addresses: the debug file's .symtab, else the
-				    * image's .symtab, else its .dynsym (as bfd picks) */
-	struct dw_elf *syms_elf;   /* the file syms comes from (for section numbers) */
-	struct dw_symtab dsyms;    /* the image's own table when syms is the debug file's */
-	struct dw_symtab plt;
-	bool msyms_loaded;
-	struct dw_symtab msyms;    /* syms' table with data objects too (GDB's minimal symbols) */
-	char note[4400];
-	bool bfd_quirks;
-	struct dw_cfi *cfi;        /* the image's .eh_frame / .debug_frame, on first use */
-};
 
 static int dw_image_init(struct dw_image **out, struct dw_elf *e, bool mem)
 {
@@ -110,7 +90,7 @@ int dw_image_build_id(struct dw_image *img, uint8_t *out, size_t max)
 
 /* --- finding the debug info --- */
 
-static void dw_image_symbols(struct dw_image *img)
+void dw_image_symbols(struct dw_image *img)
 {
 	if (img->syms_loaded)
 		return;
@@ -196,7 +176,7 @@ static void dw_image_find_debug(struct dw_image *img)
 }
 
 /* Opens the debug info and indexes its units. Returns true when usable. */
-static bool dw_image_debug(struct dw_image *img)
+bool dw_image_debug(struct dw_image *img)
 {
 	dw_image_find_debug(img);
 	if (!img->debug_ok)
@@ -242,11 +222,6 @@ static struct dw_sym *dw_image_sym(struct dw_symtab *t, struct dw_elf *e, uint64
 	return sec ? (struct dw_sym *)dw_symtab_find(t, addr, (uint32_t)sec) : NULL;
 }
 
-struct dw_hit {
-	struct dw_unit *unit;
-	const struct dw_row *row;
-	const struct dw_func *func;
-};
 
 struct dw_cands {
 	uint32_t unit[64];
@@ -286,7 +261,7 @@ static int dw_try_unit(struct dw_debug *d, uint32_t idx, uint64_t addr, struct d
 }
 
 /* bfd's unit order: units whose ranges hold @addr, then units without ranges. */
-static int dw_debug_find(struct dw_debug *d, uint64_t addr, struct dw_hit *hit)
+int dw_debug_find(struct dw_debug *d, uint64_t addr, struct dw_hit *hit)
 {
 	struct dw_cands c = { .n = 0 };
 	int rc;
@@ -313,7 +288,7 @@ static int dw_debug_find(struct dw_debug *d, uint64_t addr, struct dw_hit *hit)
  * function's first address if there is one (addr2line renames the function
  * once it has seen that address: "foo [clone .constprop.0]"), else
  * DW_AT_name. Demangled, cached in the function. */
-static const char *dw_func_name(struct dw_image *img, const struct dw_func *f)
+const char *dw_func_name(struct dw_image *img, const struct dw_func *f)
 {
 	struct dw_func *w = (struct dw_func *)f;
 	const char *name = f->name;
@@ -585,7 +560,7 @@ int dw_image_line_addrs(struct dw_image *img, const char *file, unsigned line, u
 
 /* @name matches @full (a raw or demangled name): equal, or @full is
  * @name followed by a parameter list. */
-static bool dw_name_match(const char *full, const char *name)
+bool dw_name_match(const char *full, const char *name)
 {
 	size_t n;
 

@@ -158,7 +158,8 @@ static int dw_symtab_read(struct dw_symtab *t, struct dw_elf *e, uint32_t type,
 		if (type == SHT_DYNSYM)
 			name = dw_versioned(&ver, i, name, pool);
 		t->syms[t->n++] = (struct dw_sym){ .addr = s.st_value, .size = s.st_size, .name = name,
-						   .file = sfile, .shndx = s.st_shndx, .order = (uint32_t)i };
+						   .file = sfile, .shndx = s.st_shndx, .order = (uint32_t)i,
+						   .info = s.st_info };
 	}
 	if (type == SHT_DYNSYM) {
 		free(ver.names);

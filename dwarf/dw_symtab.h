@@ -22,6 +22,7 @@ struct dw_sym {
 	const char *file;      /* source file from an STT_FILE symbol, as bfd assigns it, or NULL */
 	uint32_t shndx;
 	uint32_t order;        /* index in the file's table */
+	uint8_t info;          /* st_info: binding and type (0 for name@plt entries) */
 };
 
 struct dw_symtab {

@@ -121,7 +121,7 @@ static int dw_line_row(Dwarf_Debug dbg, Dwarf_Line l, struct dw_row *r)
 	Dwarf_Error err = NULL;
 	Dwarf_Addr addr;
 	Dwarf_Unsigned line = 0, col = 0, file = 0, isa, discr = 0;
-	Dwarf_Bool stmt = 0, end = 0, pe, eb;
+	Dwarf_Bool stmt = 0, end = 0, pe = 0, eb;
 
 	if (dwarf_lineaddr(l, &addr, &err) != DW_DLV_OK) {
 		dw_err_drop(dbg, err);
@@ -136,7 +136,8 @@ static int dw_line_row(Dwarf_Debug dbg, Dwarf_Line l, struct dw_row *r)
 	}
 	*r = (struct dw_row){ .addr = addr, .file = (uint32_t)file, .line = (uint32_t)line,
 			      .discriminator = (uint32_t)discr, .column = (uint16_t)col,
-			      .is_stmt = stmt != 0, .end_sequence = end != 0 };
+			      .is_stmt = stmt != 0, .end_sequence = end != 0,
+			      .prologue_end = pe != 0 };
 	return 0;
 }
 
@@ -493,6 +494,28 @@ static int dw_func_add(struct dw_funcs_build *b, Dwarf_Die die, Dwarf_Half tag, 
 
 static void dw_funcs_walk(struct dw_funcs_build *b, Dwarf_Die die, int32_t func, unsigned depth);
 
+/* Whether @die's DW_AT_location is a location list (GDB's
+ * location_has_loclist: a section offset or a loclistx index). */
+static bool dw_location_is_list(struct dw_debug *d, Dwarf_Die die)
+{
+	Dwarf_Attribute a = NULL;
+	Dwarf_Error err = NULL;
+	Dwarf_Half form = 0;
+	bool list = false;
+
+	if (dwarf_attr(die, DW_AT_location, &a, &err) != DW_DLV_OK) {
+		dw_err_free(d, err);
+		return false;
+	}
+	if (dwarf_whatform(a, &form, &err) == DW_DLV_OK)
+		list = form == DW_FORM_sec_offset || form == DW_FORM_loclistx ||
+		       form == DW_FORM_data4 || form == DW_FORM_data8;
+	else
+		dw_err_free(d, err);
+	dwarf_dealloc_attribute(a);
+	return list;
+}
+
 static void dw_funcs_children(struct dw_funcs_build *b, Dwarf_Die die, int32_t func, unsigned depth)
 {
 	Dwarf_Die child = NULL;
@@ -539,6 +562,8 @@ static void dw_funcs_walk(struct dw_funcs_build *b, Dwarf_Die die, int32_t func,
 		if (idx >= 0)
 			inner = idx;
 	}
+	if ((tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) && !b->u->has_loclist)
+		b->u->has_loclist = dw_location_is_list(b->d, die);
 	/* Types and variables hold no code; skip their subtrees. */
 	if (tag == DW_TAG_base_type || tag == DW_TAG_variable || tag == DW_TAG_formal_parameter ||
 	    tag == DW_TAG_enumeration_type || tag == DW_TAG_member || tag == DW_TAG_typedef ||

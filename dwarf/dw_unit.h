@@ -19,7 +19,7 @@ struct dw_row {
 	uint64_t addr;
 	uint32_t file, line, discriminator;
 	uint16_t column;
-	uint8_t is_stmt, end_sequence;
+	uint8_t is_stmt, end_sequence, prologue_end;
 	uint8_t default_file; /* file register not set yet in this sequence */
 };
 
@@ -46,6 +46,9 @@ struct dw_unit {
 	uint16_t line_version;
 	unsigned lang;
 	const char *comp_dir, *name;
+	const char *producer; /* DW_AT_producer, or NULL */
+	bool has_loclist;     /* a variable or parameter's location is a location list
+			       * (GDB's has_loclist; known once the functions are loaded) */
 	uint64_t base;
 	int lines_state;      /* 0 not loaded, 1 loaded, <0 failed (errno) */
 	int funcs_state;

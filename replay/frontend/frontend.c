@@ -74,6 +74,7 @@ void replay_frontend_free(struct replay_frontend *f)
 		replay_calls_release(&f->calls[i]);
 	for (size_t i = 0; i < f->nbreaks; i++) {
 		free(f->breaks[i].spec);
+		free(f->breaks[i].addrs);
 		free(f->breaks[i].cond);
 	}
 	replay_frontend_images_free(f);
@@ -588,12 +589,16 @@ int replay_frontend_break_add(struct replay_frontend *f, const char *spec, const
 	bp = &f->breaks[f->nbreaks];
 	memset(bp, 0, sizeof(*bp));
 	bp->spec = strdup(spec);
-	if (!bp->spec)
+	bp->addrs = malloc((n ? n : 1) * sizeof(*addrs));
+	if (!bp->spec || !bp->addrs) {
+		free(bp->spec);
+		free(bp->addrs);
 		return -ENOMEM;
+	}
 	bp->number = ++f->next_break;
 	bp->enabled = true;
-	bp->naddrs = n < REPLAY_FRONTEND_MAX_ADDRS ? n : REPLAY_FRONTEND_MAX_ADDRS;
-	memcpy(bp->addrs, addrs, bp->naddrs * sizeof(*addrs));
+	bp->naddrs = n;
+	memcpy(bp->addrs, addrs, n * sizeof(*addrs));
 	f->nbreaks++;
 	return break_points(f, bp, true) < 0 ? -ENOMEM : bp->number;
 }
@@ -670,6 +675,7 @@ int replay_frontend_break_delete(struct replay_frontend *f, int n)
 			if (f->breaks[i].enabled)
 				break_points(f, &f->breaks[i], false);
 			free(f->breaks[i].spec);
+			free(f->breaks[i].addrs);
 			free(f->breaks[i].cond);
 			memmove(&f->breaks[i], &f->breaks[i + 1],
 				(f->nbreaks - i - 1) * sizeof(f->breaks[0]));

@@ -52,12 +52,12 @@ struct replay_rodata;
 struct replay_state;
 struct replay_timeline;
 
-#define REPLAY_FRONTEND_MAX_ADDRS 16
+#define REPLAY_FRONTEND_MAX_ADDRS 1024 /* locations of one breakpoint */
 
 struct replay_frontend_break {
 	int number;                /* GDB's numbering, from 1 */
 	char *spec;                /* as typed */
-	uint64_t addrs[REPLAY_FRONTEND_MAX_ADDRS];
+	uint64_t *addrs;           /* its locations, ascending (GDB's N.1, N.2, ...) */
 	size_t naddrs;
 	uint64_t hits;             /* stops it made (its condition true), ignored ones too */
 	bool enabled;              /* disabled: out of the timeline's table */
@@ -91,6 +91,8 @@ struct replay_frontend {
 	int next_break;
 	volatile sig_atomic_t *interrupt;
 	void *images;              /* frontend_break.c's DWARF images */
+	bool msym_values;          /* a name known only by an ELF symbol is a value
+				    * (frontend_break.c's *EXPR, while it evaluates) */
 	void *vars;                /* frontend_vars.c's C evaluator, on first use */
 	void *bt_cache;            /* the last stack unwound (frontend.c) */
 	size_t frame;              /* the selected frame's level (frontend_frame.h),

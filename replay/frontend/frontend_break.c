@@ -9,12 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf/dw_break.h"
 #include "dwarf/dw_image.h"
 #include "replay/model/bundle.h"
 #include "replay/model/elf_load.h"
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_vars.h"
 
-#define PROLOGUE_MAX 256   /* bytes looked at for the end of a prologue */
 #define LINES_AHEAD 10
 
 struct fb_image {
@@ -83,40 +84,60 @@ void replay_frontend_images_free(struct replay_frontend *f)
 	f->images = NULL;
 }
 
-/* The first address after @entry on another line of the same function. */
-static uint64_t fb_skip_prologue(struct replay_frontend *f, uint64_t entry)
+static int fb_place_cmp(const void *a, const void *b)
 {
-	struct replay_symbol s0, s;
+	const struct dw_break_place *x = a, *y = b;
 
-	if (f->sym.lookup(f->sym.ctx, entry, &s0) < 0 || !s0.file)
-		return entry;
-	for (uint64_t a = entry + 1; a < entry + PROLOGUE_MAX; a++) {
-		if (f->sym.lookup(f->sym.ctx, a, &s) < 0 || s.start != s0.start)
-			break;
-		if (s.file && s.line && s.line != s0.line)
-			return a;
-	}
-	return entry;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Every place of @name in every image, as GDB's linespec takes them: the
+ * DWARF functions and inlined instances of every image, and the ELF
+ * function symbols (local ones only when no image has a global one), each
+ * where GDB 13 puts a breakpoint (dwarf/dw_break.h), one per address. */
 static int fb_function(struct replay_frontend *f, const char *name, uint64_t *addrs, size_t max)
 {
 	struct fb_images *im = fb_images(f);
-	size_t n = 0;
+	struct dw_break_place *all = NULL;
+	size_t n = 0, kept = 0;
+	bool global = false;
 
 	if (!im)
 		return -ENOMEM;
-	for (size_t i = 0; i < im->n && n < max; i++) {
-		uint64_t got[REPLAY_FRONTEND_MAX_ADDRS];
-		int k = dw_image_function_addrs(im->v[i].img, name, got, REPLAY_FRONTEND_MAX_ADDRS);
+	for (size_t i = 0; i < im->n; i++) {
+		int k = dw_image_break_places(im->v[i].img, name, NULL, 0);
+		struct dw_break_place *more;
 
-		for (int j = 0; j < k && j < REPLAY_FRONTEND_MAX_ADDRS && n < max; j++)
-			addrs[n++] = fb_skip_prologue(f, got[j] + im->v[i].bias);
-		/* The program's own definition wins over libraries'. */
-		if (n)
-			break;
+		if (k <= 0)
+			continue;
+		more = realloc(all, (n + (size_t)k) * sizeof(*all));
+		if (!more) {
+			free(all);
+			return -ENOMEM;
+		}
+		all = more;
+		k = dw_image_break_places(im->v[i].img, name, all + n, (size_t)k);
+		for (int j = 0; j < k; j++) {
+			all[n + (size_t)j].addr += im->v[i].bias;
+			global |= all[n + (size_t)j].kind == DW_BREAK_GLOBAL;
+		}
+		n += k > 0 ? (size_t)k : 0;
 	}
-	return (int)n;
+	if (n)
+		qsort(all, n, sizeof(*all), fb_place_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (global && all[i].kind == DW_BREAK_LOCAL)
+			continue;
+		if (kept && addrs[kept - 1] == all[i].addr)
+			continue;
+		if (kept == max) {
+			free(all);
+			return -E2BIG;
+		}
+		addrs[kept++] = all[i].addr;
+	}
+	free(all);
+	return (int)kept;
 }
 
 static int fb_line(struct replay_frontend *f, const char *file, unsigned line, uint64_t *addrs,
@@ -151,6 +172,44 @@ static int fb_number(const char *s, uint64_t *v)
 	return errno || *end ? -EINVAL : 0;
 }
 
+/* *EXPR: any expression's value as an address, as GDB evaluates it
+ * (`*0x401136`, `*free`, `*free+4`, `*(&sym)+n`, `*$pc`); names of
+ * functions known only by an ELF symbol count. */
+static int fb_expression(struct replay_frontend *f, const char *expr, uint64_t *addrs)
+{
+	struct cexpr *cx = replay_frontend_cexpr(f);
+	struct cexpr_value *v = NULL;
+	int rc;
+
+	if (fb_number(expr, &addrs[0]) == 0)
+		return 1;
+	if (!cx)
+		return -ENOMEM;
+	f->msym_values = true;
+	rc = cexpr_eval(cx, expr, &v);
+	f->msym_values = false;
+	if (rc == 0 && cexpr_value_address(v, &addrs[0]) < 0)
+		rc = -EINVAL;
+	cexpr_value_free(v);
+	if (rc == -ENOMEM)
+		return rc;
+	return rc < 0 ? -EINVAL : 1;
+}
+
+int replay_frontend_msymbol_addr(struct replay_frontend *f, const char *name, uint64_t *addr)
+{
+	struct fb_images *im = fb_images(f);
+
+	if (!im)
+		return -ENOMEM;
+	for (size_t i = 0; i < im->n; i++)
+		if (dw_image_symbol_addr(im->v[i].img, name, addr) == 0) {
+			*addr += im->v[i].bias;
+			return 0;
+		}
+	return -ENOENT;
+}
+
 int replay_frontend_resolve(struct replay_frontend *f, const char *spec, uint64_t *addrs,
 			    size_t max)
 {
@@ -160,12 +219,8 @@ int replay_frontend_resolve(struct replay_frontend *f, const char *spec, uint64_
 
 	if (!*spec || max == 0)
 		return -EINVAL;
-	if (spec[0] == '*') {
-		if (fb_number(spec + 1, &v) < 0)
-			return -EINVAL;
-		addrs[0] = v;
-		return 1;
-	}
+	if (spec[0] == '*')
+		return fb_expression(f, spec + 1, addrs);
 	if (colon && colon != spec && !strchr(colon, ' ')) {
 		char file[1024];
 

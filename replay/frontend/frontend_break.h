@@ -1,8 +1,9 @@
 /*
  * replay/frontend/frontend_break.h: breakpoint locations of `hindsight replay` into
- * addresses, as GDB's `break` takes them: FUNC (after its prologue: the
- * first address of its second line), FILE:LINE or LINE (the statements of
- * that line, or of the next line that has code, up to 10 lines on), *ADDR.
+ * addresses, as GDB's `break` takes them: FUNC (every place of the name in
+ * every image, each where GDB 13 puts it: dwarf/dw_break.h), FILE:LINE or
+ * LINE (the statements of that line, or of the next line that has code, up
+ * to 10 lines on), *EXPR (any expression's value as an address).
  * Names and lines come from the DWARF of the recording's mapped files
  * (dwarf/dw_image.h), each at its load bias. Nothing here prints.
  */
@@ -14,10 +15,15 @@
 
 struct replay_frontend;
 
-/* Up to @max addresses of @spec into @addrs. Returns how many (0: no such
- * function or line), -EINVAL for a location it cannot read, -ENOMEM. */
+/* Up to @max addresses of @spec into @addrs, ascending. Returns how many
+ * (0: no such function or line), -EINVAL for a location it cannot read,
+ * -E2BIG when there are more than @max, -ENOMEM. */
 int replay_frontend_resolve(struct replay_frontend *f, const char *spec, uint64_t *addrs,
 			    size_t max);
+
+/* The address of the ELF function symbol @name (a global one of any
+ * image first, as GDB's lookup_minimal_symbol): 0, -ENOENT, -ENOMEM. */
+int replay_frontend_msymbol_addr(struct replay_frontend *f, const char *name, uint64_t *addr);
 
 /* Frees the DWARF images opened for resolving (f->images). */
 void replay_frontend_images_free(struct replay_frontend *f);

@@ -302,6 +302,34 @@ static const struct dw_scope_level *fv_level(struct replay_frontend *f, const st
 				 (*scope)->nlevels - 1];
 }
 
+/* A function known by its ELF symbol @name (libc's `free`, whose DWARF
+ * says `__libc_free`): as GDB, the DWARF function starting there when
+ * there is one. Without one, only for a breakpoint's *EXPR (f->msym_values):
+ * an array of one byte at its address, which `*sym+4` and `*(&sym)+4`
+ * count in bytes as GDB counts its <text variable, no debug info>. */
+static int fv_msymbol(struct replay_frontend *f, struct cexpr *cx, uint64_t pc, const char *name,
+		      struct cexpr_value **out)
+{
+	const struct dw_type *type;
+	struct dw_location loc;
+	uint64_t addr, entry;
+	int rc = replay_frontend_msymbol_addr(f, name, &addr);
+
+	if (rc < 0)
+		return rc;
+	if (dw_space_lookup(fv_space(f), addr, &loc, NULL) == 0 && loc.nframes &&
+	    loc.frames[loc.nframes - 1].function &&
+	    dw_space_function(fv_space(f), pc, loc.frames[loc.nframes - 1].function, &type,
+			      &entry) == 0 && entry == addr) {
+		*out = cexpr_value_at(cx, type, entry);
+		return *out ? 0 : -ENOMEM;
+	}
+	if (!f->msym_values || cexpr_parse_type(cx, "char [1]", &type) < 0)
+		return -ENOENT;
+	*out = cexpr_value_at(cx, type, addr);
+	return *out ? 0 : -ENOMEM;
+}
+
 static int fv_lookup(void *ctx, struct cexpr *cx, const char *name, struct cexpr_value **out,
 		     char *err, size_t errsize)
 {
@@ -330,7 +358,7 @@ static int fv_lookup(void *ctx, struct cexpr *cx, const char *name, struct cexpr
 		*out = cexpr_value_at(cx, type, entry);
 		return *out ? 0 : -ENOMEM;
 	}
-	return -ENOENT;
+	return fv_msymbol(f, cx, fr.pc, name, out);
 }
 
 static const struct dw_type *fv_type_named(void *ctx, const char *name)

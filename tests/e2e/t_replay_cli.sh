@@ -37,8 +37,10 @@ expect_eq "exit status of replay --batch" "$?" 0
 show out err
 
 acc=$(( 3 * k * (k - 1) / 2 ))
-expect_re out "^Breakpoint 1 at 0x[0-9a-f]+: file .*/$src, line $step_body\.\$"
-expect_re out "^1 +breakpoint +keep y +0x[0-9a-f]+ in step at .*/$src:$step_body\$"
+# glibc has a step() too (misc/regexp.c): GDB gives both, the program's
+# after its prologue (t_replay_break_place compares the places with GDB)
+expect_re out "^Breakpoint 1 at 0x[0-9a-f]+: (file .*/$src, line $step_body\.|step\. \([0-9]+ locations\))\$"
+expect_re out "^(1|1\.[0-9]+) +(breakpoint +keep )?y +0x[0-9a-f]+ in step at .*/$src:$step_body\$"
 expect_eq "breakpoint stops" "$(grep -c "^Breakpoint 1, step (i=[0-9]*) at .*/$src:$step_body\$" out)" "$((k + 2))"
 expect_re out "^#0  step \(i=$((k - 1))\) at .*/$src:$step_body\$"
 expect_re out "^#1  0x[0-9a-f]+ in main \(argc=3, argv=0x[0-9a-f]+\) at .*/$src:$main_call\$"
