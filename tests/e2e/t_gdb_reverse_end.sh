@@ -9,10 +9,8 @@
 # through every handler to the start of history, each stop where the
 # forward stop was (and where `record full`'s reverse-continue stops); the
 # forward replay stops at the end again, and the continue after that stop
-# exits with the status. A thread other than main calling exit() stops the
-# same way, the other thread still there; LLDB, which has no reverse
-# execution, takes the stop with no signal as no reason to stop and goes on
-# to the exit, the status as before.
+# exits with the status. (t_serve_end_threads: exit() from another thread,
+# detach at the end, LLDB.)
 . "$(dirname "$0")/lib.sh"
 hindsight_only "a recorded program's end"
 
@@ -107,30 +105,4 @@ section "$out" exit done | grep -q "^\$[0-9]* = $N$" || fail "\$_exitcode is not
 expect "$T_DIR/server.out" "sigall: handled 6"
 expect "$T_DIR/server.err" "Child exited with status $N"
 
-# 3. exit() from a thread other than main, GDB then LLDB.
-prog2=$(build_prog exit_thread -pthread) || finish
-M=$(rand_int 2 60)
-line_exit=$(line_of exit_thread.c worker_exit)
-server_start "$prog2" "$M" || finish
-out2=$T_DIR/gdb-thread.out
-gdb_run "$out2" -ex 'echo ==end\n' -ex 'continue' -ex 'info threads' -ex 'bt' \
-    -ex 'echo ==back\n' -ex 'reverse-finish' -ex 'reverse-finish' -ex 'reverse-finish' \
-    -ex 'echo ==exit\n' -ex 'delete' -ex 'continue' -ex 'continue' -ex 'p $_exitcode' "$prog2"
-show "$out2"
-section "$out2" end back | grep -q "^Program stopped\.$" && fail "GDB was told the program stopped"
-section "$out2" end back | grep -qE '^Thread 2 ".*" stopped\.$' || fail "thread 2 did not stop at the end"
-[ "$(section "$out2" end back | grep -cE '^\*? +[12] +Thread ')" = 2 ] || fail "not both threads there at the end"
-section "$out2" end back | grep -qE "^#[0-9]+ .* worker \(arg=.*\) at exit_thread\.c:$line_exit\$" ||
-    fail "the end is not under worker's exit() at line $line_exit"
-section "$out2" back exit | grep -qE "worker \(arg=.*exit_thread\.c:$line_exit" ||
-    fail "reverse-finish did not go back to worker"
-section "$out2" exit '' | grep -qE "exited with code 0*$(printf %o "$M")\]$" || fail "the thread's exit status is not $M"
-
-server_start "$prog2" "$M" || finish
-out3=$T_DIR/lldb.out
-lldb_run "$out3" "$prog2" -o 'continue' -o 'process status'
-show "$out3" "$T_DIR/server.err"
-expect "$out3" "hindsight: the next instruction is syscall exit_group"
-expect "$out3" "Process $INFERIOR_PID exited with status = $M"
-expect "$T_DIR/server.err" "Child exited with status $M"
 finish
