@@ -142,6 +142,9 @@ struct stub_rec_goal {
 	const struct stub_rec_access *accesses;
 	size_t naccesses;
 	const uint8_t *pass;       /* NULL or [65]: signals delivered unreported */
+	/* The system call that ends the process (exit_group, or exit of its
+	 * last thread) may run: without it the goal pauses before it (END). */
+	bool exit_ok;
 };
 
 enum stub_rec_pause_kind {
@@ -153,6 +156,8 @@ enum stub_rec_pause_kind {
 	STUB_REC_PAUSE_SIGNAL,     /* a signal (sig) is pending for tid */
 	STUB_REC_PAUSE_INTERRUPT,  /* stub_rec_interrupt */
 	STUB_REC_PAUSE_EXITED,     /* the process ended: status, or killed by sig */
+	STUB_REC_PAUSE_END,        /* tid is before the syscall that ends the process
+				    * (sig: its number), every thread still there */
 };
 
 struct stub_rec_pause {

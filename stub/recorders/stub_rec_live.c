@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "replay/model/bundle.h"
@@ -111,6 +112,36 @@ static bool live_step_done(const struct stub_rec *r, const struct stub_rec_goal 
 	return stub_rec_plan_step_done(&v);
 }
 
+/* Whether a thread other than @t may still run: not gone, nor inside
+ * exit (a thread-group leader that called it stays until the last). */
+static bool live_others(const struct stub_rec *r, const struct stub_rec_task *t)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		const struct stub_rec_task *o = r->tasks[i];
+
+		if (o != t && o->state != STUB_REC_GONE &&
+		    !(o->state == STUB_REC_SYSCALL && o->sc_nr == SYS_exit))
+			return true;
+	}
+	return false;
+}
+
+/* Whether READY @t's next instruction ends the process. Only an exit
+ * syscall number in rax costs a look at the instruction. */
+static bool live_ends(struct stub_rec *r, const struct stub_rec_task *t)
+{
+	uint32_t nr = (uint32_t)t->regs.rax;
+	struct stub_rec_insn insn;
+
+	if (nr != SYS_exit_group && nr != SYS_exit && nr != 252 && nr != 1)
+		return false;
+	if (t->sig || t->restart || t->in_rep ||
+	    stub_rec_icache_get(&r->icache, r->mem.fd, t->regs.rip, &insn) < 0)
+		return false;
+	return stub_rec_plan_ends(insn.bytes, insn.len, t->regs.rax, live_others(r, t), t->sig,
+				  t->restart);
+}
+
 /* Why @t should not run its next instruction, if it should not. */
 static bool live_check_before(struct stub_rec *r, const struct stub_rec_goal *g,
 			      struct stub_rec_task *t, struct stub_rec_pause *out)
@@ -120,12 +151,16 @@ static bool live_check_before(struct stub_rec *r, const struct stub_rec_goal *g,
 
 	memset(out, 0, sizeof(*out));
 	out->tid = t->th.tid;
+	v.exit_ok = g->exit_ok;
+	v.ends = !g->exit_ok && live_ends(r, t);
 	if (!stub_rec_plan_before(&v, &kind))
 		return false;
 	out->kind = kind;
 	if (kind == STUB_REC_PAUSE_SIGNAL) {
 		out->sig = t->sig;
 		t->sig_reported = true;
+	} else if (kind == STUB_REC_PAUSE_END) {
+		out->sig = (int)(uint32_t)t->regs.rax;
 	}
 	return true;
 }

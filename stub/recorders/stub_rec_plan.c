@@ -203,9 +203,24 @@ bool stub_rec_plan_before(const struct stub_rec_goal_view *v, enum stub_rec_paus
 		*kind = STUB_REC_PAUSE_STEP;
 	else if (v->at_break)
 		*kind = STUB_REC_PAUSE_BREAK;
+	else if (v->ends && !v->exit_ok && !v->in_rep)
+		*kind = STUB_REC_PAUSE_END;
 	else
 		return false;
 	return true;
+}
+
+bool stub_rec_plan_ends(const uint8_t *bytes, size_t len, uint64_t nr, bool others_live,
+			int sig, bool restart)
+{
+	bool syscall = len == 2 && bytes[0] == 0x0f && bytes[1] == 0x05;
+	bool int80 = len == 2 && bytes[0] == 0xcd && bytes[1] == 0x80;
+
+	if (sig || restart || (!syscall && !int80))
+		return false;
+	if (int80)                 /* i386's numbers, in eax */
+		nr = (uint32_t)nr == 252 ? SYS_exit_group : (uint32_t)nr == 1 ? SYS_exit : 0;
+	return nr == SYS_exit_group || (nr == SYS_exit && !others_live);
 }
 
 bool stub_rec_plan_is_break(const uint64_t *breaks, size_t n, uint64_t ip)

@@ -181,12 +181,15 @@ struct stub_rec_goal_view {
 	bool sig_ok;               /* the debugger said to deliver it */
 	bool pass;                 /* the goal passes sig unreported */
 	bool at_break;             /* rip is one of the goal's breakpoints */
+	bool ends;                 /* the next instruction ends the process
+				    * (stub_rec_plan_ends) */
+	bool exit_ok;              /* the goal lets it */
 };
 
 /* The step or range step of the goal is over. */
 bool stub_rec_plan_step_done(const struct stub_rec_goal_view *v);
 /* Whether the thread pauses before its next instruction: true with
- * *@kind SIGNAL, STEP or BREAK (in that order of precedence). */
+ * *@kind SIGNAL, STEP, BREAK or END (in that order of precedence). */
 bool stub_rec_plan_before(const struct stub_rec_goal_view *v, enum stub_rec_pause_kind *kind);
 /* --snapshot after an instruction was traced (stub_rec_plan_cut). */
 struct stub_rec_cut_view {
@@ -210,6 +213,13 @@ unsigned stub_rec_plan_cut(const struct stub_rec_cut_view *v, bool after);
  * unless a handler runs (-ERESTARTSYS, -ERESTARTNOINTR,
  * -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK). */
 bool stub_rec_plan_is_restart(long ax);
+/* Whether the instruction @bytes (@len of them) with @nr in rax ends the
+ * process when it runs: `syscall` with exit_group (231), `int 0x80` with
+ * i386's (252), or exit (60; i386: 1) when @others_live is false (the
+ * last thread's exit). The thread has no signal to take first (@sig 0)
+ * and is not restarting a syscall. */
+bool stub_rec_plan_ends(const uint8_t *bytes, size_t len, uint64_t nr, bool others_live,
+			int sig, bool restart);
 /* Whether @ip is one of the @n sorted @breaks. */
 bool stub_rec_plan_is_break(const uint64_t *breaks, size_t n, uint64_t ip);
 

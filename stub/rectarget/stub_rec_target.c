@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,6 +70,11 @@ struct stub_rec_target {
 	size_t naccesses;
 	uint8_t pass[RSP_NSIG];
 	pid_t last_tid;            /* the thread of the last stop */
+	/* The program's end: a live resume pauses before the syscall that
+	 * would end the process; the resume right after that stop lets it. */
+	bool at_end;               /* the last stop was that pause */
+	bool exit_ok;              /* this live resume lets the program exit */
+	char end_msg[512];
 	struct stub_proc shadow;   /* for stub_info's queries of the process */
 	/* The past. */
 	struct replay_target *past;
@@ -465,6 +471,7 @@ static int srt_resume_live(struct stub_rec_target *t, const struct rsp_resume *a
 	g->accesses = t->accesses;
 	g->naccesses = t->naccesses;
 	g->pass = t->pass;
+	g->exit_ok = t->exit_ok;
 	for (size_t i = 0; i < n; i++) {
 		if (actions[i].kind == RSP_RESUME_STOP)
 			continue;
@@ -548,6 +555,9 @@ static int srt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 	for (size_t i = 0; i < n; i++)
 		reverse |= actions[i].kind == RSP_RESUME_REVERSE_STEP ||
 			   actions[i].kind == RSP_RESUME_REVERSE_CONTINUE;
+	/* From the stop at the end, going on forward is going out. */
+	t->exit_ok = t->at_end && !reverse && !t->in_past;
+	t->at_end = false;
 	if (!reverse && !t->in_past)
 		return srt_resume_live(t, actions, n);
 	if (!t->in_past) {
@@ -611,6 +621,18 @@ static void srt_stop_of(struct stub_rec_target *t, const struct stub_rec_pause *
 		break;
 	case STUB_REC_PAUSE_INTERRUPT:
 		out->signo = SIGINT;
+		break;
+	case STUB_REC_PAUSE_END:
+		/* As GDB's own `record full` stops there: "Program stopped."
+		 * after the reason, on the console. */
+		out->signo = 0;
+		snprintf(t->end_msg, sizeof(t->end_msg),
+			 "hindsight: the next instruction is syscall %s, which ends the program: "
+			 "stopped before it, the process still there, so that its recording can "
+			 "be gone back over. `continue` again lets it exit; `kill` and `detach` "
+			 "work as usual.\n",
+			 p->sig == SYS_exit || p->sig == 1 ? "exit" : "exit_group");
+		out->message = t->end_msg;
 		break;
 	case STUB_REC_PAUSE_EXITED:
 		out->kind = p->sig ? RSP_STOP_TERMINATED : RSP_STOP_EXITED;
@@ -691,6 +713,7 @@ static int srt_wait(void *ctx, struct rsp_stop *out, bool block)
 		t->gone = true;
 	} else {
 		t->last_tid = p.tid;
+		t->at_end = p.kind == STUB_REC_PAUSE_END;
 	}
 	return 1;
 }

@@ -337,9 +337,21 @@ server_start_lldb()
 # $T_DIR/server.err; wait (bounded) for "Listening on port N". Sets
 # SERVER_PID, PORT and INFERIOR_PID (from "Process ... created; pid = N", or
 # the attached pid). Returns 1 if the server did not start listening.
+# TO_EXIT: the GDB commands that run a stopped program on to its exit,
+# set by server_start. A program `hindsight serve` records stops before the
+# syscall that ends it, still there to be gone back over (docs/serve.md,
+# "The end of the program"), and the continue after that stop lets it exit;
+# gdbserver and `serve --no-record` exit at the first continue.
+TO_EXIT=(-ex continue)
+
 server_start()
 {
     local opts=() attach=
+    TO_EXIT=(-ex continue)
+    case " $* " in
+    *" --no-record "* | *" --replay "*) ;;
+    *) [ "$SERVER" = hindsight ] && TO_EXIT=(-ex continue -ex continue) ;;
+    esac
     if [ "$SERVER" = lldb-server ]; then
         case $1 in --*) skip "lldb-server mode has no $1" ;; esac
         server_start_lldb "$@"

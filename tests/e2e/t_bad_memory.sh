@@ -14,7 +14,7 @@ gdb_run "$out" \
     -ex 'x/2xg 0xffffffffffff0000' \
     -ex 'break exit_helper' \
     -ex 'continue' \
-    -ex 'continue'
+    "${TO_EXIT[@]}"
 show "$out"
 
 expect "$out" "Cannot access memory at address 0x0"

@@ -45,16 +45,19 @@ expect "$out3" "Breakpoint 1, loop_spin () at loop.c:"
 # refuses D;1 but kills its own process on vKill;1), leaving the served one
 # alone; then the first resume with no breakpoint at
 # all runs it to its end (under UBSan this was an abort: qsort of an empty,
-# NULL table).
+# NULL table): to the stop before its exit_group (the reason on the console
+# first), and the next resume to its exit.
 is_gdbserver && finish
 basic=$(build_prog basic) || finish
 server_start "$basic" 3 4 || finish
 out4=$T_DIR/raw4.out
 # (recording the whole program: a minute at most, under ASan)
 RSP_CLIENT_TIMEOUT=60 timeout -k 2 90 "$PY" "$E2E_DIR/tools/rsp_client.py" "$PORT" \
-    'send:qSupported' 'send:vKill;1' 'send:D;1' 'send:?' 'send:vCont;c' >"$out4" 2>&1
+    'send:qSupported' 'send:vKill;1' 'send:D;1' 'send:?' 'send:vCont;c' 'send:vCont;c' >"$out4" 2>&1
 show "$out4"
 [ "$(grep -c '^reply E01' "$out4")" = 2 ] || fail "vKill;1 and D;1 were not both refused with E01"
 expect_re "$out4" "^reply T05"
+expect_re "$out4" "^reply O$(printf %s 'hindsight: the next instruction is syscall exit_group' | od -An -tx1 | tr -d ' \n')"
+expect_re "$out4" "^reply T00"
 expect_re "$out4" "^reply W00"
 finish

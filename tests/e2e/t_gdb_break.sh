@@ -33,7 +33,7 @@ gdb_run "$out" \
     -ex 'print $pc != basic_square' \
     -ex 'x/4xb &g_counter' \
     -ex 'info frame' \
-    -ex 'continue'
+    "${TO_EXIT[@]}"
 show "$out" "$T_DIR/server.out"
 
 SUM=$((A + B))

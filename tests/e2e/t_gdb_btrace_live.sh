@@ -19,7 +19,7 @@ for fmt in pt bts; do
         -ex 'break basic_compute' -ex 'continue' \
         -ex 'echo ==info\n' -ex 'info record' -ex 'monitor when' \
         -ex 'echo ==back\n' -ex 'reverse-stepi' -ex 'info record' \
-        -ex 'echo ==end\n' -ex 'record goto end' -ex 'record stop' -ex 'continue' \
+        -ex 'echo ==end\n' -ex 'record goto end' -ex 'record stop' "${TO_EXIT[@]}" \
         -ex 'echo ==done\n' "$prog"
     show "$out"
     section() { sed -n "/^==$1\$/,/^==/p" "$out"; }

@@ -16,7 +16,7 @@ gdb_run "$out" \
     -ex 'print g_counter' \
     -ex 'info breakpoints' \
     -ex 'delete' \
-    -ex 'continue'
+    "${TO_EXIT[@]}"
 show "$out" "$T_DIR/server.out"
 
 expect "$out" "Hardware assisted breakpoint 1 at 0x"

@@ -7,8 +7,9 @@
 # earlier writes of a watched variable (Old / New value in reverse) and at
 # the start of history; writes are refused in the past and logged in the
 # present (going back over them shows the value before); reverse-finish
-# returns to the call; and the program finally runs on to its exit with the
-# value written in the present.
+# returns to the call; the program stops at its end, before exit_group, and
+# a continue from the past stops there again; and the continue after that
+# stop runs it on to its exit with the value written in the present.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "records while serving"
 
@@ -44,6 +45,8 @@ gdb_run "$out" \
     -ex 'echo ==poke\n' -ex 'set var g_counter = 40' -ex 'p g_counter' \
     -ex 'reverse-stepi' -ex 'p g_counter' -ex 'stepi' -ex 'p g_counter' \
     -ex 'monitor record-info' \
+    -ex 'echo ==end\n' -ex 'continue' -ex 'p $pc' -ex 'p g_counter' -ex 'monitor when' \
+    -ex 'echo ==endback\n' -ex 'reverse-stepi' -ex 'continue' -ex 'p $pc' \
     -ex 'echo ==exit\n' -ex 'continue' \
     -ex 'echo ==done\n' "$prog"
 show "$out"
@@ -94,6 +97,20 @@ section present | grep -qE "^position [0-9]+ of [0-9]+ in thread [0-9]+ \(the en
 section poke | grep -q "^\$[0-9]* = 2\$" ||
     fail "one instruction back, before the write, g_counter is not 2"
 section poke | grep -q "^recorder: software" || fail "monitor record-info"
+# The end: stopped before exit_group, still there; a continue from the
+# past stops there again; the continue after that stop exits.
+section end | grep -q "^hindsight: the next instruction is syscall exit_group" ||
+    fail "continue did not stop before exit_group"
+section end | grep -q "^Program stopped.\$" || fail "the end's stop is not GDB's 'Program stopped.'"
+section end | grep -q "exited" && fail "the program exited at the first continue to its end"
+pc_end=$(section end | sed -n 's/^\$[0-9]* = (void (\*)()) \(0x[0-9a-f]*\) <.*_exit+[0-9]*>$/\1/p')
+[ -n "$pc_end" ] || fail "the end is not in _exit"
+section end | grep -q "^\$[0-9]* = 40\$" || fail "at the end, g_counter is not 40"
+section end | grep -qE "^position [0-9]+ of [0-9]+ in thread [0-9]+ \(the end of history\), pc $pc_end\$" ||
+    fail "monitor when: the end's stop is not the end of history"
+section endback | grep -q "^Program stopped.\$" || fail "continue from the past did not stop at the end again"
+section endback | grep -q "^\$[0-9]* = (void (\*)()) $pc_end " || fail "the end is not at $pc_end again"
+section endback | grep -q "exited" && fail "continue from the past went through the end"
 section exit | grep -q "exited normally" || fail "the program did not run to its exit"
 R=$(((A + B) + B * B + A + 1))
 expect "$T_DIR/server.out" "basic: result=$R counter=40"

@@ -27,7 +27,7 @@ gdb_run "$out" \
     -ex 'break sum_to if n == 0' \
     -ex 'echo ==rc\n' -ex 'reverse-continue' -ex 'p g_calls' \
     -ex 'echo ==rf\n' -ex 'reverse-finish' \
-    -ex 'echo ==end\n' -ex 'delete' -ex 'continue' \
+    -ex 'echo ==end\n' -ex 'delete' "${TO_EXIT[@]}" \
     -ex 'echo ==done\n' "$prog"
 show "$out"
 

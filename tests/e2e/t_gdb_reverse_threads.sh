@@ -21,7 +21,7 @@ gdb_run "$out" \
     -ex 'echo ==back\n' -ex 'reverse-next' -ex 'p g_results[id]' -ex 'p value' \
     -ex 'echo ==back2\n' -ex 'reverse-next' -ex 'p value' \
     -ex 'echo ==hit2\n' -ex 'continue' -ex 'p id' \
-    -ex 'echo ==end\n' -ex 'delete' -ex 'continue' \
+    -ex 'echo ==end\n' -ex 'delete' "${TO_EXIT[@]}" \
     -ex 'echo ==done\n' "$prog"
 show "$out"
 

@@ -125,7 +125,7 @@ cmds+=(-ex 'echo ==back1
     -ex 'echo ==live3
 ' -ex 'continue' -ex 'p g_vals'
     -ex 'echo ==exit
-' -ex 'delete' -ex 'continue' -ex 'echo ==done
+' -ex 'delete' "${TO_EXIT[@]}" -ex 'echo ==done
 ')
 gdb_run "$out" "${cmds[@]}" "$prog"
 show "$out"

@@ -28,7 +28,7 @@ gdb_run "$out" \
     -ex 'continue' \
     -ex 'info watchpoints' \
     -ex 'delete' \
-    -ex 'continue'
+    "${TO_EXIT[@]}"
 show "$out"
 expect "$out" "Hardware read watchpoint 2: g_watched"
 expect "$out" "Value = $((A + 1))"
@@ -48,7 +48,7 @@ gdb_run "$out2" \
     -ex 'continue' \
     -ex 'continue' \
     -ex 'delete' \
-    -ex 'continue'
+    "${TO_EXIT[@]}"
 show "$out2"
 expect "$out2" "Hardware access (read/write) watchpoint 2: g_watched"
 # the first write (old 0, new A), the second (A to A + 1), the read

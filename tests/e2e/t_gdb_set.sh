@@ -24,7 +24,7 @@ gdb_run "$out" \
     -ex "set var x = $NEWX" \
     -ex 'print x' \
     -ex 'print g_counter' \
-    -ex 'continue'
+    "${TO_EXIT[@]}"
 show "$out" "$T_DIR/server.out"
 
 expect "$out" "Value returned is \$1 = $((A + B))"

@@ -18,7 +18,7 @@ gdb_run "$out" \
     -ex 'bt 2' \
     -ex 'x/s $rdi' \
     -ex 'delete' \
-    -ex 'continue'
+    "${TO_EXIT[@]}"
 show "$out" "$T_DIR/server.out"
 
 expect "$out" "Breakpoint 1, libc_measure (s=0x"

@@ -25,7 +25,7 @@ for mode in signal queue-signal; do
         -ex 'continue' \
         -ex 'print g_usr1' \
         -ex 'delete' \
-        "${inject[@]}"
+        "${inject[@]}" "${TO_EXIT[@]:2}"   # the continue after the end's stop
     show "$out" "$T_DIR/server.out"
 
     expect "$out" "Program received signal SIGUSR1, User defined signal 1."

@@ -26,7 +26,7 @@ gdb_run "$out" \
     -ex 'continue' \
     -ex 'info threads' \
     -ex 'print sum' \
-    -ex 'continue'
+    "${TO_EXIT[@]}"
 show "$out" "$T_DIR/server.out"
 
 expect_re "$out" "^\[New Thread $INFERIOR_PID\.[0-9]+\]"

@@ -21,7 +21,7 @@ pid2=$(sed -n 's/.*created; pid = \([0-9][0-9]*\).*/\1/p' "$err")
 [ -n "$pid2" ] && { wait_gone "$pid2" 5 || fail "second server left its program $pid2 behind"; }
 
 out=$T_DIR/gdb.out
-gdb_run "$out" -ex 'continue'
+gdb_run "$out" "${TO_EXIT[@]}"
 show "$out"
 expect "$out" "[Inferior 1 (process $FIRST_INFERIOR) exited with code 07]"
 finish

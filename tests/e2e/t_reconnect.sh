@@ -28,7 +28,7 @@ out2=$T_DIR/gdb2.out
 gdb_run "$out2" \
     -ex 'bt 1' \
     -ex 'print a + b' \
-    -ex 'continue'
+    "${TO_EXIT[@]}"
 show "$out2" "$T_DIR/server.err" "$T_DIR/server.out"
 expect_re "$out2" "^#0  basic_add \(a=$A, b=$B\) at basic.c:$L_add\$"
 expect "$out2" "\$1 = $((A + B))"

@@ -408,6 +408,54 @@ static void test_goal_before(void **state)
 	assert_int_equal(k, STUB_REC_PAUSE_STEP);
 }
 
+/* The end: a pause before the syscall that ends the process, unless the
+ * goal lets it, after a signal, a step's end and a breakpoint. */
+static void test_goal_end(void **state)
+{
+	struct stub_rec_goal_view v = view(STUB_REC_GO_CONTINUE);
+	enum stub_rec_pause_kind k;
+
+	(void)state;
+	v.ends = true;
+	assert_true(stub_rec_plan_before(&v, &k));
+	assert_int_equal(k, STUB_REC_PAUSE_END);
+	v.exit_ok = true;
+	assert_false(stub_rec_plan_before(&v, &k));
+	v.exit_ok = false;
+	v.at_break = true;             /* a breakpoint on the syscall */
+	assert_true(stub_rec_plan_before(&v, &k));
+	assert_int_equal(k, STUB_REC_PAUSE_BREAK);
+	v.sig = SIGUSR1;
+	assert_true(stub_rec_plan_before(&v, &k));
+	assert_int_equal(k, STUB_REC_PAUSE_SIGNAL);
+	/* A stepi onto it ends there first; a stepi from there stops before it. */
+	v = view(STUB_REC_GO_STEP);
+	v.ends = true;
+	assert_true(stub_rec_plan_before(&v, &k));
+	assert_int_equal(k, STUB_REC_PAUSE_STEP);
+	v.moved = false;
+	assert_true(stub_rec_plan_before(&v, &k));
+	assert_int_equal(k, STUB_REC_PAUSE_END);
+}
+
+static void test_ends(void **state)
+{
+	static const uint8_t sc[] = { 0x0f, 0x05 }, i80[] = { 0xcd, 0x80 }, nop[] = { 0x90, 0x90 };
+
+	(void)state;
+	assert_true(stub_rec_plan_ends(sc, 2, 231, true, 0, false));        /* exit_group */
+	assert_true(stub_rec_plan_ends(sc, 2, 60, false, 0, false));        /* the last exit */
+	assert_false(stub_rec_plan_ends(sc, 2, 60, true, 0, false));        /* a thread's exit */
+	assert_false(stub_rec_plan_ends(sc, 2, 1, false, 0, false));        /* write */
+	assert_false(stub_rec_plan_ends(sc, 2, 231, true, SIGUSR1, false)); /* a signal first */
+	assert_false(stub_rec_plan_ends(sc, 2, 231, true, 0, true));        /* a restart */
+	assert_true(stub_rec_plan_ends(i80, 2, 252, true, 0, false));       /* i386's */
+	assert_true(stub_rec_plan_ends(i80, 2, 1, false, 0, false));
+	assert_false(stub_rec_plan_ends(i80, 2, 231, false, 0, false));     /* exit_group is 252 there */
+	assert_false(stub_rec_plan_ends(nop, 2, 231, false, 0, false));
+	assert_false(stub_rec_plan_ends(sc, 1, 231, false, 0, false));
+}
+
 static void test_is_break(void **state)
 {
 	static const uint64_t b[] = { 0x10, 0x20, 0x30, 0x40 };
@@ -438,6 +486,8 @@ int main(void)
 		cmocka_unit_test(test_delivered),
 		cmocka_unit_test(test_ready),
 		cmocka_unit_test(test_insn),
+		cmocka_unit_test(test_goal_end),
+		cmocka_unit_test(test_ends),
 		cmocka_unit_test(test_goal_step),
 		cmocka_unit_test(test_goal_before),
 		cmocka_unit_test(test_is_break),

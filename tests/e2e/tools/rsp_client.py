@@ -4,6 +4,7 @@
 Usage: rsp_client.py PORT STEP...
 Each STEP is one of
   send:PAYLOAD      send $PAYLOAD#cc with a correct checksum, print the ack and reply
+                    (and the console output packets before it)
   badsum:PAYLOAD    send $PAYLOAD#00 (wrong checksum), print the ack byte
   big:N             send a packet with an N-byte payload of 'q' (correct checksum)
   oversize          like big, with N = twice the PacketSize from a previous
@@ -87,6 +88,10 @@ def main():
                 c.send(arg.encode())
                 c.ack()
                 reply = c.packet()
+                # Console output (O + hex) comes before a resume's stop reply.
+                while reply[:1] == b"O" and len(reply) > 1 and all(
+                        ch in b"0123456789abcdef" for ch in reply[1:]):
+                    reply = c.packet()
                 for item in reply.split(b";"):
                     if item.startswith(b"PacketSize="):
                         c.packetsize = int(item[11:], 16)
