@@ -433,7 +433,7 @@ gdb_run()
     local out=$1
     shift
     timeout -k 5 "$DBG_TIMEOUT" gdb -batch -nx \
-        -iex 'set debuginfod enabled off' -iex 'set tcp connect-timeout 5' \
+        -iex 'set debuginfod enabled off' -iex 'set tcp connect-timeout 5' -iex 'set remotetimeout 30' \
         -ex 'set confirm off' -ex 'set pagination off' -ex 'set width 0' \
         -ex "target remote 127.0.0.1:$PORT" \
         "$@" </dev/null >"$out" 2>&1
@@ -449,7 +449,7 @@ gdb_run_bg()
     local out=$1
     shift
     timeout -k 5 "$DBG_TIMEOUT" gdb -batch -nx \
-        -iex 'set debuginfod enabled off' -iex 'set tcp connect-timeout 5' \
+        -iex 'set debuginfod enabled off' -iex 'set tcp connect-timeout 5' -iex 'set remotetimeout 30' \
         -ex 'set confirm off' -ex 'set pagination off' -ex 'set width 0' \
         -ex "target remote 127.0.0.1:$PORT" \
         "$@" </dev/null >"$out" 2>&1 &
