@@ -675,52 +675,10 @@ static int cmd_info_regs(struct cli_session *s, const char *args)
 	return 0;
 }
 
-static int cmd_info_threads(struct cli_session *s)
-{
-	struct replay_frontend *f = s->f;
-	size_t cur = f->current;
-
-	printf("  Id   Target Id                     Frame \n");
-	for (size_t i = 0; i < f->nthreads; i++) {
-		struct replay_symbol sym;
-		uint64_t pc;
-
-		f->current = i;
-		printf("%c %-4zu Thread %" PRId64 ".%" PRId64 " %*s", i == cur ? '*' : ' ', i + 1,
-		       f->b->pid, f->b->threads[i].tid, 8, "");
-		if (replay_frontend_where(f, &pc, &sym) == 0 && sym.function) {
-			cli_replay_print_func(&sym);
-			putchar('\n');
-		} else {
-			printf("(no pc here)\n");
-		}
-	}
-	f->current = cur;
-	return 0;
-}
-
 static int cmd_thread(struct cli_session *s, const char *args, const struct command *c)
 {
-	char *end;
-	long n;
-
 	(void)c;
-	if (!*args) {
-		printf("[Current thread is %zu (Thread %" PRId64 ".%" PRId64 ")]\n",
-		       s->f->current + 1, s->f->b->pid, replay_frontend_tid(s->f));
-		return 0;
-	}
-	n = strtol(args, &end, 10);
-	if (*end || n < 1 || (size_t)n > s->f->nthreads) {
-		fprintf(stderr, "Invalid thread ID: %s\n", args);
-		return -1;
-	}
-	s->f->current = (size_t)n - 1;
-	s->f->frame = 0;
-	printf("[Switching to thread %ld (Thread %" PRId64 ".%" PRId64 ")]\n#0  ", n, s->f->b->pid,
-	       replay_frontend_tid(s->f));
-	cli_replay_print_location(s, NULL, true, false);
-	return 0;
+	return cli_replay_thread(s, args);
 }
 
 /* `info record` through the monitor's command. */
@@ -834,7 +792,7 @@ static int cmd_info(struct cli_session *s, const char *args, const struct comman
 	if (n && (!strncmp(args, "registers", n) || !strncmp(args, "all-registers", n)))
 		return cmd_info_regs(s, rest);
 	if (n && !strncmp(args, "threads", n))
-		return cmd_info_threads(s);
+		return cli_replay_info_threads(s);
 	if (n && !strncmp(args, "frame", n))
 		return cli_replay_info_frame(s, rest);
 	if (n && !strncmp(args, "locals", n))

@@ -1,7 +1,8 @@
 /*
  * cli/cli_replay_frame.c: `hindsight replay`'s frame commands, as GDB 13
  * prints them: frame [N], up [N], down [N], info frame, finish out of the
- * selected frame, until / advance LOCATION. The selected
+ * selected frame, until / advance LOCATION; info threads and thread N (the
+ * threads that exist at the current time). The selected
  * frame is replay/frontend/frontend_frame.h's (frame 0 after every move); print,
  * x and info registers read its registers.
  */
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "replay/frontend/frontend.h"
+#include "replay/model/bundle.h"
 
 /* GDB's complaint for a stack that cannot be had; -1. */
 static int no_stack(int rc)
@@ -300,4 +302,56 @@ int cli_replay_cmd_advance(struct cli_session *s, const char *args, const struct
 	r = replay_frontend_advance(s->f, addrs, (size_t)n, c->arg == 0);
 	return cli_replay_report_stop(s, r, NULL, r == REPLAY_FRONTEND_DONE &&
 				      !cli_replay_starts_line(s));
+}
+
+/* --- threads --- */
+
+int cli_replay_info_threads(struct cli_session *s)
+{
+	struct replay_frontend *f = s->f;
+	size_t cur = f->current;
+
+	printf("  Id   Target Id                     Frame \n");
+	for (size_t i = 0; i < f->nthreads; i++) {
+		struct replay_symbol sym;
+		uint64_t pc;
+
+		if (!replay_frontend_thread_exists(f, i))
+			continue; /* created later in the recording */
+		f->current = i;
+		printf("%c %-4zu Thread %" PRId64 ".%" PRId64 " %*s", i == cur ? '*' : ' ', i + 1,
+		       f->b->pid, f->b->threads[i].tid, 8, "");
+		if (replay_frontend_where(f, &pc, &sym) == 0 && sym.function) {
+			cli_replay_print_func(&sym);
+			putchar('\n');
+		} else {
+			printf("(no pc here)\n");
+		}
+	}
+	f->current = cur;
+	return 0;
+}
+
+int cli_replay_thread(struct cli_session *s, const char *args)
+{
+	char *end;
+	long n;
+
+	if (!*args) {
+		printf("[Current thread is %zu (Thread %" PRId64 ".%" PRId64 ")]\n",
+		       s->f->current + 1, s->f->b->pid, replay_frontend_tid(s->f));
+		return 0;
+	}
+	n = strtol(args, &end, 10);
+	if (*end || n < 1 || (size_t)n > s->f->nthreads ||
+	    !replay_frontend_thread_exists(s->f, (size_t)n - 1)) {
+		fprintf(stderr, "Invalid thread ID: %s\n", args);
+		return -1;
+	}
+	s->f->current = (size_t)n - 1;
+	s->f->frame = 0;
+	printf("[Switching to thread %ld (Thread %" PRId64 ".%" PRId64 ")]\n#0  ", n, s->f->b->pid,
+	       replay_frontend_tid(s->f));
+	cli_replay_print_location(s, NULL, true, false);
+	return 0;
 }

@@ -31,5 +31,11 @@ int cli_replay_finish_from(struct cli_session *s, bool reverse, unsigned *up);
  * `frame` prints a frame. */
 void cli_replay_print_frame_line(struct cli_session *s, const struct replay_frontend_frame *fr,
 				 bool source);
+/* info threads: the threads that exist at the current time (a thread
+ * created later in the recording is not listed, as GDB would not know it
+ * yet), the current one marked; thread [N]: switches to one of them. 0,
+ * or -1 after a message. */
+int cli_replay_info_threads(struct cli_session *s);
+int cli_replay_thread(struct cli_session *s, const char *args);
 
 #endif

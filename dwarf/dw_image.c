@@ -133,9 +133,8 @@ int dw_image_msymbol(struct dw_image *img, uint64_t addr, const char **name, uin
 	dw_image_debug_path(img);
 	dw_image_msyms(img);
 	sec = dw_elf_section_at(img->syms_elf, addr);
-	s = sec ? (struct dw_sym *)dw_symtab_find(&img->msyms, addr, (uint32_t)sec) : NULL;
-	/* GDB refuses a symbol with a size that ends before @addr. */
-	if (!s || (s->size && addr - s->addr >= s->size))
+	s = sec ? (struct dw_sym *)dw_symtab_find_sized(&img->msyms, addr, (uint32_t)sec) : NULL;
+	if (!s)
 		return -ENOENT;
 	*name = dw_sym_name(s, &img->pool);
 	*offset = addr - s->addr;
@@ -214,12 +213,19 @@ void dw_image_set_addr2line_quirks(struct dw_image *img, bool on)
 
 /* --- address lookup --- */
 
-/* The symbol bfd's elf_find_function picks in @t for @addr, by @e's sections. */
-static struct dw_sym *dw_image_sym(struct dw_symtab *t, struct dw_elf *e, uint64_t addr)
+/* The symbol naming @addr in @t, by @e's sections: GDB's minimal symbol (a
+ * sized symbol does not cover code past its end), or in addr2line-quirk
+ * mode the one bfd's elf_find_function picks. */
+static struct dw_sym *dw_image_sym(const struct dw_image *img, struct dw_symtab *t, struct dw_elf *e,
+				   uint64_t addr)
 {
 	size_t sec = dw_elf_section_at(e, addr);
 
-	return sec ? (struct dw_sym *)dw_symtab_find(t, addr, (uint32_t)sec) : NULL;
+	if (!sec)
+		return NULL;
+	if (img->bfd_quirks)
+		return (struct dw_sym *)dw_symtab_find(t, addr, (uint32_t)sec);
+	return (struct dw_sym *)dw_symtab_find_sized(t, addr, (uint32_t)sec);
 }
 
 
@@ -299,7 +305,7 @@ const char *dw_func_name(struct dw_image *img, const struct dw_func *f)
 		struct dw_sym *s;
 
 		dw_image_symbols(img);
-		s = dw_image_sym(&img->syms, img->syms_elf, f->bfd_low);
+		s = dw_image_sym(img, &img->syms, img->syms_elf, f->bfd_low);
 		if (s && s->addr == f->bfd_low) {
 			w->demangled = dw_sym_name(s, &img->pool);
 			return w->demangled;
@@ -347,7 +353,7 @@ static void dw_inner_frame(struct dw_image *img, const struct dw_func *f, uint64
 
 	if (img->bfd_quirks && f) {
 		dw_image_symbols(img);
-		s = f->is_linkage ? NULL : dw_image_sym(&img->syms, img->syms_elf, addr);
+		s = f->is_linkage ? NULL : dw_image_sym(img, &img->syms, img->syms_elf, addr);
 		fr->function = dw_func_name_bfd(img, (struct dw_func *)f, s, true);
 	} else if (f) {
 		fr->function = dw_func_name(img, f);
@@ -355,7 +361,7 @@ static void dw_inner_frame(struct dw_image *img, const struct dw_func *f, uint64
 	if (f && f->is_linkage)
 		return;
 	dw_image_symbols(img);
-	s = dw_image_sym(&img->syms, img->syms_elf, addr);
+	s = dw_image_sym(img, &img->syms, img->syms_elf, addr);
 	if (s && !fr->file)
 		fr->file = s->file;
 	if (!f && s)
@@ -400,7 +406,7 @@ static void dw_location_from_hit(struct dw_image *img, const struct dw_hit *h, u
 		struct dw_sym *s;
 
 		dw_image_symbols(img);
-		s = dw_image_sym(&img->syms, img->syms_elf, addr);
+		s = dw_image_sym(img, &img->syms, img->syms_elf, addr);
 
 		out->function_start = s ? s->addr : 0;
 	}
@@ -411,9 +417,9 @@ static int dw_image_lookup_symbols(struct dw_image *img, uint64_t addr, struct d
 	struct dw_sym *s;
 
 	dw_image_symbols(img);
-	s = dw_image_sym(&img->plt, img->elf, addr);
+	s = dw_image_sym(img, &img->plt, img->elf, addr);
 	if (!s)
-		s = dw_image_sym(&img->syms, img->syms_elf, addr);
+		s = dw_image_sym(img, &img->syms, img->syms_elf, addr);
 	if (!s)
 		return -ENOENT;
 	out->nframes = 1;

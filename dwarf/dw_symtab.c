@@ -325,6 +325,25 @@ const struct dw_sym *dw_symtab_find(const struct dw_symtab *t, uint64_t addr, ui
 	return best;
 }
 
+const struct dw_sym *dw_symtab_find_sized(const struct dw_symtab *t, uint64_t addr, uint32_t shndx)
+{
+	const struct dw_sym *zero = NULL;
+
+	for (ptrdiff_t i = dw_symtab_upper(t, addr); i >= 0; i--) {
+		const struct dw_sym *s = &t->syms[i];
+
+		if (s->shndx != shndx)
+			continue;
+		if (s->size)
+			return addr - s->addr < s->size ? s : zero;
+		if (zero && zero->addr != s->addr)
+			break;
+		if (!zero)
+			zero = s;
+	}
+	return zero;
+}
+
 const struct dw_sym *dw_symtab_at(const struct dw_symtab *t, uint64_t addr)
 {
 	ptrdiff_t i = dw_symtab_upper(t, addr);

@@ -1,7 +1,8 @@
 /* dw_symtab: an ELF symbol table (.symtab or .dynsym) as an array sorted by
  * address, for "which function holds this address" when there is no debug
- * info, and the synthetic name@plt entries of the PLT sections. The choice of
- * symbol follows bfd's elf_find_function, which addr2line uses: the symbol of
+ * info, and the synthetic name@plt entries of the PLT sections. Two choices of
+ * symbol: GDB's (dw_symtab_find_sized, below), and bfd's elf_find_function,
+ * which addr2line uses (dw_symtab_find): the symbol of
  * the same section with the greatest address <= the address (size is not a
  * bound), the larger one on a tie; object, TLS, section and file symbols do
  * not count. Dynamic symbols carry their version ("memcpy@@GLIBC_2.14"), as
@@ -44,8 +45,15 @@ int dw_symtab_load_msyms(struct dw_symtab *t, struct dw_elf *e, uint32_t type,
 int dw_symtab_load_plt(struct dw_symtab *t, struct dw_elf *e, struct dw_pool *pool);
 void dw_symtab_fini(struct dw_symtab *t);
 
-/* The symbol covering @addr in section @shndx (see above), or NULL. */
+/* The symbol covering @addr in section @shndx as bfd sees it (see above), or
+ * NULL. */
 const struct dw_sym *dw_symtab_find(const struct dw_symtab *t, uint64_t addr, uint32_t shndx);
+/* The symbol GDB's minimal symbols give @addr in section @shndx
+ * (lookup_minimal_symbol_by_pc_section): going down from @addr, the first
+ * sized symbol if its size covers @addr; a size-0 symbol met before it (a
+ * label, or a symbol whose size is not known) when it does not; NULL when
+ * neither (code past a sized symbol's end is GDB's "??"). */
+const struct dw_sym *dw_symtab_find_sized(const struct dw_symtab *t, uint64_t addr, uint32_t shndx);
 /* The symbol starting exactly at @addr (largest first), or NULL. */
 const struct dw_sym *dw_symtab_at(const struct dw_symtab *t, uint64_t addr);
 /* The name demangled (cached in the symbol), never NULL. */

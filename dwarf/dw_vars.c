@@ -12,6 +12,7 @@
  * ones (inherit_abstract_dies), so variables optimized away entirely still
  * show as <optimized out>. */
 #include "dwarf/dw_vars.h"
+#include "dwarf/dw_vars_int.h"
 #include "dwarf/dw_rd.h"
 
 #include <errno.h>
@@ -27,19 +28,7 @@
 #include "dwarf/dw_types.h"
 #include "dwarf/dw_unit.h"
 
-enum { MAX_PATH = 256, MAX_ORIGINS = 8 };
-
-/* What a unit says about reading its location lists. */
-struct unit_ctx {
-	struct dw_debug *d;
-	uint16_t version;
-	uint64_t base;          /* DW_AT_low_pc: the base of lists and ranges */
-	uint64_t addr_base;     /* DW_AT_addr_base (DWARF 5) */
-	uint64_t loclists_base; /* DW_AT_loclists_base */
-	uint64_t header;        /* the unit header's offset: typed operations' DIEs count from it */
-	uint64_t pc;
-	bool nomem;
-};
+enum { MAX_ORIGINS = 8 };
 
 /* --- units --- */
 
@@ -50,7 +39,7 @@ static int unit_first(const struct dw_range *r, void *arg)
 }
 
 /* The unit whose ranges hold @pc, or -1. */
-static int64_t unit_at(struct dw_debug *d, uint64_t pc)
+int64_t dwv_unit_at(struct dw_debug *d, uint64_t pc)
 {
 	int64_t u = -1;
 
@@ -58,7 +47,7 @@ static int64_t unit_at(struct dw_debug *d, uint64_t pc)
 	return u;
 }
 
-static void unit_ctx_init(struct unit_ctx *uc, struct dw_debug *d, size_t unit, uint64_t pc)
+void dwv_unit_ctx_init(struct unit_ctx *uc, struct dw_debug *d, size_t unit, uint64_t pc)
 {
 	const struct dw_unit *u = &d->units[unit];
 	Dwarf_Die cu = dw_die_at(d, u->die_off);
@@ -243,7 +232,7 @@ static int loclistx(struct unit_ctx *uc, uint64_t index, uint64_t *off)
 
 /* The expression of attribute @a (a location or a frame base) at uc->pc.
  * Returns 1 with *@e / *@len, 0 when nothing applies there, <0. */
-static int attr_expr(struct unit_ctx *uc, Dwarf_Attribute a, const uint8_t **e, size_t *len)
+int dwv_attr_expr(struct unit_ctx *uc, Dwarf_Attribute a, const uint8_t **e, size_t *len)
 {
 	struct dw_debug *d = uc->d;
 	Dwarf_Error err = NULL;
@@ -305,7 +294,7 @@ static int base_type_at(void *ctx, uint64_t off, unsigned *size, bool *is_signed
 
 /* Indexes and typed operations in the expression become plain ones (the
  * copy lives in the pool). */
-static int expr_own(struct unit_ctx *uc, const uint8_t **e, size_t *len)
+int dwv_expr_own(struct unit_ctx *uc, const uint8_t **e, size_t *len)
 {
 	const struct dw_loc_rewriter rw = { addr_index, base_type_at, uc };
 	uint8_t *out = NULL, *copy;
@@ -454,12 +443,12 @@ static int var_where(struct unit_ctx *uc, Dwarf_Die die, struct dw_var *v)
 		dw_err_free(uc->d, err);
 		return const_bytes(uc, die, v);
 	}
-	rc = attr_expr(uc, a, &v->expr, &v->exprlen);
+	rc = dwv_attr_expr(uc, a, &v->expr, &v->exprlen);
 	dwarf_dealloc_attribute(a);
 	if (rc <= 0) /* no entry for the pc, or a list this reader cannot follow */
 		return 0;
 	v->where = DW_VAR_EXPR;
-	return expr_own(uc, &v->expr, &v->exprlen);
+	return dwv_expr_own(uc, &v->expr, &v->exprlen);
 }
 
 static int var_read(struct unit_ctx *uc, Dwarf_Die die, struct dw_var *v)
@@ -527,7 +516,7 @@ static int sym_add(struct syms *ss, const char *name, const struct dw_var *v)
 	return 0;
 }
 
-static bool has_ranges(Dwarf_Die die)
+bool dwv_has_ranges(Dwarf_Die die)
 {
 	return dw_die_has(die, DW_AT_low_pc) || dw_die_has(die, DW_AT_ranges);
 }
@@ -567,7 +556,7 @@ static int sym_child(struct dw_debug *d, Dwarf_Die die, void *arg)
 	case DW_TAG_variable: case DW_TAG_formal_parameter:
 		return sym_variable(ss, die);
 	case DW_TAG_lexical_block:
-		if (has_ranges(die) || ss->depth >= 64)
+		if (dwv_has_ranges(die) || ss->depth >= 64)
 			return 0;
 		ss->depth++;
 		int rc = dw_die_children(d, die, sym_child, ss);
@@ -724,12 +713,6 @@ static void syms_fini(struct syms *ss)
 
 /* --- the scope at a pc --- */
 
-struct path {
-	uint64_t die[MAX_PATH];
-	Dwarf_Half tag[MAX_PATH];
-	size_t n;
-};
-
 struct path_walk {
 	struct unit_ctx *uc;
 	struct path *p;
@@ -767,7 +750,7 @@ static int path_child(struct dw_debug *d, Dwarf_Die die, void *arg)
 	}
 	if (!scope || w->depth >= 64)
 		return 0;
-	if (tag == DW_TAG_lexical_block && !has_ranges(die)) {
+	if (tag == DW_TAG_lexical_block && !dwv_has_ranges(die)) {
 		/* its blocks are the enclosing scope's */
 		w->depth++;
 		int rc = dw_die_children(d, die, path_child, w);
@@ -788,7 +771,7 @@ static int path_child(struct dw_debug *d, Dwarf_Die die, void *arg)
 }
 
 /* The DIEs from @pc's subprogram down to its innermost block. */
-static int path_find(struct unit_ctx *uc, size_t unit, struct path *p)
+int dwv_path_find(struct unit_ctx *uc, size_t unit, struct path *p)
 {
 	Dwarf_Die cu = dw_die_at(uc->d, uc->d->units[unit].die_off);
 	struct path_walk w = { .uc = uc, .p = p };
@@ -860,10 +843,10 @@ static int scope_frame_base(struct unit_ctx *uc, uint64_t fn, struct dw_scope *s
 	if (!die)
 		return -EIO;
 	if (dwarf_attr(die, DW_AT_frame_base, &a, &err) == DW_DLV_OK) {
-		if (attr_expr(uc, a, &s->frame_base, &s->frame_base_len) <= 0)
+		if (dwv_attr_expr(uc, a, &s->frame_base, &s->frame_base_len) <= 0)
 			s->frame_base = NULL, s->frame_base_len = 0;
 		else
-			rc = expr_own(uc, &s->frame_base, &s->frame_base_len);
+			rc = dwv_expr_own(uc, &s->frame_base, &s->frame_base_len);
 		dwarf_dealloc_attribute(a);
 	}
 	dw_err_free(uc->d, err);
@@ -916,14 +899,14 @@ int dw_image_scope(struct dw_image *img, uint64_t pc, struct dw_scope **out)
 	int rc;
 
 	*out = NULL;
-	if (!d || (unit = unit_at(d, pc)) < 0)
+	if (!d || (unit = dwv_unit_at(d, pc)) < 0)
 		return -ENOENT;
 	if (!dw_vars_cache_of(d))
 		return -ENOMEM;
-	unit_ctx_init(&uc, d, (size_t)unit, pc);
+	dwv_unit_ctx_init(&uc, d, (size_t)unit, pc);
 	p = malloc(sizeof(*p));
 	s = calloc(1, sizeof(*s));
-	rc = p && s ? path_find(&uc, (size_t)unit, p) : -ENOMEM;
+	rc = p && s ? dwv_path_find(&uc, (size_t)unit, p) : -ENOMEM;
 	if (rc == 0 && p->tag[0] != DW_TAG_subprogram && p->tag[0] != DW_TAG_entry_point)
 		rc = -ENOENT;
 	if (rc == 0)
@@ -953,160 +936,12 @@ int dw_space_scope(struct dw_space *sp, uint64_t pc, struct dw_scope **out)
 	return rc;
 }
 
-/* --- call sites --- */
-
-struct call_find {
-	struct unit_ctx *uc;
-	uint64_t return_pc;
-	unsigned reg;
-	const uint8_t *expr;
-	size_t len;
-	int found;              /* 1: the call site; 2: and its parameter */
-	unsigned depth;
-};
-
-/* DW_AT_location of a call site parameter names register @reg. */
-static bool param_in_reg(struct dw_debug *d, Dwarf_Die die, unsigned reg)
-{
-	Dwarf_Attribute a = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Unsigned n = 0;
-	Dwarf_Ptr p = NULL;
-	bool yes = false;
-
-	if (dwarf_attr(die, DW_AT_location, &a, &err) == DW_DLV_OK) {
-		if (dwarf_formexprloc(a, &n, &p, &err) == DW_DLV_OK) {
-			const uint8_t *e = p;
-
-			yes = (n == 1 && e[0] == 0x50 + reg && reg < 32) ||
-			      (n == 2 && e[0] == 0x90 && e[1] == reg && reg < 128);
-		}
-		dwarf_dealloc_attribute(a);
-	}
-	dw_err_free(d, err);
-	return yes;
-}
-
-static int call_param(struct dw_debug *d, Dwarf_Die die, void *arg)
-{
-	struct call_find *cf = arg;
-	Dwarf_Half tag = dw_die_tag(die);
-	Dwarf_Attribute a = NULL;
-	Dwarf_Error err = NULL;
-
-	if ((tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter) ||
-	    !param_in_reg(d, die, cf->reg))
-		return 0;
-	if (dwarf_attr(die, DW_AT_call_value, &a, &err) == DW_DLV_OK ||
-	    (dw_err_free(d, err), err = NULL,
-	     dwarf_attr(die, DW_AT_GNU_call_site_value, &a, &err) == DW_DLV_OK)) {
-		if (attr_expr(cf->uc, a, &cf->expr, &cf->len) > 0)
-			cf->found = 2;
-		dwarf_dealloc_attribute(a);
-	}
-	dw_err_free(d, err);
-	return cf->found == 2;
-}
-
-/* An address attribute (DW_FORM_addr, DW_FORM_addrx...). */
-static bool die_addr(struct dw_debug *d, Dwarf_Die die, Dwarf_Half at, uint64_t *out)
-{
-	Dwarf_Attribute a = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Addr v;
-	bool ok = false;
-
-	if (dwarf_attr(die, at, &a, &err) == DW_DLV_OK) {
-		ok = dwarf_formaddr(a, &v, &err) == DW_DLV_OK;
-		dwarf_dealloc_attribute(a);
-	}
-	dw_err_free(d, err);
-	if (ok)
-		*out = v;
-	return ok;
-}
-
-/* A call site among @die's children (and rangeless blocks') returning to
- * cf->return_pc: its parameter in cf->reg. */
-static int call_site(struct dw_debug *d, Dwarf_Die die, void *arg)
-{
-	struct call_find *cf = arg;
-	Dwarf_Half tag = dw_die_tag(die);
-	uint64_t ret = 0;
-	int rc;
-
-	if (tag == DW_TAG_lexical_block && !has_ranges(die) && cf->depth < 64) {
-		cf->depth++;
-		rc = dw_die_children(d, die, call_site, cf);
-		cf->depth--;
-		return rc;
-	}
-	if (tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site)
-		return 0;
-	if (!die_addr(d, die, DW_AT_call_return_pc, &ret) && !die_addr(d, die, DW_AT_low_pc, &ret))
-		return 0;
-	if (ret != cf->return_pc)
-		return 0;
-	cf->found = 1;
-	dw_die_children(d, die, call_param, cf);
-	return 1;
-}
-
-int dw_image_call_value(struct dw_image *img, uint64_t return_pc, unsigned reg,
-			const uint8_t **expr, size_t *len)
-{
-	struct dw_debug *d = dw_image_dwarf(img);
-	struct call_find cf = { .return_pc = return_pc, .reg = reg };
-	struct unit_ctx uc;
-	struct path *p;
-	int64_t unit;
-	int rc;
-
-	if (!d || (unit = unit_at(d, return_pc - 1)) < 0)
-		return -ENOENT;
-	unit_ctx_init(&uc, d, (size_t)unit, return_pc - 1);
-	cf.uc = &uc;
-	if (!(p = malloc(sizeof(*p))))
-		return -ENOMEM;
-	rc = path_find(&uc, (size_t)unit, p);
-	for (size_t i = p->n; rc == 0 && i-- > 0 && !cf.found;) {
-		Dwarf_Die die = dw_die_at(d, p->die[i]);
-
-		if (die) {
-			dw_die_children(d, die, call_site, &cf);
-			dwarf_dealloc_die(die);
-		}
-	}
-	free(p);
-	if (rc < 0)
-		return rc;
-	if (cf.found != 2)
-		return -ENOENT;
-	rc = expr_own(&uc, &cf.expr, &cf.len);
-	*expr = cf.expr;
-	*len = cf.len;
-	return rc;
-}
-
-int dw_space_call_value(struct dw_space *s, uint64_t return_pc, unsigned reg,
-			const uint8_t **expr, size_t *len, uint64_t *bias)
-{
-	struct dw_image *img;
-	uint64_t b;
-
-	if (dw_space_image_at(s, return_pc - 1, &img, &b) < 0)
-		return -ENOENT;
-	if (bias)
-		*bias = b;
-	return dw_image_call_value(img, return_pc - b, reg, expr, len);
-}
-
 /* --- names --- */
 
 /* The unit @pc is in, or -1 (then no unit is preferred). */
 static int64_t unit_pref(struct dw_debug *d, uint64_t pc)
 {
-	return pc ? unit_at(d, pc) : -1;
+	return pc ? dwv_unit_at(d, pc) : -1;
 }
 
 static int global_var(struct dw_debug *d, const struct dw_name *nm, struct dw_var *out)
@@ -1132,7 +967,7 @@ static int global_var(struct dw_debug *d, const struct dw_name *nm, struct dw_va
 		out->die = nm->die;
 		return 0;
 	}
-	unit_ctx_init(&uc, d, nm->unit, 0);
+	dwv_unit_ctx_init(&uc, d, nm->unit, 0);
 	if (!(die = dw_die_at(d, nm->die)))
 		return -EIO;
 	rc = var_read(&uc, die, out);

@@ -112,6 +112,29 @@ int dw_image_call_value(struct dw_image *img, uint64_t return_pc, unsigned reg,
 int dw_space_call_value(struct dw_space *s, uint64_t return_pc, unsigned reg,
 			const uint8_t **expr, size_t *len, uint64_t *bias);
 
+/* What the call site returning to file address @return_pc calls: GDB
+ * resolves DW_OP_entry_value in a function only through a call site that
+ * calls it (not one whose callee tail-called it). */
+struct dw_call_target {
+	enum {
+		DW_CALL_TARGET_ADDR = 1, /* @addr: the function's entry */
+		DW_CALL_TARGET_NAME,     /* @name: a function declared elsewhere */
+		DW_CALL_TARGET_EXPR,     /* @expr: DW_AT_call_target, the address a
+					  * value computed in the caller's frame */
+	} kind;
+	uint64_t addr;
+	const char *name;
+	const uint8_t *expr;
+	size_t len;
+	bool tail;                       /* DW_AT_call_tail_call: a jump */
+};
+/* Returns 0, -ENOENT (no such call site, or it does not say), -ENOMEM. */
+int dw_image_call_target(struct dw_image *img, uint64_t return_pc, struct dw_call_target *out);
+/* Same at runtime address @return_pc (@out->addr a runtime address too);
+ * *@bias gets the image's. */
+int dw_space_call_target(struct dw_space *s, uint64_t return_pc, struct dw_call_target *out,
+			 uint64_t *bias);
+
 /* The same through a space at runtime address @pc, the image mapped at @pc
  * first, then every image; *@bias (may be NULL) gets the bias of the image
  * that answered (a global's expression is relocated by it); @entry is a

@@ -99,6 +99,15 @@ static bool is_move(ZydisMnemonic m)
 	       m == ZYDIS_MNEMONIC_MOVZX || m == ZYDIS_MNEMONIC_MOVSX;
 }
 
+/* Whether @m writes a source's value unchanged (extended at most): a
+ * memory operand it reads is then the value's origin; arithmetic with one
+ * computes a new value. */
+static bool copies_value(ZydisMnemonic m)
+{
+	return is_move(m) || m == ZYDIS_MNEMONIC_POP || m == ZYDIS_MNEMONIC_XCHG ||
+	       (m >= ZYDIS_MNEMONIC_CMOVB && m <= ZYDIS_MNEMONIC_CMOVZ);
+}
+
 /* The address of memory operand @op of @in at @pc, from @gp. */
 static uint64_t mem_address(const ZydisDecodedOperand *op, const struct replay_insn *in,
 			    const uint64_t *gp)
@@ -161,11 +170,13 @@ int replay_prov_operand(const struct replay_insn *in, const uint64_t gp[REPLAY_S
 
 		if (op->type != ZYDIS_OPERAND_TYPE_REGISTER)
 			continue;
-		if ((op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) && out->dest < 0)
+		if ((op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) && out->dest < 0) {
 			out->dest = slot_of(op->reg.value);
-		else if ((op->actions & ZYDIS_OPERAND_ACTION_MASK_READ) && is_move(z.mnemonic))
+			out->dest_reads = (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ) != 0;
+		} else if ((op->actions & ZYDIS_OPERAND_ACTION_MASK_READ) && is_move(z.mnemonic))
 			out->src = slot_of(op->reg.value);
 	}
+	out->copies = copies_value(z.mnemonic);
 	return 0;
 }
 
@@ -292,7 +303,8 @@ int replay_prov_reg_origin(const struct replay_prov_env *env, int64_t tid, int s
 	out->ip = out->insn.ip;
 	out->has_insn = true;
 	replay_insn_format(&out->insn, 64, REPLAY_SYNTAX_ATT, out->text, sizeof(out->text));
-	if (out->op.has_mem && out->op.reads && out->op.dest == slot && out->op.len) {
+	if (out->op.has_mem && out->op.reads && out->op.dest == slot && out->op.len &&
+	    out->op.copies) {
 		out->load = true;
 		out->mem_addr = out->op.addr;
 		out->mem_len = out->op.len;

@@ -80,6 +80,10 @@ struct replay_prov_operand {
 	const char *base_name, *index_name; /* "rax" ... or NULL */
 	int dest;                  /* the general register it writes (explicit), or -1 */
 	int src;                   /* its register source when it is a move of one, or -1 */
+	bool copies;               /* what it writes to @dest is a source's value as it
+				    * was (a move, a load, a pop, a cmov, an xchg), not
+				    * computed from it (xor 0x80(%rax),%rdx) */
+	bool dest_reads;           /* @dest is a source too (add, xor, ...) */
 };
 
 /* Decodes @in's operands (64-bit code) into *@out. 0, or -EINVAL. */
@@ -106,7 +110,7 @@ struct replay_prov_reg {
 	struct replay_insn insn;
 	char text[128];            /* AT&T */
 	struct replay_prov_operand op; /* with the registers before it */
-	bool load;                 /* it read the value from memory: */
+	bool load;                 /* it read the value from memory as it was (op.copies): */
 	uint64_t mem_addr;
 	unsigned mem_len;
 	uint64_t mem_time;         /* the time memory was read at */

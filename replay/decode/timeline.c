@@ -293,6 +293,16 @@ int replay_timeline_time_at(const struct replay_timeline *tl, size_t i, uint64_t
 	return 0;
 }
 
+bool replay_timeline_started(const struct replay_timeline *tl, size_t i)
+{
+	const struct replay_cursor *c;
+
+	if (!tl->timed || i >= tl->nthreads)
+		return true;
+	c = tl->threads[i].cur;
+	return replay_cursor_position(c) > 1 || replay_cursor_size(c) == 0;
+}
+
 bool replay_timeline_at_end(const struct replay_timeline *tl)
 {
 	for (size_t i = 0; i < tl->nthreads; i++) {

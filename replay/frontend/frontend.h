@@ -126,6 +126,9 @@ struct replay_cursor *replay_frontend_cursor(struct replay_frontend *f);
  * minimal symbols and call frame rules. */
 struct dw_space *replay_frontend_space(struct replay_frontend *f);
 int64_t replay_frontend_tid(const struct replay_frontend *f);
+/* Whether thread @i exists at the current time: the current thread, or one
+ * that ran its first instruction by then (replay_timeline_started). */
+bool replay_frontend_thread_exists(const struct replay_frontend *f, size_t i);
 
 /* The current thread's call structure (built now if need be). 0 or < 0. */
 int replay_frontend_calls(struct replay_frontend *f, const struct replay_calls **out);

@@ -153,6 +153,14 @@ static void print_reg_link(FILE *out, struct replay_frontend *f, const struct re
 		fprintf(out, " from %s", replay_prov_reg_name(m->op.src));
 	} else if (m->has_insn) {
 		fprintf(out, ": %s", m->text);
+		/* arithmetic with a memory operand: not a load of the value */
+		if (m->op.has_mem && m->op.reads && m->op.dest == m->slot && m->op.len) {
+			fprintf(out, ",\n      from ");
+			if (m->op.dest_reads)
+				fprintf(out, "%s = 0x%" PRIx64 " together with ", name, m->before);
+			fprintf(out, "the %u bytes at 0x%" PRIx64, m->op.len, m->op.addr);
+			origin_name(out, f, k->tid, m->position, m->op.addr, m->op.len);
+		}
 	}
 	fputc('\n', out);
 }

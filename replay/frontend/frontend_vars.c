@@ -151,6 +151,54 @@ struct fv_entry {
 	size_t level;
 };
 
+/* The value of DWARF expression @x (a call site's value or target) in the
+ * caller's frame @env, through @upper for its own entry values. */
+static int fv_site_value(const uint8_t *x, size_t xl, const struct dw_loc_env *env,
+			 const struct dw_loc_entry *upper, uint64_t *out)
+{
+	struct dw_loc l;
+	int rc = dw_loc_eval_entry(x, xl, env, upper, &l);
+
+	if (rc < 0 || l.npieces != 1)
+		return rc < 0 ? rc : -ENOTSUP;
+	if (l.pieces[0].kind == DW_LOC_MEMORY)
+		*out = l.pieces[0].addr; /* a plain expression's value: the top of the stack */
+	else if (l.pieces[0].kind == DW_LOC_VALUE)
+		*out = l.pieces[0].value;
+	else if (l.pieces[0].kind == DW_LOC_REGISTER && l.pieces[0].reg < DW_LOC_NREGS &&
+		 env->known[l.pieces[0].reg])
+		*out = env->regs[l.pieces[0].reg];
+	else
+		return -ENOENT;
+	return 0;
+}
+
+/* Whether the call site returning to @return_pc calls @callee's function
+ * itself, as GDB requires of an entry value (dwarf_expr_reg_to_entry_parameter:
+ * "DW_OP_entry_value resolving expects callee"): a call site whose callee
+ * tail-called this function gave its values to that callee, not to this
+ * one; a target not known (an indirect call whose DW_AT_call_target cannot
+ * be computed) is no answer either. */
+static bool fv_site_calls(struct replay_frontend *f, uint64_t return_pc,
+			  const struct replay_frontend_frame *callee, const struct dw_loc_env *env,
+			  const struct dw_loc_entry *upper)
+{
+	struct dw_call_target t;
+	const struct dw_type *type;
+	uint64_t to;
+
+	if (dw_space_call_target(fv_space(f), return_pc, &t, NULL) < 0)
+		return false;
+	if (t.kind == DW_CALL_TARGET_ADDR)
+		to = t.addr;
+	else if (t.kind == DW_CALL_TARGET_NAME)
+		return dw_space_function(fv_space(f), return_pc - 1, t.name, &type, &to) == 0 &&
+		       to == callee->sym.start;
+	else if (t.kind != DW_CALL_TARGET_EXPR || fv_site_value(t.expr, t.len, env, upper, &to) < 0)
+		return false;
+	return to == callee->sym.start;
+}
+
 static int fv_entry_value(void *ctx, const uint8_t *e, size_t len, uint64_t *out)
 {
 	struct fv_entry *ec = ctx, up = { ec->f, 0 };
@@ -161,7 +209,6 @@ static int fv_entry_value(void *ctx, const uint8_t *e, size_t len, uint64_t *out
 	struct dw_loc_env env = { regs, known, false, 0, NULL, 0, 0, fv_mem_read, ec->f };
 	const uint8_t *x;
 	struct dw_scope *cs;
-	struct dw_loc l;
 	unsigned reg;
 	size_t xl;
 	int rc;
@@ -190,20 +237,11 @@ static int fv_entry_value(void *ctx, const uint8_t *e, size_t len, uint64_t *out
 	env.frame_base_len = cs->frame_base_len;
 	/* the caller's real function: its entry values are its own */
 	up.level = caller.level + replay_frame_levels(&caller.frame) - 1 - caller.inline_level;
-	rc = dw_loc_eval_entry(x, xl, &env, &upper, &l);
+	rc = fv_site_calls(ec->f, caller.frame.pc, &callee, &env, &upper)
+		     ? fv_site_value(x, xl, &env, &upper, out)
+		     : -ENOENT;
 	dw_scope_free(cs);
-	if (rc < 0 || l.npieces != 1)
-		return rc < 0 ? rc : -ENOTSUP;
-	if (l.pieces[0].kind == DW_LOC_MEMORY)
-		*out = l.pieces[0].addr; /* a plain expression's value: the top of the stack */
-	else if (l.pieces[0].kind == DW_LOC_VALUE)
-		*out = l.pieces[0].value;
-	else if (l.pieces[0].kind == DW_LOC_REGISTER && l.pieces[0].reg < DW_LOC_NREGS &&
-		 known[l.pieces[0].reg])
-		*out = regs[l.pieces[0].reg];
-	else
-		return -ENOENT;
-	return 0;
+	return rc;
 }
 
 /* The value of variable @var in frame @fr (@bias: its image's load bias,

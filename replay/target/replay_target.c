@@ -230,25 +230,40 @@ static unsigned rt_features(void *ctx)
 	       (t->state ? RSP_TARGET_AVX : 0);
 }
 
+/* Thread @i exists at the current time: the current thread, or one that
+ * ran its first instruction by then (a thread created later in the
+ * recording is not there yet). */
+static bool thread_exists(const struct replay_target *t, size_t i)
+{
+	return i == t->current || replay_timeline_started(t->tl, i);
+}
+
 static int rt_threads(void *ctx, struct rsp_thread_info *out, size_t max)
 {
 	struct replay_target *t = ctx;
+	size_t n = 0;
 
 	if (t->gone)
 		return 0;
-	for (size_t i = 0; i < t->nthreads && i < max; i++) {
-		memset(&out[i], 0, sizeof(out[i]));
-		out[i].ptid = (struct rsp_ptid){ t->b->pid, t->threads[i].tid };
-		out[i].core = -1;
+	for (size_t i = 0; i < t->nthreads; i++) {
+		if (!thread_exists(t, i))
+			continue;
+		if (n < max) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].ptid = (struct rsp_ptid){ t->b->pid, t->threads[i].tid };
+			out[n].core = -1;
+		}
+		n++;
 	}
-	return (int)t->nthreads;
+	return (int)n;
 }
 
 static int rt_thread_alive(void *ctx, struct rsp_ptid thread)
 {
 	struct replay_target *t = ctx;
+	const struct replay_target_thread *th = t->gone ? NULL : find_thread(t, thread.tid);
 
-	return !t->gone && find_thread(t, thread.tid) ? 0 : -ESRCH;
+	return th && thread_exists(t, (size_t)(th - t->threads)) ? 0 : -ESRCH;
 }
 
 /* ---- the past --------------------------------------------------------- */
@@ -524,7 +539,13 @@ static int timeline_move(struct replay_target *t, size_t i, const struct rsp_res
 	for (size_t k = 0; k < t->nthreads; k++) {
 		const struct rsp_resume *a = action_of(t, k, actions, n);
 
-		t->resumed[k] = a && a->kind != RSP_RESUME_STOP;
+		/* A thread not created yet, which the debugger cannot name,
+		 * runs once created if the move is a continue, as a new thread
+		 * of a live process does. */
+		if (!a && !thread_exists(t, k))
+			t->resumed[k] = act->kind == RSP_RESUME_CONTINUE;
+		else
+			t->resumed[k] = a && a->kind != RSP_RESUME_STOP;
 	}
 	return replay_timeline_resume(t->tl, &rq, stop);
 }

@@ -111,6 +111,12 @@ static void fuzz_vars(struct dw_image *img, uint64_t addr)
 	for (unsigned reg = 4; reg < 6; reg++)
 		if (dw_image_call_value(img, addr, reg, &e, &n) == 0)
 			(void)dw_loc_eval_value(e, n, &(struct dw_loc_env){ 0 }, false, 0, &entry);
+	{
+		struct dw_call_target ct;
+
+		if (dw_image_call_target(img, addr, &ct) == 0 && ct.kind == DW_CALL_TARGET_EXPR)
+			(void)dw_loc_eval_value(ct.expr, ct.len, &(struct dw_loc_env){ 0 }, false, 0, &entry);
+	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (dw_image_global(img, addr, names[i], &v) == 0)
 			fuzz_var(&v, NULL);
