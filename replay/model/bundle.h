@@ -178,6 +178,12 @@ int replay_bundle_set_argv(struct replay_bundle *b, char *const argv[]);
 /* Sets a string field (recorder, exit_kind) to a copy of @s; 0 or -ENOMEM. */
 int replay_bundle_set_str(char **field, const char *s);
 
+/* The uid whose files a debugger of the recording at @path may read: the
+ * owner of its directory (of trace.json's, for a manifest named), or of
+ * the perf.data; -1 when it cannot be told. What replay_bundle_load puts
+ * in owner. */
+int64_t replay_bundle_owner_of(const char *path);
+
 /* The path of bundle-relative @file (absolute paths are kept) in @buf.
  * 0 or -ENAMETOOLONG. */
 int replay_bundle_path(const struct replay_bundle *b, const char *file, char *buf, size_t size);

@@ -918,7 +918,6 @@ static int load_perf_data(const char *file, struct replay_bundle **out, char *er
 			  size_t errsize)
 {
 	struct replay_perf_data *pd;
-	struct stat st;
 	int rc;
 
 	*out = NULL;
@@ -937,8 +936,19 @@ static int load_perf_data(const char *file, struct replay_bundle **out, char *er
 		return rc;
 	}
 	/* Whose files a debugger may read: the perf.data's owner's. */
-	(*out)->owner = stat(file, &st) == 0 ? (int64_t)st.st_uid : -1;
+	(*out)->owner = replay_bundle_owner_of(file);
 	return 0;
+}
+
+int64_t replay_bundle_owner_of(const char *path)
+{
+	char manifest[4096], base[4096];
+	struct stat st;
+
+	if (!is_perf_data(path) &&
+	    manifest_path(path, manifest, sizeof(manifest), base, sizeof(base)) == 0)
+		path = base;
+	return stat(path, &st) == 0 ? (int64_t)st.st_uid : -1;
 }
 
 int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, size_t errsize)
@@ -946,7 +956,6 @@ int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, s
 	struct reader r = { .err = err, .errsize = errsize };
 	json_error_t jerr;
 	char path[4096], base[4096], *text = NULL;
-	struct stat st;
 	json_t *root;
 	int rc;
 
@@ -966,7 +975,7 @@ int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, s
 		goto out;
 	/* Taken now, not when a debugger asks: the path may lead elsewhere
 	 * by then. */
-	r.b->owner = stat(base, &st) == 0 ? (int64_t)st.st_uid : -1;
+	r.b->owner = replay_bundle_owner_of(dir);
 	if (access(path, R_OK) < 0) {
 		rc = fail(&r, -errno, "%s: %s", path, strerror(errno));
 		goto out;
