@@ -128,7 +128,7 @@ static int stub_rec_task_state(struct stub_rec *r, struct stub_rec_task *t, size
 
 	snprintf(rel, sizeof(rel), "threads/%d.state", (int)t->th.tid);
 	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
-	t->stf = fopen(path, "we");
+	t->stf = replay_bundle_fcreate(path);
 	if (!t->stf)
 		return -errno;
 	if (replay_bundle_set_str(&r->b->threads[idx].state_file, rel) < 0)
@@ -152,7 +152,7 @@ static int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_task_s
 		return -ENOMEM;
 	snprintf(rel, sizeof(rel), "threads/%d.pt", (int)tid);
 	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
-	t->pt = fopen(path, "we");
+	t->pt = replay_bundle_fcreate(path);
 	if (!t->pt) {
 		e = -errno;
 		free(t);
@@ -1259,11 +1259,11 @@ int stub_rec_new(struct stub_rec **out, const struct stub_rec_options *opt, pid_
 	r->next_flush = STUB_REC_FLUSH;
 	stub_rec_maps_init(&r->maps);
 	*out = r;
-	if (mkdir(opt->dir, 0777) < 0 && errno != EEXIST)
-		return -errno;
+	if ((e = replay_bundle_mkdir(opt->dir)) < 0)
+		return e;
 	snprintf(path, sizeof(path), "%s/threads", opt->dir);
-	if (mkdir(path, 0777) < 0 && errno != EEXIST)
-		return -errno;
+	if ((e = replay_bundle_mkdir(path)) < 0)
+		return e;
 	if (opt->ip_log && !(r->iplog = fopen(opt->ip_log, "we")))
 		return -errno;
 	if (opt->state_check && !(r->sp.check = fopen(opt->state_check, "we")))
