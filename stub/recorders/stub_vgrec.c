@@ -1458,14 +1458,6 @@ static int vgrec_setup(struct stub_vgrec **out, const struct stub_vgrec_options 
 		snprintf(err, errsize, "cannot create %s: %s", path, strerror(-e));
 		return e;
 	}
-	/* Valgrind's log, made here so that it is the owner's alone too
-	 * (Valgrind truncates it, keeping its mode). */
-	snprintf(path, sizeof(path), "%s/" STUB_VGREC_LOG, opt->dir);
-	if ((e = replay_bundle_create(path)) < 0) {
-		snprintf(err, errsize, "cannot create %s: %s", path, strerror(-e));
-		return e;
-	}
-	close(e);
 	return replay_bundle_new(&r->b);
 }
 
@@ -1504,6 +1496,14 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 		snprintf(err, errsize, "cannot resolve %s: %s", opt->dir, strerror(errno));
 		return e;
 	}
+	/* Valgrind's log, made here so that it is the owner's alone too
+	 * (Valgrind truncates it, keeping its mode). */
+	snprintf(r->fifo, sizeof(r->fifo), "%s/" STUB_VGREC_LOG, r->absdir);
+	if ((e = replay_bundle_create(r->fifo)) < 0) {
+		snprintf(err, errsize, "cannot create %s: %s", r->fifo, strerror(-e));
+		return e;
+	}
+	close(e);
 	snprintf(r->fifo, sizeof(r->fifo), "%s/.hsrec.fifo", r->absdir);
 	unlink(r->fifo);
 	if (mkfifo(r->fifo, 0600) < 0 ||
