@@ -200,6 +200,12 @@ int replay_bundle_create(const char *path);
 /* The same as a stdio stream; NULL with errno set. */
 FILE *replay_bundle_fcreate(const char *path);
 
+/* "threads/TID.@ext" for a new thread @tid of @b, in @buf, or
+ * "threads/TID.N.@ext" (N: the thread's index) when @b has a thread @tid
+ * already (a tid used again: each thread its own files). */
+void replay_bundle_thread_file(const struct replay_bundle *b, int64_t tid, const char *ext,
+			       char *buf, size_t size);
+
 /* The path of bundle-relative @file (absolute paths are kept) in @buf.
  * 0 or -ENAMETOOLONG. */
 int replay_bundle_path(const struct replay_bundle *b, const char *file, char *buf, size_t size);

@@ -247,7 +247,7 @@ static int open_out(struct stub_hwpt *h, struct hwpt_thread *t, char *rel, size_
 	e = replay_bundle_mkdir(path);
 	if (e < 0)
 		return e;
-	snprintf(rel, relsize, "threads/%d.pt", (int)t->tid);
+	replay_bundle_thread_file(h->b, t->tid, "pt", rel, relsize);
 	snprintf(path, sizeof(path), "%s/%s", h->setup.dir, rel);
 	t->out = replay_bundle_create(path);
 	return t->out < 0 ? t->out : 0;

@@ -126,7 +126,9 @@ static int stub_rec_task_state(struct stub_rec *r, struct stub_rec_task *t, size
 {
 	char rel[64], path[4096];
 
-	snprintf(rel, sizeof(rel), "threads/%d.state", (int)t->th.tid);
+	/* Named as its trace: threads/TID[.N].state */
+	snprintf(rel, sizeof(rel), "%.*s.state", (int)strlen(r->b->threads[idx].pt_file) - 3,
+		 r->b->threads[idx].pt_file);
 	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
 	t->stf = replay_bundle_fcreate(path);
 	if (!t->stf)
@@ -150,7 +152,7 @@ static int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_task_s
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	snprintf(rel, sizeof(rel), "threads/%d.pt", (int)tid);
+	replay_bundle_thread_file(r->b, tid, "pt", rel, sizeof(rel));
 	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
 	t->pt = replay_bundle_fcreate(path);
 	if (!t->pt) {

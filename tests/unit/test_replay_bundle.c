@@ -432,6 +432,25 @@ static void test_tid_used_again(void **state)
 	replay_bundle_free(b);
 }
 
+/* The recorders' file names: a tid used again gets files of its own. */
+static void test_thread_file(void **state)
+{
+	struct replay_bundle *b = NULL;
+	char name[64];
+
+	(void)state;
+	assert_int_equal(replay_bundle_new(&b), 0);
+	replay_bundle_thread_file(b, 42, "pt", name, sizeof(name));
+	assert_string_equal(name, "threads/42.pt");
+	assert_int_equal(replay_bundle_add_thread(b, 42, name), 0);
+	replay_bundle_thread_file(b, 43, "pt", name, sizeof(name));
+	assert_string_equal(name, "threads/43.pt");
+	assert_int_equal(replay_bundle_add_thread(b, 43, name), 1);
+	replay_bundle_thread_file(b, 42, "pt", name, sizeof(name));
+	assert_string_equal(name, "threads/42.2.pt");
+	replay_bundle_free(b);
+}
+
 static void test_ok_minimal(void **state)
 {
 	char err[256];
@@ -454,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_segments_round_trip),
 		cmocka_unit_test(test_missing_manifest),
 		cmocka_unit_test(test_tid_used_again),
+		cmocka_unit_test(test_thread_file),
 		cmocka_unit_test(test_ok_minimal),
 	};
 
