@@ -24,6 +24,7 @@
 #include "cli/cli_history.h"
 #include "cli/cli_net.h"
 #include "protocol/rsp_server.h"
+#include "dwarf/dw_access.h"
 #include "replay/model/bundle.h"
 #include "replay/frontend/frontend_report.h"
 #include "replay/target/replay_target.h"
@@ -259,12 +260,33 @@ static void note_gap_ends(struct replay_target *rt)
 	}
 }
 
+/* Every file opened for another user's recording (its manifest, traces,
+ * state logs, images, debug files, sources) is opened on its owner's
+ * behalf: what the owner could not read, the debugger gets nothing of
+ * (dwarf/dw_access.h). Another user's recording names the files: served as
+ * root, one naming /etc/shadow as an image would show it to the client. */
+static int read_as_owner(const char *path)
+{
+	int64_t owner = replay_bundle_owner_of(path);
+
+	if (owner < 0) {
+		fprintf(stderr, "Cannot replay %s: %s\n", path, strerror(errno));
+		return -EACCES;
+	}
+	if (owner != (int64_t)geteuid())
+		dw_access_set_reader(owner);
+	return 0;
+}
+
 static int start_target(const struct serve_args *a, struct served *t, struct rsp_target *out)
 {
 	char err[512];
 	int r;
 
 	if (a->replay) {
+		r = read_as_owner(a->replay);
+		if (r)
+			return r;
 		replay_report_image_dirs(a->image_dirs, a->nimage_dirs);
 		r = replay_target_open(a->replay, &t->replay, err, sizeof(err));
 		if (r) {

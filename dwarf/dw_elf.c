@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dwarf/dw_access.h"
+
 static int dw_elf_read_sections(struct dw_elf *e)
 {
 	size_t shstrndx;
@@ -124,6 +126,10 @@ int dw_open_regular(const char *path)
 		e = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 		close(fd);
 		return e;
+	}
+	if (!dw_access_readable(fd, dw_access_reader())) {
+		close(fd);
+		return -EACCES;
 	}
 	return fd;
 }

@@ -42,8 +42,10 @@ struct dw_elf {
 int dw_elf_open(const char *path, struct dw_elf **out);
 /* open(@path, O_RDONLY | O_CLOEXEC) for a regular file only: a FIFO, a
  * device or a directory is refused at once (-EINVAL, -EISDIR), never
- * waited on. The descriptor, or a negative errno. Every reader of
- * recordings, images and sources opens through it. */
+ * waited on; -EACCES for a file the reader could not read (dw_access.h:
+ * serve --replay of another user's recording). The descriptor, or a
+ * negative errno. Every reader of recordings, images and sources opens
+ * through it. */
 int dw_open_regular(const char *path);
 /* fdopen of dw_open_regular(@path) for reading; NULL with errno set. */
 FILE *dw_fopen_regular(const char *path);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dwarf/dw_access.h"
 #include "dwarf/dw_debugfile.h"
 #include "dwarf/dw_elf.h"
 
@@ -30,49 +31,11 @@ void dw_served_set_reader(struct dw_served *s, int64_t uid)
 	s->reader = uid;
 }
 
-/* Whether the reader may use @st as @other_bit (S_IROTH, S_IXOTH) says
- * for all or @user_bit for its owner (groups are not looked at: what a
- * group only may use is refused). */
-static bool served_may(const struct dw_served *s, const struct stat *st, mode_t other_bit,
-		       mode_t user_bit)
-{
-	return (st->st_mode & other_bit) || ((int64_t)st->st_uid == s->reader && (st->st_mode & user_bit));
-}
-
-/* Whether the reader could read the file open at @fd: the file readable
- * by it, and every directory on the way to it (the path the kernel gives
- * the descriptor) searchable by it: a file readable by all inside a
- * private directory is not the reader's to read. */
+/* Whether the reader could read the file open at @fd (dw_access.h's
+ * check, the one every file opened for a recording passes). */
 static bool served_readable(const struct dw_served *s, int fd)
 {
-	char link[32], path[PATH_MAX];
-	struct stat st;
-	ssize_t n;
-
-	if (s->reader <= 0)
-		return true;
-	if (fstat(fd, &st) < 0 || !served_may(s, &st, S_IROTH, S_IRUSR))
-		return false;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0 || (size_t)n >= sizeof(path) - 1 || path[0] != '/')
-		return false;
-	path[n] = '\0';
-	for (ssize_t i = 0; i < n; i++) {
-		bool ok;
-		char keep;
-
-		if (path[i] != '/')
-			continue;
-		keep = path[i + 1];
-		path[i + 1] = '\0';           /* "/", "/a/", "/a/b/", ... */
-		ok = stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-		     served_may(s, &st, S_IXOTH, S_IXUSR);
-		path[i + 1] = keep;
-		if (!ok)
-			return false;
-	}
-	return true;
+	return dw_access_readable(fd, s->reader);
 }
 
 void dw_served_release(struct dw_served *s)

@@ -187,7 +187,7 @@ static int h_read_regs(struct rsp_server *s, struct rsp_request *req)
 	err = s->target.ops->read_regs(s->target.ctx, req_thread(s, req), &regs);
 	if (err)
 		return reply_err(s, err, NULL);
-	return rsp_reply_regs(&s->reply, &regs, reg_count(s));
+	return rsp_reply_regs(&s->reply, &s->client, &regs, reg_count(s));
 }
 
 static int h_write_regs(struct rsp_server *s, struct rsp_request *req)
@@ -215,7 +215,7 @@ static int h_read_reg(struct rsp_server *s, struct rsp_request *req)
 	err = s->target.ops->read_regs(s->target.ctx, req_thread(s, req), &regs);
 	if (err)
 		return reply_err(s, err, NULL);
-	return rsp_reply_reg(&s->reply, &regs, (enum rsp_reg)req->u.reg.regno);
+	return rsp_reply_reg(&s->reply, &s->client, &regs, (enum rsp_reg)req->u.reg.regno);
 }
 
 static int h_write_reg(struct rsp_server *s, struct rsp_request *req)

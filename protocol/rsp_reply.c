@@ -70,7 +70,25 @@ int rsp_reply_xfer(struct rsp_buf *out, const void *obj, size_t obj_len, uint64_
 	return rsp_buf_append(out, (const uint8_t *)obj + offset, n);
 }
 
-int rsp_reply_reg(struct rsp_buf *out, const struct rsp_regs *regs, enum rsp_reg r)
+bool rsp_client_is_lldb(const struct rsp_client *client)
+{
+	return client->thread_suffix || client->error_strings;
+}
+
+/* lldb-server's answer to a register it cannot read (Handle_p, Handle_g):
+ * E15, with a text once LLDB enabled error strings. */
+static int reg_refused(struct rsp_buf *out, const struct rsp_client *client)
+{
+	static const char text[] = "register unavailable";
+	int e = rsp_buf_puts(out, "E15");
+
+	if (e || !client->error_strings)
+		return e;
+	e = rsp_buf_putc(out, ';');
+	return e ? e : rsp_buf_put_hex(out, text, strlen(text));
+}
+
+static int put_reg(struct rsp_buf *out, const struct rsp_regs *regs, enum rsp_reg r)
 {
 	const struct rsp_reg_desc *d = &rsp_reg_descs[r];
 
@@ -82,10 +100,24 @@ int rsp_reply_reg(struct rsp_buf *out, const struct rsp_regs *regs, enum rsp_reg
 	return 0;
 }
 
-int rsp_reply_regs(struct rsp_buf *out, const struct rsp_regs *regs, size_t count)
+int rsp_reply_reg(struct rsp_buf *out, const struct rsp_client *client,
+		  const struct rsp_regs *regs, enum rsp_reg r)
 {
-	for (size_t r = 0; r < count && r < RSP_REG_COUNT; r++)
-		if (rsp_reply_reg(out, regs, (enum rsp_reg)r))
+	if (!regs->avail[r] && rsp_client_is_lldb(client))
+		return reg_refused(out, client);
+	return put_reg(out, regs, r);
+}
+
+int rsp_reply_regs(struct rsp_buf *out, const struct rsp_client *client,
+		   const struct rsp_regs *regs, size_t count)
+{
+	if (count > RSP_REG_COUNT)
+		count = RSP_REG_COUNT;
+	for (size_t r = 0; r < count && rsp_client_is_lldb(client); r++)
+		if (!regs->avail[r])
+			return reg_refused(out, client);
+	for (size_t r = 0; r < count; r++)
+		if (put_reg(out, regs, (enum rsp_reg)r))
 			return -ENOMEM;
 	return 0;
 }
@@ -119,7 +151,7 @@ static int put_expedited(struct rsp_buf *out, const struct rsp_regs *regs)
 			continue;
 		err = rsp_buf_printf(out, "%02x:", (unsigned)expedite[i]);
 		if (!err)
-			err = rsp_reply_reg(out, regs, expedite[i]);
+			err = put_reg(out, regs, expedite[i]);
 		if (!err)
 			err = rsp_buf_putc(out, ';');
 	}

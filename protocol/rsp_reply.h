@@ -43,9 +43,19 @@ int rsp_reply_ptid(struct rsp_buf *out, const struct rsp_client *client,
 int rsp_reply_xfer(struct rsp_buf *out, const void *obj, size_t obj_len,
 		   uint64_t offset, uint64_t len);
 
-/* Registers as hex, `xx` for unavailable ones. */
-int rsp_reply_regs(struct rsp_buf *out, const struct rsp_regs *regs, size_t count);
-int rsp_reply_reg(struct rsp_buf *out, const struct rsp_regs *regs, enum rsp_reg r);
+/* Whether @client is LLDB (it acked QThreadSuffixSupported or
+ * QEnableErrorStrings, which GDB never sends). */
+bool rsp_client_is_lldb(const struct rsp_client *client);
+
+/* Registers as hex. An unavailable register is `xx` bytes for GDB, which
+ * shows <unavailable>; LLDB 14 decodes `x` as 0xcc bytes and shows them as
+ * the register's value, so for LLDB a `p` of an unavailable register and a
+ * `g` holding one are refused with `E15`, as lldb-server refuses a register
+ * it cannot read (LLDB then shows the register as unavailable). */
+int rsp_reply_regs(struct rsp_buf *out, const struct rsp_client *client,
+		   const struct rsp_regs *regs, size_t count);
+int rsp_reply_reg(struct rsp_buf *out, const struct rsp_client *client,
+		  const struct rsp_regs *regs, enum rsp_reg r);
 
 /* Text as an `O<hex>` console-output packet. */
 int rsp_reply_console(struct rsp_buf *out, const char *text);

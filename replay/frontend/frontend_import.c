@@ -56,11 +56,10 @@ static int copy_file(const char *from, const char *to)
 
 	if (in < 0)
 		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = replay_bundle_create(to);
 	if (out < 0) {
-		err = -errno;
 		close(in);
-		return err;
+		return out;
 	}
 	while (!err && (n = read(in, buf, sizeof(buf))) > 0)
 		if (write(out, buf, (size_t)n) != n)
@@ -77,12 +76,12 @@ static int make_dirs(const char *dir)
 {
 	char path[4200];
 
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
+	int e = replay_bundle_mkdir(dir);
+
+	if (e < 0)
+		return e;
 	snprintf(path, sizeof(path), "%s/threads", dir);
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
+	return replay_bundle_mkdir(path);
 }
 
 /* Copies thread @i's trace into @dir/threads/ and points the bundle at it. */

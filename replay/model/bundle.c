@@ -273,6 +273,17 @@ int replay_bundle_set_argv(struct replay_bundle *b, char *const argv[])
 	return 0;
 }
 
+void replay_bundle_thread_file(const struct replay_bundle *b, int64_t tid, const char *ext,
+			       char *buf, size_t size)
+{
+	for (size_t i = 0; i < b->nthreads; i++)
+		if (b->threads[i].tid == tid) {
+			snprintf(buf, size, "threads/%lld.%zu.%s", (long long)tid, b->nthreads, ext);
+			return;
+		}
+	snprintf(buf, size, "threads/%lld.%s", (long long)tid, ext);
+}
+
 int replay_bundle_path(const struct replay_bundle *b, const char *file, char *buf, size_t size)
 {
 	int n;

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define REPLAY_BUNDLE_VERSION 1
 #define REPLAY_TIME_NEVER UINT64_MAX
@@ -180,6 +181,33 @@ int replay_bundle_file_size(const struct replay_bundle *b, const char *file, uin
 int replay_bundle_set_argv(struct replay_bundle *b, char *const argv[]);
 /* Sets a string field (recorder, exit_kind) to a copy of @s; 0 or -ENOMEM. */
 int replay_bundle_set_str(char **field, const char *s);
+
+/* The uid whose files a debugger of the recording at @path may read: the
+ * owner of its directory (of trace.json's, for a manifest named), or of
+ * the perf.data; -1 when it cannot be told. What replay_bundle_load puts
+ * in owner. */
+int64_t replay_bundle_owner_of(const char *path);
+
+/* A recording holds the program's memory and environment: it is its
+ * owner's alone, as a core dump is. Every writer of one (the recorders,
+ * import, run, serve -o) makes its directories with replay_bundle_mkdir
+ * (0700) and its files with replay_bundle_create (0600). */
+#define REPLAY_BUNDLE_DIR_MODE 0700
+#define REPLAY_BUNDLE_FILE_MODE 0600
+/* mkdir(@path, 0700); a directory already there is kept as it is. 0 or
+ * -errno. */
+int replay_bundle_mkdir(const char *path);
+/* @path opened for writing, created or truncated, close-on-exec, 0600 (a
+ * file already there made 0600). The descriptor or -errno. */
+int replay_bundle_create(const char *path);
+/* The same as a stdio stream; NULL with errno set. */
+FILE *replay_bundle_fcreate(const char *path);
+
+/* "threads/TID.@ext" for a new thread @tid of @b, in @buf, or
+ * "threads/TID.N.@ext" (N: the thread's index) when @b has a thread @tid
+ * already (a tid used again: each thread its own files). */
+void replay_bundle_thread_file(const struct replay_bundle *b, int64_t tid, const char *ext,
+			       char *buf, size_t size);
 
 /* The path of bundle-relative @file (absolute paths are kept) in @buf.
  * 0 or -ENAMETOOLONG. */

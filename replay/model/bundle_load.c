@@ -45,6 +45,16 @@ struct reader {
 	char *img_file, *img_uuid;
 	int img_rc;
 	char img_found[4096];
+	/* Parallel to b->threads as processes[].threads made them: the
+	 * identity of each one's trace file, to find a file named twice; and
+	 * whether hindsight.threads gave it its extra data yet. */
+	struct thread_seen {
+		dev_t dev;
+		ino_t ino;
+		bool has_file;
+		bool hs_done;
+	} *seen;
+	size_t nseen;
 };
 
 static int fail(struct reader *r, int code, const char *fmt, ...)
@@ -217,7 +227,7 @@ static int read_cpu(struct reader *r, const json_t *root)
 }
 
 /* The PT file of a thread must exist and be a regular file. */
-static int check_file(struct reader *r, const char *file)
+static int check_file_stat(struct reader *r, const char *file, struct stat *out)
 {
 	char path[4096];
 	struct stat st;
@@ -228,6 +238,50 @@ static int check_file(struct reader *r, const char *file)
 		return fail(r, -errno, "%s: %s", file, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return fail(r, -EINVAL, "%s: not a regular file", file);
+	if (out)
+		*out = st;
+	return 0;
+}
+
+static int check_file(struct reader *r, const char *file)
+{
+	return check_file_stat(r, file, NULL);
+}
+
+/* A thread is listed once. A tid comes back only for a thread that reused
+ * it, with a trace of its own: the same tid again without a trace file
+ * (a per-cpu bundle's threads have none), or a trace file that is another
+ * thread's, is a manifest no recording makes (one listing a thread 5,000
+ * times made timeline run for minutes and replay run out of memory). */
+static int check_new_thread(struct reader *r, const char *where, int64_t tid, const char *file,
+			    const struct stat *st)
+{
+	for (size_t i = 0; i < r->nseen && i < r->b->nthreads; i++) {
+		const struct thread_seen *o = &r->seen[i];
+
+		if (file && o->has_file && o->dev == st->st_dev && o->ino == st->st_ino)
+			return fail(r, -EINVAL, "trace.json: %s: %s is the trace of thread %" PRId64
+				    " already (a trace is one thread's)", where, file,
+				    r->b->threads[i].tid);
+		if (r->b->threads[i].tid == tid && (!file || !o->has_file))
+			return fail(r, -EINVAL, "trace.json: %s: thread %" PRId64 " is listed twice "
+				    "(a tid used again comes with a trace file of its own)", where, tid);
+	}
+	return 0;
+}
+
+static int add_seen(struct reader *r, const char *file, const struct stat *st)
+{
+	struct thread_seen *v = realloc(r->seen, (r->nseen + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	r->seen = v;
+	v[r->nseen].has_file = file != NULL;
+	v[r->nseen].dev = file ? st->st_dev : 0;
+	v[r->nseen].ino = file ? st->st_ino : 0;
+	v[r->nseen].hs_done = false;
+	r->nseen++;
 	return 0;
 }
 
@@ -249,6 +303,7 @@ static int read_thread(struct reader *r, const json_t *t, const char *where)
 {
 	int64_t tid = 0;
 	char *file = NULL;
+	struct stat st;
 	int rc;
 
 	if (!json_is_object(t))
@@ -256,7 +311,10 @@ static int read_thread(struct reader *r, const json_t *t, const char *where)
 	if ((rc = get_i64(r, t, where, "tid", 1, &tid)) < 0 ||
 	    (rc = get_str(r, t, where, "iptTrace", 0, &file)) < 0)
 		goto out;
-	if (file && (rc = check_file(r, file)) < 0)
+	if (file && (rc = check_file_stat(r, file, &st)) < 0)
+		goto out;
+	if ((rc = check_new_thread(r, where, tid, file, &st)) < 0 ||
+	    (rc = add_seen(r, file, &st)) < 0)
 		goto out;
 	rc = replay_bundle_add_thread(r->b, tid, file);
 out:
@@ -511,26 +569,46 @@ out:
 	return rc;
 }
 
-/* hindsight.threads[i]: extra per-thread data, matched by tid. */
+/* hindsight.threads[i]: extra per-thread data, matched by tid (in order,
+ * for a tid used again). */
 static int read_hs_thread(struct reader *r, const json_t *o, const char *where)
 {
 	struct replay_thread *t = NULL;
+	bool listed = false;
 	int64_t tid = 0;
 	int rc;
 
 	if (!json_is_object(o))
 		return fail(r, -EINVAL, "trace.json: hindsight.%s must be an object", where);
+
 	if ((rc = get_i64(r, o, where, "tid", 1, &tid)) < 0)
 		return rc;
-	for (size_t i = 0; i < r->b->nthreads; i++)
-		if (r->b->threads[i].tid == tid)
-			t = &r->b->threads[i];
+	/* The first thread of that tid not given its data yet: a tid used
+	 * again is listed in the same order in both lists. */
+	for (size_t i = 0; !t && i < r->b->nthreads; i++) {
+		if (r->b->threads[i].tid != tid)
+			continue;
+		listed = true;
+		if (i < r->nseen && r->seen[i].hs_done)
+			continue;
+		t = &r->b->threads[i];
+		if (i < r->nseen)
+			r->seen[i].hs_done = true;
+	}
 	if (!t)
-		return fail(r, -EINVAL, "trace.json: hindsight.%s: thread %" PRId64
+		return fail(r, -EINVAL, listed ? "trace.json: hindsight.%s: thread %" PRId64
+			    " is listed more times than in processes[].threads"
+			    : "trace.json: hindsight.%s: thread %" PRId64
 			    " is not in processes[].threads", where, tid);
 	if ((rc = get_str(r, o, where, "stateLog", 0, &t->state_file)) < 0 ||
 	    (rc = get_u64(r, o, where, "instructions", 0, &t->instructions)) < 0)
 		return rc;
+	for (size_t i = 0; t->state_file && i < r->b->nthreads; i++)
+		if (&r->b->threads[i] != t && r->b->threads[i].state_file &&
+		    !strcmp(r->b->threads[i].state_file, t->state_file))
+			return fail(r, -EINVAL, "trace.json: hindsight.%s: %s is the state log of "
+				    "thread %" PRId64 " already", where, t->state_file,
+				    r->b->threads[i].tid);
 	if (t->state_file && (rc = note_missing_log(r, t)) < 0)
 		return rc;
 	if (!json_object_get(o, "segments") || t->nsegs)
@@ -938,7 +1016,6 @@ static int load_perf_data(const char *file, struct replay_bundle **out, char *er
 			  size_t errsize)
 {
 	struct replay_perf_data *pd;
-	struct stat st;
 	int rc;
 
 	*out = NULL;
@@ -957,8 +1034,19 @@ static int load_perf_data(const char *file, struct replay_bundle **out, char *er
 		return rc;
 	}
 	/* Whose files a debugger may read: the perf.data's owner's. */
-	(*out)->owner = stat(file, &st) == 0 ? (int64_t)st.st_uid : -1;
+	(*out)->owner = replay_bundle_owner_of(file);
 	return 0;
+}
+
+int64_t replay_bundle_owner_of(const char *path)
+{
+	char manifest[4096], base[4096];
+	struct stat st;
+
+	if (!is_perf_data(path) &&
+	    manifest_path(path, manifest, sizeof(manifest), base, sizeof(base)) == 0)
+		path = base;
+	return stat(path, &st) == 0 ? (int64_t)st.st_uid : -1;
 }
 
 int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, size_t errsize)
@@ -966,7 +1054,6 @@ int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, s
 	struct reader r = { .err = err, .errsize = errsize };
 	json_error_t jerr;
 	char path[4096], base[4096], *text = NULL;
-	struct stat st;
 	json_t *root;
 	int rc;
 
@@ -986,7 +1073,7 @@ int replay_bundle_load(const char *dir, struct replay_bundle **out, char *err, s
 		goto out;
 	/* Taken now, not when a debugger asks: the path may lead elsewhere
 	 * by then. */
-	r.b->owner = stat(base, &st) == 0 ? (int64_t)st.st_uid : -1;
+	r.b->owner = replay_bundle_owner_of(dir);
 	if (access(path, R_OK) < 0) {
 		rc = fail(&r, -errno, "%s: %s", path, strerror(errno));
 		goto out;
@@ -1013,6 +1100,7 @@ out:
 	free(r.cpus);
 	free(r.img_file);
 	free(r.img_uuid);
+	free(r.seen);
 	if (rc < 0) {
 		if (rc == -ENOMEM && err && errsize && !err[0])
 			fail(&r, rc, "out of memory");

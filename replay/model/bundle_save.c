@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "replay/model/elf_load.h"
@@ -370,15 +371,55 @@ static json_t *bundle_json(const struct replay_bundle *b, const char *dir)
 	return root;
 }
 
+int replay_bundle_mkdir(const char *path)
+{
+	if (mkdir(path, REPLAY_BUNDLE_DIR_MODE) == 0 || errno == EEXIST)
+		return 0;
+	return -errno;
+}
+
+int replay_bundle_create(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, REPLAY_BUNDLE_FILE_MODE), e;
+
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, REPLAY_BUNDLE_FILE_MODE) < 0) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+FILE *replay_bundle_fcreate(const char *path)
+{
+	int fd = replay_bundle_create(path);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
 /* Writes @root to @path and flushes it to disk. 0 or -errno. */
 static int write_synced(json_t *root, const char *path)
 {
 	int fd, err = 0;
 	FILE *f;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = replay_bundle_create(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	f = fdopen(fd, "w");
 	if (!f) {
 		err = -errno;

@@ -7,6 +7,11 @@
  * PT_LOAD segment past its file size, inside its memory size, are zero
  * (bss: the loader clears the rest of the page and maps zero pages). The
  * libipt sections stay the file's bytes: decoding never runs in a bss.
+ *
+ * Each file is opened once, through dw_open_regular (which refuses what the
+ * recording's owner could not read, dwarf/dw_access.h), and kept open: libipt,
+ * the bytes and the ELF segments all read it as /proc/self/fd/N, so a name
+ * swapped for a link to another file after the check reads nothing else.
  */
 #include "replay/model/image.h"
 
@@ -28,6 +33,8 @@
 #define PAGE 4096u
 
 struct image_map {
+	int fd;                    /* the file, checked; -1 not opened yet */
+	bool fd_shared;            /* another mapping's fd (same file name) */
 	int isid;                  /* in the section cache; 0 not added yet */
 	bool failed;               /* the file could not be added or mapped */
 	bool active;               /* valid at the current time */
@@ -65,6 +72,8 @@ int replay_image_new(const struct replay_bundle *b, struct replay_image **out)
 		replay_image_free(img);
 		return -ENOMEM;
 	}
+	for (size_t i = 0; i < b->nmaps; i++)
+		img->maps[i].fd = -1;
 	*out = img;
 	return 0;
 }
@@ -76,6 +85,8 @@ void replay_image_free(struct replay_image *img)
 	for (size_t i = 0; i < img->b->nmaps; i++) {
 		if (img->maps[i].bytes)
 			munmap((void *)img->maps[i].bytes, img->maps[i].fsize);
+		if (img->maps[i].fd >= 0 && !img->maps[i].fd_shared)
+			close(img->maps[i].fd);
 		free(img->maps[i].segs);
 	}
 	pt_image_free(img->image);
@@ -108,17 +119,47 @@ static void span(struct replay_image *img, uint64_t t)
 	}
 }
 
+/* Mapping @i's file opened and checked (once per file name), and the
+ * name every reader uses for it, /proc/self/fd/N, in @path. 0 or -errno. */
+static int map_fd(struct replay_image *img, size_t i, char *path, size_t size)
+{
+	const struct replay_mapping *m = &img->b->maps[i];
+	struct image_map *im = &img->maps[i];
+	char real[4096];
+	int fd;
+
+	if (!m->file)
+		return -ENOENT;
+	if (im->fd < 0) {
+		for (size_t k = 0; k < img->b->nmaps && im->fd < 0; k++)
+			if (k != i && img->maps[k].fd >= 0 && img->b->maps[k].file &&
+			    strcmp(img->b->maps[k].file, m->file) == 0) {
+				im->fd = img->maps[k].fd;
+				im->fd_shared = true;
+			}
+	}
+	if (im->fd < 0) {
+		if (replay_bundle_path(img->b, m->file, real, sizeof(real)) < 0)
+			return -ENAMETOOLONG;
+		fd = dw_open_regular(real);
+		if (fd < 0)
+			return fd;
+		im->fd = fd;
+	}
+	return snprintf(path, size, "/proc/self/fd/%d", im->fd) >= (int)size ? -ENAMETOOLONG : 0;
+}
+
 static int add_section(struct replay_image *img, struct pt_image *image, size_t i)
 {
 	const struct replay_mapping *m = &img->b->maps[i];
 	struct image_map *im = &img->maps[i];
-	char path[4096];
+	char path[64];
 	int isid;
 
 	if (im->failed)
 		return 0;
 	if (!im->isid) {
-		if (replay_bundle_path(img->b, m->file, path, sizeof(path)) < 0) {
+		if (map_fd(img, i, path, sizeof(path)) < 0) {
 			im->failed = true;
 			return 0;
 		}
@@ -222,24 +263,19 @@ static void load_segments(struct replay_image *img, size_t i, const char *path)
 static int map_file(struct replay_image *img, size_t i)
 {
 	struct image_map *im = &img->maps[i];
-	char path[4096];
+	char path[64];
 	struct stat st;
 	void *p;
-	int fd;
+	int r;
 
 	if (im->bytes)
 		return 0;
-	if (replay_bundle_path(img->b, img->b->maps[i].file, path, sizeof(path)) < 0)
-		return -ENAMETOOLONG;
-	fd = dw_open_regular(path);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
-		close(fd);
+	r = map_fd(img, i, path, sizeof(path));
+	if (r < 0)
+		return r;
+	if (fstat(im->fd, &st) < 0 || st.st_size <= 0)
 		return -EINVAL;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, im->fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	im->bytes = p;

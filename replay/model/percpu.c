@@ -525,7 +525,7 @@ int replay_percpu_write_thread(const struct replay_bundle *b, size_t thread, con
 {
 	const struct replay_thread *t = &b->threads[thread];
 	char from[4096], buf[65536];
-	FILE *out = fopen(path, "wb");
+	FILE *out = replay_bundle_fcreate(path);
 	int rc = out ? 0 : -errno;
 
 	for (size_t i = 0; !rc && i < t->nsegs; i++) {

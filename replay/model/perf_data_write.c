@@ -46,9 +46,9 @@ static int write_file(const char *path, const uint8_t *p, size_t n)
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = replay_bundle_create(tmp);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	rc = write_all(fd, p, n);
 	if (!rc && fsync(fd))
 		rc = -errno;
@@ -63,9 +63,7 @@ static int write_file(const char *path, const uint8_t *p, size_t n)
 
 static int mkdir_p1(const char *dir)
 {
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
+	return replay_bundle_mkdir(dir);
 }
 
 static int write_stream(struct replay_perf_data *pd, const struct replay_perf_stream *s,

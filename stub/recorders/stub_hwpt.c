@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "replay/model/bundle.h"
 #include "stub/recorders/stub_hwpt_ring.h"
 #include "stub/recorders/stub_hwpt_sideband.h"
 
@@ -240,14 +241,16 @@ static void thread_release(struct hwpt_thread *t)
 static int open_out(struct stub_hwpt *h, struct hwpt_thread *t, char *rel, size_t relsize)
 {
 	char path[4096];
+	int e;
 
 	snprintf(path, sizeof(path), "%s/threads", h->setup.dir);
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return -errno;
-	snprintf(rel, relsize, "threads/%d.pt", (int)t->tid);
+	e = replay_bundle_mkdir(path);
+	if (e < 0)
+		return e;
+	replay_bundle_thread_file(h->b, t->tid, "pt", rel, relsize);
 	snprintf(path, sizeof(path), "%s/%s", h->setup.dir, rel);
-	t->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	return t->out < 0 ? -errno : 0;
+	t->out = replay_bundle_create(path);
+	return t->out < 0 ? t->out : 0;
 }
 
 static int start_thread(struct stub_hwpt *h, struct hwpt_thread *t, char *why, size_t whysize)

@@ -98,13 +98,13 @@ static int make_dirs(const char *dir)
 {
 	char path[4096];
 
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
-		return -errno;
+	int e = replay_bundle_mkdir(dir);
+
+	if (e < 0)
+		return e;
 	if (snprintf(path, sizeof(path), "%s/threads", dir) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	if (mkdir(path, 0777) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
+	return replay_bundle_mkdir(path);
 }
 
 /* Build-ids of the mappings the sideband added (the files are here: this

@@ -127,9 +127,11 @@ static int stub_rec_task_state(struct stub_rec *r, struct stub_rec_task *t, size
 {
 	char rel[64], path[4096];
 
-	snprintf(rel, sizeof(rel), "threads/%d.state", (int)t->th.tid);
+	/* Named as its trace: threads/TID[.N].state */
+	snprintf(rel, sizeof(rel), "%.*s.state", (int)strlen(r->b->threads[idx].pt_file) - 3,
+		 r->b->threads[idx].pt_file);
 	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
-	t->stf = fopen(path, "we");
+	t->stf = replay_bundle_fcreate(path);
 	if (!t->stf)
 		return -errno;
 	if (replay_bundle_set_str(&r->b->threads[idx].state_file, rel) < 0)
@@ -151,9 +153,9 @@ static int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_task_s
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	snprintf(rel, sizeof(rel), "threads/%d.pt", (int)tid);
+	replay_bundle_thread_file(r->b, tid, "pt", rel, sizeof(rel));
 	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
-	t->pt = fopen(path, "we");
+	t->pt = replay_bundle_fcreate(path);
 	if (!t->pt) {
 		e = -errno;
 		free(t);
@@ -1290,11 +1292,11 @@ int stub_rec_new(struct stub_rec **out, const struct stub_rec_options *opt, pid_
 	r->next_flush = STUB_REC_FLUSH;
 	stub_rec_maps_init(&r->maps);
 	*out = r;
-	if (mkdir(opt->dir, 0777) < 0 && errno != EEXIST)
-		return stub_rec_cannot(r, -errno, "in %s", opt->dir);
+	if ((e = replay_bundle_mkdir(opt->dir)) < 0)
+		return stub_rec_cannot(r, e, "in %s", opt->dir);
 	snprintf(path, sizeof(path), "%s/threads", opt->dir);
-	if (mkdir(path, 0777) < 0 && errno != EEXIST)
-		return stub_rec_cannot(r, -errno, "in %s", path);
+	if ((e = replay_bundle_mkdir(path)) < 0)
+		return stub_rec_cannot(r, e, "in %s", path);
 	if (opt->ip_log && !(r->iplog = fopen(opt->ip_log, "we")))
 		return stub_rec_cannot(r, -errno, "to %s", opt->ip_log);
 	if (opt->state_check && !(r->sp.check = fopen(opt->state_check, "we")))

@@ -162,12 +162,12 @@ int stub_rec_dump_vdso(const char *dir, pid_t pid, int mem_fd, uint64_t start, u
 	if (!buf)
 		return -ENOMEM;
 	snprintf(path, sizeof(path), "%s/images", dir);
-	mkdir(path, 0777);
+	replay_bundle_mkdir(path);
 	snprintf(rel, size, "images/vdso-%d.so", (int)pid);
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
 	if (pread(mem_fd, buf, len, (off_t)start) != (ssize_t)len)
 		r = -EIO;
-	else if (!(f = fopen(path, "we")))
+	else if (!(f = replay_bundle_fcreate(path)))
 		r = -errno;
 	else {
 		/* ENOSPC said as such, not as an I/O error. */

@@ -136,9 +136,9 @@ static int ring_drop_front(const char *path, uint64_t keep, uint64_t from)
 		e = !buf ? -ENOMEM : -errno;
 		goto done;
 	}
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = replay_bundle_create(tmp);
 	if (out < 0) {
-		e = -errno;
+		e = out;
 		goto done;
 	}
 	while (e == 0) {

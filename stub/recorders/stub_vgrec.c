@@ -265,7 +265,7 @@ static struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid)
 		if (r->th[i]->tid == tid)  /* a tid used again: a new file */
 			snprintf(rel, sizeof(rel), "threads/%" PRId64 ".%zu.pt", tid, r->nth);
 	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
-	t->pt = fopen(path, "we");
+	t->pt = replay_bundle_fcreate(path);
 	if (!t->pt) {
 		free(t);
 		return NULL;
@@ -284,7 +284,7 @@ static struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid)
 	/* The state log: started by the thread's first register dump. */
 	snprintf(rel + strlen(rel) - 3, 7, ".state");
 	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
-	t->stf = fopen(path, "we");
+	t->stf = replay_bundle_fcreate(path);
 	if (!t->stf || stub_rec_state_init(&t->st, (pid_t)tid, t->stf) < 0 ||
 	    replay_bundle_set_str(&r->b->threads[idx].state_file, rel) < 0)
 		return NULL;
@@ -1452,15 +1452,13 @@ static int vgrec_setup(struct stub_vgrec **out, const struct stub_vgrec_options 
 	if (ZYAN_FAILED(ZydisDecoderInit(&r->dec, ZYDIS_MACHINE_MODE_LONG_64,
 					 ZYDIS_STACK_WIDTH_64)))
 		return -EINVAL;
-	if (mkdir(opt->dir, 0777) < 0 && errno != EEXIST) {
-		e = -errno;
-		snprintf(err, errsize, "cannot create %s: %s", opt->dir, strerror(errno));
+	if ((e = replay_bundle_mkdir(opt->dir)) < 0) {
+		snprintf(err, errsize, "cannot create %s: %s", opt->dir, strerror(-e));
 		return e;
 	}
 	snprintf(path, sizeof(path), "%s/threads", opt->dir);
-	if (mkdir(path, 0777) < 0 && errno != EEXIST) {
-		e = -errno;
-		snprintf(err, errsize, "cannot create %s: %s", path, strerror(errno));
+	if ((e = replay_bundle_mkdir(path)) < 0) {
+		snprintf(err, errsize, "cannot create %s: %s", path, strerror(-e));
 		return e;
 	}
 	return replay_bundle_new(&r->b);
@@ -1469,7 +1467,7 @@ static int vgrec_setup(struct stub_vgrec **out, const struct stub_vgrec_options 
 int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt,
 		   char *const argv[], char *err, size_t errsize)
 {
-	char tooldir[PATH_MAX], why[512], valgrind[PATH_MAX];
+	char tooldir[PATH_MAX], why[512], valgrind[PATH_MAX], log[PATH_MAX + 32];
 	struct stub_vgrec *r;
 	int e, fds[2];
 
@@ -1501,6 +1499,14 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 		snprintf(err, errsize, "cannot resolve %s: %s", opt->dir, strerror(errno));
 		return e;
 	}
+	/* Valgrind's log, made here so that it is the owner's alone too
+	 * (Valgrind truncates it, keeping its mode). */
+	snprintf(log, sizeof(log), "%s/" STUB_VGREC_LOG, r->absdir);
+	if ((e = replay_bundle_create(log)) < 0) {
+		snprintf(err, errsize, "cannot create %s: %s", log, strerror(-e));
+		return e;
+	}
+	close(e);
 	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0) {
 		e = -errno;
 		snprintf(err, errsize, "cannot make a pipe: %s", strerror(errno));

@@ -88,9 +88,14 @@ check_gets replay "$out"
 # A recording of user 4242's naming a file of root's as a module: served
 # as 4242 could read it, i.e. not, even after its directory is swapped for
 # a link to root's / once the stub has opened it (the owner is taken at the
-# opening, not looked up again at GDB's request).
+# opening, not looked up again at GDB's request). The recording sits where
+# 4242 may read it (the run's directory is root's, 0700: serve --replay
+# reads no file of a recording its owner could not, t_replay_foreign_owner).
 if [ "$(id -u)" = 0 ]; then
-    urec=$T_DIR/urec
+    UW=$(mktemp -d /tmp/hindsight-vfile.XXXXXX) || finish
+    chmod 755 "$UW"
+    trap 'rm -rf "$UW"; e2e_cleanup' EXIT
+    urec=$UW/urec
     cp -r "$rec" "$urec"
     python3 - "$urec/trace.json" "$T_DIR/secret.txt" <<'EOF2' || fail "cannot add the mapping"
 import json, sys

@@ -11,7 +11,7 @@
  * recording's end time. Any step may fail; none may crash, leak or hit
  * undefined behaviour.
  *
- * fuzz-build: replay/model/bundle*.c replay/model/percpu.c replay/model/perf_*.c replay/decode/decode.c replay/model/image.c replay/model/image_find.c replay/decode/insn.c replay/model/elf_load.c dwarf/dw_elf.c -lipt -ljansson -lelf -lZydis
+ * fuzz-build: replay/model/bundle*.c replay/model/percpu.c replay/model/perf_*.c replay/decode/decode.c replay/model/image.c replay/model/image_find.c replay/decode/insn.c replay/model/elf_load.c dwarf/dw_elf.c dwarf/dw_access.c -lipt -ljansson -lelf -lZydis
  */
 #include <stddef.h>
 #include <stdint.h>

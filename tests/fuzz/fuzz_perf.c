@@ -7,7 +7,7 @@
  * them) applied to a bundle. Either may fail; neither may crash, leak or
  * hit undefined behaviour.
  *
- * fuzz-build: replay/model/perf_*.c replay/model/bundle*.c replay/model/percpu.c replay/model/elf_load.c replay/model/image_find.c dwarf/dw_elf.c -lipt -ljansson -lelf
+ * fuzz-build: replay/model/perf_*.c replay/model/bundle*.c replay/model/percpu.c replay/model/elf_load.c replay/model/image_find.c dwarf/dw_elf.c dwarf/dw_access.c -lipt -ljansson -lelf
  */
 #include <linux/perf_event.h>
 #include <stddef.h>

@@ -177,11 +177,11 @@ static void reply(struct session *s, const struct rsp_request *req, const uint8_
 		CHECK(rsp_reply_ok(&s->reply) == 0);
 		break;
 	case RSP_REQ_READ_REGS:
-		CHECK(rsp_reply_regs(&s->reply, &s->regs, RSP_REG_COUNT) == 0);
+		CHECK(rsp_reply_regs(&s->reply, &s->client, &s->regs, RSP_REG_COUNT) == 0);
 		break;
 	case RSP_REQ_READ_REG:
 		if (req->u.reg.regno < RSP_REG_COUNT)
-			CHECK(rsp_reply_reg(&s->reply, &s->regs, req->u.reg.regno) == 0);
+			CHECK(rsp_reply_reg(&s->reply, &s->client, &s->regs, req->u.reg.regno) == 0);
 		else
 			CHECK(rsp_reply_error(&s->reply, &s->client, -EINVAL, NULL) == 0);
 		break;

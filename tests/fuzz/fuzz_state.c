@@ -10,7 +10,7 @@
  * header so the records themselves are what varies. Any step may fail;
  * none may crash, leak or hit undefined behaviour.
  *
- * fuzz-build: replay/model/state.c replay/model/state_cache.c replay/model/bundle.c dwarf/dw_elf.c protocol -lelf
+ * fuzz-build: replay/model/state.c replay/model/state_cache.c replay/model/bundle.c dwarf/dw_elf.c dwarf/dw_access.c protocol -lelf
  */
 #include <stddef.h>
 #include <stdint.h>

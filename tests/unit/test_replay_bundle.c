@@ -314,6 +314,24 @@ static const struct bad_case bad[] = {
 	{ "{\"type\":\"intel-pt\"," CPU "," PROC(OKTHREAD) ",\"hindsight\":{\"version\":1,\"threads\":"
 	  "[{\"tid\":1,\"segments\":[{\"file\":\"t.pt\",\"offset\":0}]}]}}", -EINVAL,
 	  "segments[0]: missing \"size\"" },
+	/* Impossible thread lists: one thread listed twice (the same trace, or
+	 * no trace), a trace that is two threads', more extra data than
+	 * threads, a state log that is two threads'. */
+	{ "{\"type\":\"intel-pt\"," CPU "," PROC(OKTHREAD "," OKTHREAD) "}", -EINVAL,
+	  "processes[0].threads[1]: t.pt is the trace of thread 1 already" },
+	{ "{\"type\":\"intel-pt\"," CPU "," PROC("{\"tid\":2,\"iptTrace\":\"t.pt\"}," OKTHREAD) "}",
+	  -EINVAL, "processes[0].threads[1]: t.pt is the trace of thread 2 already" },
+	{ "{\"type\":\"intel-pt\"," CPU "," PROC("{\"tid\":1},{\"tid\":1}") "}", -EINVAL,
+	  "processes[0].threads[1]: thread 1 is listed twice" },
+	{ "{\"type\":\"intel-pt\"," CPU "," PROC(OKTHREAD ",{\"tid\":1}") "}", -EINVAL,
+	  "processes[0].threads[1]: thread 1 is listed twice" },
+	{ "{\"type\":\"intel-pt\"," CPU "," PROC(OKTHREAD) ",\"hindsight\":{\"version\":1,\"threads\":"
+	  "[{\"tid\":1},{\"tid\":1}]}}", -EINVAL,
+	  "hindsight.threads[1]: thread 1 is listed more times than in processes[].threads" },
+	{ "{\"type\":\"intel-pt\"," CPU "," PROC(OKTHREAD ",{\"tid\":2,\"iptTrace\":\"u.pt\"}")
+	  ",\"hindsight\":{\"version\":1,\"threads\":[{\"tid\":1,\"stateLog\":\"s\"},"
+	  "{\"tid\":2,\"stateLog\":\"s\"}]}}", -EINVAL,
+	  "hindsight.threads[1]: s is the state log of thread 1 already" },
 };
 
 static void test_bad_manifests(void **state)
@@ -322,6 +340,7 @@ static void test_bad_manifests(void **state)
 
 	(void)state;
 	write_file("t.pt", "not ELF");
+	write_file("u.pt", "not ELF");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int rc = load_text(bad[i].json, err, sizeof(err));
 
@@ -386,6 +405,52 @@ static void test_missing_manifest(void **state)
 	assert_string_equal(err, "/nonexistent/dir/trace.json: No such file or directory");
 }
 
+/* A tid used again (a thread gone, another given its number) is listed
+ * twice, each time with its own trace; hindsight.threads gives each its
+ * data in the same order. */
+static void test_tid_used_again(void **state)
+{
+	struct replay_bundle *b = NULL;
+	char err[256];
+
+	(void)state;
+	write_file("t.pt", "");
+	write_file("u.pt", "");
+	write_file("trace.json", "{\"type\":\"intel-pt\"," CPU ","
+		   PROC(OKTHREAD ",{\"tid\":1,\"iptTrace\":\"u.pt\"}")
+		   ",\"hindsight\":{\"version\":1,\"threads\":["
+		   "{\"tid\":1,\"stateLog\":\"t.state\",\"instructions\":5},"
+		   "{\"tid\":1,\"stateLog\":\"u.state\",\"instructions\":7}]}}");
+	assert_int_equal(replay_bundle_load(tmpdir, &b, err, sizeof(err)), 0);
+	assert_int_equal(b->nthreads, 2);
+	assert_string_equal(b->threads[0].pt_file, "t.pt");
+	assert_string_equal(b->threads[0].state_file, "t.state");
+	assert_int_equal(b->threads[0].instructions, 5);
+	assert_string_equal(b->threads[1].pt_file, "u.pt");
+	assert_string_equal(b->threads[1].state_file, "u.state");
+	assert_int_equal(b->threads[1].instructions, 7);
+	replay_bundle_free(b);
+}
+
+/* The recorders' file names: a tid used again gets files of its own. */
+static void test_thread_file(void **state)
+{
+	struct replay_bundle *b = NULL;
+	char name[64];
+
+	(void)state;
+	assert_int_equal(replay_bundle_new(&b), 0);
+	replay_bundle_thread_file(b, 42, "pt", name, sizeof(name));
+	assert_string_equal(name, "threads/42.pt");
+	assert_int_equal(replay_bundle_add_thread(b, 42, name), 0);
+	replay_bundle_thread_file(b, 43, "pt", name, sizeof(name));
+	assert_string_equal(name, "threads/43.pt");
+	assert_int_equal(replay_bundle_add_thread(b, 43, name), 1);
+	replay_bundle_thread_file(b, 42, "pt", name, sizeof(name));
+	assert_string_equal(name, "threads/42.2.pt");
+	replay_bundle_free(b);
+}
+
 static void test_ok_minimal(void **state)
 {
 	char err[256];
@@ -407,6 +472,8 @@ int main(void)
 		cmocka_unit_test(test_bad_manifests),
 		cmocka_unit_test(test_segments_round_trip),
 		cmocka_unit_test(test_missing_manifest),
+		cmocka_unit_test(test_tid_used_again),
+		cmocka_unit_test(test_thread_file),
 		cmocka_unit_test(test_ok_minimal),
 	};
 

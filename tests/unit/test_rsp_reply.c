@@ -298,6 +298,7 @@ static void test_xfer_binary(void **state)
 
 static void test_regs_hex_and_unavailable(void **state)
 {
+	const struct rsp_client gdb = { .features = RSP_CLIENT_VCONT_SUPPORTED };
 	struct rsp_regs regs;
 	struct rsp_buf out;
 
@@ -306,11 +307,11 @@ static void test_regs_hex_and_unavailable(void **state)
 	rsp_regs_set(&regs, RSP_REG_RAX, 0x0102030405060708);
 	rsp_regs_set(&regs, RSP_REG_RCX, 0);        /* rbx stays unavailable */
 	rsp_buf_init(&out);
-	assert_int_equal(rsp_reply_regs(&out, &regs, 3), 0);
+	assert_int_equal(rsp_reply_regs(&out, &gdb, &regs, 3), 0);
 	expect_reply("rax rbx rcx", &out, "0807060504030201" "xxxxxxxxxxxxxxxx" "0000000000000000", NULL);
 
 	rsp_buf_reset(&out);
-	assert_int_equal(rsp_reply_regs(&out, &regs, 0), 0);
+	assert_int_equal(rsp_reply_regs(&out, &gdb, &regs, 0), 0);
 	expect_reply("no registers", &out, "", NULL);
 	rsp_buf_release(&out);
 	expect_no_failures();
@@ -318,20 +319,21 @@ static void test_regs_hex_and_unavailable(void **state)
 
 static void test_regs_sizes(void **state)
 {
+	const struct rsp_client gdb = { .features = RSP_CLIENT_VCONT_SUPPORTED };
 	struct rsp_regs regs;
 	struct rsp_buf out;
 
 	(void)state;
 	memset(&regs, 0, sizeof(regs));
 	rsp_buf_init(&out);
-	assert_int_equal(rsp_reply_regs(&out, &regs, RSP_REG_COUNT_NOAVX), 0);
+	assert_int_equal(rsp_reply_regs(&out, &gdb, &regs, RSP_REG_COUNT_NOAVX), 0);
 	assert_int_equal(out.len, 2 * RSP_REGS_SIZE_NOAVX);
 	for (size_t i = 0; i < out.len; i++)
 		assert_int_equal(out.data[i], 'x');
 
 	memset(regs.avail, 1, sizeof(regs.avail));
 	rsp_buf_reset(&out);
-	assert_int_equal(rsp_reply_regs(&out, &regs, RSP_REG_COUNT), 0);
+	assert_int_equal(rsp_reply_regs(&out, &gdb, &regs, RSP_REG_COUNT), 0);
 	assert_int_equal(out.len, 2 * RSP_REGS_SIZE);
 	for (size_t i = 0; i < out.len; i++)
 		assert_int_equal(out.data[i], '0');
@@ -340,6 +342,7 @@ static void test_regs_sizes(void **state)
 
 static void test_reg_single(void **state)
 {
+	const struct rsp_client gdb = { .features = RSP_CLIENT_VCONT_SUPPORTED };
 	static const uint8_t st0[10] = { 0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0x3f }; /* 1.0 */
 	struct rsp_regs regs;
 	struct rsp_buf out;
@@ -351,20 +354,54 @@ static void test_reg_single(void **state)
 	rsp_regs_set_bytes(&regs, RSP_REG_ST0, st0);
 	rsp_buf_init(&out);
 
-	assert_int_equal(rsp_reply_reg(&out, &regs, RSP_REG_EFLAGS), 0);
+	assert_int_equal(rsp_reply_reg(&out, &gdb, &regs, RSP_REG_EFLAGS), 0);
 	expect_reply("eflags", &out, "46020000", NULL);
 	rsp_buf_reset(&out);
-	assert_int_equal(rsp_reply_reg(&out, &regs, RSP_REG_RIP), 0);
+	assert_int_equal(rsp_reply_reg(&out, &gdb, &regs, RSP_REG_RIP), 0);
 	expect_reply("rip", &out, "6351555555550000", NULL);
 	rsp_buf_reset(&out);
-	assert_int_equal(rsp_reply_reg(&out, &regs, RSP_REG_ST0), 0);
+	assert_int_equal(rsp_reply_reg(&out, &gdb, &regs, RSP_REG_ST0), 0);
 	expect_reply("st0", &out, "0000000000000080ff3f", NULL);
 	rsp_buf_reset(&out);
-	assert_int_equal(rsp_reply_reg(&out, &regs, RSP_REG_CS), 0);
+	assert_int_equal(rsp_reply_reg(&out, &gdb, &regs, RSP_REG_CS), 0);
 	expect_reply("unavailable cs", &out, "xxxxxxxx", NULL);
 	rsp_buf_reset(&out);
-	assert_int_equal(rsp_reply_reg(&out, &regs, RSP_REG_XMM0 + 15), 0);
+	assert_int_equal(rsp_reply_reg(&out, &gdb, &regs, RSP_REG_XMM0 + 15), 0);
 	expect_reply("unavailable xmm15", &out, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", NULL);
+	rsp_buf_release(&out);
+	expect_no_failures();
+}
+
+/* LLDB 14 reads `xx` as 0xcc bytes: an unavailable register is refused
+ * with lldb-server's E15, with its text once error strings are on; an
+ * available one is spelled as for GDB. */
+static void test_reg_unavailable_lldb(void **state)
+{
+	struct rsp_client lldb = { .thread_suffix = true };
+	struct rsp_regs regs;
+	struct rsp_buf out;
+
+	(void)state;
+	memset(&regs, 0, sizeof(regs));
+	rsp_regs_set(&regs, RSP_REG_RAX, 0x0102030405060708);
+	rsp_buf_init(&out);
+	assert_true(rsp_client_is_lldb(&lldb));
+	assert_int_equal(rsp_reply_reg(&out, &lldb, &regs, RSP_REG_RAX), 0);
+	expect_reply("available rax", &out, "0807060504030201", NULL);
+	rsp_buf_reset(&out);
+	assert_int_equal(rsp_reply_reg(&out, &lldb, &regs, RSP_REG_XMM0), 0);
+	expect_reply("unavailable xmm0", &out, "E15", NULL);
+	rsp_buf_reset(&out);
+	assert_int_equal(rsp_reply_regs(&out, &lldb, &regs, 1), 0);
+	expect_reply("g of rax alone", &out, "0807060504030201", NULL);
+	rsp_buf_reset(&out);
+	assert_int_equal(rsp_reply_regs(&out, &lldb, &regs, 2), 0);
+	expect_reply("g with rbx unavailable", &out, "E15", NULL);
+	rsp_buf_reset(&out);
+	lldb.thread_suffix = false;
+	lldb.error_strings = true;
+	assert_int_equal(rsp_reply_reg(&out, &lldb, &regs, RSP_REG_ST0), 0);
+	expect_reply("with error strings", &out, "E15;726567697374657220756e617661696c61626c65", NULL);
 	rsp_buf_release(&out);
 	expect_no_failures();
 }
@@ -557,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_regs_hex_and_unavailable),
 		cmocka_unit_test(test_regs_sizes),
 		cmocka_unit_test(test_reg_single),
+		cmocka_unit_test(test_reg_unavailable_lldb),
 		cmocka_unit_test(test_stop_replies),
 		cmocka_unit_test(test_stop_unavailable_registers_left_out),
 		cmocka_unit_test(test_stop_lldb_threads),
