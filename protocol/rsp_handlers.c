@@ -341,9 +341,16 @@ static int h_detach(struct rsp_server *s, struct rsp_request *req)
 
 static int h_pass_signals(struct rsp_server *s, struct rsp_request *req)
 {
+	uint8_t host[RSP_NSIG] = { 0 };
+
 	if (!s->target.ops->set_pass_signals)
 		return 0;
-	return reply_status(s, s->target.ops->set_pass_signals(s->target.ctx, req->u.pass));
+	if (!rsp_client_is_lldb(&s->client))
+		memcpy(host, req->u.pass.host, sizeof(host));
+	for (int n = 1; n < 256 && rsp_client_is_lldb(&s->client); n++)
+		if (req->u.pass.raw[n] && rsp_client_host_signal(&s->client, n))
+			host[rsp_client_host_signal(&s->client, n)] = 1;
+	return reply_status(s, s->target.ops->set_pass_signals(s->target.ctx, host));
 }
 
 static int h_non_stop(struct rsp_server *s, struct rsp_request *req)

@@ -455,7 +455,7 @@ static int parse_monitor(struct args *a, struct rsp_request *req)
 
 static int parse_pass_signals(struct args *a, struct rsp_request *req)
 {
-	memset(req->u.pass, 0, sizeof(req->u.pass));
+	memset(&req->u.pass, 0, sizeof(req->u.pass));
 	while (!at_end(a)) {
 		int gsig, sig;
 
@@ -463,7 +463,9 @@ static int parse_pass_signals(struct args *a, struct rsp_request *req)
 			return -EINVAL;
 		sig = rsp_signal_from_gdb(gsig);
 		if (sig > 0 && sig < RSP_NSIG)
-			req->u.pass[sig] = 1;
+			req->u.pass.host[sig] = 1;
+		if (gsig >= 0 && gsig < 256)
+			req->u.pass.raw[gsig] = 1;
 		if (!eat(a, ';'))
 			break;
 	}

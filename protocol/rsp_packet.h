@@ -148,7 +148,11 @@ struct rsp_request {
 		struct {
 			const char *text;       /* decoded, NUL-terminated */
 		} monitor;
-		uint8_t pass[RSP_NSIG];     /* PASS_SIGNALS: host numbers */
+		struct {
+			uint8_t host[RSP_NSIG]; /* host numbers, from GDB's */
+			uint8_t raw[256];       /* the numbers as sent (LLDB's are
+						 * the host's: rsp_client_host_signal) */
+		} pass;                     /* PASS_SIGNALS */
 		int64_t pid;                /* VKILL, DETACH, ATTACHED (-1: none) */
 		bool flag;                  /* NON_STOP */
 		uint64_t addr;              /* MEMORY_REGION_INFO */

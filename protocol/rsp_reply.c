@@ -75,6 +75,21 @@ bool rsp_client_is_lldb(const struct rsp_client *client)
 	return client->thread_suffix || client->error_strings;
 }
 
+int rsp_client_signal(const struct rsp_client *client, int sig)
+{
+	return rsp_client_is_lldb(client) ? sig : rsp_signal_to_gdb(sig);
+}
+
+int rsp_client_host_signal(const struct rsp_client *client, int n)
+{
+	int sig;
+
+	if (rsp_client_is_lldb(client))
+		return n > 0 && n < 65 ? n : 0;
+	sig = rsp_signal_from_gdb(n);
+	return sig < 0 ? 0 : sig;
+}
+
 /* lldb-server's answer to a register it cannot read (Handle_p, Handle_g):
  * E15, with a text once LLDB enabled error strings. */
 static int reg_refused(struct rsp_buf *out, const struct rsp_client *client)
@@ -133,7 +148,7 @@ static int put_exit(struct rsp_buf *out, const struct rsp_client *client,
 		    const struct rsp_stop *stop)
 {
 	int code = stop->kind == RSP_STOP_EXITED ? stop->status & 0xff
-						 : rsp_signal_to_gdb(stop->signo);
+						 : rsp_client_signal(client, stop->signo);
 	int err = rsp_buf_printf(out, "%c%02x", stop->kind == RSP_STOP_EXITED ? 'W' : 'X', code);
 
 	if (!err && (client->features & RSP_CLIENT_MULTIPROCESS))
@@ -213,7 +228,7 @@ int rsp_reply_stop(struct rsp_buf *out, const struct rsp_client *client,
 		return put_exit(out, client, stop);
 	if (stop->kind == RSP_STOP_NO_RESUMED)
 		return rsp_buf_putc(out, 'N');
-	err = rsp_buf_printf(out, "T%02x", rsp_signal_to_gdb(stop->signo));
+	err = rsp_buf_printf(out, "T%02x", rsp_client_signal(client, stop->signo));
 	if (!err && extra && extra->regs)
 		err = put_expedited(out, extra->regs);
 	if (!err)

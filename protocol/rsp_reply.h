@@ -47,6 +47,15 @@ int rsp_reply_xfer(struct rsp_buf *out, const void *obj, size_t obj_len,
  * QEnableErrorStrings, which GDB never sends). */
 bool rsp_client_is_lldb(const struct rsp_client *client);
 
+/* Host signal @sig as the client numbers it: GDB's numbers for GDB (as
+ * gdbserver sends them), the host's for LLDB (as lldb-server sends them:
+ * LLDB reads a Linux target's numbers as Linux's, so GDB's 30 for SIGUSR1
+ * was its SIGPWR). 0 for 0. */
+int rsp_client_signal(const struct rsp_client *client, int sig);
+/* The host signal for @n as the client numbers it; 0 for 0 and for a
+ * number the host has no signal for. */
+int rsp_client_host_signal(const struct rsp_client *client, int n);
+
 /* Registers as hex. An unavailable register is `xx` bytes for GDB, which
  * shows <unavailable>; LLDB 14 decodes `x` as 0xcc bytes and shows them as
  * the register's value, so for LLDB a `p` of an unavailable register and a

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 
 #include "protocol/rsp_server.h"
-#include "protocol/rsp_signals.h"
 
 static bool ptid_matches(struct rsp_ptid want, struct rsp_ptid t)
 {
@@ -23,18 +22,11 @@ static bool ptid_matches(struct rsp_ptid want, struct rsp_ptid t)
 	return want.tid <= 0 || want.tid == t.tid;
 }
 
-static int host_signal(int gdb_signo)
-{
-	int sig = rsp_signal_from_gdb(gdb_signo);
-
-	return sig < 0 ? 0 : sig;
-}
-
-static void action_to_resume(const struct rsp_vcont_action *act, struct rsp_ptid t,
-			     struct rsp_resume *out)
+static void action_to_resume(const struct rsp_client *client, const struct rsp_vcont_action *act,
+			     struct rsp_ptid t, struct rsp_resume *out)
 {
 	out->thread = t;
-	out->signo = host_signal(act->gdb_signo);
+	out->signo = rsp_client_host_signal(client, act->gdb_signo);
 	out->range_start = act->range_start;
 	out->range_end = act->range_end;
 	switch (act->action) {
@@ -71,7 +63,7 @@ int rsp_handle_vcont(struct rsp_server *s, struct rsp_request *req)
 			if (act->has_thread && !ptid_matches(act->thread, t))
 				continue;
 			if (act->action != 't')
-				action_to_resume(act, t, &acts[used++]);
+				action_to_resume(&s->client, act, t, &acts[used++]);
 			break;
 		}
 	}
@@ -114,7 +106,8 @@ int rsp_handle_legacy_resume(struct rsp_server *s, struct rsp_request *req)
 			continue;
 		acts[used].thread = t;
 		acts[used].kind = step && is_hc ? RSP_RESUME_STEP : RSP_RESUME_CONTINUE;
-		acts[used].signo = is_hc ? host_signal(req->u.resume.gdb_signo) : 0;
+		acts[used].signo = is_hc ? rsp_client_host_signal(&s->client,
+								    req->u.resume.gdb_signo) : 0;
 		used++;
 	}
 	err = rsp_server_resume(s, acts, used);

@@ -1,9 +1,10 @@
 /*
  * protocol/rsp_signals.h: GDB's signal numbers and the host's.
  *
- * Stop replies, C / S / vCont;C and QPassSignals use GDB's numbering
- * (include/gdb/signals.def); targets use Linux numbers. These two functions
- * are the only place that converts.
+ * GDB's stop replies, C / S / vCont;C and QPassSignals use GDB's numbering
+ * (include/gdb/signals.def); targets use Linux numbers, and so does LLDB
+ * (as lldb-server sends them: rsp_client_signal, rsp_reply.h, picks by
+ * client). These two functions are the only place that converts.
  */
 #ifndef HINDSIGHT_PROTOCOL_RSP_SIGNALS_H
 #define HINDSIGHT_PROTOCOL_RSP_SIGNALS_H

@@ -150,9 +150,9 @@ static void check_pass(const struct packet_case *c, const struct rsp_request *r)
 	for (size_t i = 0; i < 4 && c->signals[i]; i++)
 		want[c->signals[i]] = 1;
 	for (int sig = 0; sig < RSP_NSIG; sig++)
-		if (!r->u.pass[sig] != !want[sig])
+		if (!r->u.pass.host[sig] != !want[sig])
 			FAIL("\"%s\": host signal %d is %s", c->payload, sig,
-				 r->u.pass[sig] ? "passed" : "not passed");
+				 r->u.pass.host[sig] ? "passed" : "not passed");
 }
 
 static void check_xfer(const struct packet_case *c, const struct rsp_request *r)
@@ -609,7 +609,7 @@ static void test_pass_signals_without_host_number(void **state)
 		parse_copy(payloads[i], strlen(payloads[i]), &req);
 		if (req.type == RSP_REQ_PASS_SIGNALS)
 			for (int sig = 0; sig < RSP_NSIG; sig++)
-				if (req.u.pass[sig])
+				if (req.u.pass.host[sig])
 					FAIL("\"%s\": host signal %d passed", payloads[i], sig);
 		if (req.type != RSP_REQ_PASS_SIGNALS && req.type != RSP_REQ_MALFORMED)
 			FAIL("\"%s\": parsed as %s", payloads[i], type_name(req.type));

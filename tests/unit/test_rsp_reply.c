@@ -109,6 +109,7 @@ static const struct rsp_client lldb_client = {
 	.error_strings = true, .thread_suffix = true, .threads_in_stop = true,
 };
 static const struct rsp_client lldb_plain = { .features = 0, .threads_in_stop = true };
+static const struct rsp_client lldb_thread_suffix = { .features = 0, .thread_suffix = true };
 static const struct rsp_client plain_client = { .features = RSP_CLIENT_MULTIPROCESS };
 static const struct rsp_client bare_client = { .features = 0 };
 
@@ -490,6 +491,15 @@ static const struct stop_case stop_cases[] = {
 	{ "killed by SIGUSR1: GDB number", &gdb_no_multiprocess,
 	  { .kind = RSP_STOP_TERMINATED, .thread = THREAD_2420, .signo = SIGUSR1 }, false,
 	  "X1e", NULL },
+	/* LLDB gets the host's numbers, as lldb-server sends them (it read
+	 * GDB's 30 for SIGUSR1 as Linux's SIGPWR). */
+	{ "SIGUSR1 to LLDB is 10", &lldb_thread_suffix, SIGNAL_STOP(SIGUSR1, RSP_REASON_NONE), false,
+	  "T0athread:2420;", NULL },
+	{ "SIGCHLD to LLDB is 17", &lldb_thread_suffix, SIGNAL_STOP(SIGCHLD, RSP_REASON_NONE), false,
+	  "T11thread:2420;", NULL },
+	{ "killed by SIGUSR2, to LLDB", &lldb_thread_suffix,
+	  { .kind = RSP_STOP_TERMINATED, .thread = THREAD_2420, .signo = SIGUSR2 }, false,
+	  "X0c", NULL },
 	{ "no resumed threads", &gdb_client, { .kind = RSP_STOP_NO_RESUMED }, false, "N", NULL },
 };
 

@@ -768,6 +768,27 @@ static void test_pass_signals_in_host_numbers(void **state)
 	rsp_server_release(&srv);
 }
 
+/* LLDB numbers signals as the host does (lldb-server's numbers): its
+ * vCont;C0a and QPassSignals:0a;11 are SIGUSR1 and SIGCHLD, not GDB's
+ * SIGBUS and SIGSTOP. */
+static void test_lldb_signals_in_host_numbers(void **state)
+{
+	struct transcript t;
+	struct rsp_server srv;
+
+	(void)state;
+	EXCHANGE(&t, &srv, lldb_supported, "QThreadSuffixSupported", "QPassSignals:0a;11",
+		 "vCont;C0a:p64.65");
+	assert_string_equal(t.items[2], "OK");
+	assert_true(fake.pass[SIGUSR1]);
+	assert_true(fake.pass[SIGCHLD]);
+	assert_false(fake.pass[SIGBUS]);
+	assert_false(fake.pass[SIGSTOP]);
+	assert_int_equal(fake.resumed[0].signo, SIGUSR1);
+	transcript_free(&t);
+	rsp_server_release(&srv);
+}
+
 static int setup_btrace(void **state)
 {
 	setup(state);
@@ -866,6 +887,7 @@ int main(void)
 		cmocka_unit_test_setup(test_oversized_packet_keeps_connection, setup),
 		cmocka_unit_test_setup(test_lldb_session, setup),
 		cmocka_unit_test_setup(test_pass_signals_in_host_numbers, setup),
+		cmocka_unit_test_setup(test_lldb_signals_in_host_numbers, setup),
 		cmocka_unit_test_setup(test_btrace_pt_session, setup_btrace),
 		cmocka_unit_test_setup(test_btrace_bts_blocks, setup_btrace),
 	};
