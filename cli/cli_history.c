@@ -260,6 +260,13 @@ void cli_say_notes(const struct replay_bundle *b)
 {
 	for (size_t i = 0; i < b->nnotes; i++)
 		fprintf(stderr, "hindsight: warning: %s\n", b->notes[i]);
+	/* A recorder killed, a full disk, a program let go on unrecorded: the
+	 * manifest saved last says so, and its history stops short. */
+	if (!b->complete)
+		fprintf(stderr, "hindsight: warning: the recording did not finish (its recorder "
+			"was killed, its disk filled, or the program went on unrecorded): its "
+			"history ends where the recorder stopped writing, not where the program "
+			"did\n");
 }
 
 int cli_history_main(int argc, char **argv)

@@ -5,7 +5,8 @@
 # until then decodes (`history`, `calls`, `--json`), ending cleanly, and the
 # recorded program did not survive its recorder (PTRACE_O_EXITKILL; under
 # Valgrind, the FIFO's reader gone). Killed while the program waits in a
-# syscall, it lost nothing before the wait. Nothing else is left in the
+# syscall, it lost nothing before the wait. Every command says that such
+# a recording did not finish. Nothing else is left in the
 # bundle's directory. Stopped by SIGTERM, the history ends at the last
 # instruction the recorder ran.
 . "$(dirname "$0")/lib.sh"
@@ -37,6 +38,8 @@ extra=$(ls -A "$rec" | grep -v -x -e threads -e images -e trace.json -e valgrind
 "$HINDSIGHT" history "$rec" --json >"$T_DIR/hist.json" 2>"$T_DIR/hist.err" ||
     fail "$r: history of the killed recording failed: $(head -3 "$T_DIR/hist.err")"
 n=$(tail -1 "$T_DIR/hist.json" | sed -n 's/^{"index":\([0-9]*\),.*/\1/p')
+# It says that its history stops short of the program's (it did not).
+expect "$T_DIR/hist.err" "hindsight: warning: the recording did not finish (its recorder was killed"
 echo "$r: decoded ${n:-no} instructions"
 # Traces and state logs are flushed every 2^14 instructions (the Valgrind
 # recorder: the bundle saved at least every second): the program's
