@@ -347,7 +347,19 @@ static void test_live_run(void **state)
 	assert_true(live->has_thread(r, r->pid));
 	assert_true(live->mem_fd(r) >= 0);
 	assert_int_equal(live->goal_start(r, &g), 0);
-	/* Bursts; when every thread is in a syscall, a moment for it. */
+	/* Bursts; when every thread is in a syscall, a moment for it. The
+	 * program pauses before the syscall that ends it; a goal that lets
+	 * it exit then runs it to its exit. */
+	for (int i = 0; i < 20000 && e == 0; i++) {
+		e = live->run_until(r, &g, 4096, &p);
+		if (e == 0 && live->waiting(r))
+			usleep(1000);
+	}
+	assert_int_equal(e, 1);
+	assert_int_equal(p.kind, STUB_REC_PAUSE_END);
+	g.exit_ok = true;
+	assert_int_equal(live->goal_start(r, &g), 0);
+	e = 0;
 	for (int i = 0; i < 20000 && e == 0; i++) {
 		e = live->run_until(r, &g, 4096, &p);
 		if (e == 0 && live->waiting(r))
