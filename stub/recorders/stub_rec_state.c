@@ -618,7 +618,7 @@ int stub_rec_state_initial_stack(struct stub_rec_state *s, struct stub_rec_state
 {
 	struct rsp_region reg;
 	struct rsp_buf maps;
-	uint64_t end, from = rsp;
+	uint64_t end, from;
 	uint8_t *buf;
 	ssize_t n;
 	int e;
@@ -631,6 +631,11 @@ int stub_rec_state_initial_stack(struct stub_rec_state *s, struct stub_rec_state
 	if (e < 0 || !reg.mapped)
 		return 0;
 	end = reg.start + reg.size;
+	/* The whole mapping, below @rsp too: at an exec that is zeros the
+	 * program will write its frames over, and a debugger reads around
+	 * the stack pointer in whole lines (LLDB: 512 bytes) that a frame's
+	 * unwritten padding would otherwise leave unknown. */
+	from = reg.start;
 	if (end - from > STUB_REC_STATE_STACK)
 		from = end - STUB_REC_STATE_STACK;
 	buf = malloc(end - from);

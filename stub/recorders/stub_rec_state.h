@@ -183,9 +183,10 @@ int stub_rec_state_poke_after(struct stub_rec_state *s, struct stub_rec_state_pr
 /* Whatever is pending did not happen (the step was interrupted). */
 void stub_rec_state_drop(struct stub_rec_state *s);
 
-/* The top of the stack of the process's first thread when its log starts
- * (at most STUB_REC_STATE_STACK bytes from @rsp up to the end of the
- * mapping: argc, argv, envp, the auxiliary vector and their strings),
+/* The stack of the process's first thread when its log starts (its whole
+ * mapping, at most the top STUB_REC_STATE_STACK bytes: argc, argv, envp,
+ * the auxiliary vector and their strings, and below @rsp what is there:
+ * zeros at an exec),
  * logged as memory that did not change before instruction @index + 1: a
  * debugger reads it at once (LLDB on connecting) and the past would not
  * otherwise know it. 0 (also when it cannot be read: the past then does

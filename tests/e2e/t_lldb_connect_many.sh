@@ -9,16 +9,19 @@
 # stack always ended inside LLDB's first line (the crash every time); a
 # software one only when ASLR put its end there (the crash by chance, as in
 # CI's ASan pass). An `m` is now answered whole or refused, as gdbserver
-# and lldb-server do.
+# and lldb-server do; and since LLDB 14 then cannot read a known word in a
+# line that holds an unknown byte, the software recorder logs the whole
+# stack mapping at the start (below the stack pointer: zeros), so that
+# every line of the stack is known.
 # Each connection: LLDB's exit status is 0, it shows frame #0 and reads the
 # stack pointer's 8 bytes; the same 8 bytes as GDB reads them at the end of
-# the recording.
+# the recording. Three software recordings: three stack layouts.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "replays recordings"
 command -v lldb >/dev/null || skip "no lldb"
 cd "$T_DIR" || finish
 
-ROUNDS=${ROUNDS:-10}
+ROUNDS=${ROUNDS:-8}
 prog=$(build_prog origin) || finish
 
 # connect_many NAME N WORD SERVER_ARGS...: N LLDB sessions in a row, each
@@ -67,8 +70,11 @@ if command -v valgrind >/dev/null; then
     expect vg.out "chain 16"
     replay_many valgrind vg
 fi
-timeout 120 "$HINDSIGHT" record --record=sw -o sw -- "$prog" chain 5 9 >sw.out 2>&1
-expect sw.out "chain 16"
-replay_many software sw
+# Software recordings: each run's stack is elsewhere (ASLR), so several.
+for i in 1 2 3; do
+    timeout 120 "$HINDSIGHT" record --record=sw -o "sw$i" -- "$prog" chain 5 9 >"sw$i.out" 2>&1
+    expect "sw$i.out" "chain 16"
+    ROUNDS=$((ROUNDS / 3 + 1)) replay_many "software$i" "sw$i"
+done
 connect_many live $((ROUNDS / 2)) "" "$prog" chain 5 9
 finish
