@@ -327,21 +327,34 @@ const struct dw_sym *dw_symtab_find(const struct dw_symtab *t, uint64_t addr, ui
 
 const struct dw_sym *dw_symtab_find_sized(const struct dw_symtab *t, uint64_t addr, uint32_t shndx)
 {
-	const struct dw_sym *zero = NULL;
+	const struct dw_sym *zero = NULL, *sized = NULL;
 
+	/* Of several names at one address, the first in dw_sym_cmp's order
+	 * (the largest, then the first in the table), as dw_symtab_find:
+	 * GDB's choice (printf, __printf and _IO_printf: _IO_printf). */
 	for (ptrdiff_t i = dw_symtab_upper(t, addr); i >= 0; i--) {
 		const struct dw_sym *s = &t->syms[i];
 
 		if (s->shndx != shndx)
 			continue;
-		if (s->size)
-			return addr - s->addr < s->size ? s : zero;
+		if (sized) {
+			if (s->addr != sized->addr)
+				break;
+			if (s->size && addr - s->addr < s->size)
+				sized = s;
+			continue;
+		}
+		if (s->size) {
+			if (addr - s->addr >= s->size)
+				return zero;
+			sized = s;
+			continue;
+		}
 		if (zero && zero->addr != s->addr)
 			break;
-		if (!zero)
-			zero = s;
+		zero = s;
 	}
-	return zero;
+	return sized ? sized : zero;
 }
 
 const struct dw_sym *dw_symtab_at(const struct dw_symtab *t, uint64_t addr)

@@ -52,7 +52,8 @@ const struct dw_sym *dw_symtab_find(const struct dw_symtab *t, uint64_t addr, ui
  * (lookup_minimal_symbol_by_pc_section): going down from @addr, the first
  * sized symbol if its size covers @addr; a size-0 symbol met before it (a
  * label, or a symbol whose size is not known) when it does not; NULL when
- * neither (code past a sized symbol's end is GDB's "??"). */
+ * neither (code past a sized symbol's end is GDB's "??"). Of several
+ * names at one address, the one dw_symtab_find picks. */
 const struct dw_sym *dw_symtab_find_sized(const struct dw_symtab *t, uint64_t addr, uint32_t shndx);
 /* The symbol starting exactly at @addr (largest first), or NULL. */
 const struct dw_sym *dw_symtab_at(const struct dw_symtab *t, uint64_t addr);
