@@ -315,6 +315,27 @@ int replay_prov_reg_origin(const struct replay_prov_env *env, int64_t tid, int s
 
 /* ---- a fault's origin --------------------------------------------------------- */
 
+/* Whether a mapping record made [@l's address, + @len) after time @after
+ * (and at or before the load): then *@k is a MAPPED link. */
+static bool mapped_link(const struct replay_prov_env *env, const struct replay_prov_reg *l,
+			size_t len, uint64_t after, struct replay_prov_link *k)
+{
+	struct replay_state_mapping m;
+	uint64_t gp[REPLAY_STATE_NGP];
+
+	if (replay_state_map_before(env->st, l->mem_addr, len, l->mem_time, &m) < 0 ||
+	    (after && m.time <= after))
+		return false;
+	memset(k, 0, sizeof(*k));
+	k->kind = REPLAY_PROV_MAPPED;
+	k->tid = m.tid;
+	k->map = m;
+	k->store_op.src = -1;
+	k->syscall = replay_state_raw_at(env->st, m.tid, m.index + 1, gp, NULL, NULL) == 0 ?
+		     (int64_t)gp[RSP_USER_ORIG_RAX] : -1;
+	return true;
+}
+
 /* The store that last wrote what the load @l read, as a link; whether the
  * chain goes on with the register it stored (*@reg, *@tid, *@pos). */
 static int store_link(const struct replay_prov_env *env, const struct replay_prov_reg *l,
@@ -324,6 +345,10 @@ static int store_link(const struct replay_prov_env *env, const struct replay_pro
 	size_t len = l->mem_len < REPLAY_PROV_MAX ? l->mem_len : REPLAY_PROV_MAX;
 	int r = replay_prov_change_before(env->st, l->mem_addr, len, l->mem_time, &k->store);
 
+	/* a system call that made the memory since (brk's zeros) is where
+	 * the value came from, not a write before it */
+	if ((r == 0 || r == -ENOENT) && mapped_link(env, l, len, r == 0 ? k->store.time : 0, k))
+		return 0;
 	if (r < 0)
 		return r;
 	k->kind = REPLAY_PROV_STORE;

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "replay/model/bundle.h"
+#include "replay/model/state_format.h"
 #include "replay/decode/cursor.h"
 #include "replay/decode/explain.h"
 #include "replay/frontend/frontend.h"
@@ -185,6 +186,41 @@ static void print_store_link(FILE *out, struct replay_frontend *f,
 	fputc('\n', out);
 }
 
+/* "which brk gave, zero-filled by the kernel, at FILE:LINE in FUNC, N
+ * instructions before the crash, called from ...": memory no instruction
+ * wrote since a system call made it. */
+static void print_map_link(FILE *out, struct replay_frontend *f, const struct replay_prov_link *k,
+			   uint64_t now, bool crash)
+{
+	static const char *const calls[] = { [9] = "mmap", [11] = "munmap", [12] = "brk",
+					     [25] = "mremap", [28] = "madvise" };
+	struct replay_cursor *c = replay_frontend_origin_cursor(f, k->tid);
+	const char *how = k->map.how == REPLAY_STATE_MAP_ZERO ? "zero-filled by the kernel" :
+			  k->map.how == REPLAY_STATE_MAP_VOLATILE ? "written by the kernel unseen" :
+			  k->map.how == REPLAY_STATE_MAP_GONE ? "unmapped" :
+			  "its contents not in the recording";
+	uint64_t ip;
+
+	if (k->syscall >= 0 && (size_t)k->syscall < sizeof(calls) / sizeof(calls[0]) &&
+	    calls[k->syscall])
+		fprintf(out, "  which %s gave, %s, no instruction wrote it since:\n      ",
+			calls[k->syscall], how);
+	else if (k->syscall >= 0)
+		fprintf(out, "  which system call %" PRId64 " made, %s, no instruction wrote it "
+			"since:\n      ", k->syscall, how);
+	else
+		fprintf(out, "  which a system call made, %s, no instruction wrote it since:\n      ",
+			how);
+	fprintf(out, "the system call ");
+	if (c && replay_cursor_item_ip(c, k->map.index, &ip) == 0)
+		print_at(out, f, ip);
+	else
+		fprintf(out, "of thread %" PRId64 "'s instruction %" PRIu64, k->tid, k->map.index);
+	print_ago(out, now, k->map.time, crash);
+	print_callers(out, f, k->tid, k->map.index);
+	fputc('\n', out);
+}
+
 static void print_end(FILE *out, const struct replay_prov_origin *o)
 {
 	if (o->end == -ENOENT)
@@ -226,6 +262,8 @@ int replay_frontend_origin_print(FILE *out, struct replay_frontend *f, bool cras
 	for (size_t i = 0; i < o->nlinks; i++) {
 		if (o->links[i].kind == REPLAY_PROV_STORE)
 			print_store_link(out, f, &o->links[i], now, crash);
+		else if (o->links[i].kind == REPLAY_PROV_MAPPED)
+			print_map_link(out, f, &o->links[i], now, crash);
 		else
 			print_reg_link(out, f, &o->links[i], now, crash);
 	}
