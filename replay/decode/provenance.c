@@ -331,8 +331,10 @@ static bool mapped_link(const struct replay_prov_env *env, const struct replay_p
 	k->tid = m.tid;
 	k->map = m;
 	k->store_op.src = -1;
-	k->syscall = replay_state_raw_at(env->st, m.tid, m.index + 1, gp, NULL, NULL) == 0 ?
-		     (int64_t)gp[RSP_USER_ORIG_RAX] : -1;
+	/* the number in rax before the system call (orig_rax after it is not
+	 * in every recorder's log) */
+	k->syscall = replay_state_raw_at(env->st, m.tid, m.index, gp, NULL, NULL) == 0 ?
+		     (int64_t)gp[RSP_USER_RAX] : -1;
 	return true;
 }
 

@@ -142,7 +142,7 @@ struct replay_prov_link {
 	uint64_t store_ip;         /* the writing instruction's address (0: unknown) */
 	struct replay_prov_operand store_op; /* its operands (src: a register stored) */
 	struct replay_state_mapping map; /* MAPPED: the mapping record */
-	int64_t syscall;           /* MAPPED: its system call's number (orig_rax), or -1 */
+	int64_t syscall;           /* MAPPED: its system call's number (rax before it), or -1 */
 };
 
 #define REPLAY_PROV_LINKS 16

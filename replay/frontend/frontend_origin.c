@@ -203,13 +203,13 @@ static void print_map_link(FILE *out, struct replay_frontend *f, const struct re
 
 	if (k->syscall >= 0 && (size_t)k->syscall < sizeof(calls) / sizeof(calls[0]) &&
 	    calls[k->syscall])
-		fprintf(out, "  which %s gave, %s, no instruction wrote it since:\n      ",
+		fprintf(out, "  which %s gave, %s, no instruction changed it since:\n      ",
 			calls[k->syscall], how);
 	else if (k->syscall >= 0)
 		fprintf(out, "  which system call %" PRId64 " made, %s, no instruction wrote it "
 			"since:\n      ", k->syscall, how);
 	else
-		fprintf(out, "  which a system call made, %s, no instruction wrote it since:\n      ",
+		fprintf(out, "  which a system call made, %s, no instruction changed it since:\n      ",
 			how);
 	fprintf(out, "the system call ");
 	if (c && replay_cursor_item_ip(c, k->map.index, &ip) == 0)

@@ -2,8 +2,11 @@
 # t_run_calloc: `run`'s origin of a pointer calloc left zero.
 # tests/programs/czero.c callocs a struct (small: from the heap that brk
 # grows during the recording; "big", drawn at random: 1 MiB, which glibc
-# mmaps) and writes through its never-set pointer. No instruction wrote
-# those zeros: the kernel made them, at the brk or mmap system call, and
+# mmaps) and writes through its never-set pointer, recorded by either
+# software recorder (drawn at random; RECORDER=sw|valgrind, MODE=small|big
+# choose). No instruction wrote those zeros: the kernel made them, at the
+# brk or mmap system call (calloc's memset, when it runs, leaves them as they
+# were, which is no change), and
 # `run` says so, with where and how long before the crash (it used to say
 # "there when the recording started"). Checked against the program (the
 # struct's address it prints) and GDB over `serve --replay`: at the
@@ -17,9 +20,14 @@ hindsight_only "hindsight run"
 prog=$(build_prog czero) || finish
 cd "$T_DIR" || finish
 if [ "$(rand_int 0 1)" = 1 ]; then mode=big call=mmap nr=9; else mode=small call=brk nr=12; fi
-echo "mode $mode: $call"
+# either software recorder: both log brk's and mmap's new memory
+if [ "$(rand_int 0 1)" = 1 ]; then recorder=valgrind; else recorder=sw; fi
+[ -n "${RECORDER:-}" ] && recorder=$RECORDER
+[ "$recorder" = valgrind ] && ! command -v valgrind >/dev/null && recorder=sw
+[ -n "${MODE:-}" ] && { mode=$MODE; [ "$mode" = big ] && call=mmap nr=9 || call=brk nr=12; }
+echo "mode $mode: $call, --record=$recorder"
 
-timeout 120 "$HINDSIGHT" run -o "$T_DIR/rec" -- "$prog" $mode >run.out 2>run.err
+timeout 120 "$HINDSIGHT" run --record=$recorder -o "$T_DIR/rec" -- "$prog" $mode >run.out 2>run.err
 expect_eq "exit status" "$?" 139
 show run.err
 c=$(head -1 run.out)
@@ -27,7 +35,7 @@ c=$(head -1 run.out)
 field=$(printf '0x%x' $((c + 8)))
 expect run.err "      from $field (8 bytes), c->out"
 expect_not run.err "there when the recording started"
-expect run.err "  which $call gave, zero-filled by the kernel, no instruction wrote it since:"
+expect run.err "  which $call gave, zero-filled by the kernel, no instruction changed it since:"
 n=$(sed -nE 's/^The faulting instruction, number ([0-9]+) of thread .*/\1/p' run.err)
 d=$(grep -A1 "  which $call gave" run.err | sed -nE 's/.*the system call at .*, ([0-9,]+) instructions? before the crash,?$/\1/p' | tr -d ,)
 [ -n "$n" ] && [ -n "$d" ] || { fail "no crash position or no distance to the system call"; finish; }
