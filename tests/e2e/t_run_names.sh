@@ -5,7 +5,9 @@
 # it (null: the crash). "global": p is v[8] and v[I] is best[k] (I from nm,
 # k at random); it used to be named "best[k], p[I]". "heap": p is an
 # 8-pointer malloc'd block and p[I] is the first word of the next block,
-# main's b; it used to be "p[I], a[I], *b". Checked against GDB natively
+# main's b; it used to be "p[I], a[I], *b". "stack": p is the lower of
+# main's arrays loc[8] and other[8] and p[I] element k of the higher one
+# (named as it, and as main's pointer hi to it; never lo[I] or p[I]). Checked against GDB natively
 # on the same program (`info symbol` of &v[I], &v[I] - &best[k],
 # malloc_usable_size(a) against b - a) and against GDB over
 # `serve --replay` on the recording (&best[k] there is the address run
@@ -15,15 +17,19 @@ hindsight_only "hindsight run"
 
 prog=$(build_prog oobname) || finish
 cd "$T_DIR" || finish
-if [ "$(rand_int 0 1)" = 1 ]; then mode=heap; else mode=global; fi
+case $(rand_int 0 2) in 0) mode=global ;; 1) mode=heap ;; 2) mode=stack ;; esac
+[ -n "${MODE:-}" ] && mode=$MODE
 v=$(nm "$prog" | awk '$3 == "v" {print $1}')
 best=$(nm "$prog" | awk '$3 == "best" {print $1}')
 if [ "$mode" = global ]; then
     [ $((0x$best)) -gt $((0x$v)) ] || skip "the linker put best before v"
     k=$(rand_int 0 7)
     i=$(((0x$best - 0x$v) / 8 + k))
-else
+elif [ "$mode" = heap ]; then
     i=10
+else
+    k=$(rand_int 0 7)
+    i=$k
 fi
 echo "mode $mode, index $i${k:+, best[$k]}"
 
@@ -31,6 +37,7 @@ timeout 120 "$HINDSIGHT" run -o "$T_DIR/rec" -- "$prog" $mode $i >run.out 2>run.
 expect_eq "exit status" "$?" 139
 show run.err
 read -r a b <run.out
+arr=$(sed -n 2p run.out)                 # stack: the array above the other
 from=$(grep -A1 -E '^  rax = 0x0 was loaded at oobname.c:[0-9]+ in deref' run.err | tail -1)
 addr=$(echo "$from" | sed -nE 's/^      from (0x[0-9a-f]+) \(8 bytes\).*/\1/p')
 names=$(echo "$from" | sed -nE 's/^      from 0x[0-9a-f]+ \(8 bytes\), (.*)$/\1/p')
@@ -58,6 +65,18 @@ if [ "$mode" = global ]; then
     show gdb.replay
     expect gdb.replay "= $addr"
     expect gdb.replay "$sym in section .bss"
+elif [ "$mode" = stack ]; then
+    for n in ${names//, / }; do
+        case $n in "$arr[$k]" | "hi[$k]") ;; "*hi") [ "$k" = 0 ] || fail "*hi for $arr[$k]" ;; *) fail "a name not of the array holding it: $n" ;; esac
+    done
+    case ", $names, " in *", $arr[$k], "*) ;; *) fail "not named $arr[$k]: $names" ;; esac
+    server_start --replay "$T_DIR/rec" || finish
+    gdb_run gdb.replay -ex up -ex "p/x &$arr[$k]" -ex 'p sizeof(loc) / sizeof(loc[0])' \
+        -ex "p hi - lo + $k" "$prog"
+    show gdb.replay
+    expect gdb.replay "= $addr"
+    n=$(sed -nE 's/^\$3 = ([0-9]+)$/\1/p' gdb.replay)
+    [ -n "$n" ] && [ "$n" -ge 8 ] || fail "GDB: the index $n is not past lo's 8 elements"
 else
     usable=$(section usable gdb.native | sed -nE 's/^\$[0-9]+ = ([0-9]+)$/\1/p' | head -1)
     gap=$(section usable gdb.native | sed -nE 's/^\$[0-9]+ = ([0-9]+)$/\1/p' | tail -1)
