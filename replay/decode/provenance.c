@@ -12,6 +12,7 @@
 #include "protocol/rsp_regs.h"
 #include "replay/decode/cursor.h"
 #include "replay/model/image.h"
+#include "replay/model/state_format.h"
 
 #define WINDOW 16384u              /* positions compared per backward pass */
 
@@ -21,6 +22,33 @@ const char *replay_prov_reg_name(int slot)
 		if ((int)rsp_reg_descs[r].user == slot && rsp_reg_descs[r].size == 8)
 			return rsp_reg_descs[r].name;
 	return NULL;
+}
+
+const char *replay_prov_syscall_name(int64_t nr)
+{
+	switch (nr) {
+	case 9: return "mmap";
+	case 11: return "munmap";
+	case 12: return "brk";
+	case 25: return "mremap";
+	case 28: return "madvise";
+	default: return NULL;
+	}
+}
+
+const char *replay_prov_map_how(int how)
+{
+	return how == REPLAY_STATE_MAP_ZERO ? "zero-filled by the kernel" :
+	       how == REPLAY_STATE_MAP_VOLATILE ? "written by the kernel unseen" :
+	       how == REPLAY_STATE_MAP_GONE ? "unmapped" : "its contents not in the recording";
+}
+
+int64_t replay_prov_syscall_at(struct replay_state *st, int64_t tid, uint64_t position)
+{
+	uint64_t gp[REPLAY_STATE_NGP];
+
+	return replay_state_raw_at(st, tid, position, gp, NULL, NULL) == 0 ?
+	       (int64_t)gp[RSP_USER_RAX] : -1;
 }
 
 /* ---- memory --------------------------------------------------------------- */
@@ -321,7 +349,6 @@ static bool mapped_link(const struct replay_prov_env *env, const struct replay_p
 			size_t len, uint64_t after, struct replay_prov_link *k)
 {
 	struct replay_state_mapping m;
-	uint64_t gp[REPLAY_STATE_NGP];
 
 	if (replay_state_map_before(env->st, l->mem_addr, len, l->mem_time, &m) < 0 ||
 	    (after && m.time <= after))
@@ -331,10 +358,7 @@ static bool mapped_link(const struct replay_prov_env *env, const struct replay_p
 	k->tid = m.tid;
 	k->map = m;
 	k->store_op.src = -1;
-	/* the number in rax before the system call (orig_rax after it is not
-	 * in every recorder's log) */
-	k->syscall = replay_state_raw_at(env->st, m.tid, m.index, gp, NULL, NULL) == 0 ?
-		     (int64_t)gp[RSP_USER_RAX] : -1;
+	k->syscall = replay_prov_syscall_at(env->st, m.tid, m.index);
 	return true;
 }
 

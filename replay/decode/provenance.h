@@ -175,6 +175,18 @@ struct replay_prov_origin {
 int replay_prov_address_origin(const struct replay_prov_env *env, int64_t tid,
 			       uint64_t position, struct replay_prov_origin *out);
 
+/* The name of system call @nr that makes or unmaps memory ("brk",
+ * "mmap", "munmap", "mremap", "madvise"), or NULL. */
+const char *replay_prov_syscall_name(int64_t nr);
+
+/* What a mapping record's @how (enum replay_state_map) left: "zero-filled
+ * by the kernel", ... */
+const char *replay_prov_map_how(int how);
+
+/* The number of the system call at (@tid, @position): rax before it (the
+ * Valgrind recorder's log has no orig_rax after it), or -1. */
+int64_t replay_prov_syscall_at(struct replay_state *st, int64_t tid, uint64_t position);
+
 /* The name of slot @slot ("rax"), or NULL. */
 const char *replay_prov_reg_name(int slot);
 

@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "replay/model/bundle.h"
-#include "replay/model/state_format.h"
 #include "replay/decode/cursor.h"
 #include "replay/decode/explain.h"
 #include "replay/frontend/frontend.h"
@@ -186,27 +185,21 @@ static void print_store_link(FILE *out, struct replay_frontend *f,
 	fputc('\n', out);
 }
 
-/* "which brk gave, zero-filled by the kernel, at FILE:LINE in FUNC, N
- * instructions before the crash, called from ...": memory no instruction
- * wrote since a system call made it. */
+/* "which brk gave, zero-filled by the kernel, no instruction changed it
+ * since: the system call at FILE:LINE in FUNC, N instructions before the
+ * crash, called from ...": memory a system call made. */
 static void print_map_link(FILE *out, struct replay_frontend *f, const struct replay_prov_link *k,
 			   uint64_t now, bool crash)
 {
-	static const char *const calls[] = { [9] = "mmap", [11] = "munmap", [12] = "brk",
-					     [25] = "mremap", [28] = "madvise" };
 	struct replay_cursor *c = replay_frontend_origin_cursor(f, k->tid);
-	const char *how = k->map.how == REPLAY_STATE_MAP_ZERO ? "zero-filled by the kernel" :
-			  k->map.how == REPLAY_STATE_MAP_VOLATILE ? "written by the kernel unseen" :
-			  k->map.how == REPLAY_STATE_MAP_GONE ? "unmapped" :
-			  "its contents not in the recording";
+	const char *how = replay_prov_map_how(k->map.how), *call = replay_prov_syscall_name(k->syscall);
 	uint64_t ip;
 
-	if (k->syscall >= 0 && (size_t)k->syscall < sizeof(calls) / sizeof(calls[0]) &&
-	    calls[k->syscall])
+	if (call)
 		fprintf(out, "  which %s gave, %s, no instruction changed it since:\n      ",
-			calls[k->syscall], how);
+			call, how);
 	else if (k->syscall >= 0)
-		fprintf(out, "  which system call %" PRId64 " made, %s, no instruction wrote it "
+		fprintf(out, "  which system call %" PRId64 " made, %s, no instruction changed it "
 			"since:\n      ", k->syscall, how);
 	else
 		fprintf(out, "  which a system call made, %s, no instruction changed it since:\n      ",

@@ -13,7 +13,8 @@
 # position `run` gives, GDB disassembles a `syscall` with rax = brk's or
 # mmap's number, whose result covers the pointer's address; and a `watch
 # -l` on the pointer, reverse-continued from the crash, finds no write
-# back to the start of the recording.
+# back to the start of the recording. `hindsight replay`'s `last` on the
+# pointer names the same system call at the same position.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "hindsight run"
 
@@ -41,6 +42,11 @@ d=$(grep -A1 "  which $call gave" run.err | sed -nE 's/.*the system call at .*, 
 [ -n "$n" ] && [ -n "$d" ] || { fail "no crash position or no distance to the system call"; finish; }
 p=$((n - d))
 echo "crash at $n, the system call at $p"
+
+# `replay`'s `last` says the same of the pointer, at the same position
+timeout 120 "$HINDSIGHT" replay "$T_DIR/rec" --batch -ex "last *(long *)$field" >last.out 2>&1
+show last.out
+expect last.out "No earlier write to 8 bytes at $field in the recording: they held 0 since $call gave them, zero-filled by the kernel, $d instructions back (the system call: thread 1, position $p)."
 
 server_start --replay "$T_DIR/rec" || finish
 gdb_run gdb.out \
