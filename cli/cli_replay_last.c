@@ -16,7 +16,8 @@
  * it finds the write before that one. A register: the instruction that
  * last changed it; when it loaded the value, from which address, which
  * the next `last` follows. The end of the history is said as such, with
- * the value the bytes had from the recording's start.
+ * the value the bytes had from the recording's start, or from the system
+ * call that made them during it (brk's, mmap's zeros).
  *
  * What EXPR names, the write and the register's change are found in
  * replay/frontend/frontend_last.h; here the session moves there and says it.
@@ -114,8 +115,27 @@ static int last_memory(struct cli_session *s, struct replay_frontend_target *t)
 		return -1;
 	}
 	if (r < 0) {
+		struct replay_frontend_mapping m;
+
 		printf("No earlier write to %zu byte%s at 0x%" PRIx64 " in the recording", t->len,
 		       t->len == 1 ? "" : "s", t->addr);
+		if (replay_frontend_last_mapping(s->f, t->addr, t->len, &m) == 0) {
+			if (replay_frontend_read(s->f, t->addr, now_b, t->len) == (int)t->len) {
+				printf(": they held ");
+				cli_replay_print_target_value(s, t, now_b, t->len);
+				printf(" since");
+			} else {
+				printf(": since");
+			}
+			printf(" %s gave them, %s, ", m.call ? m.call : "a system call", m.how);
+			print_ago(m.now, m.time);
+			for (size_t i = 0; i < s->f->nthreads; i++)
+				if (s->f->b->threads[i].tid == m.tid)
+					printf(" (the system call: thread %zu, position %" PRIu64 ")", i + 1,
+					       m.position);
+			printf(".\n");
+			return 0;
+		}
 		if (replay_frontend_read(s->f, t->addr, now_b, t->len) == (int)t->len) {
 			printf(": they held ");
 			cli_replay_print_target_value(s, t, now_b, t->len);

@@ -12,6 +12,7 @@
 #include "protocol/rsp_regs.h"
 #include "replay/decode/cursor.h"
 #include "replay/model/image.h"
+#include "replay/model/state_format.h"
 
 #define WINDOW 16384u              /* positions compared per backward pass */
 
@@ -21,6 +22,33 @@ const char *replay_prov_reg_name(int slot)
 		if ((int)rsp_reg_descs[r].user == slot && rsp_reg_descs[r].size == 8)
 			return rsp_reg_descs[r].name;
 	return NULL;
+}
+
+const char *replay_prov_syscall_name(int64_t nr)
+{
+	switch (nr) {
+	case 9: return "mmap";
+	case 11: return "munmap";
+	case 12: return "brk";
+	case 25: return "mremap";
+	case 28: return "madvise";
+	default: return NULL;
+	}
+}
+
+const char *replay_prov_map_how(int how)
+{
+	return how == REPLAY_STATE_MAP_ZERO ? "zero-filled by the kernel" :
+	       how == REPLAY_STATE_MAP_VOLATILE ? "written by the kernel unseen" :
+	       how == REPLAY_STATE_MAP_GONE ? "unmapped" : "its contents not in the recording";
+}
+
+int64_t replay_prov_syscall_at(struct replay_state *st, int64_t tid, uint64_t position)
+{
+	uint64_t gp[REPLAY_STATE_NGP];
+
+	return replay_state_raw_at(st, tid, position, gp, NULL, NULL) == 0 ?
+	       (int64_t)gp[RSP_USER_RAX] : -1;
 }
 
 /* ---- memory --------------------------------------------------------------- */
@@ -315,6 +343,25 @@ int replay_prov_reg_origin(const struct replay_prov_env *env, int64_t tid, int s
 
 /* ---- a fault's origin --------------------------------------------------------- */
 
+/* Whether a mapping record made [@l's address, + @len) after time @after
+ * (and at or before the load): then *@k is a MAPPED link. */
+static bool mapped_link(const struct replay_prov_env *env, const struct replay_prov_reg *l,
+			size_t len, uint64_t after, struct replay_prov_link *k)
+{
+	struct replay_state_mapping m;
+
+	if (replay_state_map_before(env->st, l->mem_addr, len, l->mem_time, &m) < 0 ||
+	    (after && m.time <= after))
+		return false;
+	memset(k, 0, sizeof(*k));
+	k->kind = REPLAY_PROV_MAPPED;
+	k->tid = m.tid;
+	k->map = m;
+	k->store_op.src = -1;
+	k->syscall = replay_prov_syscall_at(env->st, m.tid, m.index);
+	return true;
+}
+
 /* The store that last wrote what the load @l read, as a link; whether the
  * chain goes on with the register it stored (*@reg, *@tid, *@pos). */
 static int store_link(const struct replay_prov_env *env, const struct replay_prov_reg *l,
@@ -324,6 +371,10 @@ static int store_link(const struct replay_prov_env *env, const struct replay_pro
 	size_t len = l->mem_len < REPLAY_PROV_MAX ? l->mem_len : REPLAY_PROV_MAX;
 	int r = replay_prov_change_before(env->st, l->mem_addr, len, l->mem_time, &k->store);
 
+	/* a system call that made the memory since (brk's zeros) is where
+	 * the value came from, not a write before it */
+	if ((r == 0 || r == -ENOENT) && mapped_link(env, l, len, r == 0 ? k->store.time : 0, k))
+		return 0;
 	if (r < 0)
 		return r;
 	k->kind = REPLAY_PROV_STORE;

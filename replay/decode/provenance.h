@@ -130,6 +130,8 @@ enum replay_prov_link_kind {
 	REPLAY_PROV_LOAD,          /* @reg: loaded from memory */
 	REPLAY_PROV_COMPUTED,      /* @reg: made otherwise (arithmetic, a call's result) */
 	REPLAY_PROV_STORE,         /* @store: the write that last changed what was loaded */
+	REPLAY_PROV_MAPPED,        /* @map: no write since a system call made that memory
+				    * (brk's or mmap's zeros) */
 };
 
 struct replay_prov_link {
@@ -139,6 +141,8 @@ struct replay_prov_link {
 	struct replay_prov_write store;
 	uint64_t store_ip;         /* the writing instruction's address (0: unknown) */
 	struct replay_prov_operand store_op; /* its operands (src: a register stored) */
+	struct replay_state_mapping map; /* MAPPED: the mapping record */
+	int64_t syscall;           /* MAPPED: its system call's number (rax before it), or -1 */
 };
 
 #define REPLAY_PROV_LINKS 16
@@ -162,12 +166,26 @@ struct replay_prov_origin {
 /* The origin of the address the instruction at (@tid, @position) uses:
  * the register that held it, then back through moves, loads and the
  * stores of what was loaded (a store of a register goes on with that
- * register in the storing thread) until a value is made otherwise. 0 (as
+ * register in the storing thread) until a value is made otherwise, or
+ * memory loaded was made by a system call (brk, mmap) and not written
+ * since: a MAPPED link ends the chain there. 0 (as
  * much of *@out as could be found), or -ENOENT (it has no memory operand
  * with a register), -ENODATA (no registers there), -EINVAL (no
  * instruction there). */
 int replay_prov_address_origin(const struct replay_prov_env *env, int64_t tid,
 			       uint64_t position, struct replay_prov_origin *out);
+
+/* The name of system call @nr that makes or unmaps memory ("brk",
+ * "mmap", "munmap", "mremap", "madvise"), or NULL. */
+const char *replay_prov_syscall_name(int64_t nr);
+
+/* What a mapping record's @how (enum replay_state_map) left: "zero-filled
+ * by the kernel", ... */
+const char *replay_prov_map_how(int how);
+
+/* The number of the system call at (@tid, @position): rax before it (the
+ * Valgrind recorder's log has no orig_rax after it), or -1. */
+int64_t replay_prov_syscall_at(struct replay_state *st, int64_t tid, uint64_t position);
 
 /* The name of slot @slot ("rax"), or NULL. */
 const char *replay_prov_reg_name(int slot);

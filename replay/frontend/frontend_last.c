@@ -129,6 +129,24 @@ int replay_frontend_last_write(struct replay_frontend *f, uint64_t addr, size_t 
 	return 0;
 }
 
+int replay_frontend_last_mapping(struct replay_frontend *f, uint64_t addr, size_t len,
+				 struct replay_frontend_mapping *m)
+{
+	struct replay_state_mapping map;
+
+	memset(m, 0, sizeof(*m));
+	if (!f->st || replay_timeline_time(f->tl, &m->now) < 0)
+		return -EOPNOTSUPP;
+	if (replay_state_map_before(f->st, addr, len, m->now, &map) < 0)
+		return -ENOENT;
+	m->tid = map.tid;
+	m->position = map.index;
+	m->time = map.time;
+	m->how = replay_prov_map_how(map.how);
+	m->call = replay_prov_syscall_name(replay_prov_syscall_at(f->st, map.tid, map.index));
+	return 0;
+}
+
 int replay_frontend_last_reg(struct replay_frontend *f, int slot,
 			     struct replay_frontend_reg_change *out)
 {

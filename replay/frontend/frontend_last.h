@@ -49,6 +49,22 @@ struct replay_frontend_write {
 	bool after_known[REPLAY_FRONTEND_VALUE_MAX]; /* those it wrote */
 };
 
+/* A system call that made memory (brk's, mmap's zeros). */
+struct replay_frontend_mapping {
+	int64_t tid;               /* the system call instruction: the state before it */
+	uint64_t position;
+	uint64_t time, now;
+	const char *call;          /* "brk", "mmap", ..., or NULL (another or unknown) */
+	const char *how;           /* what it left: "zero-filled by the kernel", ... */
+};
+
+/* The system call that last made [@addr, @addr + @len) before now (a
+ * mapping record of the state log), into *@m: for bytes no write changed
+ * since, where their value came from. 0, -ENOENT (none: the bytes were
+ * there when the recording started), -EOPNOTSUPP (no state log). */
+int replay_frontend_last_mapping(struct replay_frontend *f, uint64_t addr, size_t len,
+				 struct replay_frontend_mapping *m);
+
 /* The last write that changed [@addr, @addr + @len) before now, in any
  * thread, into *@w. 0, -EOPNOTSUPP (no state log), -ENODATA (the state
  * log was cut short: a later write cannot be ruled out), -ENOENT (none:

@@ -185,6 +185,35 @@ static void print_store_link(FILE *out, struct replay_frontend *f,
 	fputc('\n', out);
 }
 
+/* "which brk gave, zero-filled by the kernel, no instruction changed it
+ * since: the system call at FILE:LINE in FUNC, N instructions before the
+ * crash, called from ...": memory a system call made. */
+static void print_map_link(FILE *out, struct replay_frontend *f, const struct replay_prov_link *k,
+			   uint64_t now, bool crash)
+{
+	struct replay_cursor *c = replay_frontend_origin_cursor(f, k->tid);
+	const char *how = replay_prov_map_how(k->map.how), *call = replay_prov_syscall_name(k->syscall);
+	uint64_t ip;
+
+	if (call)
+		fprintf(out, "  which %s gave, %s, no instruction changed it since:\n      ",
+			call, how);
+	else if (k->syscall >= 0)
+		fprintf(out, "  which system call %" PRId64 " made, %s, no instruction changed it "
+			"since:\n      ", k->syscall, how);
+	else
+		fprintf(out, "  which a system call made, %s, no instruction changed it since:\n      ",
+			how);
+	fprintf(out, "the system call ");
+	if (c && replay_cursor_item_ip(c, k->map.index, &ip) == 0)
+		print_at(out, f, ip);
+	else
+		fprintf(out, "of thread %" PRId64 "'s instruction %" PRIu64, k->tid, k->map.index);
+	print_ago(out, now, k->map.time, crash);
+	print_callers(out, f, k->tid, k->map.index);
+	fputc('\n', out);
+}
+
 static void print_end(FILE *out, const struct replay_prov_origin *o)
 {
 	if (o->end == -ENOENT)
@@ -226,6 +255,8 @@ int replay_frontend_origin_print(FILE *out, struct replay_frontend *f, bool cras
 	for (size_t i = 0; i < o->nlinks; i++) {
 		if (o->links[i].kind == REPLAY_PROV_STORE)
 			print_store_link(out, f, &o->links[i], now, crash);
+		else if (o->links[i].kind == REPLAY_PROV_MAPPED)
+			print_map_link(out, f, &o->links[i], now, crash);
 		else
 			print_reg_link(out, f, &o->links[i], now, crash);
 	}

@@ -598,11 +598,17 @@ static void type_path(const struct dw_type *t, uint64_t off, uint64_t len, char 
 	}
 }
 
+#define NAMER_OBJECTS 256
+
 struct namer {
 	uint64_t addr, len;
 	char *buf;
 	size_t size;
 	struct cexpr *cx;
+	struct replay_frontend *f;
+	/* the frames' variables in memory: [lo, hi) each */
+	struct { uint64_t lo, hi; } obj[NAMER_OBJECTS];
+	size_t nobj;
 };
 
 /* Adds ", NAME" (or NAME first) to the namer's text. */
@@ -613,6 +619,67 @@ static void namer_add(struct namer *n, const char *name)
 	if (strstr(n->buf, name))
 		return;
 	snprintf(n->buf + at, n->size - at, "%s%s", at ? ", " : "", name);
+}
+
+/* Collects the memory variable @v of the frames as an object. */
+static void collect_object(void *ctx, const char *name, const struct cexpr_value *v,
+			   const char *err)
+{
+	struct namer *n = ctx;
+
+	(void)name;
+	(void)err;
+	if (v && v->lval == CEXPR_LVAL_MEMORY && v->size && n->nobj < NAMER_OBJECTS) {
+		n->obj[n->nobj].lo = v->addr;
+		n->obj[n->nobj].hi = v->addr + v->size;
+		n->nobj++;
+	}
+}
+
+/* The heap block glibc's malloc gave that starts at @p, from its chunk
+ * header (the size word before @p: a multiple of 16, and, but for an
+ * mmapped chunk, the next chunk's "previous in use" bit set): the bytes
+ * malloc_usable_size counts, [@p, *@end). */
+static bool heap_block(struct replay_frontend *f, uint64_t p, uint64_t *end)
+{
+	uint64_t size, next;
+
+	if (p % 16 || p < 16 || replay_frontend_read(f, p - 8, &size, 8) != 8)
+		return false;
+	if ((size & ~7ull) < 32 || (size & ~7ull) % 16 || (size & ~7ull) > (1ull << 40))
+		return false;
+	if (size & 2) {            /* IS_MMAPPED: the header is the chunk's own 16 bytes */
+		*end = p + (size & ~7ull) - 16;
+		return true;
+	}
+	size &= ~7ull;
+	if (replay_frontend_read(f, p - 8 + size, &next, 8) != 8 || !(next & 1))
+		return false;
+	*end = p + size - 8;
+	return true;
+}
+
+/* Whether the bytes asked lie in the object pointer value @p points
+ * into: the global of its symbol (as GDB's `info symbol`), a variable of
+ * the frames, or the heap block starting at @p; when @p's object is none
+ * of these, only the element of @ts bytes it points at. An index past an
+ * array's end does not name what lies beyond it. */
+static bool same_object(struct namer *n, uint64_t p, uint64_t ts)
+{
+	struct dw_space *sp = fv_space(n->f);
+	const char *ps, *as;
+	uint64_t po, ao, end;
+
+	if (dw_space_msymbol(sp, p, &ps, &po) == 0)
+		return dw_space_msymbol(sp, n->addr, &as, &ao) == 0 && p - po == n->addr - ao &&
+		       !strcmp(ps, as) && dw_space_msymbol(sp, n->addr + n->len - 1, &as, &ao) == 0 &&
+		       p - po == n->addr + n->len - 1 - ao;
+	for (size_t i = 0; i < n->nobj; i++)
+		if (p >= n->obj[i].lo && p < n->obj[i].hi)
+			return n->addr >= n->obj[i].lo && n->addr + n->len <= n->obj[i].hi;
+	if (heap_block(n->f, p, &end))
+		return n->addr + n->len <= end;
+	return n->addr + n->len <= p + ts;
 }
 
 /* Variable @name with value @v names the bytes when it holds them, or
@@ -638,7 +705,7 @@ static void name_by_var(void *ctx, const char *name, const struct cexpr_value *v
 	memcpy(&p, v->bytes, 8);
 	to = dw_type_strip(t->target);
 	ts = dw_type_size(t->target);
-	if (!to || !ts || n->addr < p || n->addr - p >= ts * 64)
+	if (!to || !ts || n->addr < p || n->addr - p >= ts * 64 || !same_object(n, p, ts))
 		return;
 	if (n->addr - p < ts && (to->kind == DW_TYPE_STRUCT || to->kind == DW_TYPE_UNION)) {
 		snprintf(path, sizeof(path), "%s", name);
@@ -663,7 +730,7 @@ static void name_by_var(void *ctx, const char *name, const struct cexpr_value *v
 int replay_frontend_name_address(struct replay_frontend *f, uint64_t addr, uint64_t len,
 				 char *buf, size_t size)
 {
-	struct namer n = { addr, len, buf, size, replay_frontend_cexpr(f) };
+	struct namer n = { addr, len, buf, size, replay_frontend_cexpr(f), f, { { 0, 0 } }, 0 };
 	size_t selected = replay_frontend_frame_selected(f);
 	const struct dw_type *t;
 	struct dw_var var;
@@ -687,7 +754,13 @@ int replay_frontend_name_address(struct replay_frontend *f, uint64_t addr, uint6
 		namer_add(&n, path);
 	}
 	/* the locals and arguments of the innermost frames, and what they
-	 * point at */
+	 * point at (within the object they point into) */
+	for (size_t level = 0; level < 4; level++) {
+		if (replay_frontend_frame_select(f, level) < 0)
+			break;
+		replay_frontend_frame_vars(f, false, collect_object, &n);
+		replay_frontend_frame_vars(f, true, collect_object, &n);
+	}
 	for (size_t level = 0; level < 4; level++) {
 		if (replay_frontend_frame_select(f, level) < 0)
 			break;

@@ -54,7 +54,10 @@ char *replay_frontend_frame_args(struct replay_frontend *f, size_t level);
  * crash's origin: the global they are in ("table[2].next", by the symbol
  * covering them and its DWARF type), then the locals and arguments of the
  * innermost four frames that hold them or point at them ("e->next", "*p",
- * "buf[3]"), joined with ", ". 0 with the text in @buf, -ENOENT when
+ * "buf[3]"), joined with ", ". A pointer names only bytes in the object it
+ * points into (the global of its symbol, a frame's variable, the heap
+ * block glibc's chunk header bounds; else the one element it points at):
+ * never through an index past that object's end. 0 with the text in @buf, -ENOENT when
  * nothing names them, -ENOMEM. */
 int replay_frontend_name_address(struct replay_frontend *f, uint64_t addr, uint64_t len,
 				 char *buf, size_t size);

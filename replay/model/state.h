@@ -186,4 +186,22 @@ int replay_state_write_before(const struct replay_state *st, uint64_t addr, uint
 int replay_state_write_after(const struct replay_state *st, uint64_t addr, uint64_t len,
 			     uint64_t time, struct replay_state_write *out);
 
+/* A mapping record (docs/bundle.md, "State log", MAP): memory that changed
+ * other than by a logged write, after the instruction at (@tid, @index)
+ * (a brk, mmap, munmap, mremap or madvise system call), at logical time
+ * @time; @how is its enum replay_state_map (state_format.h). */
+struct replay_state_mapping {
+	int64_t tid;
+	uint64_t index;
+	uint64_t time;
+	uint64_t addr, len;
+	int how;
+};
+
+/* The latest mapping record overlapping [@addr, @addr + @len) with time
+ * <= @time, into *@out, not across an exec (replay/model/state_map.c). 0,
+ * or -ENOENT when there is none. */
+int replay_state_map_before(const struct replay_state *st, uint64_t addr, uint64_t len,
+			    uint64_t time, struct replay_state_mapping *out);
+
 #endif

@@ -268,6 +268,47 @@ static void test_exec_and_volatile(void **state)
 	replay_bundle_free(b);
 }
 
+/* replay_state_map_before: the latest mapping record over a range at or
+ * before a time, MEM records passed over, none across an exec. */
+static void test_map_before(void **state)
+{
+	struct wbuf w = { 0 };
+	struct replay_bundle *b;
+	struct replay_state *st;
+	struct replay_state_mapping m;
+	(void)state;
+
+	start(&w, 0, 0, 0);
+	map(&w, 1, 0x10000, 0x2000, 1);              /* time 1: brk's zeros */
+	mem(&w, 2, 0x10010 - 0x12000, "ab", "cd");   /* time 3: a write */
+	map(&w, 2, 0x11000 - 0x10012, 0x1000, 2);    /* time 5: [0x11000, +4K) gone */
+	map(&w, 1, 0, 0, 4);                         /* time 6: exec */
+	map(&w, 1, 0x10000 - 0x12000, 0x1000, 1);    /* time 7: zeros again */
+	b = bundle_of(&w, 1);
+	assert_int_equal(replay_state_open(b, &st, NULL, 0), 0);
+	assert_int_equal(replay_state_map_before(st, 0x10010, 2, 0, &m), -ENOENT);
+	assert_int_equal(replay_state_map_before(st, 0x10010, 2, 1, &m), 0);
+	assert_int_equal(m.tid, 7);
+	assert_int_equal(m.index, 1);
+	assert_int_equal(m.time, 1);
+	assert_int_equal(m.addr, 0x10000);
+	assert_int_equal(m.len, 0x2000);
+	assert_int_equal(m.how, 1);
+	assert_int_equal(replay_state_map_before(st, 0x10010, 2, 4, &m), 0);
+	assert_int_equal(m.time, 1);                 /* the write is no mapping */
+	assert_int_equal(replay_state_map_before(st, 0x10ff8, 16, 5, &m), 0);
+	assert_int_equal(m.time, 5);                 /* overlapping is enough */
+	assert_int_equal(m.how, 2);
+	assert_int_equal(replay_state_map_before(st, 0x10010, 2, 5, &m), 0);
+	assert_int_equal(m.time, 1);
+	assert_int_equal(replay_state_map_before(st, 0x10010, 2, 6, &m), -ENOENT);
+	assert_int_equal(replay_state_map_before(st, 0x10010, 2, 9, &m), 0);
+	assert_int_equal(m.time, 7);
+	assert_int_equal(replay_state_map_before(st, 0x20000, 8, 9, &m), -ENOENT);
+	replay_state_free(st);
+	replay_bundle_free(b);
+}
+
 static void test_truncated_and_bad(void **state)
 {
 	struct wbuf w = { 0 };
@@ -869,6 +910,7 @@ int main(void)
 		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_threads_merge),
 		cmocka_unit_test(test_exec_and_volatile),
+		cmocka_unit_test(test_map_before),
 		cmocka_unit_test(test_truncated_and_bad),
 		cmocka_unit_test(test_cut_short),
 		cmocka_unit_test(test_writes),

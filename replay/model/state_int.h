@@ -1,0 +1,126 @@
+/*
+ * replay/model/state_int.h: the state log reader's insides, shared by
+ * replay/model/state.c (which builds them) and replay/model/state_map.c
+ * (which searches the mapping records). Nothing outside replay/model
+ * includes this.
+ */
+#ifndef HINDSIGHT_REPLAY_MODEL_STATE_INT_H
+#define HINDSIGHT_REPLAY_MODEL_STATE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay/model/state.h"
+
+#define PAGE_SHIFT 12
+#define BLOCK_SHIFT 9              /* memory is indexed by 512-byte blocks */
+#define BLOCK (1u << BLOCK_SHIFT)  /* of 64 words */
+
+struct parser {
+	const uint8_t *p, *end;
+	uint64_t index, base, mem_end;
+	uint64_t origin;           /* the log's first checkpoint index (below) */
+	uint64_t gp[REPLAY_STATE_NGP];
+	uint8_t *xs;               /* NULL: XSTATE records are skipped */
+	size_t xs_len;
+	uint64_t ahead, until;     /* of the last SYNC record */
+	bool v1;                   /* an HSSTATE1 log: MEM lengths have no same bit */
+};
+
+struct ckpt {
+	uint64_t index;
+	size_t off;                /* of the CKPT record */
+};
+
+/* A MEM or MAP record. Records are ordered by (time, thread, off): one
+ * time is one instruction of one thread, whose records come in log order. */
+struct mwrite {
+	uint64_t time, addr, len;
+	uint64_t index;            /* of the record in its thread's log */
+	const uint8_t *old;        /* MEM: old bytes (NULL: left out, never needed) */
+	const uint8_t *now;        /* MEM: new bytes */
+	uint8_t kind;              /* REPLAY_STATE_REC_MEM, or REPLAY_STATE_MAP_* + 16 */
+	uint32_t thread;           /* into replay_state.t */
+	size_t off;                /* of the record in its thread's log */
+};
+
+/* A chunk's writes to one block (MEM records only). */
+struct mref {
+	uint64_t block;            /* address >> BLOCK_SHIFT */
+	uint64_t first, last;      /* times of the chunk's first and last write there */
+	uint64_t reach;            /* the largest `last` of the block's refs up to here */
+	uint64_t words;            /* bit i: the block's word i (8 bytes) was written */
+	uint32_t thread, ck;       /* the chunk: t[thread] from checkpoint ck to the next */
+};
+
+/* The blocks the chunk being scanned writes: open addressing on block. */
+struct bset {
+	struct mref *v;            /* words == 0: an empty slot */
+	size_t cap, n;
+};
+
+/* From @index on (until the next entry), time = index + base. */
+struct tbase {
+	uint64_t index, base;
+};
+
+struct sthread {
+	int64_t tid;
+	uint8_t *data;             /* the log, mapped (maplen bytes) */
+	size_t len, start;         /* len: up to the last whole record; start: the first */
+	size_t maplen;
+	uint8_t *owned;            /* or the log read into memory (not mappable) */
+	uint64_t origin;           /* index of the first checkpoint (0 unless cut) */
+	size_t xs_len;
+	bool v1;                   /* HSSTATE1 (REPLAY_STATE_MAGIC_V1) */
+	struct ckpt *ck;
+	size_t nck;
+	struct tbase *tb;          /* CKPT and TIME records, in order */
+	size_t ntb, captb;
+	uint64_t last_index;
+	/* How far a log cut short is whole (docs/bundle.md, "State log"):
+	 * positions up to @known, times before @until; all of it once
+	 * @whole (it ends with an end record). */
+	uint64_t known, until;
+	bool whole;
+	/* Where replay_state_extend scans again: the last checkpoint, with
+	 * the time bases and trust counted before it. */
+	size_t ck_ntb;
+	uint64_t ck_known, ck_until;
+	struct parser cur;         /* the last answer */
+	bool cur_valid;
+	uint8_t xs_cur[REPLAY_STATE_XMAX];
+};
+
+/* A mapping record's reference from a page it covers. */
+struct pageref {
+	uint64_t page;
+	size_t w;
+};
+
+struct replay_state {
+	struct sthread *t;
+	size_t nt;
+	struct mwrite *w;          /* the MAP records */
+	size_t nw, capw;
+	struct pageref *pr;        /* by page, then time */
+	size_t npr;
+	size_t *big;               /* those over MAP_BIG_PAGES pages: not in pr */
+	size_t nbig;
+	struct mref *mr;           /* the chunks' blocks, by block, then first */
+	size_t nmr, capmr;
+	struct bset bs;
+	uint64_t *execs;           /* times of REPLAY_STATE_MAP_ALL */
+	size_t nexec;
+	size_t *vol;               /* the REPLAY_STATE_MAP_VOLATILE writes, by time */
+	size_t nvol;
+	uint64_t until;            /* memory is known at times before it */
+	struct state_cache *cache; /* chunks decoded by memory reads (NULL: none) */
+	/* Mappings of logs that replay_state_extend mapped again longer:
+	 * kept until the end, for what still points into them. */
+	struct { void *p; size_t len; } *retired;
+	size_t nretired;
+};
+
+#endif
