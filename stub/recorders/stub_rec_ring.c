@@ -4,6 +4,8 @@
  */
 #include "stub/recorders/stub_rec_ring.h"
 
+#include "stub/recorders/stub_sum.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -196,6 +198,11 @@ int stub_rec_ring_finish(struct stub_rec_ring *r, const char *pt_path, uint64_t 
 	e = ring_drop_front(pt_path, 0, c.pt_off);
 	if (e >= 0)
 		e = ring_drop_front(st_path, r->st_header, c.st_off);
+	/* Their checksums: the blocks kept (cuts are where blocks end). */
+	if (e >= 0)
+		e = stub_sum_drop_front(pt_path, 0, c.pt_off);
+	if (e >= 0)
+		e = stub_sum_drop_front(st_path, r->st_header, c.st_off);
 	if (e < 0)
 		return e;
 	r->at = c;
@@ -251,6 +258,11 @@ int stub_rec_ring_cut_here(struct stub_rec_ring *r, uint64_t size, const struct 
 		e = -EIO;
 	if (e >= 0)
 		e = stub_rec_state_flush(st);
+	/* Zeros over their front blocks: said in their checksums first. */
+	if (e >= 0)
+		e = stub_sum_holes(th->pt.sum);
+	if (e >= 0)
+		e = stub_sum_holes(st->sum);
 	if (e >= 0)
 		e = stub_rec_ring_trim(r, fileno(th->pt.out), pt_size, fileno(st->out), st_size);
 	return e == 1 ? ring_note(r, b, th->tid) : e;
