@@ -20,7 +20,9 @@ struct stub_sum {
 	uint32_t crc;              /* of [start, at) */
 	uint64_t *marks;           /* [head, n): block ends to come, ascending */
 	size_t head, n, cap;
-	int err;                   /* the first write error */
+	uint8_t *recs;             /* records not written yet (until a flush) */
+	size_t nrecs, caprecs;
+	int err;                   /* the first error */
 };
 
 struct stub_sum *stub_sum_create(const char *path)
@@ -44,17 +46,25 @@ struct stub_sum *stub_sum_create(const char *path)
 	return s;
 }
 
-/* The block [start, at) as a record. */
+/* The block [start, at) as a record, written at the next flush (after
+ * the data it covers). */
 static void end_block(struct stub_sum *s)
 {
-	uint8_t rec[REPLAY_SUMS_RECORD];
-
 	if (s->at == s->start)
 		return;
-	replay_sums_put(rec, (uint32_t)(s->at - s->start), s->crc);
-	errno = 0;
-	if (fwrite(rec, 1, sizeof(rec), s->f) != sizeof(rec) && !s->err)
-		s->err = errno ? -errno : -EIO;
+	if (s->nrecs + REPLAY_SUMS_RECORD > s->caprecs) {
+		size_t cap = s->caprecs ? 2 * s->caprecs : 64 * REPLAY_SUMS_RECORD;
+		uint8_t *nv = realloc(s->recs, cap);
+
+		if (!nv) {
+			s->err = s->err ? s->err : -ENOMEM;
+			return;
+		}
+		s->recs = nv;
+		s->caprecs = cap;
+	}
+	replay_sums_put(s->recs + s->nrecs, (uint32_t)(s->at - s->start), s->crc);
+	s->nrecs += REPLAY_SUMS_RECORD;
 	s->start = s->at;
 	s->crc = 0;
 }
@@ -113,8 +123,9 @@ int stub_sum_flush(struct stub_sum *s)
 		return 0;
 	end_block(s);
 	errno = 0;
-	if (fflush(s->f) && !s->err)
+	if ((fwrite(s->recs, 1, s->nrecs, s->f) != s->nrecs || fflush(s->f)) && !s->err)
 		s->err = errno ? -errno : -EIO;
+	s->nrecs = 0;
 	return s->err;
 }
 
@@ -128,6 +139,7 @@ int stub_sum_close(struct stub_sum *s)
 	if (fclose(s->f) && !e)
 		e = -EIO;
 	free(s->marks);
+	free(s->recs);
 	free(s);
 	return e;
 }

@@ -8,9 +8,9 @@
  * REPLAY_SUMS_BLOCK_MAX bytes, at each offset given to stub_sum_mark (a
  * PSB, a checkpoint: where --snapshot's ring may cut the file, so that
  * what it punches out or drops is whole blocks) and at each
- * stub_sum_flush, called once the data FILE is flushed, which writes the
- * records out: a recorder killed then leaves records for no more bytes
- * than its file has.
+ * stub_sum_flush, called once the data FILE is flushed, which alone
+ * writes the records out: a recorder killed at any moment leaves records
+ * for no more bytes than its file has.
  *
  * Every call takes NULL (no checksums: a writer to memory). Lifetime:
  * stub_sum_create / stub_sum_close. Nothing here prints.
