@@ -71,7 +71,6 @@ struct replay_sums_check {
 	/* How far the check went, to go on from there when the recording grew: */
 	uint64_t off;              /* bytes of good blocks */
 	uint64_t recs;             /* records read */
-	bool past_front;           /* a block after the first was good */
 };
 
 /* The bytes of a file of @size bytes that may be read. */

@@ -41,12 +41,6 @@ static int cut(struct replay_bundle *b, const char *file, const char *what,
 	return note(b, file, what, c);
 }
 
-/* Whether @n bytes at @p are all zero. */
-static bool zeros(const uint8_t *p, size_t n)
-{
-	return n == 0 || (p[0] == 0 && !memcmp(p, p + 1, n - 1));
-}
-
 /* pread of exactly @n bytes; false on a short read or an error. */
 static bool read_at(int fd, void *buf, size_t n, uint64_t off)
 {
@@ -63,11 +57,15 @@ static bool read_at(int fd, void *buf, size_t n, uint64_t off)
 }
 
 /* The blocks of @fd (@size bytes) from where @c stopped, their records
- * read from @sf (whose flags are @flags). */
+ * read from @sf, whose header is @head. */
 static int walk(struct replay_bundle *b, const char *file, const char *what,
-		struct replay_sums_check *c, int fd, uint64_t size, int sf, unsigned flags,
+		struct replay_sums_check *c, int fd, uint64_t size, int sf, const uint8_t *head,
 		uint8_t *buf)
 {
+	static const uint8_t zero[REPLAY_SUMS_RECORD];
+	bool holes = head[REPLAY_SUMS_FLAGS_AT] & REPLAY_SUMS_HOLES;
+	uint64_t front_off = replay_sums_u64(head + REPLAY_SUMS_FRONT_AT);
+	uint64_t front_rec = replay_sums_u64(head + REPLAY_SUMS_FRONT_AT + 8);
 	uint8_t recs[REPLAY_SUMS_RECORD * 512];
 
 	for (;;) {
@@ -80,8 +78,16 @@ static int walk(struct replay_bundle *b, const char *file, const char *what,
 			break;
 		for (size_t i = 0; i + REPLAY_SUMS_RECORD <= (size_t)n; i += REPLAY_SUMS_RECORD) {
 			uint32_t len, crc;
-			bool good;
 
+			/* Records --snapshot punched out: the file goes on
+			 * where its ring made it start. */
+			if (holes && c->recs < front_rec && !memcmp(recs + i, zero, sizeof(zero))) {
+				if (front_off < c->off)
+					return cut(b, file, what, c, c->off, why_rec);
+				c->off = front_off;
+				c->recs = front_rec;
+				break;     /* read on from there */
+			}
 			replay_sums_get(recs + i, &len, &crc);
 			if (len == 0 || len > REPLAY_SUMS_BLOCK_MAX)
 				return cut(b, file, what, c, c->off, why_rec);
@@ -89,12 +95,8 @@ static int walk(struct replay_bundle *b, const char *file, const char *what,
 				return b->complete ? cut(b, file, what, c, c->off, why_short) : 0;
 			if (!read_at(fd, buf, len, c->off))
 				return cut(b, file, what, c, c->off, why_short);
-			good = replay_sums_crc(0, buf, len) == crc;
-			/* --snapshot punched the front out (zeros), but for the
-			 * first block of a state log: its header. */
-			if (!good && !((flags & REPLAY_SUMS_HOLES) && !c->past_front && zeros(buf, len)))
+			if (replay_sums_crc(0, buf, len) != crc)
 				return cut(b, file, what, c, c->off, why_crc);
-			c->past_front |= good && c->recs > 0;
 			c->off += len;
 			c->recs++;
 		}
@@ -131,8 +133,7 @@ int replay_sums_check_file(struct replay_bundle *b, const char *file, const char
 	    memcmp(head, REPLAY_SUMS_MAGIC, REPLAY_SUMS_MAGIC_LEN))
 		r = cut(b, file, what, c, 0, why_nosums);
 	else
-		r = walk(b, file, what, c, fd, (uint64_t)st.st_size, sf, head[REPLAY_SUMS_FLAGS_AT],
-			 buf);
+		r = walk(b, file, what, c, fd, (uint64_t)st.st_size, sf, head, buf);
 	free(buf);
 	if (sf >= 0)
 		close(sf);

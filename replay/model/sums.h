@@ -4,10 +4,10 @@
  * and its reader (replay/model/sums.c) share, and the reader.
  *
  * A software recorder writes, beside each thread's trace and state log,
- * FILE.sum: an 8-byte header, then one 8-byte record per block of the
+ * FILE.sum: a 24-byte header, then one 8-byte record per block of the
  * file, in order from its first byte: the block's length (1 to
  * REPLAY_SUMS_BLOCK_MAX) and zlib's crc32 of its bytes, both
- * little-endian 32-bit. The manifest names it (hindsight.threads[].ptSums,
+ * little-endian 32-bit (the header's end: below). The manifest names it (hindsight.threads[].ptSums,
  * .stateSums); a recording without it is read as before, with no claim.
  *
  * Reading checks every block; the first that is damaged (or missing from
@@ -24,11 +24,16 @@
 
 #include <zlib.h>
 
-#define REPLAY_SUMS_MAGIC "HSSUMS1"   /* then one flags byte */
+/* The header: the magic, a flags byte, then (with REPLAY_SUMS_HOLES)
+ * where --snapshot's ring made the file start: u64 front_off, u64
+ * front_rec. A record of zeros before record front_rec is punched out;
+ * the records go on at front_rec, for the bytes from front_off. */
+#define REPLAY_SUMS_MAGIC "HSSUMS1"
 #define REPLAY_SUMS_MAGIC_LEN 7
-#define REPLAY_SUMS_HEADER 8
 #define REPLAY_SUMS_FLAGS_AT 7
-#define REPLAY_SUMS_HOLES 1u          /* flag: blocks at the front may be punched (--snapshot) */
+#define REPLAY_SUMS_FRONT_AT 8
+#define REPLAY_SUMS_HEADER 24
+#define REPLAY_SUMS_HOLES 1u          /* flag: the front was punched out (--snapshot) */
 #define REPLAY_SUMS_RECORD 8
 #define REPLAY_SUMS_BLOCK_MAX 65536u
 
@@ -43,6 +48,21 @@ static inline void replay_sums_put(uint8_t rec[REPLAY_SUMS_RECORD], uint32_t len
 		rec[i] = (uint8_t)(len >> 8 * i);
 		rec[4 + i] = (uint8_t)(crc >> 8 * i);
 	}
+}
+
+static inline uint64_t replay_sums_u64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static inline void replay_sums_put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
 }
 
 static inline void replay_sums_get(const uint8_t rec[REPLAY_SUMS_RECORD], uint32_t *len,

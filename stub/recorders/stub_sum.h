@@ -18,15 +18,16 @@
 #ifndef HINDSIGHT_STUB_RECORDERS_STUB_SUM_H
 #define HINDSIGHT_STUB_RECORDERS_STUB_SUM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct replay_bundle;
 struct stub_sum;
 
-/* The sums of @path, written to @path.sum (header written). NULL with
- * errno set. */
-struct stub_sum *stub_sum_create(const char *path);
+/* The sums of @path, written to @path.sum (header written); @ring:
+ * stub_sum_holes will be asked for (--snapshot). NULL with errno set. */
+struct stub_sum *stub_sum_create(const char *path, bool ring);
 /* The @n bytes at @p follow what was fed before. */
 void stub_sum_feed(struct stub_sum *s, const void *p, size_t n);
 /* A block ends at byte @off of the file (at or after what was fed; one
@@ -37,14 +38,20 @@ void stub_sum_mark(struct stub_sum *s, uint64_t off);
 int stub_sum_flush(struct stub_sum *s);
 /* Flushes, closes, frees. 0 or a negative errno. */
 int stub_sum_close(struct stub_sum *s);
-/* The file may have zeros punched over its front blocks from now on
- * (--snapshot's ring): said in the header before it does. 0 or -errno. */
-int stub_sum_holes(struct stub_sum *s);
+/* --snapshot's ring is about to punch the file's bytes [@keep, @from)
+ * out, both where blocks start (PSBs, checkpoints; @keep 0 or the state
+ * log's header) and their records written (stub_sum_flush): the header
+ * says where the file goes on (@from and its block's number) and the
+ * records of those blocks are punched out too, so that the sums stay as
+ * small as the ring keeps the file. 0, -EINVAL (not where blocks start,
+ * or sums made without @ring), -errno. */
+int stub_sum_holes(struct stub_sum *s, uint64_t keep, uint64_t from);
 
 /* Checksums for thread @idx of @b (in @dir): its trace's and its state
- * log's, named in the manifest (ptSums, stateSums). 0 or a negative errno. */
-int stub_sum_start(struct replay_bundle *b, size_t idx, const char *dir, struct stub_sum **pt,
-		   struct stub_sum **state);
+ * log's, named in the manifest (ptSums, stateSums); @ring: --snapshot
+ * (stub_sum_holes to come). 0 or a negative errno. */
+int stub_sum_start(struct replay_bundle *b, size_t idx, const char *dir, bool ring,
+		   struct stub_sum **pt, struct stub_sum **state);
 
 /* The sums of @path rewritten for --snapshot's end (stub_rec_ring_finish):
  * the file became its bytes [0, @keep) and [@from, end). 0 or -errno. */

@@ -45,7 +45,7 @@ static void pattern(void)
 static void write_file(size_t n, const uint64_t *marks, size_t flush_at)
 {
 	FILE *f = fopen(path, "wb");
-	struct stub_sum *s = stub_sum_create(path);
+	struct stub_sum *s = stub_sum_create(path, false);
 	size_t at = 0, piece = 1;
 
 	assert_non_null(f);
@@ -230,59 +230,62 @@ static void test_short_and_tail(void **state)
 	assert_non_null(strstr(note, "its checksums cannot be read"));
 }
 
-/* Zeros over front blocks: a punched hole only when the header allows
- * it, and only before a good block past the first. */
+/* --snapshot's ring: stub_sum_holes says where the file starts and
+ * punches the records of the blocks before it out; zeros over those
+ * blocks are then read as the hole they are, and nowhere else. */
 static void test_holes(void **state)
 {
-	static const uint64_t marks[] = { 16, 4096, 8192, 12288, 0 };
 	static const uint8_t zero[8192];
-	char sp[160], note[512];
 	struct replay_sums_check c;
-	FILE *f;
+	struct stub_sum *s;
+	char note[512];
+	FILE *f = fopen(path, "wb");
 	(void)state;
 
-	snprintf(sp, sizeof(sp), "%s.sum", path);
-	write_file(20000, marks, 0);
-	f = fopen(path, "r+b");
+	s = stub_sum_create(path, true);
+	assert_non_null(s);
+	stub_sum_mark(s, 16);
+	for (uint64_t m = 4096; m < 20000; m += 4096)
+		stub_sum_mark(s, m);
+	fwrite(data, 1, 20000, f);
+	fflush(f);
+	stub_sum_feed(s, data, 20000);
+	assert_int_equal(stub_sum_flush(s), 0);
+	assert_int_equal(stub_sum_holes(s, 16, 5000), -EINVAL);   /* no block starts there */
+	/* The data punched without the sums knowing: damage. */
 	fseek(f, 16, SEEK_SET);
-	fwrite(zero, 1, 8192 - 16, f);     /* blocks 1 and 2 punched */
-	fclose(f);
+	fwrite(zero, 1, 8192 - 16, f);
+	fflush(f);
 	c = check(true, note, sizeof(note));
 	assert_true(c.cut);
 	assert_int_equal(c.trust, 16);
-	/* The flag (as stub_sum_holes sets it: test_holes_flag_written). */
-	f = fopen(sp, "r+b");
-	fseek(f, REPLAY_SUMS_FLAGS_AT, SEEK_SET);
-	fputc(REPLAY_SUMS_HOLES, f);
-	fclose(f);
+	/* Said first: the hole is read as one. */
+	assert_int_equal(stub_sum_holes(s, 16, 8192), 0);
 	assert_false(check(true, note, sizeof(note)).cut);
-	/* A zero block after a good one past the first is damage. */
-	f = fopen(path, "r+b");
-	fseek(f, 12288, SEEK_SET);
+	/* The ring moves on: more of the front goes. */
+	assert_int_equal(stub_sum_holes(s, 16, 12288), 0);
+	fseek(f, 8192, SEEK_SET);
 	fwrite(zero, 1, 4096, f);
-	fclose(f);
+	fflush(f);
+	assert_false(check(true, note, sizeof(note)).cut);
+	/* The header block and what follows the hole are checked still. */
+	flip(3, 0);
 	c = check(true, note, sizeof(note));
-	assert_true(c.cut);
-	assert_int_equal(c.trust, 12288);
-}
-
-static void test_holes_flag_written(void **state)
-{
-	char sp[160];
-	struct stub_sum *s;
-	FILE *f;
-	(void)state;
-
-	s = stub_sum_create(path);
-	assert_non_null(s);
-	assert_int_equal(stub_sum_holes(s), 0);
-	stub_sum_feed(s, data, 100);
-	assert_int_equal(stub_sum_close(s), 0);
-	snprintf(sp, sizeof(sp), "%s.sum", path);
-	f = fopen(sp, "rb");
-	fseek(f, REPLAY_SUMS_FLAGS_AT, SEEK_SET);
-	assert_int_equal(fgetc(f), REPLAY_SUMS_HOLES);
+	assert_true(c.cut && c.trust == 0);
+	flip(3, 0);
+	flip(15000, 2);
+	c = check(true, note, sizeof(note));
+	assert_true(c.cut && c.trust == 12288);
+	flip(15000, 2);
+	/* The end's rewrite: the kept blocks' records. */
 	fclose(f);
+	assert_int_equal(stub_sum_close(s), 0);
+	f = fopen(path, "wb");
+	fwrite(data, 1, 16, f);
+	fwrite(data + 12288, 1, 20000 - 12288, f);
+	fclose(f);
+	assert_int_equal(stub_sum_drop_front(path, 16, 12288), 0);
+	assert_false(check(true, note, sizeof(note)).cut);
 }
 
 /* The file as --snapshot's end leaves it: [0, keep) and [from, end). */
@@ -321,7 +324,7 @@ static void test_grown(void **state)
 	struct replay_bundle *b = bundle(false);
 	struct replay_sums_check c = { 0 };
 	FILE *f = fopen(path, "wb");
-	struct stub_sum *s = stub_sum_create(path);
+	struct stub_sum *s = stub_sum_create(path, false);
 	(void)state;
 
 	fwrite(data, 1, 100000, f);
@@ -383,7 +386,6 @@ int main(void)
 		cmocka_unit_test(test_flips),
 		cmocka_unit_test(test_short_and_tail),
 		cmocka_unit_test(test_holes),
-		cmocka_unit_test(test_holes_flag_written),
 		cmocka_unit_test(test_drop_front),
 		cmocka_unit_test(test_grown),
 	};
