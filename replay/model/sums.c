@@ -108,6 +108,18 @@ static int walk(struct replay_bundle *b, const char *file, const char *what,
 	return 0;
 }
 
+/* The magic, known flags, and no front without holes: any bit flipped in
+ * a header is seen. */
+static bool good_header(const uint8_t *head)
+{
+	static const uint8_t zero[REPLAY_SUMS_HEADER - REPLAY_SUMS_FRONT_AT];
+
+	return !memcmp(head, REPLAY_SUMS_MAGIC, REPLAY_SUMS_MAGIC_LEN) &&
+	       (head[REPLAY_SUMS_FLAGS_AT] & ~REPLAY_SUMS_HOLES) == 0 &&
+	       ((head[REPLAY_SUMS_FLAGS_AT] & REPLAY_SUMS_HOLES) ||
+		!memcmp(head + REPLAY_SUMS_FRONT_AT, zero, sizeof(zero)));
+}
+
 int replay_sums_check_file(struct replay_bundle *b, const char *file, const char *sums,
 			   const char *what, struct replay_sums_check *c)
 {
@@ -130,7 +142,7 @@ int replay_sums_check_file(struct replay_bundle *b, const char *file, const char
 	if (!buf)
 		r = -ENOMEM;
 	else if (sf < 0 || fstat(fd, &st) < 0 || !read_at(sf, head, sizeof(head), 0) ||
-	    memcmp(head, REPLAY_SUMS_MAGIC, REPLAY_SUMS_MAGIC_LEN))
+		 !good_header(head))
 		r = cut(b, file, what, c, 0, why_nosums);
 	else
 		r = walk(b, file, what, c, fd, (uint64_t)st.st_size, sf, head, buf);

@@ -116,13 +116,13 @@ for rec in "${recorders[@]}"; do
         b=$(sed -n "s|.*warning: .* $name is damaged at byte \([0-9]*\) .*|\1|p" d.err | head -1)
         if [ -z "$b" ]; then
             fail "$rec: no warning names the damage of $name"
-            continue
+        else
+            case $what in
+            pt | state)
+                [ "$b" -le "$off" ] && [ "$((off - b))" -lt 65536 ] ||
+                    fail "$rec: the damage is said at byte $b, the flip was at $off" ;;
+            esac
         fi
-        case $what in
-        pt | state)
-            [ "$b" -le "$off" ] && [ "$((off - b))" -lt 65536 ] ||
-                fail "$rec: the damage is said at byte $b, the flip was at $off" ;;
-        esac
         # The history: the intact one's first positions.
         grep -E $'^[0-9]+\t' d.hist >d.insns
         n=$(wc -l <d.insns)
@@ -137,10 +137,10 @@ for rec in "${recorders[@]}"; do
             expect_re d.info.err "$name is damaged at byte $b "
             continue
         fi
-        expect d.info.err "$name is damaged at byte $b "
+        [ -z "$b" ] || expect d.info.err "$name is damaged at byte $b "
         k=$(sed -n 's/.*registers known up to position \([0-9]*\),.*/\1/p' d.info | head -1)
         pos=($(rand_int 1 "$n") $(rand_int 1 "$n") $(rand_int 1 "$n") "$n")
-        [ -n "$k" ] && [ "$k" -lt "$n" ] && pos+=("$k" $((k + 1)))
+        [ -n "$k" ] && [ "$k" -lt "$n" ] && pos+=($((k > 0 ? k : 1)) $((k + 1)))
         [ "$n" -gt 0 ] || continue
         at "${pos[@]}" >cmds
         replay "$d" -x cmds >"$d.out" 2>&1
