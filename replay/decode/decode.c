@@ -93,11 +93,14 @@ static const char idle_text[] =
 static const char truncated_text[] =
 	"decoding truncated: the thread was switched out (TSC past its execution on this cpu)";
 
-static int map_pt(struct replay_decoder *d, const char *file)
+/* Only the part its checksums vouch for (replay/model/sums.h). */
+static int map_pt(struct replay_decoder *d, const struct replay_thread *t)
 {
+	const char *file = t->pt_file;
 	const struct replay_bundle_mem *mem = replay_bundle_mem_find(d->b, file);
 	char path[4096];
 	struct stat st;
+	size_t size;
 	void *p;
 	int fd, err;
 
@@ -117,17 +120,18 @@ static int map_pt(struct replay_decoder *d, const char *file)
 		close(fd);
 		return err;
 	}
-	if (st.st_size == 0) {
+	size = (size_t)replay_sums_readable(&t->pt_check, (uint64_t)st.st_size);
+	if (size == 0) {
 		close(fd);
 		return 0;
 	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	err = p == MAP_FAILED ? -errno : 0;
 	close(fd);
 	if (err)
 		return err;
 	d->pt = p;
-	d->pt_size = (size_t)st.st_size;
+	d->pt_size = size;
 	return 0;
 }
 
@@ -258,7 +262,7 @@ int replay_decoder_new(const struct replay_bundle *b, size_t thread, struct repl
 	d->state = DEC_END;
 	rc = replay_image_new(b, &d->img);
 	if (!rc && b->threads[thread].pt_file)
-		rc = map_pt(d, b->threads[thread].pt_file);
+		rc = map_pt(d, &b->threads[thread]);
 	else if (!rc && b->threads[thread].nsegs)
 		rc = load_segments(d, &b->threads[thread]);
 	if (!rc && d->pt_size) {

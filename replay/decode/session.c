@@ -22,6 +22,7 @@
 #include "replay/model/image.h"
 #include "replay/model/rodata.h"
 #include "replay/model/state.h"
+#include "replay/model/sums.h"
 #include "replay/decode/cursor.h"
 #include "replay/decode/index.h"
 #include "replay/decode/timeline.h"
@@ -59,6 +60,23 @@ static int want_rodata(struct replay_session *s, char *err, size_t errsize)
 	return replay_rodata_new(s->b, &s->rodata) < 0 ? out_of_memory(err, errsize) : 0;
 }
 
+/* A state log its checksums cut before its first checkpoint cannot be
+ * read at all (state.c: "not a state log"): said as damage. */
+static void state_damaged(struct replay_session *s, char *err, size_t errsize)
+{
+	for (size_t i = 0; err && i < s->b->nthreads; i++) {
+		const struct replay_thread *t = &s->b->threads[i];
+		size_t n = t->state_file ? strlen(t->state_file) : 0;
+
+		if (t->state_check.cut && n && !strncmp(err, t->state_file, n) && err[n] == ':') {
+			snprintf(err, errsize, "%s is damaged at byte %" PRIu64 " (%s), before "
+				 "anything in it can be read: the recording cannot be opened",
+				 t->state_file, t->state_check.trust, t->state_check.why);
+			return;
+		}
+	}
+}
+
 /* Only software recordings have state logs; without one, the past has rip
  * only. @lax: one that cannot be read is as none. */
 static int want_state(struct replay_session *s, bool lax, char *err, size_t errsize)
@@ -67,6 +85,8 @@ static int want_state(struct replay_session *s, bool lax, char *err, size_t errs
 
 	out_of_memory(err, errsize);   /* what it says of an -ENOMEM */
 	r = replay_state_open(s->b, &s->st, err, errsize);
+	if (r == -EINVAL && !lax)
+		state_damaged(s, err, errsize);
 	if (r == -ENOENT || (r < 0 && lax)) {
 		s->st = NULL;
 		r = 0;
@@ -279,6 +299,8 @@ int replay_session_open(const char *path, unsigned want, struct replay_session *
 		return out_of_memory(err, errsize);
 	}
 	r = replay_bundle_load(path, &s->b, err, errsize);
+	if (r == 0 && replay_bundle_check_sums(s->b, NULL) < 0)
+		r = out_of_memory(err, errsize);
 	if (r == 0)
 		r = replay_session_want(s, want, err, errsize);
 	if (r < 0) {
@@ -366,6 +388,10 @@ int replay_session_extend(struct replay_session *s, char *err, size_t errsize)
 		replay_bundle_free(nb);
 		snprintf(err, errsize, "%s: not the recording grown", s->path);
 		return -ESTALE;
+	}
+	if (replay_bundle_check_sums(nb, old) < 0) {
+		replay_bundle_free(nb);
+		return out_of_memory(err, errsize);
 	}
 	s->b = nb;
 	r = s->st ? replay_state_extend(s->st, nb) : 0;

@@ -103,6 +103,8 @@ static int take_trace(struct replay_bundle *b, size_t i, const char *dir)
 	}
 	if (!err)
 		err = copy_file(from, to);
+	free(b->threads[i].pt_sums);   /* its checksums are not copied */
+	b->threads[i].pt_sums = NULL;
 	return err ? err : replay_bundle_set_str(&b->threads[i].pt_file, rel);
 }
 

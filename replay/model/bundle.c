@@ -69,6 +69,8 @@ void replay_bundle_free(struct replay_bundle *b)
 	for (size_t i = 0; i < b->nthreads; i++) {
 		free(b->threads[i].pt_file);
 		free(b->threads[i].state_file);
+		free(b->threads[i].pt_sums);
+		free(b->threads[i].state_sums);
 		for (size_t j = 0; j < b->threads[i].nsegs; j++)
 			free(b->threads[i].segs[j].file);
 		free(b->threads[i].segs);

@@ -61,10 +61,30 @@ struct replay_pt_segment {
 	uint64_t tsc_start;        /* when the thread was switched in; 0: unknown */
 };
 
+/* How much of a file with checksums may be read (replay/model/sums.h),
+ * as replay_bundle_check_sums found; all zero: all of it (not checked, or
+ * no checksums). Not saved. */
+struct replay_sums_check {
+	bool cut;                  /* damaged: only its first @trust bytes are read */
+	uint64_t trust;
+	const char *why;           /* what was found at @trust */
+	/* How far the check went, to go on from there when the recording grew: */
+	uint64_t off;              /* bytes of good blocks */
+	uint64_t recs;             /* records read */
+};
+
+/* The bytes of a file of @size bytes that may be read. */
+static inline uint64_t replay_sums_readable(const struct replay_sums_check *c, uint64_t size)
+{
+	return c->cut && c->trust < size ? c->trust : size;
+}
+
 struct replay_thread {
 	int64_t tid;
 	char *pt_file;             /* bundle-relative PT stream */
 	char *state_file;          /* bundle-relative state log, or NULL */
+	char *pt_sums, *state_sums;/* their checksums (replay/model/sums.h), or NULL */
+	struct replay_sums_check pt_check, state_check;
 	uint64_t instructions;     /* as counted by the recorder; 0 if unknown */
 	/* When pt_file is NULL: the thread's history as pieces of per-cpu
 	 * streams, in time order (hindsight.threads[].segments in trace.json;

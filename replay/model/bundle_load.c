@@ -601,6 +601,8 @@ static int read_hs_thread(struct reader *r, const json_t *o, const char *where)
 			    : "trace.json: hindsight.%s: thread %" PRId64
 			    " is not in processes[].threads", where, tid);
 	if ((rc = get_str(r, o, where, "stateLog", 0, &t->state_file)) < 0 ||
+	    (rc = get_str(r, o, where, "ptSums", 0, &t->pt_sums)) < 0 ||
+	    (rc = get_str(r, o, where, "stateSums", 0, &t->state_sums)) < 0 ||
 	    (rc = get_u64(r, o, where, "instructions", 0, &t->instructions)) < 0)
 		return rc;
 	for (size_t i = 0; t->state_file && i < r->b->nthreads; i++)

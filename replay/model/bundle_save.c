@@ -251,6 +251,8 @@ static json_t *hs_threads_json(const struct replay_bundle *b, int *bad)
 		if (o) {
 			put(o, "tid", json_integer(t->tid), bad);
 			put_str(o, "stateLog", t->state_file, bad);
+			put_str(o, "ptSums", t->pt_sums, bad);
+			put_str(o, "stateSums", t->state_sums, bad);
 			put(o, "instructions", ju64(t->instructions), bad);
 			if (t->nsegs)
 				put(o, "segments", segments_json(t, bad), bad);

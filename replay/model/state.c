@@ -452,7 +452,7 @@ static int load(const struct replay_bundle *b, const struct replay_thread *bt, s
 		return e;
 	}
 	t->tid = bt->tid;
-	t->len = (size_t)sb.st_size;
+	t->len = (size_t)replay_sums_readable(&bt->state_check, (uint64_t)sb.st_size);
 	if (t->len) {
 		void *m = mmap(NULL, t->len, PROT_READ, MAP_PRIVATE, fd, 0);
 
@@ -801,7 +801,8 @@ static int reopen_thread(struct replay_state *st, const struct replay_bundle *b,
 	fd = dw_open_regular(path);
 	if (fd < 0)
 		return fd;
-	e = fstat(fd, &sb) < 0 ? -errno : remap(st, t, fd, (size_t)sb.st_size);
+	e = fstat(fd, &sb) < 0 ? -errno : remap(st, t, fd, (size_t)replay_sums_readable(
+						       &bt->state_check, (uint64_t)sb.st_size));
 	close(fd);
 	if (e >= 0)
 		drop_last_chunk(st, ti);

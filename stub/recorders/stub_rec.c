@@ -134,9 +134,10 @@ static int stub_rec_task_state(struct stub_rec *r, struct stub_rec_task *t, size
 	t->stf = replay_bundle_fcreate(path);
 	if (!t->stf)
 		return -errno;
-	if (replay_bundle_set_str(&r->b->threads[idx].state_file, rel) < 0)
+	if (replay_bundle_set_str(&r->b->threads[idx].state_file, rel) < 0 ||
+	    stub_rec_state_init(&t->st, t->th.tid, t->stf) < 0)
 		return -ENOMEM;
-	return stub_rec_state_init(&t->st, t->th.tid, t->stf);
+	return stub_sum_start(r->b, idx, r->opt.dir, r->opt.snapshot, &t->th.pt.sum, &t->st.sum);
 }
 
 static int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_task_state state,

@@ -4,6 +4,8 @@
  */
 #include "stub/recorders/stub_rec_ring.h"
 
+#include "stub/recorders/stub_sum.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -95,16 +97,25 @@ static int ring_punch(int fd, uint64_t from, uint64_t to)
 	return 0;
 }
 
+/* The cut stub_rec_ring_trim moves to, or NULL. */
+static const struct stub_rec_cut *ring_next(const struct stub_rec_ring *r, uint64_t pt_size,
+					    uint64_t st_size)
+{
+	size_t i = ring_choose(r, pt_size, st_size);
+
+	return !r->size || r->no_punch || i == r->n ? NULL : &r->cuts[i];
+}
+
 int stub_rec_ring_trim(struct stub_rec_ring *r, int pt_fd, uint64_t pt_size, int st_fd,
 		       uint64_t st_size)
 {
-	size_t i = ring_choose(r, pt_size, st_size);
-	const struct stub_rec_cut *c;
+	const struct stub_rec_cut *c = ring_next(r, pt_size, st_size);
+	size_t i;
 	int e;
 
-	if (!r->size || r->no_punch || i == r->n)
+	if (!c)
 		return 0;
-	c = &r->cuts[i];
+	i = (size_t)(c - r->cuts);
 	/* From the start each time: a file system frees only whole blocks of
 	 * a hole, and the trace moves less than a block between two trims;
 	 * punching a hole again costs nothing. */
@@ -196,6 +207,11 @@ int stub_rec_ring_finish(struct stub_rec_ring *r, const char *pt_path, uint64_t 
 	e = ring_drop_front(pt_path, 0, c.pt_off);
 	if (e >= 0)
 		e = ring_drop_front(st_path, r->st_header, c.st_off);
+	/* Their checksums: the blocks kept (cuts are where blocks end). */
+	if (e >= 0)
+		e = stub_sum_drop_front(pt_path, 0, c.pt_off);
+	if (e >= 0)
+		e = stub_sum_drop_front(st_path, r->st_header, c.st_off);
 	if (e < 0)
 		return e;
 	r->at = c;
@@ -233,6 +249,7 @@ int stub_rec_ring_cut_here(struct stub_rec_ring *r, uint64_t size, const struct 
 			   struct stub_rec_thread *th, struct stub_rec_state *st,
 			   struct replay_bundle *b)
 {
+	const struct stub_rec_cut *next;
 	uint64_t pt_size, st_size;
 	int e;
 
@@ -251,6 +268,12 @@ int stub_rec_ring_cut_here(struct stub_rec_ring *r, uint64_t size, const struct 
 		e = -EIO;
 	if (e >= 0)
 		e = stub_rec_state_flush(st);
+	/* Their checksums say first where the files will start, and lose
+	 * the records of what goes; where they cannot, nothing goes. */
+	next = e >= 0 ? ring_next(r, pt_size, st_size) : NULL;
+	if (next && (stub_sum_holes(th->pt.sum, 0, next->pt_off) < 0 ||
+		     stub_sum_holes(st->sum, r->st_header, next->st_off) < 0))
+		return 0;
 	if (e >= 0)
 		e = stub_rec_ring_trim(r, fileno(th->pt.out), pt_size, fileno(st->out), st_size);
 	return e == 1 ? ring_note(r, b, th->tid) : e;

@@ -10,7 +10,8 @@
  * now, everything before the oldest cut that leaves at most SIZE is
  * punched out of both (fallocate PUNCH_HOLE: freed on disk, and it reads
  * as zeros, which both readers take for padding: PT's PAD packets, the
- * state log's pad bytes), so a recording of any length uses at most about
+ * state log's pad bytes; their checksums, stub/recorders/stub_sum.h, say
+ * so first and lose those blocks' records), so a recording of any length uses at most about
  * 2 x SIZE of disk per thread, plus one cut's distance. When the
  * recording is saved at its end the files are rewritten to start at the
  * oldest cut that leaves at most SIZE (or the newest cut, if even that

@@ -149,6 +149,7 @@ static int stub_rec_emit(struct stub_rec_state *s)
 	errno = 0;
 	if (fwrite(s->rec, 1, s->nrec, s->out) != s->nrec)
 		return errno ? -errno : -EIO;  /* ENOSPC said as such */
+	stub_sum_feed(s->sum, s->rec, s->nrec);
 	s->bytes += s->nrec;
 	s->nrec = 0;
 	return 0;
@@ -286,10 +287,11 @@ static int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_
 
 	if (e >= 0)
 		e = stub_rec_rec_room(s, 32 + 10 * REPLAY_STATE_NGP + 2 * s->xs_len);
-
 	if (e < 0)
 		return e;
-	s->last_ckpt_off = s->bytes + s->nrec;
+	/* Blocks end before and after it: where a ring cuts, and a
+	 * checkpoint kept whole when what follows is damaged. */
+	stub_sum_mark(s->sum, s->last_ckpt_off = s->bytes + s->nrec);
 	s->ckpt_next = false;
 	stub_rec_tag(s, REPLAY_STATE_REC_CKPT, index);
 	s->base = time - index;
@@ -298,6 +300,7 @@ static int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_
 	for (unsigned i = 0; i < REPLAY_STATE_NGP; i++)
 		stub_rec_put(s, stub_rec_slot(regs, i));
 	stub_rec_put_xdiff(s, zero, s->xs);
+	stub_sum_mark(s->sum, s->bytes + s->nrec);
 	s->regs = *regs;
 	s->last_ckpt = index;
 	s->mem_end = 0;
@@ -534,6 +537,7 @@ void stub_rec_state_release(struct stub_rec_state *s)
 	free(s->kw_old);
 	free(s->kw_new);
 	free(s->seen);
+	stub_sum_close(s->sum);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -546,7 +550,7 @@ int stub_rec_state_flush(struct stub_rec_state *s)
 	errno = 0;
 	if (e >= 0 && s->out && fflush(s->out) != 0)
 		e = errno ? -errno : -EIO;
-	return e;
+	return e < 0 ? e : stub_sum_flush(s->sum);
 }
 
 static int stub_rec_sync_rec(struct stub_rec_state *s, uint64_t index, uint64_t until)

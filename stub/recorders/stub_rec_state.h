@@ -37,6 +37,7 @@
 
 #include "replay/model/state_format.h"
 #include "stub/recorders/stub_rec_insn.h"
+#include "stub/recorders/stub_sum.h"
 
 struct replay_bundle;
 
@@ -77,6 +78,7 @@ struct stub_rec_state_sample;
 struct stub_rec_state {
 	pid_t tid;
 	FILE *out;                     /* borrowed: must outlive the log */
+	struct stub_sum *sum;          /* @out's checksums, or NULL; owned */
 	bool started;                  /* the first checkpoint is written */
 	uint64_t bytes;                /* written so far */
 	uint64_t last_index;           /* of the last record */

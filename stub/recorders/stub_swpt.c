@@ -16,6 +16,8 @@
 
 #include <intel-pt.h>
 
+#include "stub/recorders/stub_sum.h"
+
 #define STUB_SWPT_ROOM 64          /* more than the largest packet */
 #define STUB_SWPT_TNT8_BITS 6
 
@@ -94,6 +96,7 @@ static int stub_swpt_drain(struct stub_swpt *w)
 	errno = 0;
 	if (n && fwrite(w->buf, 1, n, w->out) != n)
 		return errno ? -errno : -EIO;  /* ENOSPC said as such */
+	stub_sum_feed(w->sum, w->buf, n);
 	w->drained += n;
 	return pt_enc_sync_set(w->enc, 0) < 0 ? -EINVAL : 0;
 }
@@ -104,6 +107,8 @@ void stub_swpt_release(struct stub_swpt *w)
 		stub_swpt_drain(w);
 		pt_free_encoder(w->enc);
 	}
+	stub_sum_close(w->sum);
+	w->sum = NULL;
 	free(w->buf);
 	w->enc = NULL;
 	w->buf = NULL;
@@ -215,6 +220,7 @@ int stub_swpt_psb(struct stub_swpt *w, uint64_t next_ip, uint64_t time)
 	if (r < 0)
 		return r;
 	w->last_psb = stub_swpt_offset(w);
+	stub_sum_mark(w->sum, w->last_psb);   /* where --snapshot may cut */
 	/* A decoder synchronising here starts with no last IP and an empty
 	 * return stack (pt_qry_read_psb_header, pt_insn_reset). */
 	w->last_ip = 0;
@@ -316,5 +322,5 @@ int stub_swpt_flush(struct stub_swpt *w)
 	errno = 0;
 	if (r >= 0 && fflush(w->out))
 		r = errno ? -errno : -EIO;
-	return r;
+	return r < 0 ? r : stub_sum_flush(w->sum);
 }

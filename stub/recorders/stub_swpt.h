@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 struct pt_encoder;
+struct stub_sum;
 
 #define STUB_SWPT_RETSTACK 64      /* libipt's pt_retstack_size */
 #define STUB_SWPT_BUF 65536        /* encoder buffer drained to the FILE */
@@ -38,6 +39,7 @@ struct stub_swpt {
 	struct pt_encoder *enc;
 	uint8_t *buf;              /* STUB_SWPT_BUF bytes the encoder writes */
 	FILE *out;                 /* borrowed: must outlive the writer */
+	struct stub_sum *sum;      /* @out's checksums, or NULL; owned (released here) */
 	uint64_t drained;          /* bytes already written to @out */
 	uint64_t last_psb;         /* offset of the last PSB */
 	uint32_t psb_period;       /* 0: no periodic PSB */

@@ -286,7 +286,8 @@ static struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid)
 	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
 	t->stf = replay_bundle_fcreate(path);
 	if (!t->stf || stub_rec_state_init(&t->st, (pid_t)tid, t->stf) < 0 ||
-	    replay_bundle_set_str(&r->b->threads[idx].state_file, rel) < 0)
+	    replay_bundle_set_str(&r->b->threads[idx].state_file, rel) < 0 ||
+	    stub_sum_start(r->b, idx, r->opt.dir, r->opt.snapshot, &t->th.pt.sum, &t->st.sum) < 0)
 		return NULL;
 	return t;
 }

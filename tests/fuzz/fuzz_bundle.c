@@ -6,12 +6,14 @@
  * holds a tiny PT file (t.pt: a PSB+, a TSC, PSBEND), a context-switch
  * trace (s.cs: in and out of thread 2 around that TSC) and a tiny ELF file
  * (m.elf: one PT_LOAD of code with a bss, shorter than a page) the
- * manifest may name; a bundle that loads is then decoded, every thread to
+ * manifest may name, and t.pt.sum, t.pt's checksums (replay/model/sums.h:
+ * two blocks, the second one's crc wrong); a bundle that loads has its
+ * checksums checked (replay/model/sums.c) and is then decoded, every thread to
  * its end, and each mapping's bytes are read around its ends at the
  * recording's end time. Any step may fail; none may crash, leak or hit
  * undefined behaviour.
  *
- * fuzz-build: replay/model/bundle*.c replay/model/percpu.c replay/model/perf_*.c replay/decode/decode.c replay/model/image.c replay/model/image_find.c replay/decode/insn.c replay/model/elf_load.c dwarf/dw_elf.c dwarf/dw_access.c -lipt -ljansson -lelf -lZydis
+ * fuzz-build: replay/model/bundle*.c replay/model/percpu.c replay/model/perf_*.c replay/decode/decode.c replay/model/image.c replay/model/image_find.c replay/decode/insn.c replay/model/elf_load.c replay/model/sums.c dwarf/dw_elf.c dwarf/dw_access.c -lipt -ljansson -lelf -lZydis -lz
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +27,7 @@
 #include "replay/model/bundle.h"
 #include "replay/decode/decode.h"
 #include "replay/model/image.h"
+#include "replay/model/sums.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -89,14 +92,17 @@ static int write_elf(void)
 
 static int setup(void)
 {
-	uint8_t cs[64];
+	uint8_t cs[64], sums[REPLAY_SUMS_HEADER + 2 * REPLAY_SUMS_RECORD] = REPLAY_SUMS_MAGIC;
 
 	snprintf(dir, sizeof(dir), "/tmp/fuzz_bundle.XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
+	replay_sums_put(sums + REPLAY_SUMS_HEADER, 16, replay_sums_crc(0, pt, 16));
+	replay_sums_put(sums + REPLAY_SUMS_HEADER + REPLAY_SUMS_RECORD, sizeof(pt) - 16, 1);
 	put_switch(cs, 0, 1);
 	put_switch(cs + 32, 1, 100);
 	if (write_file("t.pt", pt, sizeof(pt)) || write_file("s.cs", cs, sizeof(cs)) ||
+	    write_file("t.pt.sum", sums, sizeof(sums)) ||
 	    write_elf())
 		return -1;
 	return 0;
@@ -151,6 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (write_file("trace.json", data, size))
 		return 0;
 	if (replay_bundle_load(dir, &b, err, sizeof(err)) == 0) {
+		replay_bundle_check_sums(b, NULL);
 		decode_all(b);
 		read_mappings(b);
 		replay_bundle_free(b);

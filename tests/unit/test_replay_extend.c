@@ -182,7 +182,11 @@ static struct replay_bundle *start_copy_of(const char *src, int num, int den)
 	char cmd[4096], err[256];
 
 	source_dir = src;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s && mkdir -p %s/threads && cp %s/trace.json %s/ && "
+	/* Without the checksums: a copy cut anywhere would be damaged where
+	 * trace.json says complete (test_replay_sums checks a recording that
+	 * grew against its checksums). */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s && mkdir -p %s/threads && "
+		 "grep -v '\"ptSums\"\\|\"stateSums\"' %s/trace.json >%s/trace.json && "
 		 "cp -r %s/images %s/", grow_dir, grow_dir, src, grow_dir, src, grow_dir);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(replay_bundle_load(src, &full, err, sizeof(err)), 0);

@@ -243,7 +243,7 @@ static void same_bundle(const char *ref, const char *name, size_t nth)
 
 	same_dir(ref, name, ".", &n);
 	same_dir(ref, name, "threads", &n);
-	assert_int_equal(n, 1 + 2 * nth);  /* trace.json, each thread's .pt and .state */
+	assert_int_equal(n, 1 + 4 * nth);  /* trace.json, each thread's .pt, .state, their .sum */
 }
 
 static void test_whole(void **state)

@@ -1,0 +1,180 @@
+/*
+ * replay/model/sums.c: a recording's files checked against their checksums
+ * (replay/model/sums.h, docs/bundle.md "Checksums").
+ */
+#include "replay/model/sums.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dwarf/dw_elf.h"
+#include "replay/model/bundle.h"
+
+static const char why_crc[] = "a block's checksum differs";
+static const char why_short[] = "it ends inside a block its checksums cover: it was cut short";
+static const char why_tail[] = "what follows is not covered by its checksums";
+static const char why_rec[] = "its checksums are damaged there";
+static const char why_nosums[] = "its checksums cannot be read";
+
+static int note(struct replay_bundle *b, const char *file, const char *what,
+		const struct replay_sums_check *c)
+{
+	char text[4600];
+
+	snprintf(text, sizeof(text), "%s %s is damaged at byte %" PRIu64 " (%s): it is read up "
+		 "to there, and what follows is a gap%s", what, file, c->trust, c->why,
+		 !strcmp(what, "state log") ? " (registers and memory unknown after it)" : "");
+	return replay_bundle_add_note(b, text) < 0 ? -ENOMEM : 0;
+}
+
+static int cut(struct replay_bundle *b, const char *file, const char *what,
+	       struct replay_sums_check *c, uint64_t at, const char *why)
+{
+	c->cut = true;
+	c->trust = at;
+	c->why = why;
+	return note(b, file, what, c);
+}
+
+/* pread of exactly @n bytes; false on a short read or an error. */
+static bool read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = pread(fd, (uint8_t *)buf + got, n - got, (off_t)(off + got));
+
+		if (k <= 0)
+			return false;
+		got += (size_t)k;
+	}
+	return true;
+}
+
+/* The blocks of @fd (@size bytes) from where @c stopped, their records
+ * read from @sf, whose header is @head. */
+static int walk(struct replay_bundle *b, const char *file, const char *what,
+		struct replay_sums_check *c, int fd, uint64_t size, int sf, const uint8_t *head,
+		uint8_t *buf)
+{
+	static const uint8_t zero[REPLAY_SUMS_RECORD];
+	bool holes = head[REPLAY_SUMS_FLAGS_AT] & REPLAY_SUMS_HOLES;
+	uint64_t front_off = replay_sums_u64(head + REPLAY_SUMS_FRONT_AT);
+	uint64_t front_rec = replay_sums_u64(head + REPLAY_SUMS_FRONT_AT + 8);
+	uint8_t recs[REPLAY_SUMS_RECORD * 512];
+
+	for (;;) {
+		ssize_t n = pread(sf, recs, sizeof(recs),
+				  (off_t)(REPLAY_SUMS_HEADER + c->recs * REPLAY_SUMS_RECORD));
+
+		if (n < 0)
+			return cut(b, file, what, c, c->off, why_nosums);
+		if ((size_t)n < REPLAY_SUMS_RECORD)
+			break;
+		for (size_t i = 0; i + REPLAY_SUMS_RECORD <= (size_t)n; i += REPLAY_SUMS_RECORD) {
+			uint32_t len, crc;
+
+			/* Records --snapshot punched out: the file goes on
+			 * where its ring made it start. */
+			if (holes && c->recs < front_rec && !memcmp(recs + i, zero, sizeof(zero))) {
+				if (front_off < c->off)
+					return cut(b, file, what, c, c->off, why_rec);
+				c->off = front_off;
+				c->recs = front_rec;
+				break;     /* read on from there */
+			}
+			replay_sums_get(recs + i, &len, &crc);
+			if (len == 0 || len > REPLAY_SUMS_BLOCK_MAX)
+				return cut(b, file, what, c, c->off, why_rec);
+			if (c->off + len > size)  /* the file ends inside the block */
+				return b->complete ? cut(b, file, what, c, c->off, why_short) : 0;
+			if (!read_at(fd, buf, len, c->off))
+				return cut(b, file, what, c, c->off, why_short);
+			if (replay_sums_crc(0, buf, len) != crc)
+				return cut(b, file, what, c, c->off, why_crc);
+			c->off += len;
+			c->recs++;
+		}
+	}
+	/* Bytes no record covers: the end of a recording still going (or
+	 * whose recorder died), else damage. */
+	if (c->off < size && b->complete)
+		return cut(b, file, what, c, c->off, why_tail);
+	return 0;
+}
+
+/* The magic, known flags, and no front without holes: any bit flipped in
+ * a header is seen. */
+static bool good_header(const uint8_t *head)
+{
+	static const uint8_t zero[REPLAY_SUMS_HEADER - REPLAY_SUMS_FRONT_AT];
+
+	return !memcmp(head, REPLAY_SUMS_MAGIC, REPLAY_SUMS_MAGIC_LEN) &&
+	       (head[REPLAY_SUMS_FLAGS_AT] & ~REPLAY_SUMS_HOLES) == 0 &&
+	       ((head[REPLAY_SUMS_FLAGS_AT] & REPLAY_SUMS_HOLES) ||
+		!memcmp(head + REPLAY_SUMS_FRONT_AT, zero, sizeof(zero)));
+}
+
+int replay_sums_check_file(struct replay_bundle *b, const char *file, const char *sums,
+			   const char *what, struct replay_sums_check *c)
+{
+	char path[4096], spath[4096];
+	uint8_t head[REPLAY_SUMS_HEADER];
+	struct stat st;
+	int fd = -1, sf = -1, r = 0;
+	uint8_t *buf;
+
+	if (c->cut)
+		return note(b, file, what, c);
+	if (replay_bundle_path(b, file, path, sizeof(path)) < 0 ||
+	    replay_bundle_path(b, sums, spath, sizeof(spath)) < 0)
+		return 0;
+	fd = dw_open_regular(path);
+	if (fd < 0)
+		return 0;          /* a missing file is said where it is read */
+	sf = dw_open_regular(spath);
+	buf = malloc(REPLAY_SUMS_BLOCK_MAX);
+	if (!buf)
+		r = -ENOMEM;
+	else if (sf < 0 || fstat(fd, &st) < 0 || !read_at(sf, head, sizeof(head), 0) ||
+		 !good_header(head))
+		r = cut(b, file, what, c, 0, why_nosums);
+	else
+		r = walk(b, file, what, c, fd, (uint64_t)st.st_size, sf, head, buf);
+	free(buf);
+	if (sf >= 0)
+		close(sf);
+	close(fd);
+	return r;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+int replay_bundle_check_sums(struct replay_bundle *b, const struct replay_bundle *old)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < b->nthreads; i++) {
+		struct replay_thread *t = &b->threads[i];
+		const struct replay_thread *o = old && i < old->nthreads ? &old->threads[i] : NULL;
+
+		if (o && same(o->pt_file, t->pt_file) && same(o->pt_sums, t->pt_sums))
+			t->pt_check = o->pt_check;
+		if (o && same(o->state_file, t->state_file) && same(o->state_sums, t->state_sums))
+			t->state_check = o->state_check;
+		if (t->pt_file && t->pt_sums)
+			r = replay_sums_check_file(b, t->pt_file, t->pt_sums, "trace", &t->pt_check);
+		if (r == 0 && t->state_file && t->state_sums)
+			r = replay_sums_check_file(b, t->state_file, t->state_sums, "state log",
+						   &t->state_check);
+	}
+	return r;
+}
