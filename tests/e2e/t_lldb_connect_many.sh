@@ -15,7 +15,10 @@
 # every line of the stack is known.
 # Each connection: LLDB's exit status is 0, it shows frame #0 and reads the
 # stack pointer's 8 bytes; the same 8 bytes as GDB reads them at the end of
-# the recording. Three software recordings: three stack layouts.
+# the recording. Three software recordings: three stack layouts. (A
+# Valgrind recording does not know its initial stack, so the line around
+# the stack pointer may hold an unknown byte, depending on the size of the
+# environment: LLDB may then be refused the word, never given another.)
 . "$(dirname "$0")/lib.sh"
 hindsight_only "replays recordings"
 command -v lldb >/dev/null || skip "no lldb"
@@ -40,7 +43,8 @@ connect_many()
         lldb_run "$T_DIR/$name.$i.lldb" "$prog" -o 'bt 1' -o 'memory read -s8 -fx -c1 $sp'
         rc=$?
         if [ "$rc" -ne 0 ] || ! grep -q 'frame #0: 0x' "$T_DIR/$name.$i.lldb" ||
-            { [ -n "$sp_word" ] && ! grep -qE "^0x[0-9a-f]+: $sp_word\$" "$T_DIR/$name.$i.lldb"; }; then
+            { [ -n "$sp_word" ] && ! grep -qE "^0x[0-9a-f]+: $sp_word\$" "$T_DIR/$name.$i.lldb" &&
+              ! { [ "$name" = valgrind ] && grep -q "^error: memory read failed" "$T_DIR/$name.$i.lldb"; }; }; then
             bad=$((bad + 1))
             echo "== $name, connection $i: exit $rc"
             show "$T_DIR/$name.$i.lldb"
