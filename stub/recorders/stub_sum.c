@@ -147,7 +147,8 @@ int stub_sum_flush(struct stub_sum *s)
 		return 0;
 	end_block(s);
 	errno = 0;
-	if ((fwrite(s->recs, 1, s->nrecs, s->f) != s->nrecs || fflush(s->f)) && !s->err)
+	if (((s->nrecs && fwrite(s->recs, 1, s->nrecs, s->f) != s->nrecs) || fflush(s->f)) &&
+	    !s->err)
 		s->err = errno ? -errno : -EIO;
 	s->nrecs = 0;
 	return s->err;
