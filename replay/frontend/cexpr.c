@@ -108,6 +108,11 @@ int cexpr_parse_type(struct cexpr *cx, const char *text, const struct dw_type **
 	return cx_parse_type_text(cx, text, out);
 }
 
+int cexpr_parse_type_within(struct cexpr *cx, const char *text, const struct dw_type **out)
+{
+	return cx_parse_type_text(cx, text, out);
+}
+
 /* print's "/FMT": the letter in *fmt (GDB's last one when none is
  * given: `print/r x` after `print/x y` is hex), @args moved past it.
  * A letter that is no format is only found out when printing. */

@@ -131,6 +131,11 @@ int cexpr_lvalue(struct cexpr *cx, const char *text, uint64_t *addr, uint64_t *l
  * -EINVAL with a message ("No struct type named x.") if it names a type
  * that does not exist. */
 int cexpr_parse_type(struct cexpr *cx, const char *text, const struct dw_type **out);
+/* The same from inside an evaluation of @cx (a lookup callback): what the
+ * evaluation holds is kept (cexpr_parse_type starts afresh, freeing the
+ * tree being evaluated); the type lives as long as the evaluation's
+ * values. */
+int cexpr_parse_type_within(struct cexpr *cx, const char *text, const struct dw_type **out);
 
 /* Values: constructors for the environment's lookup (owned by the current
  * evaluation). NULL on ENOMEM. */

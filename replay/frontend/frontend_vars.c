@@ -362,7 +362,7 @@ static int fv_msymbol(struct replay_frontend *f, struct cexpr *cx, uint64_t pc, 
 		*out = cexpr_value_at(cx, type, entry);
 		return *out ? 0 : -ENOMEM;
 	}
-	if (!f->msym_values || cexpr_parse_type(cx, "char [1]", &type) < 0)
+	if (!f->msym_values || cexpr_parse_type_within(cx, "char [1]", &type) < 0)
 		return -ENOENT;
 	*out = cexpr_value_at(cx, type, addr);
 	return *out ? 0 : -ENOMEM;
