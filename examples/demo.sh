@@ -4,7 +4,8 @@
 #     explains how it got there and keeps the recording.
 #  2. examples/demo.c served with `BIN serve 127.0.0.1:0` and a scripted
 #     `gdb -batch` session against it: a breakpoint, a backtrace, locals,
-#     next/step/finish, a watchpoint-free continue to the exit.
+#     next/step/finish, a watchpoint-free continue to the end (where a
+#     recorded program stops before it exits), and on to the exit.
 #  3. GDB on cart's recording (`BIN serve --replay`): from the crash back to
 #     the write that broke the pointer, with reverse-continue.
 #  4. The same in `BIN replay`: C values, then `last c->cheapest` straight to
@@ -122,6 +123,9 @@ gdb_cmds=(
     'delete'
     'continue'
 )
+# A recorded program stops before the syscall that ends it (its past can
+# still be gone back over there); the next continue lets it exit.
+[ "$SERVER" = hindsight ] && gdb_cmds+=('continue')
 echo "\$ gdb -batch -ex 'target remote 127.0.0.1:$port' ..."
 gdb_batch "$port" "${gdb_cmds[@]}"
 rc=$?
