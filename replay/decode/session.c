@@ -108,7 +108,6 @@ static int timeline_error(struct replay_session *s, int r, size_t failed, char *
 	return r;
 }
 
-/* replay_session_check_count for every thread's index. */
 int replay_session_check_count(struct replay_session *s, size_t i, uint64_t n)
 {
 	const struct replay_thread *t = &s->b->threads[i];
@@ -123,6 +122,7 @@ int replay_session_check_count(struct replay_session *s, size_t i, uint64_t n)
 	return replay_bundle_add_note(s->b, note) < 0 ? -ENOMEM : 0;
 }
 
+/* replay_session_check_count for every thread's index. */
 static int check_counts(struct replay_session *s)
 {
 	int r = 0;
