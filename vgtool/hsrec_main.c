@@ -86,6 +86,7 @@ static UInt hs_vlen;
 static Int hs_lwp[HS_MAX_TID];     /* Valgrind ThreadId -> Linux tid */
 static Bool hs_dumped[HS_MAX_TID]; /* its registers are known to hindsight */
 static ThreadId hs_last = VG_INVALID_THREADID; /* the thread that ran last */
+static Bool hs_stack_sent;         /* this image's initial stack is logged */
 
 static void hs_write_all(Int fd, const UChar *p, SizeT n)
 {
@@ -240,6 +241,7 @@ static void hs_pause(ThreadId tid)
 
 static void hs_dump(ThreadId tid);
 static void hs_pw_clear(ThreadId tid);
+static void hs_initial_stack(ThreadId tid);
 
 static void hs_start(ThreadId tid, ULong blocks)
 {
@@ -255,6 +257,8 @@ static void hs_start(ThreadId tid, ULong blocks)
 	}
 	if (tid < HS_MAX_TID && !hs_dumped[tid])
 		hs_dump(tid);
+	if (!hs_stack_sent && hs_state)
+		hs_initial_stack(tid);
 	hs_pw_clear(tid);          /* what a syscall or signal frame wrote is in */
 }
 
@@ -459,6 +463,38 @@ static void hs_post_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 		a += n;
 		old += n;
 		len -= n;
+	}
+}
+
+/* The stack mapping @tid starts on, as Valgrind built it (argc, argv,
+ * envp, auxv and the zeros below them), at most its top HS_STACK bytes:
+ * as the software recorder logs it at an exec. A debugger reads around the
+ * stack pointer in whole lines (LLDB: 512 bytes), and a frame's padding the
+ * program never writes would otherwise leave such a line unknown. Sent as
+ * a write of the bytes over themselves: before the first instruction there
+ * is no earlier value to show. */
+#define HS_STACK (256u << 10)
+static void hs_initial_stack(ThreadId tid)
+{
+	Addr sp = VG_(get_SP)(tid), from, end;
+	NSegment const *seg = VG_(am_find_nsegment)(sp);
+
+	hs_stack_sent = True;
+	if (!seg || seg->kind != SkAnonC)
+		return;
+	end = seg->end + 1;
+	from = end - seg->start > HS_STACK ? end - HS_STACK : seg->start;
+	if (!VG_(am_is_valid_for_client)(from, end - from, VKI_PROT_READ))
+		return;
+	while (from < end) {
+		SizeT n = end - from > 30000 ? 30000 : end - from;
+
+		hs_ctl(HSREC_MEMW, 12 + 2 * n);
+		hs_put32(hs_tid(tid));
+		hs_put64(from);
+		hs_put((const void *)from, n);
+		hs_put((const void *)from, n);
+		from += n;
 	}
 }
 

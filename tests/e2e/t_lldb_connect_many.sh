@@ -12,13 +12,13 @@
 # and lldb-server do; and since LLDB 14 then cannot read a known word in a
 # line that holds an unknown byte, the software recorder logs the whole
 # stack mapping at the start (below the stack pointer: zeros), so that
-# every line of the stack is known.
+# every line of the stack is known; so does the Valgrind tool, as
+# Valgrind built it.
 # Each connection: LLDB's exit status is 0, it shows frame #0 and reads the
 # stack pointer's 8 bytes; the same 8 bytes as GDB reads them at the end of
-# the recording. Three software recordings: three stack layouts. (A
-# Valgrind recording does not know its initial stack, so the line around
-# the stack pointer may hold an unknown byte, depending on the size of the
-# environment: LLDB may then be refused the word, never given another.)
+# the recording. Three software recordings: three stack layouts; the
+# Valgrind recording's layout depends on the environment's size, and
+# CI's made it refuse the word before its tool logged the initial stack.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "replays recordings"
 command -v lldb >/dev/null || skip "no lldb"
@@ -43,8 +43,7 @@ connect_many()
         lldb_run "$T_DIR/$name.$i.lldb" "$prog" -o 'bt 1' -o 'memory read -s8 -fx -c1 $sp'
         rc=$?
         if [ "$rc" -ne 0 ] || ! grep -q 'frame #0: 0x' "$T_DIR/$name.$i.lldb" ||
-            { [ -n "$sp_word" ] && ! grep -qE "^0x[0-9a-f]+: $sp_word\$" "$T_DIR/$name.$i.lldb" &&
-              ! { [ "$name" = valgrind ] && grep -q "^error: memory read failed" "$T_DIR/$name.$i.lldb"; }; }; then
+            { [ -n "$sp_word" ] && ! grep -qE "^0x[0-9a-f]+: $sp_word\$" "$T_DIR/$name.$i.lldb"; }; then
             bad=$((bad + 1))
             echo "== $name, connection $i: exit $rc"
             show "$T_DIR/$name.$i.lldb"
@@ -69,10 +68,15 @@ replay_many()
     connect_many "$name" "$ROUNDS" "$word" --replay "$rec"
 }
 
+# Valgrind recordings: Valgrind places the stack the same way every run,
+# so the environment's size moves the stack pointer within its line.
 if command -v valgrind >/dev/null; then
-    timeout 120 "$HINDSIGHT" record --record=valgrind -o vg -- "$prog" chain 5 9 >vg.out 2>&1
-    expect vg.out "chain 16"
-    replay_many valgrind vg
+    for pad in 0 200 333; do
+        HS_PAD=$(printf "%${pad}s" "") timeout 120 "$HINDSIGHT" record --record=valgrind \
+            -o "vg$pad" -- "$prog" chain 5 9 >"vg$pad.out" 2>&1
+        expect "vg$pad.out" "chain 16"
+        ROUNDS=$((ROUNDS / 3 + 1)) replay_many "valgrind$pad" "vg$pad"
+    done
 fi
 # Software recordings: each run's stack is elsewhere (ASLR), so several.
 for i in 1 2 3; do
