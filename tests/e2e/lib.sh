@@ -179,9 +179,9 @@ build_lib()
 
 # record_and_cut EXT: records crash_kinds (exit N, N random) in software into
 # $T_DIR/rec, copies it to $T_DIR/cut and truncates the copy's threads/*.EXT
-# (pt: the trace, state: the state log) to 30-80% of its size, as a recorder
-# killed between two flushes or a copy cut off leaves it. Sets prog. Run
-# from $T_DIR.
+# (pt: the trace, state: the state log) to 30-80% of its size (CUT_PCT%, if
+# set), as a recorder killed between two flushes or a copy cut off leaves
+# it. Sets prog. Run from $T_DIR.
 record_and_cut()
 {
     local n file size pct
@@ -193,7 +193,7 @@ record_and_cut()
     cp -r "$T_DIR/rec" "$T_DIR/cut"
     file=$(ls "$T_DIR"/cut/threads/*."$1")
     size=$(stat -c %s "$file")
-    pct=$(rand_int 30 80)
+    pct=${CUT_PCT:-$(rand_int 30 80)}
     truncate -s $((size * pct / 100)) "$file"
     echo "threads/*.$1 cut to $pct% of $size bytes"
 }
