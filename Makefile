@@ -94,12 +94,13 @@ vgtool:
 	@echo "vgtool: valgrind is not installed (make deps): the fast recorder is not built"
 endif
 
-$(BUILD)/vgtool/hsrec.o: vgtool/hsrec_main.c vgtool/hsrec_proto.h
+VGTOOL_OBJS := $(BUILD)/vgtool/hsrec_main.o $(BUILD)/vgtool/hsrec_inputs.o
+$(BUILD)/vgtool/%.o: vgtool/%.c vgtool/hsrec_proto.h vgtool/hsrec_inputs.h
 	@mkdir -p $(@D)
 	gcc $(VG_CFLAGS) -c $< -o $@
 
-$(VGTOOL): $(BUILD)/vgtool/hsrec.o
-	gcc $(VG_LDFLAGS) -o $@ $< $(VG_LIBDIR)/libcoregrind-amd64-linux.a \
+$(VGTOOL): $(VGTOOL_OBJS)
+	gcc $(VG_LDFLAGS) -o $@ $(VGTOOL_OBJS) $(VG_LIBDIR)/libcoregrind-amd64-linux.a \
 		$(VG_LIBDIR)/libvex-amd64-linux.a -lgcc $(VG_LIBDIR)/libgcc-sup-amd64-linux.a
 	@for f in $(VG_LIBEXEC)/*; do ln -sfn $$f $(@D)/; done
 

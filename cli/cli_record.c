@@ -1,7 +1,7 @@
 /*
  * cli/cli_record.c: `hindsight record`.
  *
- *   hindsight record [-o DIR] [--record=auto|sw|pt|valgrind] [--psb-period N]
+ *   hindsight record [-o DIR] [--record=auto|sw|pt|valgrind|light] [--psb-period N]
  *                    [--noretcomp] [--snapshot SIZE] [--aux-size SIZE]
  *                    -- PROG [ARGS...]
  *   hindsight record [OPTIONS] --attach PID
@@ -69,7 +69,11 @@ void cli_record_usage(FILE *out)
 		"                       --attach), else sw; sw: software (ptrace\n"
 		"                       single-step); pt: hardware only; valgrind:\n"
 		"                       the fast software recorder (general registers\n"
-		"                       and memory too; Valgrind's addresses; no --attach)\n"
+		"                       and memory too; Valgrind's addresses; no --attach);\n"
+		"                       light: Valgrind logging only the program's inputs,\n"
+		"                       its history rebuilt from them once it ended\n"
+		"                       (docs/record.md; no threads or signals from\n"
+		"                       outside yet)\n"
 		"  --psb-period N       bytes of trace between sync points (default %d;\n"
 		"                       hardware: a power of two the CPU supports)\n"
 		"  --noretcomp          no return compression\n"
@@ -179,8 +183,8 @@ static int cli_record_parse(int argc, char **argv, struct record_args *a)
 		}
 	}
 	if (strcmp(a->mode, "auto") && strcmp(a->mode, "sw") && strcmp(a->mode, "pt") &&
-	    strcmp(a->mode, "valgrind")) {
-		fprintf(stderr, "hindsight: --record wants auto, sw, pt or valgrind, not '%s'\n",
+	    strcmp(a->mode, "valgrind") && strcmp(a->mode, "light")) {
+		fprintf(stderr, "hindsight: --record wants auto, sw, pt, valgrind or light, not '%s'\n",
 			a->mode);
 		return 2;
 	}

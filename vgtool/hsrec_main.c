@@ -47,6 +47,7 @@
 #include "pub_tool_vkiscnums.h"
 #include "libvex_guest_amd64.h"
 
+#include "hsrec_inputs.h"
 #include "hsrec_proto.h"
 
 /* Exported by libcoregrind, not declared in the public headers: moves a
@@ -122,6 +123,7 @@ static void hs_vflush(void)
 }
 
 static void hs_verify_line_regs(ThreadId tid);
+static Int hs_tid(ThreadId tid);
 
 static VG_REGPARM(1) void hs_verify(Addr ip)
 {
@@ -130,7 +132,7 @@ static VG_REGPARM(1) void hs_verify(Addr ip)
 	if (hs_vlen > HS_VBUF - 512)
 		hs_vflush();
 	hs_vlen += VG_(sprintf)((HChar *)hs_vbuf + hs_vlen, "%d %lx",
-				tid < HS_MAX_TID ? hs_lwp[tid] : 0, ip);
+				tid < HS_MAX_TID ? hs_tid(tid) : 0, ip);
 	if (hs_verify_regs)
 		hs_verify_line_regs(tid);
 	hs_vbuf[hs_vlen++] = '\n';
@@ -159,7 +161,7 @@ static Int hs_tid(ThreadId tid)
 	if (tid >= HS_MAX_TID)
 		VG_(tool_panic)("hsrec: more threads than it can name");
 	if (!hs_lwp[tid])
-		hs_lwp[tid] = VG_(gettid)();
+		hs_lwp[tid] = hsin_recorded_tid(VG_(gettid)());
 	return hs_lwp[tid];
 }
 
@@ -246,6 +248,7 @@ static void hs_initial_stack(ThreadId tid);
 static void hs_start(ThreadId tid, ULong blocks)
 {
 	(void)blocks;
+	hsin_start(tid);           /* the rebuild's recorded stack: before the dump */
 	if (hs_fd < 0)
 		return;
 	if (tid != hs_last) {
@@ -280,6 +283,7 @@ static void hs_thread_exit(ThreadId tid)
 static void hs_signal(ThreadId tid, Int sig, Bool alt)
 {
 	(void)alt;
+	hsin_signal(tid, sig);
 	if (hs_fd < 0)
 		return;
 	hs_start(tid, 0);
@@ -308,8 +312,7 @@ static Bool hs_may_wait(UInt nr)
 
 static void hs_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 {
-	(void)args;
-	(void)nargs;
+	hsin_pre_syscall(tid, nr, args, nargs);
 	if (nr != __NR_execve && nr != __NR_execveat) {
 		if (hs_may_wait(nr))
 			hs_flush();
@@ -328,10 +331,7 @@ static void hs_pw_clear(ThreadId tid);
 
 static void hs_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)
 {
-	(void)nr;
-	(void)args;
-	(void)nargs;
-	(void)res;
+	hsin_post_syscall(tid, nr, args, nargs, res);
 	hs_pw_clear(tid);
 	if (tid < HS_MAX_TID)
 		hs_dumped[tid] = False;    /* rax, and what the kernel set */
@@ -346,6 +346,7 @@ static void hs_atfork_child(ThreadId tid)
 {
 	(void)tid;
 	VG_(clo_trace_children) = False;
+	hsin_atfork_child();
 	if (hs_fd >= 0)
 		VG_(close)(hs_fd);
 	if (hs_vfd >= 0)
@@ -437,12 +438,33 @@ static void hs_pre_write(CorePart part, ThreadId tid, const HChar *what, Addr a,
 	hs_npw++;
 }
 
+/* MEMW records: @len bytes at @a written for @tid, from @old to @now. */
+static void hs_memw(ThreadId tid, Addr a, const UChar *old, const UChar *now, SizeT len)
+{
+	if (hs_fd < 0)
+		return;
+	while (len > 0) {
+		SizeT n = len > 30000 ? 30000 : len;
+
+		hs_ctl(HSREC_MEMW, 12 + 2 * n);
+		hs_put32(hs_tid(tid));
+		hs_put64(a);
+		hs_put(old, n);
+		hs_put(now, n);
+		a += n;
+		old += n;
+		now += n;
+		len -= n;
+	}
+}
+
 static void hs_post_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 {
 	const UChar *old = NULL;
 	UInt i;
 
 	(void)part;
+	hsin_post_write(tid, a, len);
 	if (hs_fd < 0 || !len)
 		return;
 	for (i = 0; i < hs_npw && !old; i++)
@@ -452,18 +474,7 @@ static void hs_post_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 		hs_memu(tid, a, len, 0);
 		return;
 	}
-	while (len > 0) {
-		SizeT n = len > 30000 ? 30000 : len;
-
-		hs_ctl(HSREC_MEMW, 12 + 2 * n);
-		hs_put32(hs_tid(tid));
-		hs_put64(a);
-		hs_put(old, n);
-		hs_put((const void *)a, n);
-		a += n;
-		old += n;
-		len -= n;
-	}
+	hs_memw(tid, a, old, (const UChar *)a, len);
 }
 
 /* The stack mapping @tid starts on, as Valgrind built it (argc, argv,
@@ -811,6 +822,38 @@ static void hs_emit_dirty(IRSB *sb, UInt insn, const IRDirty *d, struct hs_touch
 				 d->fxState[i].nRepeats * d->fxState[i].repeatLen);
 }
 
+/* Tests: the instruction of @imark starts (the verify trace). */
+static void hs_add_verify(IRSB *out, const IRStmt *imark)
+{
+	IRDirty *d;
+
+	if (hs_vfd < 0)
+		return;
+	d = unsafeIRDirty_0_N(1, "hs_verify", VG_(fnptr_to_fnentry)(hs_verify),
+			      mkIRExprVec_1(hs_u64(imark->Ist.IMark.addr)));
+	if (hs_verify_regs) {
+		/* The registers must be in the guest state for it. */
+		d->nFxState = 1;
+		d->fxState[0].fx = Ifx_Read;
+		d->fxState[0].offset = HS_GOFF(guest_RAX);
+		d->fxState[0].size = HS_GOFF(guest_FS_CONST) + 8 - HS_GOFF(guest_RAX);
+		d->fxState[0].nRepeats = 0;
+		d->fxState[0].repeatLen = 0;
+	}
+	addStmtToIRSB(out, IRStmt_Dirty(d));
+}
+
+/* The address of @in's first instruction. */
+static Addr hs_first_ip(const IRSB *in)
+{
+	Int i;
+
+	for (i = 0; i < in->stmts_used; i++)
+		if (in->stmts[i]->tag == Ist_IMark)
+			return (Addr)in->stmts[i]->Ist.IMark.addr;
+	return 0;
+}
+
 static IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
 			   const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
 			   IRType gWordTy, IRType hWordTy)
@@ -823,11 +866,21 @@ static IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 	Int i;
 
 	(void)closure;
-	(void)layout;
 	(void)vge;
 	(void)archinfo_host;
 	(void)gWordTy;
 	(void)hWordTy;
+	hsin_instrument_in(in);
+	if (hsin_mode == HSIN_MODE_LIGHT) {
+		out = deepCopyIRSBExceptStmts(in);
+		hsin_instrument_entry(out, hs_first_ip(in));
+		for (i = 0; i < in->stmts_used; i++) {
+			addStmtToIRSB(out, in->stmts[i]);
+			if (in->stmts[i]->tag == Ist_IMark && in->stmts[i]->Ist.IMark.len > 0)
+				hs_add_verify(out, in->stmts[i]);
+		}
+		return out;
+	}
 	if (!rec && hs_vfd < 0)
 		return in;
 	id = hs_next_id++;
@@ -836,6 +889,7 @@ static IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 	if (rec)
 		hs_describe(in, id);
 	out = deepCopyIRSBExceptStmts(in);
+	hsin_instrument_entry(out, hs_first_ip(in));
 	for (i = 0; i < in->stmts_used; i++) {
 		IRStmt *s = in->stmts[i];
 
@@ -900,26 +954,11 @@ static IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 		addStmtToIRSB(out, s);
 		continue;
 verify:
-		if (hs_vfd >= 0) {
-			IRDirty *d = unsafeIRDirty_0_N(1, "hs_verify",
-						       VG_(fnptr_to_fnentry)(hs_verify),
-						       mkIRExprVec_1(hs_u64(s->Ist.IMark.addr)));
-
-			if (hs_verify_regs) {
-				/* The registers must be in the guest state for it. */
-				d->nFxState = 1;
-				d->fxState[0].fx = Ifx_Read;
-				d->fxState[0].offset = HS_GOFF(guest_RAX);
-				d->fxState[0].size = HS_GOFF(guest_FS_CONST) + 8 -
-						     HS_GOFF(guest_RAX);
-				d->fxState[0].nRepeats = 0;
-				d->fxState[0].repeatLen = 0;
-			}
-			addStmtToIRSB(out, IRStmt_Dirty(d));
-		}
+		hs_add_verify(out, s);
 	}
 	if (st && (touch.slots || touch.flags))
 		hs_emit_regs(out, insn, &touch);
+	hsin_instrument_out(out, in, layout);
 	return out;
 }
 
@@ -931,6 +970,8 @@ static Bool hs_option(const HChar *arg)
 
 	Long pid;
 
+	if (hsin_option(arg))
+		return True;
 	if VG_STR_CLO(arg, "--hsrec-out", s)
 		hs_out_path = s;
 	else if VG_INT_CLO(arg, "--hsrec-pid", pid)
@@ -950,30 +991,70 @@ static void hs_usage(void)
 		    "    --hsrec-pid=PID        record only in process PID\n"
 		    "    --hsrec-verify=PATH    every instruction started, as text (tests)\n"
 		    "    --hsrec-verify-regs=no|yes  ... with the general registers before it\n"
-		    "    --hsrec-state=yes|no   registers and memory writes too [yes]\n");
+		    "    --hsrec-state=yes|no   registers and memory writes too [yes]\n"
+		    "    --hsrec-mode=full|light|rebuild  everything; only the inputs; or the\n"
+		    "                           rebuild of everything from them [full]\n"
+		    "    --hsrec-in=PATH        the rebuild's input log\n");
 }
 
 static void hs_debug_usage(void)
 {
 }
 
+/* The rebuild cannot go on: the thread that ran last stopped where it
+ * is, and the stream says why and ends. */
+static void hs_diverged(const HChar *text)
+{
+	SizeT n = VG_(strlen)(text);
+
+	if (hs_fd < 0)
+		return;
+	if (n > 4000)
+		n = 4000;
+	if (hs_last != VG_INVALID_THREADID)
+		hs_pause(hs_last);
+	hs_ctl(HSREC_DIVERGED, n);
+	hs_put(text, n);
+	hs_flush();
+	hs_vflush();
+}
+
+static const struct hsin_stream hs_stream = { hs_memw, hs_dump, hs_diverged };
+
 static void hs_post_clo_init(void)
 {
 	HChar exe[4096];
 	Int pid = VG_(getpid)();
-	SizeT n;
+	SizeT n = 0;
 	SysRes sr;
 
 	if (!hs_out_path)
 		VG_(fmsg_bad_option)("--hsrec-out", "hsrec needs --hsrec-out=PATH\n");
 	if (hs_want_pid >= 0 && pid != hs_want_pid)
 		return;                    /* a forked child that exec'd */
-	if (hs_state) {
+	if (VG_(args_the_exename))
+		n = VG_(strlen)(VG_(args_the_exename));
+	if (n >= sizeof(exe))
+		n = sizeof(exe) - 1;
+	if (n)
+		VG_(memcpy)(exe, VG_(args_the_exename), n);
+	exe[n] = 0;
+	if (hs_state || hsin_mode == HSIN_MODE_LIGHT) {
 		/* Every instruction's register writes must stay in the IR the
 		 * tool sees: otherwise VEX drops a write that a later one
 		 * overwrites (the value between the two would be lost). */
 		VG_(clo_vex_control).iropt_register_updates_default = VexRegUpdAllregsAtEachInsn;
 		VG_(clo_px_file_backed) = VexRegUpdAllregsAtEachInsn;
+	}
+	if (hs_verify_path) {
+		sr = VG_(open)(hs_verify_path, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_APPEND, 0644);
+		if (!sr_isError(sr))
+			hs_vfd = VG_(safe_fd)(sr_Res(sr));
+	}
+	if (hsin_mode == HSIN_MODE_LIGHT) {
+		/* Only the inputs: no stream, no state. */
+		hsin_init(hs_out_path, &hs_stream, pid, exe);
+		return;
 	}
 	sr = VG_(open)(hs_out_path, VKI_O_WRONLY, 0);
 	if (sr_isError(sr)) {
@@ -981,21 +1062,10 @@ static void hs_post_clo_init(void)
 		return;
 	}
 	hs_fd = VG_(safe_fd)(sr_Res(sr));
-	if (hs_verify_path) {
-		sr = VG_(open)(hs_verify_path, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_APPEND, 0644);
-		if (!sr_isError(sr))
-			hs_vfd = VG_(safe_fd)(sr_Res(sr));
-	}
-	n = 0;
-	if (VG_(args_the_exename))
-		n = VG_(strlen)(VG_(args_the_exename));
-	if (n >= sizeof(exe))
-		n = sizeof(exe) - 1;
-	if (n)
-		VG_(memcpy)(exe, VG_(args_the_exename), n);
+	hsin_init(hs_out_path, &hs_stream, pid, exe);
 	hs_ctl(HSREC_HELLO, 8 + n);
 	hs_put32(HSREC_VERSION);
-	hs_put32((UInt)pid);
+	hs_put32((UInt)hsin_recorded_tid(pid));
 	hs_put(exe, n);
 }
 
@@ -1003,6 +1073,7 @@ static void hs_fini(Int exitcode)
 {
 	ThreadId tid;
 
+	hsin_fini(exitcode);
 	if (hs_fd >= 0) {
 		if (hs_last != VG_INVALID_THREADID)
 			hs_pause(hs_last);

@@ -98,6 +98,66 @@ enum hsrec_kind {
 	 * 2 unmapped, 3 written unseen by the kernel): memory changed other
 	 * than by a write the stream has. */
 	HSREC_MEMU = 13,
+	/* A text: the rebuild (below) found the program doing something
+	 * other than what it did when recorded (an event, a syscall, a
+	 * register differs), or could not go on; the stream ends here, and
+	 * what came before it is the exact past. */
+	HSREC_DIVERGED = 14,
+};
+
+/*
+ * The input log: what the tool writes in its light mode
+ * (--hsrec-mode=light), and reads back in its rebuild mode
+ * (--hsrec-mode=rebuild --hsrec-in=PATH) while it writes the stream
+ * above. Only what the program could not compute again is in it; the
+ * rebuild runs the program again under the same tool, completing its
+ * syscalls and nondeterministic instructions from the log, and checks at
+ * every event that it is where the recording was.
+ *
+ * Records: u32 kind, u32 payload length, then the payload; packed,
+ * little-endian. An event's check fields are the thread's pc (after the
+ * instruction), its stack pointer and hsin_hash of its general registers.
+ */
+#define HSIN_VERSION 1
+#define HSIN_HEAD 8
+
+enum hsin_kind {
+	/* u32 version, u32 pid, then the executable's path: a process
+	 * image starts (the first, and each exec). */
+	HSIN_HELLO = 1,
+	/* u64 address, then bytes: the stack Valgrind built for the image
+	 * (argv, envp, auxv: AT_RANDOM's bytes differ every run). */
+	HSIN_STACK = 2,
+	/* u32 tid, u64 address, then bytes: what the kernel wrote during
+	 * the next HSIN_SYSCALL of that thread. */
+	HSIN_MEMW = 3,
+	/* u32 tid, u32 nr, 6 x u64 args, i64 result (-errno), u64 pc,
+	 * u64 sp, u64 hash: a syscall done. */
+	HSIN_SYSCALL = 4,
+	/* u32 tid, u32 which (HSIN_INSN_*), u64 pc, 3 x u64 results (rax,
+	 * rdx, rcx; rdrand/rdseed: the helper's return value first): an
+	 * instruction whose result is not the same twice. */
+	HSIN_INSN = 5,
+	/* u32 tid, i32 signo, u64 pc: a signal delivered before the
+	 * instruction at pc. */
+	HSIN_SIGNAL = 6,
+	/* u32 tid, u32 nr, u64 pc: an exec starts (then HSIN_HELLO, or the
+	 * failed call's HSIN_SYSCALL). */
+	HSIN_EXEC = 7,
+	/* u32 fd, u64 dev, u64 ino, i64 size, u64 mtime, u64 mtime_nsec,
+	 * then the path: the syscall just logged opened a regular file as
+	 * fd; the rebuild opens the same file at the same number (a mapping
+	 * of it reads the file), if it is still the same. */
+	HSIN_FILE = 8,
+	/* i32 exit code: the process ends. */
+	HSIN_END = 9,
+};
+
+enum hsin_insn {
+	HSIN_INSN_RDTSC = 0,
+	HSIN_INSN_RDTSCP = 1,
+	HSIN_INSN_RDRAND = 2,
+	HSIN_INSN_RDSEED = 3,
 };
 
 /* Syscalls that may wait for as long as they like (a sleep, a read from a

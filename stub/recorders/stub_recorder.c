@@ -9,6 +9,8 @@
 #include "stub/recorders/stub_recorder.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
@@ -28,7 +30,9 @@
 #include "stub/recorders/stub_hwpt_caps.h"
 #include "stub/recorders/stub_hwpt_rec.h"
 #include "stub/recorders/stub_rec.h"
+#include "stub/recorders/stub_vglight.h"
 #include "stub/recorders/stub_vgrec.h"
+#include "stub/live/stub_spawn.h"
 
 static void rec_say(const struct stub_recorder *rec, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -519,6 +523,134 @@ static const struct stub_recorder_ops vg_ops = {
 	vg_start, vg_run, vg_stop, vg_summary, vg_bundle, vg_epilogue, vg_free, NULL,
 };
 
+/* --- Valgrind, light ---------------------------------------------------- */
+
+/* The program runs when the recording does (lt_run): here only the
+ * directory. */
+static int lt_start(struct stub_recorder *rec)
+{
+	if (rec->opt.dir)
+		snprintf(rec->dir, sizeof(rec->dir), "%s", rec->opt.dir);
+	else
+		snprintf(rec->dir, sizeof(rec->dir), "hindsight-%s-%d",
+			 basename(rec->opt.argv[0]), (int)getpid());
+	return 0;
+}
+
+/* The program runs under the light mode, which logs its inputs; then the
+ * full recorder's bundle is rebuilt from them (stub/recorders/stub_vglight.h). */
+static int lt_run(struct stub_recorder *rec)
+{
+	char tooldir[4096], valgrind[4096], why[512] = "", log[4200], verify[PATH_MAX];
+	struct stub_vgrec_options o = { .psb_period = rec->opt.psb_period,
+					.noretcomp = rec->opt.noretcomp,
+					.inputs = log,
+					.progress = rec_progress, .progress_ctx = rec };
+	const struct replay_bundle *b;
+	struct stub_vgrec *r = NULL;
+	double t0 = rec_now_secs();
+	int e;
+
+	if (!stub_vgrec_available(tooldir, sizeof(tooldir), why, sizeof(why)) ||
+	    stub_spawn_resolve("valgrind", getenv("PATH"), valgrind, sizeof(valgrind)) < 0) {
+		rec_say(rec, "cannot record with Valgrind: %s", why);
+		return -ENOENT;
+	}
+	if (rec->opt.vg_verify) {
+		int fd = open(rec->opt.vg_verify, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd < 0 || !realpath(rec->opt.vg_verify, verify)) {
+			rec_say(rec, "cannot create %s: %s", rec->opt.vg_verify, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -EIO;
+		}
+		close(fd);
+	}
+	e = stub_vglight_record(valgrind, tooldir, rec->dir, rec->opt.vg_verify ? verify : NULL,
+				rec->opt.argv, &rec->light_stop,
+				&rec->light.wstatus, &rec->light.bytes, why, sizeof(why));
+	rec->light.secs = rec_now_secs() - t0;
+	if (e == -ENOEXEC) {
+		rec_say(rec, "cannot start %s under Valgrind: %s", rec->opt.argv[0], why);
+		stub_recorder_delete(rec->dir);
+		return STUB_RECORDER_NOTHING;
+	}
+	if (e < 0) {
+		rec_say(rec, "recording stopped: %s", why);
+		return e;
+	}
+	if (rec->light_stop) {
+		rec_say(rec, "recording stopped: the program was killed; its inputs up to there "
+			"are in %s/%s, nothing is rebuilt", rec->dir, STUB_VGLIGHT_LOG);
+		return -EINTR;
+	}
+	rec_say(rec, "the program ran in %.2f s; its inputs: %" PRIu64 " bytes; rebuilding its "
+		"history and state from them", rec->light.secs, rec->light.bytes);
+	snprintf(log, sizeof(log), "%s/%s", rec->dir, STUB_VGLIGHT_LOG);
+	o.dir = rec->dir;
+	t0 = rec_now_secs();
+	e = stub_vgrec_new(&r, &o, rec->opt.argv, why, sizeof(why));
+	if (e < 0) {
+		rec_say(rec, "cannot rebuild with Valgrind: %s", why);
+		stub_vgrec_free(r);
+		return e;
+	}
+	rec->impl = r;
+	e = vg_run(rec);
+	rec->light.rebuild_secs = rec_now_secs() - t0;
+	b = stub_vgrec_bundle(r);
+	if (e >= 0 && b->complete &&
+	    ((WIFEXITED(rec->light.wstatus) &&
+	      (strcmp(b->exit_kind, "exited") || b->exit_status != WEXITSTATUS(rec->light.wstatus))) ||
+	     (WIFSIGNALED(rec->light.wstatus) &&
+	      (strcmp(b->exit_kind, "signaled") || b->exit_status != WTERMSIG(rec->light.wstatus)))))
+		rec_say(rec, "the rebuilt run ended otherwise than the recorded one (%s %d): the "
+			"rebuild is not to be trusted", b->exit_kind, b->exit_status);
+	return e;
+}
+
+static void lt_stop(struct stub_recorder *rec)
+{
+	rec->light_stop = 1;
+	if (rec->impl)
+		stub_vgrec_stop(rec->impl);
+}
+
+static void lt_summary(const struct stub_recorder *rec, struct stub_recorder_summary *s)
+{
+	if (rec->impl)
+		vg_summary(rec, s);
+	s->name = "Valgrind, light";
+}
+
+static const struct replay_bundle *lt_bundle(const struct stub_recorder *rec)
+{
+	return rec->impl ? stub_vgrec_bundle(rec->impl) : NULL;
+}
+
+/* The inputs' cost beside the rebuilt bundle's, and a rebuild that
+ * diverged. */
+static void lt_epilogue(struct stub_recorder *rec)
+{
+	const struct replay_bundle *b = stub_vgrec_bundle(rec->impl);
+	struct stub_recorder_summary s = { 0 };
+
+	vg_summary(rec, &s);
+	rec_say(rec, "light recording: %" PRIu64 " bytes of inputs (%.3f B/insn), recorded in "
+		"%.2f s; rebuilt in %.2f s", rec->light.bytes,
+		s.s.instructions ? (double)rec->light.bytes / (double)s.s.instructions : 0.0,
+		rec->light.secs, rec->light.rebuild_secs);
+	for (size_t i = 0; b && i < b->ngaps; i++)
+		if (!strcmp(b->gaps[i].kind, "diverged"))
+			rec_say(rec, "%s: the history ends there", b->gaps[i].text);
+	vg_epilogue(rec);
+}
+
+static const struct stub_recorder_ops lt_ops = {
+	lt_start, lt_run, lt_stop, lt_summary, lt_bundle, lt_epilogue, vg_free, NULL,
+};
+
 /* --- the choice --------------------------------------------------------- */
 
 /* Why auto must not pick Valgrind, or NULL. */
@@ -563,11 +695,11 @@ static int rec_pick(const struct stub_recorder *rec)
 
 	if (!strcmp(mode, "sw"))
 		return STUB_RECORDER_SW;
-	if (!strcmp(mode, "valgrind")) {
+	if (!strcmp(mode, "valgrind") || !strcmp(mode, "light")) {
 		char dir[4096];
 
 		if (stub_vgrec_available(dir, sizeof(dir), why, sizeof(why)))
-			return STUB_RECORDER_VG;
+			return strcmp(mode, "light") ? STUB_RECORDER_VG : STUB_RECORDER_LIGHT;
 		rec_say(rec, "cannot record with Valgrind: %s; --record=sw single-steps instead",
 			why);
 		return -ENODEV;
@@ -632,6 +764,7 @@ static const struct stub_recorder_ops *const rec_ops[] = {
 	[STUB_RECORDER_SW] = &sw_ops,
 	[STUB_RECORDER_HW] = &hw_ops,
 	[STUB_RECORDER_VG] = &vg_ops,
+	[STUB_RECORDER_LIGHT] = &lt_ops,
 };
 
 int stub_recorder_new(struct stub_recorder **out, const struct stub_recorder_options *o)
@@ -652,7 +785,7 @@ int stub_recorder_new(struct stub_recorder **out, const struct stub_recorder_opt
 	kind = o->live ? rec_pick_live(rec) : rec_pick(rec);
 	if (kind < 0)
 		e = kind;
-	if (e == 0 && kind == STUB_RECORDER_VG && o->attach_pid) {
+	if (e == 0 && (kind == STUB_RECORDER_VG || kind == STUB_RECORDER_LIGHT) && o->attach_pid) {
 		rec_say(rec, "Valgrind cannot attach to a running process; --record=sw can");
 		e = -EINVAL;
 	}
@@ -690,7 +823,7 @@ int stub_recorder_run(struct stub_recorder *rec)
 
 void stub_recorder_stop(struct stub_recorder *rec)
 {
-	if (rec && rec->impl)
+	if (rec && (rec->impl || rec->kind == STUB_RECORDER_LIGHT))
 		rec->ops->stop(rec);
 }
 

@@ -23,6 +23,7 @@
 #ifndef HINDSIGHT_STUB_STUB_RECORDER_H
 #define HINDSIGHT_STUB_STUB_RECORDER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,10 +42,11 @@ enum stub_recorder_kind {
 	STUB_RECORDER_SW,          /* single steps under ptrace */
 	STUB_RECORDER_HW,          /* the CPU's Intel PT */
 	STUB_RECORDER_VG,          /* Valgrind with hindsight's tool */
+	STUB_RECORDER_LIGHT,       /* ... its inputs only, the rest rebuilt */
 };
 
 struct stub_recorder_options {
-	const char *mode;          /* "auto" (also NULL), "sw", "pt" or "valgrind" */
+	const char *mode;          /* "auto" (also NULL), "sw", "pt", "valgrind" or "light" */
 	const char *dir;           /* the bundle; NULL: hindsight-PROG-PID */
 	char *const *argv;         /* the program, or NULL to attach */
 	pid_t attach_pid;          /* with argv NULL: the process to record */
@@ -129,6 +131,14 @@ struct stub_recorder {
 	char dir[4096];            /* the bundle ("" until started) */
 	void *impl;                /* struct stub_rec, stub_hwpt_rec or stub_vgrec */
 	struct stub_rec_disk disk; /* what its growth has been said to cost */
+	/* The light recorder: its run's stop request, how the program ended,
+	 * the input log's size, the run's and the rebuild's times. */
+	volatile sig_atomic_t light_stop;
+	struct {
+		int wstatus;
+		uint64_t bytes;
+		double secs, rebuild_secs;
+	} light;
 	double start_secs;         /* when it started (CLOCK_MONOTONIC) */
 };
 

@@ -40,6 +40,7 @@
 #include "stub/recorders/stub_rec_ring.h"
 #include "stub/recorders/stub_rec_state.h"
 #include "stub/recorders/stub_rec_thread.h"
+#include "stub/recorders/stub_vglight.h"
 #include "stub/recorders/stub_workq.h"
 #include "stub/live/stub_spawn.h"
 #include "vgtool/hsrec_proto.h"
@@ -129,6 +130,9 @@ struct stub_vgrec {
 	uint64_t saved_clock;               /* ... and the clock then */
 	size_t saved_nth;                   /* the threads it had */
 	bool ended;                         /* the END record arrived */
+	bool diverged;                      /* ... or the rebuild's DIVERGED */
+	struct stub_vglight_feed *feed;     /* the rebuild's input log, fed */
+	char feed_path[64];
 	bool reaped;                        /* waitpid collected Valgrind */
 	bool feeding;                       /* tests: fed a stream (stub_vgrec_feed) */
 	int feed_e;                         /* ... and the error it met, if any */
@@ -1054,6 +1058,13 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 	case HSREC_END:
 		r->ended = true;
 		return 0;
+	case HSREC_DIVERGED:
+		/* The rebuild stopped: its history ends here, a gap says why. */
+		snprintf(name, sizeof(name), "the rebuild diverged from the recording: %.*s",
+			 (int)(len < 4000 ? len : 4000), (const char *)p);
+		r->ended = r->diverged = true;
+		return replay_bundle_add_gap(r->b, r->cur ? r->cur->tid : r->pid, r->clock,
+					     "diverged", name) < 0 ? -ENOMEM : 0;
 	case HSREC_DUMP:
 		if (len != 4 + 8 * HSREC_NGP)
 			break;
@@ -1286,7 +1297,7 @@ static int vgrec_finish(struct stub_vgrec *r, int e)
 	}
 	if (r->err && e < 0 && !r->err[0])
 		snprintf(r->err, r->errsize, "%s", strerror(-e));
-	r->b->complete = e >= 0 && !r->stop;
+	r->b->complete = e >= 0 && !r->stop && !r->diverged;
 	if (!r->b->exit_kind)
 		replay_bundle_set_str(&r->b->exit_kind, "running");
 	for (size_t i = 0; i < r->nth; i++)     /* the recording ends here */
@@ -1390,38 +1401,33 @@ static int vgrec_bundle_init(struct stub_vgrec *r, char *const argv[])
 }
 
 /* The child: Valgrind with the tool, told where to write and which
- * process to record. Never returns. */
+ * process to record; a rebuild (@feed: where its input log comes from)
+ * runs with no standard streams: its syscalls are not made, and Valgrind
+ * says what it has to say in its log. Never returns. */
 static void vgrec_child(const char *valgrind, const char *tooldir, const char *dir,
-			const char *fifo, const char *verify, char *const argv[])
+			const char *fifo, const char *verify, const char *feed, char *const argv[])
 {
-	char out[PATH_MAX + 32], pid[48], ver[PATH_MAX + 32], log[PATH_MAX + 32];
-	char *args[16 + 4096];
+	char ver[PATH_MAX + 32], log[PATH_MAX + 32], in[96];
+	struct stub_vgtool_cmd c = { valgrind, tooldir, log, fifo, { NULL } };
 	size_t n = 0;
 
-	snprintf(out, sizeof(out), "--hsrec-out=%s", fifo);
-	snprintf(pid, sizeof(pid), "--hsrec-pid=%d", (int)getpid());
-	setenv("VALGRIND_LIB", tooldir, 1);
-	args[n++] = "valgrind";
-	args[n++] = "-q";
-	args[n++] = "--tool=" VGREC_TOOL;
-	args[n++] = "--trace-children=yes";
-	args[n++] = "--run-libc-freeres=no";
-	args[n++] = "--run-cxx-freeres=no";
-	snprintf(log, sizeof(log), "--log-file=%s/" STUB_VGREC_LOG, dir);
-	args[n++] = log;
-	args[n++] = out;
-	args[n++] = pid;
+	snprintf(log, sizeof(log), "%s/" STUB_VGREC_LOG, dir);
 	if (verify) {
 		snprintf(ver, sizeof(ver), "--hsrec-verify=%s", verify);
-		args[n++] = ver;
-		args[n++] = "--hsrec-verify-regs=yes";
+		c.extra[n++] = ver;
+		c.extra[n++] = "--hsrec-verify-regs=yes";
 	}
-	args[n++] = "--";
-	for (size_t i = 0; argv[i] && n < sizeof(args) / sizeof(args[0]) - 1; i++)
-		args[n++] = argv[i];
-	args[n] = NULL;
-	execv(valgrind, args);
-	_exit(127);
+	if (feed) {
+		int null = open("/dev/null", O_RDWR);
+
+		snprintf(in, sizeof(in), "--hsrec-in=%s", feed);
+		c.extra[n++] = "--hsrec-mode=rebuild";
+		c.extra[n++] = in;
+		for (int fd = 0; fd < 3 && null >= 0; fd++)
+			dup2(null, fd);
+	}
+	c.extra[n] = NULL;
+	stub_vgtool_exec(&c, argv);
 }
 
 /* A recorder into opt->dir (created, with threads/) in *@out, yet to
@@ -1517,6 +1523,10 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 	r->fifo_w = fds[1];
 	snprintf(r->fifo, sizeof(r->fifo), "/proc/%d/fd/%d", (int)getpid(), r->fifo_w);
 	fcntl(r->fifo_r, F_SETPIPE_SZ, VGREC_PIPE);
+	if (opt->inputs &&
+	    (e = stub_vglight_feed_start(&r->feed, opt->inputs, r->feed_path, sizeof(r->feed_path),
+					 err, errsize)) < 0)
+		return e;
 	r->pid = fork();
 	if (r->pid < 0) {
 		e = -errno;
@@ -1525,7 +1535,7 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 	}
 	if (r->pid == 0)
 		vgrec_child(valgrind, tooldir, r->absdir, r->fifo,
-			    opt->verify ? r->absverify : NULL, argv);
+			    opt->verify ? r->absverify : NULL, opt->inputs ? r->feed_path : NULL, argv);
 	e = vgrec_bundle_init(r, argv);
 	if (e >= 0)
 		e = replay_bundle_save(r->b, opt->dir);
@@ -1616,6 +1626,7 @@ void stub_vgrec_free(struct stub_vgrec *r)
 		waitpid(r->pid, NULL, 0);
 	}
 	stub_workq_stop(r->stq);       /* before the logs it writes go */
+	stub_vglight_feed_stop(r->feed);
 	for (size_t i = 0; i < r->nth; i++) {
 		stub_rec_thread_release(&r->th[i]->th);
 		fclose(r->th[i]->pt);

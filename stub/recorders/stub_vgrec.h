@@ -53,6 +53,10 @@ struct stub_vgrec_options {
 	uint64_t snapshot;         /* > 0: each thread's trace and state log
 				    * kept as a ring of about this many bytes
 				    * (stub/recorders/stub_rec_ring.h) */
+	/* A rebuild: the program is run again by the tool's rebuild mode,
+	 * fed this light recording's input log (stub/recorders/stub_vglight.h),
+	 * instead of for real. NULL: recorded as it runs. */
+	const char *inputs;
 	void (*progress)(void *ctx);  /* NULL, or called after each periodic save */
 	void *progress_ctx;
 };

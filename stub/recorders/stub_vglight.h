@@ -1,0 +1,66 @@
+/*
+ * stub/recorders/stub_vglight.h: the light recording: the program runs
+ * under Valgrind with the tool in its light mode, which logs only what
+ * the program could not compute again (vgtool/hsrec_proto.h, "The input
+ * log"): its syscalls' results and what the kernel wrote, rdtsc and its
+ * kin, signals, the initial stack, the files it opened. The history and
+ * the state are rebuilt afterwards by running the program again under the
+ * tool's rebuild mode, fed the log (stub_vgrec_options.inputs), which
+ * writes the same bundle the full Valgrind recorder does.
+ *
+ * The log is the bundle's inputs.hsin. The rebuild reads it through a
+ * pipe this side fills (stub_vglight_feed): every process image the
+ * program execs opens the pipe again and goes on where the one before
+ * stopped, which a file opened again by its path would not do.
+ * Nothing here prints.
+ */
+#ifndef HINDSIGHT_STUB_STUB_VGLIGHT_H
+#define HINDSIGHT_STUB_STUB_VGLIGHT_H
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STUB_VGLIGHT_LOG "inputs.hsin"
+/* Valgrind's own messages of the light run, in the bundle directory. */
+#define STUB_VGLIGHT_VGLOG "valgrind-light.log"
+
+struct stub_vglight_feed;
+
+/* Valgrind with hindsight's tool, as every recorder on it starts it: the
+ * same options in every mode, so that the program's memory is laid out
+ * alike (VALGRIND-NOTES.md: the layout follows the options, argv and
+ * the environment). */
+struct stub_vgtool_cmd {
+	const char *valgrind;      /* its path */
+	const char *tooldir;       /* VALGRIND_LIB: where the tool is */
+	const char *log;           /* Valgrind's messages (absolute) */
+	const char *out;           /* --hsrec-out (absolute) */
+	const char *extra[6];      /* more --hsrec-... options, NULL-ended */
+};
+
+/* In a child: execs @c with @argv; never returns (127 if the exec fails). */
+void stub_vgtool_exec(const struct stub_vgtool_cmd *c, char *const argv[])
+	__attribute__((noreturn));
+
+/* Runs @argv under Valgrind (@valgrind, the tool in @tooldir) in the
+ * light mode, the log into @dir/STUB_VGLIGHT_LOG (@dir made); @verify (an
+ * absolute path, or NULL): tests, the tool's trace of every instruction
+ * the program started and its registers then (--vg-verify). The
+ * program has this process's standard streams. *@stop set (a signal
+ * handler): it is killed. 0 with its wait status in *@wstatus and the
+ * log's size in *@bytes, or a negative errno with the reason in @err
+ * (-ENOEXEC: Valgrind could not start it). */
+int stub_vglight_record(const char *valgrind, const char *tooldir, const char *dir,
+			const char *verify, char *const argv[], volatile sig_atomic_t *stop,
+			int *wstatus, uint64_t *bytes, char *err, size_t errsize);
+
+/* A pipe filled from the log @path by a thread of this process; the
+ * tool opens it as *@path_out ("/proc/PID/fd/N"). 0, or a negative errno
+ * with the reason in @err. */
+int stub_vglight_feed_start(struct stub_vglight_feed **out, const char *path, char *path_out,
+			    size_t size, char *err, size_t errsize);
+/* The pipe closed (a reader gone early makes the thread stop) and the
+ * thread joined. NULL: nothing. */
+void stub_vglight_feed_stop(struct stub_vglight_feed *f);
+
+#endif

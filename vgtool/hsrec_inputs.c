@@ -1,0 +1,996 @@
+/*
+ * vgtool/hsrec_inputs.c: the input log, written in the light mode and
+ * replayed in the rebuild mode (hsrec_inputs.h, hsrec_proto.h).
+ *
+ * Copyright (C) 2026 the hindsight authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Both modes count the superblocks the running thread entered (an inline
+ * add at each block's entry: VEX fixes a block's shape before any tool
+ * sees it, so the count is the same in both modes, unlike Valgrind's own
+ * counter). An event's count says exactly when it happened; a signal
+ * delivered at record time between two blocks is found again at the
+ * rebuild by a gate at each block's entry that fires when the count
+ * passes the next signal's.
+ *
+ * What the rebuild does not do yet ends it with HSREC_DIVERGED, naming
+ * the event, at the exact point: a second thread, an asynchronous signal,
+ * a wait for a signal, shared memory. docs/record.md lists them.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
+#include "libvex_guest_amd64.h"
+
+#include "hsrec_inputs.h"
+#include "hsrec_proto.h"
+
+/* VEX's own helpers (guest_amd64_helpers.c, exported by libvex). */
+extern ULong amd64g_dirtyhelper_RDTSC(void);
+extern void amd64g_dirtyhelper_RDTSCP(VexGuestAMD64State *st);
+extern ULong amd64g_dirtyhelper_RDRAND(void);
+extern ULong amd64g_dirtyhelper_RDSEED(void);
+extern Int VG_(safe_fd)(Int oldfd);
+
+#define HSIN_NR_CLONE3 435
+#define HSIN_NR_OPENAT2 437
+#define HSIN_STACK_MAX (256u << 10)
+#define HSIN_MAX_FD 4096
+#define HSIN_BUF (1u << 16)
+
+enum hsin_mode hsin_mode;
+static const HChar *hsin_in_path;
+static Int hsin_fd = -1;           /* light: the log written; rebuild: read */
+static const struct hsin_stream *hsin_out;
+static Int hsin_pid;               /* the recorded process's pid */
+static Bool hsin_stack_done;
+
+/* The running thread's superblock count (read and written inline), and
+ * the gate: the rebuild calls hsin_gate when the count passes it. */
+static ULong hsin_count;
+static ULong hsin_limit = ~0ull;
+
+/* Light: the syscall under way, whose writes are logged, and its check
+ * fields as they were when it started (as the rebuild sees them). */
+static Bool hsin_in_sys;
+static ThreadId hsin_sys_tid;
+static ULong hsin_sys_pc, hsin_sys_sp, hsin_sys_hash, hsin_sys_count;
+
+/* Light: the write buffer. */
+static UChar hsin_buf[HSIN_BUF];
+static UInt hsin_len;
+
+/* Rebuild: the record read last and not yet consumed. */
+static UInt hsin_kind;             /* 0: none loaded */
+static UInt hsin_rlen;
+static UChar *hsin_rec;
+static UInt hsin_rcap;
+static ULong hsin_events;          /* events consumed, for messages */
+/* Rebuild: the syscall handed to the core, checked when it returns. */
+static Bool hsin_pending;
+static Long hsin_pending_res;
+static UInt hsin_pending_nr;
+static Bool hsin_translated;       /* kill to itself: pid arguments rewritten */
+static ULong hsin_saved_rdi, hsin_saved_rsi;
+static Bool hsin_real_fd[HSIN_MAX_FD];  /* opened for real by the rebuild */
+
+/* --- Helpers ----------------------------------------------------------- */
+
+static ULong hsin_u64(const UChar *p)
+{
+	ULong v;
+
+	VG_(memcpy)(&v, p, 8);
+	return v;
+}
+
+static UInt hsin_u32(const UChar *p)
+{
+	UInt v;
+
+	VG_(memcpy)(&v, p, 4);
+	return v;
+}
+
+/* FNV-1a over the general registers a syscall leaves alone (all but rax,
+ * rsp and rip, which are checked apart) and fs_base. */
+static ULong hsin_hash(const VexGuestAMD64State *g)
+{
+	const ULong r[] = { g->guest_RBX, g->guest_RCX, g->guest_RDX, g->guest_RSI, g->guest_RDI,
+			    g->guest_RBP, g->guest_R8, g->guest_R9, g->guest_R10, g->guest_R11,
+			    g->guest_R12, g->guest_R13, g->guest_R14, g->guest_R15,
+			    g->guest_FS_CONST };
+	ULong h = 0xcbf29ce484222325ull;
+	UInt i, b;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		for (b = 0; b < 8; b++) {
+			h ^= (r[i] >> (8 * b)) & 0xFF;
+			h *= 0x100000001b3ull;
+		}
+	return h;
+}
+
+static void hsin_regs(ThreadId tid, VexGuestAMD64State *g)
+{
+	VG_(get_shadow_regs_area)(tid, (UChar *)g, 0, 0, sizeof(*g));
+}
+
+static const HChar *hsin_sysname(UInt nr)
+{
+	switch (nr) {
+	case __NR_read: return "read";
+	case __NR_write: return "write";
+	case __NR_openat: return "openat";
+	case __NR_close: return "close";
+	case __NR_mmap: return "mmap";
+	case __NR_munmap: return "munmap";
+	case __NR_mprotect: return "mprotect";
+	case __NR_brk: return "brk";
+	case __NR_clone: return "clone";
+	case __NR_execve: return "execve";
+	case __NR_exit_group: return "exit_group";
+	default: return "syscall";
+	}
+}
+
+/* --- Light: the log written ------------------------------------------- */
+
+static void hsin_flush(void)
+{
+	UInt at = 0;
+
+	while (hsin_fd >= 0 && at < hsin_len) {
+		Int w = VG_(write)(hsin_fd, hsin_buf + at, (Int)(hsin_len - at));
+
+		if (w <= 0) {
+			VG_(umsg)("hsrec: cannot write the input log (%d); recording stops\n", w);
+			VG_(close)(hsin_fd);
+			hsin_fd = -1;
+		} else {
+			at += (UInt)w;
+		}
+	}
+	hsin_len = 0;
+}
+
+static void hsin_put(const void *p, SizeT n)
+{
+	const UChar *c = p;
+
+	if (hsin_fd < 0)
+		return;
+	if (hsin_len + n > HSIN_BUF)
+		hsin_flush();
+	while (n > HSIN_BUF && hsin_fd >= 0) {
+		Int w = VG_(write)(hsin_fd, c, n > 0x40000000 ? 0x40000000 : (Int)n);
+
+		if (w <= 0) {
+			hsin_len = 0;
+			hsin_buf[0] = 0;
+			VG_(umsg)("hsrec: cannot write the input log (%d); recording stops\n", w);
+			VG_(close)(hsin_fd);
+			hsin_fd = -1;
+			return;
+		}
+		c += w;
+		n -= (SizeT)w;
+	}
+	if (hsin_fd < 0)
+		return;
+	VG_(memcpy)(hsin_buf + hsin_len, c, n);
+	hsin_len += (UInt)n;
+}
+
+static void hsin_put32(UInt v) { hsin_put(&v, 4); }
+static void hsin_put64(ULong v) { hsin_put(&v, 8); }
+
+static void hsin_head(UInt kind, SizeT len)
+{
+	hsin_put32(kind);
+	hsin_put32((UInt)len);
+}
+
+/* The stack segment @sp is in, at most its top HSIN_STACK_MAX bytes. */
+static Bool hsin_stack_range(Addr sp, Addr *from, Addr *end)
+{
+	NSegment const *seg = VG_(am_find_nsegment)(sp);
+
+	if (!seg || seg->kind != SkAnonC)
+		return False;
+	*end = seg->end + 1;
+	*from = *end - seg->start > HSIN_STACK_MAX ? *end - HSIN_STACK_MAX : seg->start;
+	return VG_(am_is_valid_for_client)(*from, *end - *from, VKI_PROT_READ);
+}
+
+static void hsin_light_stack(ThreadId tid)
+{
+	Addr from, end;
+
+	if (!hsin_stack_range(VG_(get_SP)(tid), &from, &end))
+		return;
+	hsin_head(HSIN_STACK, 8 + (end - from));
+	hsin_put64(from);
+	hsin_put((const void *)from, end - from);
+}
+
+/* A file descriptor the program just opened: a regular file is logged
+ * with its identity, so that the rebuild opens the same file. */
+static void hsin_light_file(Int fd)
+{
+	struct vg_stat st;
+	HChar link[64], path[4096];
+	SSizeT n;
+
+	if (fd < 0 || fd >= HSIN_MAX_FD || VG_(fstat)(fd, &st) != 0 || !VKI_S_ISREG(st.mode))
+		return;
+	VG_(sprintf)(link, "/proc/self/fd/%d", fd);
+	n = VG_(readlink)(link, path, sizeof(path));
+	if (n <= 0 || n >= (SSizeT)sizeof(path))
+		return;
+	hsin_head(HSIN_FILE, 44 + n);
+	hsin_put32((UInt)fd);
+	hsin_put64(st.dev);
+	hsin_put64(st.ino);
+	hsin_put64((ULong)st.size);
+	hsin_put64(st.mtime);
+	hsin_put64(st.mtime_nsec);
+	hsin_put(path, (SizeT)n);
+}
+
+static Bool hsin_is_open(UInt nr)
+{
+	return nr == __NR_open || nr == __NR_openat || nr == __NR_creat || nr == HSIN_NR_OPENAT2;
+}
+
+static Bool hsin_may_wait(UInt nr)
+{
+#define HSIN_CASE(name) case __NR_##name:
+	switch (nr) {
+	HSREC_MAY_WAIT_SYSCALLS(HSIN_CASE)
+		return True;
+	default:
+		return False;
+	}
+#undef HSIN_CASE
+}
+
+/* --- Rebuild: the log read --------------------------------------------- */
+
+static void hsin_diverge(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
+
+static void hsin_diverge(const HChar *fmt, ...)
+{
+	HChar text[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	VG_(vsnprintf)(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (hsin_out)
+		hsin_out->diverged(text);
+	VG_(exit)(0);
+}
+
+static Bool hsin_read_exact(void *p, SizeT n)
+{
+	UChar *c = p;
+
+	while (n > 0) {
+		Int r = VG_(read)(hsin_fd, c, n > 0x40000000 ? 0x40000000 : (Int)n);
+
+		if (r <= 0)
+			return False;
+		c += r;
+		n -= (SizeT)r;
+	}
+	return True;
+}
+
+/* The next record's kind, loaded (0: the log ends). */
+static UInt hsin_peek(void)
+{
+	UInt head[2];
+
+	if (hsin_kind)
+		return hsin_kind;
+	if (hsin_fd < 0 || !hsin_read_exact(head, sizeof(head)))
+		return 0;
+	if (head[1] > hsin_rcap) {
+		hsin_rcap = head[1];
+		hsin_rec = VG_(realloc)("hsin.rec", hsin_rec, hsin_rcap);
+	}
+	if (!hsin_read_exact(hsin_rec, head[1]))
+		return 0;
+	hsin_kind = head[0];
+	hsin_rlen = head[1];
+	return hsin_kind;
+}
+
+static void hsin_take(void)
+{
+	hsin_kind = 0;
+	hsin_events++;
+}
+
+/* The next record must be of @kind, at least @len bytes: else the
+ * rebuild has diverged (@what: what the program does now). */
+static void hsin_expect(UInt kind, UInt len, const HChar *what)
+{
+	static const HChar *const names[] = {
+		"nothing", "an exec's start", "the initial stack", "a syscall's write",
+		"a syscall", "an instruction's result", "a signal", "an exec",
+		"an opened file", "the end",
+	};
+	UInt k = hsin_peek();
+
+	if (k == kind && hsin_rlen >= len)
+		return;
+	if (k == HSIN_SIGNAL)
+		hsin_diverge("at event %llu: the program does %s where a signal (%d) came when "
+			     "recorded", hsin_events, what, (Int)hsin_u32(hsin_rec + 4));
+	hsin_diverge("at event %llu: the program does %s where the recording has %s%s",
+		     hsin_events, what, k < sizeof(names) / sizeof(names[0]) ? names[k] : "a record of a newer kind",
+		     k ? "" : " (the input log ends: the recording was cut short)");
+}
+
+/* After an event: a signal next in the log sets the gate. */
+static void hsin_arm(void)
+{
+	hsin_limit = ~0ull;
+	if (hsin_peek() == HSIN_SIGNAL && hsin_rlen >= 24)
+		hsin_limit = hsin_u64(hsin_rec + 16);
+}
+
+static void hsin_check(const HChar *what, ULong pc, ULong want_pc, ULong count, ULong want_count)
+{
+	if (pc != want_pc)
+		hsin_diverge("at event %llu (%s): the pc is %#llx where the recording has %#llx",
+			     hsin_events, what, pc, want_pc);
+	if (count != want_count)
+		hsin_diverge("at event %llu (%s): %llu superblocks ran before it where the "
+			     "recording has %llu", hsin_events, what, count, want_count);
+}
+
+/* Called by translated code at a block's entry when the count passed the
+ * gate: the recorded signal came before this block. */
+static VG_REGPARM(1) void hsin_gate(Addr ip)
+{
+	hsin_diverge("at event %llu: signal %d was delivered here when recorded (at %#lx, "
+		     "after %llu superblocks), from outside the program: the rebuild does not "
+		     "deliver such signals yet", hsin_events, (Int)hsin_u32(hsin_rec + 4), ip,
+		     hsin_limit);
+}
+
+/* --- Rebuild: syscalls ------------------------------------------------- */
+
+/* Calls the core must do itself at the rebuild: they shape the process
+ * (its memory, its signal set-up, its end) and give the same results. */
+static Bool hsin_core_does(UInt nr)
+{
+	switch (nr) {
+	case __NR_mmap: case __NR_munmap: case __NR_mprotect: case __NR_mremap: case __NR_brk:
+	case __NR_madvise: case __NR_exit: case __NR_exit_group: case __NR_rt_sigaction:
+	case __NR_rt_sigprocmask: case __NR_rt_sigreturn: case __NR_sigaltstack:
+	case __NR_arch_prctl: case __NR_set_tid_address: case __NR_set_robust_list:
+	case __NR_prlimit64: case __NR_getrlimit: case __NR_setrlimit:
+		return True;
+	default:
+		return False;
+	}
+}
+
+/* A kill of the process itself: its pid and tid are this run's. */
+static Bool hsin_kills_itself(UInt nr, const VexGuestAMD64State *g)
+{
+	if (nr == __NR_kill || nr == __NR_tkill)
+		return (Long)g->guest_RDI == hsin_pid;
+	if (nr == __NR_tgkill)
+		return (Long)g->guest_RDI == hsin_pid && (Long)g->guest_RSI == hsin_pid;
+	return False;
+}
+
+/* What the kernel wrote, in the log before the syscall: kept until the
+ * syscall is matched. */
+struct hsin_w {
+	Addr a;
+	SizeT len;
+	UChar *bytes;
+};
+
+static struct hsin_w *hsin_ws;
+static UInt hsin_nws, hsin_cws;
+
+static void hsin_gather_writes(void)
+{
+	while (hsin_peek() == HSIN_MEMW && hsin_rlen >= 12) {
+		struct hsin_w *w;
+
+		if (hsin_nws == hsin_cws) {
+			hsin_cws = hsin_cws ? 2 * hsin_cws : 8;
+			hsin_ws = VG_(realloc)("hsin.ws", hsin_ws, hsin_cws * sizeof(*hsin_ws));
+		}
+		w = &hsin_ws[hsin_nws++];
+		w->a = hsin_u64(hsin_rec + 4);
+		w->len = hsin_rlen - 12;
+		w->bytes = VG_(malloc)("hsin.w", w->len ? w->len : 1);
+		VG_(memcpy)(w->bytes, hsin_rec + 12, w->len);
+		hsin_take();
+	}
+}
+
+static void hsin_drop_writes(void)
+{
+	UInt i;
+
+	for (i = 0; i < hsin_nws; i++)
+		VG_(free)(hsin_ws[i].bytes);
+	hsin_nws = 0;
+}
+
+/* The writes done here, as the kernel did them, and into the stream. */
+static void hsin_apply_writes(ThreadId tid, UInt nr)
+{
+	UInt i;
+
+	for (i = 0; i < hsin_nws; i++) {
+		struct hsin_w *w = &hsin_ws[i];
+		UChar *old;
+
+		if (!w->len)
+			continue;
+		if (!VG_(am_is_valid_for_client)(w->a, w->len, VKI_PROT_WRITE))
+			hsin_diverge("at event %llu (%s): the kernel wrote %lu bytes at %#lx when "
+				     "recorded, which is not writable memory now", hsin_events,
+				     hsin_sysname(nr), w->len, w->a);
+		old = VG_(malloc)("hsin.old", w->len);
+		VG_(memcpy)(old, (const void *)w->a, w->len);
+		VG_(memcpy)((void *)w->a, w->bytes, w->len);
+		hsin_out->memw(tid, w->a, old, w->bytes, w->len);
+		VG_(free)(old);
+	}
+	hsin_drop_writes();
+}
+
+/* The file the recorded program opened as @fd, opened again at that
+ * number, if it is the same file (a mapping of it reads it). */
+static void hsin_reopen(void)
+{
+	struct vg_stat st;
+	HChar path[4097];
+	UInt fd, n;
+	SysRes sr;
+
+	if (hsin_peek() != HSIN_FILE || hsin_rlen < 44)
+		return;
+	fd = hsin_u32(hsin_rec);
+	n = hsin_rlen - 44 < 4096 ? hsin_rlen - 44 : 4096;
+	VG_(memcpy)(path, hsin_rec + 44, n);
+	path[n] = 0;
+	sr = VG_(open)(path, VKI_O_RDONLY, 0);
+	if (sr_isError(sr) || VG_(fstat)(sr_Res(sr), &st) != 0 ||
+	    (Long)hsin_u64(hsin_rec + 20) != st.size || hsin_u64(hsin_rec + 28) != st.mtime ||
+	    hsin_u64(hsin_rec + 36) != st.mtime_nsec)
+		hsin_diverge("at event %llu: %s is not the file the recording read (changed, "
+			     "or gone, since)", hsin_events, path);
+	if ((UInt)sr_Res(sr) != fd) {
+		SysRes d = VG_(dup2)(sr_Res(sr), fd);
+
+		VG_(close)(sr_Res(sr));
+		if (sr_isError(d))
+			hsin_diverge("at event %llu: cannot open %s again as descriptor %u",
+				     hsin_events, path, fd);
+	}
+	if (fd < HSIN_MAX_FD)
+		hsin_real_fd[fd] = True;
+	hsin_take();
+}
+
+/* Called by translated code at a syscall: 1 if it was completed from the
+ * log, 0 if the core must do it. */
+static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
+{
+	ThreadId tid = VG_(get_running_tid)();
+	UInt nr = (UInt)g->guest_RAX;
+	const HChar *name = hsin_sysname(nr);
+	Long res;
+
+	if (nr == __NR_execve || nr == __NR_execveat) {
+		hsin_expect(HSIN_EXEC, 16, "an exec");
+		hsin_check("an exec", next, hsin_u64(hsin_rec + 8), hsin_count, hsin_count);
+		hsin_take();
+		hsin_pending = True;           /* its result, if it fails */
+		hsin_pending_nr = nr;
+		return 0;
+	}
+	hsin_gather_writes();
+	hsin_expect(HSIN_SYSCALL, 96, name);
+	if (hsin_u32(hsin_rec + 4) != nr)
+		hsin_diverge("at event %llu: the program makes syscall %u where the recording "
+			     "has syscall %u", hsin_events, nr, hsin_u32(hsin_rec + 4));
+	hsin_check(name, next, hsin_u64(hsin_rec + 64), hsin_count, hsin_u64(hsin_rec + 88));
+	if (g->guest_RSP != hsin_u64(hsin_rec + 72) || hsin_hash(g) != hsin_u64(hsin_rec + 80))
+		hsin_diverge("at event %llu (%s at %#llx): the registers differ from the "
+			     "recording's", hsin_events, name, next);
+	res = (Long)hsin_u64(hsin_rec + 56);
+	hsin_take();
+	if (nr == __NR_clone || nr == HSIN_NR_CLONE3) {
+		if (nr == HSIN_NR_CLONE3 || (g->guest_RDI & VKI_CLONE_THREAD))
+			if (res >= 0)
+				hsin_diverge("at event %llu: a second thread starts here: the "
+					     "rebuild does not run threads yet", hsin_events);
+	} else if (nr == __NR_rt_sigsuspend || nr == __NR_pause) {
+		hsin_diverge("at event %llu: the program waits for a signal: the rebuild does not "
+			     "deliver signals from outside yet", hsin_events);
+	} else if (nr == __NR_shmat) {
+		hsin_diverge("at event %llu: the program attaches shared memory: not rebuilt",
+			     hsin_events);
+	}
+	if (hsin_core_does(nr) || hsin_kills_itself(nr, g)) {
+		hsin_drop_writes();            /* the core writes them again */
+		if (hsin_kills_itself(nr, g)) {
+			hsin_translated = True;
+			hsin_saved_rdi = g->guest_RDI;
+			hsin_saved_rsi = g->guest_RSI;
+			g->guest_RDI = (ULong)VG_(getpid)();
+			if (nr == __NR_tgkill)
+				g->guest_RSI = (ULong)VG_(getpid)();
+			else if (nr == __NR_tkill)
+				g->guest_RDI = (ULong)VG_(gettid)();
+		}
+		hsin_pending = True;
+		hsin_pending_res = res;
+		hsin_pending_nr = nr;
+		return 0;
+	}
+	hsin_apply_writes(tid, nr);
+	g->guest_RAX = (ULong)res;
+	if (hsin_is_open(nr) && res >= 0)
+		hsin_reopen();
+	if (nr == __NR_close && g->guest_RDI < HSIN_MAX_FD && hsin_real_fd[g->guest_RDI]) {
+		VG_(close)((Int)g->guest_RDI);
+		hsin_real_fd[g->guest_RDI] = False;
+	}
+	hsin_out->dump(tid);
+	hsin_arm();
+	return 1;
+}
+
+/* --- Nondeterministic instructions --------------------------------------- */
+
+static void hsin_light_insn(UInt which, ULong pc, ULong a, ULong b, ULong c)
+{
+	hsin_head(HSIN_INSN, 48);
+	hsin_put32((UInt)VG_(gettid)());
+	hsin_put32(which);
+	hsin_put64(pc);
+	hsin_put64(hsin_count);
+	hsin_put64(a);
+	hsin_put64(b);
+	hsin_put64(c);
+}
+
+/* Rebuild: the recorded results of instruction @which at @pc. */
+static const UChar *hsin_replay_insn(UInt which, ULong pc)
+{
+	static const HChar *const names[] = { "rdtsc", "rdtscp", "rdrand", "rdseed" };
+	const UChar *v;
+
+	hsin_expect(HSIN_INSN, 48, names[which]);
+	if (hsin_u32(hsin_rec + 4) != which)
+		hsin_diverge("at event %llu: the program runs %s where the recording has another "
+			     "instruction's result", hsin_events, names[which]);
+	hsin_check(names[which], pc, hsin_u64(hsin_rec + 8), hsin_count, hsin_u64(hsin_rec + 16));
+	v = hsin_rec + 24;
+	return v;
+}
+
+static ULong hsin_l_rdtsc(ULong pc)
+{
+	ULong v = amd64g_dirtyhelper_RDTSC();
+
+	hsin_light_insn(HSIN_INSN_RDTSC, pc, v, 0, 0);
+	return v;
+}
+
+static void hsin_l_rdtscp(VexGuestAMD64State *g, ULong pc)
+{
+	amd64g_dirtyhelper_RDTSCP(g);
+	hsin_light_insn(HSIN_INSN_RDTSCP, pc, g->guest_RAX, g->guest_RDX, g->guest_RCX);
+}
+
+static ULong hsin_l_rdrand(ULong pc)
+{
+	ULong v = amd64g_dirtyhelper_RDRAND();
+
+	hsin_light_insn(HSIN_INSN_RDRAND, pc, v, 0, 0);
+	return v;
+}
+
+static ULong hsin_l_rdseed(ULong pc)
+{
+	ULong v = amd64g_dirtyhelper_RDSEED();
+
+	hsin_light_insn(HSIN_INSN_RDSEED, pc, v, 0, 0);
+	return v;
+}
+
+static ULong hsin_r_one(UInt which, ULong pc)
+{
+	ULong v = hsin_u64(hsin_replay_insn(which, pc));
+
+	hsin_take();
+	hsin_arm();
+	return v;
+}
+
+static ULong hsin_r_rdtsc(ULong pc) { return hsin_r_one(HSIN_INSN_RDTSC, pc); }
+static ULong hsin_r_rdrand(ULong pc) { return hsin_r_one(HSIN_INSN_RDRAND, pc); }
+static ULong hsin_r_rdseed(ULong pc) { return hsin_r_one(HSIN_INSN_RDSEED, pc); }
+
+static void hsin_r_rdtscp(VexGuestAMD64State *g, ULong pc)
+{
+	const UChar *v = hsin_replay_insn(HSIN_INSN_RDTSCP, pc);
+
+	g->guest_RAX = hsin_u64(v);
+	g->guest_RDX = hsin_u64(v + 8);
+	g->guest_RCX = hsin_u64(v + 16);
+	hsin_take();
+	hsin_arm();
+}
+
+/* --- The tool's callbacks ------------------------------------------------ */
+
+Bool hsin_option(const HChar *arg)
+{
+	const HChar *s;
+
+	if VG_STR_CLO(arg, "--hsrec-mode", s) {
+		if (!VG_(strcmp)(s, "full"))
+			hsin_mode = HSIN_MODE_FULL;
+		else if (!VG_(strcmp)(s, "light"))
+			hsin_mode = HSIN_MODE_LIGHT;
+		else if (!VG_(strcmp)(s, "rebuild"))
+			hsin_mode = HSIN_MODE_REBUILD;
+		else
+			VG_(fmsg_bad_option)(arg, "full, light or rebuild\n");
+	} else if VG_STR_CLO(arg, "--hsrec-in", s) {
+		hsin_in_path = s;
+	} else {
+		return False;
+	}
+	return True;
+}
+
+void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
+	       const HChar *exe)
+{
+	SizeT n = VG_(strlen)(exe);
+	SysRes sr;
+
+	hsin_out = stream;
+	if (hsin_mode == HSIN_MODE_LIGHT) {
+		sr = VG_(open)(out_path, VKI_O_WRONLY, 0);
+		if (sr_isError(sr)) {
+			VG_(umsg)("hsrec: cannot open %s; nothing is recorded\n", out_path);
+			return;
+		}
+		hsin_fd = VG_(safe_fd)(sr_Res(sr));
+		hsin_head(HSIN_HELLO, 8 + n);
+		hsin_put32(HSIN_VERSION);
+		hsin_put32((UInt)pid);
+		hsin_put(exe, n);
+		hsin_flush();
+		return;
+	}
+	if (hsin_mode != HSIN_MODE_REBUILD)
+		return;
+	if (!hsin_in_path)
+		VG_(fmsg_bad_option)("--hsrec-in", "the rebuild needs --hsrec-in=PATH\n");
+	sr = VG_(open)(hsin_in_path, VKI_O_RDONLY, 0);
+	if (sr_isError(sr))
+		hsin_diverge("cannot open the input log %s", hsin_in_path);
+	hsin_fd = VG_(safe_fd)(sr_Res(sr));
+	hsin_expect(HSIN_HELLO, 8, "its start");
+	if (hsin_u32(hsin_rec) != HSIN_VERSION)
+		hsin_diverge("the input log is of version %u; this tool reads %u",
+			     hsin_u32(hsin_rec), HSIN_VERSION);
+	hsin_pid = (Int)hsin_u32(hsin_rec + 4);
+	if (hsin_rlen - 8 != n || VG_(memcmp)(hsin_rec + 8, exe, n))
+		hsin_diverge("the program is %s where the recording ran %.*s", exe,
+			     (Int)(hsin_rlen - 8), (const HChar *)hsin_rec + 8);
+	hsin_take();
+}
+
+Int hsin_recorded_tid(Int lwp)
+{
+	if (hsin_mode == HSIN_MODE_REBUILD && lwp == VG_(getpid)())
+		return hsin_pid;
+	return lwp;
+}
+
+/* Rebuild: the recorded initial stack put in place. AT_RANDOM's 16 bytes
+ * differ from run to run, and 4 more bytes Valgrind writes there: a few
+ * dozen bytes may; more say the arguments or the environment differ. */
+static void hsin_rebuild_stack(ThreadId tid)
+{
+	Addr from, end, a;
+	UInt diff = 0;
+
+	hsin_expect(HSIN_STACK, 8, "its first instruction");
+	if (!hsin_stack_range(VG_(get_SP)(tid), &from, &end) ||
+	    hsin_u64(hsin_rec) != from || hsin_rlen - 8 != end - from)
+		hsin_diverge("the initial stack is not where it was when recorded: the arguments, "
+			     "the environment or the limits differ");
+	for (a = 0; a < end - from; a++)
+		diff += ((const UChar *)from)[a] != hsin_rec[8 + a];
+	if (diff > 64)
+		hsin_diverge("the initial stack differs from the recording's in %u bytes: the "
+			     "arguments or the environment differ", diff);
+	VG_(memcpy)((void *)from, hsin_rec + 8, end - from);
+	hsin_take();
+	hsin_arm();
+}
+
+void hsin_start(ThreadId tid)
+{
+	if (hsin_mode == HSIN_MODE_FULL || hsin_stack_done)
+		return;
+	hsin_stack_done = True;
+	if (hsin_mode == HSIN_MODE_LIGHT)
+		hsin_light_stack(tid);
+	else
+		hsin_rebuild_stack(tid);
+}
+
+void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
+{
+	VexGuestAMD64State g;
+
+	(void)args;
+	(void)nargs;
+	if (hsin_mode != HSIN_MODE_LIGHT)
+		return;
+	if (nr == __NR_execve || nr == __NR_execveat) {
+		hsin_head(HSIN_EXEC, 16);
+		hsin_put32((UInt)VG_(gettid)());
+		hsin_put32(nr);
+		hsin_put64(VG_(get_IP)(tid));
+		hsin_flush();
+	} else if (hsin_may_wait(nr)) {
+		hsin_flush();
+	}
+	hsin_regs(tid, &g);
+	hsin_in_sys = True;
+	hsin_sys_tid = tid;
+	hsin_sys_pc = g.guest_RIP;
+	hsin_sys_sp = g.guest_RSP;
+	hsin_sys_hash = hsin_hash(&g);
+	hsin_sys_count = hsin_count;
+}
+
+void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)
+{
+	Long r = sr_isError(res) ? -(Long)sr_Err(res) : (Long)sr_Res(res);
+	UInt i;
+
+	if (hsin_mode == HSIN_MODE_REBUILD) {
+		if (!hsin_pending)
+			return;
+		hsin_pending = False;
+		if (hsin_translated) {
+			hsin_translated = False;
+			VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RDI),
+						  8, (const UChar *)&hsin_saved_rdi);
+			VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RSI),
+						  8, (const UChar *)&hsin_saved_rsi);
+		}
+		if (hsin_pending_nr == __NR_execve || hsin_pending_nr == __NR_execveat) {
+			hsin_expect(HSIN_SYSCALL, 96, "a failed exec");
+			hsin_pending_res = (Long)hsin_u64(hsin_rec + 56);
+			hsin_take();
+		}
+		if (hsin_pending_nr == __NR_set_tid_address) {
+			/* The thread's id: the recorded one, as getpid's. */
+			VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RAX),
+						  8, (const UChar *)&hsin_pending_res);
+		} else if (r != hsin_pending_res) {
+			hsin_diverge("at event %llu: %s returned %lld where it returned %lld when "
+				     "recorded", hsin_events, hsin_sysname(nr), r, hsin_pending_res);
+		}
+		hsin_arm();
+		return;
+	}
+	if (hsin_mode != HSIN_MODE_LIGHT)
+		return;
+	hsin_in_sys = False;
+	hsin_head(HSIN_SYSCALL, 96);
+	hsin_put32((UInt)VG_(gettid)());
+	hsin_put32(nr);
+	for (i = 0; i < 6; i++)
+		hsin_put64(i < nargs ? args[i] : 0);
+	hsin_put64((ULong)r);
+	hsin_put64(hsin_sys_pc);
+	hsin_put64(hsin_sys_sp);
+	hsin_put64(hsin_sys_hash);
+	hsin_put64(hsin_sys_count);
+	if (hsin_is_open(nr) && r >= 0)
+		hsin_light_file((Int)r);
+}
+
+void hsin_post_write(ThreadId tid, Addr a, SizeT len)
+{
+	if (hsin_mode != HSIN_MODE_LIGHT || !hsin_in_sys || tid != hsin_sys_tid || !len ||
+	    !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ))
+		return;
+	hsin_head(HSIN_MEMW, 12 + len);
+	hsin_put32((UInt)VG_(gettid)());
+	hsin_put64(a);
+	hsin_put((const void *)a, len);
+}
+
+void hsin_signal(ThreadId tid, Int sig)
+{
+	Addr ip = VG_(get_IP)(tid);
+
+	if (hsin_mode == HSIN_MODE_LIGHT) {
+		hsin_head(HSIN_SIGNAL, 24);
+		hsin_put32((UInt)VG_(gettid)());
+		hsin_put32((UInt)sig);
+		hsin_put64(ip);
+		hsin_put64(hsin_count);
+		return;
+	}
+	if (hsin_mode != HSIN_MODE_REBUILD)
+		return;
+	hsin_expect(HSIN_SIGNAL, 24, "a signal's delivery");
+	if ((Int)hsin_u32(hsin_rec + 4) != sig)
+		hsin_diverge("at event %llu: signal %d is delivered where the recording has signal "
+			     "%d", hsin_events, sig, (Int)hsin_u32(hsin_rec + 4));
+	hsin_check("a signal", ip, hsin_u64(hsin_rec + 8), hsin_count, hsin_u64(hsin_rec + 16));
+	hsin_take();
+	hsin_arm();
+}
+
+void hsin_fini(Int exitcode)
+{
+	if (hsin_mode == HSIN_MODE_LIGHT) {
+		hsin_head(HSIN_END, 12);
+		hsin_put32((UInt)exitcode);
+		hsin_put64(hsin_count);
+		hsin_flush();
+	} else if (hsin_mode == HSIN_MODE_REBUILD) {
+		hsin_expect(HSIN_END, 12, "its end");
+		hsin_check("the end", 0, 0, hsin_count, hsin_u64(hsin_rec + 4));
+		hsin_take();
+	}
+}
+
+void hsin_atfork_child(void)
+{
+	if (hsin_fd >= 0)
+		VG_(close)(hsin_fd);
+	hsin_fd = -1;
+	hsin_len = 0;
+}
+
+/* --- Instrumentation -------------------------------------------------------- */
+
+static IRExpr *hsin_c64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
+
+static IRTemp hsin_tmp(IRSB *sb, IRType ty, IRExpr *e)
+{
+	IRTemp t = newIRTemp(sb->tyenv, ty);
+
+	addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+	return t;
+}
+
+void hsin_instrument_in(IRSB *in)
+{
+	ULong pc = 0;
+	Int i;
+
+	if (hsin_mode == HSIN_MODE_FULL)
+		return;
+	for (i = 0; i < in->stmts_used; i++) {
+		IRStmt *s = in->stmts[i];
+		IRDirty *d;
+		const HChar *n;
+		Bool light = hsin_mode == HSIN_MODE_LIGHT;
+
+		if (s->tag == Ist_IMark) {
+			pc = s->Ist.IMark.addr;
+			continue;
+		}
+		if (s->tag != Ist_Dirty)
+			continue;
+		d = s->Ist.Dirty.details;
+		n = d->cee->name;
+		if (!VG_(strcmp)(n, "amd64g_dirtyhelper_RDTSC")) {
+			d->cee = mkIRCallee(0, light ? "hsin_l_rdtsc" : "hsin_r_rdtsc",
+					    light ? (void *)hsin_l_rdtsc : (void *)hsin_r_rdtsc);
+			d->args = mkIRExprVec_1(hsin_c64(pc));
+		} else if (!VG_(strcmp)(n, "amd64g_dirtyhelper_RDTSCP")) {
+			d->cee = mkIRCallee(0, light ? "hsin_l_rdtscp" : "hsin_r_rdtscp",
+					    light ? (void *)hsin_l_rdtscp : (void *)hsin_r_rdtscp);
+			d->args = mkIRExprVec_2(IRExpr_GSPTR(), hsin_c64(pc));
+		} else if (!VG_(strcmp)(n, "amd64g_dirtyhelper_RDRAND")) {
+			d->cee = mkIRCallee(0, light ? "hsin_l_rdrand" : "hsin_r_rdrand",
+					    light ? (void *)hsin_l_rdrand : (void *)hsin_r_rdrand);
+			d->args = mkIRExprVec_1(hsin_c64(pc));
+		} else if (!VG_(strcmp)(n, "amd64g_dirtyhelper_RDSEED")) {
+			d->cee = mkIRCallee(0, light ? "hsin_l_rdseed" : "hsin_r_rdseed",
+					    light ? (void *)hsin_l_rdseed : (void *)hsin_r_rdseed);
+			d->args = mkIRExprVec_1(hsin_c64(pc));
+		}
+	}
+}
+
+/* At a block's entry, before anything else: the count, and (rebuild)
+ * the gate. */
+void hsin_instrument_entry(IRSB *out, Addr ip)
+{
+	IRTemp c, c1;
+
+	if (hsin_mode == HSIN_MODE_FULL)
+		return;
+	c = hsin_tmp(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, hsin_c64((Addr)&hsin_count)));
+	c1 = hsin_tmp(out, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(c), hsin_c64(1)));
+	addStmtToIRSB(out, IRStmt_Store(Iend_LE, hsin_c64((Addr)&hsin_count), IRExpr_RdTmp(c1)));
+	if (hsin_mode == HSIN_MODE_REBUILD) {
+		IRTemp lim = hsin_tmp(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
+							      hsin_c64((Addr)&hsin_limit)));
+		IRDirty *d = unsafeIRDirty_0_N(1, "hsin_gate", VG_(fnptr_to_fnentry)(hsin_gate),
+					       mkIRExprVec_1(hsin_c64(ip)));
+
+		/* Entering it makes the count pass the recorded signal's. */
+		d->guard = IRExpr_RdTmp(hsin_tmp(out, Ity_I1, IRExpr_Binop(Iop_CmpLT64U,
+							IRExpr_RdTmp(lim), IRExpr_RdTmp(c1))));
+		addStmtToIRSB(out, IRStmt_Dirty(d));
+	}
+}
+
+void hsin_instrument_out(IRSB *out, const IRSB *in, const VexGuestLayout *layout)
+{
+	IRTemp done;
+	IRDirty *d;
+
+	if (hsin_mode != HSIN_MODE_REBUILD || in->jumpkind != Ijk_Sys_syscall)
+		return;
+	if (in->next->tag != Iex_Const)
+		VG_(tool_panic)("hsrec: a syscall block without a constant successor");
+	done = newIRTemp(out->tyenv, Ity_I64);
+	d = unsafeIRDirty_1_N(done, 0, "hsin_syscall", VG_(fnptr_to_fnentry)(hsin_syscall),
+			      mkIRExprVec_2(IRExpr_GSPTR(), in->next));
+	/* It reads the registers and may set rax, rdi, rsi; it writes the
+	 * stream's buffer and the program's memory. */
+	d->nFxState = 1;
+	d->fxState[0].fx = Ifx_Modify;
+	d->fxState[0].offset = offsetof(VexGuestAMD64State, guest_RAX);
+	d->fxState[0].size = offsetof(VexGuestAMD64State, guest_R15) + 8 -
+			     offsetof(VexGuestAMD64State, guest_RAX);
+	d->fxState[0].nRepeats = 0;
+	d->fxState[0].repeatLen = 0;
+	d->mFx = Ifx_Modify;
+	d->mAddr = hsin_c64((Addr)&hsin_count);
+	d->mSize = 8;
+	addStmtToIRSB(out, IRStmt_Dirty(d));
+	/* Not done: the core makes the syscall, as it would have. */
+	addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(hsin_tmp(out, Ity_I1,
+					IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(done), hsin_c64(0)))),
+				       Ijk_Sys_syscall, in->next->Iex.Const.con,
+				       layout->offset_IP));
+	out->jumpkind = Ijk_Boring;
+}

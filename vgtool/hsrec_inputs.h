@@ -1,0 +1,77 @@
+/*
+ * vgtool/hsrec_inputs.h: the tool's light mode and its rebuild mode
+ * (hsrec_proto.h, "The input log").
+ *
+ * Copyright (C) 2026 the hindsight authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Light (--hsrec-mode=light): the program runs uninstrumented but for its
+ * nondeterministic instructions, and the log gets its inputs: every
+ * syscall with what the kernel wrote, rdtsc and its kin, signals, the
+ * initial stack, the files it opens. Rebuild (--hsrec-mode=rebuild): the
+ * same program runs again under the full recorder's instrumentation
+ * (hsrec_main.c), and this file completes its syscalls and those
+ * instructions from the log instead of the kernel and the CPU; only the
+ * calls that shape the process itself (memory maps, signal set-up,
+ * exit, exec) reach the core. At every event the thread must be where it
+ * was: otherwise the stream says HSREC_DIVERGED and the rebuild stops.
+ *
+ * hsrec_main.c calls into this file from its callbacks; what this file
+ * needs of the full stream comes through struct hsin_stream, so no call
+ * goes back up.
+ */
+#ifndef HINDSIGHT_VGTOOL_HSREC_INPUTS_H
+#define HINDSIGHT_VGTOOL_HSREC_INPUTS_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+
+enum hsin_mode {
+	HSIN_MODE_FULL = 0,        /* no inputs: today's full recorder */
+	HSIN_MODE_LIGHT,
+	HSIN_MODE_REBUILD,
+};
+
+/* What the rebuild writes into the full stream, from hsrec_main.c. */
+struct hsin_stream {
+	/* Memory the tool wrote for @tid: its old and new bytes. */
+	void (*memw)(ThreadId tid, Addr a, const UChar *old, const UChar *now, SizeT len);
+	/* Every general register of @tid, as they are now. */
+	void (*dump)(ThreadId tid);
+	/* The rebuild cannot go on: @text says why (one line). */
+	void (*diverged)(const HChar *text);
+};
+
+extern enum hsin_mode hsin_mode;
+
+/* Option parsing: --hsrec-mode=full|light|rebuild, --hsrec-in=PATH. */
+Bool hsin_option(const HChar *arg);
+/* After the options: light opens @out_path for the log and writes HELLO;
+ * rebuild opens --hsrec-in and checks its HELLO. @pid, @exe: this
+ * process and its image. */
+void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
+	       const HChar *exe);
+/* The recorded process's id for @lwp, a thread of this one: the rebuild
+ * shows the recorded run's ids. */
+Int hsin_recorded_tid(Int lwp);
+/* @tid starts running client code (before the stream's register dump). */
+void hsin_start(ThreadId tid);
+void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs);
+void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res);
+/* The kernel or the core wrote memory for @tid. */
+void hsin_post_write(ThreadId tid, Addr a, SizeT len);
+void hsin_signal(ThreadId tid, Int sig);
+void hsin_fini(Int exitcode);
+void hsin_atfork_child(void);
+/* Before the full instrumentation: nondeterministic instructions' helpers
+ * swapped for the logging or replaying ones, in place. */
+void hsin_instrument_in(IRSB *in);
+/* At a block's entry, before anything else (@ip: its first instruction):
+ * the thread's superblock count, and (rebuild) the gate of the next
+ * recorded signal. */
+void hsin_instrument_entry(IRSB *out, Addr ip);
+/* After it (rebuild): a block that ends in a syscall completes it from
+ * the log, or hands it to the core. */
+void hsin_instrument_out(IRSB *out, const IRSB *in, const VexGuestLayout *layout);
+
+#endif
