@@ -32,6 +32,7 @@
 
 #include "replay/model/bundle.h"
 #include "stub/recorders/stub_recorder.h"
+#include "stub/recorders/stub_vglight.h"
 
 struct record_args {
 	const char *dir;
@@ -45,6 +46,7 @@ struct record_args {
 	bool step_cpuid;
 	uint64_t snapshot;         /* keep about the newest this many bytes per thread */
 	uint64_t aux_size;         /* hardware, full mode: AUX bytes per thread (0: default) */
+	bool rebuild;              /* `hindsight rebuild`: a light recording's bundle again */
 	char **argv;
 };
 
@@ -261,6 +263,8 @@ static int cli_record_status(const struct replay_bundle *b)
 /* The end of a recording: status and signal from the bundle. */
 static void cli_record_ended(const struct replay_bundle *b, int e, struct cli_record_result *res)
 {
+	if (!b)
+		return;                /* nothing recorded: status 1 */
 	res->status = cli_record_status(b);
 	res->recorded = true;
 	res->signo = b->exit_kind && !strcmp(b->exit_kind, "signaled") ? b->exit_status : 0;
@@ -282,7 +286,7 @@ static int cli_record_new(const struct record_args *a, struct stub_recorder **ou
 		.attach_pid = (pid_t)a->attach_pid, .psb_period = (uint32_t)a->psb_period,
 		.psb_given = a->psb_given, .noretcomp = a->noretcomp, .snapshot = a->snapshot,
 		.aux_size = a->aux_size, .ip_log = a->ip_log, .step_cpuid = a->step_cpuid,
-		.vg_verify = a->vg_verify, .say = cli_record_say,
+		.vg_verify = a->vg_verify, .rebuild = a->rebuild, .say = cli_record_say,
 	};
 	int e = stub_recorder_new(out, &o);
 
@@ -363,4 +367,70 @@ int cli_record_main(int argc, char **argv)
 	cli_record_go(rec, true, &res);
 	stub_recorder_free(rec);
 	return res.status;
+}
+
+void cli_rebuild_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: hindsight rebuild DIR\n"
+		"\n"
+		"Rebuild the history and the state of a light recording (`record\n"
+		"--record=light`) from the inputs it logged: the program runs again under\n"
+		"Valgrind, in the working directory and environment it was recorded in,\n"
+		"its syscalls completed from the log instead of the kernel. What the\n"
+		"program does otherwise than when recorded (a file it maps changed since,\n"
+		"an edited log) ends the history there, said as a \"diverged\" gap.\n"
+		"`record --record=light` rebuilds once the program ends; this does it\n"
+		"again (docs/rebuild.md).\n");
+}
+
+int cli_rebuild_main(int argc, char **argv)
+{
+	char dir[4096], err[512];
+	struct replay_bundle *b = NULL;
+	struct cli_record_result res;
+	struct stub_recorder *rec;
+	struct record_args a;
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		cli_rebuild_usage(stdout);
+		return 0;
+	}
+	if (argc != 2) {
+		cli_rebuild_usage(stderr);
+		return 2;
+	}
+	if (!realpath(argv[1], dir)) {
+		fprintf(stderr, "hindsight: %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	if (replay_bundle_load(dir, &b, err, sizeof(err)) < 0) {
+		fprintf(stderr, "hindsight: %s: %s\n", dir, err);
+		return 1;
+	}
+	if (!b->argv || !b->argv[0]) {
+		fprintf(stderr, "hindsight: %s names no program\n", dir);
+		replay_bundle_free(b);
+		return 1;
+	}
+	if (stub_vglight_load_env(dir, err, sizeof(err)) < 0) {
+		fprintf(stderr, "hindsight: %s is no light recording (record --record=light): %s\n",
+			dir, err);
+		replay_bundle_free(b);
+		return 1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.mode = "light";
+	a.rebuild = true;
+	a.psb_period = STUB_RECORDER_PSB_PERIOD;
+	a.dir = dir;
+	a.argv = b->argv;
+	if (cli_record_new(&a, &rec)) {
+		replay_bundle_free(b);
+		return 1;
+	}
+	cli_record_go(rec, true, &res);
+	stub_recorder_free(rec);
+	replay_bundle_free(b);
+	return res.recorded ? 0 : 1;
 }

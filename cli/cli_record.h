@@ -31,6 +31,9 @@ void cli_record_delete(const char *dir);
 int cli_record_size(const char *s, uint64_t *out);
 
 int cli_record_main(int argc, char **argv);
+/* `hindsight rebuild DIR`: a light recording's bundle rebuilt again. */
+int cli_rebuild_main(int argc, char **argv);
+void cli_rebuild_usage(FILE *out);
 void cli_record_usage(FILE *out);
 
 #endif

@@ -31,6 +31,8 @@ static const struct command commands[] = {
 	  cli_serve_main, cli_serve_usage },
 	{ "record", "run a program (or follow a process) and record its execution",
 	  cli_record_main, cli_record_usage },
+	{ "rebuild", "rebuild a light recording's history from the inputs it logged",
+	  cli_rebuild_main, cli_rebuild_usage },
 	{ "run", "run a program under the recorder; if it crashes, explain how it got there",
 	  cli_run_main, cli_run_usage },
 	{ "replay", "debug a recording forward and backward with GDB's commands",

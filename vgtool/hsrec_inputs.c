@@ -84,6 +84,9 @@ static UInt hsin_pending_nr;
 static Bool hsin_translated;       /* kill to itself: pid arguments rewritten */
 static ULong hsin_saved_rdi, hsin_saved_rsi;
 static Bool hsin_real_fd[HSIN_MAX_FD];  /* opened for real by the rebuild */
+/* Regular files the recorded program opened that are not the same now
+ * (changed or gone): their paths, said if the program maps one. */
+static HChar *hsin_stale[HSIN_MAX_FD];
 
 /* --- Helpers ----------------------------------------------------------- */
 
@@ -464,26 +467,37 @@ static void hsin_apply_writes(ThreadId tid, UInt nr)
 }
 
 /* The file the recorded program opened as @fd, opened again at that
- * number, if it is the same file (a mapping of it reads it). */
+ * number if it is the same file (a mapping of it reads it); if it is not
+ * (changed or gone since), only a mapping of it ends the rebuild: what
+ * the program read from it is in the log. */
 static void hsin_reopen(void)
 {
 	struct vg_stat st;
 	HChar path[4097];
+	ULong size, mtime, mtime_ns;
 	UInt fd, n;
 	SysRes sr;
 
 	if (hsin_peek() != HSIN_FILE || hsin_rlen < 44)
 		return;
 	fd = hsin_u32(hsin_rec);
+	size = hsin_u64(hsin_rec + 20);
+	mtime = hsin_u64(hsin_rec + 28);
+	mtime_ns = hsin_u64(hsin_rec + 36);
 	n = hsin_rlen - 44 < 4096 ? hsin_rlen - 44 : 4096;
 	VG_(memcpy)(path, hsin_rec + 44, n);
 	path[n] = 0;
+	hsin_take();
+	if (fd >= HSIN_MAX_FD)
+		return;
 	sr = VG_(open)(path, VKI_O_RDONLY, 0);
-	if (sr_isError(sr) || VG_(fstat)(sr_Res(sr), &st) != 0 ||
-	    (Long)hsin_u64(hsin_rec + 20) != st.size || hsin_u64(hsin_rec + 28) != st.mtime ||
-	    hsin_u64(hsin_rec + 36) != st.mtime_nsec)
-		hsin_diverge("at event %llu: %s is not the file the recording read (changed, "
-			     "or gone, since)", hsin_events, path);
+	if (sr_isError(sr) || VG_(fstat)(sr_Res(sr), &st) != 0 || (ULong)st.size != size ||
+	    st.mtime != mtime || st.mtime_nsec != mtime_ns) {
+		if (!sr_isError(sr))
+			VG_(close)(sr_Res(sr));
+		hsin_stale[fd] = VG_(strdup)("hsin.stale", path);
+		return;
+	}
 	if ((UInt)sr_Res(sr) != fd) {
 		SysRes d = VG_(dup2)(sr_Res(sr), fd);
 
@@ -492,9 +506,19 @@ static void hsin_reopen(void)
 			hsin_diverge("at event %llu: cannot open %s again as descriptor %u",
 				     hsin_events, path, fd);
 	}
-	if (fd < HSIN_MAX_FD)
-		hsin_real_fd[fd] = True;
-	hsin_take();
+	hsin_real_fd[fd] = True;
+}
+
+/* The program closed @fd: the rebuild's own copy too. */
+static void hsin_closed(ULong fd)
+{
+	if (fd >= HSIN_MAX_FD)
+		return;
+	if (hsin_real_fd[fd])
+		VG_(close)((Int)fd);
+	hsin_real_fd[fd] = False;
+	VG_(free)(hsin_stale[fd]);
+	hsin_stale[fd] = NULL;
 }
 
 /* Called by translated code at a syscall: 1 if it was completed from the
@@ -537,6 +561,10 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 		hsin_diverge("at event %llu: the program attaches shared memory: not rebuilt",
 			     hsin_events);
 	}
+	if (nr == __NR_mmap && !(g->guest_R10 & VKI_MAP_ANONYMOUS) && g->guest_R8 < HSIN_MAX_FD &&
+	    hsin_stale[g->guest_R8])
+		hsin_diverge("at event %llu: the program maps %s, which is not the file it was when "
+			     "recorded (changed, or gone, since)", hsin_events, hsin_stale[g->guest_R8]);
 	if (hsin_core_does(nr) || hsin_kills_itself(nr, g)) {
 		hsin_drop_writes();            /* the core writes them again */
 		if (hsin_kills_itself(nr, g)) {
@@ -558,10 +586,8 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 	g->guest_RAX = (ULong)res;
 	if (hsin_is_open(nr) && res >= 0)
 		hsin_reopen();
-	if (nr == __NR_close && g->guest_RDI < HSIN_MAX_FD && hsin_real_fd[g->guest_RDI]) {
-		VG_(close)((Int)g->guest_RDI);
-		hsin_real_fd[g->guest_RDI] = False;
-	}
+	if (nr == __NR_close && res == 0)
+		hsin_closed(g->guest_RDI);
 	hsin_out->dump(tid);
 	hsin_arm();
 	return 1;

@@ -556,6 +556,8 @@ static int lt_run(struct stub_recorder *rec)
 		rec_say(rec, "cannot record with Valgrind: %s", why);
 		return -ENOENT;
 	}
+	if (rec->opt.rebuild)
+		goto rebuild;
 	if (rec->opt.vg_verify) {
 		int fd = open(rec->opt.vg_verify, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
@@ -587,6 +589,7 @@ static int lt_run(struct stub_recorder *rec)
 	}
 	rec_say(rec, "the program ran in %.2f s; its inputs: %" PRIu64 " bytes; rebuilding its "
 		"history and state from them", rec->light.secs, rec->light.bytes);
+rebuild:
 	snprintf(log, sizeof(log), "%s/%s", rec->dir, STUB_VGLIGHT_LOG);
 	o.dir = rec->dir;
 	t0 = rec_now_secs();
@@ -600,7 +603,7 @@ static int lt_run(struct stub_recorder *rec)
 	e = vg_run(rec);
 	rec->light.rebuild_secs = rec_now_secs() - t0;
 	b = stub_vgrec_bundle(r);
-	if (e >= 0 && b->complete &&
+	if (e >= 0 && b->complete && !rec->opt.rebuild &&
 	    ((WIFEXITED(rec->light.wstatus) &&
 	      (strcmp(b->exit_kind, "exited") || b->exit_status != WEXITSTATUS(rec->light.wstatus))) ||
 	     (WIFSIGNALED(rec->light.wstatus) &&
@@ -637,10 +640,11 @@ static void lt_epilogue(struct stub_recorder *rec)
 	struct stub_recorder_summary s = { 0 };
 
 	vg_summary(rec, &s);
-	rec_say(rec, "light recording: %" PRIu64 " bytes of inputs (%.3f B/insn), recorded in "
-		"%.2f s; rebuilt in %.2f s", rec->light.bytes,
-		s.s.instructions ? (double)rec->light.bytes / (double)s.s.instructions : 0.0,
-		rec->light.secs, rec->light.rebuild_secs);
+	if (!rec->opt.rebuild)
+		rec_say(rec, "light recording: %" PRIu64 " bytes of inputs (%.3f B/insn), recorded "
+			"in %.2f s; rebuilt in %.2f s", rec->light.bytes,
+			s.s.instructions ? (double)rec->light.bytes / (double)s.s.instructions : 0.0,
+			rec->light.secs, rec->light.rebuild_secs);
 	for (size_t i = 0; b && i < b->ngaps; i++)
 		if (!strcmp(b->gaps[i].kind, "diverged"))
 			rec_say(rec, "%s: the history ends there", b->gaps[i].text);

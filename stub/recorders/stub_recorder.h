@@ -58,6 +58,9 @@ struct stub_recorder_options {
 	const char *ip_log;        /* single steps (tests): every instruction, "tid ip" */
 	bool step_cpuid;           /* single steps (tests): CPUID stepped */
 	const char *vg_verify;     /* Valgrind (tests): the tool's own trace */
+	bool rebuild;              /* light: not run for real, the bundle in dir
+				    * rebuilt from its inputs (this process has
+				    * taken their environment: stub_vglight_load_env) */
 	const char *sysfs_root;    /* tests: where the intel_pt PMU is looked for
 				    * (NULL: STUB_HWPT_SYSFS_DEVICES) */
 	bool live;                 /* served live (stub/rectarget/stub_rec_target.h): only a

@@ -73,6 +73,86 @@ static int vglight_drain(int rfd, int fd, uint8_t *buf, uint64_t *bytes)
 	}
 }
 
+/* The working directory and the environment the program starts with,
+ * for a rebuild later: "CWD\0VAR=VALUE\0...". */
+static int vglight_save_env(const char *dir)
+{
+	extern char **environ;
+	char path[PATH_MAX + 32], cwd[PATH_MAX];
+	int fd, e = 0;
+	FILE *f;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -errno;
+	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_ENV, dir);
+	fd = replay_bundle_create(path);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
+	fwrite(cwd, 1, strlen(cwd) + 1, f);
+	for (char **v = environ; v && *v; v++)
+		fwrite(*v, 1, strlen(*v) + 1, f);
+	if (ferror(f))
+		e = -EIO;
+	if (fclose(f) != 0 && e == 0)
+		e = -errno;
+	return e;
+}
+
+int stub_vglight_load_env(const char *dir, char *err, size_t errsize)
+{
+	char path[PATH_MAX + 32], *buf = NULL;
+	size_t n = 0, cap = 0;
+	FILE *f;
+	int e = 0;
+
+	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_ENV, dir);
+	f = fopen(path, "re");
+	if (!f) {
+		e = -errno;
+		snprintf(err, errsize, "cannot read %s: %s", path, strerror(errno));
+		return e;
+	}
+	for (;;) {
+		if (n + 65536 > cap) {
+			char *nb = realloc(buf, cap = cap ? 2 * cap : 65536 * 2);
+
+			if (!nb) {
+				e = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		size_t k = fread(buf + n, 1, cap - n - 1, f);
+
+		n += k;
+		if (k == 0)
+			break;
+	}
+	fclose(f);
+	if (e == 0 && (n == 0 || buf[n - 1] != 0))
+		e = -EINVAL;
+	if (e == 0 && chdir(buf) < 0)
+		e = -errno;
+	if (e < 0) {
+		snprintf(err, errsize, "%s: %s", path, e == -EINVAL ? "malformed" : strerror(-e));
+		free(buf);
+		return e;
+	}
+	clearenv();
+	for (size_t at = strlen(buf) + 1; at < n; at += strlen(buf + at) + 1)
+		if (putenv(buf + at) != 0) {
+			snprintf(err, errsize, "%s: %s", path, strerror(errno));
+			return -errno;
+		}
+	/* buf stays: putenv keeps its strings. */
+	return 0;
+}
+
 int stub_vglight_record(const char *valgrind, const char *tooldir, const char *dir,
 			const char *verify, char *const argv[], volatile sig_atomic_t *stop, int *wstatus,
 			uint64_t *bytes, char *err, size_t errsize)
@@ -103,6 +183,10 @@ int stub_vglight_record(const char *valgrind, const char *tooldir, const char *d
 	e = replay_bundle_create(vglog);
 	if (e >= 0)
 		close(e);
+	if ((e = vglight_save_env(abs)) < 0) {
+		snprintf(err, errsize, "cannot write %s/%s: %s", abs, STUB_VGLIGHT_ENV, strerror(-e));
+		goto out;
+	}
 	buf = malloc(VGLIGHT_BUF);
 	if (!buf || pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0) {
 		e = buf ? -errno : -ENOMEM;

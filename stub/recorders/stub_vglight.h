@@ -21,6 +21,10 @@
 #include <stdint.h>
 
 #define STUB_VGLIGHT_LOG "inputs.hsin"
+/* The working directory and the environment of the recorded run: a
+ * rebuild must start the program in the same (the layout of its memory
+ * follows them). */
+#define STUB_VGLIGHT_ENV "inputs.env"
 /* Valgrind's own messages of the light run, in the bundle directory. */
 #define STUB_VGLIGHT_VGLOG "valgrind-light.log"
 
@@ -53,6 +57,11 @@ void stub_vgtool_exec(const struct stub_vgtool_cmd *c, char *const argv[])
 int stub_vglight_record(const char *valgrind, const char *tooldir, const char *dir,
 			const char *verify, char *const argv[], volatile sig_atomic_t *stop,
 			int *wstatus, uint64_t *bytes, char *err, size_t errsize);
+
+/* This process takes the working directory and the environment the
+ * light recording in @dir ran with (a rebuild, later). 0, or a negative
+ * errno with the reason in @err. */
+int stub_vglight_load_env(const char *dir, char *err, size_t errsize);
 
 /* A pipe filled from the log @path by a thread of this process; the
  * tool opens it as *@path_out ("/proc/PID/fd/N"). 0, or a negative errno
