@@ -77,6 +77,10 @@ static UInt hsin_rlen;
 static UChar *hsin_rec;
 static UInt hsin_rcap;
 static ULong hsin_events;          /* events consumed, for messages */
+/* Where the running thread stands when a helper of translated code runs
+ * (the guest state's pc may be stale there); 0: Valgrind knows. */
+static Addr hsin_at;
+static UInt hsin_at_how;           /* HSREC_DIV_*: how much of its block ran */
 /* Rebuild: the syscall handed to the core, checked when it returns. */
 static Bool hsin_pending;
 static Long hsin_pending_res;
@@ -282,7 +286,7 @@ static void hsin_diverge(const HChar *fmt, ...)
 	VG_(vsnprintf)(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	if (hsin_out)
-		hsin_out->diverged(text);
+		hsin_out->diverged(text, hsin_at, hsin_at_how);
 	VG_(exit)(0);
 }
 
@@ -370,6 +374,12 @@ static void hsin_check(const HChar *what, ULong pc, ULong want_pc, ULong count, 
  * gate: the recorded signal came before this block. */
 static VG_REGPARM(1) void hsin_gate(Addr ip)
 {
+	hsin_at = ip;
+	hsin_at_how = HSREC_DIV_WHOLE;
+	if (ip != hsin_u64(hsin_rec + 8))
+		hsin_diverge("at event %llu: signal %d came after %llu superblocks when recorded, "
+			     "at %#llx; the rebuild is at %#lx then", hsin_events,
+			     (Int)hsin_u32(hsin_rec + 4), hsin_limit, hsin_u64(hsin_rec + 8), ip);
 	hsin_diverge("at event %llu: signal %d was delivered here when recorded (at %#lx, "
 		     "after %llu superblocks), from outside the program: the rebuild does not "
 		     "deliver such signals yet", hsin_events, (Int)hsin_u32(hsin_rec + 4), ip,
@@ -530,12 +540,16 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 	const HChar *name = hsin_sysname(nr);
 	Long res;
 
+	hsin_at = next - 2;        /* the syscall instruction (0f 05) */
+	hsin_at_how = HSREC_DIV_BUT_LAST;
 	if (nr == __NR_execve || nr == __NR_execveat) {
 		hsin_expect(HSIN_EXEC, 16, "an exec");
 		hsin_check("an exec", next, hsin_u64(hsin_rec + 8), hsin_count, hsin_count);
 		hsin_take();
 		hsin_pending = True;           /* its result, if it fails */
 		hsin_pending_nr = nr;
+		hsin_at = 0;
+	hsin_at_how = HSREC_DIV_FIND;
 		return 0;
 	}
 	hsin_gather_writes();
@@ -580,6 +594,8 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 		hsin_pending = True;
 		hsin_pending_res = res;
 		hsin_pending_nr = nr;
+		hsin_at = 0;
+	hsin_at_how = HSREC_DIV_FIND;
 		return 0;
 	}
 	hsin_apply_writes(tid, nr);
@@ -590,6 +606,8 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 		hsin_closed(g->guest_RDI);
 	hsin_out->dump(tid);
 	hsin_arm();
+	hsin_at = 0;
+	hsin_at_how = HSREC_DIV_FIND;
 	return 1;
 }
 
@@ -613,12 +631,16 @@ static const UChar *hsin_replay_insn(UInt which, ULong pc)
 	static const HChar *const names[] = { "rdtsc", "rdtscp", "rdrand", "rdseed" };
 	const UChar *v;
 
+	hsin_at = pc;
+	hsin_at_how = HSREC_DIV_FIND;
 	hsin_expect(HSIN_INSN, 48, names[which]);
 	if (hsin_u32(hsin_rec + 4) != which)
 		hsin_diverge("at event %llu: the program runs %s where the recording has another "
 			     "instruction's result", hsin_events, names[which]);
 	hsin_check(names[which], pc, hsin_u64(hsin_rec + 8), hsin_count, hsin_u64(hsin_rec + 16));
 	v = hsin_rec + 24;
+	hsin_at = 0;
+	hsin_at_how = HSREC_DIV_FIND;
 	return v;
 }
 

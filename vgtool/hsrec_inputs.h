@@ -38,8 +38,10 @@ struct hsin_stream {
 	void (*memw)(ThreadId tid, Addr a, const UChar *old, const UChar *now, SizeT len);
 	/* Every general register of @tid, as they are now. */
 	void (*dump)(ThreadId tid);
-	/* The rebuild cannot go on: @text says why (one line). */
-	void (*diverged)(const HChar *text);
+	/* The rebuild cannot go on: @text says why (one line); the running
+	 * thread stands before the instruction at @at (0: where Valgrind
+	 * says it is), having run @how (HSREC_DIV_*) of its superblock. */
+	void (*diverged)(const HChar *text, Addr at, UInt how);
 };
 
 extern enum hsin_mode hsin_mode;

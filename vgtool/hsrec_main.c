@@ -889,7 +889,6 @@ static IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 	if (rec)
 		hs_describe(in, id);
 	out = deepCopyIRSBExceptStmts(in);
-	hsin_instrument_entry(out, hs_first_ip(in));
 	for (i = 0; i < in->stmts_used; i++) {
 		IRStmt *s = in->stmts[i];
 
@@ -897,6 +896,10 @@ static IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 			addStmtToIRSB(out, s);
 			if (s->tag == Ist_IMark && s->Ist.IMark.len > 0) {
 				seen = True;
+				/* Before the block's id: a rebuild that stops
+				 * at its gate stops with the block before it
+				 * run whole (HSREC_DIV_WHOLE). */
+				hsin_instrument_entry(out, s->Ist.IMark.addr);
 				if (rec)
 					hs_emit(out, id, NULL, True);
 				goto verify;
@@ -1003,17 +1006,19 @@ static void hs_debug_usage(void)
 
 /* The rebuild cannot go on: the thread that ran last stopped where it
  * is, and the stream says why and ends. */
-static void hs_diverged(const HChar *text)
+static void hs_diverged(const HChar *text, Addr at, UInt how)
 {
 	SizeT n = VG_(strlen)(text);
+	ThreadId tid = hs_last != VG_INVALID_THREADID ? hs_last : VG_(get_running_tid)();
 
 	if (hs_fd < 0)
 		return;
 	if (n > 4000)
 		n = 4000;
-	if (hs_last != VG_INVALID_THREADID)
-		hs_pause(hs_last);
-	hs_ctl(HSREC_DIVERGED, n);
+	hs_ctl(HSREC_DIVERGED, 16 + n);
+	hs_put32(hs_tid(tid));
+	hs_put32(how);
+	hs_put64(at ? at : VG_(get_IP)(tid));
 	hs_put(text, n);
 	hs_flush();
 	hs_vflush();

@@ -98,10 +98,10 @@ enum hsrec_kind {
 	 * 2 unmapped, 3 written unseen by the kernel): memory changed other
 	 * than by a write the stream has. */
 	HSREC_MEMU = 13,
-	/* A text: the rebuild (below) found the program doing something
-	 * other than what it did when recorded (an event, a syscall, a
-	 * register differs), or could not go on; the stream ends here, and
-	 * what came before it is the exact past. */
+	/* u32 tid, u32 how (HSREC_DIV_*), u64 ip, then a text: the rebuild
+	 * (below) found the program doing something other than what it did
+	 * when recorded (an event, a syscall, a register differs), or could
+	 * not go on; the thread stands before ip, and the stream ends. */
 	HSREC_DIVERGED = 14,
 };
 
@@ -120,6 +120,13 @@ enum hsrec_kind {
  */
 #define HSIN_VERSION 1
 #define HSIN_HEAD 8
+
+/* HSREC_DIVERGED: how much of the superblock entered last ran. */
+enum hsrec_div {
+	HSREC_DIV_FIND = 0,        /* up to its last instruction at ip, as PAUSE */
+	HSREC_DIV_WHOLE = 1,       /* all of it (stopped at the next one's entry) */
+	HSREC_DIV_BUT_LAST = 2,    /* all but its last instruction (a syscall) */
+};
 
 enum hsin_kind {
 	/* u32 version, u32 pid, then the executable's path: a process

@@ -992,6 +992,26 @@ static int vgrec_hello(struct stub_vgrec *r, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* The rebuild stopped @t before @ip, @how (HSREC_DIV_*) of its open
+ * superblock run. */
+static int vgrec_diverged(struct stub_vgrec *r, struct vgrec_thread *t, uint32_t how,
+			  uint64_t ip)
+{
+	int e = 0;
+
+	if (how == HSREC_DIV_FIND || !t->open)
+		return vgrec_stopped(r, t, ip);
+	if (t->open->ninsn)
+		e = vgrec_run(r, t, t->open, how == HSREC_DIV_WHOLE ? t->open->ninsn :
+							      t->open->ninsn - 1);
+	t->open = NULL;
+	if (e >= 0)
+		e = vgrec_succ(r, t, ip);
+	if (e >= 0)
+		e = stub_rec_thread_interrupt(&t->th, ip);
+	return e;
+}
+
 static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, size_t len)
 {
 	struct vgrec_thread *t;
@@ -1060,11 +1080,22 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 		return 0;
 	case HSREC_DIVERGED:
 		/* The rebuild stopped: its history ends here, a gap says why. */
+		if (len < 16)
+			break;
+		t = vgrec_thread(r, (int32_t)vgrec_u32(p));
+		if (!t)
+			return -ENOMEM;
 		snprintf(name, sizeof(name), "the rebuild diverged from the recording: %.*s",
-			 (int)(len < 4000 ? len : 4000), (const char *)p);
+			 (int)(len - 16 < 4000 ? len - 16 : 4000), (const char *)p + 16);
 		r->ended = r->diverged = true;
-		return replay_bundle_add_gap(r->b, r->cur ? r->cur->tid : r->pid, r->clock,
-					     "diverged", name) < 0 ? -ENOMEM : 0;
+		{
+			int e = vgrec_diverged(r, t, vgrec_u32(p + 4), vgrec_u64(p + 8));
+
+			if (e >= 0 && replay_bundle_add_gap(r->b, t->tid, r->clock, "diverged",
+							    name) < 0)
+				e = -ENOMEM;
+			return e;
+		}
 	case HSREC_DUMP:
 		if (len != 4 + 8 * HSREC_NGP)
 			break;

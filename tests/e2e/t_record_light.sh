@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# t_record_light: `record --record=light` logs only the program's inputs
+# and rebuilds its history and state by running it again fed from them
+# (vgtool/hsrec_inputs.c, docs/record.md).
+#   - Deterministic programs: the rebuilt history equals the full Valgrind
+#     recorder's, address for address; the registers at sampled positions
+#     equal the light run's own (its tool's trace of every instruction it
+#     started, with the registers before it: what really ran, read apart
+#     from the rebuild), as do the exit status and the output the native
+#     run gives.
+#   - A program that is never the same twice (the time, the TSC, getrandom,
+#     /dev/urandom, its pid, a file): the rebuild's registers are the light
+#     run's, and the globals at the end of the history hold the values the
+#     recorded run printed.
+#   - Signals the program raises itself, and a crash, rebuild exactly.
+#   - What the rebuild cannot do yet ends the history there with a
+#     "diverged" gap, said: a timer's signal (at its exact point: the
+#     history is the light run's trace up to the handler's first
+#     instruction), a second thread.
+#   - `hindsight rebuild`: a file the program mapped that changed since is
+#     found; one it only read is not needed; a log edited at event K is
+#     found at event K.
+#   - GDB over `serve --replay` shows a light recording's crash as the full
+#     recording's.
+. "$(dirname "$0")/lib.sh"
+hindsight_only "the light recorder"
+command -v valgrind >/dev/null || skip "valgrind is not installed"
+cd "$T_DIR" || finish
+
+hist_ips() { awk '{ a = $2; sub(/:$/, "", a); sub(/^0x0*/, "", a); print a }'; }
+first_tid() { awk 'NR == 1 { print $1 }' "$1"; }
+
+# light NAME ARGS...: records ARGS with the light recorder into NAME, the
+# tool's own trace into NAME.ver; NAME.rc its exit status.
+light()
+{
+    local name=$1
+    shift
+    timeout 120 "$HINDSIGHT" record --record=light --vg-verify "$T_DIR/$name.ver" \
+        -o "$T_DIR/$name" -- "$@" >"$name.out" 2>"$name.err"
+    echo $? >"$name.rc"
+}
+
+# regs NAME [N]: the registers at N sampled positions against the trace.
+regs()
+{
+    python3 "$E2E_DIR/tools/vg_regcheck.py" "$HINDSIGHT" "$T_DIR/$1" "$T_DIR/$1.ver" \
+        "$(first_tid "$T_DIR/$1.ver")" "${2:-40}" >"regs.$1" 2>&1 ||
+        { fail "$1: registers differ from the light run's"; cat "regs.$1"; }
+}
+
+# 1. Deterministic: the same history as the full recorder, the light run's
+# registers, the native exit status and output.
+exact=$(build_prog exact -no-pie) || finish
+for mode in strings longjmp; do
+    light "$mode" "$exact" "$mode"
+    timeout 120 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/$mode.full" -- "$exact" "$mode" \
+        >"$mode.full.out" 2>"$mode.full.err"
+    (exec "$exact" "$mode" >"$mode.native" 2>/dev/null)
+    expect_eq "$mode: exit status, light / native" "$(cat "$mode.rc")" "$?"
+    cmp -s "$mode.out" "$mode.native" || fail "$mode: the program printed other things"
+    expect "$mode.err" "its inputs: "
+    expect_re "$mode.err" "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
+    expect_re "$mode.err" "^hindsight: light recording: [0-9]+ bytes of inputs"
+    "$HINDSIGHT" history "$T_DIR/$mode" 1,100000000 2>/dev/null | hist_ips >"$mode.hist"
+    "$HINDSIGHT" history "$T_DIR/$mode.full" 1,100000000 2>/dev/null | hist_ips >"$mode.full.hist"
+    [ -s "$mode.hist" ] || fail "$mode: no history"
+    cmp -s "$mode.hist" "$mode.full.hist" ||
+        fail "$mode: the rebuilt history differs from the full recorder's ($(wc -l <"$mode.hist") / $(wc -l <"$mode.full.hist"))"
+    regs "$mode"
+done
+
+# 2. Inputs that differ every run.
+inputs=$(build_prog inputs) || finish
+echo "first line" >"$T_DIR/data.txt"
+light inputs "$inputs" read "$T_DIR/data.txt"
+regs inputs 60
+read -r nsec tsc rnd urnd pid line <"inputs.out"
+expect_eq "inputs: exit status" "$(cat inputs.rc)" "$((rnd % 7))"
+timeout 120 "$HINDSIGHT" replay "$T_DIR/inputs" --batch -ex 'print g_nsec' -ex 'print g_tsc' \
+    -ex 'print g_rand' -ex 'print g_urand' -ex 'print g_pid' -ex 'print g_line' \
+    >inputs.replay 2>&1
+show inputs.replay
+for v in "$nsec" "$tsc" "$rnd" "$urnd" "$pid"; do
+    expect inputs.replay "= $v"
+done
+expect inputs.replay '= "first line"'
+
+# 3. Signals it raises itself; a crash.
+signals=$(build_prog signals) || finish
+light signals "$signals"
+expect_re signals.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
+regs signals
+light crash "$exact" crash
+expect_eq "crash: exit status" "$(cat crash.rc)" 139
+tid=$(first_tid crash.ver)
+awk -v t="$tid" '$1 == t && $2 != prev { print $2 } $1 == t { prev = $2 }' crash.ver | sed '$d' \
+    >crash.ver.ips
+"$HINDSIGHT" history "$T_DIR/crash" 1,100000000 2>/dev/null | hist_ips >crash.hist
+cmp -s crash.hist crash.ver.ips || fail "crash: the history differs from the light run's trace"
+regs crash
+timeout 120 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/crash.full" -- "$exact" crash \
+    >/dev/null 2>&1
+for rec in crash crash.full; do
+    server_start --replay "$T_DIR/$rec" || finish
+    gdb_run "$rec.gdb" -ex 'bt' "$exact"
+    kill "$SERVER_PID" 2>/dev/null
+    wait_gone "$SERVER_PID" 10
+    grep -E '^#[0-9]' "$rec.gdb" | sed 's/ 0x[0-9a-f]* in / /' >"$rec.bt"
+done
+[ -s crash.bt ] || fail "crash: GDB shows no backtrace"
+cmp -s crash.bt crash.full.bt || { fail "crash: GDB's backtraces differ"; show crash.bt crash.full.bt; }
+
+# 4. What it cannot rebuild yet: said, the history ends there.
+itimer=$(build_prog itimer -no-pie) || finish
+light itimer "$itimer"
+expect itimer.out "ticks 3"
+expect_re itimer.err "the rebuild diverged from the recording: at event [0-9]+: signal 14 was delivered here when recorded .*: the history ends there"
+expect_re itimer.err "^hindsight: [0-9]+ instructions, 1 thread, 1 gap"
+# Exactly up to the signal: the light run's trace, whose next instruction
+# is the handler's first.
+"$HINDSIGHT" history "$T_DIR/itimer" 1,100000000 2>/dev/null | hist_ips >itimer.hist
+n=$(wc -l <itimer.hist)
+tid=$(first_tid itimer.ver)
+awk -v t="$tid" '$1 == t && $2 != prev { print $2 } $1 == t { prev = $2 }' itimer.ver >itimer.ips
+head -n "$n" itimer.ips | cmp -s - itimer.hist || fail "itimer: the history is not the light run's"
+handler=$(printf '%x' "0x$(nm "$itimer" | awk '$3 == "on_alarm" { print $1 }')")
+expect_eq "itimer: the instruction after the history" "$(sed -n "$((n + 1))p" itimer.ips)" "$handler"
+threads=$(build_prog threads -pthread) || finish
+light threads "$threads" 5
+expect_re threads.err "at event [0-9]+: a second thread starts here: the rebuild does not run threads yet"
+expect threads.out "sum"
+
+# 5. `hindsight rebuild`: files changed since; an edited log.
+echo "mapped" >"$T_DIR/map.txt"
+light mapped "$inputs" map "$T_DIR/map.txt"
+light readonly "$inputs" read "$T_DIR/data.txt"
+expect_re readonly.err "0 gaps"
+expect_re mapped.err "0 gaps"
+sleep 0.01
+echo "changed" >"$T_DIR/map.txt"
+echo "changed" >"$T_DIR/data.txt"
+timeout 120 "$HINDSIGHT" rebuild "$T_DIR/mapped" >rebuild.mapped 2>&1
+expect rebuild.mapped "the program maps $T_DIR/map.txt, which is not the file it was when recorded"
+timeout 120 "$HINDSIGHT" rebuild "$T_DIR/readonly" >rebuild.readonly 2>&1
+expect_re rebuild.readonly "0 gaps"
+timeout 120 "$HINDSIGHT" replay "$T_DIR/readonly" --batch -ex 'print g_line' >readonly.line 2>&1
+expect readonly.line '= "first line"'
+# The pc of the 40th syscall in the log, changed: found there.
+k=$(python3 - "$T_DIR/readonly/inputs.hsin" <<'EOF'
+import struct, sys
+path = sys.argv[1]
+d = bytearray(open(path, "rb").read())
+i = n = calls = 0
+while i + 8 <= len(d):
+    kind, size = struct.unpack_from("<II", d, i)
+    if kind == 4:
+        calls += 1
+        if calls == 40:
+            struct.pack_into("<Q", d, i + 8 + 64, 0x1234)
+            open(path, "wb").write(d)
+            print(n)
+            break
+    n += 1
+    i += 8 + size
+EOF
+)
+[ -n "$k" ] || fail "no 40th syscall in the log"
+timeout 120 "$HINDSIGHT" rebuild "$T_DIR/readonly" >rebuild.edited 2>&1
+show rebuild.edited
+expect_re rebuild.edited "at event $k \\([a-z0-9_]+\\): the pc is 0x[0-9a-f]+ where the recording has 0x1234"
+timeout 120 "$HINDSIGHT" rebuild "$T_DIR/nothere" >rebuild.none 2>&1
+expect_re rebuild.none "^hindsight: .*nothere: "
+finish
