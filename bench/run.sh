@@ -101,7 +101,24 @@ vg_rows() {
         same="; $($PY -c "print(f'{${sp:-0}/max(${sn:-0},1):.3f} + {${ss:-0}/max(${sn:-0},1):.2f}')") at the ptrace recorder's $HS_N iterations"
     fi
     echo "| Valgrind recorder: PT + state-log bytes per instruction | $($PY -c "print(f'{${pt:-0}/max(${insns:-0},1):.3f} + {${st:-0}/max(${insns:-0},1):.2f}')") at $VG_N iterations$same | ptrace recorder: $2 at $HS_N | target <= 8 B/insn in all |"
+    light_rows "$none" "$secs" "${insns:-0}"
     timeline_rows "$W/vgrec" "${insns:-0}"
+}
+
+# light_rows NONE_SECS FULL_SECS INSNS: the light recorder (--record=light)
+# on the same run: the program's run logging its inputs against Valgrind
+# with no tool and against the full recorder, the log's bytes, and the
+# rebuild of the full bundle from it.
+light_rows() {
+    local out=$W/light.out run rebuild bytes
+    "$HINDSIGHT" record --record=light -o "$W/light" -- "$W/work" "$VG_N" >"$out" 2>&1 || {
+        echo "| light recorder | (failed: $(tail -1 "$out")) | | |"
+        return
+    }
+    read -r bytes run rebuild < <(sed -n 's/^hindsight: light recording: \([0-9]*\) bytes of inputs .*recorded in \([0-9.]*\) s; rebuilt in \([0-9.]*\) s/\1 \2 \3/p' "$out")
+    echo "| light recorder (--record=light): the program's run against valgrind --tool=none | $($PY -c "print(f'{${run:-0}/$1:.2f}x')") ($run s / $($PY -c "print(f'{$1:.2f}')") s) | full recorder: $($PY -c "print(f'{$2/max(${run:-0},0.001):.0f}x')") slower ($(secs1 "$2") s) | target <= 2x none, >= 20x faster than full |"
+    echo "| light recorder: input bytes per instruction | $($PY -c "print(f'{${bytes:-0}/max($3,1):.6f}')") ($bytes bytes) | | target <= 0.1 |"
+    echo "| light recorder: the full bundle rebuilt from the inputs | $rebuild s | full recorder: $(secs1 "$2") s | target <= the full recorder's time |"
 }
 
 # timeline_rows REC INSNS: `hindsight timeline` of REC into a page, and the
