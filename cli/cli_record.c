@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "replay/model/bundle.h"
 #include "stub/recorders/stub_recorder.h"
@@ -47,6 +48,7 @@ struct record_args {
 	uint64_t snapshot;         /* keep about the newest this many bytes per thread */
 	uint64_t aux_size;         /* hardware, full mode: AUX bytes per thread (0: default) */
 	bool rebuild;              /* `hindsight rebuild`: a light recording's bundle again */
+	int rebuild_wstatus;       /* ... and how its recorded run ended */
 	char **argv;
 };
 
@@ -286,7 +288,8 @@ static int cli_record_new(const struct record_args *a, struct stub_recorder **ou
 		.attach_pid = (pid_t)a->attach_pid, .psb_period = (uint32_t)a->psb_period,
 		.psb_given = a->psb_given, .noretcomp = a->noretcomp, .snapshot = a->snapshot,
 		.aux_size = a->aux_size, .ip_log = a->ip_log, .step_cpuid = a->step_cpuid,
-		.vg_verify = a->vg_verify, .rebuild = a->rebuild, .say = cli_record_say,
+		.vg_verify = a->vg_verify, .rebuild = a->rebuild,
+		.rebuild_wstatus = a->rebuild_wstatus, .say = cli_record_say,
 	};
 	int e = stub_recorder_new(out, &o);
 
@@ -425,6 +428,11 @@ int cli_rebuild_main(int argc, char **argv)
 	a.psb_period = STUB_RECORDER_PSB_PERIOD;
 	a.dir = dir;
 	a.argv = b->argv;
+	/* The recorded run's end stays the bundle's, whatever the rebuild's. */
+	if (b->exit_kind && !strcmp(b->exit_kind, "signaled"))
+		a.rebuild_wstatus = W_EXITCODE(0, b->exit_status);
+	else
+		a.rebuild_wstatus = W_EXITCODE(b->exit_status & 0xff, 0);
 	if (cli_record_new(&a, &rec)) {
 		replay_bundle_free(b);
 		return 1;

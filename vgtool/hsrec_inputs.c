@@ -921,6 +921,9 @@ void hsin_fini(Int exitcode)
 	} else if (hsin_mode == HSIN_MODE_REBUILD) {
 		hsin_expect(HSIN_END, 12, "its end");
 		hsin_check("the end", 0, 0, hsin_count, hsin_u64(hsin_rec + 4));
+		if ((Int)hsin_u32(hsin_rec) != exitcode)
+			hsin_diverge("at its end: the program exits with %d where it exited with %d "
+				     "when recorded", exitcode, (Int)hsin_u32(hsin_rec));
 		hsin_take();
 	}
 }

@@ -61,6 +61,7 @@ struct stub_recorder_options {
 	bool rebuild;              /* light: not run for real, the bundle in dir
 				    * rebuilt from its inputs (this process has
 				    * taken their environment: stub_vglight_load_env) */
+	int rebuild_wstatus;       /* ... and how the recorded run ended */
 	const char *sysfs_root;    /* tests: where the intel_pt PMU is looked for
 				    * (NULL: STUB_HWPT_SYSFS_DEVICES) */
 	bool live;                 /* served live (stub/rectarget/stub_rec_target.h): only a

@@ -1402,7 +1402,7 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 		waitpid(r->pid, &st, 0);
 	}
 	r->reaped = true;
-	vgrec_exit_status(r, st);
+	vgrec_exit_status(r, r->opt.inputs ? r->opt.inputs_wstatus : st);
 	return vgrec_finish(r, e);
 }
 

@@ -57,6 +57,9 @@ struct stub_vgrec_options {
 	 * fed this light recording's input log (stub/recorders/stub_vglight.h),
 	 * instead of for real. NULL: recorded as it runs. */
 	const char *inputs;
+	/* With inputs: the wait status of the recorded run, the bundle's exit
+	 * (a rebuild that stops early ends otherwise). */
+	int inputs_wstatus;
 	void (*progress)(void *ctx);  /* NULL, or called after each periodic save */
 	void *progress_ctx;
 };

@@ -140,8 +140,13 @@ expect_re mapped.err "0 gaps"
 sleep 0.01
 echo "changed" >"$T_DIR/map.txt"
 echo "changed" >"$T_DIR/data.txt"
+exit_of() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["hindsight"]["exit"])' "$1/trace.json"; }
+exit_before=$(exit_of "$T_DIR/mapped")
 timeout 120 "$HINDSIGHT" rebuild "$T_DIR/mapped" >rebuild.mapped 2>&1
 expect rebuild.mapped "the program maps $T_DIR/map.txt, which is not the file it was when recorded"
+# The recorded run's end stays the bundle's, though the rebuild stopped.
+expect_eq "mapped: the exit after a rebuild that diverged" "$(exit_of "$T_DIR/mapped")" "$exit_before"
+expect_re mapped.out " \\[mapped\\]\$"
 timeout 120 "$HINDSIGHT" rebuild "$T_DIR/readonly" >rebuild.readonly 2>&1
 expect_re rebuild.readonly "0 gaps"
 timeout 120 "$HINDSIGHT" replay "$T_DIR/readonly" --batch -ex 'print g_line' >readonly.line 2>&1
