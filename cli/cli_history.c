@@ -9,6 +9,7 @@
  * then decodes only its window. Decoding that takes over a second says so
  * on stderr.
  */
+#include "cli/cli_record.h"
 #include "cli/cli_history.h"
 
 #include <errno.h>
@@ -217,6 +218,8 @@ static int session_open(struct session *s, const struct hist_args *a)
 	char err[512];
 
 	memset(s, 0, sizeof(*s));
+	if (cli_rebuild_pending(a->dir) < 0)
+		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
 	if (replay_report_open(a->dir, true, &s->r, err, sizeof(err)) < 0) {
 		fprintf(stderr, "hindsight: %s\n", err);

@@ -49,6 +49,7 @@ struct record_args {
 	uint64_t aux_size;         /* hardware, full mode: AUX bytes per thread (0: default) */
 	bool rebuild;              /* `hindsight rebuild`: a light recording's bundle again */
 	int rebuild_wstatus;       /* ... and how its recorded run ended */
+	bool light_defer;          /* light: the rebuild left for later (record) */
 	char **argv;
 };
 
@@ -75,9 +76,8 @@ void cli_record_usage(FILE *out)
 		"                       the fast software recorder (general registers\n"
 		"                       and memory too; Valgrind's addresses; no --attach);\n"
 		"                       light: Valgrind logging only the program's inputs,\n"
-		"                       its history rebuilt from them once it ended\n"
-		"                       (docs/record.md; no threads or signals from\n"
-		"                       outside yet)\n"
+		"                       its history rebuilt from them when first\n"
+		"                       needed (docs/record.md; no threads yet)\n"
 		"  --psb-period N       bytes of trace between sync points (default %d;\n"
 		"                       hardware: a power of two the CPU supports)\n"
 		"  --noretcomp          no return compression\n"
@@ -289,7 +289,7 @@ static int cli_record_new(const struct record_args *a, struct stub_recorder **ou
 		.psb_given = a->psb_given, .noretcomp = a->noretcomp, .snapshot = a->snapshot,
 		.aux_size = a->aux_size, .ip_log = a->ip_log, .step_cpuid = a->step_cpuid,
 		.vg_verify = a->vg_verify, .rebuild = a->rebuild,
-		.rebuild_wstatus = a->rebuild_wstatus, .say = cli_record_say,
+		.rebuild_wstatus = a->rebuild_wstatus, .light_defer = a->light_defer, .say = cli_record_say,
 	};
 	int e = stub_recorder_new(out, &o);
 
@@ -317,6 +317,15 @@ static void cli_record_go(struct stub_recorder *rec, bool summary, struct cli_re
 	cli_record_active = NULL;
 	if (e == STUB_RECORDER_NOTHING)
 		return;
+	if (stub_recorder_deferred(rec, &res->status)) {
+		/* A light recording, its history rebuilt when first needed. */
+		res->recorded = true;
+		res->signo = WIFSIGNALED(res->status) ? WTERMSIG(res->status) : 0;
+		res->status = WIFSIGNALED(res->status) ? 128 + WTERMSIG(res->status) :
+			      WEXITSTATUS(res->status);
+		stub_recorder_epilogue(rec);
+		return;
+	}
 	if (summary) {
 		struct stub_recorder_summary s;
 
@@ -362,6 +371,8 @@ int cli_record_main(int argc, char **argv)
 	}
 	if (e)
 		return e;
+	/* `record` ends with the program; `run` needs the history at once. */
+	a.light_defer = true;
 	/* The single-stepper's own test options (--ip-log, --step-cpuid) keep
 	 * auto on it too (stub_recorder_new). */
 	e = cli_record_new(&a, &rec);
@@ -387,13 +398,44 @@ void cli_rebuild_usage(FILE *out)
 		"again (docs/rebuild.md).\n");
 }
 
-int cli_rebuild_main(int argc, char **argv)
+/* Rebuilds the light recording in @dir (absolute) in this process, which
+ * takes the recorded run's working directory and environment. The exit
+ * status `hindsight rebuild` gives. */
+static int cli_rebuild_dir(const char *dir)
 {
-	char dir[4096], err[512];
-	struct replay_bundle *b = NULL;
+	struct stub_vglight_env env;
 	struct cli_record_result res;
 	struct stub_recorder *rec;
 	struct record_args a;
+	char err[512];
+
+	if (stub_vglight_load_env(dir, &env, err, sizeof(err)) < 0) {
+		fprintf(stderr, "hindsight: %s is no light recording (record --record=light): %s\n",
+			dir, err);
+		return 1;
+	}
+	if (stub_vglight_take_env(&env, err, sizeof(err)) < 0) {
+		fprintf(stderr, "hindsight: %s: %s\n", dir, err);
+		return 1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.mode = "light";
+	a.rebuild = true;
+	a.rebuild_wstatus = env.wstatus;
+	a.psb_period = STUB_RECORDER_PSB_PERIOD;
+	a.dir = dir;
+	a.argv = env.argv;
+	if (cli_record_new(&a, &rec))
+		return 1;
+	cli_record_go(rec, true, &res);
+	stub_recorder_free(rec);
+	/* env's strings are the environment now: kept. */
+	return res.recorded ? 0 : 1;
+}
+
+int cli_rebuild_main(int argc, char **argv)
+{
+	char dir[4096];
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		cli_rebuild_usage(stdout);
@@ -407,38 +449,31 @@ int cli_rebuild_main(int argc, char **argv)
 		fprintf(stderr, "hindsight: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	if (replay_bundle_load(dir, &b, err, sizeof(err)) < 0) {
-		fprintf(stderr, "hindsight: %s: %s\n", dir, err);
-		return 1;
+	return cli_rebuild_dir(dir);
+}
+
+int cli_rebuild_pending(const char *path)
+{
+	char dir[4096];
+	int st;
+	pid_t pid;
+
+	if (!realpath(path, dir) || !stub_vglight_pending(dir))
+		return 0;
+	fprintf(stderr, "hindsight: %s holds a light recording's inputs: rebuilding its history "
+		"from them (once; `hindsight rebuild` does it again)\n", dir);
+	fflush(NULL);
+	/* In a child: the rebuild takes the recorded run's working
+	 * directory and environment. */
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "hindsight: cannot rebuild %s: %s\n", dir, strerror(errno));
+		return -1;
 	}
-	if (!b->argv || !b->argv[0]) {
-		fprintf(stderr, "hindsight: %s names no program\n", dir);
-		replay_bundle_free(b);
-		return 1;
-	}
-	if (stub_vglight_load_env(dir, err, sizeof(err)) < 0) {
-		fprintf(stderr, "hindsight: %s is no light recording (record --record=light): %s\n",
-			dir, err);
-		replay_bundle_free(b);
-		return 1;
-	}
-	memset(&a, 0, sizeof(a));
-	a.mode = "light";
-	a.rebuild = true;
-	a.psb_period = STUB_RECORDER_PSB_PERIOD;
-	a.dir = dir;
-	a.argv = b->argv;
-	/* The recorded run's end stays the bundle's, whatever the rebuild's. */
-	if (b->exit_kind && !strcmp(b->exit_kind, "signaled"))
-		a.rebuild_wstatus = W_EXITCODE(0, b->exit_status);
-	else
-		a.rebuild_wstatus = W_EXITCODE(b->exit_status & 0xff, 0);
-	if (cli_record_new(&a, &rec)) {
-		replay_bundle_free(b);
-		return 1;
-	}
-	cli_record_go(rec, true, &res);
-	stub_recorder_free(rec);
-	replay_bundle_free(b);
-	return res.recorded ? 0 : 1;
+	if (pid == 0)
+		_exit(cli_rebuild_dir(dir));
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }

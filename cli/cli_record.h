@@ -31,6 +31,10 @@ void cli_record_delete(const char *dir);
 int cli_record_size(const char *s, uint64_t *out);
 
 int cli_record_main(int argc, char **argv);
+/* A light recording in @dir whose history is not rebuilt yet is rebuilt
+ * now, saying so (a command that needs the history calls this before it
+ * opens @dir). 0, or -1 if the rebuild failed (said). */
+int cli_rebuild_pending(const char *dir);
 /* `hindsight rebuild DIR`: a light recording's bundle rebuilt again. */
 int cli_rebuild_main(int argc, char **argv);
 void cli_rebuild_usage(FILE *out);

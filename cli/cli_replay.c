@@ -23,6 +23,7 @@
  * never ends the program: in --batch the next command runs, as in
  * `gdb -batch`.
  */
+#include "cli/cli_record.h"
 #include "cli/cli_replay.h"
 
 #include <ctype.h>
@@ -1242,6 +1243,8 @@ int cli_replay_main(int argc, char **argv)
 		return rc;
 	memset(&s, 0, sizeof(s));
 	replay_report_image_dirs(a.image_dirs, a.nimage_dirs);
+	if (cli_rebuild_pending(a.dir) < 0)
+		return 1;
 	rc = replay_frontend_open(a.dir, &s.f, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: cannot open the recording %s: %s\n", a.dir,

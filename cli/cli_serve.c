@@ -10,6 +10,7 @@
  * `--attach COMM PID` is accepted too). The listening socket is bound before
  * the program starts, so a busy port costs no process.
  */
+#include "cli/cli_record.h"
 #include "cli/cli_serve.h"
 
 #include <errno.h>
@@ -288,6 +289,8 @@ static int start_target(const struct serve_args *a, struct served *t, struct rsp
 		if (r)
 			return r;
 		replay_report_image_dirs(a->image_dirs, a->nimage_dirs);
+		if (cli_rebuild_pending(a->replay) < 0)
+			return 1;
 		r = replay_target_open(a->replay, &t->replay, err, sizeof(err));
 		if (r) {
 			fprintf(stderr, "Cannot replay %s: %s\n", a->replay, err);

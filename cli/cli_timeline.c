@@ -11,6 +11,7 @@
  * cli/cli_timeline_assets.S), so the page needs nothing but a browser.
  * docs/timeline.md is the reference.
  */
+#include "cli/cli_record.h"
 #include "cli/cli_timeline.h"
 
 #include <errno.h>
@@ -473,6 +474,8 @@ int cli_timeline_main(int argc, char **argv)
 		fprintf(stderr, "hindsight: bad RANGE '%s' (A,B  A,+K  A,  ,B)\n", a.range);
 		return 2;
 	}
+	if (cli_rebuild_pending(a.dir) < 0)
+		return 1;
 	rc = replay_report_open(a.dir, false, &r, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "hindsight: %s\n", err);

@@ -42,6 +42,9 @@ extern void amd64g_dirtyhelper_RDTSCP(VexGuestAMD64State *st);
 extern ULong amd64g_dirtyhelper_RDRAND(void);
 extern ULong amd64g_dirtyhelper_RDSEED(void);
 extern Int VG_(safe_fd)(Int oldfd);
+/* libcoregrind's, not in the public headers (VALGRIND-NOTES.md): a signal
+ * sent to a thread of this process. */
+extern Int VG_(tkill)(Int lwpid, Int signo);
 
 #define HSIN_NR_CLONE3 435
 #define HSIN_NR_OPENAT2 437
@@ -60,12 +63,19 @@ static Bool hsin_stack_done;
  * the gate: the rebuild calls hsin_gate when the count passes it. */
 static ULong hsin_count;
 static ULong hsin_limit = ~0ull;
+/* Set by the gate when it sent itself the recorded signal: the block
+ * is left at once, so that the signal is taken before it. */
+static ULong hsin_deliver;
 
 /* Light: the syscall under way, whose writes are logged, and its check
  * fields as they were when it started (as the rebuild sees them). */
 static Bool hsin_in_sys;
 static ThreadId hsin_sys_tid;
 static ULong hsin_sys_pc, hsin_sys_sp, hsin_sys_hash, hsin_sys_count;
+/* A signal's frame under way: light, its writes are logged (the siginfo
+ * the program reads); rebuild, they are the recorded ones. */
+static Bool hsin_in_frame;
+static ThreadId hsin_frame_tid;
 
 /* Light: the write buffer. */
 static UChar hsin_buf[HSIN_BUF];
@@ -371,19 +381,30 @@ static void hsin_check(const HChar *what, ULong pc, ULong want_pc, ULong count, 
 }
 
 /* Called by translated code at a block's entry when the count passed the
- * gate: the recorded signal came before this block. */
-static VG_REGPARM(1) void hsin_gate(Addr ip)
+ * gate: the recorded signal came before this block, from outside the
+ * program (a timer, another process). It is sent again, to this thread,
+ * and the block left before it runs (entered again after the handler): a
+ * signal Valgrind takes between blocks, which it does at once when the
+ * event counter is spent. Its siginfo becomes the recorded one as the
+ * frame is written (hsin_post_write). */
+static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 {
+	Int sig = (Int)hsin_u32(hsin_rec + 4);
+
 	hsin_at = ip;
 	hsin_at_how = HSREC_DIV_WHOLE;
 	if (ip != hsin_u64(hsin_rec + 8))
 		hsin_diverge("at event %llu: signal %d came after %llu superblocks when recorded, "
-			     "at %#llx; the rebuild is at %#lx then", hsin_events,
-			     (Int)hsin_u32(hsin_rec + 4), hsin_limit, hsin_u64(hsin_rec + 8), ip);
-	hsin_diverge("at event %llu: signal %d was delivered here when recorded (at %#lx, "
-		     "after %llu superblocks), from outside the program: the rebuild does not "
-		     "deliver such signals yet", hsin_events, (Int)hsin_u32(hsin_rec + 4), ip,
-		     hsin_limit);
+			     "at %#llx; the rebuild is at %#llx then", hsin_events, sig, hsin_limit,
+			     hsin_u64(hsin_rec + 8), ip);
+	hsin_count--;              /* this block is entered again */
+	hsin_limit = ~0ull;
+	hsin_at = 0;
+	g->guest_RIP = ip;
+	g->host_EvC_COUNTER = 0;
+	if (VG_(tkill)(VG_(gettid)(), sig) != 0)
+		hsin_diverge("at event %llu: cannot send signal %d again", hsin_events, sig);
+	hsin_deliver = 1;
 }
 
 /* --- Rebuild: syscalls ------------------------------------------------- */
@@ -532,7 +553,8 @@ static void hsin_closed(ULong fd)
 }
 
 /* Called by translated code at a syscall: 1 if it was completed from the
- * log, 0 if the core must do it. */
+ * log, 0 if the core must do it, 2 if a recorded signal comes first (the
+ * thread goes back to the syscall instruction, the signal sent). */
 static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 {
 	ThreadId tid = VG_(get_running_tid)();
@@ -551,6 +573,23 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 		hsin_at = 0;
 	hsin_at_how = HSREC_DIV_FIND;
 		return 0;
+	}
+	if (hsin_peek() == HSIN_SIGNAL && hsin_rlen >= 24 && hsin_u64(hsin_rec + 16) == hsin_count &&
+	    hsin_u64(hsin_rec + 8) == next - 2) {
+		/* The recorded signal came as the thread made this syscall
+		 * (which was made again after the handler): it is sent again,
+		 * and the thread goes back before the syscall to take it. */
+		Int sig = (Int)hsin_u32(hsin_rec + 4);
+
+		hsin_limit = ~0ull;
+		g->guest_RIP = next - 2;
+		g->host_EvC_COUNTER = 0;
+		if (VG_(tkill)(VG_(gettid)(), sig) != 0)
+			hsin_diverge("at event %llu: cannot send signal %d again", hsin_events, sig);
+		hsin_deliver = 1;
+		hsin_at = 0;
+		hsin_at_how = HSREC_DIV_FIND;
+		return 2;
 	}
 	hsin_gather_writes();
 	hsin_expect(HSIN_SYSCALL, 96, name);
@@ -793,6 +832,11 @@ static void hsin_rebuild_stack(ThreadId tid)
 
 void hsin_start(ThreadId tid)
 {
+	if (hsin_in_frame) {
+		hsin_in_frame = False;     /* the frame is written */
+		if (hsin_mode == HSIN_MODE_REBUILD)
+			hsin_drop_writes();
+	}
 	if (hsin_mode == HSIN_MODE_FULL || hsin_stack_done)
 		return;
 	hsin_stack_done = True;
@@ -879,7 +923,22 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 
 void hsin_post_write(ThreadId tid, Addr a, SizeT len)
 {
-	if (hsin_mode != HSIN_MODE_LIGHT || !hsin_in_sys || tid != hsin_sys_tid || !len ||
+	UInt i;
+
+	if (hsin_mode == HSIN_MODE_REBUILD && hsin_in_frame && tid == hsin_frame_tid) {
+		/* The frame as recorded: the siginfo its sender wrote. */
+		for (i = 0; i < hsin_nws; i++) {
+			struct hsin_w *w = &hsin_ws[i];
+			Addr lo = w->a > a ? w->a : a;
+			Addr hi = w->a + w->len < a + len ? w->a + w->len : a + len;
+
+			if (lo < hi)
+				VG_(memcpy)((void *)lo, w->bytes + (lo - w->a), hi - lo);
+		}
+		return;
+	}
+	if (hsin_mode != HSIN_MODE_LIGHT || !len ||
+	    !((hsin_in_sys && tid == hsin_sys_tid) || (hsin_in_frame && tid == hsin_frame_tid)) ||
 	    !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ))
 		return;
 	hsin_head(HSIN_MEMW, 12 + len);
@@ -898,6 +957,8 @@ void hsin_signal(ThreadId tid, Int sig)
 		hsin_put32((UInt)sig);
 		hsin_put64(ip);
 		hsin_put64(hsin_count);
+		hsin_in_frame = True;
+		hsin_frame_tid = tid;
 		return;
 	}
 	if (hsin_mode != HSIN_MODE_REBUILD)
@@ -908,6 +969,11 @@ void hsin_signal(ThreadId tid, Int sig)
 			     "%d", hsin_events, sig, (Int)hsin_u32(hsin_rec + 4));
 	hsin_check("a signal", ip, hsin_u64(hsin_rec + 8), hsin_count, hsin_u64(hsin_rec + 16));
 	hsin_take();
+	hsin_deliver = 0;
+	hsin_drop_writes();
+	hsin_gather_writes();      /* the frame's, applied as it is written */
+	hsin_in_frame = True;
+	hsin_frame_tid = tid;
 	hsin_arm();
 }
 
@@ -1003,13 +1069,32 @@ void hsin_instrument_entry(IRSB *out, Addr ip)
 	if (hsin_mode == HSIN_MODE_REBUILD) {
 		IRTemp lim = hsin_tmp(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
 							      hsin_c64((Addr)&hsin_limit)));
-		IRDirty *d = unsafeIRDirty_0_N(1, "hsin_gate", VG_(fnptr_to_fnentry)(hsin_gate),
-					       mkIRExprVec_1(hsin_c64(ip)));
+		IRDirty *d = unsafeIRDirty_0_N(0, "hsin_gate", VG_(fnptr_to_fnentry)(hsin_gate),
+					       mkIRExprVec_2(IRExpr_GSPTR(), hsin_c64(ip)));
+		IRTemp go;
 
 		/* Entering it makes the count pass the recorded signal's. */
 		d->guard = IRExpr_RdTmp(hsin_tmp(out, Ity_I1, IRExpr_Binop(Iop_CmpLT64U,
 							IRExpr_RdTmp(lim), IRExpr_RdTmp(c1))));
+		d->nFxState = 1;
+		d->fxState[0].fx = Ifx_Modify;
+		d->fxState[0].offset = offsetof(VexGuestAMD64State, guest_RIP);
+		d->fxState[0].size = 8;
+		d->fxState[0].nRepeats = 0;
+		d->fxState[0].repeatLen = 0;
+		d->mFx = Ifx_Modify;
+		d->mAddr = hsin_c64((Addr)&hsin_deliver);
+		d->mSize = 8;
 		addStmtToIRSB(out, IRStmt_Dirty(d));
+		/* Sent: back to the block's start, where the spent event
+		 * counter hands the thread to the scheduler, which takes the
+		 * signal. */
+		go = hsin_tmp(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
+							hsin_c64((Addr)&hsin_deliver)));
+		go = hsin_tmp(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(go),
+							hsin_c64(0)));
+		addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(go), Ijk_Boring, IRConst_U64(ip),
+					       offsetof(VexGuestAMD64State, guest_RIP)));
 	}
 }
 
@@ -1025,19 +1110,30 @@ void hsin_instrument_out(IRSB *out, const IRSB *in, const VexGuestLayout *layout
 	done = newIRTemp(out->tyenv, Ity_I64);
 	d = unsafeIRDirty_1_N(done, 0, "hsin_syscall", VG_(fnptr_to_fnentry)(hsin_syscall),
 			      mkIRExprVec_2(IRExpr_GSPTR(), in->next));
-	/* It reads the registers and may set rax, rdi, rsi; it writes the
-	 * stream's buffer and the program's memory. */
-	d->nFxState = 1;
+	/* It reads the registers and may set rax, rdi, rsi and rip; it
+	 * writes the stream's buffer and the program's memory. */
+	d->nFxState = 2;
 	d->fxState[0].fx = Ifx_Modify;
 	d->fxState[0].offset = offsetof(VexGuestAMD64State, guest_RAX);
 	d->fxState[0].size = offsetof(VexGuestAMD64State, guest_R15) + 8 -
 			     offsetof(VexGuestAMD64State, guest_RAX);
 	d->fxState[0].nRepeats = 0;
 	d->fxState[0].repeatLen = 0;
+	d->fxState[1].fx = Ifx_Modify;
+	d->fxState[1].offset = offsetof(VexGuestAMD64State, guest_RIP);
+	d->fxState[1].size = 8;
+	d->fxState[1].nRepeats = 0;
+	d->fxState[1].repeatLen = 0;
 	d->mFx = Ifx_Modify;
 	d->mAddr = hsin_c64((Addr)&hsin_count);
 	d->mSize = 8;
 	addStmtToIRSB(out, IRStmt_Dirty(d));
+	/* A signal first: back to the syscall instruction, through the
+	 * event check that hands the thread to the scheduler. */
+	addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(hsin_tmp(out, Ity_I1,
+					IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(done), hsin_c64(2)))),
+				       Ijk_Boring, IRConst_U64(in->next->Iex.Const.con->Ico.U64 - 2),
+				       layout->offset_IP));
 	/* Not done: the core makes the syscall, as it would have. */
 	addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(hsin_tmp(out, Ity_I1,
 					IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(done), hsin_c64(0)))),

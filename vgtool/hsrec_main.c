@@ -234,11 +234,13 @@ static void hs_remap(Addr from, Addr to, SizeT len)
 
 /* --- Threads and signals --------------------------------------------- */
 
-static void hs_pause(ThreadId tid)
+/* @between: at a switch, between two of its superblocks (HSREC_PAUSE). */
+static void hs_pause(ThreadId tid, Bool between)
 {
-	hs_ctl(HSREC_PAUSE, 12);
+	hs_ctl(HSREC_PAUSE, 16);
 	hs_put32(hs_tid(tid));
 	hs_put64(VG_(get_IP)(tid));
+	hs_put32(between ? 1 : 0);
 }
 
 static void hs_dump(ThreadId tid);
@@ -253,7 +255,7 @@ static void hs_start(ThreadId tid, ULong blocks)
 		return;
 	if (tid != hs_last) {
 		if (hs_last != VG_INVALID_THREADID)
-			hs_pause(hs_last);
+			hs_pause(hs_last, True);
 		hs_ctl(HSREC_SWITCH, 4);
 		hs_put32(hs_tid(tid));
 		hs_last = tid;
@@ -1080,11 +1082,13 @@ static void hs_fini(Int exitcode)
 
 	hsin_fini(exitcode);
 	if (hs_fd >= 0) {
+		/* The one that ran last may have stopped inside a superblock
+		 * (a fatal fault); the others were switched away from. */
 		if (hs_last != VG_INVALID_THREADID)
-			hs_pause(hs_last);
+			hs_pause(hs_last, False);
 		for (tid = 1; tid < HS_MAX_TID; tid++)
 			if (hs_lwp[tid] && tid != hs_last)
-				hs_pause(tid);
+				hs_pause(tid, True);
 		hs_ctl(HSREC_END, 4);
 		hs_put32((UInt)exitcode);
 		hs_flush();

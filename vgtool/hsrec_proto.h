@@ -65,8 +65,12 @@ enum hsrec_kind {
 	HSREC_BLOCK = 2,
 	/* u32 tid: this thread runs the superblocks that follow. */
 	HSREC_SWITCH = 3,
-	/* u32 tid, u64 ip: the thread stopped running client code and will
-	 * resume at ip. */
+	/* u32 tid, u64 ip[, u32 between]: the thread stopped running client
+	 * code and will resume at ip. between (1): it stopped between two
+	 * superblocks (a switch), so the one it entered last ran whole, but
+	 * for a syscall at ip to make again; without it (0, or an older
+	 * tool's 12 bytes) it may have stopped inside it (the end, after a
+	 * fault): that ran up to its last instruction at ip. */
 	HSREC_PAUSE = 4,
 	/* u32 tid, i32 signo, u64 ip: a signal is delivered to the thread,
 	 * which was interrupted before the instruction at ip. */

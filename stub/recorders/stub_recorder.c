@@ -588,6 +588,10 @@ static int lt_run(struct stub_recorder *rec)
 			"are in %s/%s, nothing is rebuilt", rec->dir, STUB_VGLIGHT_LOG);
 		return -EINTR;
 	}
+	if (rec->opt.light_defer) {
+		rec->light.deferred = true;
+		return 0;
+	}
 	rec_say(rec, "the program ran in %.2f s; its inputs: %" PRIu64 " bytes; rebuilding its "
 		"history and state from them", rec->light.secs, rec->light.bytes);
 rebuild:
@@ -621,6 +625,14 @@ static void lt_summary(const struct stub_recorder *rec, struct stub_recorder_sum
 	s->name = "Valgrind, light";
 }
 
+int stub_recorder_deferred(const struct stub_recorder *rec, int *wstatus)
+{
+	if (rec->kind != STUB_RECORDER_LIGHT || !rec->light.deferred)
+		return 0;
+	*wstatus = rec->light.wstatus;
+	return 1;
+}
+
 static const struct replay_bundle *lt_bundle(const struct stub_recorder *rec)
 {
 	return rec->impl ? stub_vgrec_bundle(rec->impl) : NULL;
@@ -630,9 +642,16 @@ static const struct replay_bundle *lt_bundle(const struct stub_recorder *rec)
  * diverged. */
 static void lt_epilogue(struct stub_recorder *rec)
 {
-	const struct replay_bundle *b = stub_vgrec_bundle(rec->impl);
+	const struct replay_bundle *b;
 	struct stub_recorder_summary s = { 0 };
 
+	if (rec->light.deferred) {
+		rec_say(rec, "inputs of the run recorded in %s: %" PRIu64 " bytes, in %.2f s; its "
+			"history is rebuilt from them when first needed (`hindsight rebuild %s` "
+			"does it now)", rec->dir, rec->light.bytes, rec->light.secs, rec->dir);
+		return;
+	}
+	b = stub_vgrec_bundle(rec->impl);
 	vg_summary(rec, &s);
 	if (!rec->opt.rebuild)
 		rec_say(rec, "light recording: %" PRIu64 " bytes of inputs (%.3f B/insn), recorded "
@@ -838,7 +857,7 @@ const struct replay_bundle *stub_recorder_bundle(const struct stub_recorder *rec
 
 void stub_recorder_epilogue(struct stub_recorder *rec)
 {
-	if (rec->impl && rec->ops->epilogue)
+	if ((rec->impl || rec->light.deferred) && rec->ops->epilogue)
 		rec->ops->epilogue(rec);
 }
 

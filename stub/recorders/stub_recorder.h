@@ -62,6 +62,8 @@ struct stub_recorder_options {
 				    * rebuilt from its inputs (this process has
 				    * taken their environment: stub_vglight_load_env) */
 	int rebuild_wstatus;       /* ... and how the recorded run ended */
+	bool light_defer;          /* light: its run only; the bundle rebuilt when
+				    * first needed (stub_vglight_pending) */
 	const char *sysfs_root;    /* tests: where the intel_pt PMU is looked for
 				    * (NULL: STUB_HWPT_SYSFS_DEVICES) */
 	bool live;                 /* served live (stub/rectarget/stub_rec_target.h): only a
@@ -142,6 +144,7 @@ struct stub_recorder {
 		int wstatus;
 		uint64_t bytes;
 		double secs, rebuild_secs;
+		bool deferred;     /* light_defer: nothing rebuilt yet */
 	} light;
 	double start_secs;         /* when it started (CLOCK_MONOTONIC) */
 };
@@ -167,6 +170,9 @@ int stub_recorder_start(struct stub_recorder *rec);
  * STUB_RECORDER_NOTHING (said), or a negative errno (said: the bundle is
  * incomplete, or the disk is full and the program went on unrecorded). */
 int stub_recorder_run(struct stub_recorder *rec);
+/* A light recording whose rebuild was left for later (options.light_defer):
+ * 1 with the recorded run's wait status in *@wstatus, else 0. */
+int stub_recorder_deferred(const struct stub_recorder *rec, int *wstatus);
 /* Asks stub_recorder_run to end (a started program is killed, an attached
  * one detached); async-signal-safe. */
 void stub_recorder_stop(struct stub_recorder *rec);

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,17 +74,19 @@ static int vglight_drain(int rfd, int fd, uint8_t *buf, uint64_t *bytes)
 	}
 }
 
-/* The working directory and the environment the program starts with,
- * for a rebuild later: "CWD\0VAR=VALUE\0...". */
-static int vglight_save_env(const char *dir)
+/* How the recorded run went and what a rebuild needs to start it alike:
+ * "hsenv1\0WSTATUS\0ARGC\0ARGV...\0CWD\0VAR=VALUE\0...". */
+static int vglight_save_env(const char *dir, char *const argv[], int wstatus)
 {
 	extern char **environ;
-	char path[PATH_MAX + 32], cwd[PATH_MAX];
-	int fd, e = 0;
+	char path[PATH_MAX + 32], cwd[PATH_MAX], num[32];
+	int fd, e = 0, argc = 0;
 	FILE *f;
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		return -errno;
+	while (argv[argc])
+		argc++;
 	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_ENV, dir);
 	fd = replay_bundle_create(path);
 	if (fd < 0)
@@ -93,6 +96,13 @@ static int vglight_save_env(const char *dir)
 		close(fd);
 		return -errno;
 	}
+	fwrite("hsenv1", 1, 7, f);
+	snprintf(num, sizeof(num), "%d", wstatus);
+	fwrite(num, 1, strlen(num) + 1, f);
+	snprintf(num, sizeof(num), "%d", argc);
+	fwrite(num, 1, strlen(num) + 1, f);
+	for (int i = 0; i < argc; i++)
+		fwrite(argv[i], 1, strlen(argv[i]) + 1, f);
 	fwrite(cwd, 1, strlen(cwd) + 1, f);
 	for (char **v = environ; v && *v; v++)
 		fwrite(*v, 1, strlen(*v) + 1, f);
@@ -103,22 +113,21 @@ static int vglight_save_env(const char *dir)
 	return e;
 }
 
-int stub_vglight_load_env(const char *dir, char *err, size_t errsize)
+/* @path's whole contents, NUL-terminated past their end, in *@out. */
+static int vglight_slurp(const char *path, char **out, size_t *n)
 {
-	char path[PATH_MAX + 32], *buf = NULL;
-	size_t n = 0, cap = 0;
-	FILE *f;
+	size_t cap = 0;
+	char *buf = NULL;
+	FILE *f = fopen(path, "re");
 	int e = 0;
 
-	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_ENV, dir);
-	f = fopen(path, "re");
-	if (!f) {
-		e = -errno;
-		snprintf(err, errsize, "cannot read %s: %s", path, strerror(errno));
-		return e;
-	}
+	*n = 0;
+	if (!f)
+		return -errno;
 	for (;;) {
-		if (n + 65536 > cap) {
+		size_t k;
+
+		if (*n + 65536 + 1 > cap) {
 			char *nb = realloc(buf, cap = cap ? 2 * cap : 65536 * 2);
 
 			if (!nb) {
@@ -127,30 +136,103 @@ int stub_vglight_load_env(const char *dir, char *err, size_t errsize)
 			}
 			buf = nb;
 		}
-		size_t k = fread(buf + n, 1, cap - n - 1, f);
-
-		n += k;
+		k = fread(buf + *n, 1, cap - *n - 1, f);
+		*n += k;
 		if (k == 0)
 			break;
 	}
 	fclose(f);
-	if (e == 0 && (n == 0 || buf[n - 1] != 0))
-		e = -EINVAL;
-	if (e == 0 && chdir(buf) < 0)
-		e = -errno;
 	if (e < 0) {
-		snprintf(err, errsize, "%s: %s", path, e == -EINVAL ? "malformed" : strerror(-e));
 		free(buf);
 		return e;
 	}
+	buf[*n] = 0;
+	*out = buf;
+	return 0;
+}
+
+int stub_vglight_load_env(const char *dir, struct stub_vglight_env *env, char *err,
+			  size_t errsize)
+{
+	char path[PATH_MAX + 32], *buf = NULL, *end;
+	size_t n, at = 7;
+	long argc;
+	int e;
+
+	memset(env, 0, sizeof(*env));
+	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_ENV, dir);
+	if ((e = vglight_slurp(path, &buf, &n)) < 0) {
+		snprintf(err, errsize, "cannot read %s: %s", path, strerror(-e));
+		return e;
+	}
+	/* The fields, each NUL-terminated: the last ends the file. */
+	if (n < 7 || memcmp(buf, "hsenv1", 7) || buf[n - 1] != 0)
+		goto bad;
+	env->wstatus = (int)strtol(buf + at, &end, 10);
+	if (*end || (at += strlen(buf + at) + 1) >= n)
+		goto bad;
+	argc = strtol(buf + at, &end, 10);
+	if (*end || argc < 1 || argc > 65536 || (at += strlen(buf + at) + 1) >= n)
+		goto bad;
+	env->argv = calloc((size_t)argc + 1, sizeof(char *));
+	if (!env->argv) {
+		free(buf);
+		return -ENOMEM;
+	}
+	for (long i = 0; i < argc; i++) {
+		if (at >= n)
+			goto bad;
+		env->argv[i] = buf + at;
+		at += strlen(buf + at) + 1;
+	}
+	if (at >= n)
+		goto bad;
+	env->cwd = buf + at;
+	at += strlen(buf + at) + 1;
+	env->envp = buf + at;
+	env->envlen = n - at;
+	env->buf = buf;
+	return 0;
+bad:
+	free(env->argv);
+	free(buf);
+	memset(env, 0, sizeof(*env));
+	snprintf(err, errsize, "%s is malformed", path);
+	return -EINVAL;
+}
+
+int stub_vglight_take_env(const struct stub_vglight_env *env, char *err, size_t errsize)
+{
+	if (chdir(env->cwd) < 0) {
+		snprintf(err, errsize, "cannot go to %s, where the program ran: %s", env->cwd,
+			 strerror(errno));
+		return -errno;
+	}
 	clearenv();
-	for (size_t at = strlen(buf) + 1; at < n; at += strlen(buf + at) + 1)
-		if (putenv(buf + at) != 0) {
-			snprintf(err, errsize, "%s: %s", path, strerror(errno));
+	for (size_t at = 0; at < env->envlen; at += strlen(env->envp + at) + 1)
+		if (putenv(env->envp + at) != 0) {
+			snprintf(err, errsize, "cannot set the environment: %s", strerror(errno));
 			return -errno;
 		}
-	/* buf stays: putenv keeps its strings. */
-	return 0;
+	return 0;                  /* env->buf stays: putenv keeps its strings */
+}
+
+void stub_vglight_env_release(struct stub_vglight_env *env)
+{
+	free(env->argv);
+	free(env->buf);
+	memset(env, 0, sizeof(*env));
+}
+
+bool stub_vglight_pending(const char *dir)
+{
+	char path[PATH_MAX + 32];
+
+	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_LOG, dir);
+	if (access(path, F_OK) != 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/trace.json", dir);
+	return access(path, F_OK) != 0;
 }
 
 int stub_vglight_record(const char *valgrind, const char *tooldir, const char *dir,
@@ -183,10 +265,7 @@ int stub_vglight_record(const char *valgrind, const char *tooldir, const char *d
 	e = replay_bundle_create(vglog);
 	if (e >= 0)
 		close(e);
-	if ((e = vglight_save_env(abs)) < 0) {
-		snprintf(err, errsize, "cannot write %s/%s: %s", abs, STUB_VGLIGHT_ENV, strerror(-e));
-		goto out;
-	}
+
 	buf = malloc(VGLIGHT_BUF);
 	if (!buf || pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0) {
 		e = buf ? -errno : -ENOMEM;
@@ -235,6 +314,8 @@ int stub_vglight_record(const char *valgrind, const char *tooldir, const char *d
 		e = -ENOEXEC;
 		snprintf(err, errsize, "Valgrind did not start the program (see %s)", vglog);
 	}
+	if (e >= 0 && (e = vglight_save_env(abs, argv, *wstatus)) < 0)
+		snprintf(err, errsize, "cannot write %s/%s: %s", abs, STUB_VGLIGHT_ENV, strerror(-e));
 out:
 	if (fd >= 0 && fsync(fd) < 0 && e >= 0) {
 		e = -errno;

@@ -17,13 +17,14 @@
 #ifndef HINDSIGHT_STUB_STUB_VGLIGHT_H
 #define HINDSIGHT_STUB_STUB_VGLIGHT_H
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define STUB_VGLIGHT_LOG "inputs.hsin"
-/* The working directory and the environment of the recorded run: a
- * rebuild must start the program in the same (the layout of its memory
- * follows them). */
+/* How the recorded run ended, its argv, working directory and
+ * environment: a rebuild must start the program alike (the layout of its
+ * memory follows them). */
 #define STUB_VGLIGHT_ENV "inputs.env"
 /* Valgrind's own messages of the light run, in the bundle directory. */
 #define STUB_VGLIGHT_VGLOG "valgrind-light.log"
@@ -58,10 +59,29 @@ int stub_vglight_record(const char *valgrind, const char *tooldir, const char *d
 			const char *verify, char *const argv[], volatile sig_atomic_t *stop,
 			int *wstatus, uint64_t *bytes, char *err, size_t errsize);
 
-/* This process takes the working directory and the environment the
- * light recording in @dir ran with (a rebuild, later). 0, or a negative
- * errno with the reason in @err. */
-int stub_vglight_load_env(const char *dir, char *err, size_t errsize);
+/* inputs.env read: how the recorded run ended, and what a rebuild must
+ * start it with. The strings point into buf. */
+struct stub_vglight_env {
+	int wstatus;
+	char **argv;               /* NULL-terminated */
+	const char *cwd;
+	char *envp;                /* "VAR=VALUE\0" x N */
+	size_t envlen;
+	char *buf;
+};
+
+/* Reads @dir's inputs.env into @env. 0, or a negative errno with the
+ * reason in @err. */
+int stub_vglight_load_env(const char *dir, struct stub_vglight_env *env, char *err,
+			  size_t errsize);
+/* This process takes @env's working directory and environment (for good:
+ * a rebuild's own process, or a child made for it). 0 or a negative errno
+ * with the reason in @err. */
+int stub_vglight_take_env(const struct stub_vglight_env *env, char *err, size_t errsize);
+void stub_vglight_env_release(struct stub_vglight_env *env);
+/* A light recording in @dir whose history is not rebuilt yet (no
+ * trace.json beside its inputs). */
+bool stub_vglight_pending(const char *dir);
 
 /* A pipe filled from the log @path by a thread of this process; the
  * tool opens it as *@path_out ("/proc/PID/fd/N"). 0, or a negative errno

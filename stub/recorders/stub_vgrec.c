@@ -804,16 +804,28 @@ static int vgrec_memu(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t add
 					STUB_REC_MAP_UNKNOWN, index, time);
 }
 
-/* @t stopped before @ip: the open superblock ran up to it. */
-static int vgrec_stopped(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip)
+/* @t stopped before @ip. A fault stops it inside its open superblock:
+ * that ran up to the last instruction at @ip (of the copies of a rep
+ * string instruction VEX unrolled, those before it ran, and wrote).
+ * Anything else (a switch, a signal from outside, the end) stops it
+ * between superblocks: the open one ran whole, but for its last
+ * instruction if that is at @ip (a syscall to make again, restarted).
+ * The first instruction at @ip is no sign: VEX unrolls a small loop into
+ * one superblock that ends where it starts. */
+static int vgrec_stopped(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip, bool fault)
 {
 	int e = 0;
 
-	if (t->open) {
+	if (t->open && !fault) {
 		uint32_t n = t->open->ninsn;
 
-		/* The last instruction at @ip: of the copies of a rep string
-		 * instruction VEX unrolled, those before it ran (and wrote). */
+		if (n && t->open->insn[n - 1].ip == ip)
+			n--;
+		e = vgrec_run(r, t, t->open, n);
+		t->open = NULL;
+	} else if (t->open) {
+		uint32_t n = t->open->ninsn;
+
 		for (uint32_t i = t->open->ninsn; i-- > 0;)
 			if (t->open->insn[i].ip == ip) {
 				n = i;
@@ -1000,7 +1012,7 @@ static int vgrec_diverged(struct stub_vgrec *r, struct vgrec_thread *t, uint32_t
 	int e = 0;
 
 	if (how == HSREC_DIV_FIND || !t->open)
-		return vgrec_stopped(r, t, ip);
+		return vgrec_stopped(r, t, ip, true);
 	if (t->open->ninsn)
 		e = vgrec_run(r, t, t->open, how == HSREC_DIV_WHOLE ? t->open->ninsn :
 							      t->open->ninsn - 1);
@@ -1030,13 +1042,23 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 	case HSREC_PAUSE:
 	case HSREC_THREAD_EXIT:
 	case HSREC_SIGNAL:
-		if (len != (kind == HSREC_SIGNAL ? 16u : 12u))
+		if (len != (kind == HSREC_SIGNAL ? 16u : 12u) && !(kind == HSREC_PAUSE && len == 16))
 			break;
 		t = vgrec_thread(r, (int32_t)vgrec_u32(p));
 		if (!t)
 			return -ENOMEM;
 		{
-			int e = vgrec_stopped(r, t, vgrec_u64(p + len - 8));
+			/* Inside a superblock: a fault's signal, a thread's
+			 * end and the process's (a fatal fault kills them
+			 * there); a switch, a signal from outside: between
+			 * two. */
+			int sig = kind == HSREC_SIGNAL ? (int)vgrec_u32(p + 4) : 0;
+			bool inside = kind == HSREC_SIGNAL ?
+				sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+				sig == SIGTRAP :
+				kind == HSREC_THREAD_EXIT || len == 12 || !vgrec_u32(p + 12);
+			int e = vgrec_stopped(r, t, vgrec_u64(p + (kind == HSREC_SIGNAL ? 8 : 4)),
+					      inside);
 
 			if (kind == HSREC_THREAD_EXIT) {
 				t->gone = true;

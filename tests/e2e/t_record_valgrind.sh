@@ -24,6 +24,8 @@
 #     arguments and locals GDB shows running the program natively (addresses
 #     aside: Valgrind loads it elsewhere), and a reverse watchpoint finds
 #     the store; vector registers, which are not recorded, are refused.
+#   - A timer's signals, between superblocks (the top of an unrolled
+#     loop), against the tool's trace too.
 #   - A fork: the children run on unrecorded, the parent's threads have no gap.
 #   - No Valgrind for --attach, a missing tool, a program that does not exist,
 #     an instruction Valgrind cannot run (AVX-512): clear errors.
@@ -145,6 +147,16 @@ expect rec.threads.out "$("$threads" 7)"
 expect_re rec.threads.err "^hindsight: [0-9]+ instructions, 4 threads, 0 gaps"
 check_verify threads "$T_DIR/threads" "$T_DIR/threads.ver"
 check_regs threads "$T_DIR/threads" "$T_DIR/threads.ver"
+
+# Signals from outside (a 1 ms timer) land between superblocks, often at
+# the top of a small loop VEX unrolled into one superblock that ends where
+# it starts: its last round ran (it used to be dropped, as if the signal
+# had come before it).
+itimer=$(build_prog itimer -no-pie) || finish
+timeout 120 "$HINDSIGHT" record --record=valgrind --vg-verify "$T_DIR/itimer.ver" \
+    -o "$T_DIR/itimer" -- "$itimer" >rec.itimer.out 2>rec.itimer.err
+expect_re rec.itimer.out "^ticks [34]$"
+check_verify itimer "$T_DIR/itimer" "$T_DIR/itimer.ver"
 
 timeout 120 "$HINDSIGHT" record --record=valgrind --vg-verify "$T_DIR/exec.ver" \
     -o "$T_DIR/exec" -- "$execself" >rec.exec.out 2>rec.exec.err
