@@ -350,6 +350,7 @@ int cli_record_program(char **argv, const char *dir, uint64_t snapshot, const ch
 	a.dir = dir;
 	a.snapshot = snapshot;
 	a.argv = argv;
+	a.light_defer = true;      /* rebuilt when needed: cli_rebuild_pending */
 	if (cli_record_new(&a, &rec))
 		return -1;
 	cli_record_go(rec, false, res);

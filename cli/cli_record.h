@@ -17,7 +17,8 @@ struct cli_record_result {
 };
 
 /* Runs @argv under the recorder @mode names (stub/recorders/stub_recorder.h: sw,
- * valgrind, ...) into @dir (NULL: the default hindsight-PROG-PID),
+ * valgrind, light, ...) into @dir (NULL: the default hindsight-PROG-PID; a
+ * light recording's history rebuilt by cli_rebuild_pending when needed),
  * silently unless something goes wrong (then a message on stderr);
  * @snapshot > 0 keeps only about the newest that many bytes of each
  * thread's trace and state. 0 with @res filled, or -1 if nothing was

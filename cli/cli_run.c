@@ -32,7 +32,7 @@
 struct run_args {
 	const char *dir;
 	bool keep;
-	const char *mode;          /* --record: sw or valgrind */
+	const char *mode;          /* --record: sw, valgrind or light */
 	uint64_t snapshot;
 	char **argv;
 };
@@ -40,7 +40,7 @@ struct run_args {
 void cli_run_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: hindsight run [-o DIR] [--record=sw|valgrind] [--snapshot SIZE] [--keep]\n"
+		"Usage: hindsight run [-o DIR] [--record=sw|valgrind|light] [--snapshot SIZE] [--keep]\n"
 		"                     [--] PROG [ARGS...]\n"
 		"\n"
 		"Run PROG under the software recorder, with no debugger. If a signal\n"
@@ -55,7 +55,9 @@ void cli_run_usage(FILE *out)
 		"  -k, --keep           keep the recording when the program exits\n"
 		"  --record=MODE        sw (default): single steps, every register and\n"
 		"                       written byte; valgrind: the fast recorder (the same\n"
-		"                       but vector registers, under Valgrind)\n"
+		"                       but vector registers, under Valgrind); light:\n"
+		"                       Valgrind logging the program's inputs only, its\n"
+		"                       history rebuilt from them if it crashed\n"
 		"  --snapshot SIZE      keep only about the newest SIZE bytes of trace and\n"
 		"                       state per thread (K, M, G suffixes), as a ring\n"
 		"  -h, --help           show this help\n"
@@ -85,9 +87,10 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
 		case 'o': a->dir = optarg; break;
 		case 'k': a->keep = true; break;
 		case 'r':
-			if (strcmp(optarg, "sw") && strcmp(optarg, "valgrind")) {
-				fprintf(stderr, "hindsight: run's --record wants sw or valgrind, "
-					"not '%s'\n", optarg);
+			if (strcmp(optarg, "sw") && strcmp(optarg, "valgrind") &&
+			    strcmp(optarg, "light")) {
+				fprintf(stderr, "hindsight: run's --record wants sw, valgrind or "
+					"light, not '%s'\n", optarg);
 				return 2;
 			}
 			a->mode = optarg;
@@ -153,6 +156,8 @@ int cli_run_main(int argc, char **argv)
 		return res.status;
 	if (res.signo) {
 		fflush(stdout);
+		if (cli_rebuild_pending(res.dir) < 0)
+			return res.status;
 		cli_run_explain(res.dir, res.signo);
 		cli_run_open_hint(res.dir, a.argv[0]);
 	} else if (a.keep) {

@@ -913,5 +913,12 @@ void stub_recorder_delete(const char *dir)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/%s", dir, STUB_VGREC_LOG);
 	unlink(path);
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const light[] = { STUB_VGLIGHT_LOG, STUB_VGLIGHT_ENV,
+						     STUB_VGLIGHT_VGLOG };
+
+		snprintf(path, sizeof(path), "%s/%s", dir, light[i]);
+		unlink(path);
+	}
 	rmdir(dir);
 }

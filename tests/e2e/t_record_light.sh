@@ -21,7 +21,8 @@
 #     found; one it only read is not needed; a log edited at event K is
 #     found at event K.
 #   - GDB over `serve --replay` shows a light recording's crash as the full
-#     recording's.
+#     recording's, and `run --record=light` explains it as `run` with the
+#     full recorder does (rebuilding only then).
 . "$(dirname "$0")/lib.sh"
 hindsight_only "the light recorder"
 command -v valgrind >/dev/null || skip "valgrind is not installed"
@@ -114,6 +115,27 @@ for rec in crash crash.full; do
 done
 [ -s crash.bt ] || fail "crash: GDB shows no backtrace"
 cmp -s crash.bt crash.full.bt || { fail "crash: GDB's backtraces differ"; show crash.bt crash.full.bt; }
+
+# `run --record=light`: the history rebuilt only when the program crashed,
+# and the explanation is the full recorder's; a program that exits leaves
+# nothing.
+crashp=$(build_prog crash) || finish
+for m in light valgrind; do
+    (cd "$T_DIR" && exec timeout 240 "$HINDSIGHT" run --record=$m -o "$T_DIR/run.$m" -- "$crashp") \
+        >"run.$m.out" 2>"run.$m.err"
+    expect_eq "run --record=$m: exit status" "$?" 139
+    sed -n '/^Program terminated/,/^The last lines/p' "run.$m.err" | sed 's/[0-9]* of thread [0-9]*/N of thread T/' \
+        >"run.$m.explained"
+done
+expect run.light.err "rebuilding its history from them (once"
+expect run.light.explained "Program terminated with signal SIGSEGV, Segmentation fault."
+expect_re run.light.explained "^#1 .* in main \(\) at .*crash.c:$(line_of crash.c call)"
+cmp -s run.light.explained run.valgrind.explained ||
+    { fail "run: the light recording's explanation differs from the full one's"; diff run.light.explained run.valgrind.explained | head; }
+(cd "$T_DIR" && exec timeout 120 "$HINDSIGHT" run --record=light -o "$T_DIR/run.exits" -- "$exact" strings) \
+    >run.exits.out 2>run.exits.err
+expect run.exits.err "recording deleted"
+[ -e "$T_DIR/run.exits" ] && fail "run: a light recording of a program that exited is left in $T_DIR/run.exits"
 
 # 4. A timer's signals, from outside the program: each delivered again at
 # the point the light run took it (its superblock count), so the history
