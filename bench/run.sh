@@ -108,17 +108,21 @@ vg_rows() {
 # light_rows NONE_SECS FULL_SECS INSNS: the light recorder (--record=light)
 # on the same run: the program's run logging its inputs against Valgrind
 # with no tool and against the full recorder, the log's bytes, and the
-# rebuild of the full bundle from it.
+# rebuild of the full bundle from it (`hindsight rebuild`).
 light_rows() {
-    local out=$W/light.out run rebuild bytes
+    local out=$W/light.out run rebuild bytes t0 t1
     "$HINDSIGHT" record --record=light -o "$W/light" -- "$W/work" "$VG_N" >"$out" 2>&1 || {
         echo "| light recorder | (failed: $(tail -1 "$out")) | | |"
         return
     }
-    read -r bytes run rebuild < <(sed -n 's/^hindsight: light recording: \([0-9]*\) bytes of inputs .*recorded in \([0-9.]*\) s; rebuilt in \([0-9.]*\) s/\1 \2 \3/p' "$out")
-    echo "| light recorder (--record=light): the program's run against valgrind --tool=none | $($PY -c "print(f'{${run:-0}/$1:.2f}x')") ($run s / $($PY -c "print(f'{$1:.2f}')") s) | full recorder: $($PY -c "print(f'{$2/max(${run:-0},0.001):.0f}x')") slower ($(secs1 "$2") s) | target <= 2x none, >= 20x faster than full |"
-    echo "| light recorder: input bytes per instruction | $($PY -c "print(f'{${bytes:-0}/max($3,1):.6f}')") ($bytes bytes) | | target <= 0.1 |"
-    echo "| light recorder: the full bundle rebuilt from the inputs | $rebuild s | full recorder: $(secs1 "$2") s | target <= the full recorder's time |"
+    read -r bytes run < <(sed -n 's/^hindsight: inputs of the run recorded in .*: \([0-9]*\) bytes, in \([0-9.]*\) s;.*/\1 \2/p' "$out")
+    t0=$(now)
+    "$HINDSIGHT" rebuild "$W/light" >"$W/rebuild.out" 2>&1
+    t1=$(now)
+    rebuild=$($PY -c "print($t1 - $t0)")
+    echo "| light recorder (--record=light): the program's run against valgrind --tool=none | $($PY -c "print(f'{${run:-0}/$1:.2f}x')") (${run:-?} s / $($PY -c "print(f'{$1:.2f}')") s) | full recorder: $($PY -c "print(f'{$2/max(${run:-0},0.001):.0f}x')") slower ($(secs1 "$2") s) | target <= 2x none, >= 20x faster than full |"
+    echo "| light recorder: input bytes per instruction | $($PY -c "print(f'{${bytes:-0}/max($3,1):.6f}')") (${bytes:-?} bytes) | | target <= 0.1 |"
+    echo "| light recorder: the full bundle rebuilt from the inputs | $(secs1 "$rebuild") s | full recorder: $(secs1 "$2") s | target <= the full recorder's time |"
 }
 
 # timeline_rows REC INSNS: `hindsight timeline` of REC into a page, and the
