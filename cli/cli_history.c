@@ -263,6 +263,13 @@ void cli_say_notes(const struct replay_bundle *b)
 {
 	for (size_t i = 0; i < b->nnotes; i++)
 		fprintf(stderr, "hindsight: warning: %s\n", b->notes[i]);
+	/* A light recording's rebuild that stopped: its gap says why. */
+	for (size_t i = 0; i < b->ngaps; i++)
+		if (!strcmp(b->gaps[i].kind, "diverged")) {
+			fprintf(stderr, "hindsight: warning: %s: the history ends there\n",
+				b->gaps[i].text);
+			return;
+		}
 	/* A recorder killed, a full disk, a program let go on unrecorded: the
 	 * manifest saved last says so, and its history stops short. */
 	if (!b->complete)

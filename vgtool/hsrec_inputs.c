@@ -324,6 +324,9 @@ static UInt hsin_peek(void)
 		return hsin_kind;
 	if (hsin_fd < 0 || !hsin_read_exact(head, sizeof(head)))
 		return 0;
+	if (head[1] > (1u << 30))
+		hsin_diverge("at event %llu: the input log is malformed (a record of %u bytes)",
+			     hsin_events, head[1]);
 	if (head[1] > hsin_rcap) {
 		hsin_rcap = head[1];
 		hsin_rec = VG_(realloc)("hsin.rec", hsin_rec, hsin_rcap);
@@ -354,7 +357,7 @@ static void hsin_expect(UInt kind, UInt len, const HChar *what)
 
 	if (k == kind && hsin_rlen >= len)
 		return;
-	if (k == HSIN_SIGNAL)
+	if (k == HSIN_SIGNAL && hsin_rlen >= 8)
 		hsin_diverge("at event %llu: the program does %s where a signal (%d) came when "
 			     "recorded", hsin_events, what, (Int)hsin_u32(hsin_rec + 4));
 	hsin_diverge("at event %llu: the program does %s where the recording has %s%s",
@@ -362,12 +365,18 @@ static void hsin_expect(UInt kind, UInt len, const HChar *what)
 		     k ? "" : " (the input log ends: the recording was cut short)");
 }
 
-/* After an event: a signal next in the log sets the gate. */
+/* After an event: a signal next in the log sets the gate, and so does
+ * the end (a run killed by a signal it did not handle ends between two
+ * events: the rebuild must stop there too). */
 static void hsin_arm(void)
 {
+	UInt k = hsin_peek();
+
 	hsin_limit = ~0ull;
-	if (hsin_peek() == HSIN_SIGNAL && hsin_rlen >= 24)
+	if (k == HSIN_SIGNAL && hsin_rlen >= 24)
 		hsin_limit = hsin_u64(hsin_rec + 16);
+	else if (k == HSIN_END && hsin_rlen >= 12)
+		hsin_limit = hsin_u64(hsin_rec + 4);   /* the run ended there */
 }
 
 static void hsin_check(const HChar *what, ULong pc, ULong want_pc, ULong count, ULong want_count)
@@ -393,12 +402,18 @@ static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 
 	hsin_at = ip;
 	hsin_at_how = HSREC_DIV_WHOLE;
+	if (hsin_kind == HSIN_END)
+		hsin_diverge("at event %llu: the recorded run ended here, after %llu superblocks "
+			     "(a signal it did not handle killed it)", hsin_events, hsin_limit);
+	if (hsin_deliver)
+		hsin_diverge("at event %llu: signal %d, sent again, is blocked here: it was taken "
+			     "here when recorded", hsin_events, sig);
 	if (ip != hsin_u64(hsin_rec + 8))
 		hsin_diverge("at event %llu: signal %d came after %llu superblocks when recorded, "
 			     "at %#llx; the rebuild is at %#llx then", hsin_events, sig, hsin_limit,
 			     hsin_u64(hsin_rec + 8), ip);
 	hsin_count--;              /* this block is entered again */
-	hsin_limit = ~0ull;
+	hsin_limit = hsin_count;   /* ... and back here if the signal was not taken */
 	hsin_at = 0;
 	g->guest_RIP = ip;
 	g->host_EvC_COUNTER = 0;
@@ -497,6 +512,8 @@ static void hsin_apply_writes(ThreadId tid, UInt nr)
 	hsin_drop_writes();
 }
 
+static void hsin_closed(ULong fd);
+
 /* The file the recorded program opened as @fd, opened again at that
  * number if it is the same file (a mapping of it reads it); if it is not
  * (changed or gone since), only a mapping of it ends the rebuild: what
@@ -505,13 +522,15 @@ static void hsin_reopen(void)
 {
 	struct vg_stat st;
 	HChar path[4097];
-	ULong size, mtime, mtime_ns;
+	ULong size, mtime, mtime_ns, dev, ino;
 	UInt fd, n;
 	SysRes sr;
 
 	if (hsin_peek() != HSIN_FILE || hsin_rlen < 44)
 		return;
 	fd = hsin_u32(hsin_rec);
+	dev = hsin_u64(hsin_rec + 4);
+	ino = hsin_u64(hsin_rec + 12);
 	size = hsin_u64(hsin_rec + 20);
 	mtime = hsin_u64(hsin_rec + 28);
 	mtime_ns = hsin_u64(hsin_rec + 36);
@@ -521,9 +540,10 @@ static void hsin_reopen(void)
 	hsin_take();
 	if (fd >= HSIN_MAX_FD)
 		return;
+	hsin_closed(fd);           /* whatever the number held before */
 	sr = VG_(open)(path, VKI_O_RDONLY, 0);
 	if (sr_isError(sr) || VG_(fstat)(sr_Res(sr), &st) != 0 || (ULong)st.size != size ||
-	    st.mtime != mtime || st.mtime_nsec != mtime_ns) {
+	    st.mtime != mtime || st.mtime_nsec != mtime_ns || st.dev != dev || st.ino != ino) {
 		if (!sr_isError(sr))
 			VG_(close)(sr_Res(sr));
 		hsin_stale[fd] = VG_(strdup)("hsin.stale", path);
@@ -550,6 +570,43 @@ static void hsin_closed(ULong fd)
 	hsin_real_fd[fd] = False;
 	VG_(free)(hsin_stale[fd]);
 	hsin_stale[fd] = NULL;
+}
+
+/* @fd2 is now what @fd was, for the rebuild's own copies too. */
+static void hsin_dup_fd(ULong fd, ULong fd2)
+{
+	if (fd >= HSIN_MAX_FD || fd2 >= HSIN_MAX_FD || fd == fd2)
+		return;
+	hsin_closed(fd2);
+	if (hsin_real_fd[fd] && !sr_isError(VG_(dup2)((Int)fd, (Int)fd2)))
+		hsin_real_fd[fd2] = True;
+	else if (hsin_stale[fd])
+		hsin_stale[fd2] = VG_(strdup)("hsin.stale", hsin_stale[fd]);
+}
+
+/* A completed call that made a descriptor a copy of another (dup, dup2,
+ * dup3, fcntl F_DUPFD) or closed a range of them. */
+static void hsin_duped(UInt nr, const VexGuestAMD64State *g, Long res)
+{
+	switch (nr) {
+	case __NR_dup:
+		hsin_dup_fd(g->guest_RDI, (ULong)res);
+		break;
+	case __NR_dup2:
+	case __NR_dup3:
+		hsin_dup_fd(g->guest_RDI, g->guest_RSI);
+		break;
+	case __NR_fcntl:
+		if (g->guest_RSI == VKI_F_DUPFD || g->guest_RSI == VKI_F_DUPFD_CLOEXEC)
+			hsin_dup_fd(g->guest_RDI, (ULong)res);
+		break;
+	case 436:                  /* close_range */
+		for (ULong fd = g->guest_RDI; fd <= g->guest_RSI && fd < HSIN_MAX_FD; fd++)
+			hsin_closed(fd);
+		break;
+	default:
+		break;
+	}
 }
 
 /* Called by translated code at a syscall: 1 if it was completed from the
@@ -581,7 +638,7 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 		 * and the thread goes back before the syscall to take it. */
 		Int sig = (Int)hsin_u32(hsin_rec + 4);
 
-		hsin_limit = ~0ull;
+		hsin_limit = hsin_count;   /* the gate, if the signal was not taken */
 		g->guest_RIP = next - 2;
 		g->host_EvC_COUNTER = 0;
 		if (VG_(tkill)(VG_(gettid)(), sig) != 0)
@@ -619,7 +676,7 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 		hsin_diverge("at event %llu: the program maps %s, which is not the file it was when "
 			     "recorded (changed, or gone, since)", hsin_events, hsin_stale[g->guest_R8]);
 	if (hsin_core_does(nr) || hsin_kills_itself(nr, g)) {
-		hsin_drop_writes();            /* the core writes them again */
+		/* The core writes them again: compared when it is done. */
 		if (hsin_kills_itself(nr, g)) {
 			hsin_translated = True;
 			hsin_saved_rdi = g->guest_RDI;
@@ -643,6 +700,8 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 		hsin_reopen();
 	if (nr == __NR_close && res == 0)
 		hsin_closed(g->guest_RDI);
+	else if (res >= 0)
+		hsin_duped(nr, g, res);
 	hsin_out->dump(tid);
 	hsin_arm();
 	hsin_at = 0;
@@ -764,6 +823,7 @@ void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 	       const HChar *exe)
 {
 	SizeT n = VG_(strlen)(exe);
+	struct vg_stat st;
 	SysRes sr;
 
 	hsin_out = stream;
@@ -774,9 +834,15 @@ void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 			return;
 		}
 		hsin_fd = VG_(safe_fd)(sr_Res(sr));
-		hsin_head(HSIN_HELLO, 8 + n);
+		sr = VG_(stat)(exe, &st);
+		if (sr_isError(sr))
+			VG_(memset)(&st, 0, sizeof(st));
+		hsin_head(HSIN_HELLO, 32 + n);
 		hsin_put32(HSIN_VERSION);
 		hsin_put32((UInt)pid);
+		hsin_put64((ULong)st.size);
+		hsin_put64(st.mtime);
+		hsin_put64(st.mtime_nsec);
 		hsin_put(exe, n);
 		hsin_flush();
 		return;
@@ -790,13 +856,19 @@ void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 		hsin_diverge("cannot open the input log %s", hsin_in_path);
 	hsin_fd = VG_(safe_fd)(sr_Res(sr));
 	hsin_expect(HSIN_HELLO, 8, "its start");
-	if (hsin_u32(hsin_rec) != HSIN_VERSION)
+	if (hsin_u32(hsin_rec) != HSIN_VERSION || hsin_rlen < 32)
 		hsin_diverge("the input log is of version %u; this tool reads %u",
 			     hsin_u32(hsin_rec), HSIN_VERSION);
 	hsin_pid = (Int)hsin_u32(hsin_rec + 4);
-	if (hsin_rlen - 8 != n || VG_(memcmp)(hsin_rec + 8, exe, n))
+	if (hsin_rlen - 32 != n || VG_(memcmp)(hsin_rec + 32, exe, n))
 		hsin_diverge("the program is %s where the recording ran %.*s", exe,
-			     (Int)(hsin_rlen - 8), (const HChar *)hsin_rec + 8);
+			     (Int)(hsin_rlen - 32), (const HChar *)hsin_rec + 32);
+	/* The same program: not rebuilt, moved or replaced since. */
+	sr = VG_(stat)(exe, &st);
+	if (sr_isError(sr) || (ULong)st.size != hsin_u64(hsin_rec + 8) ||
+	    st.mtime != hsin_u64(hsin_rec + 16) || st.mtime_nsec != hsin_u64(hsin_rec + 24))
+		hsin_diverge("%s is not the program the recording ran (changed, or gone, since)",
+			     exe);
 	hsin_take();
 }
 
@@ -893,11 +965,21 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 			hsin_pending_res = (Long)hsin_u64(hsin_rec + 56);
 			hsin_take();
 		}
+		for (UInt i = 0; i < hsin_nws; i++)
+			if (!VG_(am_is_valid_for_client)(hsin_ws[i].a, hsin_ws[i].len, VKI_PROT_READ) ||
+			    VG_(memcmp)((const void *)hsin_ws[i].a, hsin_ws[i].bytes, hsin_ws[i].len)) {
+				hsin_at_how = HSREC_DIV_WHOLE;
+				hsin_diverge("at event %llu: %s wrote other bytes at %#lx than when "
+					     "recorded (%lu bytes)", hsin_events, hsin_sysname(nr),
+					     hsin_ws[i].a, hsin_ws[i].len);
+			}
+		hsin_drop_writes();
 		if (hsin_pending_nr == __NR_set_tid_address) {
 			/* The thread's id: the recorded one, as getpid's. */
 			VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RAX),
 						  8, (const UChar *)&hsin_pending_res);
 		} else if (r != hsin_pending_res) {
+			hsin_at_how = HSREC_DIV_WHOLE;
 			hsin_diverge("at event %llu: %s returned %lld where it returned %lld when "
 				     "recorded", hsin_events, hsin_sysname(nr), r, hsin_pending_res);
 		}
@@ -1124,6 +1206,12 @@ void hsin_instrument_out(IRSB *out, const IRSB *in, const VexGuestLayout *layout
 	d->fxState[1].size = 8;
 	d->fxState[1].nRepeats = 0;
 	d->fxState[1].repeatLen = 0;
+	d->nFxState = 3;           /* hsin_hash reads fs_base */
+	d->fxState[2].fx = Ifx_Read;
+	d->fxState[2].offset = offsetof(VexGuestAMD64State, guest_FS_CONST);
+	d->fxState[2].size = 8;
+	d->fxState[2].nRepeats = 0;
+	d->fxState[2].repeatLen = 0;
 	d->mFx = Ifx_Modify;
 	d->mAddr = hsin_c64((Addr)&hsin_count);
 	d->mSize = 8;

@@ -88,6 +88,7 @@ static Int hs_lwp[HS_MAX_TID];     /* Valgrind ThreadId -> Linux tid */
 static Bool hs_dumped[HS_MAX_TID]; /* its registers are known to hindsight */
 static ThreadId hs_last = VG_INVALID_THREADID; /* the thread that ran last */
 static Bool hs_stack_sent;         /* this image's initial stack is logged */
+static Bool hs_hello_sent;         /* the stream's HELLO is out */
 
 static void hs_write_all(Int fd, const UChar *p, SizeT n)
 {
@@ -1017,10 +1018,29 @@ static void hs_diverged(const HChar *text, Addr at, UInt how)
 		return;
 	if (n > 4000)
 		n = 4000;
+	if (!hs_hello_sent) {
+		/* Stopped before it started (hsin_init): a stream still. */
+		const HChar *exe = VG_(args_the_exename) ? VG_(args_the_exename) : "";
+		SizeT k = VG_(strlen)(exe) < 4000 ? VG_(strlen)(exe) : 4000;
+
+		hs_ctl(HSREC_HELLO, 8 + k);
+		hs_put32(HSREC_VERSION);
+		hs_put32((UInt)VG_(getpid)());
+		hs_put(exe, k);
+		hs_hello_sent = True;
+	}
 	hs_ctl(HSREC_DIVERGED, 16 + n);
-	hs_put32(hs_tid(tid));
-	hs_put32(how);
-	hs_put64(at ? at : VG_(get_IP)(tid));
+	if (tid == VG_INVALID_THREADID) {
+		/* Before any thread ran (the rebuild's start): no place in a
+		 * history. */
+		hs_put32((UInt)VG_(getpid)());
+		hs_put32(HSREC_DIV_FIND);
+		hs_put64(0);
+	} else {
+		hs_put32(hs_tid(tid));
+		hs_put32(how);
+		hs_put64(at ? at : VG_(get_IP)(tid));
+	}
 	hs_put(text, n);
 	hs_flush();
 	hs_vflush();
@@ -1074,6 +1094,7 @@ static void hs_post_clo_init(void)
 	hs_put32(HSREC_VERSION);
 	hs_put32((UInt)hsin_recorded_tid(pid));
 	hs_put(exe, n);
+	hs_hello_sent = True;
 }
 
 static void hs_fini(Int exitcode)

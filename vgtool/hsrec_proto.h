@@ -133,8 +133,9 @@ enum hsrec_div {
 };
 
 enum hsin_kind {
-	/* u32 version, u32 pid, then the executable's path: a process
-	 * image starts (the first, and each exec). */
+	/* u32 version, u32 pid, u64 size, u64 mtime, u64 mtime_nsec (the
+	 * executable's: the rebuild refuses another), then its path: a
+	 * process image starts (the first, and each exec). */
 	HSIN_HELLO = 1,
 	/* u64 address, then bytes: the stack Valgrind built for the image
 	 * (argv, envp, auxv: AT_RANDOM's bytes differ every run). */
@@ -143,14 +144,16 @@ enum hsin_kind {
 	 * the next HSIN_SYSCALL of that thread. */
 	HSIN_MEMW = 3,
 	/* u32 tid, u32 nr, 6 x u64 args, i64 result (-errno), u64 pc,
-	 * u64 sp, u64 hash: a syscall done. */
+	 * u64 sp, u64 hash, u64 count (as the syscall started): a syscall
+	 * done. */
 	HSIN_SYSCALL = 4,
-	/* u32 tid, u32 which (HSIN_INSN_*), u64 pc, 3 x u64 results (rax,
+	/* u32 tid, u32 which (HSIN_INSN_*), u64 pc, u64 count, 3 x u64 results (rax,
 	 * rdx, rcx; rdrand/rdseed: the helper's return value first): an
 	 * instruction whose result is not the same twice. */
 	HSIN_INSN = 5,
-	/* u32 tid, i32 signo, u64 pc: a signal delivered before the
-	 * instruction at pc. */
+	/* u32 tid, i32 signo, u64 pc, u64 count: a signal delivered before
+	 * the instruction at pc; the writes of its frame follow as
+	 * HSIN_MEMW (the siginfo its sender wrote). */
 	HSIN_SIGNAL = 6,
 	/* u32 tid, u32 nr, u64 pc: an exec starts (then HSIN_HELLO, or the
 	 * failed call's HSIN_SYSCALL). */
@@ -160,7 +163,8 @@ enum hsin_kind {
 	 * fd; the rebuild opens the same file at the same number (a mapping
 	 * of it reads the file), if it is still the same. */
 	HSIN_FILE = 8,
-	/* i32 exit code: the process ends. */
+	/* i32 exit code, u64 count: the process ends (count: the superblocks
+	 * its last thread entered; a run killed from outside ends there). */
 	HSIN_END = 9,
 };
 

@@ -529,6 +529,9 @@ static const struct stub_recorder_ops vg_ops = {
  * directory. */
 static int lt_start(struct stub_recorder *rec)
 {
+	/* How SIGINT is handled now, before the command line ignores it for
+	 * its own sake: the program gets it so (lt_run starts it later). */
+	sigaction(SIGINT, NULL, &rec->light.sigint);
 	if (rec->opt.dir)
 		snprintf(rec->dir, sizeof(rec->dir), "%s", rec->opt.dir);
 	else
@@ -542,6 +545,7 @@ static int lt_start(struct stub_recorder *rec)
 static int lt_run(struct stub_recorder *rec)
 {
 	char tooldir[4096], valgrind[4096], why[512] = "", log[4200], verify[PATH_MAX];
+	char busy[4200];
 	struct stub_vgrec_options o = { .psb_period = rec->opt.psb_period,
 					.noretcomp = rec->opt.noretcomp,
 					.inputs = log,
@@ -571,7 +575,7 @@ static int lt_run(struct stub_recorder *rec)
 		close(fd);
 	}
 	e = stub_vglight_record(valgrind, tooldir, rec->dir, rec->opt.vg_verify ? verify : NULL,
-				rec->opt.argv, &rec->light_stop,
+				&rec->light.sigint, rec->opt.argv, &rec->light_stop,
 				&rec->light.wstatus, &rec->light.bytes, why, sizeof(why));
 	rec->light.secs = rec_now_secs() - t0;
 	if (e == -ENOEXEC) {
@@ -597,7 +601,15 @@ static int lt_run(struct stub_recorder *rec)
 rebuild:
 	snprintf(log, sizeof(log), "%s/%s", rec->dir, STUB_VGLIGHT_LOG);
 	o.dir = rec->dir;
+	snprintf(busy, sizeof(busy), "%s/%s", rec->dir, STUB_VGLIGHT_BUSY);
+	e = replay_bundle_create(busy);
+	if (e < 0) {
+		rec_say(rec, "cannot create %s: %s", busy, strerror(-e));
+		return e;
+	}
+	close(e);
 	o.inputs_wstatus = rec->light.wstatus;
+	o.inputs_sigint = &rec->light.sigint;
 	t0 = rec_now_secs();
 	e = stub_vgrec_new(&r, &o, rec->opt.argv, why, sizeof(why));
 	if (e < 0) {
@@ -606,7 +618,14 @@ rebuild:
 		return e;
 	}
 	rec->impl = r;
-	e = vg_run(rec);
+	/* Not vg_run: a rebuild that cannot start deletes nothing (the
+	 * inputs are the recording). */
+	e = stub_vgrec_run(r, why, sizeof(why));
+	if (e < 0)
+		rec_say(rec, "the rebuild stopped: %s (the inputs in %s are kept; `hindsight "
+			"rebuild %s` tries again)", why, rec->dir, rec->dir);
+	else
+		unlink(busy);      /* done (a divergence too: its gap says where) */
 	rec->light.rebuild_secs = rec_now_secs() - t0;
 	return e;
 }
@@ -920,5 +939,7 @@ void stub_recorder_delete(const char *dir)
 		snprintf(path, sizeof(path), "%s/%s", dir, light[i]);
 		unlink(path);
 	}
+	snprintf(path, sizeof(path), "%s/%s", dir, STUB_VGLIGHT_BUSY);
+	unlink(path);
 	rmdir(dir);
 }

@@ -145,6 +145,7 @@ struct stub_recorder {
 		uint64_t bytes;
 		double secs, rebuild_secs;
 		bool deferred;     /* light_defer: nothing rebuilt yet */
+		struct sigaction sigint;  /* SIGINT's handling when it started */
 	} light;
 	double start_secs;         /* when it started (CLOCK_MONOTONIC) */
 };

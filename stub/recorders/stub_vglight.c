@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -52,8 +53,11 @@ void stub_vgtool_exec(const struct stub_vgtool_cmd *c, char *const argv[])
 	_exit(127);
 }
 
-/* Everything the pipe holds now, appended to @fd. 0 or a negative errno. */
-static int vglight_drain(int rfd, int fd, uint8_t *buf, uint64_t *bytes)
+/* Everything the pipe holds now, appended to @fd, unless writing it
+ * failed before (*@lost: its errno): then it is read and dropped, and the
+ * program goes on as it would have (its log cut there). 0, or a negative
+ * errno of the pipe. */
+static int vglight_drain(int rfd, int fd, uint8_t *buf, uint64_t *bytes, int *lost)
 {
 	for (;;) {
 		ssize_t n = read(rfd, buf, VGLIGHT_BUF);
@@ -62,15 +66,16 @@ static int vglight_drain(int rfd, int fd, uint8_t *buf, uint64_t *bytes)
 			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 		if (n == 0)
 			return 0;
-		for (ssize_t at = 0; at < n;) {
+		for (ssize_t at = 0; at < n && !*lost;) {
 			ssize_t w = write(fd, buf + at, (size_t)(n - at));
 
 			if (w < 0 && errno != EINTR)
-				return -errno;
+				*lost = errno;
 			if (w > 0)
 				at += w;
 		}
-		*bytes += (uint64_t)n;
+		if (!*lost)
+			*bytes += (uint64_t)n;
 	}
 }
 
@@ -231,12 +236,16 @@ bool stub_vglight_pending(const char *dir)
 	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_LOG, dir);
 	if (access(path, F_OK) != 0)
 		return false;
+	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_BUSY, dir);
+	if (access(path, F_OK) == 0)
+		return true;       /* a rebuild that did not end */
 	snprintf(path, sizeof(path), "%s/trace.json", dir);
 	return access(path, F_OK) != 0;
 }
 
 int stub_vglight_record(const char *valgrind, const char *tooldir, const char *dir,
-			const char *verify, char *const argv[], volatile sig_atomic_t *stop, int *wstatus,
+			const char *verify, const struct sigaction *sigint, char *const argv[],
+			volatile sig_atomic_t *stop, int *wstatus,
 			uint64_t *bytes, char *err, size_t errsize)
 {
 	char abs[PATH_MAX], path[PATH_MAX + 32], vglog[PATH_MAX + 32], out[64];
@@ -244,7 +253,7 @@ int stub_vglight_record(const char *valgrind, const char *tooldir, const char *d
 	struct stub_vgtool_cmd c = { valgrind, tooldir, vglog, out,
 				     { "--hsrec-mode=light", NULL } };
 	uint8_t *buf = NULL;
-	int fds[2] = { -1, -1 }, fd = -1, e = 0;
+	int fds[2] = { -1, -1 }, fd = -1, e = 0, lost = 0;
 	bool dead = false;
 	pid_t pid;
 
@@ -285,8 +294,11 @@ int stub_vglight_record(const char *valgrind, const char *tooldir, const char *d
 		snprintf(err, errsize, "cannot start Valgrind: %s", strerror(errno));
 		goto out;
 	}
-	if (pid == 0)
+	if (pid == 0) {
+		if (sigint)
+			sigaction(SIGINT, sigint, NULL);
 		stub_vgtool_exec(&c, argv);
+	}
 	while (e >= 0) {
 		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
 		pid_t w;
@@ -297,7 +309,7 @@ int stub_vglight_record(const char *valgrind, const char *tooldir, const char *d
 			e = -errno;
 			break;
 		}
-		e = vglight_drain(fds[0], fd, buf, bytes);
+		e = vglight_drain(fds[0], fd, buf, bytes, &lost);
 		if (e < 0 || dead)
 			break;
 		w = waitpid(pid, wstatus, WNOHANG);
@@ -305,7 +317,7 @@ int stub_vglight_record(const char *valgrind, const char *tooldir, const char *d
 			dead = true;     /* drained once more, then done */
 	}
 	if (e < 0) {
-		snprintf(err, errsize, "cannot write %s: %s", path, strerror(-e));
+		snprintf(err, errsize, "cannot read the tool's log: %s", strerror(-e));
 		kill(pid, SIGKILL);
 	}
 	if (!dead)
@@ -316,6 +328,13 @@ int stub_vglight_record(const char *valgrind, const char *tooldir, const char *d
 	}
 	if (e >= 0 && (e = vglight_save_env(abs, argv, *wstatus)) < 0)
 		snprintf(err, errsize, "cannot write %s/%s: %s", abs, STUB_VGLIGHT_ENV, strerror(-e));
+	if (e >= 0 && lost) {
+		/* The program ran to its end; its log stops where the disk
+		 * did: a rebuild stops there too, saying so. */
+		e = -lost;
+		snprintf(err, errsize, "cannot write %s: %s; the program went on to its end, and its "
+			 "inputs are kept up to there (%" PRIu64 " bytes)", path, strerror(lost), *bytes);
+	}
 out:
 	if (fd >= 0 && fsync(fd) < 0 && e >= 0) {
 		e = -errno;

@@ -26,6 +26,9 @@
  * environment: a rebuild must start the program alike (the layout of its
  * memory follows them). */
 #define STUB_VGLIGHT_ENV "inputs.env"
+/* Present while a rebuild writes the bundle: one that did not end (killed,
+ * an error) is done again by the next command that needs the history. */
+#define STUB_VGLIGHT_BUSY "inputs.rebuilding"
 /* Valgrind's own messages of the light run, in the bundle directory. */
 #define STUB_VGLIGHT_VGLOG "valgrind-light.log"
 
@@ -50,13 +53,16 @@ void stub_vgtool_exec(const struct stub_vgtool_cmd *c, char *const argv[])
 /* Runs @argv under Valgrind (@valgrind, the tool in @tooldir) in the
  * light mode, the log into @dir/STUB_VGLIGHT_LOG (@dir made); @verify (an
  * absolute path, or NULL): tests, the tool's trace of every instruction
- * the program started and its registers then (--vg-verify). The
+ * the program started and its registers then (--vg-verify); @sigint: how
+ * the program is to handle SIGINT (as this process did before it ignored
+ * it for itself). The
  * program has this process's standard streams. *@stop set (a signal
  * handler): it is killed. 0 with its wait status in *@wstatus and the
  * log's size in *@bytes, or a negative errno with the reason in @err
  * (-ENOEXEC: Valgrind could not start it). */
 int stub_vglight_record(const char *valgrind, const char *tooldir, const char *dir,
-			const char *verify, char *const argv[], volatile sig_atomic_t *stop,
+			const char *verify, const struct sigaction *sigint, char *const argv[],
+			volatile sig_atomic_t *stop,
 			int *wstatus, uint64_t *bytes, char *err, size_t errsize);
 
 /* inputs.env read: how the recorded run ended, and what a rebuild must
@@ -80,7 +86,7 @@ int stub_vglight_load_env(const char *dir, struct stub_vglight_env *env, char *e
 int stub_vglight_take_env(const struct stub_vglight_env *env, char *err, size_t errsize);
 void stub_vglight_env_release(struct stub_vglight_env *env);
 /* A light recording in @dir whose history is not rebuilt yet (no
- * trace.json beside its inputs). */
+ * trace.json beside its inputs, or a rebuild that did not end). */
 bool stub_vglight_pending(const char *dir);
 
 /* A pipe filled from the log @path by a thread of this process; the

@@ -1458,7 +1458,8 @@ static int vgrec_bundle_init(struct stub_vgrec *r, char *const argv[])
  * runs with no standard streams: its syscalls are not made, and Valgrind
  * says what it has to say in its log. Never returns. */
 static void vgrec_child(const char *valgrind, const char *tooldir, const char *dir,
-			const char *fifo, const char *verify, const char *feed, char *const argv[])
+			const char *fifo, const char *verify, const char *feed,
+			const struct sigaction *sigint, char *const argv[])
 {
 	char ver[PATH_MAX + 32], log[PATH_MAX + 32], in[96];
 	struct stub_vgtool_cmd c = { valgrind, tooldir, log, fifo, { NULL } };
@@ -1478,6 +1479,10 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 		c.extra[n++] = in;
 		for (int fd = 0; fd < 3 && null >= 0; fd++)
 			dup2(null, fd);
+		if (null > 2)
+			close(null);   /* the program's descriptors are its own */
+		if (sigint)
+			sigaction(SIGINT, sigint, NULL);
 	}
 	c.extra[n] = NULL;
 	stub_vgtool_exec(&c, argv);
@@ -1588,7 +1593,8 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 	}
 	if (r->pid == 0)
 		vgrec_child(valgrind, tooldir, r->absdir, r->fifo,
-			    opt->verify ? r->absverify : NULL, opt->inputs ? r->feed_path : NULL, argv);
+			    opt->verify ? r->absverify : NULL, opt->inputs ? r->feed_path : NULL,
+			    opt->inputs_sigint, argv);
 	e = vgrec_bundle_init(r, argv);
 	if (e >= 0)
 		e = replay_bundle_save(r->b, opt->dir);

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 
 #include "stub/recorders/stub_rec.h"
 
@@ -60,6 +61,7 @@ struct stub_vgrec_options {
 	/* With inputs: the wait status of the recorded run, the bundle's exit
 	 * (a rebuild that stops early ends otherwise). */
 	int inputs_wstatus;
+	const struct sigaction *inputs_sigint;  /* ... SIGINT's handling for it */
 	void (*progress)(void *ctx);  /* NULL, or called after each periodic save */
 	void *progress_ctx;
 };

@@ -75,7 +75,7 @@ if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
 fi
 "$HINDSIGHT" record --record=maybe -- "$exitcode" 2>bad.err
 expect_eq "exit status of a bad --record" "$?" 2
-expect bad.err "--record wants auto, sw, pt or valgrind"
+expect bad.err "--record wants auto, sw, pt, valgrind or light"
 "$HINDSIGHT" record --psb-period x -- "$exitcode" 2>bad2.err
 expect_eq "exit status of a bad --psb-period" "$?" 2
 "$HINDSIGHT" record -o "$T_DIR/missing" -- "$T_DIR/no-such-program" 2>missing.err
