@@ -34,6 +34,7 @@
 #include "libvex_guest_amd64.h"
 
 #include "hsrec_inputs.h"
+#include "hsrec_sys.h"
 #include "hsrec_proto.h"
 
 /* VEX's own helpers (guest_amd64_helpers.c, exported by libvex). */
@@ -47,7 +48,6 @@ extern Int VG_(safe_fd)(Int oldfd);
 extern Int VG_(tkill)(Int lwpid, Int signo);
 
 #define HSIN_NR_CLONE3 435
-#define HSIN_NR_OPENAT2 437
 #define HSIN_STACK_MAX (256u << 10)
 #define HSIN_MAX_FD 4096
 #define HSIN_BUF (1u << 16)
@@ -142,24 +142,6 @@ static ULong hsin_hash(const VexGuestAMD64State *g)
 static void hsin_regs(ThreadId tid, VexGuestAMD64State *g)
 {
 	VG_(get_shadow_regs_area)(tid, (UChar *)g, 0, 0, sizeof(*g));
-}
-
-static const HChar *hsin_sysname(UInt nr)
-{
-	switch (nr) {
-	case __NR_read: return "read";
-	case __NR_write: return "write";
-	case __NR_openat: return "openat";
-	case __NR_close: return "close";
-	case __NR_mmap: return "mmap";
-	case __NR_munmap: return "munmap";
-	case __NR_mprotect: return "mprotect";
-	case __NR_brk: return "brk";
-	case __NR_clone: return "clone";
-	case __NR_execve: return "execve";
-	case __NR_exit_group: return "exit_group";
-	default: return "syscall";
-	}
 }
 
 /* --- Light: the log written ------------------------------------------- */
@@ -264,23 +246,6 @@ static void hsin_light_file(Int fd)
 	hsin_put64(st.mtime);
 	hsin_put64(st.mtime_nsec);
 	hsin_put(path, (SizeT)n);
-}
-
-static Bool hsin_is_open(UInt nr)
-{
-	return nr == __NR_open || nr == __NR_openat || nr == __NR_creat || nr == HSIN_NR_OPENAT2;
-}
-
-static Bool hsin_may_wait(UInt nr)
-{
-#define HSIN_CASE(name) case __NR_##name:
-	switch (nr) {
-	HSREC_MAY_WAIT_SYSCALLS(HSIN_CASE)
-		return True;
-	default:
-		return False;
-	}
-#undef HSIN_CASE
 }
 
 /* --- Rebuild: the log read --------------------------------------------- */
@@ -424,22 +389,6 @@ static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 
 /* --- Rebuild: syscalls ------------------------------------------------- */
 
-/* Calls the core must do itself at the rebuild: they shape the process
- * (its memory, its signal set-up, its end) and give the same results. */
-static Bool hsin_core_does(UInt nr)
-{
-	switch (nr) {
-	case __NR_mmap: case __NR_munmap: case __NR_mprotect: case __NR_mremap: case __NR_brk:
-	case __NR_madvise: case __NR_exit: case __NR_exit_group: case __NR_rt_sigaction:
-	case __NR_rt_sigprocmask: case __NR_rt_sigreturn: case __NR_sigaltstack:
-	case __NR_arch_prctl: case __NR_set_tid_address: case __NR_set_robust_list:
-	case __NR_prlimit64: case __NR_getrlimit: case __NR_setrlimit:
-		return True;
-	default:
-		return False;
-	}
-}
-
 /* A kill of the process itself: its pid and tid are this run's. */
 static Bool hsin_kills_itself(UInt nr, const VexGuestAMD64State *g)
 {
@@ -502,7 +451,7 @@ static void hsin_apply_writes(ThreadId tid, UInt nr)
 		if (!VG_(am_is_valid_for_client)(w->a, w->len, VKI_PROT_WRITE))
 			hsin_diverge("at event %llu (%s): the kernel wrote %lu bytes at %#lx when "
 				     "recorded, which is not writable memory now", hsin_events,
-				     hsin_sysname(nr), w->len, w->a);
+				     hsrec_sys_name(nr), w->len, w->a);
 		old = VG_(malloc)("hsin.old", w->len);
 		VG_(memcpy)(old, (const void *)w->a, w->len);
 		VG_(memcpy)((void *)w->a, w->bytes, w->len);
@@ -616,7 +565,7 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 {
 	ThreadId tid = VG_(get_running_tid)();
 	UInt nr = (UInt)g->guest_RAX;
-	const HChar *name = hsin_sysname(nr);
+	const HChar *name = hsrec_sys_name(nr);
 	Long res;
 
 	hsin_at = next - 2;        /* the syscall instruction (0f 05) */
@@ -675,7 +624,7 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 	    hsin_stale[g->guest_R8])
 		hsin_diverge("at event %llu: the program maps %s, which is not the file it was when "
 			     "recorded (changed, or gone, since)", hsin_events, hsin_stale[g->guest_R8]);
-	if (hsin_core_does(nr) || hsin_kills_itself(nr, g)) {
+	if (hsrec_sys_core_does(nr) || hsin_kills_itself(nr, g)) {
 		/* The core writes them again: compared when it is done. */
 		if (hsin_kills_itself(nr, g)) {
 			hsin_translated = True;
@@ -696,7 +645,7 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 	}
 	hsin_apply_writes(tid, nr);
 	g->guest_RAX = (ULong)res;
-	if (hsin_is_open(nr) && res >= 0)
+	if (hsrec_sys_is_open(nr) && res >= 0)
 		hsin_reopen();
 	if (nr == __NR_close && res == 0)
 		hsin_closed(g->guest_RDI);
@@ -932,7 +881,7 @@ void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 		hsin_put32(nr);
 		hsin_put64(VG_(get_IP)(tid));
 		hsin_flush();
-	} else if (hsin_may_wait(nr)) {
+	} else if (hsrec_sys_may_wait(nr)) {
 		hsin_flush();
 	}
 	hsin_regs(tid, &g);
@@ -970,7 +919,7 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 			    VG_(memcmp)((const void *)hsin_ws[i].a, hsin_ws[i].bytes, hsin_ws[i].len)) {
 				hsin_at_how = HSREC_DIV_WHOLE;
 				hsin_diverge("at event %llu: %s wrote other bytes at %#lx than when "
-					     "recorded (%lu bytes)", hsin_events, hsin_sysname(nr),
+					     "recorded (%lu bytes)", hsin_events, hsrec_sys_name(nr),
 					     hsin_ws[i].a, hsin_ws[i].len);
 			}
 		hsin_drop_writes();
@@ -981,7 +930,7 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 		} else if (r != hsin_pending_res) {
 			hsin_at_how = HSREC_DIV_WHOLE;
 			hsin_diverge("at event %llu: %s returned %lld where it returned %lld when "
-				     "recorded", hsin_events, hsin_sysname(nr), r, hsin_pending_res);
+				     "recorded", hsin_events, hsrec_sys_name(nr), r, hsin_pending_res);
 		}
 		hsin_arm();
 		return;
@@ -999,7 +948,7 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 	hsin_put64(hsin_sys_sp);
 	hsin_put64(hsin_sys_hash);
 	hsin_put64(hsin_sys_count);
-	if (hsin_is_open(nr) && r >= 0)
+	if (hsrec_sys_is_open(nr) && r >= 0)
 		hsin_light_file((Int)r);
 }
 
@@ -1096,6 +1045,18 @@ static IRTemp hsin_tmp(IRSB *sb, IRType ty, IRExpr *e)
 	return t;
 }
 
+/* @d reads or writes (@fx) @size bytes of the guest state at @off. */
+static void hsin_fx(IRDirty *d, IREffect fx, Int off, Int size)
+{
+	Int i = d->nFxState++;
+
+	d->fxState[i].fx = fx;
+	d->fxState[i].offset = off;
+	d->fxState[i].size = size;
+	d->fxState[i].nRepeats = 0;
+	d->fxState[i].repeatLen = 0;
+}
+
 void hsin_instrument_in(IRSB *in)
 {
 	ULong pc = 0;
@@ -1103,36 +1064,40 @@ void hsin_instrument_in(IRSB *in)
 
 	if (hsin_mode == HSIN_MODE_FULL)
 		return;
+	/* VEX's helper, and ours in each mode (same arguments but the pc). */
+	static const struct {
+		const HChar *vex, *light, *rebuild;
+		void *lfn, *rfn;
+		Bool gs;               /* the guest state first (rdtscp writes it) */
+	} swaps[] = {
+		{ "amd64g_dirtyhelper_RDTSC", "hsin_l_rdtsc", "hsin_r_rdtsc",
+		  (void *)hsin_l_rdtsc, (void *)hsin_r_rdtsc, False },
+		{ "amd64g_dirtyhelper_RDTSCP", "hsin_l_rdtscp", "hsin_r_rdtscp",
+		  (void *)hsin_l_rdtscp, (void *)hsin_r_rdtscp, True },
+		{ "amd64g_dirtyhelper_RDRAND", "hsin_l_rdrand", "hsin_r_rdrand",
+		  (void *)hsin_l_rdrand, (void *)hsin_r_rdrand, False },
+		{ "amd64g_dirtyhelper_RDSEED", "hsin_l_rdseed", "hsin_r_rdseed",
+		  (void *)hsin_l_rdseed, (void *)hsin_r_rdseed, False },
+	};
+	Bool light = hsin_mode == HSIN_MODE_LIGHT;
+
 	for (i = 0; i < in->stmts_used; i++) {
 		IRStmt *s = in->stmts[i];
 		IRDirty *d;
-		const HChar *n;
-		Bool light = hsin_mode == HSIN_MODE_LIGHT;
+		UInt k;
 
-		if (s->tag == Ist_IMark) {
+		if (s->tag == Ist_IMark)
 			pc = s->Ist.IMark.addr;
-			continue;
-		}
 		if (s->tag != Ist_Dirty)
 			continue;
 		d = s->Ist.Dirty.details;
-		n = d->cee->name;
-		if (!VG_(strcmp)(n, "amd64g_dirtyhelper_RDTSC")) {
-			d->cee = mkIRCallee(0, light ? "hsin_l_rdtsc" : "hsin_r_rdtsc",
-					    light ? (void *)hsin_l_rdtsc : (void *)hsin_r_rdtsc);
-			d->args = mkIRExprVec_1(hsin_c64(pc));
-		} else if (!VG_(strcmp)(n, "amd64g_dirtyhelper_RDTSCP")) {
-			d->cee = mkIRCallee(0, light ? "hsin_l_rdtscp" : "hsin_r_rdtscp",
-					    light ? (void *)hsin_l_rdtscp : (void *)hsin_r_rdtscp);
-			d->args = mkIRExprVec_2(IRExpr_GSPTR(), hsin_c64(pc));
-		} else if (!VG_(strcmp)(n, "amd64g_dirtyhelper_RDRAND")) {
-			d->cee = mkIRCallee(0, light ? "hsin_l_rdrand" : "hsin_r_rdrand",
-					    light ? (void *)hsin_l_rdrand : (void *)hsin_r_rdrand);
-			d->args = mkIRExprVec_1(hsin_c64(pc));
-		} else if (!VG_(strcmp)(n, "amd64g_dirtyhelper_RDSEED")) {
-			d->cee = mkIRCallee(0, light ? "hsin_l_rdseed" : "hsin_r_rdseed",
-					    light ? (void *)hsin_l_rdseed : (void *)hsin_r_rdseed);
-			d->args = mkIRExprVec_1(hsin_c64(pc));
+		for (k = 0; k < sizeof(swaps) / sizeof(swaps[0]); k++) {
+			if (VG_(strcmp)(d->cee->name, swaps[k].vex))
+				continue;
+			d->cee = mkIRCallee(0, light ? swaps[k].light : swaps[k].rebuild,
+					    light ? swaps[k].lfn : swaps[k].rfn);
+			d->args = swaps[k].gs ? mkIRExprVec_2(IRExpr_GSPTR(), hsin_c64(pc)) :
+						mkIRExprVec_1(hsin_c64(pc));
 		}
 	}
 }
@@ -1158,12 +1123,7 @@ void hsin_instrument_entry(IRSB *out, Addr ip)
 		/* Entering it makes the count pass the recorded signal's. */
 		d->guard = IRExpr_RdTmp(hsin_tmp(out, Ity_I1, IRExpr_Binop(Iop_CmpLT64U,
 							IRExpr_RdTmp(lim), IRExpr_RdTmp(c1))));
-		d->nFxState = 1;
-		d->fxState[0].fx = Ifx_Modify;
-		d->fxState[0].offset = offsetof(VexGuestAMD64State, guest_RIP);
-		d->fxState[0].size = 8;
-		d->fxState[0].nRepeats = 0;
-		d->fxState[0].repeatLen = 0;
+		hsin_fx(d, Ifx_Modify, offsetof(VexGuestAMD64State, guest_RIP), 8);
 		d->mFx = Ifx_Modify;
 		d->mAddr = hsin_c64((Addr)&hsin_deliver);
 		d->mSize = 8;
@@ -1194,24 +1154,10 @@ void hsin_instrument_out(IRSB *out, const IRSB *in, const VexGuestLayout *layout
 			      mkIRExprVec_2(IRExpr_GSPTR(), in->next));
 	/* It reads the registers and may set rax, rdi, rsi and rip; it
 	 * writes the stream's buffer and the program's memory. */
-	d->nFxState = 2;
-	d->fxState[0].fx = Ifx_Modify;
-	d->fxState[0].offset = offsetof(VexGuestAMD64State, guest_RAX);
-	d->fxState[0].size = offsetof(VexGuestAMD64State, guest_R15) + 8 -
-			     offsetof(VexGuestAMD64State, guest_RAX);
-	d->fxState[0].nRepeats = 0;
-	d->fxState[0].repeatLen = 0;
-	d->fxState[1].fx = Ifx_Modify;
-	d->fxState[1].offset = offsetof(VexGuestAMD64State, guest_RIP);
-	d->fxState[1].size = 8;
-	d->fxState[1].nRepeats = 0;
-	d->fxState[1].repeatLen = 0;
-	d->nFxState = 3;           /* hsin_hash reads fs_base */
-	d->fxState[2].fx = Ifx_Read;
-	d->fxState[2].offset = offsetof(VexGuestAMD64State, guest_FS_CONST);
-	d->fxState[2].size = 8;
-	d->fxState[2].nRepeats = 0;
-	d->fxState[2].repeatLen = 0;
+	hsin_fx(d, Ifx_Modify, offsetof(VexGuestAMD64State, guest_RAX),
+		offsetof(VexGuestAMD64State, guest_R15) + 8 - offsetof(VexGuestAMD64State, guest_RAX));
+	hsin_fx(d, Ifx_Modify, offsetof(VexGuestAMD64State, guest_RIP), 8);
+	hsin_fx(d, Ifx_Read, offsetof(VexGuestAMD64State, guest_FS_CONST), 8);  /* hsin_hash */
 	d->mFx = Ifx_Modify;
 	d->mAddr = hsin_c64((Addr)&hsin_count);
 	d->mSize = 8;

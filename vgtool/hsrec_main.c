@@ -49,6 +49,7 @@
 
 #include "hsrec_inputs.h"
 #include "hsrec_proto.h"
+#include "hsrec_sys.h"
 
 /* Exported by libcoregrind, not declared in the public headers: moves a
  * file descriptor out of the client's range (VALGRIND-NOTES.md). */
@@ -298,26 +299,11 @@ static void hs_signal(ThreadId tid, Int sig, Bool alt)
 		hs_dumped[tid] = False;    /* the handler's registers */
 }
 
-/* Whether syscall @nr may wait for as long as it likes (the list both
- * recorders use, hsrec_proto.h): before it, what the buffer holds
- * goes to hindsight, so a recorder killed meanwhile has it. Not before
- * every syscall: that costs a write each (getppid in a loop: 30% slower). */
-static Bool hs_may_wait(UInt nr)
-{
-#define HS_CASE(name) case __NR_##name:
-	switch (nr) {
-	HSREC_MAY_WAIT_SYSCALLS(HS_CASE)
-		return True;
-	default:
-		return False;
-	}
-}
-
 static void hs_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 {
 	hsin_pre_syscall(tid, nr, args, nargs);
 	if (nr != __NR_execve && nr != __NR_execveat) {
-		if (hs_may_wait(nr))
+		if (hsrec_sys_may_wait(nr))
 			hs_flush();
 		return;
 	}
