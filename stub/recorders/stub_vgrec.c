@@ -804,6 +804,22 @@ static int vgrec_memu(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t add
 					STUB_REC_MAP_UNKNOWN, index, time);
 }
 
+/* @t stopped before @ip, the first @n instructions of its open superblock
+ * (if any) run. */
+static int vgrec_stop_at(struct stub_vgrec *r, struct vgrec_thread *t, uint32_t n, uint64_t ip)
+{
+	int e = 0;
+
+	if (t->open)
+		e = vgrec_run(r, t, t->open, n);
+	t->open = NULL;
+	if (e >= 0)
+		e = vgrec_succ(r, t, ip);
+	if (e >= 0)
+		e = stub_rec_thread_interrupt(&t->th, ip);
+	return e;
+}
+
 /* @t stopped before @ip. A fault stops it inside its open superblock:
  * that ran up to the last instruction at @ip (of the copies of a rep
  * string instruction VEX unrolled, those before it ran, and wrote).
@@ -814,31 +830,19 @@ static int vgrec_memu(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t add
  * one superblock that ends where it starts. */
 static int vgrec_stopped(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip, bool fault)
 {
-	int e = 0;
+	uint32_t n = t->open ? t->open->ninsn : 0;
 
 	if (t->open && !fault) {
-		uint32_t n = t->open->ninsn;
-
 		if (n && t->open->insn[n - 1].ip == ip)
 			n--;
-		e = vgrec_run(r, t, t->open, n);
-		t->open = NULL;
 	} else if (t->open) {
-		uint32_t n = t->open->ninsn;
-
 		for (uint32_t i = t->open->ninsn; i-- > 0;)
 			if (t->open->insn[i].ip == ip) {
 				n = i;
 				break;
 			}
-		e = vgrec_run(r, t, t->open, n);
-		t->open = NULL;
 	}
-	if (e >= 0)
-		e = vgrec_succ(r, t, ip);
-	if (e >= 0)
-		e = stub_rec_thread_interrupt(&t->th, ip);
-	return e;
+	return vgrec_stop_at(r, t, n, ip);
 }
 
 static int vgrec_enter(struct stub_vgrec *r, uint32_t id)
@@ -1009,19 +1013,10 @@ static int vgrec_hello(struct stub_vgrec *r, const uint8_t *p, size_t len)
 static int vgrec_diverged(struct stub_vgrec *r, struct vgrec_thread *t, uint32_t how,
 			  uint64_t ip)
 {
-	int e = 0;
-
-	if (how == HSREC_DIV_FIND || !t->open)
+	if (how == HSREC_DIV_FIND || !t->open || !t->open->ninsn)
 		return vgrec_stopped(r, t, ip, true);
-	if (t->open->ninsn)
-		e = vgrec_run(r, t, t->open, how == HSREC_DIV_WHOLE ? t->open->ninsn :
-							      t->open->ninsn - 1);
-	t->open = NULL;
-	if (e >= 0)
-		e = vgrec_succ(r, t, ip);
-	if (e >= 0)
-		e = stub_rec_thread_interrupt(&t->th, ip);
-	return e;
+	return vgrec_stop_at(r, t, how == HSREC_DIV_WHOLE ? t->open->ninsn : t->open->ninsn - 1,
+			     ip);
 }
 
 static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, size_t len)
