@@ -430,8 +430,9 @@ static int cli_rebuild_dir(const char *dir)
 		return 1;
 	cli_record_go(rec, true, &res);
 	stub_recorder_free(rec);
-	/* env's strings are the environment now: kept. */
-	return res.recorded ? 0 : 1;
+	/* env's strings are the environment now: kept. A rebuild that did
+	 * not end leaves its mark (stub_vglight_pending). */
+	return res.recorded && !stub_vglight_pending(dir) ? 0 : 1;
 }
 
 int cli_rebuild_main(int argc, char **argv)

@@ -622,8 +622,9 @@ rebuild:
 	 * inputs are the recording). */
 	e = stub_vgrec_run(r, why, sizeof(why));
 	if (e < 0)
-		rec_say(rec, "the rebuild stopped: %s (the inputs in %s are kept; `hindsight "
-			"rebuild %s` tries again)", why, rec->dir, rec->dir);
+		rec_say(rec, "the rebuild stopped: %s (Valgrind's messages are in %s/%s; the "
+			"inputs in %s are kept; `hindsight rebuild %s` tries again)", why, rec->dir,
+			STUB_VGREC_LOG, rec->dir, rec->dir);
 	else
 		unlink(busy);      /* done (a divergence too: its gap says where) */
 	rec->light.rebuild_secs = rec_now_secs() - t0;
