@@ -146,49 +146,40 @@ static void hsin_regs(ThreadId tid, VexGuestAMD64State *g)
 
 /* --- Light: the log written ------------------------------------------- */
 
-static void hsin_flush(void)
+/* @n bytes at @p into the log, all of them; a failure stops the log. */
+static void hsin_write(const UChar *p, SizeT n)
 {
-	UInt at = 0;
-
-	while (hsin_fd >= 0 && at < hsin_len) {
-		Int w = VG_(write)(hsin_fd, hsin_buf + at, (Int)(hsin_len - at));
+	while (hsin_fd >= 0 && n > 0) {
+		Int w = VG_(write)(hsin_fd, p, n > 0x40000000 ? 0x40000000 : (Int)n);
 
 		if (w <= 0) {
-			VG_(umsg)("hsrec: cannot write the input log (%d); recording stops\n", w);
-			VG_(close)(hsin_fd);
-			hsin_fd = -1;
-		} else {
-			at += (UInt)w;
-		}
-	}
-	hsin_len = 0;
-}
-
-static void hsin_put(const void *p, SizeT n)
-{
-	const UChar *c = p;
-
-	if (hsin_fd < 0)
-		return;
-	if (hsin_len + n > HSIN_BUF)
-		hsin_flush();
-	while (n > HSIN_BUF && hsin_fd >= 0) {
-		Int w = VG_(write)(hsin_fd, c, n > 0x40000000 ? 0x40000000 : (Int)n);
-
-		if (w <= 0) {
-			hsin_len = 0;
-			hsin_buf[0] = 0;
 			VG_(umsg)("hsrec: cannot write the input log (%d); recording stops\n", w);
 			VG_(close)(hsin_fd);
 			hsin_fd = -1;
 			return;
 		}
-		c += w;
+		p += w;
 		n -= (SizeT)w;
 	}
+}
+
+static void hsin_flush(void)
+{
+	hsin_write(hsin_buf, hsin_len);
+	hsin_len = 0;
+}
+
+static void hsin_put(const void *p, SizeT n)
+{
 	if (hsin_fd < 0)
 		return;
-	VG_(memcpy)(hsin_buf + hsin_len, c, n);
+	if (hsin_len + n > HSIN_BUF)
+		hsin_flush();
+	if (n > HSIN_BUF) {
+		hsin_write(p, n);      /* a big read's bytes: straight out */
+		return;
+	}
+	VG_(memcpy)(hsin_buf + hsin_len, p, n);
 	hsin_len += (UInt)n;
 }
 
@@ -201,8 +192,7 @@ static void hsin_head(UInt kind, SizeT len)
 	hsin_put32((UInt)len);
 }
 
-/* The stack segment @sp is in, at most its top HSIN_STACK_MAX bytes. */
-static Bool hsin_stack_range(Addr sp, Addr *from, Addr *end)
+Bool hsin_stack_range(Addr sp, Addr *from, Addr *end)
 {
 	NSegment const *seg = VG_(am_find_nsegment)(sp);
 

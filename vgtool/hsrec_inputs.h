@@ -56,6 +56,9 @@ void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 /* The recorded process's id for @lwp, a thread of this one: the rebuild
  * shows the recorded run's ids. */
 Int hsin_recorded_tid(Int lwp);
+/* The stack mapping @sp is in, at most its top 256 KiB, readable: the
+ * initial stack both modes log. */
+Bool hsin_stack_range(Addr sp, Addr *from, Addr *end);
 /* @tid starts running client code (before the stream's register dump). */
 void hsin_start(ThreadId tid);
 void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs);

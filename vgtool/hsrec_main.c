@@ -467,35 +467,20 @@ static void hs_post_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 }
 
 /* The stack mapping @tid starts on, as Valgrind built it (argc, argv,
- * envp, auxv and the zeros below them), at most its top HS_STACK bytes:
+ * envp, auxv and the zeros below them), at most its top 256 KiB
+ * (hsin_stack_range, which the light mode logs too):
  * as the software recorder logs it at an exec. A debugger reads around the
  * stack pointer in whole lines (LLDB: 512 bytes), and a frame's padding the
  * program never writes would otherwise leave such a line unknown. Sent as
  * a write of the bytes over themselves: before the first instruction there
  * is no earlier value to show. */
-#define HS_STACK (256u << 10)
 static void hs_initial_stack(ThreadId tid)
 {
-	Addr sp = VG_(get_SP)(tid), from, end;
-	NSegment const *seg = VG_(am_find_nsegment)(sp);
+	Addr from, end;
 
 	hs_stack_sent = True;
-	if (!seg || seg->kind != SkAnonC)
-		return;
-	end = seg->end + 1;
-	from = end - seg->start > HS_STACK ? end - HS_STACK : seg->start;
-	if (!VG_(am_is_valid_for_client)(from, end - from, VKI_PROT_READ))
-		return;
-	while (from < end) {
-		SizeT n = end - from > 30000 ? 30000 : end - from;
-
-		hs_ctl(HSREC_MEMW, 12 + 2 * n);
-		hs_put32(hs_tid(tid));
-		hs_put64(from);
-		hs_put((const void *)from, n);
-		hs_put((const void *)from, n);
-		from += n;
-	}
+	if (hsin_stack_range(VG_(get_SP)(tid), &from, &end))
+		hs_memw(tid, from, (const UChar *)from, (const UChar *)from, end - from);
 }
 
 /* rax rbx rcx rdx rsi rdi rbp rsp r8-r15 eflags fs_base, in hex. */
