@@ -430,11 +430,7 @@ static int vg_start(struct stub_recorder *rec)
 	char why[512] = "";
 	int e;
 
-	if (rec->opt.dir)
-		snprintf(rec->dir, sizeof(rec->dir), "%s", rec->opt.dir);
-	else
-		snprintf(rec->dir, sizeof(rec->dir), "hindsight-%s-%d",
-			 basename(rec->opt.argv[0]), (int)getpid());
+	rec_set_dir(rec, getpid());
 	o.dir = rec->dir;
 	e = stub_vgrec_new(&r, &o, rec->opt.argv, why, sizeof(why));
 	if (e < 0) {
@@ -532,11 +528,7 @@ static int lt_start(struct stub_recorder *rec)
 	/* How SIGINT is handled now, before the command line ignores it for
 	 * its own sake: the program gets it so (lt_run starts it later). */
 	sigaction(SIGINT, NULL, &rec->light.sigint);
-	if (rec->opt.dir)
-		snprintf(rec->dir, sizeof(rec->dir), "%s", rec->opt.dir);
-	else
-		snprintf(rec->dir, sizeof(rec->dir), "hindsight-%s-%d",
-			 basename(rec->opt.argv[0]), (int)getpid());
+	rec_set_dir(rec, getpid());
 	return 0;
 }
 
