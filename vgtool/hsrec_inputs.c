@@ -46,11 +46,15 @@ extern Int VG_(safe_fd)(Int oldfd);
 /* libcoregrind's, not in the public headers (VALGRIND-NOTES.md): a signal
  * sent to a thread of this process. */
 extern Int VG_(tkill)(Int lwpid, Int signo);
+/* ... and the big lock handed on, and whether a thread is ending. */
+extern void VG_(vg_yield)(void);
+extern Bool VG_(is_exiting)(ThreadId tid);
 
 #define HSIN_NR_CLONE3 435
 #define HSIN_STACK_MAX (256u << 10)
 #define HSIN_MAX_FD 4096
 #define HSIN_BUF (1u << 16)
+#define HSIN_MAX_TID 4096          /* as hsrec_main.c's HS_MAX_TID */
 
 enum hsin_mode hsin_mode;
 static const HChar *hsin_in_path;
@@ -63,15 +67,36 @@ static Bool hsin_stack_done;
  * the gate: the rebuild calls hsin_gate when the count passes it. */
 static ULong hsin_count;
 static ULong hsin_limit = ~0ull;
-/* Set by the gate when it sent itself the recorded signal: the block
- * is left at once, so that the signal is taken before it. */
-static ULong hsin_deliver;
+/* The recorded signal was sent again and is not taken yet. */
+static Bool hsin_deliver;
 
-/* Light: the syscall under way, whose writes are logged, and its check
- * fields as they were when it started (as the rebuild sees them). */
-static Bool hsin_in_sys;
-static ThreadId hsin_sys_tid;
-static ULong hsin_sys_pc, hsin_sys_sp, hsin_sys_hash, hsin_sys_count;
+/* Per Valgrind thread. */
+struct hsin_thread {
+	/* Light: its syscall under way, whose writes are logged, and the
+	 * check fields as they were when it started (as the rebuild sees
+	 * them: other threads may run while it waits). Rebuild: the count
+	 * when its unfinished syscall started. */
+	Bool in_sys;
+	ULong sys_pc, sys_sp, sys_hash, sys_count;
+	/* Rebuild: its id when recorded, and in this run (0: not known). */
+	Int lwp, real_lwp;
+	/* Rebuild: the word the kernel clears when it ends (its
+	 * CLONE_CHILD_CLEARTID or set_tid_address pointer; 0: none). */
+	Addr ctid;
+	/* Rebuild: it waited in the syscall ending before this address
+	 * while others ran, when recorded: completed at its next turn. */
+	Addr unfinished;
+};
+static struct hsin_thread hsin_th[HSIN_MAX_TID];
+/* Light: the thread that ran last; another logs HSIN_TURN first. */
+static ThreadId hsin_cur = 1;
+/* Rebuild: the thread whose turn it is (the others wait at their next
+ * block's entry), and the one a thread's clone is creating. */
+static ThreadId hsin_owner = 1;
+static ThreadId hsin_child;
+/* Set by the gate when the thread must leave its block before it runs
+ * (read by the translated code right after the gate). */
+static ULong hsin_leave;
 /* A signal's frame under way: light, its writes are logged (the siginfo
  * the program reads); rebuild, they are the recorded ones. */
 static Bool hsin_in_frame;
@@ -142,6 +167,13 @@ static ULong hsin_hash(const VexGuestAMD64State *g)
 static void hsin_regs(ThreadId tid, VexGuestAMD64State *g)
 {
 	VG_(get_shadow_regs_area)(tid, (UChar *)g, 0, 0, sizeof(*g));
+}
+
+static struct hsin_thread *hsin_thr(ThreadId tid)
+{
+	if (tid >= HSIN_MAX_TID)
+		VG_(tool_panic)("hsrec: more threads than it can name");
+	return &hsin_th[tid];
 }
 
 /* --- Light: the log written ------------------------------------------- */
@@ -238,6 +270,17 @@ static void hsin_light_file(Int fd)
 	hsin_put(path, (SizeT)n);
 }
 
+/* Light: @tid runs now; if another ran last, its turn is logged. */
+static void hsin_light_turn(ThreadId tid)
+{
+	if (tid == hsin_cur)
+		return;
+	hsin_cur = tid;
+	hsin_head(HSIN_TURN, 12);
+	hsin_put32((UInt)VG_(gettid)());
+	hsin_put64(hsin_count);
+}
+
 /* --- Rebuild: the log read --------------------------------------------- */
 
 static void hsin_diverge(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
@@ -306,7 +349,7 @@ static void hsin_expect(UInt kind, UInt len, const HChar *what)
 	static const HChar *const names[] = {
 		"nothing", "an exec's start", "the initial stack", "a syscall's write",
 		"a syscall", "an instruction's result", "a signal", "an exec",
-		"an opened file", "the end",
+		"an opened file", "the end", "another thread's turn",
 	};
 	UInt k = hsin_peek();
 
@@ -315,6 +358,9 @@ static void hsin_expect(UInt kind, UInt len, const HChar *what)
 	if (k == HSIN_SIGNAL && hsin_rlen >= 8)
 		hsin_diverge("at event %llu: the program does %s where a signal (%d) came when "
 			     "recorded", hsin_events, what, (Int)hsin_u32(hsin_rec + 4));
+	if (k == HSIN_TURN && hsin_rlen >= 12)
+		hsin_diverge("at event %llu: the program does %s where thread %u ran next when "
+			     "recorded", hsin_events, what, hsin_u32(hsin_rec));
 	hsin_diverge("at event %llu: the program does %s where the recording has %s%s",
 		     hsin_events, what, k < sizeof(names) / sizeof(names[0]) ? names[k] : "a record of a newer kind",
 		     k ? "" : " (the input log ends: the recording was cut short)");
@@ -332,6 +378,45 @@ static void hsin_arm(void)
 		hsin_limit = hsin_u64(hsin_rec + 16);
 	else if (k == HSIN_END && hsin_rlen >= 12)
 		hsin_limit = hsin_u64(hsin_rec + 4);   /* the run ended there */
+	else if (k == HSIN_TURN && hsin_rlen >= 12)
+		hsin_limit = hsin_u64(hsin_rec + 4);   /* another thread ran from there */
+}
+
+/* --- Rebuild: threads' turns ------------------------------------------- */
+
+/* The next record hands the turn on at this count. */
+static Bool hsin_turn_here(ULong count)
+{
+	return hsin_peek() == HSIN_TURN && hsin_rlen >= 12 && hsin_u64(hsin_rec + 4) == count;
+}
+
+/* The next record is a turn: its thread is the owner from now. */
+static void hsin_take_turn(void)
+{
+	Int lwp = (Int)hsin_u32(hsin_rec);
+	ThreadId t;
+
+	for (t = 1; t < HSIN_MAX_TID; t++)
+		if (hsin_th[t].lwp == lwp)
+			break;
+	if (t == HSIN_MAX_TID)
+		hsin_diverge("at event %llu: thread %d ran next when recorded, which this run does "
+			     "not have", hsin_events, lwp);
+	hsin_take();
+	hsin_owner = t;
+}
+
+/* The running thread leaves the block it is entering, before it runs
+ * (@ip: its first instruction), through the spent event counter that
+ * hands it to the scheduler (hsin_stop). */
+static void hsin_leave_block(VexGuestAMD64State *g, ULong ip)
+{
+	hsin_count--;              /* the block is entered again */
+	hsin_limit = hsin_count;   /* ... and left again if nothing changed */
+	g->guest_RIP = ip;
+	g->host_EvC_COUNTER = 0;
+	hsin_leave = 1;
+	hsin_at = 0;
 }
 
 static void hsin_check(const HChar *what, ULong pc, ULong want_pc, ULong count, ULong want_count)
@@ -345,19 +430,35 @@ static void hsin_check(const HChar *what, ULong pc, ULong want_pc, ULong count, 
 }
 
 /* Called by translated code at a block's entry when the count passed the
- * gate: the recorded signal came before this block, from outside the
- * program (a timer, another process). It is sent again, to this thread,
+ * gate. A thread whose turn it is not leaves the block at once; so does
+ * the owner when the recorded turn ends here, handing it on. Else the
+ * recorded signal came before this block, from outside the program (a
+ * timer, another process or thread). It is sent again, to this thread,
  * and the block left before it runs (entered again after the handler): a
  * signal Valgrind takes between blocks, which it does at once when the
  * event counter is spent. Its siginfo becomes the recorded one as the
  * frame is written (hsin_post_write). */
 static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 {
+	UInt k = hsin_peek();
 	Int sig = (Int)hsin_u32(hsin_rec + 4);
 
 	hsin_at = ip;
 	hsin_at_how = HSREC_DIV_WHOLE;
-	if (hsin_kind == HSIN_END)
+	if (VG_(get_running_tid)() != hsin_owner) {
+		hsin_leave_block(g, ip);
+		return;
+	}
+	if (k == HSIN_TURN && hsin_turn_here(hsin_count - 1)) {
+		hsin_take_turn();
+		hsin_leave_block(g, ip);
+		return;
+	}
+	if (k == HSIN_TURN)
+		hsin_diverge("at event %llu: thread %u ran next after %llu superblocks when "
+			     "recorded; the rebuild has passed it", hsin_events, hsin_u32(hsin_rec),
+			     hsin_u64(hsin_rec + 4));
+	if (k == HSIN_END)
 		hsin_diverge("at event %llu: the recorded run ended here, after %llu superblocks "
 			     "(a signal it did not handle killed it)", hsin_events, hsin_limit);
 	if (hsin_deliver)
@@ -367,26 +468,36 @@ static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 		hsin_diverge("at event %llu: signal %d came after %llu superblocks when recorded, "
 			     "at %#llx; the rebuild is at %#llx then", hsin_events, sig, hsin_limit,
 			     hsin_u64(hsin_rec + 8), ip);
-	hsin_count--;              /* this block is entered again */
-	hsin_limit = hsin_count;   /* ... and back here if the signal was not taken */
-	hsin_at = 0;
-	g->guest_RIP = ip;
-	g->host_EvC_COUNTER = 0;
+	if (k != HSIN_SIGNAL)
+		hsin_diverge("at event %llu: the gate fired with no event due", hsin_events);
 	if (VG_(tkill)(VG_(gettid)(), sig) != 0)
 		hsin_diverge("at event %llu: cannot send signal %d again", hsin_events, sig);
-	hsin_deliver = 1;
+	hsin_deliver = True;
+	hsin_leave_block(g, ip);   /* ... and back here if the signal was not taken */
 }
 
 /* --- Rebuild: syscalls ------------------------------------------------- */
 
-/* A kill of the process itself: its pid and tid are this run's. */
-static Bool hsin_kills_itself(UInt nr, const VexGuestAMD64State *g)
+/* A kill of the process or of the calling thread itself (@tid): made
+ * for real, with this run's ids. One aimed at another thread is not: its
+ * signal is sent again at the recorded point in that thread's turn. */
+static Bool hsin_kills_itself(ThreadId tid, UInt nr, const VexGuestAMD64State *g)
 {
-	if (nr == __NR_kill || nr == __NR_tkill)
+	Long me = hsin_thr(tid)->lwp;
+
+	if (nr == __NR_kill)
 		return (Long)g->guest_RDI == hsin_pid;
+	if (nr == __NR_tkill)
+		return (Long)g->guest_RDI == me;
 	if (nr == __NR_tgkill)
-		return (Long)g->guest_RDI == hsin_pid && (Long)g->guest_RSI == hsin_pid;
+		return (Long)g->guest_RDI == hsin_pid && (Long)g->guest_RSI == me;
 	return False;
+}
+
+/* A clone that makes a thread: the core makes it (hsin_post_syscall). */
+static Bool hsin_makes_thread(UInt nr, const VexGuestAMD64State *g)
+{
+	return nr == __NR_clone && (g->guest_RDI & VKI_CLONE_THREAD);
 }
 
 /* What the kernel wrote, in the log before the syscall: kept until the
@@ -548,61 +659,50 @@ static void hsin_duped(UInt nr, const VexGuestAMD64State *g, Long res)
 	}
 }
 
-/* Called by translated code at a syscall: 1 if it was completed from the
- * log, 0 if the core must do it, 2 if a recorded signal comes first (the
- * thread goes back to the syscall instruction, the signal sent). */
-static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
+/* The recorded signal came as the thread made the syscall ending before
+ * @next (and the syscall was made again after the handler): it is sent
+ * again, and the thread goes back before the syscall to take it. */
+static Bool hsin_signal_at_syscall(VexGuestAMD64State *g, ULong next)
 {
-	ThreadId tid = VG_(get_running_tid)();
+	Int sig;
+
+	if (hsin_peek() != HSIN_SIGNAL || hsin_rlen < 24 || hsin_u64(hsin_rec + 16) != hsin_count ||
+	    hsin_u64(hsin_rec + 8) != next - 2)
+		return False;
+	sig = (Int)hsin_u32(hsin_rec + 4);
+	hsin_limit = hsin_count;   /* the gate, if the signal was not taken */
+	g->guest_RIP = next - 2;
+	g->host_EvC_COUNTER = 0;
+	if (VG_(tkill)(VG_(gettid)(), sig) != 0)
+		hsin_diverge("at event %llu: cannot send signal %d again", hsin_events, sig);
+	hsin_deliver = True;
+	return True;
+}
+
+/* The syscall @tid makes before @next as recorded (@count: the count as
+ * it started): 1 if it is completed from the log (rax and memory set as
+ * the kernel did), 0 if the core must make it (checked when it returns). */
+static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, ULong next, ULong count)
+{
 	UInt nr = (UInt)g->guest_RAX;
 	const HChar *name = hsrec_sys_name(nr);
+	Bool itself = hsin_kills_itself(tid, nr, g);
 	Long res;
 
-	hsin_at = next - 2;        /* the syscall instruction (0f 05) */
-	hsin_at_how = HSREC_DIV_BUT_LAST;
-	if (nr == __NR_execve || nr == __NR_execveat) {
-		hsin_expect(HSIN_EXEC, 16, "an exec");
-		hsin_check("an exec", next, hsin_u64(hsin_rec + 8), hsin_count, hsin_count);
-		hsin_take();
-		hsin_pending = True;           /* its result, if it fails */
-		hsin_pending_nr = nr;
-		hsin_at = 0;
-	hsin_at_how = HSREC_DIV_FIND;
-		return 0;
-	}
-	if (hsin_peek() == HSIN_SIGNAL && hsin_rlen >= 24 && hsin_u64(hsin_rec + 16) == hsin_count &&
-	    hsin_u64(hsin_rec + 8) == next - 2) {
-		/* The recorded signal came as the thread made this syscall
-		 * (which was made again after the handler): it is sent again,
-		 * and the thread goes back before the syscall to take it. */
-		Int sig = (Int)hsin_u32(hsin_rec + 4);
-
-		hsin_limit = hsin_count;   /* the gate, if the signal was not taken */
-		g->guest_RIP = next - 2;
-		g->host_EvC_COUNTER = 0;
-		if (VG_(tkill)(VG_(gettid)(), sig) != 0)
-			hsin_diverge("at event %llu: cannot send signal %d again", hsin_events, sig);
-		hsin_deliver = 1;
-		hsin_at = 0;
-		hsin_at_how = HSREC_DIV_FIND;
-		return 2;
-	}
 	hsin_gather_writes();
 	hsin_expect(HSIN_SYSCALL, 96, name);
 	if (hsin_u32(hsin_rec + 4) != nr)
 		hsin_diverge("at event %llu: the program makes syscall %u where the recording "
 			     "has syscall %u", hsin_events, nr, hsin_u32(hsin_rec + 4));
-	hsin_check(name, next, hsin_u64(hsin_rec + 64), hsin_count, hsin_u64(hsin_rec + 88));
+	hsin_check(name, next, hsin_u64(hsin_rec + 64), count, hsin_u64(hsin_rec + 88));
 	if (g->guest_RSP != hsin_u64(hsin_rec + 72) || hsin_hash(g) != hsin_u64(hsin_rec + 80))
 		hsin_diverge("at event %llu (%s at %#llx): the registers differ from the "
 			     "recording's", hsin_events, name, next);
 	res = (Long)hsin_u64(hsin_rec + 56);
 	hsin_take();
-	if (nr == __NR_clone || nr == HSIN_NR_CLONE3) {
-		if (nr == HSIN_NR_CLONE3 || (g->guest_RDI & VKI_CLONE_THREAD))
-			if (res >= 0)
-				hsin_diverge("at event %llu: a second thread starts here: the "
-					     "rebuild does not run threads yet", hsin_events);
+	if (nr == HSIN_NR_CLONE3 && res >= 0) {
+		hsin_diverge("at event %llu: clone3 made a thread or process when recorded: not "
+			     "rebuilt", hsin_events);
 	} else if (nr == __NR_rt_sigsuspend || nr == __NR_pause) {
 		hsin_diverge("at event %llu: the program waits for a signal: the rebuild does not "
 			     "deliver signals from outside yet", hsin_events);
@@ -614,23 +714,24 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 	    hsin_stale[g->guest_R8])
 		hsin_diverge("at event %llu: the program maps %s, which is not the file it was when "
 			     "recorded (changed, or gone, since)", hsin_events, hsin_stale[g->guest_R8]);
-	if (hsrec_sys_core_does(nr) || hsin_kills_itself(nr, g)) {
+	if (hsrec_sys_core_does(nr) || itself || hsin_makes_thread(nr, g)) {
 		/* The core writes them again: compared when it is done. */
-		if (hsin_kills_itself(nr, g)) {
+		if (itself) {
 			hsin_translated = True;
 			hsin_saved_rdi = g->guest_RDI;
 			hsin_saved_rsi = g->guest_RSI;
-			g->guest_RDI = (ULong)VG_(getpid)();
-			if (nr == __NR_tgkill)
-				g->guest_RSI = (ULong)VG_(getpid)();
-			else if (nr == __NR_tkill)
+			if (nr == __NR_kill) {
+				g->guest_RDI = (ULong)VG_(getpid)();
+			} else if (nr == __NR_tgkill) {
+				g->guest_RDI = (ULong)VG_(getpid)();
+				g->guest_RSI = (ULong)VG_(gettid)();
+			} else {
 				g->guest_RDI = (ULong)VG_(gettid)();
+			}
 		}
 		hsin_pending = True;
 		hsin_pending_res = res;
 		hsin_pending_nr = nr;
-		hsin_at = 0;
-	hsin_at_how = HSREC_DIV_FIND;
 		return 0;
 	}
 	hsin_apply_writes(tid, nr);
@@ -641,11 +742,77 @@ static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 		hsin_closed(g->guest_RDI);
 	else if (res >= 0)
 		hsin_duped(nr, g, res);
-	hsin_out->dump(tid);
-	hsin_arm();
+	return 1;
+}
+
+/* Called by translated code at a syscall: 1 if it was completed from the
+ * log, 0 if the core must do it, 2 if a recorded signal comes first (the
+ * thread goes back to the syscall instruction, the signal sent), 3 if
+ * the thread waited in it while others ran when recorded (it leaves its
+ * block, to complete the syscall at its next turn: hsin_stop). */
+static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
+{
+	ThreadId tid = VG_(get_running_tid)();
+	UInt nr = (UInt)g->guest_RAX;
+	ULong done;
+
+	hsin_at = next - 2;        /* the syscall instruction (0f 05) */
+	hsin_at_how = HSREC_DIV_BUT_LAST;
+	if (nr == __NR_execve || nr == __NR_execveat) {
+		hsin_expect(HSIN_EXEC, 16, "an exec");
+		hsin_check("an exec", next, hsin_u64(hsin_rec + 8), hsin_count, hsin_count);
+		hsin_take();
+		hsin_pending = True;           /* its result, if it fails */
+		hsin_pending_nr = nr;
+		done = 0;
+	} else if (hsin_signal_at_syscall(g, next)) {
+		done = 2;
+	} else if (!hsrec_sys_core_does(nr) && hsin_turn_here(hsin_count)) {
+		hsin_take_turn();
+		hsin_thr(tid)->unfinished = next;
+		hsin_thr(tid)->sys_count = hsin_count;
+		hsin_limit = hsin_count;
+		g->guest_RIP = next;
+		g->host_EvC_COUNTER = 0;
+		done = 3;
+	} else {
+		done = hsin_complete(tid, g, next, hsin_count);
+		if (done) {
+			hsin_out->dump(tid);
+			hsin_arm();
+		}
+	}
 	hsin_at = 0;
 	hsin_at_how = HSREC_DIV_FIND;
-	return 1;
+	return done;
+}
+
+/* Rebuild: @tid's turn came back; the syscall it waited in when recorded
+ * completes now (or the signal that ended the wait is taken first). */
+static void hsin_finish(ThreadId tid)
+{
+	struct hsin_thread *t = hsin_thr(tid);
+	VexGuestAMD64State g;
+	Addr next = t->unfinished;
+
+	t->unfinished = 0;
+	Bool signal;
+
+	hsin_regs(tid, &g);
+	hsin_at = next - 2;
+	hsin_at_how = HSREC_DIV_BUT_LAST;
+	signal = hsin_signal_at_syscall(&g, next);
+	if (!signal && !hsin_complete(tid, &g, next, t->sys_count))
+		hsin_diverge("at event %llu: %s waited while other threads ran when recorded; the "
+			     "rebuild hands it to Valgrind's core, which cannot wait",
+			     hsin_events, hsrec_sys_name((UInt)g.guest_RAX));
+	VG_(set_shadow_regs_area)(tid, 0, 0, sizeof(g), (const UChar *)&g);
+	if (!signal) {
+		hsin_out->dump(tid);
+		hsin_arm();
+	}
+	hsin_at = 0;
+	hsin_at_how = HSREC_DIV_FIND;
 }
 
 /* --- Nondeterministic instructions --------------------------------------- */
@@ -795,10 +962,12 @@ void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 		hsin_diverge("cannot open the input log %s", hsin_in_path);
 	hsin_fd = VG_(safe_fd)(sr_Res(sr));
 	hsin_expect(HSIN_HELLO, 8, "its start");
-	if (hsin_u32(hsin_rec) != HSIN_VERSION || hsin_rlen < 32)
+	if (hsin_u32(hsin_rec) < 1 || hsin_u32(hsin_rec) > HSIN_VERSION || hsin_rlen < 32)
 		hsin_diverge("the input log is of version %u; this tool reads %u",
 			     hsin_u32(hsin_rec), HSIN_VERSION);
 	hsin_pid = (Int)hsin_u32(hsin_rec + 4);
+	hsin_th[1].lwp = hsin_pid;
+	hsin_th[1].real_lwp = pid;
 	if (hsin_rlen - 32 != n || VG_(memcmp)(hsin_rec + 32, exe, n))
 		hsin_diverge("the program is %s where the recording ran %.*s", exe,
 			     (Int)(hsin_rlen - 32), (const HChar *)hsin_rec + 32);
@@ -813,8 +982,13 @@ void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 
 Int hsin_recorded_tid(Int lwp)
 {
-	if (hsin_mode == HSIN_MODE_REBUILD && lwp == VG_(getpid)())
-		return hsin_pid;
+	ThreadId t;
+
+	if (hsin_mode != HSIN_MODE_REBUILD)
+		return lwp;
+	for (t = 1; t < HSIN_MAX_TID; t++)
+		if (hsin_th[t].real_lwp == lwp && hsin_th[t].lwp)
+			return hsin_th[t].lwp;
 	return lwp;
 }
 
@@ -841,30 +1015,99 @@ static void hsin_rebuild_stack(ThreadId tid)
 	hsin_arm();
 }
 
-void hsin_start(ThreadId tid)
+Bool hsin_start(ThreadId tid)
 {
+	if (hsin_mode == HSIN_MODE_FULL)
+		return True;
+	if (hsin_mode == HSIN_MODE_REBUILD) {
+		hsin_leave = 0;
+		if (tid != hsin_owner) {
+			hsin_limit = hsin_count;   /* it leaves at its first block */
+			return False;
+		}
+	}
 	if (hsin_in_frame) {
 		hsin_in_frame = False;     /* the frame is written */
 		if (hsin_mode == HSIN_MODE_REBUILD)
 			hsin_drop_writes();
 	}
-	if (hsin_mode == HSIN_MODE_FULL || hsin_stack_done)
-		return;
-	hsin_stack_done = True;
 	if (hsin_mode == HSIN_MODE_LIGHT)
-		hsin_light_stack(tid);
-	else
-		hsin_rebuild_stack(tid);
+		hsin_light_turn(tid);
+	if (!hsin_stack_done) {
+		hsin_stack_done = True;
+		if (hsin_mode == HSIN_MODE_LIGHT)
+			hsin_light_stack(tid);
+		else
+			hsin_rebuild_stack(tid);
+	} else if (hsin_mode == HSIN_MODE_REBUILD) {
+		hsin_arm();
+	}
+	return True;
+}
+
+void hsin_stop(ThreadId tid)
+{
+	if (hsin_mode != HSIN_MODE_REBUILD)
+		return;
+	hsin_leave = 0;
+	/* Not its turn: the big lock goes round until it is. */
+	while (tid != hsin_owner) {
+		if (VG_(is_exiting)(tid))
+			return;
+		if (hsin_owner == VG_INVALID_THREADID)
+			hsin_diverge("at event %llu: a thread ended where the recording has no other "
+				     "thread's turn after it", hsin_events);
+		VG_(vg_yield)();
+	}
+	if (hsin_thr(tid)->unfinished)
+		hsin_finish(tid);
+}
+
+void hsin_thread_create(ThreadId parent, ThreadId child)
+{
+	(void)parent;
+	hsin_child = child;
+}
+
+/* Rebuild: @t ends by its exit call. The kernel clears its word as the
+ * thread ends, after Valgrind let go of it: it is cleared here, before,
+ * so that the thread whose turn comes next sees it cleared. */
+static void hsin_clear_ctid(ThreadId tid, struct hsin_thread *t)
+{
+	UInt zero = 0, old;
+
+	if (!t->ctid || !VG_(am_is_valid_for_client)(t->ctid, 4, VKI_PROT_WRITE))
+		return;
+	old = *(const UInt *)t->ctid;
+	*(UInt *)t->ctid = 0;
+	hsin_out->memw(tid, t->ctid, (const UChar *)&old, (const UChar *)&zero, 4);
+}
+
+void hsin_thread_exit(ThreadId tid)
+{
+	struct hsin_thread *t = hsin_thr(tid);
+
+	if (hsin_mode == HSIN_MODE_LIGHT && tid == hsin_cur)
+		hsin_cur = VG_INVALID_THREADID;    /* the next to run logs its turn */
+	if (hsin_mode == HSIN_MODE_REBUILD && tid == hsin_owner) {
+		if (hsin_turn_here(hsin_count))
+			hsin_take_turn();
+		else
+			hsin_owner = VG_INVALID_THREADID;
+	}
+	VG_(memset)(t, 0, sizeof(*t));
 }
 
 void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 {
+	struct hsin_thread *t = hsin_thr(tid);
 	VexGuestAMD64State g;
 
 	(void)args;
 	(void)nargs;
 	if (hsin_mode != HSIN_MODE_LIGHT)
 		return;
+	hsin_light_turn(tid);
 	if (nr == __NR_execve || nr == __NR_execveat) {
 		hsin_head(HSIN_EXEC, 16);
 		hsin_put32((UInt)VG_(gettid)());
@@ -875,17 +1118,37 @@ void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 		hsin_flush();
 	}
 	hsin_regs(tid, &g);
-	hsin_in_sys = True;
-	hsin_sys_tid = tid;
-	hsin_sys_pc = g.guest_RIP;
-	hsin_sys_sp = g.guest_RSP;
-	hsin_sys_hash = hsin_hash(&g);
-	hsin_sys_count = hsin_count;
+	t->in_sys = True;
+	t->sys_pc = g.guest_RIP;
+	t->sys_sp = g.guest_RSP;
+	t->sys_hash = hsin_hash(&g);
+	t->sys_count = hsin_count;
+}
+
+/* Rebuild: the core made the thread @child (this run's id) that the
+ * recording made as its pending result: the program sees the recorded
+ * id, in rax and in the words the kernel wrote it to. */
+static void hsin_made_thread(ThreadId tid, const UWord *args, Long child)
+{
+	struct hsin_thread *c;
+
+	if (hsin_child == VG_INVALID_THREADID)
+		hsin_diverge("at event %llu: clone made no thread Valgrind knows", hsin_events);
+	c = hsin_thr(hsin_child);
+	c->lwp = (Int)hsin_pending_res;
+	c->real_lwp = (Int)child;
+	c->ctid = (args[0] & VKI_CLONE_CHILD_CLEARTID) ? args[3] : 0;
+	hsin_child = VG_INVALID_THREADID;
+	hsin_apply_writes(tid, __NR_clone);
+	VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RAX), 8,
+				  (const UChar *)&hsin_pending_res);
+	hsin_arm();
 }
 
 void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)
 {
 	Long r = sr_isError(res) ? -(Long)sr_Err(res) : (Long)sr_Res(res);
+	struct hsin_thread *t = hsin_thr(tid);
 	UInt i;
 
 	if (hsin_mode == HSIN_MODE_REBUILD) {
@@ -904,6 +1167,10 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 			hsin_pending_res = (Long)hsin_u64(hsin_rec + 56);
 			hsin_take();
 		}
+		if (hsin_pending_nr == __NR_clone && r >= 0 && hsin_pending_res >= 0) {
+			hsin_made_thread(tid, args, r);
+			return;
+		}
 		for (UInt i = 0; i < hsin_nws; i++)
 			if (!VG_(am_is_valid_for_client)(hsin_ws[i].a, hsin_ws[i].len, VKI_PROT_READ) ||
 			    VG_(memcmp)((const void *)hsin_ws[i].a, hsin_ws[i].bytes, hsin_ws[i].len)) {
@@ -913,8 +1180,11 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 					     hsin_ws[i].a, hsin_ws[i].len);
 			}
 		hsin_drop_writes();
+		if (hsin_pending_nr == __NR_exit)
+			hsin_clear_ctid(tid, t);
 		if (hsin_pending_nr == __NR_set_tid_address) {
 			/* The thread's id: the recorded one, as getpid's. */
+			hsin_thr(tid)->ctid = args[0];
 			VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RAX),
 						  8, (const UChar *)&hsin_pending_res);
 		} else if (r != hsin_pending_res) {
@@ -927,17 +1197,18 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 	}
 	if (hsin_mode != HSIN_MODE_LIGHT)
 		return;
-	hsin_in_sys = False;
+	hsin_light_turn(tid);
+	t->in_sys = False;
 	hsin_head(HSIN_SYSCALL, 96);
 	hsin_put32((UInt)VG_(gettid)());
 	hsin_put32(nr);
 	for (i = 0; i < 6; i++)
 		hsin_put64(i < nargs ? args[i] : 0);
 	hsin_put64((ULong)r);
-	hsin_put64(hsin_sys_pc);
-	hsin_put64(hsin_sys_sp);
-	hsin_put64(hsin_sys_hash);
-	hsin_put64(hsin_sys_count);
+	hsin_put64(t->sys_pc);
+	hsin_put64(t->sys_sp);
+	hsin_put64(t->sys_hash);
+	hsin_put64(t->sys_count);
 	if (hsrec_sys_is_open(nr) && r >= 0)
 		hsin_light_file((Int)r);
 }
@@ -958,10 +1229,11 @@ void hsin_post_write(ThreadId tid, Addr a, SizeT len)
 		}
 		return;
 	}
-	if (hsin_mode != HSIN_MODE_LIGHT || !len ||
-	    !((hsin_in_sys && tid == hsin_sys_tid) || (hsin_in_frame && tid == hsin_frame_tid)) ||
+	if (hsin_mode != HSIN_MODE_LIGHT || !len || tid >= HSIN_MAX_TID ||
+	    !(hsin_th[tid].in_sys || (hsin_in_frame && tid == hsin_frame_tid)) ||
 	    !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ))
 		return;
+	hsin_light_turn(tid);
 	hsin_head(HSIN_MEMW, 12 + len);
 	hsin_put32((UInt)VG_(gettid)());
 	hsin_put64(a);
@@ -973,6 +1245,7 @@ void hsin_signal(ThreadId tid, Int sig)
 	Addr ip = VG_(get_IP)(tid);
 
 	if (hsin_mode == HSIN_MODE_LIGHT) {
+		hsin_light_turn(tid);
 		hsin_head(HSIN_SIGNAL, 24);
 		hsin_put32((UInt)VG_(gettid)());
 		hsin_put32((UInt)sig);
@@ -990,7 +1263,7 @@ void hsin_signal(ThreadId tid, Int sig)
 			     "%d", hsin_events, sig, (Int)hsin_u32(hsin_rec + 4));
 	hsin_check("a signal", ip, hsin_u64(hsin_rec + 8), hsin_count, hsin_u64(hsin_rec + 16));
 	hsin_take();
-	hsin_deliver = 0;
+	hsin_deliver = False;
 	hsin_drop_writes();
 	hsin_gather_writes();      /* the frame's, applied as it is written */
 	hsin_in_frame = True;
@@ -1110,22 +1383,25 @@ void hsin_instrument_entry(IRSB *out, Addr ip)
 					       mkIRExprVec_2(IRExpr_GSPTR(), hsin_c64(ip)));
 		IRTemp go;
 
-		/* Entering it makes the count pass the recorded signal's. */
+		/* Entering it makes the count pass the next event's (a
+		 * signal, another thread's turn, the end; or the thread's
+		 * turn is not now: hsin_start). */
 		d->guard = IRExpr_RdTmp(hsin_tmp(out, Ity_I1, IRExpr_Binop(Iop_CmpLT64U,
 							IRExpr_RdTmp(lim), IRExpr_RdTmp(c1))));
 		hsin_fx(d, Ifx_Modify, offsetof(VexGuestAMD64State, guest_RIP), 8);
 		d->mFx = Ifx_Modify;
-		d->mAddr = hsin_c64((Addr)&hsin_deliver);
+		d->mAddr = hsin_c64((Addr)&hsin_leave);
 		d->mSize = 8;
 		addStmtToIRSB(out, IRStmt_Dirty(d));
-		/* Sent: back to the block's start, where the spent event
-		 * counter hands the thread to the scheduler, which takes the
-		 * signal. */
+		/* Left, to the scheduler (an exit of the yield kind: never
+		 * chained, as a direct one is, so that no other thread chains
+		 * it while this one waits for its turn in hsin_stop); the
+		 * spent event counter makes it take the signal sent. */
 		go = hsin_tmp(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
-							hsin_c64((Addr)&hsin_deliver)));
+							hsin_c64((Addr)&hsin_leave)));
 		go = hsin_tmp(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(go),
 							hsin_c64(0)));
-		addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(go), Ijk_Boring, IRConst_U64(ip),
+		addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(go), Ijk_Yield, IRConst_U64(ip),
 					       offsetof(VexGuestAMD64State, guest_RIP)));
 	}
 }
@@ -1153,11 +1429,16 @@ void hsin_instrument_out(IRSB *out, const IRSB *in, const VexGuestLayout *layout
 	d->mSize = 8;
 	addStmtToIRSB(out, IRStmt_Dirty(d));
 	/* A signal first: back to the syscall instruction, through the
-	 * event check that hands the thread to the scheduler. */
+	 * scheduler (as the gate's exit). */
 	addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(hsin_tmp(out, Ity_I1,
 					IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(done), hsin_c64(2)))),
-				       Ijk_Boring, IRConst_U64(in->next->Iex.Const.con->Ico.U64 - 2),
+				       Ijk_Yield, IRConst_U64(in->next->Iex.Const.con->Ico.U64 - 2),
 				       layout->offset_IP));
+	/* It waited when recorded: on to the next block, through the
+	 * scheduler, the syscall completed at the thread's next turn. */
+	addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(hsin_tmp(out, Ity_I1,
+					IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(done), hsin_c64(3)))),
+				       Ijk_Yield, in->next->Iex.Const.con, layout->offset_IP));
 	/* Not done: the core makes the syscall, as it would have. */
 	addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(hsin_tmp(out, Ity_I1,
 					IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(done), hsin_c64(0)))),

@@ -59,8 +59,16 @@ Int hsin_recorded_tid(Int lwp);
 /* The stack mapping @sp is in, at most its top 256 KiB, readable: the
  * initial stack both modes log. */
 Bool hsin_stack_range(Addr sp, Addr *from, Addr *end);
-/* @tid starts running client code (before the stream's register dump). */
-void hsin_start(ThreadId tid);
+/* @tid starts running client code (before the stream's register dump):
+ * False if it must not run now (the rebuild: another thread's turn; it
+ * leaves at its first block's entry and waits in hsin_stop). */
+Bool hsin_start(ThreadId tid);
+/* @tid stopped running client code: the rebuild waits there for its
+ * turn, and completes a syscall it waited in when recorded. */
+void hsin_stop(ThreadId tid);
+/* A thread is made, and one ends (before Valgrind lets go of it). */
+void hsin_thread_create(ThreadId parent, ThreadId child);
+void hsin_thread_exit(ThreadId tid);
 void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs);
 void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res);
 /* The kernel or the core wrote memory for @tid. */

@@ -249,10 +249,9 @@ static void hs_dump(ThreadId tid);
 static void hs_pw_clear(ThreadId tid);
 static void hs_initial_stack(ThreadId tid);
 
-static void hs_start(ThreadId tid, ULong blocks)
+/* @tid runs (from here on, in the stream). */
+static void hs_start(ThreadId tid)
 {
-	(void)blocks;
-	hsin_start(tid);           /* the rebuild's recorded stack: before the dump */
 	if (hs_fd < 0)
 		return;
 	if (tid != hs_last) {
@@ -269,8 +268,23 @@ static void hs_start(ThreadId tid, ULong blocks)
 	hs_pw_clear(tid);          /* what a syscall or signal frame wrote is in */
 }
 
+/* Valgrind's start_client_code and stop_client_code. */
+static void hs_start_client(ThreadId tid, ULong blocks)
+{
+	(void)blocks;
+	if (hsin_start(tid))       /* the rebuild's recorded stack: before the dump */
+		hs_start(tid);
+}
+
+static void hs_stop_client(ThreadId tid, ULong blocks)
+{
+	(void)blocks;
+	hsin_stop(tid);
+}
+
 static void hs_thread_exit(ThreadId tid)
 {
+	hsin_thread_exit(tid);
 	if (hs_fd >= 0) {
 		hs_ctl(HSREC_THREAD_EXIT, 12);
 		hs_put32(hs_tid(tid));
@@ -290,7 +304,7 @@ static void hs_signal(ThreadId tid, Int sig, Bool alt)
 	hsin_signal(tid, sig);
 	if (hs_fd < 0)
 		return;
-	hs_start(tid, 0);
+	hs_start(tid);
 	hs_ctl(HSREC_SIGNAL, 16);
 	hs_put32(hs_tid(tid));
 	hs_put32((UInt)sig);
@@ -1109,7 +1123,9 @@ static void hs_pre_clo_init(void)
 	VG_(track_change_mem_mprotect)(hs_map);
 	VG_(track_die_mem_munmap)(hs_unmap);
 	VG_(track_copy_mem_remap)(hs_remap);
-	VG_(track_start_client_code)(hs_start);
+	VG_(track_start_client_code)(hs_start_client);
+	VG_(track_stop_client_code)(hs_stop_client);
+	VG_(track_pre_thread_ll_create)(hsin_thread_create);
 	VG_(track_pre_thread_ll_exit)(hs_thread_exit);
 	VG_(track_pre_deliver_signal)(hs_signal);
 	VG_(atfork)(NULL, NULL, hs_atfork_child);

@@ -122,7 +122,7 @@ enum hsrec_kind {
  * little-endian. An event's check fields are the thread's pc (after the
  * instruction), its stack pointer and hsin_hash of its general registers.
  */
-#define HSIN_VERSION 1
+#define HSIN_VERSION 2            /* 2: HSIN_TURN; 1 is read too */
 #define HSIN_HEAD 8
 
 /* HSREC_DIVERGED: how much of the superblock entered last ran. */
@@ -166,6 +166,11 @@ enum hsin_kind {
 	/* i32 exit code, u64 count: the process ends (count: the superblocks
 	 * its last thread entered; a run killed from outside ends there). */
 	HSIN_END = 9,
+	/* u32 tid, u64 count: thread tid runs from here; the one that ran
+	 * before stopped after count superblocks (all threads' together),
+	 * at a block's end, in a syscall that waited, or as it ended. Logged
+	 * before the first record of tid's turn. */
+	HSIN_TURN = 10,
 };
 
 enum hsin_insn {

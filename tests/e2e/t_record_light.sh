@@ -15,8 +15,7 @@
 #   - Signals the program raises itself, a crash, and a timer's signals
 #     (delivered again at the exact point the light run took them: the
 #     history is the light run's, handler and all) rebuild exactly.
-#   - What the rebuild cannot do yet ends the history there with a
-#     "diverged" gap, said: a second thread.
+#   - Threads: t_record_light_threads.
 #   - `hindsight rebuild`: a file the program mapped that changed since is
 #     found; one it only read is not needed; a log edited at event K is
 #     found at event K.
@@ -154,11 +153,6 @@ handler=$(printf '%x' "0x$(nm "$itimer" | awk '$3 == "on_alarm" { print $1 }')")
 expect_eq "itimer: the handler's runs in the history, as it counted them" \
     "$(grep -c "^$handler\$" itimer.hist)" "$(sed -n 's/^ticks //p' itimer.out)"
 regs itimer 60
-# What it cannot rebuild yet: said, the history ends there.
-threads=$(build_prog threads -pthread) || finish
-light threads "$threads" 5
-expect_re threads.err "at event [0-9]+: a second thread starts here: the rebuild does not run threads yet"
-expect threads.out "sum"
 
 # 5. `hindsight rebuild`: files changed since; an edited log.
 echo "mapped" >"$T_DIR/map.txt"

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# t_record_light_threads: the light recorder's rebuild of a program with
+# threads (vgtool/hsrec_inputs.c, docs/rebuild.md). The rebuild gives each
+# thread the turns it had when recorded, switching where the light run
+# did (the tool's count of superblocks) and completing a syscall a thread
+# waited in when its turn comes back.
+#   - Every thread's history is the light run's own trace of that thread
+#     (--vg-verify: what really ran, read apart from the rebuild),
+#     instruction for instruction, and its registers at sampled positions
+#     are the light run's.
+#   - A racy program, whose result differs from run to run (updates lost
+#     where threads switch, the order they take a lock, the time), shows
+#     the values the recorded run printed.
+. "$(dirname "$0")/lib.sh"
+hindsight_only "the light recorder"
+command -v valgrind >/dev/null || skip "valgrind is not installed"
+cd "$T_DIR" || finish
+
+hist_ips() { awk '{ a = $2; sub(/:$/, "", a); sub(/^0x0*/, "", a); print a }'; }
+
+# light NAME ARGS...: as t_record_light's.
+light()
+{
+    local name=$1
+    shift
+    timeout 120 "$HINDSIGHT" record --record=light --vg-verify "$T_DIR/$name.ver" \
+        -o "$T_DIR/$name" -- "$@" >"$name.out" 2>"$name.err"
+    echo $? >"$name.rc"
+    [ -f "$T_DIR/$name/trace.json" ] && fail "$name: rebuilt before it was needed"
+    timeout 120 "$HINDSIGHT" history "$T_DIR/$name" 1,1 >/dev/null 2>>"$name.err"
+}
+
+thread_hist()   # NAME: each thread's history against the light run's trace
+{
+    local t n=0
+    for t in $(awk '{ print $1 }' "$1.ver" | sort -u); do
+        awk -v t="$t" '$1 == t && $2 != prev { print $2 } $1 == t { prev = $2 }' "$1.ver" \
+            >"$1.$t.ips"
+        "$HINDSIGHT" history "$T_DIR/$1" 1,100000000 --thread "$t" 2>/dev/null | hist_ips \
+            >"$1.$t.hist"
+        [ -s "$1.$t.ips" ] && cmp -s "$1.$t.ips" "$1.$t.hist" ||
+            fail "$1: thread $t's history differs from the light run's ($(wc -l <"$1.$t.hist") / $(wc -l <"$1.$t.ips"))"
+        n=$((n + 1))
+    done
+    expect_eq "$1: threads in the light run's trace" "$n" "$2"
+}
+threads=$(build_prog threads -pthread) || finish
+light threads "$threads" 5
+expect_re threads.err "^hindsight: [0-9]+ instructions, 4 threads, 0 gaps"
+thread_hist threads 4
+racy=$(build_prog racy -pthread) || finish
+light racy "$racy" 1500
+expect_re racy.err "^hindsight: [0-9]+ instructions, 4 threads, 0 gaps"
+thread_hist racy 4
+read -r v_racy v_locked v_order n0 n1 n2 <racy.out
+timeout 120 "$HINDSIGHT" replay "$T_DIR/racy" --batch -ex 'print g_racy' -ex 'print g_locked' \
+    -ex 'print g_order' -ex 'print g_nsec' >racy.replay 2>&1
+for v in "$v_racy" "$v_locked" "$v_order" "{$n0, $n1, $n2}"; do
+    expect racy.replay "= $v"
+done
+for t in $(awk '{ print $1 }' racy.ver | sort -u); do
+    python3 "$E2E_DIR/tools/vg_regcheck.py" "$HINDSIGHT" "$T_DIR/racy" "$T_DIR/racy.ver" "$t" 15 \
+        >"regs.racy.$t" 2>&1 || { fail "racy: thread $t's registers differ from the light run's"; cat "regs.racy.$t"; }
+done
+finish
