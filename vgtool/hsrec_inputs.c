@@ -5,17 +5,21 @@
  * Copyright (C) 2026 the hindsight authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Both modes count the superblocks the running thread entered (an inline
- * add at each block's entry: VEX fixes a block's shape before any tool
- * sees it, so the count is the same in both modes, unlike Valgrind's own
- * counter). An event's count says exactly when it happened; a signal
- * delivered at record time between two blocks is found again at the
- * rebuild by a gate at each block's entry that fires when the count
- * passes the next signal's.
+ * Both modes count the superblocks the threads entered (an inline add at
+ * each block's entry: VEX fixes a block's shape before any tool sees it,
+ * so the count is the same in both modes, unlike Valgrind's own counter;
+ * one thread runs at a time, so one count serves them all). An event's
+ * count says exactly when it happened. The rebuild finds again, by a gate
+ * at each block's entry that fires when the count passes the next
+ * event's, a signal delivered at record time between two blocks, and the
+ * end of a thread's turn (HSIN_TURN): a thread whose turn it is not leaves
+ * its block before it runs and waits in hsin_stop for its turn.
  *
- * What the rebuild does not do yet ends it with HSREC_DIVERGED, naming
- * the event, at the exact point: a second thread, an asynchronous signal,
- * a wait for a signal, shared memory. docs/record.md lists them.
+ * This file is the log, the turns and the callbacks; hsrec_rebuild.c the
+ * rebuild's syscalls (hsrec_inputs_int.h between the two). What the
+ * rebuild does not do yet ends it with HSREC_DIVERGED, naming the event,
+ * at the exact point: a wait for a signal, shared memory. docs/record.md
+ * lists them.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_aspacemgr.h"
@@ -34,6 +38,7 @@
 #include "libvex_guest_amd64.h"
 
 #include "hsrec_inputs.h"
+#include "hsrec_inputs_int.h"
 #include "hsrec_sys.h"
 #include "hsrec_proto.h"
 
@@ -46,54 +51,36 @@ extern Int VG_(safe_fd)(Int oldfd);
 /* libcoregrind's, not in the public headers (VALGRIND-NOTES.md): a signal
  * sent to a thread of this process. */
 extern Int VG_(tkill)(Int lwpid, Int signo);
-/* ... and the big lock handed on, and whether a thread is ending. */
+/* ... the big lock handed on, and whether a thread is ending ... */
 extern void VG_(vg_yield)(void);
 extern Bool VG_(is_exiting)(ThreadId tid);
+/* ... and the file a program name without a slash runs (PATH searched). */
+extern const HChar *VG_(find_executable)(const HChar *exec);
 
-#define HSIN_NR_CLONE3 435
 #define HSIN_STACK_MAX (256u << 10)
-#define HSIN_MAX_FD 4096
 #define HSIN_BUF (1u << 16)
-#define HSIN_MAX_TID 4096          /* as hsrec_main.c's HS_MAX_TID */
 
 enum hsin_mode hsin_mode;
 static const HChar *hsin_in_path;
 static Int hsin_fd = -1;           /* light: the log written; rebuild: read */
-static const struct hsin_stream *hsin_out;
-static Int hsin_pid;               /* the recorded process's pid */
+const struct hsin_stream *hsin_out;
+Int hsin_pid;                      /* the recorded process's pid */
 static Bool hsin_stack_done;
 
-/* The running thread's superblock count (read and written inline), and
+/* The superblocks all threads entered (read and written inline), and
  * the gate: the rebuild calls hsin_gate when the count passes it. */
-static ULong hsin_count;
-static ULong hsin_limit = ~0ull;
+ULong hsin_count;
+ULong hsin_limit = ~0ull;
 /* The recorded signal was sent again and is not taken yet. */
-static Bool hsin_deliver;
+Bool hsin_deliver;
 
-/* Per Valgrind thread. */
-struct hsin_thread {
-	/* Light: its syscall under way, whose writes are logged, and the
-	 * check fields as they were when it started (as the rebuild sees
-	 * them: other threads may run while it waits). Rebuild: the count
-	 * when its unfinished syscall started. */
-	Bool in_sys;
-	ULong sys_pc, sys_sp, sys_hash, sys_count;
-	/* Rebuild: its id when recorded, and in this run (0: not known). */
-	Int lwp, real_lwp;
-	/* Rebuild: the word the kernel clears when it ends (its
-	 * CLONE_CHILD_CLEARTID or set_tid_address pointer; 0: none). */
-	Addr ctid;
-	/* Rebuild: it waited in the syscall ending before this address
-	 * while others ran, when recorded: completed at its next turn. */
-	Addr unfinished;
-};
-static struct hsin_thread hsin_th[HSIN_MAX_TID];
+struct hsin_thread hsin_th[HSIN_MAX_TID];
 /* Light: the thread that ran last; another logs HSIN_TURN first. */
 static ThreadId hsin_cur = 1;
 /* Rebuild: the thread whose turn it is (the others wait at their next
  * block's entry), and the one a thread's clone is creating. */
 static ThreadId hsin_owner = 1;
-static ThreadId hsin_child;
+ThreadId hsin_child;
 /* Set by the gate when the thread must leave its block before it runs
  * (read by the translated code right after the gate). */
 static ULong hsin_leave;
@@ -108,28 +95,18 @@ static UInt hsin_len;
 
 /* Rebuild: the record read last and not yet consumed. */
 static UInt hsin_kind;             /* 0: none loaded */
-static UInt hsin_rlen;
-static UChar *hsin_rec;
+UInt hsin_rlen;
+UChar *hsin_rec;
 static UInt hsin_rcap;
-static ULong hsin_events;          /* events consumed, for messages */
+ULong hsin_events;                 /* events consumed, for messages */
 /* Where the running thread stands when a helper of translated code runs
  * (the guest state's pc may be stale there); 0: Valgrind knows. */
-static Addr hsin_at;
-static UInt hsin_at_how;           /* HSREC_DIV_*: how much of its block ran */
-/* Rebuild: the syscall handed to the core, checked when it returns. */
-static Bool hsin_pending;
-static Long hsin_pending_res;
-static UInt hsin_pending_nr;
-static Bool hsin_translated;       /* kill to itself: pid arguments rewritten */
-static ULong hsin_saved_rdi, hsin_saved_rsi;
-static Bool hsin_real_fd[HSIN_MAX_FD];  /* opened for real by the rebuild */
-/* Regular files the recorded program opened that are not the same now
- * (changed or gone): their paths, said if the program maps one. */
-static HChar *hsin_stale[HSIN_MAX_FD];
+Addr hsin_at;
+UInt hsin_at_how;                  /* HSREC_DIV_*: how much of its block ran */
 
 /* --- Helpers ----------------------------------------------------------- */
 
-static ULong hsin_u64(const UChar *p)
+ULong hsin_u64(const UChar *p)
 {
 	ULong v;
 
@@ -137,7 +114,7 @@ static ULong hsin_u64(const UChar *p)
 	return v;
 }
 
-static UInt hsin_u32(const UChar *p)
+UInt hsin_u32(const UChar *p)
 {
 	UInt v;
 
@@ -147,7 +124,7 @@ static UInt hsin_u32(const UChar *p)
 
 /* FNV-1a over the general registers a syscall leaves alone (all but rax,
  * rsp and rip, which are checked apart) and fs_base. */
-static ULong hsin_hash(const VexGuestAMD64State *g)
+ULong hsin_hash(const VexGuestAMD64State *g)
 {
 	const ULong r[] = { g->guest_RBX, g->guest_RCX, g->guest_RDX, g->guest_RSI, g->guest_RDI,
 			    g->guest_RBP, g->guest_R8, g->guest_R9, g->guest_R10, g->guest_R11,
@@ -164,12 +141,12 @@ static ULong hsin_hash(const VexGuestAMD64State *g)
 	return h;
 }
 
-static void hsin_regs(ThreadId tid, VexGuestAMD64State *g)
+void hsin_regs(ThreadId tid, VexGuestAMD64State *g)
 {
 	VG_(get_shadow_regs_area)(tid, (UChar *)g, 0, 0, sizeof(*g));
 }
 
-static struct hsin_thread *hsin_thr(ThreadId tid)
+struct hsin_thread *hsin_thr(ThreadId tid)
 {
 	if (tid >= HSIN_MAX_TID)
 		VG_(tool_panic)("hsrec: more threads than it can name");
@@ -283,9 +260,7 @@ static void hsin_light_turn(ThreadId tid)
 
 /* --- Rebuild: the log read --------------------------------------------- */
 
-static void hsin_diverge(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
-
-static void hsin_diverge(const HChar *fmt, ...)
+void hsin_diverge(const HChar *fmt, ...)
 {
 	HChar text[1024];
 	va_list ap;
@@ -314,7 +289,7 @@ static Bool hsin_read_exact(void *p, SizeT n)
 }
 
 /* The next record's kind, loaded (0: the log ends). */
-static UInt hsin_peek(void)
+UInt hsin_peek(void)
 {
 	UInt head[2];
 
@@ -336,7 +311,7 @@ static UInt hsin_peek(void)
 	return hsin_kind;
 }
 
-static void hsin_take(void)
+void hsin_take(void)
 {
 	hsin_kind = 0;
 	hsin_events++;
@@ -344,7 +319,7 @@ static void hsin_take(void)
 
 /* The next record must be of @kind, at least @len bytes: else the
  * rebuild has diverged (@what: what the program does now). */
-static void hsin_expect(UInt kind, UInt len, const HChar *what)
+void hsin_expect(UInt kind, UInt len, const HChar *what)
 {
 	static const HChar *const names[] = {
 		"nothing", "an exec's start", "the initial stack", "a syscall's write",
@@ -369,7 +344,7 @@ static void hsin_expect(UInt kind, UInt len, const HChar *what)
 /* After an event: a signal next in the log sets the gate, and so does
  * the end (a run killed by a signal it did not handle ends between two
  * events: the rebuild must stop there too). */
-static void hsin_arm(void)
+void hsin_arm(void)
 {
 	UInt k = hsin_peek();
 
@@ -385,13 +360,13 @@ static void hsin_arm(void)
 /* --- Rebuild: threads' turns ------------------------------------------- */
 
 /* The next record hands the turn on at this count. */
-static Bool hsin_turn_here(ULong count)
+Bool hsin_turn_here(ULong count)
 {
 	return hsin_peek() == HSIN_TURN && hsin_rlen >= 12 && hsin_u64(hsin_rec + 4) == count;
 }
 
 /* The next record is a turn: its thread is the owner from now. */
-static void hsin_take_turn(void)
+void hsin_take_turn(void)
 {
 	Int lwp = (Int)hsin_u32(hsin_rec);
 	ThreadId t;
@@ -419,7 +394,7 @@ static void hsin_leave_block(VexGuestAMD64State *g, ULong ip)
 	hsin_at = 0;
 }
 
-static void hsin_check(const HChar *what, ULong pc, ULong want_pc, ULong count, ULong want_count)
+void hsin_check(const HChar *what, ULong pc, ULong want_pc, ULong count, ULong want_count)
 {
 	if (pc != want_pc)
 		hsin_diverge("at event %llu (%s): the pc is %#llx where the recording has %#llx",
@@ -474,345 +449,6 @@ static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 		hsin_diverge("at event %llu: cannot send signal %d again", hsin_events, sig);
 	hsin_deliver = True;
 	hsin_leave_block(g, ip);   /* ... and back here if the signal was not taken */
-}
-
-/* --- Rebuild: syscalls ------------------------------------------------- */
-
-/* A kill of the process or of the calling thread itself (@tid): made
- * for real, with this run's ids. One aimed at another thread is not: its
- * signal is sent again at the recorded point in that thread's turn. */
-static Bool hsin_kills_itself(ThreadId tid, UInt nr, const VexGuestAMD64State *g)
-{
-	Long me = hsin_thr(tid)->lwp;
-
-	if (nr == __NR_kill)
-		return (Long)g->guest_RDI == hsin_pid;
-	if (nr == __NR_tkill)
-		return (Long)g->guest_RDI == me;
-	if (nr == __NR_tgkill)
-		return (Long)g->guest_RDI == hsin_pid && (Long)g->guest_RSI == me;
-	return False;
-}
-
-/* A clone that makes a thread: the core makes it (hsin_post_syscall). */
-static Bool hsin_makes_thread(UInt nr, const VexGuestAMD64State *g)
-{
-	return nr == __NR_clone && (g->guest_RDI & VKI_CLONE_THREAD);
-}
-
-/* What the kernel wrote, in the log before the syscall: kept until the
- * syscall is matched. */
-struct hsin_w {
-	Addr a;
-	SizeT len;
-	UChar *bytes;
-};
-
-static struct hsin_w *hsin_ws;
-static UInt hsin_nws, hsin_cws;
-
-static void hsin_gather_writes(void)
-{
-	while (hsin_peek() == HSIN_MEMW && hsin_rlen >= 12) {
-		struct hsin_w *w;
-
-		if (hsin_nws == hsin_cws) {
-			hsin_cws = hsin_cws ? 2 * hsin_cws : 8;
-			hsin_ws = VG_(realloc)("hsin.ws", hsin_ws, hsin_cws * sizeof(*hsin_ws));
-		}
-		w = &hsin_ws[hsin_nws++];
-		w->a = hsin_u64(hsin_rec + 4);
-		w->len = hsin_rlen - 12;
-		w->bytes = VG_(malloc)("hsin.w", w->len ? w->len : 1);
-		VG_(memcpy)(w->bytes, hsin_rec + 12, w->len);
-		hsin_take();
-	}
-}
-
-static void hsin_drop_writes(void)
-{
-	UInt i;
-
-	for (i = 0; i < hsin_nws; i++)
-		VG_(free)(hsin_ws[i].bytes);
-	hsin_nws = 0;
-}
-
-/* The writes done here, as the kernel did them, and into the stream. */
-static void hsin_apply_writes(ThreadId tid, UInt nr)
-{
-	UInt i;
-
-	for (i = 0; i < hsin_nws; i++) {
-		struct hsin_w *w = &hsin_ws[i];
-		UChar *old;
-
-		if (!w->len)
-			continue;
-		if (!VG_(am_is_valid_for_client)(w->a, w->len, VKI_PROT_WRITE))
-			hsin_diverge("at event %llu (%s): the kernel wrote %lu bytes at %#lx when "
-				     "recorded, which is not writable memory now", hsin_events,
-				     hsrec_sys_name(nr), w->len, w->a);
-		old = VG_(malloc)("hsin.old", w->len);
-		VG_(memcpy)(old, (const void *)w->a, w->len);
-		VG_(memcpy)((void *)w->a, w->bytes, w->len);
-		hsin_out->memw(tid, w->a, old, w->bytes, w->len);
-		VG_(free)(old);
-	}
-	hsin_drop_writes();
-}
-
-static void hsin_closed(ULong fd);
-
-/* The file the recorded program opened as @fd, opened again at that
- * number if it is the same file (a mapping of it reads it); if it is not
- * (changed or gone since), only a mapping of it ends the rebuild: what
- * the program read from it is in the log. */
-static void hsin_reopen(void)
-{
-	struct vg_stat st;
-	HChar path[4097];
-	ULong size, mtime, mtime_ns, dev, ino;
-	UInt fd, n;
-	SysRes sr;
-
-	if (hsin_peek() != HSIN_FILE || hsin_rlen < 44)
-		return;
-	fd = hsin_u32(hsin_rec);
-	dev = hsin_u64(hsin_rec + 4);
-	ino = hsin_u64(hsin_rec + 12);
-	size = hsin_u64(hsin_rec + 20);
-	mtime = hsin_u64(hsin_rec + 28);
-	mtime_ns = hsin_u64(hsin_rec + 36);
-	n = hsin_rlen - 44 < 4096 ? hsin_rlen - 44 : 4096;
-	VG_(memcpy)(path, hsin_rec + 44, n);
-	path[n] = 0;
-	hsin_take();
-	if (fd >= HSIN_MAX_FD)
-		return;
-	hsin_closed(fd);           /* whatever the number held before */
-	sr = VG_(open)(path, VKI_O_RDONLY, 0);
-	if (sr_isError(sr) || VG_(fstat)(sr_Res(sr), &st) != 0 || (ULong)st.size != size ||
-	    st.mtime != mtime || st.mtime_nsec != mtime_ns || st.dev != dev || st.ino != ino) {
-		if (!sr_isError(sr))
-			VG_(close)(sr_Res(sr));
-		hsin_stale[fd] = VG_(strdup)("hsin.stale", path);
-		return;
-	}
-	if ((UInt)sr_Res(sr) != fd) {
-		SysRes d = VG_(dup2)(sr_Res(sr), fd);
-
-		VG_(close)(sr_Res(sr));
-		if (sr_isError(d))
-			hsin_diverge("at event %llu: cannot open %s again as descriptor %u",
-				     hsin_events, path, fd);
-	}
-	hsin_real_fd[fd] = True;
-}
-
-/* The program closed @fd: the rebuild's own copy too. */
-static void hsin_closed(ULong fd)
-{
-	if (fd >= HSIN_MAX_FD)
-		return;
-	if (hsin_real_fd[fd])
-		VG_(close)((Int)fd);
-	hsin_real_fd[fd] = False;
-	VG_(free)(hsin_stale[fd]);
-	hsin_stale[fd] = NULL;
-}
-
-/* @fd2 is now what @fd was, for the rebuild's own copies too. */
-static void hsin_dup_fd(ULong fd, ULong fd2)
-{
-	if (fd >= HSIN_MAX_FD || fd2 >= HSIN_MAX_FD || fd == fd2)
-		return;
-	hsin_closed(fd2);
-	if (hsin_real_fd[fd] && !sr_isError(VG_(dup2)((Int)fd, (Int)fd2)))
-		hsin_real_fd[fd2] = True;
-	else if (hsin_stale[fd])
-		hsin_stale[fd2] = VG_(strdup)("hsin.stale", hsin_stale[fd]);
-}
-
-/* A completed call that made a descriptor a copy of another (dup, dup2,
- * dup3, fcntl F_DUPFD) or closed a range of them. */
-static void hsin_duped(UInt nr, const VexGuestAMD64State *g, Long res)
-{
-	switch (nr) {
-	case __NR_dup:
-		hsin_dup_fd(g->guest_RDI, (ULong)res);
-		break;
-	case __NR_dup2:
-	case __NR_dup3:
-		hsin_dup_fd(g->guest_RDI, g->guest_RSI);
-		break;
-	case __NR_fcntl:
-		if (g->guest_RSI == VKI_F_DUPFD || g->guest_RSI == VKI_F_DUPFD_CLOEXEC)
-			hsin_dup_fd(g->guest_RDI, (ULong)res);
-		break;
-	case 436:                  /* close_range */
-		for (ULong fd = g->guest_RDI; fd <= g->guest_RSI && fd < HSIN_MAX_FD; fd++)
-			hsin_closed(fd);
-		break;
-	default:
-		break;
-	}
-}
-
-/* The recorded signal came as the thread made the syscall ending before
- * @next (and the syscall was made again after the handler): it is sent
- * again, and the thread goes back before the syscall to take it. */
-static Bool hsin_signal_at_syscall(VexGuestAMD64State *g, ULong next)
-{
-	Int sig;
-
-	if (hsin_peek() != HSIN_SIGNAL || hsin_rlen < 24 || hsin_u64(hsin_rec + 16) != hsin_count ||
-	    hsin_u64(hsin_rec + 8) != next - 2)
-		return False;
-	sig = (Int)hsin_u32(hsin_rec + 4);
-	hsin_limit = hsin_count;   /* the gate, if the signal was not taken */
-	g->guest_RIP = next - 2;
-	g->host_EvC_COUNTER = 0;
-	if (VG_(tkill)(VG_(gettid)(), sig) != 0)
-		hsin_diverge("at event %llu: cannot send signal %d again", hsin_events, sig);
-	hsin_deliver = True;
-	return True;
-}
-
-/* The syscall @tid makes before @next as recorded (@count: the count as
- * it started): 1 if it is completed from the log (rax and memory set as
- * the kernel did), 0 if the core must make it (checked when it returns). */
-static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, ULong next, ULong count)
-{
-	UInt nr = (UInt)g->guest_RAX;
-	const HChar *name = hsrec_sys_name(nr);
-	Bool itself = hsin_kills_itself(tid, nr, g);
-	Long res;
-
-	hsin_gather_writes();
-	hsin_expect(HSIN_SYSCALL, 96, name);
-	if (hsin_u32(hsin_rec + 4) != nr)
-		hsin_diverge("at event %llu: the program makes syscall %u where the recording "
-			     "has syscall %u", hsin_events, nr, hsin_u32(hsin_rec + 4));
-	hsin_check(name, next, hsin_u64(hsin_rec + 64), count, hsin_u64(hsin_rec + 88));
-	if (g->guest_RSP != hsin_u64(hsin_rec + 72) || hsin_hash(g) != hsin_u64(hsin_rec + 80))
-		hsin_diverge("at event %llu (%s at %#llx): the registers differ from the "
-			     "recording's", hsin_events, name, next);
-	res = (Long)hsin_u64(hsin_rec + 56);
-	hsin_take();
-	if (nr == HSIN_NR_CLONE3 && res >= 0) {
-		hsin_diverge("at event %llu: clone3 made a thread or process when recorded: not "
-			     "rebuilt", hsin_events);
-	} else if (nr == __NR_rt_sigsuspend || nr == __NR_pause) {
-		hsin_diverge("at event %llu: the program waits for a signal: the rebuild does not "
-			     "deliver signals from outside yet", hsin_events);
-	} else if (nr == __NR_shmat) {
-		hsin_diverge("at event %llu: the program attaches shared memory: not rebuilt",
-			     hsin_events);
-	}
-	if (nr == __NR_mmap && !(g->guest_R10 & VKI_MAP_ANONYMOUS) && g->guest_R8 < HSIN_MAX_FD &&
-	    hsin_stale[g->guest_R8])
-		hsin_diverge("at event %llu: the program maps %s, which is not the file it was when "
-			     "recorded (changed, or gone, since)", hsin_events, hsin_stale[g->guest_R8]);
-	if (hsrec_sys_core_does(nr) || itself || hsin_makes_thread(nr, g)) {
-		/* The core writes them again: compared when it is done. */
-		if (itself) {
-			hsin_translated = True;
-			hsin_saved_rdi = g->guest_RDI;
-			hsin_saved_rsi = g->guest_RSI;
-			if (nr == __NR_kill) {
-				g->guest_RDI = (ULong)VG_(getpid)();
-			} else if (nr == __NR_tgkill) {
-				g->guest_RDI = (ULong)VG_(getpid)();
-				g->guest_RSI = (ULong)VG_(gettid)();
-			} else {
-				g->guest_RDI = (ULong)VG_(gettid)();
-			}
-		}
-		hsin_pending = True;
-		hsin_pending_res = res;
-		hsin_pending_nr = nr;
-		return 0;
-	}
-	hsin_apply_writes(tid, nr);
-	g->guest_RAX = (ULong)res;
-	if (hsrec_sys_is_open(nr) && res >= 0)
-		hsin_reopen();
-	if (nr == __NR_close && res == 0)
-		hsin_closed(g->guest_RDI);
-	else if (res >= 0)
-		hsin_duped(nr, g, res);
-	return 1;
-}
-
-/* Called by translated code at a syscall: 1 if it was completed from the
- * log, 0 if the core must do it, 2 if a recorded signal comes first (the
- * thread goes back to the syscall instruction, the signal sent), 3 if
- * the thread waited in it while others ran when recorded (it leaves its
- * block, to complete the syscall at its next turn: hsin_stop). */
-static ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
-{
-	ThreadId tid = VG_(get_running_tid)();
-	UInt nr = (UInt)g->guest_RAX;
-	ULong done;
-
-	hsin_at = next - 2;        /* the syscall instruction (0f 05) */
-	hsin_at_how = HSREC_DIV_BUT_LAST;
-	if (nr == __NR_execve || nr == __NR_execveat) {
-		hsin_expect(HSIN_EXEC, 16, "an exec");
-		hsin_check("an exec", next, hsin_u64(hsin_rec + 8), hsin_count, hsin_count);
-		hsin_take();
-		hsin_pending = True;           /* its result, if it fails */
-		hsin_pending_nr = nr;
-		done = 0;
-	} else if (hsin_signal_at_syscall(g, next)) {
-		done = 2;
-	} else if (!hsrec_sys_core_does(nr) && hsin_turn_here(hsin_count)) {
-		hsin_take_turn();
-		hsin_thr(tid)->unfinished = next;
-		hsin_thr(tid)->sys_count = hsin_count;
-		hsin_limit = hsin_count;
-		g->guest_RIP = next;
-		g->host_EvC_COUNTER = 0;
-		done = 3;
-	} else {
-		done = hsin_complete(tid, g, next, hsin_count);
-		if (done) {
-			hsin_out->dump(tid);
-			hsin_arm();
-		}
-	}
-	hsin_at = 0;
-	hsin_at_how = HSREC_DIV_FIND;
-	return done;
-}
-
-/* Rebuild: @tid's turn came back; the syscall it waited in when recorded
- * completes now (or the signal that ended the wait is taken first). */
-static void hsin_finish(ThreadId tid)
-{
-	struct hsin_thread *t = hsin_thr(tid);
-	VexGuestAMD64State g;
-	Addr next = t->unfinished;
-
-	t->unfinished = 0;
-	Bool signal;
-
-	hsin_regs(tid, &g);
-	hsin_at = next - 2;
-	hsin_at_how = HSREC_DIV_BUT_LAST;
-	signal = hsin_signal_at_syscall(&g, next);
-	if (!signal && !hsin_complete(tid, &g, next, t->sys_count))
-		hsin_diverge("at event %llu: %s waited while other threads ran when recorded; the "
-			     "rebuild hands it to Valgrind's core, which cannot wait",
-			     hsin_events, hsrec_sys_name((UInt)g.guest_RAX));
-	VG_(set_shadow_regs_area)(tid, 0, 0, sizeof(g), (const UChar *)&g);
-	if (!signal) {
-		hsin_out->dump(tid);
-		hsin_arm();
-	}
-	hsin_at = 0;
-	hsin_at_how = HSREC_DIV_FIND;
 }
 
 /* --- Nondeterministic instructions --------------------------------------- */
@@ -925,6 +561,14 @@ Bool hsin_option(const HChar *arg)
 	return True;
 }
 
+/* The file the program @exe (as it was given to Valgrind) is. */
+static const HChar *hsin_exe_file(const HChar *exe)
+{
+	const HChar *f = VG_(strchr)(exe, '/') ? exe : VG_(find_executable)(exe);
+
+	return f ? f : exe;
+}
+
 void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 	       const HChar *exe)
 {
@@ -940,7 +584,7 @@ void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 			return;
 		}
 		hsin_fd = VG_(safe_fd)(sr_Res(sr));
-		sr = VG_(stat)(exe, &st);
+		sr = VG_(stat)(hsin_exe_file(exe), &st);
 		if (sr_isError(sr))
 			VG_(memset)(&st, 0, sizeof(st));
 		hsin_head(HSIN_HELLO, 32 + n);
@@ -972,7 +616,7 @@ void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 		hsin_diverge("the program is %s where the recording ran %.*s", exe,
 			     (Int)(hsin_rlen - 32), (const HChar *)hsin_rec + 32);
 	/* The same program: not rebuilt, moved or replaced since. */
-	sr = VG_(stat)(exe, &st);
+	sr = VG_(stat)(hsin_exe_file(exe), &st);
 	if (sr_isError(sr) || (ULong)st.size != hsin_u64(hsin_rec + 8) ||
 	    st.mtime != hsin_u64(hsin_rec + 16) || st.mtime_nsec != hsin_u64(hsin_rec + 24))
 		hsin_diverge("%s is not the program the recording ran (changed, or gone, since)",
@@ -1045,21 +689,27 @@ Bool hsin_start(ThreadId tid)
 	return True;
 }
 
-void hsin_stop(ThreadId tid)
+/* Rebuild: until it is @tid's turn, the big lock goes round. False if
+ * the thread is ending instead (the process exits). */
+Bool hsin_wait_turn(ThreadId tid)
 {
-	if (hsin_mode != HSIN_MODE_REBUILD)
-		return;
-	hsin_leave = 0;
-	/* Not its turn: the big lock goes round until it is. */
 	while (tid != hsin_owner) {
 		if (VG_(is_exiting)(tid))
-			return;
+			return False;
 		if (hsin_owner == VG_INVALID_THREADID)
 			hsin_diverge("at event %llu: a thread ended where the recording has no other "
 				     "thread's turn after it", hsin_events);
 		VG_(vg_yield)();
 	}
-	if (hsin_thr(tid)->unfinished)
+	return True;
+}
+
+void hsin_stop(ThreadId tid)
+{
+	if (hsin_mode != HSIN_MODE_REBUILD)
+		return;
+	hsin_leave = 0;
+	if (hsin_wait_turn(tid) && hsin_thr(tid)->unfinished)
 		hsin_finish(tid);
 }
 
@@ -1067,20 +717,6 @@ void hsin_thread_create(ThreadId parent, ThreadId child)
 {
 	(void)parent;
 	hsin_child = child;
-}
-
-/* Rebuild: @t ends by its exit call. The kernel clears its word as the
- * thread ends, after Valgrind let go of it: it is cleared here, before,
- * so that the thread whose turn comes next sees it cleared. */
-static void hsin_clear_ctid(ThreadId tid, struct hsin_thread *t)
-{
-	UInt zero = 0, old;
-
-	if (!t->ctid || !VG_(am_is_valid_for_client)(t->ctid, 4, VKI_PROT_WRITE))
-		return;
-	old = *(const UInt *)t->ctid;
-	*(UInt *)t->ctid = 0;
-	hsin_out->memw(tid, t->ctid, (const UChar *)&old, (const UChar *)&zero, 4);
 }
 
 void hsin_thread_exit(ThreadId tid)
@@ -1125,26 +761,6 @@ void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 	t->sys_count = hsin_count;
 }
 
-/* Rebuild: the core made the thread @child (this run's id) that the
- * recording made as its pending result: the program sees the recorded
- * id, in rax and in the words the kernel wrote it to. */
-static void hsin_made_thread(ThreadId tid, const UWord *args, Long child)
-{
-	struct hsin_thread *c;
-
-	if (hsin_child == VG_INVALID_THREADID)
-		hsin_diverge("at event %llu: clone made no thread Valgrind knows", hsin_events);
-	c = hsin_thr(hsin_child);
-	c->lwp = (Int)hsin_pending_res;
-	c->real_lwp = (Int)child;
-	c->ctid = (args[0] & VKI_CLONE_CHILD_CLEARTID) ? args[3] : 0;
-	hsin_child = VG_INVALID_THREADID;
-	hsin_apply_writes(tid, __NR_clone);
-	VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RAX), 8,
-				  (const UChar *)&hsin_pending_res);
-	hsin_arm();
-}
-
 void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)
 {
 	Long r = sr_isError(res) ? -(Long)sr_Err(res) : (Long)sr_Res(res);
@@ -1152,47 +768,7 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 	UInt i;
 
 	if (hsin_mode == HSIN_MODE_REBUILD) {
-		if (!hsin_pending)
-			return;
-		hsin_pending = False;
-		if (hsin_translated) {
-			hsin_translated = False;
-			VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RDI),
-						  8, (const UChar *)&hsin_saved_rdi);
-			VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RSI),
-						  8, (const UChar *)&hsin_saved_rsi);
-		}
-		if (hsin_pending_nr == __NR_execve || hsin_pending_nr == __NR_execveat) {
-			hsin_expect(HSIN_SYSCALL, 96, "a failed exec");
-			hsin_pending_res = (Long)hsin_u64(hsin_rec + 56);
-			hsin_take();
-		}
-		if (hsin_pending_nr == __NR_clone && r >= 0 && hsin_pending_res >= 0) {
-			hsin_made_thread(tid, args, r);
-			return;
-		}
-		for (UInt i = 0; i < hsin_nws; i++)
-			if (!VG_(am_is_valid_for_client)(hsin_ws[i].a, hsin_ws[i].len, VKI_PROT_READ) ||
-			    VG_(memcmp)((const void *)hsin_ws[i].a, hsin_ws[i].bytes, hsin_ws[i].len)) {
-				hsin_at_how = HSREC_DIV_WHOLE;
-				hsin_diverge("at event %llu: %s wrote other bytes at %#lx than when "
-					     "recorded (%lu bytes)", hsin_events, hsrec_sys_name(nr),
-					     hsin_ws[i].a, hsin_ws[i].len);
-			}
-		hsin_drop_writes();
-		if (hsin_pending_nr == __NR_exit)
-			hsin_clear_ctid(tid, t);
-		if (hsin_pending_nr == __NR_set_tid_address) {
-			/* The thread's id: the recorded one, as getpid's. */
-			hsin_thr(tid)->ctid = args[0];
-			VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RAX),
-						  8, (const UChar *)&hsin_pending_res);
-		} else if (r != hsin_pending_res) {
-			hsin_at_how = HSREC_DIV_WHOLE;
-			hsin_diverge("at event %llu: %s returned %lld where it returned %lld when "
-				     "recorded", hsin_events, hsrec_sys_name(nr), r, hsin_pending_res);
-		}
-		hsin_arm();
+		hsin_rebuild_post(tid, nr, args, r);
 		return;
 	}
 	if (hsin_mode != HSIN_MODE_LIGHT)
@@ -1215,18 +791,8 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 
 void hsin_post_write(ThreadId tid, Addr a, SizeT len)
 {
-	UInt i;
-
 	if (hsin_mode == HSIN_MODE_REBUILD && hsin_in_frame && tid == hsin_frame_tid) {
-		/* The frame as recorded: the siginfo its sender wrote. */
-		for (i = 0; i < hsin_nws; i++) {
-			struct hsin_w *w = &hsin_ws[i];
-			Addr lo = w->a > a ? w->a : a;
-			Addr hi = w->a + w->len < a + len ? w->a + w->len : a + len;
-
-			if (lo < hi)
-				VG_(memcpy)((void *)lo, w->bytes + (lo - w->a), hi - lo);
-		}
+		hsin_frame_write(a, len);  /* the siginfo its sender wrote */
 		return;
 	}
 	if (hsin_mode != HSIN_MODE_LIGHT || !len || tid >= HSIN_MAX_TID ||

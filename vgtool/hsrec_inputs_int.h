@@ -1,0 +1,107 @@
+/*
+ * vgtool/hsrec_inputs_int.h: what the files of the light and rebuild modes
+ * share (hsrec_inputs.c: the log, the threads' turns and the callbacks;
+ * hsrec_rebuild.c: the rebuild's syscalls). Not for hsrec_main.c, which
+ * sees hsrec_inputs.h only.
+ *
+ * Copyright (C) 2026 the hindsight authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HINDSIGHT_VGTOOL_HSREC_INPUTS_INT_H
+#define HINDSIGHT_VGTOOL_HSREC_INPUTS_INT_H
+
+#include "pub_tool_basics.h"
+#include "libvex_guest_amd64.h"
+#include "hsrec_inputs.h"
+
+#define HSIN_MAX_FD 4096
+#define HSIN_MAX_TID 4096          /* as hsrec_main.c's HS_MAX_TID */
+#define HSIN_NR_CLONE3 435
+
+/* Per Valgrind thread. */
+struct hsin_thread {
+	/* Light: its syscall under way, whose writes are logged, and the
+	 * check fields as they were when it started (as the rebuild sees
+	 * them: other threads may run while it waits). Rebuild: the count
+	 * when its unfinished syscall started. */
+	Bool in_sys;
+	ULong sys_pc, sys_sp, sys_hash, sys_count;
+	/* Rebuild: its id when recorded, and in this run (0: not known). */
+	Int lwp, real_lwp;
+	/* Rebuild: the word the kernel clears when it ends (its
+	 * CLONE_CHILD_CLEARTID or set_tid_address pointer; 0: none). */
+	Addr ctid;
+	/* Rebuild: it waited in the syscall ending before this address
+	 * while others ran, when recorded: completed at its next turn. */
+	Addr unfinished;
+	/* Rebuild: its syscall handed to the core, checked when it returns
+	 * (deferred: its record comes after other threads' turns, and is
+	 * read then); the result recorded; a kill of itself whose pid
+	 * arguments were rewritten, and their recorded values. */
+	Bool pending, deferred, translated;
+	UInt pending_nr;
+	Long pending_res;
+	ULong saved_rdi, saved_rsi;
+};
+
+extern struct hsin_thread hsin_th[HSIN_MAX_TID];
+struct hsin_thread *hsin_thr(ThreadId tid);
+/* The thread a clone is making (Valgrind's pre_thread_ll_create). */
+extern ThreadId hsin_child;
+
+extern const struct hsin_stream *hsin_out;
+extern Int hsin_pid;               /* the recorded process's pid */
+/* The superblocks all threads entered (read and written inline), and the
+ * gate: translated code calls hsin_gate when the count passes it. */
+extern ULong hsin_count, hsin_limit;
+/* The recorded signal was sent again and is not taken yet. */
+extern Bool hsin_deliver;
+
+/* Rebuild: the record read last (hsin_peek), its payload and length;
+ * the events consumed, for messages. */
+extern UChar *hsin_rec;
+extern UInt hsin_rlen;
+extern ULong hsin_events;
+/* Where the running thread stands when a helper of translated code runs
+ * (the guest state's pc may be stale there; 0: Valgrind knows), and how
+ * much of its block ran (HSREC_DIV_*). */
+extern Addr hsin_at;
+extern UInt hsin_at_how;
+
+ULong hsin_u64(const UChar *p);
+UInt hsin_u32(const UChar *p);
+/* FNV-1a over the general registers a syscall leaves alone. */
+ULong hsin_hash(const VexGuestAMD64State *g);
+void hsin_regs(ThreadId tid, VexGuestAMD64State *g);
+
+/* The rebuild cannot go on: the stream says why, and the run ends. */
+void hsin_diverge(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
+/* The next record's kind, loaded (0: the log ends); consumed. */
+UInt hsin_peek(void);
+void hsin_take(void);
+/* The next record must be of @kind, at least @len bytes, else the rebuild
+ * diverged (@what: what the program does now). */
+void hsin_expect(UInt kind, UInt len, const HChar *what);
+/* After an event: the gate set for the next one. */
+void hsin_arm(void);
+void hsin_check(const HChar *what, ULong pc, ULong want_pc, ULong count, ULong want_count);
+/* The next record hands the turn on at @count; it is taken (its thread
+ * the owner); the thread waits for its turn (False: it is ending). */
+Bool hsin_turn_here(ULong count);
+void hsin_take_turn(void);
+Bool hsin_wait_turn(ThreadId tid);
+
+/* hsrec_rebuild.c. */
+/* Called by translated code at a syscall (hsin_instrument_out). */
+ULong hsin_syscall(VexGuestAMD64State *g, ULong next);
+/* @tid's turn came back: the syscall it waited in completes. */
+void hsin_finish(ThreadId tid);
+/* @tid's syscall @nr, handed to the core, returned @r. */
+void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r);
+/* The kernel's writes next in the log, gathered; dropped. */
+void hsin_gather_writes(void);
+void hsin_drop_writes(void);
+/* A signal frame's write at @a: the gathered bytes over it. */
+void hsin_frame_write(Addr a, SizeT len);
+
+#endif

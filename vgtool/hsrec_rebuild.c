@@ -1,0 +1,504 @@
+/*
+ * vgtool/hsrec_rebuild.c: the rebuild's syscalls (hsrec_inputs.h): each one
+ * completed from the input log, or handed to Valgrind's core and checked
+ * when it returns; the files the program opened, opened again; the
+ * threads a clone makes, with their recorded ids.
+ *
+ * Copyright (C) 2026 the hindsight authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * A block that ends in a syscall calls hsin_syscall at its end
+ * (hsin_instrument_out). What the kernel did is in the log: rax and the
+ * bytes it wrote go into the thread and the stream, unless the call shapes
+ * the process itself (hsrec_sys_core_does), which the core makes again. A
+ * thread that waited in its syscall while others ran when recorded leaves
+ * its block there, and the syscall completes at its next turn (hsin_finish,
+ * from hsin_stop).
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
+#include "libvex_guest_amd64.h"
+
+#include "hsrec_inputs_int.h"
+#include "hsrec_sys.h"
+#include "hsrec_proto.h"
+
+/* libcoregrind's, not in the public headers (VALGRIND-NOTES.md): a signal
+ * sent to a thread of this process. */
+extern Int VG_(tkill)(Int lwpid, Int signo);
+
+static Bool hsin_real_fd[HSIN_MAX_FD];  /* opened for real by the rebuild */
+/* Regular files the recorded program opened that are not the same now
+ * (changed or gone): their paths, said if the program maps one. */
+static HChar *hsin_stale[HSIN_MAX_FD];
+
+/* A kill of the process or of the calling thread itself (@tid): made
+ * for real, with this run's ids. One aimed at another thread is not: its
+ * signal is sent again at the recorded point in that thread's turn. */
+static Bool hsin_kills_itself(ThreadId tid, UInt nr, const VexGuestAMD64State *g)
+{
+	Long me = hsin_thr(tid)->lwp;
+
+	if (nr == __NR_kill)
+		return (Long)g->guest_RDI == hsin_pid;
+	if (nr == __NR_tkill)
+		return (Long)g->guest_RDI == me;
+	if (nr == __NR_tgkill)
+		return (Long)g->guest_RDI == hsin_pid && (Long)g->guest_RSI == me;
+	return False;
+}
+
+/* A clone that makes a thread: the core makes it (hsin_post_syscall). */
+static Bool hsin_makes_thread(UInt nr, const VexGuestAMD64State *g)
+{
+	return nr == __NR_clone && (g->guest_RDI & VKI_CLONE_THREAD);
+}
+
+/* What the kernel wrote, in the log before the syscall: kept until the
+ * syscall is matched. */
+struct hsin_w {
+	Addr a;
+	SizeT len;
+	UChar *bytes;
+};
+
+static struct hsin_w *hsin_ws;
+static UInt hsin_nws, hsin_cws;
+
+void hsin_gather_writes(void)
+{
+	while (hsin_peek() == HSIN_MEMW && hsin_rlen >= 12) {
+		struct hsin_w *w;
+
+		if (hsin_nws == hsin_cws) {
+			hsin_cws = hsin_cws ? 2 * hsin_cws : 8;
+			hsin_ws = VG_(realloc)("hsin.ws", hsin_ws, hsin_cws * sizeof(*hsin_ws));
+		}
+		w = &hsin_ws[hsin_nws++];
+		w->a = hsin_u64(hsin_rec + 4);
+		w->len = hsin_rlen - 12;
+		w->bytes = VG_(malloc)("hsin.w", w->len ? w->len : 1);
+		VG_(memcpy)(w->bytes, hsin_rec + 12, w->len);
+		hsin_take();
+	}
+}
+
+void hsin_drop_writes(void)
+{
+	UInt i;
+
+	for (i = 0; i < hsin_nws; i++)
+		VG_(free)(hsin_ws[i].bytes);
+	hsin_nws = 0;
+}
+
+void hsin_frame_write(Addr a, SizeT len)
+{
+	UInt i;
+
+	for (i = 0; i < hsin_nws; i++) {
+		struct hsin_w *w = &hsin_ws[i];
+		Addr lo = w->a > a ? w->a : a;
+		Addr hi = w->a + w->len < a + len ? w->a + w->len : a + len;
+
+		if (lo < hi)
+			VG_(memcpy)((void *)lo, w->bytes + (lo - w->a), hi - lo);
+	}
+}
+
+/* The writes done here, as the kernel did them, and into the stream. */
+static void hsin_apply_writes(ThreadId tid, UInt nr)
+{
+	UInt i;
+
+	for (i = 0; i < hsin_nws; i++) {
+		struct hsin_w *w = &hsin_ws[i];
+		UChar *old;
+
+		if (!w->len)
+			continue;
+		if (!VG_(am_is_valid_for_client)(w->a, w->len, VKI_PROT_WRITE))
+			hsin_diverge("at event %llu (%s): the kernel wrote %lu bytes at %#lx when "
+				     "recorded, which is not writable memory now", hsin_events,
+				     hsrec_sys_name(nr), w->len, w->a);
+		old = VG_(malloc)("hsin.old", w->len);
+		VG_(memcpy)(old, (const void *)w->a, w->len);
+		VG_(memcpy)((void *)w->a, w->bytes, w->len);
+		hsin_out->memw(tid, w->a, old, w->bytes, w->len);
+		VG_(free)(old);
+	}
+	hsin_drop_writes();
+}
+
+static void hsin_closed(ULong fd);
+
+/* The file the recorded program opened as @fd, opened again at that
+ * number if it is the same file (a mapping of it reads it); if it is not
+ * (changed or gone since), only a mapping of it ends the rebuild: what
+ * the program read from it is in the log. */
+static void hsin_reopen(void)
+{
+	struct vg_stat st;
+	HChar path[4097];
+	ULong size, mtime, mtime_ns, dev, ino;
+	UInt fd, n;
+	SysRes sr;
+
+	if (hsin_peek() != HSIN_FILE || hsin_rlen < 44)
+		return;
+	fd = hsin_u32(hsin_rec);
+	dev = hsin_u64(hsin_rec + 4);
+	ino = hsin_u64(hsin_rec + 12);
+	size = hsin_u64(hsin_rec + 20);
+	mtime = hsin_u64(hsin_rec + 28);
+	mtime_ns = hsin_u64(hsin_rec + 36);
+	n = hsin_rlen - 44 < 4096 ? hsin_rlen - 44 : 4096;
+	VG_(memcpy)(path, hsin_rec + 44, n);
+	path[n] = 0;
+	hsin_take();
+	if (fd >= HSIN_MAX_FD)
+		return;
+	hsin_closed(fd);           /* whatever the number held before */
+	sr = VG_(open)(path, VKI_O_RDONLY, 0);
+	if (sr_isError(sr) || VG_(fstat)(sr_Res(sr), &st) != 0 || (ULong)st.size != size ||
+	    st.mtime != mtime || st.mtime_nsec != mtime_ns || st.dev != dev || st.ino != ino) {
+		if (!sr_isError(sr))
+			VG_(close)(sr_Res(sr));
+		hsin_stale[fd] = VG_(strdup)("hsin.stale", path);
+		return;
+	}
+	if ((UInt)sr_Res(sr) != fd) {
+		SysRes d = VG_(dup2)(sr_Res(sr), fd);
+
+		VG_(close)(sr_Res(sr));
+		if (sr_isError(d))
+			hsin_diverge("at event %llu: cannot open %s again as descriptor %u",
+				     hsin_events, path, fd);
+	}
+	hsin_real_fd[fd] = True;
+}
+
+/* The program closed @fd: the rebuild's own copy too. */
+static void hsin_closed(ULong fd)
+{
+	if (fd >= HSIN_MAX_FD)
+		return;
+	if (hsin_real_fd[fd])
+		VG_(close)((Int)fd);
+	hsin_real_fd[fd] = False;
+	VG_(free)(hsin_stale[fd]);
+	hsin_stale[fd] = NULL;
+}
+
+/* @fd2 is now what @fd was, for the rebuild's own copies too. */
+static void hsin_dup_fd(ULong fd, ULong fd2)
+{
+	if (fd >= HSIN_MAX_FD || fd2 >= HSIN_MAX_FD || fd == fd2)
+		return;
+	hsin_closed(fd2);
+	if (hsin_real_fd[fd] && !sr_isError(VG_(dup2)((Int)fd, (Int)fd2)))
+		hsin_real_fd[fd2] = True;
+	else if (hsin_stale[fd])
+		hsin_stale[fd2] = VG_(strdup)("hsin.stale", hsin_stale[fd]);
+}
+
+/* A completed call that made a descriptor a copy of another (dup, dup2,
+ * dup3, fcntl F_DUPFD) or closed a range of them. */
+static void hsin_duped(UInt nr, const VexGuestAMD64State *g, Long res)
+{
+	switch (nr) {
+	case __NR_dup:
+		hsin_dup_fd(g->guest_RDI, (ULong)res);
+		break;
+	case __NR_dup2:
+	case __NR_dup3:
+		hsin_dup_fd(g->guest_RDI, g->guest_RSI);
+		break;
+	case __NR_fcntl:
+		if (g->guest_RSI == VKI_F_DUPFD || g->guest_RSI == VKI_F_DUPFD_CLOEXEC)
+			hsin_dup_fd(g->guest_RDI, (ULong)res);
+		break;
+	case 436:                  /* close_range */
+		for (ULong fd = g->guest_RDI; fd <= g->guest_RSI && fd < HSIN_MAX_FD; fd++)
+			hsin_closed(fd);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The recorded signal came as the thread made the syscall ending before
+ * @next (and the syscall was made again after the handler): it is sent
+ * again, and the thread goes back before the syscall to take it. */
+static Bool hsin_signal_at_syscall(VexGuestAMD64State *g, ULong next)
+{
+	Int sig;
+
+	if (hsin_peek() != HSIN_SIGNAL || hsin_rlen < 24 || hsin_u64(hsin_rec + 16) != hsin_count ||
+	    hsin_u64(hsin_rec + 8) != next - 2)
+		return False;
+	sig = (Int)hsin_u32(hsin_rec + 4);
+	hsin_limit = hsin_count;   /* the gate, if the signal was not taken */
+	g->guest_RIP = next - 2;
+	g->host_EvC_COUNTER = 0;
+	if (VG_(tkill)(VG_(gettid)(), sig) != 0)
+		hsin_diverge("at event %llu: cannot send signal %d again", hsin_events, sig);
+	hsin_deliver = True;
+	return True;
+}
+
+/* The syscall @tid makes before @next as recorded (@count: the count as
+ * it started): 1 if it is completed from the log (rax and memory set as
+ * the kernel did), 0 if the core must make it (checked when it returns). */
+static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong next, ULong count)
+{
+	struct hsin_thread *t = hsin_thr(tid);
+	const HChar *name = hsrec_sys_name(nr);
+	Bool itself = hsin_kills_itself(tid, nr, g);
+	Long res;
+
+	hsin_gather_writes();
+	hsin_expect(HSIN_SYSCALL, 96, name);
+	if (hsin_u32(hsin_rec + 4) != nr)
+		hsin_diverge("at event %llu: the program makes syscall %u where the recording "
+			     "has syscall %u", hsin_events, nr, hsin_u32(hsin_rec + 4));
+	hsin_check(name, next, hsin_u64(hsin_rec + 64), count, hsin_u64(hsin_rec + 88));
+	if (g->guest_RSP != hsin_u64(hsin_rec + 72) || hsin_hash(g) != hsin_u64(hsin_rec + 80))
+		hsin_diverge("at event %llu (%s at %#llx): the registers differ from the "
+			     "recording's", hsin_events, name, next);
+	res = (Long)hsin_u64(hsin_rec + 56);
+	hsin_take();
+	if (nr == HSIN_NR_CLONE3 && res >= 0) {
+		hsin_diverge("at event %llu: clone3 made a thread or process when recorded: not "
+			     "rebuilt", hsin_events);
+	} else if (nr == __NR_rt_sigsuspend || nr == __NR_pause) {
+		hsin_diverge("at event %llu: the program waits for a signal: the rebuild does not "
+			     "deliver signals from outside yet", hsin_events);
+	} else if (nr == __NR_shmat) {
+		hsin_diverge("at event %llu: the program attaches shared memory: not rebuilt",
+			     hsin_events);
+	}
+	if (nr == __NR_mmap && !(g->guest_R10 & VKI_MAP_ANONYMOUS) && g->guest_R8 < HSIN_MAX_FD &&
+	    hsin_stale[g->guest_R8])
+		hsin_diverge("at event %llu: the program maps %s, which is not the file it was when "
+			     "recorded (changed, or gone, since)", hsin_events, hsin_stale[g->guest_R8]);
+	if (hsrec_sys_core_does(nr) || itself || hsin_makes_thread(nr, g)) {
+		/* The core writes them again: compared when it is done. */
+		if (itself) {
+			t->translated = True;
+			t->saved_rdi = g->guest_RDI;
+			t->saved_rsi = g->guest_RSI;
+			if (nr == __NR_kill) {
+				g->guest_RDI = (ULong)VG_(getpid)();
+			} else if (nr == __NR_tgkill) {
+				g->guest_RDI = (ULong)VG_(getpid)();
+				g->guest_RSI = (ULong)VG_(gettid)();
+			} else {
+				g->guest_RDI = (ULong)VG_(gettid)();
+			}
+		}
+		t->pending = True;
+		t->pending_res = res;
+		t->pending_nr = nr;
+		return 0;
+	}
+	hsin_apply_writes(tid, nr);
+	g->guest_RAX = (ULong)res;
+	if (hsrec_sys_is_open(nr) && res >= 0)
+		hsin_reopen();
+	if (nr == __NR_close && res == 0)
+		hsin_closed(g->guest_RDI);
+	else if (res >= 0)
+		hsin_duped(nr, g, res);
+	return 1;
+}
+
+/* Called by translated code at a syscall: 1 if it was completed from the
+ * log, 0 if the core must do it, 2 if a recorded signal comes first (the
+ * thread goes back to the syscall instruction, the signal sent), 3 if
+ * the thread waited in it while others ran when recorded (it leaves its
+ * block, to complete the syscall at its next turn: hsin_stop). */
+ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
+{
+	ThreadId tid = VG_(get_running_tid)();
+	UInt nr = (UInt)g->guest_RAX;
+	ULong done;
+
+	hsin_at = next - 2;        /* the syscall instruction (0f 05) */
+	hsin_at_how = HSREC_DIV_BUT_LAST;
+	if (nr == __NR_execve || nr == __NR_execveat) {
+		hsin_expect(HSIN_EXEC, 16, "an exec");
+		hsin_check("an exec", next, hsin_u64(hsin_rec + 8), hsin_count, hsin_count);
+		hsin_take();
+		hsin_thr(tid)->pending = True;   /* its result, if it fails */
+		hsin_thr(tid)->pending_nr = nr;
+		done = 0;
+	} else if (hsin_signal_at_syscall(g, next)) {
+		done = 2;
+	} else if (hsin_turn_here(hsin_count) && hsrec_sys_core_does(nr)) {
+		/* The core makes it now (Valgrind lets go of the thread in
+		 * it, as when recorded); its record is read at the thread's
+		 * next turn (hsin_post_syscall). */
+		hsin_take_turn();
+		hsin_thr(tid)->sys_count = hsin_count;
+		hsin_thr(tid)->pending = hsin_thr(tid)->deferred = True;
+		hsin_thr(tid)->pending_nr = nr;
+		done = 0;
+	} else if (hsin_turn_here(hsin_count)) {
+		hsin_take_turn();
+		hsin_thr(tid)->unfinished = next;
+		hsin_thr(tid)->sys_count = hsin_count;
+		hsin_limit = hsin_count;
+		g->guest_RIP = next;
+		g->host_EvC_COUNTER = 0;
+		done = 3;
+	} else {
+		done = hsin_complete(tid, g, nr, next, hsin_count);
+		if (done) {
+			hsin_out->dump(tid);
+			hsin_arm();
+		}
+	}
+	hsin_at = 0;
+	hsin_at_how = HSREC_DIV_FIND;
+	return done;
+}
+
+/* Rebuild: @tid's turn came back; the syscall it waited in when recorded
+ * completes now (or the signal that ended the wait is taken first). */
+void hsin_finish(ThreadId tid)
+{
+	struct hsin_thread *t = hsin_thr(tid);
+	VexGuestAMD64State g;
+	Addr next = t->unfinished;
+
+	t->unfinished = 0;
+	Bool signal;
+
+	hsin_regs(tid, &g);
+	hsin_at = next - 2;
+	hsin_at_how = HSREC_DIV_BUT_LAST;
+	signal = hsin_signal_at_syscall(&g, next);
+	if (!signal && !hsin_complete(tid, &g, (UInt)g.guest_RAX, next, t->sys_count))
+		hsin_diverge("at event %llu: %s waited while other threads ran when recorded; the "
+			     "rebuild hands it to Valgrind's core, which cannot wait",
+			     hsin_events, hsrec_sys_name((UInt)g.guest_RAX));
+	VG_(set_shadow_regs_area)(tid, 0, 0, sizeof(g), (const UChar *)&g);
+	if (!signal) {
+		hsin_out->dump(tid);
+		hsin_arm();
+	}
+	hsin_at = 0;
+	hsin_at_how = HSREC_DIV_FIND;
+}
+
+/* --- Threads a clone makes, and syscalls back from the core ------------ */
+
+/* Rebuild: @t ends by its exit call. The kernel clears its word as the
+ * thread ends, after Valgrind let go of it: it is cleared here, before,
+ * so that the thread whose turn comes next sees it cleared. */
+static void hsin_clear_ctid(ThreadId tid, struct hsin_thread *t)
+{
+	UInt zero = 0, old;
+
+	if (!t->ctid || !VG_(am_is_valid_for_client)(t->ctid, 4, VKI_PROT_WRITE))
+		return;
+	old = *(const UInt *)t->ctid;
+	*(UInt *)t->ctid = 0;
+	hsin_out->memw(tid, t->ctid, (const UChar *)&old, (const UChar *)&zero, 4);
+}
+
+/* Rebuild: the core made the thread @child (this run's id) that the
+ * recording made as its pending result: the program sees the recorded
+ * id, in rax and in the words the kernel wrote it to. */
+static void hsin_made_thread(ThreadId tid, const UWord *args, Long child)
+{
+	Long recorded = hsin_thr(tid)->pending_res;
+	struct hsin_thread *c;
+
+	if (hsin_child == VG_INVALID_THREADID)
+		hsin_diverge("at event %llu: clone made no thread Valgrind knows", hsin_events);
+	c = hsin_thr(hsin_child);
+	c->lwp = (Int)recorded;
+	c->real_lwp = (Int)child;
+	c->ctid = (args[0] & VKI_CLONE_CHILD_CLEARTID) ? args[3] : 0;
+	hsin_child = VG_INVALID_THREADID;
+	hsin_apply_writes(tid, __NR_clone);
+	VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RAX), 8,
+				  (const UChar *)&recorded);
+	hsin_arm();
+}
+
+/* Rebuild: @tid's syscall @nr, handed to the core, returned @r. */
+void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r)
+{
+	struct hsin_thread *t = hsin_thr(tid);
+	VexGuestAMD64State g;
+
+	if (!t->pending)
+		return;
+	t->pending = False;
+	if (t->deferred) {
+		/* Other threads' turns came first, when recorded: its own
+		 * comes back, then its record is read. */
+		t->deferred = False;
+		if (!hsin_wait_turn(tid))
+			return;
+		hsin_regs(tid, &g);
+		hsin_at = g.guest_RIP;
+		if (hsin_complete(tid, &g, nr, g.guest_RIP, t->sys_count) || !t->pending ||
+		    t->translated)
+			hsin_diverge("at event %llu: %s waited while other threads ran when "
+				     "recorded, and the rebuild cannot make it so", hsin_events,
+				     hsrec_sys_name(nr));
+		t->pending = False;
+		hsin_at = 0;
+	}
+	if (t->translated) {
+		t->translated = False;
+		VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RDI),
+					  8, (const UChar *)&t->saved_rdi);
+		VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RSI),
+					  8, (const UChar *)&t->saved_rsi);
+	}
+	if (t->pending_nr == __NR_execve || t->pending_nr == __NR_execveat) {
+		hsin_expect(HSIN_SYSCALL, 96, "a failed exec");
+		t->pending_res = (Long)hsin_u64(hsin_rec + 56);
+		hsin_take();
+	}
+	if (t->pending_nr == __NR_clone && r >= 0 && t->pending_res >= 0) {
+		hsin_made_thread(tid, args, r);
+		return;
+	}
+	for (UInt i = 0; i < hsin_nws; i++)
+		if (!VG_(am_is_valid_for_client)(hsin_ws[i].a, hsin_ws[i].len, VKI_PROT_READ) ||
+		    VG_(memcmp)((const void *)hsin_ws[i].a, hsin_ws[i].bytes, hsin_ws[i].len)) {
+			hsin_at_how = HSREC_DIV_WHOLE;
+			hsin_diverge("at event %llu: %s wrote other bytes at %#lx than when "
+				     "recorded (%lu bytes)", hsin_events, hsrec_sys_name(nr),
+				     hsin_ws[i].a, hsin_ws[i].len);
+		}
+	hsin_drop_writes();
+	if (t->pending_nr == __NR_exit)
+		hsin_clear_ctid(tid, t);
+	if (t->pending_nr == __NR_set_tid_address) {
+		/* The thread's id: the recorded one, as getpid's. */
+		t->ctid = args[0];
+		VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RAX),
+					  8, (const UChar *)&t->pending_res);
+	} else if (r != t->pending_res) {
+		hsin_at_how = HSREC_DIV_WHOLE;
+		hsin_diverge("at event %llu: %s returned %lld where it returned %lld when "
+			     "recorded", hsin_events, hsrec_sys_name(nr), r, t->pending_res);
+	}
+	hsin_arm();
+}
