@@ -177,6 +177,11 @@ static void doctor_collect(struct doctor_line *l)
 	if (kind == STUB_RECORDER_HW)
 		snprintf(l[D_AUTO].value, sizeof(l[D_AUTO].value),
 			 "hardware Intel PT: the program runs at nearly full speed");
+	else if (kind == STUB_RECORDER_LIGHT)
+		snprintf(l[D_AUTO].value, sizeof(l[D_AUTO].value),
+			 "Valgrind, the program's inputs only (about Valgrind's own speed); "
+			 "its history is rebuilt from them when first needed; no vector "
+			 "registers; single steps for --attach");
 	else if (kind == STUB_RECORDER_VG)
 		snprintf(l[D_AUTO].value, sizeof(l[D_AUTO].value),
 			 "Valgrind (tens of millions of instructions/s with registers and "

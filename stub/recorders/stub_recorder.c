@@ -658,7 +658,7 @@ static void lt_epilogue(struct stub_recorder *rec)
 	struct stub_recorder_summary s = { 0 };
 
 	if (rec->light.deferred) {
-		rec_say(rec, "inputs of the run recorded in %s: %" PRIu64 " bytes, in %.2f s; its "
+		rec_say(rec, "recording in %s: the run's inputs, %" PRIu64 " bytes, in %.2f s; its "
 			"history is rebuilt from them when first needed (`hindsight rebuild %s` "
 			"does it now)", rec->dir, rec->light.bytes, rec->light.secs, rec->dir);
 		return;
@@ -672,7 +672,8 @@ static void lt_epilogue(struct stub_recorder *rec)
 			rec->light.secs, rec->light.rebuild_secs);
 	for (size_t i = 0; b && i < b->ngaps; i++)
 		if (!strcmp(b->gaps[i].kind, "diverged"))
-			rec_say(rec, "%s: the history ends there", b->gaps[i].text);
+			rec_say(rec, "%s: the history ends there (`record --record=valgrind` "
+				"records such a run whole as it runs)", b->gaps[i].text);
 	vg_epilogue(rec);
 }
 
@@ -692,22 +693,41 @@ static const char *rec_no_vg(const struct stub_recorder_options *o)
 	return NULL;
 }
 
+/* Options only the full Valgrind recorder honours (the light one's
+ * rebuild writes the trace with the defaults): NULL, or which. */
+static const char *rec_full_only(const struct stub_recorder_options *o)
+{
+	if (o->snapshot)
+		return "--snapshot";
+	if (o->psb_given)
+		return "--psb-period";
+	if (o->noretcomp)
+		return "--noretcomp";
+	return NULL;
+}
+
 /* auto without Intel PT (@why says why not): Valgrind where it is
- * installed and allowed, else single steps; says which and why. */
+ * installed and allowed (its light recorder, unless an option wants the
+ * full one), else single steps; says which and why. */
 static enum stub_recorder_kind rec_pick_auto(const struct stub_recorder *rec, const char *why)
 {
-	const char *no_vg = rec_no_vg(&rec->opt);
+	const char *no_vg = rec_no_vg(&rec->opt), *full = rec_full_only(&rec->opt);
 	char dir[4096], vwhy[256];
 
 	if (no_vg) {
 		rec_say(rec, "%s; recording in software (single steps: %s)", why, no_vg);
 		return STUB_RECORDER_SW;
 	}
-	if (stub_vgrec_available(dir, sizeof(dir), vwhy, sizeof(vwhy))) {
-		rec_say(rec, "%s; recording with Valgrind (hundreds of times faster than single "
-			"steps; no vector registers, Valgrind's addresses; --record=sw "
-			"single-steps natively)", why);
+	if (stub_vgrec_available(dir, sizeof(dir), vwhy, sizeof(vwhy)) && full) {
+		rec_say(rec, "%s; recording with Valgrind, every effect (%s wants the full "
+			"recorder; --record=sw single-steps natively)", why, full);
 		return STUB_RECORDER_VG;
+	}
+	if (stub_vgrec_available(dir, sizeof(dir), vwhy, sizeof(vwhy))) {
+		rec_say(rec, "%s; recording the program's inputs with Valgrind (its history is "
+			"rebuilt from them; --record=valgrind records every effect as it runs, "
+			"--record=sw single-steps natively)", why);
+		return STUB_RECORDER_LIGHT;
 	}
 	rec_say(rec, "%s, and %s; recording in software (single steps)", why, vwhy);
 	return STUB_RECORDER_SW;

@@ -89,6 +89,37 @@ skip()
 }
 
 # hindsight_only REASON: skip under gdbserver.
+# The light recorder's tests (t_record_light, t_record_light_threads):
+# hist_ips: `history` lines to their addresses, as the tool's trace has
+# them; first_tid FILE: the first thread of a trace.
+hist_ips() { awk '{ a = $2; sub(/:$/, "", a); sub(/^0x0*/, "", a); print a }'; }
+first_tid() { awk 'NR == 1 { print $1 }' "$1"; }
+
+# light NAME ARGS...: records ARGS with the light recorder into NAME, the
+# tool's own trace (--vg-verify) into NAME.ver; NAME.rc its exit status.
+# `record` ends with the program; the first `history` rebuilds the past
+# (its lines in NAME.err too).
+light()
+{
+    local name=$1
+    shift
+    timeout 120 "$HINDSIGHT" record --record=light --vg-verify "$T_DIR/$name.ver" \
+        -o "$T_DIR/$name" -- "$@" >"$name.out" 2>"$name.err"
+    echo $? >"$name.rc"
+    [ -f "$T_DIR/$name/trace.json" ] && fail "$name: rebuilt before it was needed"
+    timeout 120 "$HINDSIGHT" history "$T_DIR/$name" 1,1 >/dev/null 2>>"$name.err"
+}
+
+# rebuilt DIR LOG: a recording `record` made with the light recorder (its
+# default where Valgrind is installed) rebuilt now, its summary appended to
+# LOG (the "N instructions, T threads, G gaps" line a full recorder prints
+# as it ends); nothing for a recording that is whole already.
+rebuilt()
+{
+    [ -f "$1/inputs.hsin" ] && [ ! -f "$1/trace.json" ] || return 0
+    timeout 300 "$HINDSIGHT" rebuild "$1" >>"$2" 2>&1 || fail "rebuild of $1 failed"
+}
+
 hindsight_only()
 {
     if [ "$SERVER" = gdbserver ]; then

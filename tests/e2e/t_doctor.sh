@@ -33,7 +33,7 @@ expect_re doc.out '^ok  single_step_rate +[0-9]+ steps/s on one CPU'
 if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
     expect_re doc.out '^NO  intel_pt +Intel PT is not available here'
     if grep -q '^ok  valgrind ' doc.out; then
-        expect_re doc.out '^ok  record_auto +Valgrind '
+        expect_re doc.out '^ok  record_auto +Valgrind, the program.s inputs only'
     else
         expect_re doc.out '^ok  record_auto +software'
     fi

@@ -27,24 +27,6 @@ hindsight_only "the light recorder"
 command -v valgrind >/dev/null || skip "valgrind is not installed"
 cd "$T_DIR" || finish
 
-hist_ips() { awk '{ a = $2; sub(/:$/, "", a); sub(/^0x0*/, "", a); print a }'; }
-first_tid() { awk 'NR == 1 { print $1 }' "$1"; }
-
-# light NAME ARGS...: records ARGS with the light recorder into NAME, the
-# tool's own trace into NAME.ver; NAME.rc its exit status. `record` ends
-# with the program; the first `history` rebuilds the past (its lines in
-# NAME.err too).
-light()
-{
-    local name=$1
-    shift
-    timeout 120 "$HINDSIGHT" record --record=light --vg-verify "$T_DIR/$name.ver" \
-        -o "$T_DIR/$name" -- "$@" >"$name.out" 2>"$name.err"
-    echo $? >"$name.rc"
-    [ -f "$T_DIR/$name/trace.json" ] && fail "$name: rebuilt before it was needed"
-    timeout 120 "$HINDSIGHT" history "$T_DIR/$name" 1,1 >/dev/null 2>>"$name.err"
-}
-
 # regs NAME [N]: the registers at N sampled positions against the trace.
 regs()
 {
@@ -63,7 +45,7 @@ for mode in strings longjmp; do
     (exec "$exact" "$mode" >"$mode.native" 2>/dev/null)
     expect_eq "$mode: exit status, light / native" "$(cat "$mode.rc")" "$?"
     cmp -s "$mode.out" "$mode.native" || fail "$mode: the program printed other things"
-    expect_re "$mode.err" "^hindsight: inputs of the run recorded in $T_DIR/$mode: [0-9]+ bytes"
+    expect_re "$mode.err" "^hindsight: recording in $T_DIR/$mode: the run's inputs, [0-9]+ bytes"
     expect "$mode.err" "rebuilding its history from them (once"
     expect_re "$mode.err" "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
     "$HINDSIGHT" history "$T_DIR/$mode" 1,100000000 2>/dev/null | hist_ips >"$mode.hist"

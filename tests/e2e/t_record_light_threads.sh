@@ -16,20 +16,6 @@ hindsight_only "the light recorder"
 command -v valgrind >/dev/null || skip "valgrind is not installed"
 cd "$T_DIR" || finish
 
-hist_ips() { awk '{ a = $2; sub(/:$/, "", a); sub(/^0x0*/, "", a); print a }'; }
-
-# light NAME ARGS...: as t_record_light's.
-light()
-{
-    local name=$1
-    shift
-    timeout 120 "$HINDSIGHT" record --record=light --vg-verify "$T_DIR/$name.ver" \
-        -o "$T_DIR/$name" -- "$@" >"$name.out" 2>"$name.err"
-    echo $? >"$name.rc"
-    [ -f "$T_DIR/$name/trace.json" ] && fail "$name: rebuilt before it was needed"
-    timeout 120 "$HINDSIGHT" history "$T_DIR/$name" 1,1 >/dev/null 2>>"$name.err"
-}
-
 thread_hist()   # NAME: each thread's history against the light run's trace
 {
     local t n=0

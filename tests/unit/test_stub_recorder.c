@@ -230,11 +230,20 @@ static void test_valgrind(void **state)
 	assert_int_equal(stub_recorder_new(&r, &o), -EINVAL);
 	assert_string_equal(said[0], "Valgrind cannot attach to a running process; "
 			    "--record=sw can");
-	/* auto without Intel PT: Valgrind, saying why. */
+	/* auto without Intel PT: Valgrind's light recorder, saying why; the
+	 * full one for an option only it honours. */
 	o = opts("auto", no_pt_root);
 	assert_int_equal(stub_recorder_new(&r, &o), 0);
+	assert_int_equal(stub_recorder_kind(r), STUB_RECORDER_LIGHT);
+	assert_non_null(strstr(said[0], "; recording the program's inputs with Valgrind (its "
+				"history is rebuilt from them;"));
+	stub_recorder_free(r);
+	o = opts("auto", no_pt_root);
+	o.noretcomp = true;
+	assert_int_equal(stub_recorder_new(&r, &o), 0);
 	assert_int_equal(stub_recorder_kind(r), STUB_RECORDER_VG);
-	assert_non_null(strstr(said[0], "; recording with Valgrind (hundreds of times faster"));
+	assert_non_null(strstr(said[0], "; recording with Valgrind, every effect (--noretcomp "
+				"wants the full recorder;"));
 	stub_recorder_free(r);
 }
 
