@@ -110,16 +110,6 @@ light()
     timeout 120 "$HINDSIGHT" history "$T_DIR/$name" 1,1 >/dev/null 2>>"$name.err"
 }
 
-# rebuilt DIR LOG: a recording `record` made with the light recorder (its
-# default where Valgrind is installed) rebuilt now, its summary appended to
-# LOG (the "N instructions, T threads, G gaps" line a full recorder prints
-# as it ends); nothing for a recording that is whole already.
-rebuilt()
-{
-    [ -f "$1/inputs.hsin" ] && [ ! -f "$1/trace.json" ] || return 0
-    timeout 300 "$HINDSIGHT" rebuild "$1" >>"$2" 2>&1 || fail "rebuild of $1 failed"
-}
-
 hindsight_only()
 {
     if [ "$SERVER" = gdbserver ]; then
