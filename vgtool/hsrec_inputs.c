@@ -830,8 +830,7 @@ void hsin_signal(ThreadId tid, Int sig)
 	hsin_check("a signal", ip, hsin_u64(hsin_rec + 8), hsin_count, hsin_u64(hsin_rec + 16));
 	hsin_take();
 	hsin_deliver = False;
-	hsin_drop_writes();
-	hsin_gather_writes();      /* the frame's, applied as it is written */
+	hsin_drop_writes();        /* the frame's are applied as it is written */
 	hsin_in_frame = True;
 	hsin_frame_tid = tid;
 	hsin_arm();

@@ -98,10 +98,10 @@ ULong hsin_syscall(VexGuestAMD64State *g, ULong next);
 void hsin_finish(ThreadId tid);
 /* @tid's syscall @nr, handed to the core, returned @r. */
 void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r);
-/* The kernel's writes next in the log, gathered; dropped. */
-void hsin_gather_writes(void);
+/* The kernel's writes gathered for a syscall, dropped. */
 void hsin_drop_writes(void);
-/* A signal frame's write at @a: the gathered bytes over it. */
+/* A signal frame's write of @len bytes at @a: the recorded bytes, if the
+ * log has them next. */
 void hsin_frame_write(Addr a, SizeT len);
 
 #endif

@@ -74,7 +74,7 @@ struct hsin_w {
 static struct hsin_w *hsin_ws;
 static UInt hsin_nws, hsin_cws;
 
-void hsin_gather_writes(void)
+static void hsin_gather_writes(void)
 {
 	while (hsin_peek() == HSIN_MEMW && hsin_rlen >= 12) {
 		struct hsin_w *w;
@@ -101,18 +101,17 @@ void hsin_drop_writes(void)
 	hsin_nws = 0;
 }
 
+/* The frame's writes were logged from the same callbacks, in the same
+ * order, as it was written when recorded: each one next in the log whose
+ * place is this write's is the recorded bytes (what follows the frame in
+ * the log, such as the next syscall's writes, is left there). */
 void hsin_frame_write(Addr a, SizeT len)
 {
-	UInt i;
-
-	for (i = 0; i < hsin_nws; i++) {
-		struct hsin_w *w = &hsin_ws[i];
-		Addr lo = w->a > a ? w->a : a;
-		Addr hi = w->a + w->len < a + len ? w->a + w->len : a + len;
-
-		if (lo < hi)
-			VG_(memcpy)((void *)lo, w->bytes + (lo - w->a), hi - lo);
-	}
+	if (hsin_peek() != HSIN_MEMW || hsin_rlen < 12 || hsin_u64(hsin_rec + 4) != a ||
+	    hsin_rlen - 12 != len)
+		return;
+	VG_(memcpy)((void *)a, hsin_rec + 12, len);
+	hsin_take();
 }
 
 /* The writes done here, as the kernel did them, and into the stream. */
