@@ -379,10 +379,9 @@ void hsin_finish(ThreadId tid)
 	struct hsin_thread *t = hsin_thr(tid);
 	VexGuestAMD64State g;
 	Addr next = t->unfinished;
-
-	t->unfinished = 0;
 	Bool signal;
 
+	t->unfinished = 0;
 	hsin_regs(tid, &g);
 	hsin_at = next - 2;
 	hsin_at_how = HSREC_DIV_BUT_LAST;
