@@ -418,6 +418,7 @@ static int cli_rebuild_dir(const char *dir)
 	}
 	if (stub_vglight_take_env(&env, err, sizeof(err)) < 0) {
 		fprintf(stderr, "hindsight: %s: %s\n", dir, err);
+		free(env.argv);    /* env.buf may be the environment already: kept */
 		return 1;
 	}
 	memset(&a, 0, sizeof(a));
@@ -427,12 +428,16 @@ static int cli_rebuild_dir(const char *dir)
 	a.psb_period = STUB_RECORDER_PSB_PERIOD;
 	a.dir = dir;
 	a.argv = env.argv;
-	if (cli_record_new(&a, &rec))
+	if (cli_record_new(&a, &rec)) {
+		free(env.argv);
 		return 1;
+	}
 	cli_record_go(rec, true, &res);
 	stub_recorder_free(rec);
-	/* env's strings are the environment now: kept. A rebuild that did
-	 * not end leaves its mark (stub_vglight_pending). */
+	/* The array only: its strings, and the environment's, are env.buf,
+	 * which is the environment now (kept). A rebuild that did not end
+	 * leaves its mark (stub_vglight_pending). */
+	free(env.argv);
 	return res.recorded && !stub_vglight_pending(dir) ? 0 : 1;
 }
 
