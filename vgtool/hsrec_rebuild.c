@@ -329,6 +329,7 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 {
 	ThreadId tid = VG_(get_running_tid)();
+	struct hsin_thread *t = hsin_thr(tid);
 	UInt nr = (UInt)g->guest_RAX;
 	ULong done;
 
@@ -338,28 +339,29 @@ ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 		hsin_expect(HSIN_EXEC, 16, "an exec");
 		hsin_check("an exec", next, hsin_u64(hsin_rec + 8), hsin_count, hsin_count);
 		hsin_take();
-		hsin_thr(tid)->pending = True;   /* its result, if it fails */
-		hsin_thr(tid)->pending_nr = nr;
+		t->pending = True;     /* its result, if it fails */
+		t->pending_nr = nr;
 		done = 0;
 	} else if (hsin_signal_at_syscall(g, next)) {
 		done = 2;
-	} else if (hsin_turn_here(hsin_count) && hsrec_sys_core_does(nr)) {
-		/* The core makes it now (Valgrind lets go of the thread in
-		 * it, as when recorded); its record is read at the thread's
-		 * next turn (hsin_post_syscall). */
-		hsin_take_turn();
-		hsin_thr(tid)->sys_count = hsin_count;
-		hsin_thr(tid)->pending = hsin_thr(tid)->deferred = True;
-		hsin_thr(tid)->pending_nr = nr;
-		done = 0;
 	} else if (hsin_turn_here(hsin_count)) {
+		/* Others ran while it was in the syscall, when recorded. */
 		hsin_take_turn();
-		hsin_thr(tid)->unfinished = next;
-		hsin_thr(tid)->sys_count = hsin_count;
-		hsin_limit = hsin_count;
-		g->guest_RIP = next;
-		g->host_EvC_COUNTER = 0;
-		done = 3;
+		t->sys_count = hsin_count;
+		if (hsrec_sys_core_does(nr)) {
+			/* The core makes it now (Valgrind lets go of the
+			 * thread in it, as when recorded); its record is read
+			 * at the thread's next turn (hsin_rebuild_post). */
+			t->pending = t->deferred = True;
+			t->pending_nr = nr;
+			done = 0;
+		} else {
+			t->unfinished = next;
+			hsin_limit = hsin_count;
+			g->guest_RIP = next;
+			g->host_EvC_COUNTER = 0;
+			done = 3;
+		}
 	} else {
 		done = hsin_complete(tid, g, nr, next, hsin_count);
 		if (done) {

@@ -718,19 +718,19 @@ static enum stub_recorder_kind rec_pick_auto(const struct stub_recorder *rec, co
 		rec_say(rec, "%s; recording in software (single steps: %s)", why, no_vg);
 		return STUB_RECORDER_SW;
 	}
-	if (stub_vgrec_available(dir, sizeof(dir), vwhy, sizeof(vwhy)) && full) {
+	if (!stub_vgrec_available(dir, sizeof(dir), vwhy, sizeof(vwhy))) {
+		rec_say(rec, "%s, and %s; recording in software (single steps)", why, vwhy);
+		return STUB_RECORDER_SW;
+	}
+	if (full) {
 		rec_say(rec, "%s; recording with Valgrind, every effect (%s wants the full "
 			"recorder; --record=sw single-steps natively)", why, full);
 		return STUB_RECORDER_VG;
 	}
-	if (stub_vgrec_available(dir, sizeof(dir), vwhy, sizeof(vwhy))) {
-		rec_say(rec, "%s; recording the program's inputs with Valgrind (its history is "
-			"rebuilt from them; --record=valgrind records every effect as it runs, "
-			"--record=sw single-steps natively)", why);
-		return STUB_RECORDER_LIGHT;
-	}
-	rec_say(rec, "%s, and %s; recording in software (single steps)", why, vwhy);
-	return STUB_RECORDER_SW;
+	rec_say(rec, "%s; recording the program's inputs with Valgrind (its history is "
+		"rebuilt from them; --record=valgrind records every effect as it runs, "
+		"--record=sw single-steps natively)", why);
+	return STUB_RECORDER_LIGHT;
 }
 
 /* The recorder for the mode: its kind, or -ENODEV after saying why the
