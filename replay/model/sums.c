@@ -108,16 +108,20 @@ static int walk(struct replay_bundle *b, const char *file, const char *what,
 	return 0;
 }
 
-/* The magic, known flags, and no front without holes: any bit flipped in
- * a header is seen. */
+/* The magic, known flags, a front (both its numbers not 0) with holes and
+ * none without: any bit flipped in a header without holes is seen. */
 static bool good_header(const uint8_t *head)
 {
 	static const uint8_t zero[REPLAY_SUMS_HEADER - REPLAY_SUMS_FRONT_AT];
+	uint64_t front_off = replay_sums_u64(head + REPLAY_SUMS_FRONT_AT);
+	uint64_t front_rec = replay_sums_u64(head + REPLAY_SUMS_FRONT_AT + 8);
 
-	return !memcmp(head, REPLAY_SUMS_MAGIC, REPLAY_SUMS_MAGIC_LEN) &&
-	       (head[REPLAY_SUMS_FLAGS_AT] & ~REPLAY_SUMS_HOLES) == 0 &&
-	       ((head[REPLAY_SUMS_FLAGS_AT] & REPLAY_SUMS_HOLES) ||
-		!memcmp(head + REPLAY_SUMS_FRONT_AT, zero, sizeof(zero)));
+	if (memcmp(head, REPLAY_SUMS_MAGIC, REPLAY_SUMS_MAGIC_LEN) ||
+	    (head[REPLAY_SUMS_FLAGS_AT] & ~REPLAY_SUMS_HOLES) != 0)
+		return false;
+	if (head[REPLAY_SUMS_FLAGS_AT] & REPLAY_SUMS_HOLES)
+		return front_off != 0 && front_rec != 0;
+	return !memcmp(head + REPLAY_SUMS_FRONT_AT, zero, sizeof(zero));
 }
 
 int replay_sums_check_file(struct replay_bundle *b, const char *file, const char *sums,

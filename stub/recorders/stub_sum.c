@@ -195,6 +195,8 @@ int stub_sum_holes(struct stub_sum *s, uint64_t keep, uint64_t from)
 	if (!s->track || !block_at(s, keep, &rk) || !block_at(s, from, &rf) || rf < rk ||
 	    rf * REPLAY_SUMS_RECORD > (s->nblocks - s->nrecs / REPLAY_SUMS_RECORD) * REPLAY_SUMS_RECORD)
 		return -EINVAL;     /* not where blocks end, or records not written */
+	if (rf == 0)
+		return 0;           /* the file starts where it did: no holes */
 	/* Where the file starts now, then the records before it punched out:
 	 * a reader sees either the records (their bytes are still there) or
 	 * zeros and where to go on. */

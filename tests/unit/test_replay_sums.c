@@ -117,9 +117,9 @@ static size_t blocks(uint32_t *len, size_t cap)
 	return n;
 }
 
-static void flip(uint64_t off, int bit)
+static void flip_in(const char *file, uint64_t off, int bit)
 {
-	FILE *f = fopen(path, "r+b");
+	FILE *f = fopen(file, "r+b");
 	int c;
 
 	assert_non_null(f);
@@ -128,6 +128,11 @@ static void flip(uint64_t off, int bit)
 	fseek(f, (long)off, SEEK_SET);
 	fputc(c ^ (1 << bit), f);
 	fclose(f);
+}
+
+static void flip(uint64_t off, int bit)
+{
+	flip_in(path, off, bit);
 }
 
 static void test_blocks(void **state)
@@ -191,6 +196,26 @@ static void test_flips(void **state)
 		c = check(true, note, sizeof(note));
 		assert_true(c.cut);
 		assert_int_equal(c.trust, off / 65536 * 65536);
+	}
+}
+
+/* Every bit of the checksums file (its header and records) of a
+ * recording with no holes: each is seen as damage, none read as a hole
+ * or as other blocks. */
+static void test_sum_flips(void **state)
+{
+	static const uint64_t marks[] = { 100, 700, 0 };
+	char note[512], sp[160];
+	(void)state;
+
+	snprintf(sp, sizeof(sp), "%s.sum", path);
+	for (uint64_t off = 0; off < REPLAY_SUMS_HEADER + 3 * REPLAY_SUMS_RECORD; off++) {
+		for (int bit = 0; bit < 8; bit++) {
+			write_file(1000, marks, 0);
+			flip_in(sp, off, bit);
+			assert_true(check(true, note, sizeof(note)).cut);
+			assert_non_null(strstr(note, "trace f is damaged at byte "));
+		}
 	}
 }
 
@@ -384,6 +409,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_flips),
+		cmocka_unit_test(test_sum_flips),
 		cmocka_unit_test(test_short_and_tail),
 		cmocka_unit_test(test_holes),
 		cmocka_unit_test(test_drop_front),
