@@ -324,7 +324,7 @@ void hsin_expect(UInt kind, UInt len, const HChar *what)
 	static const HChar *const names[] = {
 		"nothing", "an exec's start", "the initial stack", "a syscall's write",
 		"a syscall", "an instruction's result", "a signal", "an exec",
-		"an opened file", "the end", "another thread's turn",
+		"an opened file", "the end", "another thread's turn", "the CPU's features",
 	};
 	UInt k = hsin_peek();
 
@@ -569,11 +569,53 @@ static const HChar *hsin_exe_file(const HChar *exe)
 	return f ? f : exe;
 }
 
+/* The CPU features VEX presents to the program (HSIN_CPU). */
+static ULong hsin_hwcaps(void)
+{
+	VexArch arch;
+	VexArchInfo ai;
+
+	VG_(machine_get_VexArchInfo)(&arch, &ai);
+	return ai.hwcaps;
+}
+
+/* Rebuild: the features the recording ran with must be these; the ones
+ * that differ are named. */
+static void hsin_check_cpu(void)
+{
+	static const struct { ULong bit; const HChar *name; } caps[] = {
+		{ VEX_HWCAPS_AMD64_SSE3, "SSE3" }, { VEX_HWCAPS_AMD64_SSSE3, "SSSE3" },
+		{ VEX_HWCAPS_AMD64_CX16, "CX16" }, { VEX_HWCAPS_AMD64_LZCNT, "LZCNT" },
+		{ VEX_HWCAPS_AMD64_AVX, "AVX" }, { VEX_HWCAPS_AMD64_RDTSCP, "RDTSCP" },
+		{ VEX_HWCAPS_AMD64_BMI, "BMI" }, { VEX_HWCAPS_AMD64_AVX2, "AVX2" },
+		{ VEX_HWCAPS_AMD64_RDRAND, "RDRAND" }, { VEX_HWCAPS_AMD64_F16C, "F16C" },
+		{ VEX_HWCAPS_AMD64_RDSEED, "RDSEED" },
+	};
+	HChar names[160] = "";
+	ULong was, now = hsin_hwcaps();
+
+	hsin_expect(HSIN_CPU, 8, "its start");
+	was = hsin_u64(hsin_rec);
+	if (was == now) {
+		hsin_take();
+		return;
+	}
+	for (UInt i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+		if ((was ^ now) & caps[i].bit)
+			VG_(snprintf)(names + VG_(strlen)(names), sizeof(names) - VG_(strlen)(names),
+				      "%s%s %s", names[0] ? ", " : "", caps[i].name,
+				      was & caps[i].bit ? "there, not here" : "here, not there");
+	hsin_diverge("the recording ran on a CPU with other features (hwcaps 0x%llx there, 0x%llx "
+		     "here%s%s): CPUID would answer it otherwise; rebuild it on a machine of the "
+		     "recording's kind", was, now, names[0] ? ": " : "", names);
+}
+
 void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 	       const HChar *exe)
 {
 	SizeT n = VG_(strlen)(exe);
 	struct vg_stat st;
+	UInt version;
 	SysRes sr;
 
 	hsin_out = stream;
@@ -594,6 +636,8 @@ void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 		hsin_put64(st.mtime);
 		hsin_put64(st.mtime_nsec);
 		hsin_put(exe, n);
+		hsin_head(HSIN_CPU, 8);
+		hsin_put64(hsin_hwcaps());
 		hsin_flush();
 		return;
 	}
@@ -621,7 +665,10 @@ void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 	    st.mtime != hsin_u64(hsin_rec + 16) || st.mtime_nsec != hsin_u64(hsin_rec + 24))
 		hsin_diverge("%s is not the program the recording ran (changed, or gone, since)",
 			     exe);
+	version = hsin_u32(hsin_rec);
 	hsin_take();
+	if (version >= 3)
+		hsin_check_cpu();
 }
 
 Int hsin_recorded_tid(Int lwp)

@@ -122,7 +122,7 @@ enum hsrec_kind {
  * little-endian. An event's check fields are the thread's pc (after the
  * instruction), its stack pointer and hsin_hash of its general registers.
  */
-#define HSIN_VERSION 2            /* 2: HSIN_TURN; 1 is read too */
+#define HSIN_VERSION 3            /* 3: HSIN_CPU; 2: HSIN_TURN; 1 and 2 are read too */
 #define HSIN_HEAD 8
 
 /* HSREC_DIVERGED: how much of the superblock entered last ran. */
@@ -171,6 +171,11 @@ enum hsin_kind {
 	 * at a block's end, in a syscall that waited, or as it ended. Logged
 	 * before the first record of tid's turn. */
 	HSIN_TURN = 10,
+	/* u64 hwcaps: the CPU features VEX presents to the program
+	 * (VexArchInfo.hwcaps). They alone make its CPUID and XGETBV
+	 * answers (and how it decodes lzcnt and its kin), so the rebuild
+	 * refuses other ones. After each HSIN_HELLO (version 3). */
+	HSIN_CPU = 11,
 };
 
 enum hsin_insn {

@@ -156,6 +156,22 @@ timeout 120 "$HINDSIGHT" rebuild "$T_DIR/readonly" >rebuild.readonly 2>&1
 expect_re rebuild.readonly "0 gaps"
 timeout 120 "$HINDSIGHT" replay "$T_DIR/readonly" --batch -ex 'print g_line' >readonly.line 2>&1
 expect readonly.line '= "first line"'
+cp -r "$T_DIR/readonly" "$T_DIR/othercpu"
+# The CPU's features the log names (HSIN_CPU), made other (AVX2 off, or
+# on): refused, with the features named, before anything runs.
+python3 - "$T_DIR/othercpu/inputs.hsin" <<'EOF'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+kind, size = struct.unpack_from("<II", d, 0)
+i = 8 + size
+kind, size = struct.unpack_from("<II", d, i)
+assert kind == 11 and size == 8, (kind, size)
+struct.pack_into("<Q", d, i + 8, struct.unpack_from("<Q", d, i + 8)[0] ^ (1 << 11))
+open(sys.argv[1], "wb").write(d)
+EOF
+timeout 120 "$HINDSIGHT" rebuild "$T_DIR/othercpu" >rebuild.cpu 2>&1
+show rebuild.cpu
+expect_re rebuild.cpu "the recording ran on a CPU with other features \\(hwcaps 0x[0-9a-f]+ there, 0x[0-9a-f]+ here: AVX2 (here|there), not (here|there)\\)"
 # The pc of the 40th syscall in the log, changed: found there.
 k=$(python3 - "$T_DIR/readonly/inputs.hsin" <<'EOF'
 import struct, sys
