@@ -17,6 +17,7 @@
 #define HSIN_MAX_FD 4096
 #define HSIN_MAX_TID 4096          /* as hsrec_main.c's HS_MAX_TID */
 #define HSIN_NR_CLONE3 435
+#define HSIN_NR_IO_URING_SETUP 425
 
 /* Per Valgrind thread. */
 struct hsin_thread {

@@ -285,6 +285,14 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 	} else if (nr == __NR_shmat) {
 		hsin_diverge("at event %llu: the program attaches shared memory: not rebuilt",
 			     hsin_events);
+	} else if (nr == HSIN_NR_IO_URING_SETUP && res >= 0) {
+		hsin_diverge("at event %llu: the program sets up io_uring: what the kernel writes "
+			     "into its rings is not in the input log: not rebuilt", hsin_events);
+	} else if (nr == __NR_mmap && (g->guest_R10 & VKI_MAP_SHARED) &&
+		   (g->guest_RDX & VKI_PROT_WRITE) && (ULong)res < (ULong)-4095) {
+		hsin_diverge("at event %llu: the program maps memory writable and shared "
+			     "(MAP_SHARED): what other processes write into it is not in the input "
+			     "log: not rebuilt", hsin_events);
 	}
 	if (nr == __NR_mmap && !(g->guest_R10 & VKI_MAP_ANONYMOUS) && g->guest_R8 < HSIN_MAX_FD &&
 	    hsin_stale[g->guest_R8])
