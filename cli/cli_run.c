@@ -1,12 +1,13 @@
 /*
  * cli/cli_run.c: `hindsight run`.
  *
- *   hindsight run [-o DIR] [--record=sw|valgrind] [--snapshot SIZE] [--keep]
+ *   hindsight run [-o DIR] [--record=auto|sw|valgrind|light] [--snapshot SIZE] [--keep]
  *                 [--] PROG [ARGS...]
  *
- * Runs PROG under the recorder --record names, single steps by default
- * (the record path of cli/cli_record.c, through stub/recorders/stub_recorder.h),
- * with no debugger. When a signal kills it, the
+ * Runs PROG under the recorder --record names, record's auto by default:
+ * Valgrind's light recorder where it is installed, which costs no rebuild
+ * unless the program crashes (the record path of cli/cli_record.c, through
+ * stub/recorders/stub_recorder.h), with no debugger. When a signal kills it, the
  * recording is kept and an explanation of how it got there goes to stderr
  * (replay/decode/explain.h: the faulting instruction and line, the registers it
  * uses, the call stack unwound there, the last lines executed),
@@ -28,11 +29,12 @@
 
 #include "cli/cli_record.h"
 #include "replay/frontend/frontend_report.h"
+#include "stub/recorders/stub_vgrec.h"
 
 struct run_args {
 	const char *dir;
 	bool keep;
-	const char *mode;          /* --record: sw, valgrind or light */
+	const char *mode;          /* --record: auto, sw, valgrind or light */
 	uint64_t snapshot;
 	char **argv;
 };
@@ -40,10 +42,11 @@ struct run_args {
 void cli_run_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: hindsight run [-o DIR] [--record=sw|valgrind|light] [--snapshot SIZE] [--keep]\n"
+		"Usage: hindsight run [-o DIR] [--record=auto|sw|valgrind|light] [--snapshot SIZE]\n"
+		"                     [--keep]\n"
 		"                     [--] PROG [ARGS...]\n"
 		"\n"
-		"Run PROG under the software recorder, with no debugger. If a signal\n"
+		"Run PROG under a recorder, with no debugger. If a signal\n"
 		"kills it (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, ...), keep the\n"
 		"recording and explain how it got there: the faulting instruction and\n"
 		"its source line, the registers it uses, the call stack and the last\n"
@@ -53,11 +56,13 @@ void cli_run_usage(FILE *out)
 		"Options:\n"
 		"  -o, --output DIR     the recording (default hindsight-PROG-PID)\n"
 		"  -k, --keep           keep the recording when the program exits\n"
-		"  --record=MODE        sw (default): single steps, every register and\n"
-		"                       written byte; valgrind: the fast recorder (the same\n"
-		"                       but vector registers, under Valgrind); light:\n"
-		"                       Valgrind logging the program's inputs only, its\n"
-		"                       history rebuilt from them if it crashed\n"
+		"  --record=MODE        auto (default): light where Valgrind is installed\n"
+		"                       (valgrind with --snapshot), else sw;\n"
+		"                       light: Valgrind logging the program's inputs only,\n"
+		"                       its history rebuilt from them if it crashed;\n"
+		"                       valgrind: every effect as it runs (but vector\n"
+		"                       registers); sw: single steps, every register and\n"
+		"                       written byte, natively\n"
 		"  --snapshot SIZE      keep only about the newest SIZE bytes of trace and\n"
 		"                       state per thread (K, M, G suffixes), as a ring\n"
 		"  -h, --help           show this help\n"
@@ -80,17 +85,17 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
 	int c;
 
 	memset(a, 0, sizeof(*a));
-	a->mode = "sw";
+	a->mode = "auto";
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:kh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': a->dir = optarg; break;
 		case 'k': a->keep = true; break;
 		case 'r':
-			if (strcmp(optarg, "sw") && strcmp(optarg, "valgrind") &&
-			    strcmp(optarg, "light")) {
-				fprintf(stderr, "hindsight: run's --record wants sw, valgrind or "
-					"light, not '%s'\n", optarg);
+			if (strcmp(optarg, "auto") && strcmp(optarg, "sw") &&
+			    strcmp(optarg, "valgrind") && strcmp(optarg, "light")) {
+				fprintf(stderr, "hindsight: run's --record wants auto, sw, valgrind "
+					"or light, not '%s'\n", optarg);
 				return 2;
 			}
 			a->mode = optarg;
@@ -115,6 +120,20 @@ static int cli_run_parse(int argc, char **argv, struct run_args *a)
 		return 2;
 	}
 	return 0;
+}
+
+/* The recorder for --record=auto: record's choice but hardware PT, whose
+ * recordings have no state log to show the crash's registers from: the
+ * light recorder where Valgrind and the tool are here (the full one for
+ * --snapshot), else single steps, said. */
+static const char *cli_run_auto(uint64_t snapshot)
+{
+	char dir[4096], why[256];
+
+	if (stub_vgrec_available(dir, sizeof(dir), why, sizeof(why)))
+		return snapshot ? "valgrind" : "light";
+	fprintf(stderr, "hindsight: %s; recording in software (single steps)\n", why);
+	return "sw";
 }
 
 /* The explanation of a recording whose program @signo killed. 0, or -1
@@ -152,6 +171,8 @@ int cli_run_main(int argc, char **argv)
 	}
 	if (e)
 		return e;
+	if (!strcmp(a.mode, "auto"))
+		a.mode = cli_run_auto(a.snapshot);
 	if (cli_record_program(a.argv, a.dir, a.snapshot, a.mode, &res) < 0)
 		return res.status;
 	if (res.signo) {

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -310,6 +311,25 @@ static int explain_thread(FILE *out, struct replay_session *s, size_t thread,
 	return rc;
 }
 
+/* A light recording whose rebuild stopped before the end (docs/record.md,
+ * "The light recorder"): the crash is not in its history, so nothing of
+ * it is shown as the crash's; true if so, said on @out. */
+static bool explain_diverged(FILE *out, const struct replay_bundle *b, int signo)
+{
+	const char *abbrev = sigabbrev_np(signo);
+
+	for (size_t i = 0; i < b->ngaps; i++) {
+		if (strcmp(b->gaps[i].kind, "diverged"))
+			continue;
+		fprintf(out, "\nProgram terminated with signal SIG%s, %s.\n"
+			"The crash is not in the history: %s: the history ends there, before "
+			"it (`run --record=valgrind` records such a run whole as it runs).\n",
+			abbrev ? abbrev : "?", strsignal(signo), b->gaps[i].text);
+		return true;
+	}
+	return false;
+}
+
 int replay_report_explain(FILE *out, const char *dir, int signo, char *err, size_t errsize)
 {
 	struct replay_session *s = NULL;
@@ -324,6 +344,10 @@ int replay_report_explain(FILE *out, const char *dir, int signo, char *err, size
 	if (rc == 0 && !s->b->nthreads) {
 		rc = -ENOENT;
 		snprintf(err, errsize, "no thread was recorded");
+	}
+	if (rc == 0 && explain_diverged(out, s->b, signo)) {
+		replay_session_free(s);
+		return 0;
 	}
 	if (rc == 0)
 		rc = replay_session_want(s, REPLAY_SESSION_IMAGES, err, errsize);
