@@ -658,9 +658,17 @@ static void lt_epilogue(struct stub_recorder *rec)
 	struct stub_recorder_summary s = { 0 };
 
 	if (rec->light.deferred) {
+		char log[4096], what[160];
+		uint64_t pc;
+
 		rec_say(rec, "recording in %s: the run's inputs, %" PRIu64 " bytes, in %.2f s; its "
 			"history is rebuilt from them when first needed (`hindsight rebuild %s` "
 			"does it now)", rec->dir, rec->light.bytes, rec->light.secs, rec->dir);
+		if (snprintf(log, sizeof(log), "%s/%s", rec->dir, STUB_VGLIGHT_LOG) <
+		    (int)sizeof(log) && stub_vglight_unrebuildable(log, what, sizeof(what), &pc) > 0)
+			rec_say(rec, "warning: the program %s (the syscall at %#" PRIx64 "): "
+				"the rebuild of its history will stop there (`record "
+				"--record=valgrind` records such a run whole as it runs)", what, pc);
 		return;
 	}
 	b = stub_vgrec_bundle(rec->impl);

@@ -14,14 +14,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "replay/model/bundle.h"
+#include "vgtool/hsrec_proto.h"
 
 #define VGLIGHT_PIPE (1u << 20)    /* the pipes' size asked for */
+#define HSIN_SYSCALL_LEN 96        /* HSIN_SYSCALL's payload (hsrec_proto.h) */
+
+static uint32_t vglight_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t vglight_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
 #define VGLIGHT_BUF (1u << 20)
 
 void stub_vgtool_exec(const struct stub_vgtool_cmd *c, char *const argv[])
@@ -348,6 +368,64 @@ out:
 		close(fds[1]);
 	free(buf);
 	return e;
+}
+
+/* What the rebuild makes of one logged syscall (@a: its payload, the
+ * layout of HSIN_SYSCALL): NULL if it completes it, else what the
+ * program did. The same rules as the tool's hsin_complete. */
+static const char *vglight_not_rebuilt(const uint8_t *a)
+{
+	uint32_t nr = vglight_u32(a + 4);
+	uint64_t prot = vglight_u64(a + 8 + 2 * 8), flags = vglight_u64(a + 8 + 3 * 8);
+	int64_t res = (int64_t)vglight_u64(a + 56);
+	bool ok = (uint64_t)res < (uint64_t)-4095;   /* not -errno */
+
+	if (nr == SYS_mmap && (flags & MAP_SHARED) && (prot & PROT_WRITE) && ok)
+		return "maps memory writable and shared (MAP_SHARED), which another process may "
+		       "write";
+	if (nr == SYS_shmat)
+		return "attaches shared memory (shmat)";
+	if (nr == SYS_io_uring_setup && res >= 0)
+		return "sets up io_uring, whose rings the kernel writes";
+	if (nr == SYS_rt_sigsuspend || nr == SYS_pause)
+		return "waits for a signal";
+	if (nr == SYS_clone3 && res >= 0)
+		return "makes a thread or process with clone3";
+	return NULL;
+}
+
+int stub_vglight_unrebuildable(const char *path, char *what, size_t wsize, uint64_t *pc)
+{
+	uint8_t head[8], rec[HSIN_SYSCALL_LEN];
+	FILE *f = fopen(path, "rb");
+	int r = 0;
+
+	*pc = 0;
+	if (!f)
+		return -errno;
+	while (r == 0 && fread(head, 1, sizeof(head), f) == sizeof(head)) {
+		uint32_t kind = vglight_u32(head), len = vglight_u32(head + 4);
+		const char *why;
+
+		if (kind != HSIN_SYSCALL || len < sizeof(rec)) {
+			if (fseeko(f, (off_t)len, SEEK_CUR) < 0)
+				r = -errno;
+			continue;
+		}
+		if (fread(rec, 1, sizeof(rec), f) != sizeof(rec))
+			break;             /* cut short: the rebuild says so */
+		if ((why = vglight_not_rebuilt(rec))) {
+			snprintf(what, wsize, "%s", why);
+			*pc = vglight_u64(rec + 64) - 2;   /* syscall: 0f 05 */
+			r = 1;
+		} else if (fseeko(f, (off_t)(len - sizeof(rec)), SEEK_CUR) < 0) {
+			r = -errno;
+		}
+	}
+	if (r == 0 && ferror(f))
+		r = -EIO;
+	fclose(f);
+	return r;
 }
 
 struct stub_vglight_feed {

@@ -65,6 +65,14 @@ int stub_vglight_record(const char *valgrind, const char *tooldir, const char *d
 			volatile sig_atomic_t *stop,
 			int *wstatus, uint64_t *bytes, char *err, size_t errsize);
 
+/* The first syscall in the input log at @path that the rebuild does not
+ * make (vgtool/hsrec_rebuild.c, hsin_complete, stops there): memory
+ * another process or the kernel may write (a writable MAP_SHARED mmap,
+ * shmat, an io_uring made), a wait for a signal, clone3 making a thread.
+ * 1 with what the program did in @what and the address of its syscall
+ * instruction in *@pc, 0 if there is none, or a negative errno of the file. */
+int stub_vglight_unrebuildable(const char *path, char *what, size_t wsize, uint64_t *pc);
+
 /* inputs.env read: how the recorded run ended, and what a rebuild must
  * start it with. The strings point into buf. */
 struct stub_vglight_env {

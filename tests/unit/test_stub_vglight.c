@@ -7,7 +7,9 @@
  * A well-formed file gives back every field (an empty argument and an
  * empty environment too); a file cut anywhere, of another format, with an
  * argument count that the file does not hold, or missing, is refused with
- * its name, never half read.
+ * its name, never half read. The scan of the log for the first syscall a
+ * rebuild does not make (record's warning) finds it, and nothing in a log
+ * cut inside it.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -148,12 +150,83 @@ static void test_pending(void **state)
 	unlink(path);
 }
 
+/* An input log of @n records: each a syscall record (HSIN_SYSCALL, 96
+ * bytes: tid, nr, 6 args, result, pc, ...) of @nr[i] with @prot, @flags
+ * and @res, behind a record of another kind (HSIN_MEMW) of 5 bytes. */
+static size_t log_of(uint8_t *buf, const uint32_t *nr, size_t n, uint64_t prot,
+		     uint64_t flags, int64_t res)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t memw[2] = { 3, 5 }, head[2] = { 4, 96 };
+		uint8_t rec[96] = { 0 };
+		uint64_t pc = 0x401000 + 0x10 * i;
+
+		memcpy(buf + at, memw, 8);
+		memset(buf + at + 8, 0xee, 5);
+		at += 13;
+		memcpy(rec + 4, &nr[i], 4);
+		memcpy(rec + 8 + 2 * 8, &prot, 8);
+		memcpy(rec + 8 + 3 * 8, &flags, 8);
+		memcpy(rec + 56, &res, 8);
+		memcpy(rec + 64, &pc, 8);
+		memcpy(buf + at, head, 8);
+		memcpy(buf + at + 8, rec, sizeof(rec));
+		at += 8 + sizeof(rec);
+	}
+	return at;
+}
+
+/* The first syscall the rebuild does not make is found, with the address
+ * of its syscall instruction; those it makes, failed calls, and a log cut
+ * inside that record are not; a missing log is an error. */
+static void test_unrebuildable(void **state)
+{
+	static const uint32_t calls[] = { 0, 1, 9, 9, 425 };   /* read write mmap mmap io_uring */
+	uint8_t buf[5 * 117];
+	char path[128], what[160];
+	uint64_t pc;
+	size_t n;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/%s", dir, STUB_VGLIGHT_LOG);
+	/* mmap MAP_SHARED (1) with PROT_WRITE (2): the third record. */
+	n = log_of(buf, calls, 5, 3, 1, 0x7f0000000000);
+	put(STUB_VGLIGHT_LOG, (const char *)buf, n);
+	assert_int_equal(stub_vglight_unrebuildable(path, what, sizeof(what), &pc), 1);
+	assert_non_null(strstr(what, "MAP_SHARED"));
+	assert_int_equal(pc, 0x401020 - 2);
+	/* Read-only, or private: none but io_uring, made (fd 3). */
+	n = log_of(buf, calls, 5, 1, 1, 3);
+	put(STUB_VGLIGHT_LOG, (const char *)buf, n);
+	assert_int_equal(stub_vglight_unrebuildable(path, what, sizeof(what), &pc), 1);
+	assert_non_null(strstr(what, "io_uring"));
+	assert_int_equal(pc, 0x401040 - 2);
+	n = log_of(buf, calls, 5, 3, 2, 3);
+	put(STUB_VGLIGHT_LOG, (const char *)buf, n);
+	assert_int_equal(stub_vglight_unrebuildable(path, what, sizeof(what), &pc), 1);
+	/* Each failed (-ENOSYS): nothing. */
+	n = log_of(buf, calls, 5, 3, 1, -38);
+	put(STUB_VGLIGHT_LOG, (const char *)buf, n);
+	assert_int_equal(stub_vglight_unrebuildable(path, what, sizeof(what), &pc), 0);
+	/* Cut anywhere inside the first one the rebuild does not make. */
+	n = log_of(buf, calls, 3, 3, 1, 0x7f0000000000);
+	for (size_t cut = n - 1; cut > n - 117; cut -= 7) {
+		put(STUB_VGLIGHT_LOG, (const char *)buf, cut);
+		assert_int_equal(stub_vglight_unrebuildable(path, what, sizeof(what), &pc), 0);
+	}
+	unlink(path);
+	assert_int_equal(stub_vglight_unrebuildable(path, what, sizeof(what), &pc), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_pending),
+		cmocka_unit_test(test_unrebuildable),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
