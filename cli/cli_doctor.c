@@ -30,7 +30,7 @@ struct doctor_line {
 	char value[512];              /* what was found, one line */
 };
 
-enum { D_PT, D_PARANOID, D_PTRACE, D_DREGS, D_CPUID, D_RATE, D_VALGRIND, D_AUTO, D_N };
+enum { D_PT, D_PARANOID, D_PTRACE, D_DREGS, D_CPUID, D_RATE, D_VALGRIND, D_AUTO, D_SERVE, D_N };
 
 /* The first line of @path into @buf; false if it cannot be read. */
 static bool doctor_read_line(const char *path, char *buf, size_t size)
@@ -193,6 +193,20 @@ static void doctor_collect(struct doctor_line *l)
 	else
 		snprintf(l[D_AUTO].value, sizeof(l[D_AUTO].value),
 			 "software (single steps); its speed could not be measured");
+
+	/* serve records a live program by single steps whatever auto picks:
+	 * what a breakpoint 10^8 instructions in (a Python start-up) costs. */
+	l[D_SERVE] = (struct doctor_line){ "serve", 1, "" };
+	if (rate > 0)
+		snprintf(l[D_SERVE].value, sizeof(l[D_SERVE].value),
+			 "records a live program by single steps: a breakpoint 10^8 instructions "
+			 "in takes about %.0f min; --no-record serves at full speed without "
+			 "reverse execution; `record` then `serve --replay` for a whole run",
+			 1e8 / rate / 60);
+	else
+		snprintf(l[D_SERVE].value, sizeof(l[D_SERVE].value),
+			 "records a live program by single steps (speed not measured); "
+			 "--no-record serves at full speed without reverse execution");
 }
 
 static const char *doctor_mark(int ok)

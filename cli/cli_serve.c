@@ -62,7 +62,12 @@ void cli_serve_usage(FILE *out)
 		"PORT 0 picks a free port, printed as `Listening on port N`.\n"
 		"The program is recorded (in software, from its first instruction or the\n"
 		"attach) while it is debugged, so GDB's reverse-step, reverse-next,\n"
-		"reverse-finish and reverse-continue work on it.\n"
+		"reverse-finish and reverse-continue work on it. It records by single\n"
+		"steps, tens of thousands of instructions a second (`hindsight doctor`\n"
+		"says how many here): a breakpoint far into a big program takes\n"
+		"minutes. --no-record runs it at full speed, without going back;\n"
+		"`hindsight record` then `serve --replay` goes back over a whole run\n"
+		"recorded at Valgrind's speed.\n"
 		"\n"
 		"Options:\n"
 		"  --once          exit when the first connection closes\n"
@@ -237,6 +242,13 @@ static int start_recorded(const struct serve_args *a, struct served *t, struct r
 		fprintf(stderr, "Process %s created; pid = %d\n", a->argv[0],
 			(int)stub_rec_target_pid(t->rec));
 	fprintf(stderr, "Recording in %s\n", stub_rec_target_dir(t->rec));
+	/* What a long start-up costs, and the ways round it (docs/serve.md,
+	 * "What each way costs"). */
+	fprintf(stderr, "hindsight serve: recording by single steps, tens of thousands of "
+		"instructions a second (`hindsight doctor` measures it): a breakpoint far into "
+		"a big program takes minutes; --no-record serves at full speed without reverse "
+		"execution, and `hindsight record` then `serve --replay` goes back over a whole "
+		"run recorded at Valgrind's speed\n");
 	if (!a->rec_dir)
 		cli_crash_remove(stub_rec_target_dir(t->rec));
 	*out = stub_rec_target_rsp(t->rec);

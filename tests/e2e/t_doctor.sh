@@ -16,7 +16,7 @@ expect_eq "exit status of doctor" "$?" 0
 timeout 60 "$HINDSIGHT" doctor --json >doc.json 2>doc.err
 expect_eq "exit status of doctor --json" "$?" 0
 show doc.out
-keys="intel_pt perf_event_paranoid ptrace debug_registers cpuid_single_step single_step_rate valgrind record_auto"
+keys="intel_pt perf_event_paranoid ptrace debug_registers cpuid_single_step single_step_rate valgrind record_auto serve"
 for k in $keys; do
     expect_re doc.out "^(ok|NO|\?\?)  $k +[^ ]"
     # the text's mark and the JSON's "ok" say the same
@@ -30,6 +30,12 @@ done
 "$HINDSIGHT" doctor extra >/dev/null 2>bad.err
 expect_eq "exit status of doctor with an argument" "$?" 2
 expect_re doc.out '^ok  single_step_rate +[0-9]+ steps/s on one CPU'
+# serve's line: what a breakpoint 10^8 instructions in costs at that rate.
+rate=$(sed -n 's/^ok  single_step_rate *\([0-9]*\) steps.*/\1/p' doc.out)
+mins=$(sed -n 's/^ok  serve .* 10^8 instructions in takes about \([0-9]*\) min;.*--no-record.*/\1/p' doc.out)
+[ -n "$rate" ] && [ -n "$mins" ] &&
+    python3 -c 'import sys; r, m = map(float, sys.argv[1:]); sys.exit(abs(1e8 / r / 60 - m) > 0.51)' "$rate" "$mins" ||
+    fail "serve: '$mins' min for 10^8 single steps at $rate steps/s"
 if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
     expect_re doc.out '^NO  intel_pt +Intel PT is not available here'
     if grep -q '^ok  valgrind ' doc.out; then
