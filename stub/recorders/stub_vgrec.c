@@ -121,6 +121,9 @@ struct stub_vgrec {
 	size_t nblocks, capblocks;
 	size_t id_base;                     /* the current instance's first block */
 	unsigned hellos;
+	/* The process's id as the tool's HELLO says: the recorded run's in a
+	 * rebuild (whose Valgrind is @pid), the threads' ids its kind. */
+	int64_t proc;
 	struct vgrec_map *maps;
 	size_t nmaps;
 	bool anon_reported;
@@ -954,7 +957,7 @@ static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 		blk->plain++;
 	if (ninsn && !vgrec_mapped(r, blk->insn[0].ip) && !r->anon_reported) {
 		r->anon_reported = true;
-		if (replay_bundle_add_gap(r->b, r->cur ? r->cur->tid : r->pid, r->clock,
+		if (replay_bundle_add_gap(r->b, r->cur ? r->cur->tid : r->proc, r->clock,
 					  "image-missing", "code ran in anonymous memory "
 					  "(generated code), which is not in the recording") < 0)
 			return -ENOMEM;
@@ -978,6 +981,10 @@ static int vgrec_hello(struct stub_vgrec *r, const uint8_t *p, size_t len)
 		return vgrec_fail(r, -EPROTO, "the Valgrind tool speaks another version (%u, "
 				  "not %u): rebuild hindsight", len >= 4 ? vgrec_u32(p) : 0,
 				  HSREC_VERSION);
+	if (!r->hellos) {
+		r->proc = vgrec_u32(p + 4);
+		r->b->pid = (int)r->proc;
+	}
 	if (r->hellos++) {
 		/* exec: a new address space, new superblock ids. */
 		int e = vgrec_unmap(r, 0, UINT64_MAX);
@@ -1000,7 +1007,7 @@ static int vgrec_hello(struct stub_vgrec *r, const uint8_t *p, size_t len)
 				return e;
 		}
 		for (size_t i = 0; i < r->nth; i++)
-			if (r->th[i]->tid != r->pid && !r->th[i]->gone) {
+			if (r->th[i]->tid != r->proc && !r->th[i]->gone) {
 				r->th[i]->open = NULL;
 				r->th[i]->gone = true;
 			}

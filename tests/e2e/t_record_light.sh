@@ -12,6 +12,8 @@
 #     /dev/urandom, its pid, a file): the rebuild's registers are the light
 #     run's, and the globals at the end of the history hold the values the
 #     recorded run printed.
+#   - An exec: one thread, its history going on into the new image, the
+#     process's pid the recorded run's.
 #   - Signals the program raises itself, a crash, and a timer's signals
 #     (delivered again at the exact point the light run took them: the
 #     history is the light run's, handler and all) rebuild exactly.
@@ -55,6 +57,24 @@ for mode in strings longjmp; do
         fail "$mode: the rebuilt history differs from the full recorder's ($(wc -l <"$mode.hist") / $(wc -l <"$mode.full.hist"))"
     regs "$mode"
 done
+
+# An exec: the process's one thread goes on into the new image, in one
+# history (the light run's own trace of it, instruction for instruction),
+# and the bundle's process and thread are the recorded run's, as it
+# printed its pid.
+execself=$(build_prog execself) || finish
+light exec "$execself"
+expect_eq "exec: exit status" "$(cat exec.rc)" 3
+expect_re exec.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
+"$HINDSIGHT" history "$T_DIR/exec" 1,100000000 2>/dev/null | hist_ips >exec.hist
+tid=$(first_tid exec.ver)
+awk -v t="$tid" '$1 == t && $2 != prev { print $2 } $1 == t { prev = $2 }' exec.ver >exec.ips
+[ -s exec.ips ] && cmp -s exec.ips exec.hist ||
+    fail "exec: the history differs from the light run's ($(wc -l <exec.hist) / $(wc -l <exec.ips))"
+pid=$(sed -n 's/^execself: parent //p' exec.out)
+expect_eq "exec: the process and its thread, as the program printed its pid" \
+    "$(python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["processes"][0]; print(p["pid"], *[t["tid"] for t in p["threads"]])' "$T_DIR/exec/trace.json")" \
+    "$pid $pid"
 
 # 2. Inputs that differ every run.
 inputs=$(build_prog inputs) || finish
