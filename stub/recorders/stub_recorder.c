@@ -532,6 +532,49 @@ static int lt_start(struct stub_recorder *rec)
 	return 0;
 }
 
+/* The rebuild's periodic save: what rec_progress says, and every
+ * LT_PROGRESS_SECS (HINDSIGHT_PROGRESS_SECS if set: tests) how far it has
+ * come, by the tool's count of superblocks against the recorded run's
+ * (HSIN_END), image by image. */
+#define LT_PROGRESS_SECS 10.0
+
+static double lt_progress_secs(void)
+{
+	const char *v = getenv("HINDSIGHT_PROGRESS_SECS");
+	char *end;
+	double d = v ? strtod(v, &end) : -1;
+
+	return v && end != v && !*end && d >= 0 ? d : LT_PROGRESS_SECS;
+}
+
+static void lt_progress(void *ctx)
+{
+	struct stub_recorder *rec = ctx;
+	const struct stub_vglight_scan *sc = &rec->light.scan;
+	struct stub_recorder_summary s = { 0 };
+	double now = rec_now_secs(), pct;
+	uint64_t blocks;
+	unsigned image;
+	char where[96] = "";
+
+	rec_progress(ctx);
+	if (!rec->impl || now - rec->light.said < lt_progress_secs())
+		return;
+	rec->light.said = now;
+	stub_vgrec_progress(rec->impl, &blocks, &image);
+	vg_summary(rec, &s);
+	if (sc->images > 1 && image < sc->images)
+		snprintf(where, sizeof(where), "in the run's process image %u of %u, ", image,
+			 sc->images);
+	else if (sc->end_blocks) {
+		pct = 100.0 * (double)blocks / (double)sc->end_blocks;
+		snprintf(where, sizeof(where), "%.0f%% of the run%s, ", pct > 99 ? 99 : pct,
+			 sc->images > 1 ? " (its last image)" : "");
+	}
+	rec_say(rec, "rebuilding: %s%" PRIu64 " instructions so far, in %.0f s", where,
+		s.s.instructions, now - rec->light.from);
+}
+
 /* The program runs under the light mode, which logs its inputs; then the
  * full recorder's bundle is rebuilt from them (stub/recorders/stub_vglight.h). */
 static int lt_run(struct stub_recorder *rec)
@@ -541,7 +584,7 @@ static int lt_run(struct stub_recorder *rec)
 	struct stub_vgrec_options o = { .psb_period = rec->opt.psb_period,
 					.noretcomp = rec->opt.noretcomp,
 					.inputs = log,
-					.progress = rec_progress, .progress_ctx = rec };
+					.progress = lt_progress, .progress_ctx = rec };
 	struct stub_vgrec *r = NULL;
 	double t0 = rec_now_secs();
 	int e;
@@ -600,6 +643,10 @@ rebuild:
 		return e;
 	}
 	close(e);
+	/* A log that cannot be looked over leaves the progress without its
+	 * share of the run (the rebuild itself says what is wrong). */
+	stub_vglight_scan(log, &rec->light.scan);
+	rec->light.from = rec->light.said = rec_now_secs();
 	o.inputs_wstatus = rec->light.wstatus;
 	o.inputs_sigint = &rec->light.sigint;
 	t0 = rec_now_secs();
@@ -658,17 +705,18 @@ static void lt_epilogue(struct stub_recorder *rec)
 	struct stub_recorder_summary s = { 0 };
 
 	if (rec->light.deferred) {
-		char log[4096], what[160];
-		uint64_t pc;
+		struct stub_vglight_scan scan;
+		char log[4096];
 
 		rec_say(rec, "recording in %s: the run's inputs, %" PRIu64 " bytes, in %.2f s; its "
 			"history is rebuilt from them when first needed (`hindsight rebuild %s` "
 			"does it now)", rec->dir, rec->light.bytes, rec->light.secs, rec->dir);
 		if (snprintf(log, sizeof(log), "%s/%s", rec->dir, STUB_VGLIGHT_LOG) <
-		    (int)sizeof(log) && stub_vglight_unrebuildable(log, what, sizeof(what), &pc) > 0)
+		    (int)sizeof(log) && stub_vglight_scan(log, &scan) == 0 && scan.stop)
 			rec_say(rec, "warning: the program %s (the syscall at %#" PRIx64 "): "
 				"the rebuild of its history will stop there (`record "
-				"--record=valgrind` records such a run whole as it runs)", what, pc);
+				"--record=valgrind` records such a run whole as it runs)", scan.what,
+				scan.pc);
 		return;
 	}
 	b = stub_vgrec_bundle(rec->impl);

@@ -30,6 +30,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include "stub/recorders/stub_vglight.h"
 #include "stub/recorders/stub_rec.h"
 #include "stub/recorders/stub_rec_disk.h"
 
@@ -146,6 +147,10 @@ struct stub_recorder {
 		double secs, rebuild_secs;
 		bool deferred;     /* light_defer: nothing rebuilt yet */
 		struct sigaction sigint;  /* SIGINT's handling when it started */
+		/* The rebuild's progress: the log's look-over (its images and
+		 * the last one's superblocks), when it was last said. */
+		struct stub_vglight_scan scan;
+		double from, said;
 	} light;
 	double start_secs;         /* when it started (CLOCK_MONOTONIC) */
 };

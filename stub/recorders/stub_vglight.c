@@ -394,33 +394,36 @@ static const char *vglight_not_rebuilt(const uint8_t *a)
 	return NULL;
 }
 
-int stub_vglight_unrebuildable(const char *path, char *what, size_t wsize, uint64_t *pc)
+int stub_vglight_scan(const char *path, struct stub_vglight_scan *s)
 {
 	uint8_t head[8], rec[HSIN_SYSCALL_LEN];
 	FILE *f = fopen(path, "rb");
 	int r = 0;
 
-	*pc = 0;
+	memset(s, 0, sizeof(*s));
 	if (!f)
 		return -errno;
 	while (r == 0 && fread(head, 1, sizeof(head), f) == sizeof(head)) {
 		uint32_t kind = vglight_u32(head), len = vglight_u32(head + 4);
+		size_t n = kind == HSIN_SYSCALL || kind == HSIN_END ? sizeof(rec) : 0;
 		const char *why;
 
-		if (kind != HSIN_SYSCALL || len < sizeof(rec)) {
-			if (fseeko(f, (off_t)len, SEEK_CUR) < 0)
-				r = -errno;
-			continue;
-		}
-		if (fread(rec, 1, sizeof(rec), f) != sizeof(rec))
+		if (n > len)
+			n = len;
+		if (fread(rec, 1, n, f) != n)
 			break;             /* cut short: the rebuild says so */
-		if ((why = vglight_not_rebuilt(rec))) {
-			snprintf(what, wsize, "%s", why);
-			*pc = vglight_u64(rec + 64) - 2;   /* syscall: 0f 05 */
-			r = 1;
-		} else if (fseeko(f, (off_t)(len - sizeof(rec)), SEEK_CUR) < 0) {
-			r = -errno;
+		if (kind == HSIN_HELLO)
+			s->images++;
+		if (kind == HSIN_END && n >= 12)
+			s->end_blocks = vglight_u64(rec + 4);
+		if (kind == HSIN_SYSCALL && n == sizeof(rec) && !s->stop &&
+		    (why = vglight_not_rebuilt(rec))) {
+			s->stop = true;
+			snprintf(s->what, sizeof(s->what), "%s", why);
+			s->pc = vglight_u64(rec + 64) - 2;   /* syscall: 0f 05 */
 		}
+		if (fseeko(f, (off_t)(len - n), SEEK_CUR) < 0)
+			r = -errno;
 	}
 	if (r == 0 && ferror(f))
 		r = -EIO;

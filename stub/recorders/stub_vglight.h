@@ -65,13 +65,25 @@ int stub_vglight_record(const char *valgrind, const char *tooldir, const char *d
 			volatile sig_atomic_t *stop,
 			int *wstatus, uint64_t *bytes, char *err, size_t errsize);
 
-/* The first syscall in the input log at @path that the rebuild does not
- * make (vgtool/hsrec_rebuild.c, hsin_complete, stops there): memory
- * another process or the kernel may write (a writable MAP_SHARED mmap,
- * shmat, an io_uring made), a wait for a signal, clone3 making a thread.
- * 1 with what the program did in @what and the address of its syscall
- * instruction in *@pc, 0 if there is none, or a negative errno of the file. */
-int stub_vglight_unrebuildable(const char *path, char *what, size_t wsize, uint64_t *pc);
+/* What a look over the input log tells before a rebuild. */
+struct stub_vglight_scan {
+	/* The first syscall the rebuild does not make (vgtool/hsrec_rebuild.c,
+	 * hsin_complete, stops there): memory another process or the kernel
+	 * may write (a writable MAP_SHARED mmap, shmat, an io_uring made), a
+	 * wait for a signal, clone3 making a thread. */
+	bool stop;
+	char what[160];            /* what the program did */
+	uint64_t pc;               /* the address of its syscall instruction */
+	/* The run's length, for the rebuild's progress: the superblocks of
+	 * its last image (HSIN_END's count; 0 if the log has no end), and
+	 * the images it went through (1, and one for each exec). */
+	uint64_t end_blocks;
+	unsigned images;
+};
+
+/* The input log at @path looked over into @s. 0 (a log cut short is
+ * looked over up to there), or a negative errno of the file. */
+int stub_vglight_scan(const char *path, struct stub_vglight_scan *s);
 
 /* inputs.env read: how the recorded run ended, and what a rebuild must
  * start it with. The strings point into buf. */

@@ -124,6 +124,7 @@ struct stub_vgrec {
 	/* The process's id as the tool's HELLO says: the recorded run's in a
 	 * rebuild (whose Valgrind is @pid), the threads' ids its kind. */
 	int64_t proc;
+	uint64_t entries;                   /* superblocks entered in this image */
 	struct vgrec_map *maps;
 	size_t nmaps;
 	bool anon_reported;
@@ -859,6 +860,7 @@ static int vgrec_enter(struct stub_vgrec *r, uint32_t id)
 	if (!t)
 		return vgrec_fail(r, -EPROTO, "the tool ran a superblock in no thread");
 	blk = r->blocks[r->id_base + id];
+	r->entries++;
 	if (t->open) {
 		e = vgrec_run(r, t, t->open, t->open->ninsn);
 		t->open = NULL;
@@ -995,6 +997,7 @@ static int vgrec_hello(struct stub_vgrec *r, const uint8_t *p, size_t len)
 		if (e < 0)
 			return e;
 		r->id_base = r->nblocks;
+		r->entries = 0;
 		for (size_t i = 0; i < r->nth; i++) {
 			struct vgrec_thread *t = r->th[i];
 			uint64_t index, time;
@@ -1676,6 +1679,12 @@ void stub_vgrec_get_summary(const struct stub_vgrec *r, struct stub_rec_summary 
 						    r->th[i]->st.bytes);
 	}
 	s->snapshot = r->opt.snapshot != 0;
+}
+
+void stub_vgrec_progress(const struct stub_vgrec *r, uint64_t *blocks, unsigned *image)
+{
+	*blocks = r->entries;
+	*image = r->hellos;
 }
 
 void stub_vgrec_free(struct stub_vgrec *r)

@@ -99,6 +99,10 @@ int stub_vgrec_feed_end(struct stub_vgrec *r, int wstatus);
 void stub_vgrec_stop(struct stub_vgrec *r);
 const struct replay_bundle *stub_vgrec_bundle(const struct stub_vgrec *r);
 void stub_vgrec_get_summary(const struct stub_vgrec *r, struct stub_rec_summary *s);
+/* How far the stream has come: the superblocks entered in the current
+ * process image (the tool's own count of them: hsrec_proto.h, HSIN_END),
+ * and which image that is (1: the first; one more at each exec). */
+void stub_vgrec_progress(const struct stub_vgrec *r, uint64_t *blocks, unsigned *image);
 void stub_vgrec_free(struct stub_vgrec *r);
 
 #endif

@@ -10,7 +10,8 @@
 #     are the light run's.
 #   - A racy program, whose result differs from run to run (updates lost
 #     where threads switch, the order they take a lock, the time), shows
-#     the values the recorded run printed.
+#     the values the recorded run printed; its rebuild says how far it has
+#     come, in step with it.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "the light recorder"
 command -v valgrind >/dev/null || skip "valgrind is not installed"
@@ -35,8 +36,25 @@ light threads "$threads" 5
 expect_re threads.err "^hindsight: [0-9]+ instructions, 4 threads, 0 gaps"
 thread_hist threads 4
 racy=$(build_prog racy -pthread) || finish
-light racy "$racy" 1500
+# (Its rebuild says how far it has come at every save, not every 10 s;
+# the recorded environment is the rebuild's.)
+HINDSIGHT_PROGRESS_SECS=0 light racy "$racy" 1500
 expect_re racy.err "^hindsight: [0-9]+ instructions, 4 threads, 0 gaps"
+# The progress: its share of the run (the tool's superblocks against the
+# recorded run's) grows, below 100%, as the instructions rebuilt do, up
+# to the count at the end.
+python3 - racy.err <<'EOF' || fail "racy: the rebuild's progress is not in step with it"
+import re, sys
+text = open(sys.argv[1]).read()
+steps = [(int(p), int(n)) for p, n in
+         re.findall(r'^hindsight: rebuilding: (\d+)% of the run, (\d+) instructions so far', text, re.M)]
+total = int(re.search(r'^hindsight: (\d+) instructions, 4 threads', text, re.M).group(1))
+print(steps, total)
+assert steps, "no progress said"
+assert all(a[0] <= b[0] and a[1] < b[1] for a, b in zip(steps, steps[1:])), steps
+assert all(p < 100 and n < total for p, n in steps), steps
+assert all(abs(p - 100 * n / total) < 25 for p, n in steps), steps
+EOF
 thread_hist racy 4
 read -r v_racy v_locked v_order n0 n1 n2 <racy.out
 timeout 120 "$HINDSIGHT" replay "$T_DIR/racy" --batch -ex 'print g_racy' -ex 'print g_locked' \

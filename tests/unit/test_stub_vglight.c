@@ -7,9 +7,9 @@
  * A well-formed file gives back every field (an empty argument and an
  * empty environment too); a file cut anywhere, of another format, with an
  * argument count that the file does not hold, or missing, is refused with
- * its name, never half read. The scan of the log for the first syscall a
- * rebuild does not make (record's warning) finds it, and nothing in a log
- * cut inside it.
+ * its name, never half read. The look over the log (record's warning,
+ * the rebuild's progress) finds the first syscall a rebuild does not make,
+ * and nothing in a log cut inside it, and the run's images and length.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -150,14 +150,19 @@ static void test_pending(void **state)
 	unlink(path);
 }
 
-/* An input log of @n records: each a syscall record (HSIN_SYSCALL, 96
- * bytes: tid, nr, 6 args, result, pc, ...) of @nr[i] with @prot, @flags
- * and @res, behind a record of another kind (HSIN_MEMW) of 5 bytes. */
+/* An input log: HSIN_HELLO, then @n records, each a syscall record
+ * (HSIN_SYSCALL, 96 bytes: tid, nr, 6 args, result, pc, ...) of @nr[i]
+ * with @prot, @flags and @res behind a record of another kind
+ * (HSIN_MEMW) of 5 bytes, then HSIN_END with a count of 777. */
 static size_t log_of(uint8_t *buf, const uint32_t *nr, size_t n, uint64_t prot,
 		     uint64_t flags, int64_t res)
 {
-	size_t at = 0;
+	uint32_t hello[2] = { 1, 3 }, end[2] = { 9, 12 };
+	uint64_t count = 777;
+	size_t at = 11;
 
+	memcpy(buf, hello, 8);
+	memcpy(buf + 8, "abc", 3);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t memw[2] = { 3, 5 }, head[2] = { 4, 96 };
 		uint8_t rec[96] = { 0 };
@@ -175,49 +180,67 @@ static size_t log_of(uint8_t *buf, const uint32_t *nr, size_t n, uint64_t prot,
 		memcpy(buf + at + 8, rec, sizeof(rec));
 		at += 8 + sizeof(rec);
 	}
-	return at;
+	memcpy(buf + at, end, 8);
+	memset(buf + at + 8, 0, 4);
+	memcpy(buf + at + 12, &count, 8);
+	return at + 20;
+}
+
+static struct stub_vglight_scan scan_of(const uint8_t *buf, size_t n)
+{
+	struct stub_vglight_scan s;
+	char path[128];
+
+	put(STUB_VGLIGHT_LOG, (const char *)buf, n);
+	snprintf(path, sizeof(path), "%s/%s", dir, STUB_VGLIGHT_LOG);
+	assert_int_equal(stub_vglight_scan(path, &s), 0);
+	return s;
 }
 
 /* The first syscall the rebuild does not make is found, with the address
  * of its syscall instruction; those it makes, failed calls, and a log cut
- * inside that record are not; a missing log is an error. */
-static void test_unrebuildable(void **state)
+ * inside that record are not; the run's images and its end's count are
+ * read; a missing log is an error. */
+static void test_scan(void **state)
 {
 	static const uint32_t calls[] = { 0, 1, 9, 9, 425 };   /* read write mmap mmap io_uring */
-	uint8_t buf[5 * 117];
-	char path[128], what[160];
-	uint64_t pc;
+	uint8_t buf[11 + 5 * 117 + 20];
+	struct stub_vglight_scan s;
+	char path[128];
 	size_t n;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/%s", dir, STUB_VGLIGHT_LOG);
 	/* mmap MAP_SHARED (1) with PROT_WRITE (2): the third record. */
 	n = log_of(buf, calls, 5, 3, 1, 0x7f0000000000);
-	put(STUB_VGLIGHT_LOG, (const char *)buf, n);
-	assert_int_equal(stub_vglight_unrebuildable(path, what, sizeof(what), &pc), 1);
-	assert_non_null(strstr(what, "MAP_SHARED"));
-	assert_int_equal(pc, 0x401020 - 2);
+	s = scan_of(buf, n);
+	assert_true(s.stop);
+	assert_non_null(strstr(s.what, "MAP_SHARED"));
+	assert_int_equal(s.pc, 0x401020 - 2);
+	assert_int_equal(s.images, 1);
+	assert_int_equal(s.end_blocks, 777);
 	/* Read-only, or private: none but io_uring, made (fd 3). */
-	n = log_of(buf, calls, 5, 1, 1, 3);
-	put(STUB_VGLIGHT_LOG, (const char *)buf, n);
-	assert_int_equal(stub_vglight_unrebuildable(path, what, sizeof(what), &pc), 1);
-	assert_non_null(strstr(what, "io_uring"));
-	assert_int_equal(pc, 0x401040 - 2);
-	n = log_of(buf, calls, 5, 3, 2, 3);
-	put(STUB_VGLIGHT_LOG, (const char *)buf, n);
-	assert_int_equal(stub_vglight_unrebuildable(path, what, sizeof(what), &pc), 1);
-	/* Each failed (-ENOSYS): nothing. */
-	n = log_of(buf, calls, 5, 3, 1, -38);
-	put(STUB_VGLIGHT_LOG, (const char *)buf, n);
-	assert_int_equal(stub_vglight_unrebuildable(path, what, sizeof(what), &pc), 0);
-	/* Cut anywhere inside the first one the rebuild does not make. */
-	n = log_of(buf, calls, 3, 3, 1, 0x7f0000000000);
+	s = scan_of(buf, log_of(buf, calls, 5, 1, 1, 3));
+	assert_true(s.stop);
+	assert_non_null(strstr(s.what, "io_uring"));
+	assert_int_equal(s.pc, 0x401040 - 2);
+	s = scan_of(buf, log_of(buf, calls, 5, 3, 2, 3));
+	assert_true(s.stop && strstr(s.what, "io_uring"));
+	/* Each failed (-ENOSYS): nothing, and the end still read. */
+	s = scan_of(buf, log_of(buf, calls, 5, 3, 1, -38));
+	assert_false(s.stop);
+	assert_int_equal(s.end_blocks, 777);
+	/* Cut anywhere inside the first one the rebuild does not make: not
+	 * found, and no end. */
+	n = log_of(buf, calls, 3, 3, 1, 0x7f0000000000) - 20;
 	for (size_t cut = n - 1; cut > n - 117; cut -= 7) {
-		put(STUB_VGLIGHT_LOG, (const char *)buf, cut);
-		assert_int_equal(stub_vglight_unrebuildable(path, what, sizeof(what), &pc), 0);
+		s = scan_of(buf, cut);
+		assert_false(s.stop);
+		assert_int_equal(s.end_blocks, 0);
+		assert_int_equal(s.images, 1);
 	}
+	snprintf(path, sizeof(path), "%s/%s", dir, STUB_VGLIGHT_LOG);
 	unlink(path);
-	assert_int_equal(stub_vglight_unrebuildable(path, what, sizeof(what), &pc), -ENOENT);
+	assert_int_equal(stub_vglight_scan(path, &s), -ENOENT);
 }
 
 int main(void)
@@ -226,7 +249,7 @@ int main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_pending),
-		cmocka_unit_test(test_unrebuildable),
+		cmocka_unit_test(test_scan),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
