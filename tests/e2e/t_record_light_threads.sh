@@ -39,7 +39,11 @@ racy=$(build_prog racy -pthread) || finish
 # (Its rebuild says how far it has come at every save, not every 10 s;
 # the recorded environment is the rebuild's.)
 HINDSIGHT_PROGRESS_SECS=0 light racy "$racy" 1500
-expect_re racy.err "^hindsight: [0-9]+ instructions, 4 threads, 0 gaps"
+# (What stopped a rebuild, in the failure's own line: the end of the log
+# is what a CI run shows.)
+grep -qE "^hindsight: [0-9]+ instructions, 4 threads, 0 gaps" racy.err ||
+    fail "racy: the rebuild is not whole: $(grep -hE 'diverged|stopped|instructions, ' racy.err |
+        tr '\n' ' ') $(tail -3 "$T_DIR/racy/valgrind.log" 2>/dev/null | tr '\n' ' ')"
 # The progress: its share of the run (the tool's superblocks against the
 # recorded run's) grows, below 100%, as the instructions rebuilt do, up
 # to the count at the end.
@@ -51,7 +55,7 @@ steps = [(int(p), int(n)) for p, n in
 total = int(re.search(r'^hindsight: (\d+) instructions, 4 threads', text, re.M).group(1))
 print(steps, total)
 assert steps, "no progress said"
-assert all(a[0] <= b[0] and a[1] < b[1] for a, b in zip(steps, steps[1:])), steps
+assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(steps, steps[1:])), steps
 assert all(p < 100 and n < total for p, n in steps), steps
 assert all(abs(p - 100 * n / total) < 25 for p, n in steps), steps
 EOF
