@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,7 @@ struct record_args {
 	uint64_t aux_size;         /* hardware, full mode: AUX bytes per thread (0: default) */
 	bool rebuild;              /* `hindsight rebuild`: a light recording's bundle again */
 	int rebuild_wstatus;       /* ... and how its recorded run ended */
+	uint64_t rebuild_last;     /* ... only about its last this many superblocks */
 	bool light_defer;          /* light: the rebuild left for later (record) */
 	char **argv;
 };
@@ -290,7 +292,8 @@ static int cli_record_new(const struct record_args *a, struct stub_recorder **ou
 		.psb_given = a->psb_given, .noretcomp = a->noretcomp, .snapshot = a->snapshot,
 		.aux_size = a->aux_size, .ip_log = a->ip_log, .step_cpuid = a->step_cpuid,
 		.vg_verify = a->vg_verify, .rebuild = a->rebuild,
-		.rebuild_wstatus = a->rebuild_wstatus, .light_defer = a->light_defer, .say = cli_record_say,
+		.rebuild_wstatus = a->rebuild_wstatus, .rebuild_last = a->rebuild_last,
+		.light_defer = a->light_defer, .say = cli_record_say,
 	};
 	int e = stub_recorder_new(out, &o);
 
@@ -388,7 +391,7 @@ int cli_record_main(int argc, char **argv)
 void cli_rebuild_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: hindsight rebuild DIR\n"
+		"Usage: hindsight rebuild [--last N] DIR\n"
 		"\n"
 		"Rebuild the history and the state of a light recording (`record\n"
 		"--record=light`) from the inputs it logged: the program runs again under\n"
@@ -396,14 +399,21 @@ void cli_rebuild_usage(FILE *out)
 		"its syscalls completed from the log instead of the kernel. What the\n"
 		"program does otherwise than when recorded (a file it maps changed since,\n"
 		"an edited log) ends the history there, said as a \"diverged\" gap.\n"
-		"`record --record=light` rebuilds once the program ends; this does it\n"
-		"again (docs/rebuild.md).\n");
+		"The first command that needs the history rebuilds it once; this does it\n"
+		"now, or again (docs/rebuild.md).\n"
+		"\n"
+		"  --last N   only a window: about the last N superblocks of the run (a\n"
+		"             superblock is 5 to 10 instructions), the program run up to\n"
+		"             there at the light recorder's speed; the history starts\n"
+		"             there with the registers and the memory as they were then.\n"
+		"             `run` rebuilds a crashed run so. A run that exec'd is\n"
+		"             rebuilt whole.\n");
 }
 
 /* Rebuilds the light recording in @dir (absolute) in this process, which
  * takes the recorded run's working directory and environment. The exit
  * status `hindsight rebuild` gives. */
-static int cli_rebuild_dir(const char *dir)
+static int cli_rebuild_dir(const char *dir, uint64_t last)
 {
 	struct stub_vglight_env env;
 	struct cli_record_result res;
@@ -425,6 +435,7 @@ static int cli_rebuild_dir(const char *dir)
 	a.mode = "light";
 	a.rebuild = true;
 	a.rebuild_wstatus = env.wstatus;
+	a.rebuild_last = last;
 	a.psb_period = STUB_RECORDER_PSB_PERIOD;
 	a.dir = dir;
 	a.argv = env.argv;
@@ -443,11 +454,23 @@ static int cli_rebuild_dir(const char *dir)
 
 int cli_rebuild_main(int argc, char **argv)
 {
-	char dir[4096];
+	char dir[4096], *end;
+	uint64_t last = 0;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		cli_rebuild_usage(stdout);
 		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "--last")) {
+		errno = 0;
+		last = strtoull(argv[2], &end, 10);
+		if (errno || !last || *end || argv[2][0] == '-') {
+			fprintf(stderr, "hindsight: --last needs a number of superblocks above 0, "
+				"not %s\n", argv[2]);
+			return 2;
+		}
+		argv += 2;
+		argc -= 2;
 	}
 	if (argc != 2) {
 		cli_rebuild_usage(stderr);
@@ -457,19 +480,57 @@ int cli_rebuild_main(int argc, char **argv)
 		fprintf(stderr, "hindsight: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	return cli_rebuild_dir(dir);
+	return cli_rebuild_dir(dir, last);
+}
+
+/* A window's bundle (`rebuild --last`, `run`) is what the commands use
+ * too, saying so: a question about the crash costs what it asks. */
+static void cli_rebuild_say_window(const char *dir)
+{
+	char path[4200], line[256] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_WINDOW, dir);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f))
+		line[strcspn(line, "\n")] = 0;
+	fclose(f);
+	fprintf(stderr, "hindsight: %s holds a window of its run's history only (%s); `hindsight "
+		"rebuild %s` rebuilds the whole\n", dir, line, dir);
 }
 
 int cli_rebuild_pending(const char *path)
 {
-	char dir[4096];
+	return cli_rebuild_pending_last(path, 0);
+}
+
+int cli_rebuild_pending_last(const char *path, uint64_t last)
+{
+	char dir[4096], log[4200];
+	struct stub_vglight_scan scan;
 	int st;
 	pid_t pid;
 
-	if (!realpath(path, dir) || !stub_vglight_pending(dir))
+	if (!realpath(path, dir))
 		return 0;
-	fprintf(stderr, "hindsight: %s holds a light recording's inputs: rebuilding its history "
-		"from them (once; `hindsight rebuild` does it again)\n", dir);
+	if (!stub_vglight_pending(dir)) {
+		cli_rebuild_say_window(dir);
+		return 0;
+	}
+	/* A window only of a longer run, of one image (stub_recorder.c, lt_window). */
+	snprintf(log, sizeof(log), "%s/" STUB_VGLIGHT_LOG, dir);
+	if (last && (stub_vglight_scan(log, &scan) < 0 || scan.images != 1 ||
+		     scan.end_blocks <= last))
+		last = 0;
+	if (last)
+		fprintf(stderr, "hindsight: %s holds a light recording's inputs: rebuilding the "
+			"last %" PRIu64 " superblocks of its history from them (`hindsight rebuild` "
+			"rebuilds the whole)\n", dir, last);
+	else
+		fprintf(stderr, "hindsight: %s holds a light recording's inputs: rebuilding its "
+			"history from them (once; `hindsight rebuild` does it again)\n", dir);
 	fflush(NULL);
 	/* In a child: the rebuild takes the recorded run's working
 	 * directory and environment. */
@@ -479,7 +540,7 @@ int cli_rebuild_pending(const char *path)
 		return -1;
 	}
 	if (pid == 0)
-		_exit(cli_rebuild_dir(dir));
+		_exit(cli_rebuild_dir(dir, last));
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;

@@ -36,6 +36,9 @@ int cli_record_main(int argc, char **argv);
  * now, saying so (a command that needs the history calls this before it
  * opens @dir). 0, or -1 if the rebuild failed (said). */
 int cli_rebuild_pending(const char *dir);
+/* The same, only about the last @last superblocks of the run if it is
+ * rebuilt now (@last 0: the whole; `run` on a crash). */
+int cli_rebuild_pending_last(const char *dir, uint64_t last);
 /* `hindsight rebuild DIR`: a light recording's bundle rebuilt again. */
 int cli_rebuild_main(int argc, char **argv);
 void cli_rebuild_usage(FILE *out);

@@ -148,6 +148,13 @@ static int cli_run_explain(const char *dir, int signo)
 	return rc < 0 ? -1 : 0;
 }
 
+/* A light recording of a crash is rebuilt for its explanation only as a
+ * window of the run's last this many superblocks (5 to 10 instructions
+ * each: a second or two of the full instrumentation), the rest run at the
+ * light recorder's speed: the crash, its registers, its stack, and the
+ * history of its last two million instructions or so. */
+#define CLI_RUN_WINDOW 250000ull
+
 static void cli_run_open_hint(const char *dir, const char *prog)
 {
 	fprintf(stderr,
@@ -177,7 +184,7 @@ int cli_run_main(int argc, char **argv)
 		return res.status;
 	if (res.signo) {
 		fflush(stdout);
-		if (cli_rebuild_pending(res.dir) < 0)
+		if (cli_rebuild_pending_last(res.dir, CLI_RUN_WINDOW) < 0)
 			return res.status;
 		cli_run_explain(res.dir, res.signo);
 		cli_run_open_hint(res.dir, a.argv[0]);

@@ -71,6 +71,8 @@ static Bool hsin_stack_done;
  * the gate: the rebuild calls hsin_gate when the count passes it. */
 ULong hsin_count;
 ULong hsin_limit = ~0ull;
+/* Rebuild, --hsrec-from: the count the window opens at (0: open, or none). */
+static ULong hsin_from;
 /* The recorded signal was sent again and is not taken yet. */
 Bool hsin_deliver;
 
@@ -355,6 +357,8 @@ void hsin_arm(void)
 		hsin_limit = hsin_u64(hsin_rec + 4);   /* the run ended there */
 	else if (k == HSIN_TURN && hsin_rlen >= 12)
 		hsin_limit = hsin_u64(hsin_rec + 4);   /* another thread ran from there */
+	if (hsin_from && hsin_limit > hsin_from)
+		hsin_limit = hsin_from;                /* the window starts there */
 }
 
 /* --- Rebuild: threads' turns ------------------------------------------- */
@@ -420,6 +424,10 @@ static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 
 	hsin_at = ip;
 	hsin_at_how = HSREC_DIV_WHOLE;
+	if (hsin_from && hsin_count - 1 >= hsin_from) {
+		hsin_leave_block(g, ip);   /* the window opens: hsin_window_due */
+		return;
+	}
 	if (VG_(get_running_tid)() != hsin_owner) {
 		hsin_leave_block(g, ip);
 		return;
@@ -543,6 +551,7 @@ static void hsin_r_rdtscp(VexGuestAMD64State *g, ULong pc)
 Bool hsin_option(const HChar *arg)
 {
 	const HChar *s;
+	Long from;
 
 	if VG_STR_CLO(arg, "--hsrec-mode", s) {
 		if (!VG_(strcmp)(s, "full"))
@@ -555,6 +564,8 @@ Bool hsin_option(const HChar *arg)
 			VG_(fmsg_bad_option)(arg, "full, light or rebuild\n");
 	} else if VG_STR_CLO(arg, "--hsrec-in", s) {
 		hsin_in_path = s;
+	} else if VG_INT_CLO(arg, "--hsrec-from", from) {
+		hsin_from = from > 0 ? (ULong)from : 0;
 	} else {
 		return False;
 	}
@@ -749,6 +760,21 @@ Bool hsin_wait_turn(ThreadId tid)
 		VG_(vg_yield)();
 	}
 	return True;
+}
+
+Bool hsin_window_shut(void)
+{
+	return hsin_mode == HSIN_MODE_REBUILD && hsin_from;
+}
+
+Bool hsin_window_due(void)
+{
+	return hsin_mode == HSIN_MODE_REBUILD && hsin_from && hsin_count >= hsin_from;
+}
+
+void hsin_window_open(void)
+{
+	hsin_from = 0;             /* the next hsin_arm sets the gate as before */
 }
 
 void hsin_stop(ThreadId tid)

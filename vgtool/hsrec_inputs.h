@@ -46,7 +46,8 @@ struct hsin_stream {
 
 extern enum hsin_mode hsin_mode;
 
-/* Option parsing: --hsrec-mode=full|light|rebuild, --hsrec-in=PATH. */
+/* Option parsing: --hsrec-mode=full|light|rebuild, --hsrec-in=PATH,
+ * --hsrec-from=N. */
 Bool hsin_option(const HChar *arg);
 /* After the options: light opens @out_path for the log and writes HELLO;
  * rebuild opens --hsrec-in and checks its HELLO. @pid, @exe: this
@@ -63,6 +64,13 @@ Bool hsin_stack_range(Addr sp, Addr *from, Addr *end);
  * False if it must not run now (the rebuild: another thread's turn; it
  * leaves at its first block's entry and waits in hsin_stop). */
 Bool hsin_start(ThreadId tid);
+/* Rebuild with --hsrec-from=N (a window): whether the run has come to
+ * the N-th superblock, where the full instrumentation starts (the gate
+ * stops the running thread between two blocks there, and the tool asks
+ * as it leaves client code); hsin_window_open says it did. */
+Bool hsin_window_shut(void);   /* not open yet */
+Bool hsin_window_due(void);
+void hsin_window_open(void);
 /* @tid stopped running client code: the rebuild waits there for its
  * turn, and completes a syscall it waited in when recorded. */
 void hsin_stop(ThreadId tid);

@@ -32,6 +32,7 @@
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_clientstate.h"
+#include "pub_tool_aspacehl.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -54,6 +55,9 @@
 /* Exported by libcoregrind, not declared in the public headers: moves a
  * file descriptor out of the client's range (VALGRIND-NOTES.md). */
 extern Int VG_(safe_fd)(Int oldfd);
+/* The core's (pub_core_transtab.h): the tool's own wrapper of it asserts
+ * it is called from a client request. */
+extern void VG_(discard_translations)(Addr start, ULong range, const HChar *who);
 /* The core's --trace-children (m_options.c), not in the public headers
  * either: cleared in a forked child, so that what it execs runs natively. */
 extern Bool VG_(clo_trace_children);
@@ -75,6 +79,10 @@ static Int hs_want_pid = -1;
 static const HChar *hs_verify_path;
 static Bool hs_verify_regs;        /* the verify lines carry every register */
 static Bool hs_state = True;       /* registers and memory, not only control flow */
+/* The stream has the instructions and the state (False: a rebuild's
+ * window, --hsrec-from, is not open yet: only the mappings go out). */
+static Bool hs_on = True;
+static Bool hs_mem_due;            /* the window opened: memory as it is, at the next start */
 
 static Int hs_fd = -1;             /* -1: recording nothing */
 static Int hs_vfd = -1;
@@ -248,11 +256,13 @@ static void hs_pause(ThreadId tid, Bool between)
 static void hs_dump(ThreadId tid);
 static void hs_pw_clear(ThreadId tid);
 static void hs_initial_stack(ThreadId tid);
+static void hs_window_memory(ThreadId tid);
+static void hs_window_open(void);
 
 /* @tid runs (from here on, in the stream). */
 static void hs_start(ThreadId tid)
 {
-	if (hs_fd < 0)
+	if (hs_fd < 0 || !hs_on)
 		return;
 	if (tid != hs_last) {
 		if (hs_last != VG_INVALID_THREADID)
@@ -265,6 +275,8 @@ static void hs_start(ThreadId tid)
 		hs_dump(tid);
 	if (!hs_stack_sent && hs_state)
 		hs_initial_stack(tid);
+	if (hs_mem_due)
+		hs_window_memory(tid);
 	hs_pw_clear(tid);          /* what a syscall or signal frame wrote is in */
 }
 
@@ -279,13 +291,15 @@ static void hs_start_client(ThreadId tid, ULong blocks)
 static void hs_stop_client(ThreadId tid, ULong blocks)
 {
 	(void)blocks;
+	if (hsin_window_due())
+		hs_window_open();
 	hsin_stop(tid);
 }
 
 static void hs_thread_exit(ThreadId tid)
 {
 	hsin_thread_exit(tid);
-	if (hs_fd >= 0) {
+	if (hs_fd >= 0 && hs_on) {
 		hs_ctl(HSREC_THREAD_EXIT, 12);
 		hs_put32(hs_tid(tid));
 		hs_put64(VG_(get_IP)(tid));
@@ -302,7 +316,7 @@ static void hs_signal(ThreadId tid, Int sig, Bool alt)
 {
 	(void)alt;
 	hsin_signal(tid, sig);
-	if (hs_fd < 0)
+	if (hs_fd < 0 || !hs_on)
 		return;
 	hs_start(tid);
 	hs_ctl(HSREC_SIGNAL, 16);
@@ -321,7 +335,7 @@ static void hs_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 			hs_flush();
 		return;
 	}
-	if (hs_fd >= 0) {
+	if (hs_fd >= 0 && hs_on) {
 		hs_ctl(HSREC_SYSCALL, 8);
 		hs_put32(nr);
 		hs_put32(hs_tid(tid));
@@ -392,6 +406,8 @@ static void hs_dump(ThreadId tid)
 	ULong r[HSREC_NGP];
 	UInt i;
 
+	if (!hs_on)
+		return;
 	VG_(get_shadow_regs_area)(tid, (UChar *)&g, 0, 0, sizeof(g));
 	VG_(memset)(r, 0, sizeof(r));
 	for (i = 0; i < HS_NGPRS; i++)
@@ -417,7 +433,7 @@ static UInt hs_npw;
 
 static void hs_memu(ThreadId tid, Addr a, SizeT len, UInt how)
 {
-	if (hs_fd < 0 || !len)
+	if (hs_fd < 0 || !hs_on || !len)
 		return;
 	hs_ctl(HSREC_MEMU, 24);
 	hs_put32(hs_tid(tid));
@@ -430,7 +446,7 @@ static void hs_pre_write(CorePart part, ThreadId tid, const HChar *what, Addr a,
 {
 	(void)part;
 	(void)what;
-	if (hs_fd < 0 || hs_npw >= HS_PW || !len || len > HS_PW_MAX ||
+	if (hs_fd < 0 || !hs_on || hs_npw >= HS_PW || !len || len > HS_PW_MAX ||
 	    !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ))
 		return;
 	hs_pw[hs_npw].old = VG_(malloc)("hsrec.pw", len);
@@ -444,7 +460,7 @@ static void hs_pre_write(CorePart part, ThreadId tid, const HChar *what, Addr a,
 /* MEMW records: @len bytes at @a written for @tid, from @old to @now. */
 static void hs_memw(ThreadId tid, Addr a, const UChar *old, const UChar *now, SizeT len)
 {
-	if (hs_fd < 0)
+	if (hs_fd < 0 || !hs_on)
 		return;
 	while (len > 0) {
 		SizeT n = len > 30000 ? 30000 : len;
@@ -495,6 +511,91 @@ static void hs_initial_stack(ThreadId tid)
 	hs_stack_sent = True;
 	if (hsin_stack_range(VG_(get_SP)(tid), &from, &end))
 		hs_memw(tid, from, (const UChar *)from, (const UChar *)from, end - from);
+}
+
+/* A rebuild's window opens (--hsrec-from): from here the stream has
+ * everything, as if the full recorder ran, and the code translated
+ * before, which only counts, goes. Called as the thread the gate stopped
+ * there leaves client code (stop_client_code): no translation runs, and
+ * the scheduler has not looked up the next one yet (it does so before
+ * start_client_code, which would run a discarded one once). */
+static void hs_window_open(void)
+{
+	hsin_window_open();
+	VG_(discard_translations)(0, ~0ull, "hsrec: the rebuild's window opens");
+	hs_on = True;
+	hs_stack_sent = True;      /* hs_window_memory has it */
+	hs_mem_due = True;
+}
+
+static Bool hs_page_zero(Addr p)
+{
+	const ULong *w = (const ULong *)p;
+	UInt i;
+
+	for (i = 0; i < VKI_PAGE_SIZE / sizeof(*w); i++)
+		if (w[i])
+			return False;
+	return True;
+}
+
+/* [@a, + @len), readable and page-aligned, as it is: its pages of zeros
+ * as such (a thread's stack is mostly untouched), the others' bytes. */
+static void hs_window_range(ThreadId tid, Addr a, SizeT len)
+{
+	Addr p = a, q, end = a + len;
+
+	while (p < end) {
+		Bool zero = hs_page_zero(p);
+
+		for (q = p + VKI_PAGE_SIZE; q < end && hs_page_zero(q) == zero; q += VKI_PAGE_SIZE)
+			;
+		if (zero)
+			hs_memu(tid, p, q - p, 1);
+		else
+			hs_memw(tid, p, (const UChar *)p, (const UChar *)p, q - p);
+		p = q;
+	}
+}
+
+/* The memory the window starts with, sent with the first thread's
+ * registers as a write of the bytes over themselves (as the initial
+ * stack): every readable client mapping but code mapped from a file
+ * (the images hold it), the rest (no read access now) unknown. A file
+ * mapping is read only as far as its file goes (a read past its end
+ * would fault). */
+static void hs_window_memory(ThreadId tid)
+{
+	Int n = 0, i;
+	Addr *starts = VG_(get_segment_starts)(SkFileC | SkAnonC | SkShmC, &n);
+
+	hs_mem_due = False;
+	for (i = 0; starts && i < n; i++) {
+		NSegment const *seg = VG_(am_find_nsegment)(starts[i]);
+		SizeT len, keep;
+
+		if (!seg || seg->start != starts[i])
+			continue;
+		len = keep = seg->end - seg->start + 1;
+		if (seg->kind == SkFileC) {
+			const HChar *f = VG_(am_get_filename)(seg);
+			struct vg_stat st;
+
+			if (seg->hasX && !seg->hasW)
+				continue;
+			keep = 0;
+			if (f && !sr_isError(VG_(stat)(f, &st)) && (ULong)st.size > (ULong)seg->offset)
+				keep = VG_PGROUNDUP((ULong)st.size - (ULong)seg->offset);
+			if (keep > len)
+				keep = len;
+		}
+		if (!seg->hasR)
+			keep = 0;
+		hs_window_range(tid, seg->start, keep);
+		hs_memu(tid, seg->start + keep, len - keep, 0);
+	}
+	if (starts)
+		VG_(free)(starts);
 }
 
 /* rax rbx rcx rdx rsi rdi rbp rsp r8-r15 eflags fs_base, in hex. */
@@ -847,7 +948,7 @@ static IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 			   IRType gWordTy, IRType hWordTy)
 {
 	struct hs_touch touch = { 0, False };
-	Bool rec = hs_fd >= 0, st = rec && hs_state;
+	Bool rec = hs_fd >= 0 && hs_on, st = rec && hs_state;
 	IRSB *out;
 	UInt id, nexit = 0, insn = 0;
 	Bool seen = False;
@@ -859,7 +960,9 @@ static IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 	(void)gWordTy;
 	(void)hWordTy;
 	hsin_instrument_in(in);
-	if (hsin_mode == HSIN_MODE_LIGHT) {
+	if (hsin_mode == HSIN_MODE_LIGHT || (hsin_mode == HSIN_MODE_REBUILD && !hs_on)) {
+		/* The light run, and a rebuild before its window: the count,
+		 * the gate and the syscalls only. */
 		out = deepCopyIRSBExceptStmts(in);
 		hsin_instrument_entry(out, hs_first_ip(in));
 		for (i = 0; i < in->stmts_used; i++) {
@@ -867,6 +970,7 @@ static IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 			if (in->stmts[i]->tag == Ist_IMark && in->stmts[i]->Ist.IMark.len > 0)
 				hs_add_verify(out, in->stmts[i]);
 		}
+		hsin_instrument_out(out, in, layout);
 		return out;
 	}
 	if (!rec && hs_vfd < 0)
@@ -985,7 +1089,9 @@ static void hs_usage(void)
 		    "    --hsrec-state=yes|no   registers and memory writes too [yes]\n"
 		    "    --hsrec-mode=full|light|rebuild  everything; only the inputs; or the\n"
 		    "                           rebuild of everything from them [full]\n"
-		    "    --hsrec-in=PATH        the rebuild's input log\n");
+		    "    --hsrec-in=PATH        the rebuild's input log\n"
+		    "    --hsrec-from=N         rebuild: everything only from the N-th superblock\n"
+		    "                           on (a window; before it, only the mappings)\n");
 }
 
 static void hs_debug_usage(void)
@@ -1015,9 +1121,9 @@ static void hs_diverged(const HChar *text, Addr at, UInt how)
 		hs_hello_sent = True;
 	}
 	hs_ctl(HSREC_DIVERGED, 16 + n);
-	if (tid == VG_INVALID_THREADID) {
-		/* Before any thread ran (the rebuild's start): no place in a
-		 * history. */
+	if (tid == VG_INVALID_THREADID || !hs_on) {
+		/* Before any thread ran (the rebuild's start, or its window's):
+		 * no place in a history. */
 		hs_put32((UInt)VG_(getpid)());
 		hs_put32(HSREC_DIV_FIND);
 		hs_put64(0);
@@ -1074,6 +1180,7 @@ static void hs_post_clo_init(void)
 		return;
 	}
 	hs_fd = VG_(safe_fd)(sr_Res(sr));
+	hs_on = !hsin_window_shut();
 	hsin_init(hs_out_path, &hs_stream, pid, exe);
 	hs_ctl(HSREC_HELLO, 8 + n);
 	hs_put32(HSREC_VERSION);
@@ -1092,7 +1199,7 @@ static void hs_fini(Int exitcode)
 		 * (a fatal fault); the others were switched away from. */
 		if (hs_last != VG_INVALID_THREADID)
 			hs_pause(hs_last, False);
-		for (tid = 1; tid < HS_MAX_TID; tid++)
+		for (tid = 1; tid < HS_MAX_TID && hs_on; tid++)
 			if (hs_lwp[tid] && tid != hs_last)
 				hs_pause(tid, True);
 		hs_ctl(HSREC_END, 4);

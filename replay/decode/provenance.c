@@ -350,8 +350,10 @@ static bool mapped_link(const struct replay_prov_env *env, const struct replay_p
 {
 	struct replay_state_mapping m;
 
+	/* at time 0: the memory the recording starts with (a window's
+	 * pages of zeros), which no system call of it made */
 	if (replay_state_map_before(env->st, l->mem_addr, len, l->mem_time, &m) < 0 ||
-	    (after && m.time <= after))
+	    (after && m.time <= after) || m.time == 0)
 		return false;
 	memset(k, 0, sizeof(*k));
 	k->kind = REPLAY_PROV_MAPPED;
@@ -382,6 +384,11 @@ static int store_link(const struct replay_prov_env *env, const struct replay_pro
 	k->store_op.src = -1;
 	if (decode_at(env, k->tid, k->store.position, &in, &k->store_op) == 0)
 		k->store_ip = in.ip;
+	/* The recording's first moment, and no store of an instruction: the
+	 * memory it starts with (the initial stack, a window's memory),
+	 * logged as a write of the bytes over themselves. */
+	if (k->store.time == 0 && (!k->store_ip || !k->store_op.has_mem || !k->store_op.writes))
+		return -ENOENT;
 	*reg = k->store_op.src;
 	*tid = k->tid;
 	*pos = k->store.position;

@@ -214,9 +214,14 @@ static void print_map_link(FILE *out, struct replay_frontend *f, const struct re
 	fputc('\n', out);
 }
 
-static void print_end(FILE *out, const struct replay_prov_origin *o)
+static void print_end(FILE *out, const struct replay_frontend *f,
+		      const struct replay_prov_origin *o)
 {
-	if (o->end == -ENOENT)
+	if (o->end == -ENOENT && f->b->start && !strcmp(f->b->start, "window"))
+		fprintf(out, "  (no earlier write or change: the value was there where the "
+			"history starts,\n   a window of the run: `hindsight rebuild` rebuilds "
+			"the whole)\n");
+	else if (o->end == -ENOENT)
 		fprintf(out, "  (no earlier write or change: the value was there when the "
 			"recording started)\n");
 	else if (o->end == -ENODATA)
@@ -260,7 +265,7 @@ int replay_frontend_origin_print(FILE *out, struct replay_frontend *f, bool cras
 		else
 			print_reg_link(out, f, &o->links[i], now, crash);
 	}
-	print_end(out, o);
+	print_end(out, f, o);
 	free(o);
 	f->current = thread;
 	replay_frontend_goto(f, pos);

@@ -575,6 +575,55 @@ static void lt_progress(void *ctx)
 		s.s.instructions, now - rec->light.from);
 }
 
+/* rebuild_last: the window @o starts at, by the log's look-over (a run
+ * of one image only: the tool counts superblocks image by image). */
+static void lt_window(struct stub_recorder *rec, struct stub_vgrec_options *o)
+{
+	const struct stub_vglight_scan *sc = &rec->light.scan;
+	uint64_t last = rec->opt.rebuild_last;
+
+	rec->light.window_from = 0;
+	if (!last || sc->end_blocks <= last)
+		return;            /* the whole, which is no longer */
+	if (sc->images != 1) {
+		rec_say(rec, "the program exec'd: its history is rebuilt whole, not only its "
+			"last %" PRIu64 " superblocks", last);
+		return;
+	}
+	o->window_from = rec->light.window_from = sc->end_blocks - last;
+}
+
+/* The window's mark (STUB_VGLIGHT_WINDOW) made, or a whole rebuild's
+ * removed. 0 or a negative errno (said). */
+static int lt_window_mark(struct stub_recorder *rec)
+{
+	const struct stub_vglight_scan *sc = &rec->light.scan;
+	char path[4200], line[256];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/%s", rec->dir, STUB_VGLIGHT_WINDOW);
+	if (!rec->light.window_from) {
+		if (unlink(path) < 0 && errno != ENOENT) {
+			rec_say(rec, "cannot remove %s: %s", path, strerror(errno));
+			return -errno;
+		}
+		return 0;
+	}
+	n = snprintf(line, sizeof(line), "superblocks %" PRIu64 " to %" PRIu64 " of the run's %"
+		     PRIu64 "\n", rec->light.window_from, sc->end_blocks, sc->end_blocks);
+	fd = replay_bundle_create(path);
+	if (fd < 0 || write(fd, line, (size_t)n) != n) {
+		int e = fd < 0 ? fd : -EIO;
+
+		rec_say(rec, "cannot write %s: %s", path, strerror(-e));
+		if (fd >= 0)
+			close(fd);
+		return e;
+	}
+	close(fd);
+	return 0;
+}
+
 /* The program runs under the light mode, which logs its inputs; then the
  * full recorder's bundle is rebuilt from them (stub/recorders/stub_vglight.h). */
 static int lt_run(struct stub_recorder *rec)
@@ -646,6 +695,7 @@ rebuild:
 	/* A log that cannot be looked over leaves the progress without its
 	 * share of the run (the rebuild itself says what is wrong). */
 	stub_vglight_scan(log, &rec->light.scan);
+	lt_window(rec, &o);
 	rec->light.from = rec->light.said = rec_now_secs();
 	o.inputs_wstatus = rec->light.wstatus;
 	o.inputs_sigint = &rec->light.sigint;
@@ -666,6 +716,8 @@ rebuild:
 			STUB_VGREC_LOG, rec->dir, rec->dir);
 	else
 		unlink(busy);      /* done (a divergence too: its gap says where) */
+	if (e >= 0)
+		e = lt_window_mark(rec);
 	rec->light.rebuild_secs = rec_now_secs() - t0;
 	return e;
 }
@@ -726,6 +778,11 @@ static void lt_epilogue(struct stub_recorder *rec)
 			"in %.2f s; rebuilt in %.2f s", rec->light.bytes,
 			s.s.instructions ? (double)rec->light.bytes / (double)s.s.instructions : 0.0,
 			rec->light.secs, rec->light.rebuild_secs);
+	if (rec->light.window_from)
+		rec_say(rec, "the history is a window: the run's last %" PRIu64 " superblocks "
+			"(of %" PRIu64 "), the memory as it was where it starts; `hindsight "
+			"rebuild %s` rebuilds the whole", rec->light.scan.end_blocks -
+			rec->light.window_from, rec->light.scan.end_blocks, rec->dir);
 	for (size_t i = 0; b && i < b->ngaps; i++)
 		if (!strcmp(b->gaps[i].kind, "diverged"))
 			rec_say(rec, "%s: the history ends there (`record --record=valgrind` "

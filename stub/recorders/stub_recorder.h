@@ -63,6 +63,9 @@ struct stub_recorder_options {
 				    * rebuilt from its inputs (this process has
 				    * taken their environment: stub_vglight_load_env) */
 	int rebuild_wstatus;       /* ... and how the recorded run ended */
+	uint64_t rebuild_last;     /* ... > 0: only about its last this many
+				    * superblocks (a window, docs/rebuild.md;
+				    * the whole if the run exec'd) */
 	bool light_defer;          /* light: its run only; the bundle rebuilt when
 				    * first needed (stub_vglight_pending) */
 	const char *sysfs_root;    /* tests: where the intel_pt PMU is looked for
@@ -151,6 +154,7 @@ struct stub_recorder {
 		 * the last one's superblocks), when it was last said. */
 		struct stub_vglight_scan scan;
 		double from, said;
+		uint64_t window_from;  /* the rebuild's window, from this superblock (0: whole) */
 	} light;
 	double start_secs;         /* when it started (CLOCK_MONOTONIC) */
 };

@@ -29,6 +29,9 @@
 /* Present while a rebuild writes the bundle: one that did not end (killed,
  * an error) is done again by the next command that needs the history. */
 #define STUB_VGLIGHT_BUSY "inputs.rebuilding"
+/* Present when the bundle is a window of the run (`rebuild --last`, `run`
+ * on a crash): what it holds, in a line; a whole rebuild removes it. */
+#define STUB_VGLIGHT_WINDOW "inputs.window"
 /* Valgrind's own messages of the light run, in the bundle directory. */
 #define STUB_VGLIGHT_VGLOG "valgrind-light.log"
 
@@ -43,7 +46,7 @@ struct stub_vgtool_cmd {
 	const char *tooldir;       /* VALGRIND_LIB: where the tool is */
 	const char *log;           /* Valgrind's messages (absolute) */
 	const char *out;           /* --hsrec-out (absolute) */
-	const char *extra[6];      /* more --hsrec-... options, NULL-ended */
+	const char *extra[8];      /* more --hsrec-... options, NULL-ended */
 };
 
 /* In a child: execs @c with @argv; never returns (127 if the exec fails). */

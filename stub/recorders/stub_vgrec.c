@@ -657,7 +657,7 @@ static int vgrec_bundle_init(struct stub_vgrec *r, char *const argv[])
 	int e = replay_bundle_set_str(&b->recorder, "valgrind");
 
 	if (e >= 0)
-		e = replay_bundle_set_str(&b->start, "exec");
+		e = replay_bundle_set_str(&b->start, r->opt.window_from ? "window" : "exec");
 	if (e >= 0)
 		e = replay_bundle_set_str(&b->dir, r->opt.dir);
 	if (e >= 0)
@@ -679,10 +679,10 @@ static int vgrec_bundle_init(struct stub_vgrec *r, char *const argv[])
  * runs with no standard streams: its syscalls are not made, and Valgrind
  * says what it has to say in its log. Never returns. */
 static void vgrec_child(const char *valgrind, const char *tooldir, const char *dir,
-			const char *fifo, const char *verify, const char *feed,
+			const char *fifo, const char *verify, const char *feed, uint64_t from,
 			const struct sigaction *sigint, char *const argv[])
 {
-	char ver[PATH_MAX + 32], log[PATH_MAX + 32], in[96];
+	char ver[PATH_MAX + 32], log[PATH_MAX + 32], in[96], win[64];
 	struct stub_vgtool_cmd c = { valgrind, tooldir, log, fifo, { NULL } };
 	size_t n = 0;
 
@@ -698,6 +698,10 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 		snprintf(in, sizeof(in), "--hsrec-in=%s", feed);
 		c.extra[n++] = "--hsrec-mode=rebuild";
 		c.extra[n++] = in;
+		if (from) {
+			snprintf(win, sizeof(win), "--hsrec-from=%" PRIu64, from);
+			c.extra[n++] = win;
+		}
 		for (int fd = 0; fd < 3 && null >= 0; fd++)
 			dup2(null, fd);
 		if (null > 2)
@@ -815,7 +819,7 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 	if (r->pid == 0)
 		vgrec_child(valgrind, tooldir, r->absdir, r->fifo,
 			    opt->verify ? r->absverify : NULL, opt->inputs ? r->feed_path : NULL,
-			    opt->inputs_sigint, argv);
+			    opt->inputs ? opt->window_from : 0, opt->inputs_sigint, argv);
 	e = vgrec_bundle_init(r, argv);
 	if (e >= 0)
 		e = replay_bundle_save(r->b, opt->dir);

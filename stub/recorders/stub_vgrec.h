@@ -61,6 +61,12 @@ struct stub_vgrec_options {
 	/* With inputs: the wait status of the recorded run, the bundle's exit
 	 * (a rebuild that stops early ends otherwise). */
 	int inputs_wstatus;
+	/* With inputs, > 0: a window, rebuilt only from the recorded run's
+	 * superblock of this count on (the tool's, vgtool/hsrec_proto.h);
+	 * before it the program runs at the light run's speed. Its bundle
+	 * starts there ("window"): the registers, and the memory as it was
+	 * then. For a run of one image only (no exec). */
+	uint64_t window_from;
 	const struct sigaction *inputs_sigint;  /* ... SIGINT's handling for it */
 	void (*progress)(void *ctx);  /* NULL, or called after each periodic save */
 	void *progress_ctx;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""vg_regcheck.py HINDSIGHT REC VERIFY TID [N] [--native]: the registers
+"""vg_regcheck.py HINDSIGHT REC VERIFY TID [N] [--native] [--tail=K]: the registers
 `hindsight replay` shows at N sampled positions of thread TID (plus its first
 three and its last) against the Valgrind tool's own trace (--vg-verify: each
 line "tid ip rax rbx rcx rdx rsi rdi rbp rsp r8..r15 eflags fs_base", the
@@ -12,7 +12,8 @@ architecture leaves undefined (SF ZF AF PF after MUL, AF after shifts and
 logic) are VEX's under Valgrind, this CPU's natively; and r11 after a
 syscall, which holds the flags natively (the stepper's trap flag among
 them) and what Valgrind puts there under it. Rep iterations are one position, as in
-the history. Prints the positions that differ and "checked K positions, D
+the history. With --tail=K, REC is a window of the run (`rebuild --last`)
+whose K positions of the thread are the trace's last K. Prints the positions that differ and "checked K positions, D
 differ"; exits 1 if any differ or none could be checked."""
 import random
 import re
@@ -20,7 +21,8 @@ import subprocess
 import sys
 
 native = "--native" in sys.argv
-argv = [a for a in sys.argv if a != "--native"]
+tail = [int(a[7:]) for a in sys.argv if a.startswith("--tail=")]
+argv = [a for a in sys.argv if a != "--native" and not a.startswith("--tail=")]
 hs, rec, ver, tid = argv[1:5]
 n_samples = int(argv[5]) if len(argv) > 5 else 40
 names = "rax rbx rcx rdx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14 r15 eflags fs_base".split()
@@ -36,6 +38,8 @@ with open(ver) as f:
         if w[1] != prev:
             rows.append(w)
         prev = w[1]
+if tail:
+    rows = rows[-tail[0]:] if tail[0] else []
 if not rows:
     sys.exit("no instruction of thread %s in %s" % (tid, ver))
 rng = random.Random(7)

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# t_rebuild_window: a light recording rebuilt only as a window of its run
+# (`rebuild --last N`, and `run` on a crash: stub/recorders/stub_recorder.c
+# lt_window, vgtool/hsrec_main.c hs_window_open; docs/rebuild.md). The run
+# goes to the window's start at the light recorder's speed, then under the
+# full instrumentation, with the registers and the memory as they were there.
+#   - One thread: the window's history is the tail of the light run's own
+#     trace (--vg-verify: what really ran, read apart from the rebuild),
+#     its registers at sampled positions the light run's; memory written
+#     long before the window (a heap table filled from the clock) reads as
+#     the program printed it, where the window starts and at its end.
+#   - Threads: each thread's window is the tail of its trace, registers too.
+#   - `history` on a window says it is one; `rebuild` then rebuilds the
+#     whole; a run that exec'd is rebuilt whole.
+#   - `run` explains a crash from a window, as the full recorder explains
+#     it, and the origin of the wrong pointer ends where the window starts.
+. "$(dirname "$0")/lib.sh"
+hindsight_only "the light recorder"
+command -v valgrind >/dev/null || skip "valgrind is not installed"
+cd "$T_DIR" || finish
+
+# tail_hist NAME TID [regs]: thread TID's history of the window NAME
+# against the tail of the light run's trace NAME.ver, and with "regs" its
+# registers; sets K (its length).
+tail_hist()
+{
+    awk -v t="$2" '$1 == t && $2 != prev { print $2 } $1 == t { prev = $2 }' "$1.ver" \
+        >"$1.$2.ips"
+    "$HINDSIGHT" history "$T_DIR/$1.w" 1,100000000 --thread "$2" 2>/dev/null | hist_ips \
+        >"$1.$2.hist"
+    K=$(wc -l <"$1.$2.hist")
+    tail -n "$K" "$1.$2.ips" | cmp -s - "$1.$2.hist" ||
+        fail "$1: thread $2's window is not the tail of the light run's trace ($K of $(wc -l <"$1.$2.ips"))"
+    [ "$K" -gt 0 ] && [ "${3-}" = regs ] || return 0
+    python3 "$E2E_DIR/tools/vg_regcheck.py" "$HINDSIGHT" "$T_DIR/$1.w" "$T_DIR/$1.ver" "$2" 15 \
+        --tail="$K" >"regs.$1.$2" 2>&1 ||
+        { fail "$1: thread $2's registers in the window differ from the light run's"; cat "regs.$1.$2"; }
+}
+
+# 1. One thread.
+prog=$(build_prog window) || finish
+timeout 120 "$HINDSIGHT" record --record=light --vg-verify "$T_DIR/one.ver" -o "$T_DIR/one" \
+    -- "$prog" 30000 >one.out 2>one.err
+echo $? >one.rc
+cp -r "$T_DIR/one" "$T_DIR/one.w"
+timeout 120 "$HINDSIGHT" rebuild --last 20000 "$T_DIR/one.w" >one.w.out 2>one.w.err
+expect_eq "rebuild --last: exit status" "$?" 0
+expect one.w.err "the history is a window: the run's last 20000 superblocks"
+[ -s "$T_DIR/one.w/inputs.window" ] || fail "the window has no mark (inputs.window)"
+tid=$(first_tid one.ver)
+tail_hist one "$tid" regs
+total=$(wc -l <"one.$tid.ips")
+[ "$K" -gt 100000 ] && [ "$K" -lt $((total / 2)) ] ||
+    fail "the window is $K instructions of the run's $total: not about 20000 superblocks"
+seed=$(cat one.out)
+expect_eq "exit status: the seed's node" "$(cat one.rc)" $(((seed + 17) & 127))
+for at in 1 "$K"; do
+    timeout 120 "$HINDSIGHT" replay "$T_DIR/one.w" --batch -ex "goto $at" -ex 'print g_seed' \
+        -ex 'print g_table[3]->v' -ex 'print g_table[3]->name' >"one.mem.$at" 2>one.mem.err
+    expect "one.mem.$at" "= $seed"
+    expect "one.mem.$at" "= $((seed + 3))"
+    expect "one.mem.$at" '= "node3\000'
+done
+expect one.mem.err "holds a window of its run's history only (superblocks"
+# The whole, on demand: the mark goes, and the history is the trace's.
+timeout 120 "$HINDSIGHT" rebuild "$T_DIR/one.w" >/dev/null 2>one.whole.err
+[ -e "$T_DIR/one.w/inputs.window" ] && fail "a whole rebuild leaves the window's mark"
+"$HINDSIGHT" history "$T_DIR/one.w" 1,100000000 2>/dev/null | hist_ips >one.whole.hist
+cmp -s one.whole.hist "one.$tid.ips" || fail "the whole rebuild after a window is not the light run's trace"
+
+# 2. Threads: a window opens while some live, after one ended.
+racy=$(build_prog racy -pthread) || finish
+timeout 120 "$HINDSIGHT" record --record=light --vg-verify "$T_DIR/racy.ver" -o "$T_DIR/racy" \
+    -- "$racy" 300 >racy.out 2>racy.err
+cp -r "$T_DIR/racy" "$T_DIR/racy.w"
+timeout 120 "$HINDSIGHT" rebuild --last 30000 "$T_DIR/racy.w" >/dev/null 2>racy.w.err
+expect racy.w.err "the history is a window"
+n=0 most=0
+for t in $(awk '{ print $1 }' racy.ver | sort -u); do
+    tail_hist racy "$t"
+    [ "$K" -gt 0 ] && n=$((n + 1))
+    [ "$K" -gt "$most" ] && most=$K busiest=$t
+done
+[ "$n" -ge 2 ] || fail "racy: the window has $n threads"
+tail_hist racy "$busiest" regs
+
+# 3. A run that exec'd is rebuilt whole.
+execself=$(build_prog execself) || finish
+timeout 120 "$HINDSIGHT" record --record=light -o "$T_DIR/exec" -- "$execself" \
+    >exec.out 2>exec.err
+timeout 120 "$HINDSIGHT" rebuild --last 100 "$T_DIR/exec" >/dev/null 2>exec.w.err
+expect exec.w.err "the program exec'd: its history is rebuilt whole"
+[ -e "$T_DIR/exec/inputs.window" ] && fail "exec: a whole rebuild has a window's mark"
+
+# 4. `run` on a crash: a window, explained as the full recorder explains it.
+for m in auto valgrind; do
+    (cd "$T_DIR" && exec timeout 240 "$HINDSIGHT" run --record=$m -o "$T_DIR/run.$m" \
+        -- "$prog" 300000 crash) >"run.$m.out" 2>"run.$m.err"
+    expect_eq "run --record=$m: exit status" "$?" 139
+    sed -n '/^Program terminated/,/^The last lines/p' "run.$m.err" |
+        sed 's/[0-9]* of thread [0-9]*/N of thread T/' >"run.$m.explained"
+done
+expect run.auto.err "rebuilding the last 250000 superblocks of its history"
+expect run.auto.err "the history is a window"
+expect run.auto.explained "Program terminated with signal SIGSEGV, Segmentation fault."
+expect_re run.auto.explained "window.c:$(line_of window.c use)"
+cmp -s run.auto.explained run.valgrind.explained ||
+    { fail "run: the window's explanation differs from the full recorder's"; diff run.auto.explained run.valgrind.explained | head; }
+expect run.auto.err "the value was there where the history starts,"
+# ... where the full recording follows it to the line that set it.
+expect_re run.valgrind.err "which main wrote at window.c:$(line_of window.c wrong)"
+finish
