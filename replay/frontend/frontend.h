@@ -90,15 +90,16 @@ struct replay_frontend {
 	size_t nbreaks, capbreaks;
 	int next_break;
 	volatile sig_atomic_t *interrupt;
-	void *images;              /* frontend_break.c's DWARF images */
+	void *images;              /* frontend_images.c's DWARF images, on first use */
 	bool msym_values;          /* a name known only by an ELF symbol is a value
 				    * (frontend_break.c's *EXPR, while it evaluates) */
 	void *vars;                /* frontend_vars.c's C evaluator, on first use */
 	void *bt_cache;            /* the last stack unwound (frontend.c) */
 	size_t frame;              /* the selected frame's level (frontend_frame.h),
 				    * 0 after a move */
-	/* The conditions' evaluator: NULL, C (replay_frontend_cond_c); the
-	 * one place to change it. */
+	/* The conditions' evaluator: C (replay_frontend_cond_c, set by
+	 * replay_frontend_open); the one place to change it. NULL: a
+	 * breakpoint with a condition always stops. */
 	replay_frontend_cond_fn cond_eval;
 	int stopped_break;         /* the breakpoint the last stop was for, or 0 */
 	uint64_t watch_addr;       /* the watchpoint of the last _WATCH stop */
