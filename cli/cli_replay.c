@@ -39,6 +39,7 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include "replay/frontend/cexpr.h"
 #include "cli/cli_history.h"
 #include "cli/cli_replay_break.h"
 #include "cli/cli_replay_disas.h"
@@ -48,6 +49,12 @@
 #include "cli/cli_replay_last.h"
 #include "cli/cli_replay_print.h"
 #include "cli/cli_replay_solib.h"
+#include "replay/frontend/frontend_break.h"
+#include "replay/frontend/frontend_frame.h"
+#include "replay/frontend/frontend_history.h"
+#include "replay/frontend/frontend_insn.h"
+#include "replay/frontend/frontend_line.h"
+#include "replay/frontend/frontend_vars.h"
 #include "protocol/rsp_buf.h"
 #include "protocol/rsp_regs.h"
 #include "replay/model/bundle.h"

@@ -17,6 +17,8 @@
 
 #include "cli/cli_replay_last.h"
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_break.h"
+#include "replay/frontend/frontend_line.h"
 
 static struct replay_frontend_break *find(struct cli_session *s, long n)
 {

@@ -14,9 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay/frontend/cexpr.h"
 #include "dwarf/dw_cfi.h"
 #include "dwarf/dw_space.h"
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_break.h"
+#include "replay/frontend/frontend_frame.h"
+#include "replay/frontend/frontend_history.h"
+#include "replay/frontend/frontend_insn.h"
+#include "replay/frontend/frontend_line.h"
+#include "replay/frontend/frontend_vars.h"
 
 /* ---- disassemble ------------------------------------------------------- */
 

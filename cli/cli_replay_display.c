@@ -20,9 +20,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "replay/frontend/cexpr.h"
 #include "cli/cli_replay_disas.h"
 #include "dwarf/dw_space.h"
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_frame.h"
+#include "replay/frontend/frontend_insn.h"
+#include "replay/frontend/frontend_vars.h"
 
 #define MAX_BOUND 8                /* locals one display's scope remembers */
 #define STRING_LIMIT 200           /* GDB's print elements */

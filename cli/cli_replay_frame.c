@@ -18,6 +18,9 @@
 
 #include "replay/frontend/frontend.h"
 #include "replay/model/bundle.h"
+#include "replay/frontend/frontend_break.h"
+#include "replay/frontend/frontend_frame.h"
+#include "replay/frontend/frontend_vars.h"
 
 /* GDB's complaint for a stack that cannot be had; -1. */
 static int no_stack(int rc)

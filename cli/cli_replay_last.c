@@ -33,6 +33,8 @@
 
 #include "replay/model/bundle.h"
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_last.h"
+#include "replay/frontend/frontend_origin.h"
 
 #define STACK_MAX 16               /* frames shown at a write */
 

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/cexpr.h"
+#include "replay/frontend/frontend_vars.h"
 
 /* Runs one of cexpr's whole commands and prints what it says. */
 static int run(struct cli_session *s, const char *args,

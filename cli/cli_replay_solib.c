@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_solib.h"
 
 int cli_replay_info_sharedlibrary(struct cli_session *s, const char *args)
 {

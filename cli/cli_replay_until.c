@@ -13,6 +13,8 @@
 #include <stdlib.h>
 
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_frame.h"
+#include "replay/frontend/frontend_insn.h"
 
 #define ROW_SCAN_MAX 4096          /* bytes looked through for a row's end */
 

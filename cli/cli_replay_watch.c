@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_last.h"
 
 struct watch {
 	int number;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "protocol/rsp_server.h"
+#include "protocol/rsp_server_state.h"
 
 static const char *const format_names[] = { "bts", "pt" };
 

@@ -17,6 +17,7 @@
 #include "protocol/rsp_query.h"
 #include "protocol/rsp_resume.h"
 #include "protocol/rsp_server.h"
+#include "protocol/rsp_server_state.h"
 
 typedef int (*handler_fn)(struct rsp_server *s, struct rsp_request *req);
 

@@ -13,6 +13,7 @@
 
 #include "protocol/rsp_btrace.h"
 #include "protocol/rsp_server.h"
+#include "protocol/rsp_server_state.h"
 
 static int reply_err(struct rsp_server *s, int err, const char *text)
 {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "protocol/rsp_server.h"
+#include "protocol/rsp_server_state.h"
 
 static bool ptid_matches(struct rsp_ptid want, struct rsp_ptid t)
 {

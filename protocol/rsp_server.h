@@ -81,19 +81,7 @@ void rsp_server_release(struct rsp_server *s);
  * rsp_serve_end or a negative errno for a failure of the connection. */
 int rsp_server_serve(struct rsp_server *s, int fd);
 
-/* For handlers (rsp_handlers.c). */
-
-/* Refreshes s->threads from the target; returns the count or an error. */
-int rsp_server_threads(struct rsp_server *s);
-/* Resolves "any" / "all" in @ptid to a real thread (the last stop's). */
-struct rsp_ptid rsp_server_resolve(struct rsp_server *s, struct rsp_ptid ptid);
-/* Resumes with per-thread @actions; the stop reply comes later. Fills
- * s->reply with an error reply when the target refuses. */
-int rsp_server_resume(struct rsp_server *s, const struct rsp_resume *actions, size_t n);
-/* Appends the stop reply for @stop to s->reply (reading the registers to
- * expedite). */
-int rsp_server_stop_reply(struct rsp_server *s, const struct rsp_stop *stop);
-/* Sends one extra packet before the reply (console output). */
-int rsp_server_send(struct rsp_server *s, const struct rsp_buf *payload);
+/* What the handlers ask of the server (its threads, resuming, the stop
+ * reply) is protocol/rsp_server_state.h's. */
 
 #endif

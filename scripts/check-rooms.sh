@@ -98,8 +98,12 @@ if [ -n "$links" ]; then
 	exit
 fi
 
-# cli/ reaches replay/ through these headers only (its front doors).
-CLI_REPLAY='replay/frontend/frontend replay/frontend/frontend_report replay/frontend/frontend_import replay/model/bundle replay/target/replay_target replay/target/replay_monitor'
+# cli/ reaches replay/ through these headers only (its front doors): the
+# session of hindsight replay (frontend.h) and its parts, each included by
+# the files that use it; the other commands' work; what a recording holds;
+# serve --replay. The rest of replay/ (decode, the rooms' internal headers)
+# stays behind them.
+CLI_REPLAY='replay/frontend/frontend replay/frontend/frontend_break replay/frontend/frontend_frame replay/frontend/frontend_history replay/frontend/frontend_insn replay/frontend/frontend_last replay/frontend/frontend_line replay/frontend/frontend_origin replay/frontend/frontend_solib replay/frontend/frontend_vars replay/frontend/cexpr replay/frontend/frontend_report replay/frontend/frontend_import replay/model/bundle replay/target/replay_target replay/target/replay_monitor'
 
 files=$(ls protocol/*.[ch] dwarf/*.[ch] replay/*/*.[ch] stub/*/*.[ch] cli/*.[ch] 2>/dev/null)
 # shellcheck disable=SC2086

@@ -1,8 +1,13 @@
 /*
- * replay/frontend/frontend.c: the session of `hindsight replay` and its moves at
- * source level over the history (see frontend.h).
+ * replay/frontend/frontend.c: the session of `hindsight replay`, its moves at
+ * source level over the history and its breakpoints (see frontend.h).
+ * Every other file of the room calls it and it calls none of them: a
+ * breakpoint's condition is evaluated through f->cond_eval, and
+ * frontend_open.c, above, opens and frees the session (frontend_int.h).
  */
 #include "replay/frontend/frontend.h"
+#include "replay/decode/calls.h"
+#include "replay/decode/cursor.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,11 +17,9 @@
 #include "replay/model/bundle.h"
 #include "replay/decode/decode.h"
 #include "replay/decode/dwarf_symbols.h"
-#include "replay/frontend/frontend_break.h"
-#include "replay/frontend/frontend_vars.h"
+#include "replay/frontend/frontend_int.h"
 #include "replay/model/image.h"
 #include "replay/model/rodata.h"
-#include "replay/decode/session.h"
 #include "replay/model/state.h"
 #include "replay/decode/timeline.h"
 
@@ -31,45 +34,8 @@ struct bt_cache {
 	struct replay_frame *frames;
 };
 
-int replay_frontend_open(const char *dir, struct replay_frontend **out, char *err, size_t errsize)
+void replay_frontend_release(struct replay_frontend *f)
 {
-	struct replay_frontend *f = calloc(1, sizeof(*f));
-	int r;
-
-	if (!f)
-		return -ENOMEM;
-	r = replay_session_open(dir, REPLAY_SESSION_THREADS | REPLAY_SESSION_ALL, &f->s, err,
-				errsize);
-	if (r)
-		goto fail;
-	f->b = f->s->b;
-	f->img = f->s->img;
-	f->rodata = f->s->rodata;
-	f->st = f->s->st;
-	f->tl = f->s->tl;
-	f->ds = f->s->ds;
-	f->sym = f->s->sym;
-	r = -ENOMEM;
-	snprintf(err, errsize, "out of memory");
-	f->nthreads = f->b->nthreads;
-	f->cur = calloc(f->nthreads, sizeof(*f->cur));
-	f->calls = calloc(f->nthreads, sizeof(*f->calls));
-	f->calls_built = calloc(f->nthreads, sizeof(*f->calls_built));
-	if (!f->cur || !f->calls || !f->calls_built)
-		goto fail;
-	for (size_t i = 0; i < f->nthreads; i++)
-		f->cur[i] = replay_timeline_cursor(f->tl, i);
-	*out = f;
-	return 0;
-fail:
-	replay_frontend_free(f);
-	return r;
-}
-
-void replay_frontend_free(struct replay_frontend *f)
-{
-	if (!f)
-		return;
 	for (size_t i = 0; f->calls && i < f->nthreads; i++)
 		replay_calls_release(&f->calls[i]);
 	for (size_t i = 0; i < f->nbreaks; i++) {
@@ -77,17 +43,13 @@ void replay_frontend_free(struct replay_frontend *f)
 		free(f->breaks[i].addrs);
 		free(f->breaks[i].cond);
 	}
-	replay_frontend_images_free(f);
-	replay_frontend_cexpr_free(f);
+	free(f->breaks);
+	f->breaks = NULL;
+	f->nbreaks = f->capbreaks = 0;
 	if (f->bt_cache)
 		free(((struct bt_cache *)f->bt_cache)->frames);
 	free(f->bt_cache);
-	free(f->breaks);
-	free(f->cur);
-	free(f->calls);
-	free(f->calls_built);
-	replay_session_free(f->s);
-	free(f);
+	f->bt_cache = NULL;
 }
 
 struct replay_cursor *replay_frontend_cursor(struct replay_frontend *f)
@@ -628,7 +590,6 @@ int replay_frontend_break_enable(struct replay_frontend *f, int n, bool on)
 /* Whether @bp, at the position, says stop (and counts its hit). */
 static bool break_says_stop(struct replay_frontend *f, struct replay_frontend_break *bp)
 {
-	replay_frontend_cond_fn eval = f->cond_eval ? f->cond_eval : replay_frontend_cond_c;
 	bool stop = true;
 
 	bp->cond_error[0] = 0;
@@ -636,7 +597,9 @@ static bool break_says_stop(struct replay_frontend *f, struct replay_frontend_br
 		/* memory at this position's time: a step has not followed yet */
 		replay_timeline_follow(f->tl, f->current, false);
 		f->frame = 0;
-		if (eval(f, bp->cond, &stop, bp->cond_error, sizeof(bp->cond_error)) < 0)
+		/* no evaluator (replay_frontend_open sets C's): it stops */
+		if (!f->cond_eval ||
+		    f->cond_eval(f, bp->cond, &stop, bp->cond_error, sizeof(bp->cond_error)) < 0)
 			stop = true;
 		else
 			bp->cond_error[0] = 0;

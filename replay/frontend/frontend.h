@@ -37,18 +37,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "replay/decode/calls.h"
-#include "replay/decode/cursor.h"
-#include "replay/decode/symbols.h"
-#include "replay/decode/unwind.h"
+#include "replay/decode/symbols.h"  /* struct replay_symbolizer, in the session */
+#include "replay/decode/unwind.h"   /* struct replay_frame, for replay_frontend_backtrace */
 
 struct dw_space;
 struct replay_bundle;
-struct replay_session;
+struct replay_calls;
+struct replay_cursor;
 struct replay_dwarf_symbols;
 struct replay_frontend;
 struct replay_image;
 struct replay_rodata;
+struct replay_session;
 struct replay_state;
 struct replay_timeline;
 
@@ -90,15 +90,16 @@ struct replay_frontend {
 	size_t nbreaks, capbreaks;
 	int next_break;
 	volatile sig_atomic_t *interrupt;
-	void *images;              /* frontend_break.c's DWARF images */
+	void *images;              /* frontend_images.c's DWARF images, on first use */
 	bool msym_values;          /* a name known only by an ELF symbol is a value
 				    * (frontend_break.c's *EXPR, while it evaluates) */
 	void *vars;                /* frontend_vars.c's C evaluator, on first use */
 	void *bt_cache;            /* the last stack unwound (frontend.c) */
 	size_t frame;              /* the selected frame's level (frontend_frame.h),
 				    * 0 after a move */
-	/* The conditions' evaluator: NULL, C (replay_frontend_cond_c); the
-	 * one place to change it. */
+	/* The conditions' evaluator: C (replay_frontend_cond_c, set by
+	 * replay_frontend_open); the one place to change it. NULL: a
+	 * breakpoint with a condition always stops. */
 	replay_frontend_cond_fn cond_eval;
 	int stopped_break;         /* the breakpoint the last stop was for, or 0 */
 	uint64_t watch_addr;       /* the watchpoint of the last _WATCH stop */
@@ -184,8 +185,8 @@ bool replay_frontend_break_stops(struct replay_frontend *f);
 struct replay_frontend_break *replay_frontend_break_at(struct replay_frontend *f, uint64_t pc);
 
 /*
- * The rest of the session's API, in the frontend room's other headers, so
- * that a front end includes this one: breakpoint locations
+ * The rest of the session's API is in the room's other doors, each
+ * included by the files that use it: breakpoint locations
  * (frontend_break.h), the stack's frames (frontend_frame.h), the current
  * thread's history (frontend_history.h: history, bt without registers),
  * the code at an address (frontend_insn.h: x/i, disassemble), source lines
@@ -193,17 +194,9 @@ struct replay_frontend_break *replay_frontend_break_at(struct replay_frontend *f
  * follows and `watch` watches (frontend_last.h), where a bad address came
  * from (frontend_origin.h: origin, hindsight run), the shared libraries
  * (frontend_solib.h), variables and C expressions (frontend_vars.h,
- * cexpr.h: print, display, x, conditions).
+ * cexpr.h: print, display, x, conditions). Of replay/decode, only the
+ * types a caller must hold come with this one (symbols.h, unwind.h); a
+ * cursor and the call structure are those files' own.
  */
-#include "replay/frontend/cexpr.h"
-#include "replay/frontend/frontend_break.h"
-#include "replay/frontend/frontend_frame.h"
-#include "replay/frontend/frontend_history.h"
-#include "replay/frontend/frontend_insn.h"
-#include "replay/frontend/frontend_last.h"
-#include "replay/frontend/frontend_line.h"
-#include "replay/frontend/frontend_origin.h"
-#include "replay/frontend/frontend_solib.h"
-#include "replay/frontend/frontend_vars.h"
 
 #endif

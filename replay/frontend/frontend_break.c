@@ -11,78 +11,12 @@
 
 #include "dwarf/dw_break.h"
 #include "dwarf/dw_image.h"
-#include "replay/model/bundle.h"
-#include "replay/model/elf_load.h"
+#include "replay/frontend/cexpr.h"
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_images.h"
 #include "replay/frontend/frontend_vars.h"
 
 #define LINES_AHEAD 10
-
-struct fb_image {
-	struct dw_image *img;
-	uint64_t bias;
-	char *path;
-};
-
-struct fb_images {
-	struct fb_image *v;
-	size_t n;
-};
-
-static bool fb_has(const struct fb_images *im, const char *path)
-{
-	for (size_t i = 0; i < im->n; i++)
-		if (!strcmp(im->v[i].path, path))
-			return true;
-	return false;
-}
-
-/* The images of every mapped file, opened once. */
-static struct fb_images *fb_images(struct replay_frontend *f)
-{
-	struct fb_images *im = f->images;
-	char path[4096];
-
-	if (im)
-		return im;
-	im = calloc(1, sizeof(*im));
-	if (!im || !(im->v = calloc(f->b->nmaps ? f->b->nmaps : 1, sizeof(*im->v)))) {
-		free(im);
-		return NULL;
-	}
-	for (size_t i = 0; i < f->b->nmaps; i++) {
-		const struct replay_mapping *m = &f->b->maps[i];
-		struct fb_image *e = &im->v[im->n];
-
-		if (replay_bundle_path(f->b, m->file, path, sizeof(path)) || fb_has(im, path) ||
-		    replay_elf_mapping_bias(path, m->start, m->offset, &e->bias) ||
-		    dw_image_open(path, &e->img) < 0)
-			continue;
-		e->path = strdup(path);
-		if (!e->path) {
-			dw_image_free(e->img);
-			continue;
-		}
-		im->n++;
-	}
-	f->images = im;
-	return im;
-}
-
-void replay_frontend_images_free(struct replay_frontend *f)
-{
-	struct fb_images *im = f->images;
-
-	if (!im)
-		return;
-	for (size_t i = 0; i < im->n; i++) {
-		dw_image_free(im->v[i].img);
-		free(im->v[i].path);
-	}
-	free(im->v);
-	free(im);
-	f->images = NULL;
-}
 
 static int fb_place_cmp(const void *a, const void *b)
 {
@@ -97,7 +31,7 @@ static int fb_place_cmp(const void *a, const void *b)
  * where GDB 13 puts a breakpoint (dwarf/dw_break.h), one per address. */
 static int fb_function(struct replay_frontend *f, const char *name, uint64_t *addrs, size_t max)
 {
-	struct fb_images *im = fb_images(f);
+	struct replay_frontend_images *im = replay_frontend_images(f);
 	struct dw_break_place *all = NULL;
 	size_t n = 0, kept = 0;
 	bool global = false;
@@ -143,7 +77,7 @@ static int fb_function(struct replay_frontend *f, const char *name, uint64_t *ad
 static int fb_line(struct replay_frontend *f, const char *file, unsigned line, uint64_t *addrs,
 		   size_t max)
 {
-	struct fb_images *im = fb_images(f);
+	struct replay_frontend_images *im = replay_frontend_images(f);
 	size_t n = 0;
 
 	if (!im)
@@ -194,20 +128,6 @@ static int fb_expression(struct replay_frontend *f, const char *expr, uint64_t *
 	if (rc == -ENOMEM)
 		return rc;
 	return rc < 0 ? -EINVAL : 1;
-}
-
-int replay_frontend_msymbol_addr(struct replay_frontend *f, const char *name, uint64_t *addr)
-{
-	struct fb_images *im = fb_images(f);
-
-	if (!im)
-		return -ENOMEM;
-	for (size_t i = 0; i < im->n; i++)
-		if (dw_image_symbol_addr(im->v[i].img, name, addr) == 0) {
-			*addr += im->v[i].bias;
-			return 0;
-		}
-	return -ENOENT;
 }
 
 int replay_frontend_resolve(struct replay_frontend *f, const char *spec, uint64_t *addrs,

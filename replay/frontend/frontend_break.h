@@ -5,7 +5,8 @@
  * LINE (the statements of that line, or of the next line that has code, up
  * to 10 lines on), *EXPR (any expression's value as an address).
  * Names and lines come from the DWARF of the recording's mapped files
- * (dwarf/dw_image.h), each at its load bias. Nothing here prints.
+ * (frontend_images.h: dwarf/dw_image.h's, each at its load bias). Nothing
+ * here prints.
  */
 #ifndef HINDSIGHT_REPLAY_FRONTEND_BREAK_H
 #define HINDSIGHT_REPLAY_FRONTEND_BREAK_H
@@ -20,12 +21,5 @@ struct replay_frontend;
  * -E2BIG when there are more than @max, -ENOMEM. */
 int replay_frontend_resolve(struct replay_frontend *f, const char *spec, uint64_t *addrs,
 			    size_t max);
-
-/* The address of the ELF function symbol @name (a global one of any
- * image first, as GDB's lookup_minimal_symbol): 0, -ENOENT, -ENOMEM. */
-int replay_frontend_msymbol_addr(struct replay_frontend *f, const char *name, uint64_t *addr);
-
-/* Frees the DWARF images opened for resolving (f->images). */
-void replay_frontend_images_free(struct replay_frontend *f);
 
 #endif

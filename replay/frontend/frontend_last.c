@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dwarf/dw_type.h"
+#include "replay/frontend/frontend_vars.h"
 #include "protocol/rsp_regs.h"
 #include "replay/frontend/cexpr.h"
 #include "replay/decode/cursor.h"

@@ -10,11 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay/frontend/cexpr.h"
 #include "dwarf/dw_debug.h"
 #include "dwarf/dw_image.h"
 #include "dwarf/dw_space.h"
 #include "dwarf/dw_unit.h"
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_history.h"
+#include "replay/frontend/frontend_insn.h"
+#include "replay/frontend/frontend_vars.h"
 
 /* ---- GDB's line table --------------------------------------------------- */
 

@@ -25,6 +25,7 @@
 #include "replay/decode/cursor.h"
 #include "replay/decode/explain.h"
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_vars.h"
 #include "replay/decode/provenance.h"
 #include "replay/decode/symbols.h"
 #include "replay/decode/timeline.h"

@@ -19,6 +19,7 @@
 #include "replay/decode/dwarf_symbols.h"
 #include "replay/frontend/frontend.h"
 #include "replay/frontend/frontend_frame.h"
+#include "replay/frontend/frontend_images.h"
 #include "replay/decode/unwind.h"
 
 /* What the evaluator sees of the selected frame, unwound again at each
