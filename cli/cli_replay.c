@@ -46,8 +46,11 @@
 #include "cli/cli_replay_frame.h"
 #include "cli/cli_replay_int.h"
 #include "cli/cli_replay_last.h"
+#include "cli/cli_replay_out.h"
 #include "cli/cli_replay_print.h"
 #include "cli/cli_replay_solib.h"
+#include "cli/cli_replay_stop.h"
+#include "cli/cli_replay_watch.h"
 #include "protocol/rsp_buf.h"
 #include "protocol/rsp_regs.h"
 #include "replay/model/bundle.h"
@@ -58,7 +61,6 @@
 #define MAX_SCRIPT 64
 #define BT_MAX 256              /* frames bt shows at most */
 
-volatile sig_atomic_t cli_replay_interrupted;
 static struct cli_session *cli_replay_completing;
 
 void cli_replay_usage(FILE *out)
@@ -83,144 +85,6 @@ void cli_replay_usage(FILE *out)
 		"  -h, --help           show this help\n"
 		"\n"
 		"See docs/replay-cli.md.\n");
-}
-
-/* ---- printing locations ------------------------------------------------ */
-
-void cli_replay_print_source_line(struct cli_session *s, const char *file, unsigned line)
-{
-	size_t len;
-	const char *text = file ? replay_source_line(&s->src, file, line, &len) : NULL;
-
-	if (text)
-		printf("%u\t%.*s\n", line, (int)len, text);
-	else if (file)
-		printf("%u\tin %s\n", line, file);
-}
-
-void cli_replay_print_func(const struct replay_symbol *sym)
-{
-	printf("%s ()", sym->ninlined ? sym->inlined[0] : sym->function ? sym->function : "??");
-	if (sym->file)
-		printf(" at %s:%u", sym->file, sym->line);
-}
-
-/* Where the position is, as GDB shows a stop: "func () at file:line" and
- * the line when the function changed (@always: every time), else the line
- * alone; the address first when mid-line (@with_pc). */
-void cli_replay_print_location(struct cli_session *s, const char *prev_function, bool always, bool with_pc)
-{
-	struct replay_symbol sym;
-	uint64_t pc;
-	int rc = replay_frontend_where(s->f, &pc, &sym);
-
-	if (rc == -ENODATA) {
-		printf(replay_frontend_position(s->f) == replay_frontend_size(s->f) + 1 ?
-		       "(the end of the history: the trace does not say where the thread went "
-		       "from its last instruction)\n" : "(the position is in a gap: no pc)\n");
-		return;
-	}
-	if (rc < 0 || !sym.function) {
-		printf("0x%016" PRIx64 " in ?? ()\n", pc);
-		return;
-	}
-	if (always || !prev_function || strcmp(prev_function, sym.function)) {
-		if (with_pc)
-			printf("0x%016" PRIx64 " in ", pc);
-		cli_replay_print_frame_func(s, &sym, 0);
-		putchar('\n');
-	} else if (with_pc && sym.file) {
-		printf("0x%016" PRIx64 "\t", pc);
-	}
-	if (sym.file)
-		cli_replay_print_source_line(s, sym.file, sym.line);
-	else if (!always && prev_function && !strcmp(prev_function, sym.function))
-		printf("0x%016" PRIx64 " in %s ()\n", pc, sym.function);
-	s->list_line = 0;
-}
-
-/* Whether the pc starts a line, as GDB decides whether a stop shows the
- * address: code without lines never does; else the pc is where a row of
- * the line table starts (replay_pc_starts_line). */
-bool cli_replay_starts_line(struct cli_session *s)
-{
-	return replay_frontend_here_starts_line(s->f);
-}
-
-/* GDB's answer to Ctrl-C in anything but a move; the command failed. */
-int cli_replay_report_quit(void)
-{
-	fflush(stdout);
-	fprintf(stderr, "Quit\n");
-	return -1;
-}
-
-/* The call structure the source-level moves need (the first time it is
- * built, which Ctrl-C can stop): 0, or -1 after "Quit". Other failures are
- * left to the moves, which then work without call depths. */
-int cli_replay_need_calls(struct cli_session *s)
-{
-	const struct replay_calls *calls;
-
-	return replay_frontend_calls(s->f, &calls) == -ECANCELED ? cli_replay_report_quit() : 0;
-}
-
-const char *cli_replay_current_function(struct cli_session *s)
-{
-	struct replay_symbol sym;
-	uint64_t pc;
-
-	return replay_frontend_where(s->f, &pc, &sym) == 0 ? sym.function : NULL;
-}
-
-/* What a move ended with, as GDB says it. */
-static int report_stop(struct cli_session *s, int r, const char *prev, bool with_pc)
-{
-	if (r < 0) {
-		fprintf(stderr, "%s.\n", strerror(-r));
-		return -1;
-	}
-	switch (r) {
-	case REPLAY_FRONTEND_BREAK:
-		return cli_replay_report_break(s);  /* cli_replay_break.c */
-	case REPLAY_FRONTEND_BEGIN:
-		printf("\nNo more reverse-execution history.\n");
-		cli_replay_print_location(s, NULL, true, false);
-		return 0;
-	case REPLAY_FRONTEND_END:
-		printf("\nNo more reverse-execution history.\n");
-		cli_replay_print_location(s, NULL, true, false);
-		return 0;
-	case REPLAY_FRONTEND_GAP:
-		printf("\nStopped after a gap in the trace.\n");
-		cli_replay_print_location(s, NULL, true, false);
-		return 0;
-	case REPLAY_FRONTEND_WATCH:
-		return cli_replay_report_watch(s);
-	case REPLAY_FRONTEND_INTERRUPTED:
-		/* GDB's words for a replay stopped by Ctrl-C (record btrace),
-		 * and its location: the address first unless it starts a
-		 * line. */
-		if (s->f->nthreads > 1)
-			printf("\nThread %zu stopped.\n", s->f->current + 1);
-		else
-			printf("\nProgram stopped.\n");
-		cli_replay_print_location(s, NULL, true, !cli_replay_starts_line(s));
-		return 0;
-	default:
-		cli_replay_print_location(s, prev, false, with_pc);
-		return 0;
-	}
-}
-
-/* What a move ended with, then the auto-displays (cli_replay_display.c). */
-int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool with_pc)
-{
-	int rc = report_stop(s, r, prev, with_pc);
-
-	if (r >= 0)
-		cli_replay_do_displays(s);
-	return rc;
 }
 
 /* ---- commands --------------------------------------------------------- */
@@ -353,29 +217,6 @@ static int cmd_delete(struct cli_session *s, const char *args, const struct comm
 		return -1;
 	}
 	return 0;
-}
-
-int cli_replay_print_frame_lines(struct cli_session *s, const struct replay_frame *frames,
-				 int n, int from, int level)
-{
-	for (int i = from; i < n; i++) {
-		if (frames[i].kind == REPLAY_FRAME_SIGTRAMP) {
-			printf("#%-2d <signal handler called>\n", level++);
-			continue;
-		}
-		/* the functions inlined there first, as GDB shows them */
-		for (size_t j = 0; j < replay_frame_levels(&frames[i]); j++) {
-			struct replay_symbol ls;
-
-			replay_frame_level(&frames[i], j, &ls);
-			printf("#%-2d ", level++);
-			if (j == 0 && replay_frame_show_pc(&s->f->sym, frames, (size_t)i))
-				printf("0x%016" PRIx64 " in ", frames[i].pc);
-			cli_replay_print_frame_func(s, &ls, level - 1);
-			putchar('\n');
-		}
-	}
-	return level;
 }
 
 /* The stack from the recorded calls, for a recording without registers

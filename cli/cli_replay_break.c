@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_replay_last.h"
+#include "cli/cli_replay_out.h"
+#include "cli/cli_replay_watch.h"
 #include "replay/frontend/frontend.h"
 
 static struct replay_frontend_break *find(struct cli_session *s, long n)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_replay_out.h"
 #include "dwarf/dw_cfi.h"
 #include "dwarf/dw_space.h"
 #include "replay/frontend/frontend.h"

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli/cli_replay_disas.h"
+#include "cli/cli_replay_out.h"
 #include "dwarf/dw_space.h"
 #include "replay/frontend/frontend.h"
 

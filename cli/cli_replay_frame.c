@@ -7,7 +7,8 @@
  * x and info registers read its registers.
  */
 #include "cli/cli_replay_frame.h"
-#include "cli/cli_replay_print.h"
+#include "cli/cli_replay_out.h"
+#include "cli/cli_replay_stop.h"
 #include "cli/cli_replay_until.h"
 
 #include <errno.h>

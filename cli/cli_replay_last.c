@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_replay_out.h"
 #include "replay/model/bundle.h"
 #include "replay/frontend/frontend.h"
 

@@ -12,6 +12,8 @@
 
 #include <stdlib.h>
 
+#include "cli/cli_replay_out.h"
+#include "cli/cli_replay_stop.h"
 #include "replay/frontend/frontend.h"
 
 #define ROW_SCAN_MAX 4096          /* bytes looked through for a row's end */

@@ -15,7 +15,7 @@
  * the write, backward the writing instruction (memory still holds its old
  * value, which GDB calls the new one: it is the value now).
  */
-#include "cli/cli_replay_last.h"
+#include "cli/cli_replay_watch.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_replay_last.h"
+#include "cli/cli_replay_out.h"
 #include "replay/frontend/frontend.h"
 
 struct watch {
