@@ -62,6 +62,8 @@
 
 #define MAX_SCRIPT 64
 
+/* The session Tab completes in: readline's completion functions take no
+ * argument of ours, so it is the one file-wide pointer left. */
 static struct cli_session *cli_replay_completing;
 
 void cli_replay_usage(FILE *out)
@@ -556,7 +558,9 @@ int cli_replay_main(int argc, char **argv)
 		failed = interactive(&s);
 	fflush(stdout);
 	replay_source_release(&s.src);
-	cli_replay_display_free();
+	cli_replay_display_release(&s);
+	cli_replay_watch_release(&s);
+	cli_replay_disas_release(&s);
 	replay_frontend_free(s.f);
 	return failed ? 1 : 0;
 }

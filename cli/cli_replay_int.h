@@ -10,10 +10,14 @@
 #define HINDSIGHT_CLI_REPLAY_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
+#include "replay/frontend/frontend.h"         /* struct replay_frontend_target */
 #include "replay/frontend/frontend_report.h"  /* struct replay_source, struct replay_symbol */
 
-struct replay_frontend;
+struct cli_watch;                  /* cli_replay_watch.c's */
+struct cli_display;                /* cli_replay_display.c's */
 
 struct cli_session {
 	struct replay_frontend *f;
@@ -23,6 +27,34 @@ struct cli_session {
 	const char *list_file;
 	bool from_tty;             /* the command was typed at the prompt (GDB's from_tty) */
 	bool quit;
+
+	/* What the commands keep from one to the next, each part read and
+	 * written by the file named alone; all zero in a new session, and
+	 * each file's _release frees its part at the end. */
+	struct {                   /* cli_replay_watch.c */
+		struct cli_watch *v;
+		size_t n, cap;
+		struct cli_watch *pending;      /* the one the last stop reports */
+	} watch;
+	struct {                   /* cli_replay_display.c */
+		struct cli_display *d;
+		size_t n, cap;
+		int next;                       /* the last number, which undisplay keeps */
+	} displays;
+	struct {                   /* cli_replay_last.c */
+		struct replay_frontend_target prev;  /* what `last` alone goes on with */
+		bool have_prev;
+	} last;
+	struct {                   /* cli_replay_disas.c */
+		char *visited;                  /* GDB's last_source_visited */
+		bool visited_error;             /* it could not be read */
+		bool line_known;                /* `info line` alone ran, */
+		uint64_t line_pc;               /* the selected frame's pc then, */
+		unsigned line_next;             /* the line it shows next there */
+	} disas;
+	struct {                   /* cli_replay_x.c: x's last format and unit */
+		char fmt, unit;                 /* 0 before the first x (GDB's x/xw) */
+	} x;
 };
 
 struct command {

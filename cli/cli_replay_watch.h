@@ -26,5 +26,7 @@ int cli_replay_report_watch(struct cli_session *s);
 size_t cli_replay_info_watches(struct cli_session *s, bool header);
 /* Deletes watchpoint @n (0: all): whether one was. */
 bool cli_replay_watch_delete(struct cli_session *s, int n);
+/* Frees the session's watchpoints (at its end, or once none is left). */
+void cli_replay_watch_release(struct cli_session *s);
 
 #endif

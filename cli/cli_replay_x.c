@@ -61,12 +61,15 @@ static int x_address(struct cli_session *s, const char *expr, uint64_t *addr)
 /* x/NFU ADDR: N units of size U (b h w g) in format F (x d u c i s). */
 int cli_replay_cmd_x(struct cli_session *s, const char *args, const struct command *c)
 {
-	static char fmt = 'x', unit = 'w';
 	char ch[8];
 	long count = 1;
 	uint64_t addr;
 
 	(void)c;
+	if (!s->x.fmt) {           /* GDB's first x: x/xw */
+		s->x.fmt = 'x';
+		s->x.unit = 'w';
+	}
 	if (*args == '/') {
 		char *end;
 
@@ -76,9 +79,9 @@ int cli_replay_cmd_x(struct cli_session *s, const char *args, const struct comma
 			args = end;
 		for (; *args && *args != ' '; args++) {
 			if (strchr("bhwg", *args))
-				unit = *args;
+				s->x.unit = *args;
 			else if (strchr("xduocis", *args))
-				fmt = *args;
+				s->x.fmt = *args;
 			else {
 				fprintf(stderr, "Invalid number \"%c\".\n", *args);
 				return -1;
@@ -89,10 +92,10 @@ int cli_replay_cmd_x(struct cli_session *s, const char *args, const struct comma
 	}
 	if (x_address(s, args, &addr) < 0)
 		return -1;
-	if (fmt == 'i' || fmt == 's') {
+	if (s->x.fmt == 'i' || s->x.fmt == 's') {
 		/* GDB's layout, shared with display/i (cli_replay_display.c) */
 		uint64_t bad;
-		int rc = cli_replay_examine(s, fmt, 'b', (int)count, addr, &bad);
+		int rc = cli_replay_examine(s, s->x.fmt, 'b', (int)count, addr, &bad);
 
 		if (rc == -ECANCELED)
 			return cli_replay_report_quit();
@@ -104,10 +107,11 @@ int cli_replay_cmd_x(struct cli_session *s, const char *args, const struct comma
 		}
 		return rc < 0 ? -1 : 0;
 	}
-	if (fmt == 's' || fmt == 'c')
-		unit = 'b';
+	if (s->x.fmt == 's' || s->x.fmt == 'c')
+		s->x.unit = 'b';
 	{
-		unsigned size = unit == 'b' ? 1 : unit == 'h' ? 2 : unit == 'w' ? 4 : 8;
+		char u = s->x.unit;
+		unsigned size = u == 'b' ? 1 : u == 'h' ? 2 : u == 'w' ? 4 : 8;
 		unsigned per_line = size == 8 ? 2 : size == 4 ? 4 : 8;
 
 		for (long i = 0; i < count; i++) {
@@ -127,11 +131,11 @@ int cli_replay_cmd_x(struct cli_session *s, const char *args, const struct comma
 				fprintf(stderr, "Cannot access memory at address 0x%" PRIx64 "\n", addr);
 				return -1;
 			}
-			if (fmt == 'x')
+			if (s->x.fmt == 'x')
 				printf("0x%0*" PRIx64, (int)size * 2, val);
-			else if (fmt == 'u')
+			else if (s->x.fmt == 'u')
 				printf("%" PRIu64, val);
-			else if (fmt == 'c')
+			else if (s->x.fmt == 'c')
 				printf("%d '%s'", (int)(int8_t)val, gdb_char((uint8_t)val, ch));
 			else
 				printf("%" PRId64, size == 8 ? (int64_t)val : size == 4 ?
