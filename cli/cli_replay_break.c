@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_replay_last.h"
+#include "cli/cli_replay_out.h"
+#include "cli/cli_replay_watch.h"
 #include "replay/frontend/frontend.h"
 #include "replay/frontend/frontend_break.h"
 #include "replay/frontend/frontend_line.h"
@@ -195,6 +196,28 @@ int cli_replay_cmd_ignore(struct cli_session *s, const char *args, const struct 
 		printf("Will ignore next crossing of breakpoint %ld.\n", n);
 	else
 		printf("Will ignore next %ld crossings of breakpoint %ld.\n", count, n);
+	return 0;
+}
+
+int cli_replay_cmd_delete(struct cli_session *s, const char *args, const struct command *c)
+{
+	char *end;
+	long n = *args ? strtol(args, &end, 10) : 0;
+	bool watched;
+
+	(void)c;
+	if (!strncmp(args, "display", 7) && (!args[7] || args[7] == ' '))
+		return cli_replay_cmd_undisplay(s, args, c);
+	if (*args && (*end || n <= 0)) {
+		fprintf(stderr, "Convenience variable must have integer value.\n"
+			"Args must be numbers or '$' variables.\n");
+		return -1;
+	}
+	watched = cli_replay_watch_delete(s, (int)n);
+	if (replay_frontend_break_delete(s->f, (int)n) < 0 && !watched) {
+		fprintf(stderr, "No breakpoint number %ld.\n", n);
+		return -1;
+	}
 	return 0;
 }
 

@@ -19,6 +19,9 @@ int cli_replay_cmd_enable(struct cli_session *s, const char *args, const struct 
 int cli_replay_cmd_condition(struct cli_session *s, const char *args, const struct command *c);
 /* ignore N COUNT */
 int cli_replay_cmd_ignore(struct cli_session *s, const char *args, const struct command *c);
+/* delete [N] (all without N; delete display: undisplay), breakpoints
+ * and watchpoints */
+int cli_replay_cmd_delete(struct cli_session *s, const char *args, const struct command *c);
 /* info breakpoints */
 int cli_replay_info_breaks(struct cli_session *s);
 /* A stop at a breakpoint, as GDB says it ("Breakpoint 2, f () at ...",

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "replay/frontend/cexpr.h"
+#include "cli/cli_replay_out.h"
 #include "dwarf/dw_cfi.h"
 #include "dwarf/dw_space.h"
 #include "replay/frontend/frontend.h"
@@ -88,32 +89,28 @@ static int dump(struct cli_session *s, uint64_t lo, uint64_t hi, bool in_func, i
 	return 0;
 }
 
-/* GDB's last_source_visited: the last source file disassemble looked at
- * and whether it could not be read. */
-static char *last_visited;
-static bool last_error;
-
 /* Source lines @c->first..@c->last as GDB's print_source_lines shows
  * them, one call a line: a file not found is said once, on the first
- * line after another file, then "N\tin FILE". */
+ * line after another file (GDB's last_source_visited, the session's
+ * disas.visited), then "N\tin FILE". */
 static void source_lines(struct cli_session *s, const struct replay_frontend_src_chunk *c)
 {
 	for (unsigned l = c->first; l && l <= c->last; l++) {
 		size_t len;
 		const char *text = replay_source_line(&s->src, c->path, l, &len);
-		bool same = last_visited && !strcmp(last_visited, c->path);
+		bool same = s->disas.visited && !strcmp(s->disas.visited, c->path);
 
 		if (!same) {
-			free(last_visited);
-			last_visited = strdup(c->path);
-			last_error = !text;
+			free(s->disas.visited);
+			s->disas.visited = strdup(c->path);
+			s->disas.visited_error = !text;
 		}
 		if (text) {
 			printf("%u\t%.*s\n", l, (int)len, text);
-		} else if (!same || !last_error) {
+		} else if (!same || !s->disas.visited_error) {
 			fflush(stdout);
 			fprintf(stderr, "%u\t%s: No such file or directory.\n", l, c->file);
-			last_error = true;
+			s->disas.visited_error = true;
 		} else {
 			printf("%u\tin %s\n", l, c->file);
 		}
@@ -382,8 +379,6 @@ static int info_line_number(struct cli_session *s, const char *file, unsigned li
  * the frame stays where it is. */
 static int info_line_here(struct cli_session *s)
 {
-	static uint64_t last_pc = ~0ull;
-	static unsigned next;
 	struct replay_frontend_sal sal;
 	uint64_t pc;
 
@@ -391,10 +386,17 @@ static int info_line_here(struct cli_session *s)
 		fprintf(stderr, "No line number information available.\n");
 		return -1;
 	}
-	if (pc != last_pc)
-		next = sal.line;
-	last_pc = pc;
-	return info_line_number(s, sal.path, next++);
+	if (!s->disas.line_known || pc != s->disas.line_pc)
+		s->disas.line_next = sal.line;
+	s->disas.line_known = true;
+	s->disas.line_pc = pc;
+	return info_line_number(s, sal.path, s->disas.line_next++);
+}
+
+void cli_replay_disas_release(struct cli_session *s)
+{
+	free(s->disas.visited);
+	s->disas.visited = NULL;
 }
 
 int cli_replay_info_line(struct cli_session *s, const char *args)

@@ -20,4 +20,7 @@ int cli_replay_info_line(struct cli_session *s, const char *args);
 /* The selected frame's pc (what "=> " marks), or ~0 when not known. */
 uint64_t cli_replay_selected_pc(struct cli_session *s);
 
+/* Frees what disassemble keeps in the session (at its end). */
+void cli_replay_disas_release(struct cli_session *s);
+
 #endif

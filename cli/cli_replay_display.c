@@ -22,6 +22,7 @@
 
 #include "replay/frontend/cexpr.h"
 #include "cli/cli_replay_disas.h"
+#include "cli/cli_replay_out.h"
 #include "dwarf/dw_space.h"
 #include "replay/frontend/frontend.h"
 #include "replay/frontend/frontend_frame.h"
@@ -31,7 +32,7 @@
 #define MAX_BOUND 8                /* locals one display's scope remembers */
 #define STRING_LIMIT 200           /* GDB's print elements */
 
-struct display {
+struct cli_display {
 	int num;
 	bool enabled;
 	char fmt;                  /* 0 or a format letter */
@@ -43,12 +44,6 @@ struct display {
 	char *bound[MAX_BOUND];    /* the locals it names */
 	size_t nbound;
 };
-
-static struct {
-	struct display *d;
-	size_t n, cap;
-	int next;
-} displays;
 
 /* The selected frame's function (innermost inlined one) into @buf; false
  * when there is none. */
@@ -183,7 +178,7 @@ static const char *next_ident(const char *expr, const char **p, size_t *len)
 
 /* Binds @d to the selected frame: the locals it names that need the
  * frame (GDB's innermost block), the static ones by their address. */
-static void bind_scope(struct cli_session *s, struct display *d)
+static void bind_scope(struct cli_session *s, struct cli_display *d)
 {
 	struct names o;
 	char fn[256], *text = NULL;
@@ -223,7 +218,7 @@ static void bind_scope(struct cli_session *s, struct display *d)
 
 /* Whether @d can be evaluated in the selected frame (GDB's contained_in
  * the display's block). */
-static bool in_scope(struct cli_session *s, const struct display *d)
+static bool in_scope(struct cli_session *s, const struct cli_display *d)
 {
 	struct names o;
 	char fn[256];
@@ -242,7 +237,7 @@ static bool in_scope(struct cli_session *s, const struct display *d)
 }
 
 /* "N: x/FMT EXPR" then GDB's x of the address the expression gives. */
-static void show_examine(struct cli_session *s, const struct display *d)
+static void show_examine(struct cli_session *s, const struct cli_display *d)
 {
 	struct cexpr *cx = replay_frontend_cexpr(s->f);
 	struct cexpr_value *v = NULL;
@@ -272,7 +267,7 @@ static void show_examine(struct cli_session *s, const struct display *d)
 }
 
 /* "N: [/F ]EXPR = VALUE" through the C evaluator. */
-static void show_print(struct cli_session *s, const struct display *d)
+static void show_print(struct cli_session *s, const struct cli_display *d)
 {
 	struct cexpr *cx = replay_frontend_cexpr(s->f);
 	struct cexpr_value *v = NULL;
@@ -297,7 +292,7 @@ static void show_print(struct cli_session *s, const struct display *d)
 }
 
 /* GDB's do_one_display: nothing when disabled or out of scope. */
-static void show_one(struct cli_session *s, const struct display *d)
+static void show_one(struct cli_session *s, const struct cli_display *d)
 {
 	if (!d->enabled || !in_scope(s, d))
 		return;
@@ -309,13 +304,13 @@ static void show_one(struct cli_session *s, const struct display *d)
 
 void cli_replay_do_displays(struct cli_session *s)
 {
-	for (size_t i = 0; i < displays.n && !cli_replay_interrupted; i++)
-		show_one(s, &displays.d[i]);
+	for (size_t i = 0; i < s->displays.n && !cli_replay_interrupted; i++)
+		show_one(s, &s->displays.d[i]);
 }
 
 /* /FMT of display: GDB's decode_format with no defaults. 0, or -1 after
  * GDB's message. */
-static int parse_format(const char **args, struct display *d)
+static int parse_format(const char **args, struct cli_display *d)
 {
 	const char *p = *args + 1;
 
@@ -366,7 +361,7 @@ static int check_expr(struct cli_session *s, const char *expr)
 
 int cli_replay_cmd_display(struct cli_session *s, const char *args, const struct command *c)
 {
-	struct display d = { .enabled = true, .count = 1 }, *nd;
+	struct cli_display d = { .enabled = true, .count = 1 }, *nd;
 
 	(void)c;
 	if (!*args) {
@@ -381,25 +376,25 @@ int cli_replay_cmd_display(struct cli_session *s, const char *args, const struct
 	}
 	if (check_expr(s, args) < 0)
 		return -1;
-	if (displays.n == displays.cap) {
-		nd = realloc(displays.d, (displays.cap * 2 + 4) * sizeof(*nd));
+	if (s->displays.n == s->displays.cap) {
+		nd = realloc(s->displays.d, (s->displays.cap * 2 + 4) * sizeof(*nd));
 		if (!nd)
 			return -1;
-		displays.d = nd;
-		displays.cap = displays.cap * 2 + 4;
+		s->displays.d = nd;
+		s->displays.cap = s->displays.cap * 2 + 4;
 	}
-	d.num = ++displays.next;
+	d.num = ++s->displays.next;
 	d.expr = strdup(args);
 	if (!d.expr)
 		return -1;
 	bind_scope(s, &d);
-	displays.d[displays.n++] = d;
+	s->displays.d[s->displays.n++] = d;
 	if (s->from_tty)
-		show_one(s, &displays.d[displays.n - 1]);
+		show_one(s, &s->displays.d[s->displays.n - 1]);
 	return 0;
 }
 
-static void display_release(struct display *d)
+static void display_release(struct cli_display *d)
 {
 	free(d->expr);
 	free(d->eval);
@@ -408,25 +403,27 @@ static void display_release(struct display *d)
 		free(d->bound[i]);
 }
 
-void cli_replay_display_free(void)
+void cli_replay_display_release(struct cli_session *s)
 {
-	for (size_t i = 0; i < displays.n; i++)
-		display_release(&displays.d[i]);
-	free(displays.d);
-	memset(&displays, 0, sizeof(displays));
+	for (size_t i = 0; i < s->displays.n; i++)
+		display_release(&s->displays.d[i]);
+	free(s->displays.d);
+	memset(&s->displays, 0, sizeof(s->displays));
 }
 
-static struct display *find_display(int num)
+static struct cli_display *find_display(struct cli_session *s, int num)
 {
-	for (size_t i = 0; i < displays.n; i++)
-		if (displays.d[i].num == num)
-			return &displays.d[i];
+	for (size_t i = 0; i < s->displays.n; i++)
+		if (s->displays.d[i].num == num)
+			return &s->displays.d[i];
 	return NULL;
 }
 
 /* Calls @each for every display number or range N-M of @args, as GDB's
  * map_display_numbers. */
-static void map_numbers(const char *args, void (*each)(struct display *d, bool on), bool on)
+static void map_numbers(struct cli_session *s, const char *args,
+			void (*each)(struct cli_session *s, struct cli_display *d, bool on),
+			bool on)
 {
 	while (*args) {
 		const char *tok = args;
@@ -441,10 +438,10 @@ static void map_numbers(const char *args, void (*each)(struct display *d, bool o
 		if (*end == '-')
 			hi = strtol(end + 1, &end, 10);
 		for (long n = lo; n <= hi; n++) {
-			struct display *d = find_display((int)n);
+			struct cli_display *d = find_display(s, (int)n);
 
 			if (d)
-				each(d, on);
+				each(s, d, on);
 			else
 				printf("No display number %ld.\n", n);
 		}
@@ -454,18 +451,19 @@ static void map_numbers(const char *args, void (*each)(struct display *d, bool o
 	}
 }
 
-static void delete_one(struct display *d, bool on)
+static void delete_one(struct cli_session *s, struct cli_display *d, bool on)
 {
-	size_t i = (size_t)(d - displays.d);
+	size_t i = (size_t)(d - s->displays.d);
 
 	(void)on;
 	display_release(d);
-	memmove(d, d + 1, (displays.n - i - 1) * sizeof(*d));
-	displays.n--;
+	memmove(d, d + 1, (s->displays.n - i - 1) * sizeof(*d));
+	s->displays.n--;
 }
 
-static void enable_one(struct display *d, bool on)
+static void enable_one(struct cli_session *s, struct cli_display *d, bool on)
 {
+	(void)s;
 	d->enabled = on;
 }
 
@@ -476,7 +474,7 @@ int cli_replay_cmd_undisplay(struct cli_session *s, const char *args, const stru
 		for (args += 7; *args == ' '; args++)
 			;
 	if (*args) {
-		map_numbers(args, delete_one, false);
+		map_numbers(s, args, delete_one, false);
 		return 0;
 	}
 	printf("Delete all auto-display expressions? (y or n) ");
@@ -491,37 +489,36 @@ int cli_replay_cmd_undisplay(struct cli_session *s, const char *args, const stru
 		printf("[answered Y; input not from terminal]\n");
 	}
 	{
-		int next = displays.next;  /* GDB's numbers go on */
+		int next = s->displays.next;  /* GDB's numbers go on */
 
-		cli_replay_display_free();
-		displays.next = next;
+		cli_replay_display_release(s);
+		s->displays.next = next;
 	}
 	return 0;
 }
 
 int cli_replay_display_enable(struct cli_session *s, const char *args, bool on)
 {
-	(void)s;
 	while (*args == ' ')
 		args++;
 	if (!*args) {
-		for (size_t i = 0; i < displays.n; i++)
-			displays.d[i].enabled = on;
+		for (size_t i = 0; i < s->displays.n; i++)
+			s->displays.d[i].enabled = on;
 		return 0;
 	}
-	map_numbers(args, enable_one, on);
+	map_numbers(s, args, enable_one, on);
 	return 0;
 }
 
 int cli_replay_info_display(struct cli_session *s)
 {
-	if (!displays.n) {
+	if (!s->displays.n) {
 		printf("There are no auto-display expressions now.\n");
 		return 0;
 	}
 	printf("Auto-display expressions now in effect:\nNum Enb Expression\n");
-	for (size_t i = 0; i < displays.n; i++) {
-		const struct display *d = &displays.d[i];
+	for (size_t i = 0; i < s->displays.n; i++) {
+		const struct cli_display *d = &s->displays.d[i];
 
 		printf("%d:   %c  ", d->num, d->enabled ? 'y' : 'n');
 		if (d->size)

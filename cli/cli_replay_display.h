@@ -24,8 +24,8 @@ int cli_replay_display_enable(struct cli_session *s, const char *args, bool on);
 /* After every stop: the enabled displays whose expression is in scope,
  * in number order, as GDB's do_displays. */
 void cli_replay_do_displays(struct cli_session *s);
-/* Frees the displays (at the end of the session). */
-void cli_replay_display_free(void);
+/* Frees the session's displays (at its end). */
+void cli_replay_display_release(struct cli_session *s);
 
 /* GDB's x: @count units of @size (b h w g) at @addr in @fmt (x d u o t z
  * c a i s), lines labelled with the address and its <symbol+off>. 0, or

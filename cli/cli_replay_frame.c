@@ -1,13 +1,14 @@
 /*
  * cli/cli_replay_frame.c: `hindsight replay`'s frame commands, as GDB 13
- * prints them: frame [N], up [N], down [N], info frame, finish out of the
- * selected frame, until / advance LOCATION; info threads and thread N (the
- * threads that exist at the current time). The selected
+ * prints them: backtrace, frame [N], up [N], down [N], info frame, finish
+ * out of the selected frame, until / advance LOCATION; info threads and
+ * thread N (the threads that exist at the current time). The selected
  * frame is replay/frontend/frontend_frame.h's (frame 0 after every move); print,
  * x and info registers read its registers.
  */
 #include "cli/cli_replay_frame.h"
-#include "cli/cli_replay_print.h"
+#include "cli/cli_replay_out.h"
+#include "cli/cli_replay_stop.h"
 #include "cli/cli_replay_until.h"
 
 #include <errno.h>
@@ -21,6 +22,8 @@
 #include "replay/frontend/frontend_break.h"
 #include "replay/frontend/frontend_frame.h"
 #include "replay/frontend/frontend_vars.h"
+
+#define BT_MAX 256              /* frames bt shows at most */
 
 /* GDB's complaint for a stack that cannot be had; -1. */
 static int no_stack(int rc)
@@ -137,6 +140,73 @@ int cli_replay_cmd_frame(struct cli_session *s, const char *args, const struct c
 	default:
 		return select_and_print(s, n < 0 ? cur : (size_t)n);
 	}
+}
+
+/* The stack from the recorded calls, for a recording without registers
+ * (hardware traces, LLDB bundles, imports): what GDB's record btrace
+ * shows, wrong after a longjmp or a signal handler. */
+static int bt_from_calls(struct cli_session *s, long max)
+{
+	struct replay_frontend_call_frame frames[64];
+	bool more;
+	int n = replay_frontend_call_stack(s->f, frames, max > 0 && max < 64 ? (size_t)max : 64,
+					   &more);
+
+	if (n == -ESRCH) {
+		fprintf(stderr, "No stack (the position is in a gap).\n");
+		return -1;
+	}
+	if (n == -ECANCELED)
+		return cli_replay_report_quit();
+	if (n < 0) {
+		fprintf(stderr, "No stack: %s.\n", strerror(-n));
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		printf("#%-2d ", i);
+		/* frame 0 shows its address when mid-line, as GDB's does */
+		if (i || !cli_replay_starts_line(s))
+			printf("0x%016" PRIx64 " in ", frames[i].pc);
+		cli_replay_print_func(&frames[i].sym);
+		putchar('\n');
+	}
+	if (more)
+		printf("(More stack frames follow...)\n");
+	return 0;
+}
+
+int cli_replay_cmd_bt(struct cli_session *s, const char *args, const struct command *c)
+{
+	struct replay_frame frames[BT_MAX];
+	struct replay_unwind_end end;
+	long max = *args ? strtol(args, NULL, 0) : BT_MAX;
+	char stopped[200];
+	int n;
+
+	(void)c;
+	n = replay_frontend_backtrace(s->f, frames, max > 0 && max < BT_MAX ? (size_t)max : BT_MAX,
+				      &end);
+	if (n == -ENODATA)
+		return bt_from_calls(s, max);
+	if (n == -ESRCH) {
+		fprintf(stderr, "No stack (the history does not know the pc here).\n");
+		return -1;
+	}
+	if (n == -ERANGE) {
+		fprintf(stderr, "No stack: the registers are not known here (the state log was "
+			"cut short before this position).\n");
+		return -1;
+	}
+	if (n < 0) {
+		fprintf(stderr, "No stack: %s.\n", strerror(-n));
+		return -1;
+	}
+	cli_replay_print_frame_lines(s, frames, n, 0, 0);
+	if (end.stop == REPLAY_UNWIND_MORE)
+		printf("(More stack frames follow...)\n");
+	else if (replay_unwind_end_text(&end, stopped, sizeof(stopped)))
+		printf("%s\n", stopped);
+	return 0;
 }
 
 /* " Saved registers:" of info frame, in GDB's register order (rax rbx

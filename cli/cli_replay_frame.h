@@ -16,6 +16,9 @@ enum { CLI_FRAME_SELECT, CLI_FRAME_UP, CLI_FRAME_DOWN };
 
 /* frame [N], up [N], down [N] (c->arg says which). */
 int cli_replay_cmd_frame(struct cli_session *s, const char *args, const struct command *c);
+/* backtrace [N], where: the call stack unwound at the position (from the
+ * recorded calls when the recording has no registers). */
+int cli_replay_cmd_bt(struct cli_session *s, const char *args, const struct command *c);
 /* until LOCATION / advance LOCATION (c->arg 1 for advance): forward to
  * the location (until: in the current frame) or until the current frame
  * returns. */

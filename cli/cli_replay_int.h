@@ -1,19 +1,23 @@
 /*
  * cli/cli_replay_int.h: what the files of `hindsight replay` share: the
- * session, the command table's entry, and the printing of locations and
- * stops (cli/cli_replay.c). Each group of commands lives in a file of its
- * own (cli_replay_*.c) and is listed in cli_replay.c's one table.
+ * session and the command table's entry. Each group of commands lives in
+ * a file of its own (cli_replay_*.c) and is listed in cli_replay.c's one
+ * table; calls go one way, from the table down through the command files
+ * to the report of a stop (cli_replay_stop.c) and the printer
+ * (cli_replay_out.c), which every file prints with.
  */
 #ifndef HINDSIGHT_CLI_REPLAY_INT_H
 #define HINDSIGHT_CLI_REPLAY_INT_H
 
-#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
+#include "replay/frontend/frontend.h"         /* struct replay_frontend_target */
 #include "replay/frontend/frontend_report.h"  /* struct replay_source, struct replay_symbol */
 
-struct replay_frame;
-struct replay_frontend;
+struct cli_watch;                  /* cli_replay_watch.c's */
+struct cli_display;                /* cli_replay_display.c's */
 
 struct cli_session {
 	struct replay_frontend *f;
@@ -23,6 +27,34 @@ struct cli_session {
 	const char *list_file;
 	bool from_tty;             /* the command was typed at the prompt (GDB's from_tty) */
 	bool quit;
+
+	/* What the commands keep from one to the next, each part read and
+	 * written by the file named alone; all zero in a new session, and
+	 * each file's _release frees its part at the end. */
+	struct {                   /* cli_replay_watch.c */
+		struct cli_watch *v;
+		size_t n, cap;
+		struct cli_watch *pending;      /* the one the last stop reports */
+	} watch;
+	struct {                   /* cli_replay_display.c */
+		struct cli_display *d;
+		size_t n, cap;
+		int next;                       /* the last number, which undisplay keeps */
+	} displays;
+	struct {                   /* cli_replay_last.c */
+		struct replay_frontend_target prev;  /* what `last` alone goes on with */
+		bool have_prev;
+	} last;
+	struct {                   /* cli_replay_disas.c */
+		char *visited;                  /* GDB's last_source_visited */
+		bool visited_error;             /* it could not be read */
+		bool line_known;                /* `info line` alone ran, */
+		uint64_t line_pc;               /* the selected frame's pc then, */
+		unsigned line_next;             /* the line it shows next there */
+	} disas;
+	struct {                   /* cli_replay_x.c: x's last format and unit */
+		char fmt, unit;                 /* 0 before the first x (GDB's x/xw) */
+	} x;
 };
 
 struct command {
@@ -32,29 +64,5 @@ struct command {
 	int arg;                   /* a command-specific flag */
 	const char *help;
 };
-
-/* Set by SIGINT; the moves and listings read it. */
-extern volatile sig_atomic_t cli_replay_interrupted;
-
-void cli_replay_print_source_line(struct cli_session *s, const char *file, unsigned line);
-void cli_replay_print_func(const struct replay_symbol *sym);
-/* Where the position is, as GDB shows a stop (see cli_replay.c). */
-void cli_replay_print_location(struct cli_session *s, const char *prev_function, bool always,
-			       bool with_pc);
-bool cli_replay_starts_line(struct cli_session *s);
-/* GDB's "Quit"; returns -1. */
-int cli_replay_report_quit(void);
-/* The call structure the moves need: 0, or -1 after "Quit". */
-int cli_replay_need_calls(struct cli_session *s);
-/* The current function's name, or NULL. */
-const char *cli_replay_current_function(struct cli_session *s);
-/* bt's lines of @frames[@from..@n), numbered from GDB level @level (a
- * level for each inlined function, one for a signal frame), with their
- * arguments; the next level. */
-int cli_replay_print_frame_lines(struct cli_session *s, const struct replay_frame *frames,
-				 int n, int from, int level);
-/* What a move (an enum replay_frontend_stop or < 0) ended with, as GDB
- * says it; 0 or -1. */
-int cli_replay_report_stop(struct cli_session *s, int r, const char *prev, bool with_pc);
 
 #endif

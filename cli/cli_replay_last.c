@@ -31,15 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_replay_out.h"
 #include "replay/model/bundle.h"
 #include "replay/frontend/frontend.h"
 #include "replay/frontend/frontend_last.h"
 #include "replay/frontend/frontend_origin.h"
 
 #define STACK_MAX 16               /* frames shown at a write */
-
-static struct replay_frontend_target prev;    /* what `last` alone goes on with */
-static bool have_prev;
 
 /* The session to position @position of thread @tid, the others to its
  * time. 0 or < 0. */
@@ -175,8 +173,8 @@ static int last_memory(struct cli_session *s, struct replay_frontend_target *t)
 		cli_replay_print_target_value(s, t, w.after, t->len);
 	putchar('\n');
 	print_stack(s);
-	prev = *t;
-	have_prev = true;
+	s->last.prev = *t;
+	s->last.have_prev = true;
 	return 0;
 }
 
@@ -213,12 +211,13 @@ static int last_register(struct cli_session *s, struct replay_frontend_target *t
 		printf("Loaded from %u bytes at 0x%" PRIx64, m.mem_len, m.mem_addr);
 		print_name(s, m.mem_addr);
 		printf(": `last` goes on with them.\n");
-		prev = (struct replay_frontend_target){ .addr = m.mem_addr, .len = m.mem_len };
-		snprintf(prev.what, sizeof(prev.what), "loaded by 0x%" PRIx64, m.ip);
+		s->last.prev = (struct replay_frontend_target){ .addr = m.mem_addr,
+								.len = m.mem_len };
+		snprintf(s->last.prev.what, sizeof(s->last.prev.what), "loaded by 0x%" PRIx64, m.ip);
 	} else {
-		prev = *t;
+		s->last.prev = *t;
 	}
-	have_prev = true;
+	s->last.have_prev = true;
 	print_stack(s);
 	return 0;
 }
@@ -230,12 +229,12 @@ int cli_replay_cmd_last(struct cli_session *s, const char *args, const struct co
 
 	(void)c;
 	if (!*args) {
-		if (!have_prev) {
+		if (!s->last.have_prev) {
 			fprintf(stderr, "Argument required (expression to follow back: *PTR, "
 				"*PTR@N or $REG).\n");
 			return -1;
 		}
-		t = prev;
+		t = s->last.prev;
 	} else if (replay_frontend_target_parse(s->f, args, &t, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		return -1;

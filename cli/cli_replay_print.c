@@ -93,15 +93,3 @@ int cli_replay_info_vars(struct cli_session *s, bool args)
 		printf(args ? "No arguments.\n" : "No locals.\n");
 	return 0;
 }
-
-void cli_replay_print_frame_func(struct cli_session *s, const struct replay_symbol *sym,
-				 long level)
-{
-	char *args = level >= 0 ? replay_frontend_frame_args(s->f, (size_t)level) : NULL;
-
-	printf("%s (%s)", sym->ninlined ? sym->inlined[0] : sym->function ? sym->function : "??",
-	       args ? args : "");
-	free(args);
-	if (sym->file)
-		printf(" at %s:%u", sym->file, sym->line);
-}

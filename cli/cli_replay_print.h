@@ -16,10 +16,4 @@ int cli_replay_cmd_print(struct cli_session *s, const char *args, const struct c
 /* info args (@args) or info locals of the selected frame; 0 or -1. */
 int cli_replay_info_vars(struct cli_session *s, bool args);
 
-/* "func (a=1, p=0x4052a0, s=...) at file.c:12": @sym's function with the
- * arguments of GDB frame @level (-1: none shown), as GDB's frame lines
- * and stops show them. */
-void cli_replay_print_frame_func(struct cli_session *s, const struct replay_symbol *sym,
-				 long level);
-
 #endif

@@ -12,6 +12,8 @@
 
 #include <stdlib.h>
 
+#include "cli/cli_replay_out.h"
+#include "cli/cli_replay_stop.h"
 #include "replay/frontend/frontend.h"
 #include "replay/frontend/frontend_frame.h"
 #include "replay/frontend/frontend_insn.h"

@@ -15,7 +15,7 @@
  * the write, backward the writing instruction (memory still holds its old
  * value, which GDB calls the new one: it is the value now).
  */
-#include "cli/cli_replay_last.h"
+#include "cli/cli_replay_watch.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -23,10 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_replay_last.h"
+#include "cli/cli_replay_out.h"
 #include "replay/frontend/frontend.h"
 #include "replay/frontend/frontend_last.h"
 
-struct watch {
+struct cli_watch {
 	int number;
 	struct replay_frontend_target t;
 	bool location;             /* -l */
@@ -35,35 +37,31 @@ struct watch {
 	uint64_t hits;
 };
 
-static struct watch *watches;
-static size_t nwatches, capwatches;
-static struct watch *pending;      /* the watchpoint the last stop reports */
-
 /* The value of @w now into @buf; whether it is known. */
-static bool read_value(struct cli_session *s, const struct watch *w, uint8_t *buf)
+static bool read_value(struct cli_session *s, const struct cli_watch *w, uint8_t *buf)
 {
 	return replay_frontend_read(s->f, w->t.addr, buf, w->t.len) == (int)w->t.len;
 }
 
 static int add(struct cli_session *s, const struct replay_frontend_target *t, bool location)
 {
-	struct watch *w;
+	struct cli_watch *w;
 	int number = s->f->next_break + 1, r;
 
-	if (nwatches == capwatches) {
-		size_t cap = capwatches ? capwatches * 2 : 4;
-		struct watch *nw = realloc(watches, cap * sizeof(*nw));
+	if (s->watch.n == s->watch.cap) {
+		size_t cap = s->watch.cap ? s->watch.cap * 2 : 4;
+		struct cli_watch *nw = realloc(s->watch.v, cap * sizeof(*nw));
 
 		if (!nw)
 			return -ENOMEM;
-		watches = nw;
-		capwatches = cap;
+		s->watch.v = nw;
+		s->watch.cap = cap;
 	}
 	r = replay_frontend_watch(s->f, t, number, true);
 	if (r < 0)
 		return r;
 	s->f->next_break = number;
-	w = &watches[nwatches++];
+	w = &s->watch.v[s->watch.n++];
 	memset(w, 0, sizeof(*w));
 	w->number = number;
 	w->t = *t;
@@ -119,12 +117,12 @@ int cli_replay_cmd_watch(struct cli_session *s, const char *args, const struct c
 }
 
 /* The first watchpoint whose value the last move changed, or NULL. */
-static struct watch *changed(struct cli_session *s)
+static struct cli_watch *changed(struct cli_session *s)
 {
 	uint8_t now[REPLAY_FRONTEND_VALUE_MAX];
 
-	for (size_t i = 0; i < nwatches; i++) {
-		struct watch *w = &watches[i];
+	for (size_t i = 0; i < s->watch.n; i++) {
+		struct cli_watch *w = &s->watch.v[i];
 		bool known = read_value(s, w, now);
 
 		if (known != w->known || (known && memcmp(now, w->val, w->t.len)))
@@ -140,8 +138,8 @@ int cli_replay_watch_continue(struct cli_session *s, bool reverse)
 
 		if (r != REPLAY_FRONTEND_WATCH)
 			return r;
-		pending = changed(s);
-		if (pending)
+		s->watch.pending = changed(s);
+		if (s->watch.pending)
 			return r;
 		if (cli_replay_interrupted)
 			return REPLAY_FRONTEND_INTERRUPTED;
@@ -150,7 +148,7 @@ int cli_replay_watch_continue(struct cli_session *s, bool reverse)
 
 int cli_replay_report_watch(struct cli_session *s)
 {
-	struct watch *w = pending;
+	struct cli_watch *w = s->watch.pending;
 	uint8_t now[REPLAY_FRONTEND_VALUE_MAX];
 	bool known;
 
@@ -174,18 +172,17 @@ int cli_replay_report_watch(struct cli_session *s)
 	memcpy(w->val, now, w->t.len);
 	w->known = known;
 	w->hits++;
-	pending = NULL;
+	s->watch.pending = NULL;
 	cli_replay_print_location(s, NULL, true, !cli_replay_starts_line(s));
 	return 0;
 }
 
 size_t cli_replay_info_watches(struct cli_session *s, bool header)
 {
-	(void)s;
-	if (header && nwatches)
+	if (header && s->watch.n)
 		printf("Num     Type           Disp Enb Address            What\n");
-	for (size_t i = 0; i < nwatches; i++) {
-		const struct watch *w = &watches[i];
+	for (size_t i = 0; i < s->watch.n; i++) {
+		const struct cli_watch *w = &s->watch.v[i];
 
 		printf("%-7d hw watchpoint  keep y                      %s%s\n", w->number,
 		       w->location ? "-location " : "", w->t.what);
@@ -193,31 +190,35 @@ size_t cli_replay_info_watches(struct cli_session *s, bool header)
 			printf("\tbreakpoint already hit %" PRIu64 " time%s\n", w->hits,
 			       w->hits == 1 ? "" : "s");
 	}
-	return nwatches;
+	return s->watch.n;
 }
 
 bool cli_replay_watch_delete(struct cli_session *s, int n)
 {
 	bool found = false;
 
-	for (size_t i = 0; i < nwatches;) {
-		struct watch *w = &watches[i];
+	for (size_t i = 0; i < s->watch.n;) {
+		struct cli_watch *w = &s->watch.v[i];
 
 		if (n && w->number != n) {
 			i++;
 			continue;
 		}
 		replay_frontend_watch(s->f, &w->t, w->number, false);
-		if (pending == w)
-			pending = NULL;
-		memmove(w, w + 1, (nwatches - i - 1) * sizeof(*w));
-		nwatches--;
+		if (s->watch.pending == w)
+			s->watch.pending = NULL;
+		memmove(w, w + 1, (s->watch.n - i - 1) * sizeof(*w));
+		s->watch.n--;
 		found = true;
 	}
-	if (!nwatches) {
-		free(watches);
-		watches = NULL;
-		capwatches = 0;
-	}
+	if (!s->watch.n)
+		cli_replay_watch_release(s);
 	return found;
+}
+
+void cli_replay_watch_release(struct cli_session *s)
+{
+	free(s->watch.v);
+	s->watch.v = s->watch.pending = NULL;
+	s->watch.n = s->watch.cap = 0;
 }
