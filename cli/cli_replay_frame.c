@@ -22,6 +22,7 @@
 #include "replay/frontend/frontend_break.h"
 #include "replay/frontend/frontend_frame.h"
 #include "replay/frontend/frontend_vars.h"
+#include "replay/frontend/frontend_history.h"
 
 #define BT_MAX 256              /* frames bt shows at most */
 

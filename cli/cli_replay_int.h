@@ -1,3 +1,4 @@
+#include "replay/frontend/frontend_last.h"
 /*
  * cli/cli_replay_int.h: what the files of `hindsight replay` share: the
  * session and the command table's entry. Each group of commands lives in

@@ -16,6 +16,8 @@
 #include "cli/cli_replay_out.h"
 #include "replay/frontend/frontend.h"
 #include "replay/frontend/frontend_report.h"
+#include "replay/frontend/frontend_break.h"
+#include "replay/frontend/frontend_history.h"
 
 #define LISTING_SIZE 10
 

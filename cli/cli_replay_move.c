@@ -22,6 +22,8 @@
 #include "cli/cli_replay_watch.h"
 #include "replay/model/bundle.h"
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_frame.h"
+#include "replay/frontend/frontend_history.h"
 
 /* Between the N moves of `stepi N` / `step N`: Ctrl-C ends the series. */
 static int next_of_series(int r)

@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_history.h"
+#include "replay/frontend/frontend_insn.h"
+#include "replay/frontend/frontend_vars.h"
 
 volatile sig_atomic_t cli_replay_interrupted;
 

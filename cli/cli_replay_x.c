@@ -19,6 +19,11 @@
 #include "cli/cli_replay_out.h"
 #include "protocol/rsp_regs.h"
 #include "replay/frontend/frontend.h"
+#include "replay/frontend/cexpr.h"
+#include "replay/frontend/frontend_frame.h"
+#include "replay/frontend/frontend_history.h"
+#include "replay/frontend/frontend_line.h"
+#include "replay/frontend/frontend_vars.h"
 
 /* A byte as GDB prints a char between quotes: itself, a C escape (\n,
  * \\, \'), or three octal digits (\000, \310). */
