@@ -20,10 +20,12 @@
 #include <string.h>
 
 #include "dwarf/dw_debug.h"
+#include "dwarf/dw_die.h"
 #include "dwarf/dw_elf.h"
 #include "dwarf/dw_image.h"
 #include "dwarf/dw_loc.h"
 #include "dwarf/dw_pool.h"
+#include "dwarf/dw_range.h"
 #include "dwarf/dw_space.h"
 #include "dwarf/dw_types.h"
 #include "dwarf/dw_unit.h"
@@ -726,7 +728,7 @@ static bool die_holds(struct unit_ctx *uc, Dwarf_Die die, uint64_t pc)
 	size_t n = 0, cap = 0;
 	bool in = false;
 
-	if (dw_debug_die_ranges(uc->d, die, uc->base, 0, &r, &n, &cap) < 0)
+	if (dw_ranges_read(uc->d, die, uc->base, 0, &r, &n, &cap) < 0)
 		uc->nomem = true;
 	for (size_t i = 0; i < n && !in; i++)
 		in = pc >= r[i].low && pc < r[i].high;
@@ -1112,7 +1114,7 @@ int dw_image_function(struct dw_image *img, uint64_t pc, const char *name,
 		size_t n = 0, cap = 0;
 
 		dw_err_free(d, err);
-		dw_debug_die_ranges(d, die, d->units[nm->unit].base, 0, &r, &n, &cap);
+		dw_ranges_read(d, die, d->units[nm->unit].base, 0, &r, &n, &cap);
 		low = n ? r[0].low : 0;
 		free(r);
 	}
