@@ -138,9 +138,9 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(MODULE_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(MODULE_LIBS) $(LDLIBS) -lcmocka
 
-# tests/programs/cvars.c at -O0, -O2 and -O2 in DWARF 4, for test_dw_vars (and e2e tests of
-# C expressions): compiled from inside tests/programs, as lib.sh's
-# compile_cached does, so debuggers say "cvars.c:LINE".
+# tests/programs/cvars.c at -O0, -O2 and -O2 in DWARF 4, for test_dw_vars and
+# test_dw_vars_names (and e2e tests of C expressions): compiled from inside
+# tests/programs, as lib.sh's compile_cached does, so debuggers say "cvars.c:LINE".
 CVARS := $(BUILD)/tests/programs/cvars $(BUILD)/tests/programs/cvars_O2 \
 	$(BUILD)/tests/programs/cvars_O2_dwarf4
 $(BUILD)/tests/programs/cvars: tests/programs/cvars.c
@@ -152,7 +152,7 @@ $(BUILD)/tests/programs/cvars_O2: tests/programs/cvars.c
 $(BUILD)/tests/programs/cvars_O2_dwarf4: tests/programs/cvars.c
 	@mkdir -p $(@D)
 	cd tests/programs && gcc -gdwarf-4 -O2 cvars.c -o $(abspath $@)
-$(BUILD)/tests/test_dw_vars: $(CVARS)
+$(BUILD)/tests/test_dw_vars $(BUILD)/tests/test_dw_vars_names: $(CVARS)
 
 unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf/dw_die.h"
 #include "dwarf/dw_image.h"
 #include "dwarf/dw_space.h"
 #include "dwarf/dw_types.h"

@@ -16,16 +16,10 @@
 
 #include "dwarf/dw_elf.h"
 #include "dwarf/dw_pool.h"
+#include "dwarf/dw_range.h"
 
 struct dw_unit;
 struct dw_vars_cache;
-
-/* An address range owned by something (a unit or a function), by index. */
-struct dw_range {
-	uint64_t low, high;
-	uint64_t watermark; /* greatest high of this and every earlier entry */
-	uint32_t owner;
-};
 
 struct dw_debug {
 	struct dw_elf *elf;             /* borrowed */
@@ -40,7 +34,11 @@ struct dw_debug {
 	size_t nranges;
 	uint32_t *rangeless;            /* units with no ranges: checked through their lines */
 	size_t nrangeless;
-	struct dw_vars_cache *vars;     /* types read so far, names indexed (dw_vars.c) */
+	/* What dw_types.c keeps for this debug (the types read so far, the
+	 * name index) and how it is freed: dw_types sits above this file, so
+	 * dw_debug_close frees it through the function left with it. */
+	struct dw_vars_cache *vars;
+	void (*vars_free)(struct dw_vars_cache *);
 };
 
 /* Opens libdwarf over @elf. Returns 0, -ENODATA when @elf has no
@@ -50,24 +48,5 @@ void dw_debug_close(struct dw_debug *d);
 /* Builds the unit index once. Returns 0 or -ENOMEM; a damaged unit only
  * ends the index early (d->damaged). */
 int dw_debug_index(struct dw_debug *d);
-
-/* Ranges of @die: DW_AT_low_pc/high_pc or DW_AT_ranges (DWARF 4 and 5), each
- * non-empty range appended to *@out as owned by @owner. @base is the unit's
- * base address for DWARF 4 range lists. Returns the number added, -ENOMEM. */
-int dw_debug_die_ranges(struct dw_debug *d, Dwarf_Die die, uint64_t base, uint32_t owner,
-			struct dw_range **out, size_t *n, size_t *cap);
-/* Sorts ranges by low and fills watermarks. */
-void dw_ranges_sort(struct dw_range *r, size_t n);
-/* Calls @fn for every range holding @addr, from the highest low downwards;
- * stops when @fn returns nonzero. */
-void dw_ranges_each(const struct dw_range *r, size_t n, uint64_t addr,
-		    int (*fn)(const struct dw_range *, void *), void *arg);
-
-/* Small wrappers that never leak a Dwarf_Error. */
-bool dw_attr_string(struct dw_debug *d, Dwarf_Die die, Dwarf_Half name, const char **out);
-bool dw_attr_udata(struct dw_debug *d, Dwarf_Die die, Dwarf_Half name, Dwarf_Unsigned *out);
-void dw_err_free(struct dw_debug *d, Dwarf_Error err);
-/* Frees @err (may be NULL) of @dbg; NULL @dbg only for errors of dwarf_object_init_b. */
-void dw_err_drop(Dwarf_Debug dbg, Dwarf_Error err);
 
 #endif

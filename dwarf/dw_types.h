@@ -1,8 +1,8 @@
 /* dw_types: type DIEs read into struct dw_type (dw_type.h), once per DIE
  * offset and kept in the dw_debug's cache until the image is freed, and
  * the index of every unit's file-scope names (variables, functions,
- * types) that dw_vars.c searches. Also the small DIE helpers both use.
- * Internal to dwarf/: the public face is dw_vars.h. */
+ * types) that dw_vars.c searches. Internal to dwarf/: the public face
+ * is dw_vars.h. */
 #ifndef DW_TYPES_H
 #define DW_TYPES_H
 
@@ -49,7 +49,8 @@ struct dw_vars_cache {
 	const struct dw_type *builtins[16]; /* made-up C base types, by dw_types_builtin */
 };
 
-/* The cache of @d, made on first use; NULL when out of memory. */
+/* The cache of @d, made on first use (dw_debug_close frees it through
+ * d->vars_free); NULL when out of memory. */
 struct dw_vars_cache *dw_vars_cache_of(struct dw_debug *d);
 /* The type of the DIE at @off. Returns it (a VOID type for a DIE that
  * cannot be read or is no type), NULL only when out of memory. */
@@ -71,20 +72,5 @@ int dw_types_index(struct dw_debug *d);
 /* The first index entry named @name (entries of one name are adjacent),
  * or NULL. */
 const struct dw_name *dw_types_names(struct dw_debug *d, const char *name, size_t *count);
-
-/* --- DIE helpers --- */
-Dwarf_Die dw_die_at(struct dw_debug *d, uint64_t off);
-uint64_t dw_die_off(Dwarf_Die die);
-Dwarf_Half dw_die_tag(Dwarf_Die die);
-const char *dw_die_name(struct dw_debug *d, Dwarf_Die die);
-bool dw_die_ref(struct dw_debug *d, Dwarf_Die die, Dwarf_Half at, uint64_t *off);
-bool dw_die_udata(struct dw_debug *d, Dwarf_Die die, Dwarf_Half at, uint64_t *v);
-bool dw_die_flag(struct dw_debug *d, Dwarf_Die die, Dwarf_Half at);
-bool dw_die_has(Dwarf_Die die, Dwarf_Half at);
-/* Calls @fn on each child of @die in order until it returns nonzero
- * (returned); 0 when all were seen. Children are freed after @fn. */
-int dw_die_children(struct dw_debug *d, Dwarf_Die die,
-		    int (*fn)(struct dw_debug *, Dwarf_Die, void *),
-		    void *arg);
 
 #endif

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "dwarf/dw_debug.h"
+#include "dwarf/dw_die.h"
+#include "dwarf/dw_range.h"
 
 enum { DW_MAX_DEPTH = 512, DW_MAX_ORIGIN_CHAIN = 100 };
 
@@ -468,7 +470,7 @@ static int dw_func_add(struct dw_funcs_build *b, Dwarf_Die die, Dwarf_Half tag, 
 	Dwarf_Addr low;
 	int rc;
 
-	rc = dw_debug_die_ranges(b->d, die, u->base, (uint32_t)u->nfuncs, &u->franges, &u->nfranges, &b->rcap);
+	rc = dw_ranges_read(b->d, die, u->base, (uint32_t)u->nfuncs, &u->franges, &u->nfranges, &b->rcap);
 	if (rc <= 0)
 		return rc < 0 ? rc : -1; /* -1: no code, not recorded */
 	if (u->nfuncs == b->fcap) {

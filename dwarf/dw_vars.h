@@ -32,7 +32,6 @@
 
 struct dw_image;
 struct dw_space;
-struct dw_vars_cache;
 
 enum dw_var_where {
 	DW_VAR_EXPR,          /* @expr: a location expression for dw_loc_eval */
@@ -144,8 +143,5 @@ int dw_space_global(struct dw_space *s, uint64_t pc, const char *name, struct dw
 int dw_space_type(struct dw_space *s, uint64_t pc, const char *name, const struct dw_type **out);
 int dw_space_function(struct dw_space *s, uint64_t pc, const char *name,
 		      const struct dw_type **type, uint64_t *entry);
-
-/* Frees what dw_vars cached for one dw_debug (dw_debug_close calls it). */
-void dw_vars_cache_free(struct dw_vars_cache *c);
 
 #endif
