@@ -45,7 +45,7 @@ struct stub_rec_insn {
 	bool rep;            /* rep-prefixed string instruction */
 	bool memw;           /* may write memory (an operand, explicit or not) */
 	bool fpw;            /* may write x87 / SSE / AVX / AVX-512 state */
-	bool cpuid;          /* CPUID: the recorder runs it (stub/recorders/stub_rec.c) */
+	bool cpuid;          /* CPUID: the recorder runs it (stub/recorders/stub_rec_step.c) */
 	bool addr32;         /* 0x67 prefix: LOOP* / JrCXZ count in ECX */
 	uint8_t cc;          /* STUB_REC_COND: Jcc's condition (0-15), or
 	                        STUB_REC_CC_LOOPNE... for E0-E3 */

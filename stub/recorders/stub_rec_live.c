@@ -1,7 +1,7 @@
 /*
  * stub/recorders/stub_rec_live.c: the software recorder driven by a debugger.
  *
- * The same tasks and steps as the recording loop of stub_rec.c, run in
+ * The same tasks and steps as the recording loop of stub_rec_loop.c, run in
  * bursts towards a goal (continue, step, range step) and paused where a
  * debugger expects a stop: before an instruction at a breakpoint, after the
  * instruction that changed watched bytes, before a signal is delivered (the

@@ -2,8 +2,8 @@
  * stub/recorders/stub_rec_plan.h: what the software recorder's single-step loop does
  * at each stop of a thread, decided without a system call.
  *
- * The loop (stub/recorders/stub_rec.c, stub/recorders/stub_rec_live.c) observes a stop (a
- * waitpid status and where the thread was in the recording), asks
+ * The loop (stub/recorders/stub_rec_step.c, stub_rec_collect.c, stub_rec_live.c)
+ * observes a stop (a waitpid status and where the thread was in the recording), asks
  * stub_rec_plan_report for the action, and does it with ptrace. A decision
  * that needs a fact the loop has not read yet (the registers, whether an
  * unknown thread is the process's, whether a SIGTRAP was sent by kill)

@@ -1,7 +1,15 @@
 /*
- * stub/recorders/stub_rec_priv.h: the software recorder's insides, shared by its
- * ptrace loop (stub/recorders/stub_rec.c) and the control of a recording served live
- * (stub/recorders/stub_rec_live.c). Not for other modules.
+ * stub/recorders/stub_rec_priv.h: the software recorder's insides, shared by
+ * its files (stub/recorders/stub_rec.h is its door). Not for other modules.
+ *
+ * The files, each calling only those below it:
+ *   stub_rec_live.c     a recording served live: bursts towards a goal
+ *   stub_rec_loop.c     the loop of a recording, and its end
+ *   stub_rec.c          the setup: spawn, attach, the recorder, its summary
+ *   stub_rec_step.c     one step of a READY task and what its report means
+ *   stub_rec_collect.c  the reports of the other threads: syscalls, events
+ *   stub_rec_tasks.c    tasks, the log of an instruction, saves and flushes
+ *   stub_rec_pin.c      the recorder and its program on one CPU
  */
 #ifndef HINDSIGHT_STUB_STUB_REC_PRIV_H
 #define HINDSIGHT_STUB_STUB_REC_PRIV_H
@@ -19,6 +27,7 @@
 #include "stub/recorders/stub_rec.h"
 #include "stub/recorders/stub_rec_insn.h"
 #include "stub/recorders/stub_rec_maps.h"
+#include "stub/recorders/stub_rec_plan.h"
 #include "stub/recorders/stub_rec_ring.h"
 #include "stub/recorders/stub_rec_state.h"
 #include "stub/recorders/stub_rec_thread.h"
@@ -98,17 +107,40 @@ struct stub_rec {
 	bool no_rep_accel;                 /* access watchpoints: rep strings stepped */
 };
 
-/* The loop's steps, for stub_rec_live.c. */
-int stub_rec_save(struct stub_rec *r);
-/* Saves the bundle or flushes the files when their time has come. */
-int stub_rec_periodic(struct stub_rec *r);
-int stub_rec_collect(struct stub_rec *r, int flags);
-/* The task of live thread @tid, or NULL. */
-struct stub_rec_task *stub_rec_find(const struct stub_rec *r, pid_t tid);
+/* Each described where it is defined. stub_rec_loop.c: */
 struct stub_rec_task *stub_rec_pick(struct stub_rec *r);
-int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t);
 bool stub_rec_live(const struct stub_rec *r);
 void stub_rec_detach_all(struct stub_rec *r);
 int stub_rec_finish(struct stub_rec *r, int e);
+
+/* stub_rec_step.c: */
+int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t);
+
+/* stub_rec_collect.c: */
+int stub_rec_collect(struct stub_rec *r, int flags);
+int stub_rec_enter_syscall(struct stub_rec *r, struct stub_rec_task *t, uint64_t ip);
+int stub_rec_decide(struct stub_rec *r, struct stub_rec_task *t, pid_t tid,
+		    struct stub_rec_stop *s, struct stub_rec_plan *p);
+
+/* stub_rec_tasks.c: */
+int stub_rec_wait(pid_t tid, int *st, int flags);
+int stub_rec_getregs(struct stub_rec_task *t);
+int stub_rec_resume(pid_t tid, int sig);
+struct stub_rec_task *stub_rec_find(const struct stub_rec *r, pid_t tid);
+int stub_rec_add_task(struct stub_rec *r, pid_t tid, enum stub_rec_task_state state,
+		      struct stub_rec_task **out);
+int stub_rec_log(struct stub_rec *r, struct stub_rec_task *t, const struct stub_rec_insn *insn,
+		 uint64_t after);
+int stub_rec_update_maps(struct stub_rec *r);
+void stub_rec_gone(struct stub_rec *r, struct stub_rec_task *t, int st);
+int stub_rec_save(struct stub_rec *r);
+int stub_rec_periodic(struct stub_rec *r);
+int stub_rec_idle(struct stub_rec *r);
+
+/* stub_rec_pin.c: */
+void stub_rec_pin_self(void);
+void stub_rec_pin_task(struct stub_rec_task *t);
+void stub_rec_unpin_task(const struct stub_rec *r, struct stub_rec_task *t);
+void stub_rec_unpin_child(pid_t child);
 
 #endif

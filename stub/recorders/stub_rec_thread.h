@@ -2,7 +2,7 @@
  * stub/recorders/stub_rec_thread.h: what one stepped instruction adds to a thread's
  * recording, apart from how it was stepped.
  *
- * The ptrace loop (stub/recorders/stub_rec.c) and, later, the live target report
+ * The ptrace loop (stub/recorders/stub_rec_tasks.c) and, later, the live target report
  * each instruction a thread executed (where it was, what it is, where the
  * thread went next) and each time the thread's user-space execution
  * starts or is interrupted; this object turns that into the thread's PT

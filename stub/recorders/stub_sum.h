@@ -3,7 +3,7 @@
  * (replay/model/sums.h is the format, docs/bundle.md "Checksums").
  *
  * The writers of traces (stub/recorders/stub_swpt.c) and state logs
- * (stub/recorders/stub_rec_state.c) hand each piece of bytes they give
+ * (stub/recorders/stub_rec_state_enc.c) hand each piece of bytes they give
  * their FILE to stub_sum_feed, in order; a block ends every
  * REPLAY_SUMS_BLOCK_MAX bytes, at each offset given to stub_sum_mark (a
  * PSB, a checkpoint: where --snapshot's ring may cut the file, so that
