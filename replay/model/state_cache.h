@@ -18,7 +18,7 @@
  * that last wrote each word of a block, which for memory written all over
  * at random can be 20 chunks, and reads of the next blocks at the same
  * time walk the same ones; with 8, LRU evicted each before its reuse. Nothing here parses a log:
- * replay/model/state.c decodes, this file keeps. Nothing here prints.
+ * replay/model/state_chunk.c decodes, this file keeps. Nothing here prints.
  */
 #ifndef HINDSIGHT_REPLAY_STATE_CACHE_H
 #define HINDSIGHT_REPLAY_STATE_CACHE_H

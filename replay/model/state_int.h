@@ -1,8 +1,11 @@
 /*
- * replay/model/state_int.h: the state log reader's insides, shared by
- * replay/model/state.c (which builds them) and replay/model/state_map.c
- * (which searches the mapping records). Nothing outside replay/model
- * includes this.
+ * replay/model/state_int.h: the state log reader's insides, shared by its
+ * files (replay/model/state.h is its door): replay/model/state.c builds
+ * them (the logs scanned and indexed); state_regs.c, state_time.c,
+ * state_mem.c and state_write.c answer from them; state_chunk.c (a
+ * chunk's writes to a block), state_map.c (the mapping records, exec
+ * epochs) and state_parse.c (the records) are what those call, never the
+ * other way. Nothing outside replay/model includes this.
  */
 #ifndef HINDSIGHT_REPLAY_MODEL_STATE_INT_H
 #define HINDSIGHT_REPLAY_MODEL_STATE_INT_H
@@ -122,5 +125,54 @@ struct replay_state {
 	struct { void *p; size_t len; } *retired;
 	size_t nretired;
 };
+
+/* Record order (struct mwrite): by time, then thread, then place in the
+ * log; a qsort comparator. */
+static inline int state_write_cmp(const void *a, const void *b)
+{
+	const struct mwrite *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Whether write @a comes before write @b (state_write_cmp's order). */
+static inline bool state_write_earlier(const struct mwrite *a, const struct mwrite *b)
+{
+	return state_write_cmp(a, b) < 0;
+}
+
+/* The 8-byte words of a block that [lo, hi) (inside it) covers. */
+static inline uint64_t state_words_of(uint64_t lo, uint64_t hi)
+{
+	unsigned a = (unsigned)(lo & (BLOCK - 1)) >> 3, b = (unsigned)((hi - 1) & (BLOCK - 1)) >> 3;
+
+	return (b == 63 ? ~0ull : (2ull << b) - 1) & ~((1ull << a) - 1);
+}
+
+/* Thread @tid's log, or NULL. */
+static inline struct sthread *state_thread_find(struct replay_state *st, int64_t tid)
+{
+	for (size_t i = 0; i < st->nt; i++)
+		if (st->t[i].tid == tid)
+			return &st->t[i];
+	return NULL;
+}
+
+/* Each described where it is defined. state_parse.c, the records: */
+int state_parse_start(struct sthread *t, struct parser *ps);
+int state_parse_head(struct parser *ps, unsigned *kind);
+int state_parse_body(struct parser *ps, unsigned kind, struct mwrite *w);
+/* state_chunk.c, a block's chunks and their writes: */
+void state_block_refs(const struct replay_state *st, uint64_t block, uint64_t time, size_t *lo,
+		      size_t *mid, size_t *hi);
+void state_chunk_writes(const struct replay_state *st, const struct mref *r, uint64_t lo,
+			uint64_t hi, void (*fn)(void *ctx, const struct mwrite *w), void *ctx);
+/* state_map.c, the mapping records: */
+void state_exec_epoch(const struct replay_state *st, uint64_t time, uint64_t *from,
+		      uint64_t *to);
 
 #endif

@@ -1,7 +1,10 @@
 /*
  * replay/model/state_map.c: the mapping record that last made a range of
  * memory what it is (see state.h, replay_state_map_before): where memory
- * no instruction wrote got its contents (brk's or mmap's zeros).
+ * no instruction wrote got its contents (brk's or mmap's zeros); and the
+ * exec epoch around a time, which memory reads (state_mem.c) and write
+ * searches (state_write.c) do not look past. Calls nothing of the
+ * reader's.
  */
 #include <errno.h>
 
@@ -30,4 +33,18 @@ int replay_state_map_before(const struct replay_state *st, uint64_t addr, uint64
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* The exec epoch around @time: writes in (from, to) count. */
+void state_exec_epoch(const struct replay_state *st, uint64_t time, uint64_t *from,
+		      uint64_t *to)
+{
+	*from = 0;
+	*to = UINT64_MAX;
+	for (size_t i = 0; i < st->nexec; i++) {
+		if (st->execs[i] <= time)
+			*from = st->execs[i];
+		else if (*to == UINT64_MAX)
+			*to = st->execs[i];
+	}
 }

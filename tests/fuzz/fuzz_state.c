@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_state.c: libFuzzer target over the state log reader
- * (replay/model/state.c): its parse at open (checkpoints, time bases, mapping
+ * (replay/model/state*.c): its parse at open (checkpoints, time bases, mapping
  * records, the chunk index by block, padding), then registers at positions
  * (redone from checkpoints), memory at times (chunks parsed on demand),
  * the write searches both ways, and how far a log cut short is whole.
@@ -10,7 +10,7 @@
  * header so the records themselves are what varies. Any step may fail;
  * none may crash, leak or hit undefined behaviour.
  *
- * fuzz-build: replay/model/state.c replay/model/state_cache.c replay/model/bundle.c dwarf/dw_elf.c dwarf/dw_access.c protocol -lelf
+ * fuzz-build: replay/model/state*.c replay/model/bundle.c dwarf/dw_elf.c dwarf/dw_access.c protocol -lelf
  */
 #include <stddef.h>
 #include <stdint.h>
