@@ -369,8 +369,11 @@ int replay_decoder_on_psb_from(struct replay_decoder *d, replay_psb_fn fn, void 
 
 /* @synced: right after an explicit sync (libipt knows the offset);
  * otherwise at a status update, which normal decoding gives for each PSB+
- * it passes. */
-static void note_psb(struct replay_decoder *d, bool synced)
+ * it passes. @time: the PSB+'s (the time libipt had before it handed the
+ * event out: handing it out fetches the next event, whose timing packets
+ * a file that ends right after the PSB+ does not have yet, so an index
+ * built then and one built over the whole file would differ). */
+static void note_psb(struct replay_decoder *d, bool synced, uint64_t time)
 {
 	uint64_t off;
 
@@ -388,7 +391,7 @@ static void note_psb(struct replay_decoder *d, bool synced)
 	d->have_psb = true;
 	d->last_psb = off;
 	if (d->on_psb)
-		d->on_psb(d->psb_ctx, off, d->next_index, now(d));
+		d->on_psb(d->psb_ctx, off, d->next_index, time);
 }
 
 static int gap(struct replay_decoder *d, struct replay_chunk *c, int err)
@@ -469,7 +472,7 @@ static int sync_next(struct replay_decoder *d, struct replay_chunk *c)
 	}
 	d->status = st;
 	d->state = DEC_SYNCED;
-	note_psb(d, true);
+	note_psb(d, true, now(d));
 	return update_image(d) < 0 ? -ENOMEM : 2;
 }
 
@@ -478,6 +481,7 @@ static int drain_events(struct replay_decoder *d, struct replay_chunk *c)
 {
 	while (d->status & pts_event_pending) {
 		struct pt_event ev;
+		uint64_t before = now(d);
 		int st = pt_blk_event(d->blk, &ev, sizeof(ev));
 
 		if (st < 0) {
@@ -499,7 +503,7 @@ static int drain_events(struct replay_decoder *d, struct replay_chunk *c)
 			return 1;
 		}
 		if (ev.status_update)
-			note_psb(d, false);
+			note_psb(d, false, before);
 		if (update_image(d) < 0)
 			return -ENOMEM;
 		if (ev.type == ptev_overflow) {

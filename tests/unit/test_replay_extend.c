@@ -18,7 +18,10 @@
  *   continues forward, stop by stop (thread, kind, every position, time);
  * - session: the same through the one door, its points kept;
  * - a log cut shorter, or an exec in what came since (tests/programs/
- *   execself.c recorded too): refused with -ESTALE.
+ *   execself.c recorded too): refused with -ESTALE;
+ * - a trace cut right after a PSB+ whose next timing packet is another
+ *   time (a thread that waited in a syscall while others ran): the index
+ *   extended over it times that PSB as one built afresh does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +37,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <intel-pt.h>
 
 #include "replay/model/bundle.h"
 #include "replay/decode/cursor.h"
@@ -381,6 +385,90 @@ static void test_index(void **state)
 	replay_bundle_free(full);
 }
 
+/* Where thread @i's trace has a PSB+ with no FUP (after a syscall) whose
+ * PSBEND is followed by a TSC then a TIP.PGE: up to @max offsets just
+ * past the PSBEND, into @out; how many. */
+static size_t psb_then_time(const struct replay_bundle *full, size_t i, uint64_t *out, size_t max)
+{
+	char path[1024];
+	uint8_t *buf;
+	struct pt_config cfg;
+	struct pt_packet_decoder *dec;
+	struct pt_packet pk[3];
+	uint64_t off[3] = { 0 };
+	size_t n = 0, len;
+	struct stat sb;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", full_dir, full->threads[i].pt_file);
+	assert_int_equal(stat(path, &sb), 0);
+	len = (size_t)sb.st_size;
+	buf = malloc(len ? len : 1);
+	f = fopen(path, "rb");
+	assert_true(buf && f && fread(buf, 1, len, f) == len);
+	fclose(f);
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + len;
+	dec = pt_pkt_alloc_decoder(&cfg);
+	assert_non_null(dec);
+	memset(pk, 0, sizeof(pk));
+	while (n < max && pt_pkt_sync_forward(dec) >= 0) {
+		for (;;) {
+			uint64_t o;
+
+			if (pt_pkt_get_offset(dec, &o) < 0)
+				break;
+			memmove(pk, pk + 1, 2 * sizeof(pk[0]));
+			memmove(off, off + 1, 2 * sizeof(off[0]));
+			if (pt_pkt_next(dec, &pk[2], sizeof(pk[2])) < 0)
+				break;
+			off[2] = o;
+			if (pk[0].type == ppt_psbend && pk[1].type == ppt_tsc &&
+			    pk[2].type == ppt_tip_pge && n < max)
+				out[n++] = off[1];   /* the end of the PSBEND */
+		}
+	}
+	pt_pkt_free_decoder(dec);
+	free(buf);
+	return n;
+}
+
+static void test_index_psb_time(void **state)
+{
+	struct replay_bundle *full, *b;
+	struct replay_index ext, fresh;
+	uint64_t cuts[4];
+	size_t tried = 0;
+	char err[256], path[1024];
+	(void)state;
+
+	full = start_copy(1, 1);
+	for (size_t i = 0; i < full->nthreads; i++) {
+		size_t n = psb_then_time(full, i, cuts, 4);
+
+		for (size_t k = 0; k < n; k++, tried++) {
+			replay_bundle_free(start_copy(1, 1));
+			snprintf(path, sizeof(path), "%s/%s", grow_dir, full->threads[i].pt_file);
+			assert_int_equal(truncate(path, (off_t)cuts[k]), 0);
+			assert_int_equal(replay_bundle_load(grow_dir, &b, err, sizeof(err)), 0);
+			ext = (struct replay_index){ 0 };
+			fresh = (struct replay_index){ 0 };
+			assert_int_equal(replay_index_build(&ext, b, i, NULL, NULL), 0);
+			grow(full, 1, 1);
+			assert_int_equal(replay_index_extend(&ext, b, i, NULL, NULL), 0);
+			assert_int_equal(replay_index_build(&fresh, b, i, NULL, NULL), 0);
+			same_index(&ext, &fresh);
+			replay_index_release(&ext);
+			replay_index_release(&fresh);
+			replay_bundle_free(b);
+		}
+	}
+	/* The recording waits on its mutex: such PSBs are there. */
+	assert_true(tried > 0);
+	replay_bundle_free(full);
+}
+
 static void test_state(void **state)
 {
 	struct replay_bundle *full = start_copy(1, 7), *b;
@@ -495,6 +583,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_index),
+		cmocka_unit_test(test_index_psb_time),
 		cmocka_unit_test(test_state),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_session),
