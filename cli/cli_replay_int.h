@@ -1,4 +1,3 @@
-#include "replay/frontend/frontend_last.h"
 /*
  * cli/cli_replay_int.h: what the files of `hindsight replay` share: the
  * session and the command table's entry. Each group of commands lives in
@@ -14,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "replay/frontend/frontend.h"         /* struct replay_frontend_target */
+#include "replay/frontend/frontend.h"
+#include "replay/frontend/frontend_last.h"    /* struct replay_frontend_target */
 #include "replay/frontend/frontend_report.h"  /* struct replay_source, struct replay_symbol */
 
 struct cli_watch;                  /* cli_replay_watch.c's */

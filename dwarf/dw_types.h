@@ -1,7 +1,7 @@
 /* dw_types: type DIEs read into struct dw_type (dw_type.h), once per DIE
  * offset and kept in the dw_debug's cache until the image is freed, and
  * the index of every unit's file-scope names (variables, functions,
- * types) that dw_vars.c searches. Internal to dwarf/: the public face
+ * types) that dw_vars_names.c searches. Internal to dwarf/: the public face
  * is dw_vars.h. */
 #ifndef DW_TYPES_H
 #define DW_TYPES_H

@@ -1,7 +1,7 @@
 /*
  * replay/frontend/frontend.c: the session of `hindsight replay`, its moves at
  * source level over the history and its breakpoints (see frontend.h).
- * Every other file of the room calls it and it calls none of them: a
+ * It calls no other file of the room (the files of the session's parts call it): a
  * breakpoint's condition is evaluated through f->cond_eval, and
  * frontend_open.c, above, opens and frees the session (frontend_int.h).
  */

@@ -1,7 +1,7 @@
 /*
  * replay/model/state_format.h: the state log's format (docs/bundle.md, "State
- * log"), the one definition its writer (stub/recorders/stub_rec_state.c) and its
- * reader (replay/model/state.c) share: the magic, the record kinds and what a
+ * log"), the one definition its writer (stub/recorders/stub_rec_state*.c) and its
+ * reader (replay/model/state*.c) share: the magic, the record kinds and what a
  * MAP record says, the order of the general registers in a REGS record's
  * mask, a record's tag, and the varint / svarint coding.
  *

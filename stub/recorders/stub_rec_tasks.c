@@ -4,9 +4,9 @@
  * loop ends in: an instruction logged, mappings updated, a thread gone,
  * the bundle saved and the files flushed when their time has come.
  *
- * The lowest of the recorder's files (stub_rec_priv.h says how they lie):
- * the others call it, with the three ptrace calls they all make; it calls
- * none of them.
+ * Below the loop, the step and the collect files (stub_rec_priv.h says how
+ * they lie): they call it, with the three ptrace calls they all make; it
+ * calls none of them, and stub_rec_pin.c, beside it, neither.
  */
 #include <errno.h>
 #include <inttypes.h>
