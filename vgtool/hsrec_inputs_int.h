@@ -15,7 +15,7 @@
 #include "hsrec_inputs.h"
 
 #define HSIN_MAX_FD 4096
-#define HSIN_MAX_TID 4096          /* as hsrec_main.c's HS_MAX_TID */
+#define HSIN_MAX_TID 4096          /* as hsrec_main_int.h's HS_MAX_TID */
 #define HSIN_NR_CLONE3 435
 #define HSIN_NR_IO_URING_SETUP 425
 
