@@ -18,7 +18,8 @@
  *
  * hsrec_main.c calls into this file from its callbacks, hsrec_instr.c
  * from its instrumentation; what this file needs of the full stream comes
- * through struct hsin_stream, so no call goes back up.
+ * through struct hsin_stream, so no call goes back up. Behind it:
+ * hsrec_inputs.c, hsrec_rebuild.c and hsrec_log.c (hsrec_inputs_int.h).
  */
 #ifndef HINDSIGHT_VGTOOL_HSREC_INPUTS_H
 #define HINDSIGHT_VGTOOL_HSREC_INPUTS_H
