@@ -10,15 +10,16 @@
  * syscall with what the kernel wrote, rdtsc and its kin, signals, the
  * initial stack, the files it opens. Rebuild (--hsrec-mode=rebuild): the
  * same program runs again under the full recorder's instrumentation
- * (hsrec_main.c), and this file completes its syscalls and those
+ * (hsrec_instr.c), and this file completes its syscalls and those
  * instructions from the log instead of the kernel and the CPU; only the
  * calls that shape the process itself (memory maps, signal set-up,
  * exit, exec) reach the core. At every event the thread must be where it
  * was: otherwise the stream says HSREC_DIVERGED and the rebuild stops.
  *
- * hsrec_main.c calls into this file from its callbacks; what this file
- * needs of the full stream comes through struct hsin_stream, so no call
- * goes back up.
+ * hsrec_main.c calls into this file from its callbacks, hsrec_instr.c
+ * from its instrumentation; what this file needs of the full stream comes
+ * through struct hsin_stream, so no call goes back up. Behind it:
+ * hsrec_inputs.c, hsrec_rebuild.c and hsrec_log.c (hsrec_inputs_int.h).
  */
 #ifndef HINDSIGHT_VGTOOL_HSREC_INPUTS_H
 #define HINDSIGHT_VGTOOL_HSREC_INPUTS_H

@@ -1,8 +1,10 @@
 /*
  * vgtool/hsrec_inputs_int.h: what the files of the light and rebuild modes
- * share (hsrec_inputs.c: the log, the threads' turns and the callbacks;
- * hsrec_rebuild.c: the rebuild's syscalls). Not for hsrec_main.c, which
- * sees hsrec_inputs.h only.
+ * share, by the file that owns it. Calls go one way: hsrec_inputs.c (the
+ * callbacks, the light log written, the gate) calls into hsrec_rebuild.c
+ * (the rebuild's syscalls) and hsrec_log.c (the log read back, the turns,
+ * the state they all share); hsrec_rebuild.c calls only hsrec_log.c. Not
+ * for hsrec_main.c, which sees hsrec_inputs.h only.
  *
  * Copyright (C) 2026 the hindsight authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -15,7 +17,7 @@
 #include "hsrec_inputs.h"
 
 #define HSIN_MAX_FD 4096
-#define HSIN_MAX_TID 4096          /* as hsrec_main.c's HS_MAX_TID */
+#define HSIN_MAX_TID 4096          /* as hsrec_main_int.h's HS_MAX_TID */
 #define HSIN_NR_CLONE3 435
 #define HSIN_NR_IO_URING_SETUP 425
 
@@ -45,16 +47,23 @@ struct hsin_thread {
 	ULong saved_rdi, saved_rsi;
 };
 
+/* hsrec_log.c: the state the three files share. */
 extern struct hsin_thread hsin_th[HSIN_MAX_TID];
 struct hsin_thread *hsin_thr(ThreadId tid);
 /* The thread a clone is making (Valgrind's pre_thread_ll_create). */
 extern ThreadId hsin_child;
+/* Rebuild: the thread whose turn it is (the others wait at their next
+ * block's entry). */
+extern ThreadId hsin_owner;
 
+extern Int hsin_fd;                /* light: the log written; rebuild: read */
 extern const struct hsin_stream *hsin_out;
 extern Int hsin_pid;               /* the recorded process's pid */
 /* The superblocks all threads entered (read and written inline), and the
  * gate: translated code calls hsin_gate when the count passes it. */
 extern ULong hsin_count, hsin_limit;
+/* Rebuild, --hsrec-from: the count the window opens at (0: open, or none). */
+extern ULong hsin_from;
 /* The recorded signal was sent again and is not taken yet. */
 extern Bool hsin_deliver;
 
@@ -75,6 +84,7 @@ UInt hsin_u32(const UChar *p);
 ULong hsin_hash(const VexGuestAMD64State *g);
 void hsin_regs(ThreadId tid, VexGuestAMD64State *g);
 
+/* hsrec_log.c: the log read back, and the threads' turns. */
 /* The rebuild cannot go on: the stream says why, and the run ends. */
 void hsin_diverge(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
 /* The next record's kind, loaded (0: the log ends); consumed. */
@@ -92,7 +102,7 @@ Bool hsin_turn_here(ULong count);
 void hsin_take_turn(void);
 Bool hsin_wait_turn(ThreadId tid);
 
-/* hsrec_rebuild.c. */
+/* hsrec_rebuild.c: the rebuild's syscalls, for hsrec_inputs.c. */
 /* Called by translated code at a syscall (hsin_instrument_out). */
 ULong hsin_syscall(VexGuestAMD64State *g, ULong next);
 /* @tid's turn came back: the syscall it waited in completes. */

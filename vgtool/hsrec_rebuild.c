@@ -14,6 +14,9 @@
  * thread that waited in its syscall while others ran when recorded leaves
  * its block there, and the syscall completes at its next turn (hsin_finish,
  * from hsin_stop).
+ *
+ * hsrec_inputs.c calls into this file; it calls only hsrec_log.c (the log
+ * read back, the turns), below both (hsrec_inputs_int.h).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_aspacemgr.h"
