@@ -505,6 +505,30 @@ static void hsin_rebuild_stack(ThreadId tid)
 	hsin_arm();
 }
 
+/* Light: the words the kernel clears as threads that ended end (their
+ * CLONE_CHILD_CLEARTID or set_tid_address pointer, which pthread_join
+ * waits on). The kernel clears one only after Valgrind let go of the
+ * thread, so a thread that runs next may find it set or not, as the
+ * machine is loaded: it waits until it is clear (at most a second), as
+ * the rebuild clears it at the thread's exit (hsrec_rebuild.c,
+ * hsin_clear_ctid). Else the log could not tell a join that waited from
+ * one that did not. */
+#define HSIN_CTID_WAIT 16
+static Addr hsin_ctid_wait[HSIN_CTID_WAIT];
+static UInt hsin_nctid_wait;
+
+static void hsin_light_ctids(void)
+{
+	for (UInt i = 0; i < hsin_nctid_wait; i++) {
+		Addr a = hsin_ctid_wait[i];
+
+		for (UInt ms = 0; ms < 1000 && VG_(am_is_valid_for_client)(a, 4, VKI_PROT_READ) &&
+				  *(volatile const UInt *)a != 0; ms++)
+			VG_(poll)(NULL, 0, 1);
+	}
+	hsin_nctid_wait = 0;
+}
+
 Bool hsin_start(ThreadId tid)
 {
 	if (hsin_mode == HSIN_MODE_FULL)
@@ -521,8 +545,10 @@ Bool hsin_start(ThreadId tid)
 		if (hsin_mode == HSIN_MODE_REBUILD)
 			hsin_drop_writes();
 	}
-	if (hsin_mode == HSIN_MODE_LIGHT)
+	if (hsin_mode == HSIN_MODE_LIGHT) {
+		hsin_light_ctids();
 		hsin_light_turn(tid);
+	}
 	if (!hsin_stack_done) {
 		hsin_stack_done = True;
 		if (hsin_mode == HSIN_MODE_LIGHT)
@@ -571,6 +597,8 @@ void hsin_thread_exit(ThreadId tid)
 
 	if (hsin_mode == HSIN_MODE_LIGHT && tid == hsin_cur)
 		hsin_cur = VG_INVALID_THREADID;    /* the next to run logs its turn */
+	if (hsin_mode == HSIN_MODE_LIGHT && t->ctid && hsin_nctid_wait < HSIN_CTID_WAIT)
+		hsin_ctid_wait[hsin_nctid_wait++] = t->ctid;
 	if (hsin_mode == HSIN_MODE_REBUILD && tid == hsin_owner) {
 		if (hsin_turn_here(hsin_count))
 			hsin_take_turn();
@@ -633,6 +661,13 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 	hsin_put64(t->sys_count);
 	if (hsrec_sys_is_open(nr) && r >= 0)
 		hsin_light_file((Int)r);
+	/* The words the kernel clears as threads end (hsin_light_ctids). */
+	if (nr == __NR_clone && r > 0 && hsin_child != VG_INVALID_THREADID) {
+		hsin_thr(hsin_child)->ctid = (args[0] & VKI_CLONE_CHILD_CLEARTID) ? args[3] : 0;
+		hsin_child = VG_INVALID_THREADID;
+	}
+	if (nr == __NR_set_tid_address)
+		t->ctid = args[0];
 }
 
 void hsin_post_write(ThreadId tid, Addr a, SizeT len)

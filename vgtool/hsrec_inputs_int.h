@@ -31,8 +31,9 @@ struct hsin_thread {
 	ULong sys_pc, sys_sp, sys_hash, sys_count;
 	/* Rebuild: its id when recorded, and in this run (0: not known). */
 	Int lwp, real_lwp;
-	/* Rebuild: the word the kernel clears when it ends (its
-	 * CLONE_CHILD_CLEARTID or set_tid_address pointer; 0: none). */
+	/* The word the kernel clears when it ends (its CLONE_CHILD_CLEARTID
+	 * or set_tid_address pointer; 0: none): the rebuild clears it at
+	 * the exit, the light run waits until the kernel has. */
 	Addr ctid;
 	/* Rebuild: it waited in the syscall ending before this address
 	 * while others ran, when recorded: completed at its next turn. */
