@@ -403,7 +403,7 @@ void cli_rebuild_usage(FILE *out)
 		"now, or again (docs/rebuild.md).\n"
 		"\n"
 		"  --last N   only a window: about the last N superblocks of the run (a\n"
-		"             superblock is 5 to 10 instructions), the program run up to\n"
+		"             superblock is 5 to 15 instructions), the program run up to\n"
 		"             there at the light recorder's speed; the history starts\n"
 		"             there with the registers and the memory as they were then.\n"
 		"             `run` rebuilds a crashed run so. A run that exec'd is\n"
