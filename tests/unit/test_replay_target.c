@@ -368,7 +368,7 @@ static uint64_t time_of(struct replay_state *st, struct session *s, int64_t tid,
 	return time;
 }
 
-/* Three workers add 1, 2, 3 to counter 2000 times each, under a mutex
+/* Three workers add 1, 2, 3 to counter 500 times each, under a mutex
  * (recorded with short slices: the threads interleave). Every write, from
  * the end back to the first: each stop is in the writing thread, the
  * values step by its addend, and the thread that was resumed is left where
@@ -390,11 +390,11 @@ static void test_watch_threads(void **state)
 	open_session(&s, threads_dir);
 	main_tid = s.tid;
 	value = read_u64(&s, counter_addr, 8);
-	assert_int_equal(value, 12000);
+	assert_int_equal(value, 3000);
 	assert_int_equal(s.rt.ops->insert_point(s.rt.ctx, RSP_POINT_WRITE_WATCH, counter_addr, 8),
 			 0);
 	gettimeofday(&t0, NULL);
-	for (int i = 0; i < 6000; i++) {
+	for (int i = 0; i < 1500; i++) {
 		int64_t resumed = s.tid;
 		struct rsp_stop stop = resume(&s, RSP_RESUME_REVERSE_CONTINUE);
 		uint64_t old = read_u64(&s, counter_addr, 8), d = value - old;
@@ -511,7 +511,7 @@ static void expect_hit(struct session *s, struct replay_state *st, struct rsp_st
 	assert_int_equal(check_timeline(s, st), w->time - 1);
 }
 
-#define NWRITES 6000
+#define NWRITES 1500
 
 /* Bundle thread number of @tid. */
 static size_t thread_index(const struct replay_bundle *b, int64_t tid)
@@ -718,7 +718,7 @@ static void test_timeline(void **state)
 	assert_int_equal(stop.reason, RSP_REASON_REPLAY_END);
 	assert_true(replay_target_at_end(s.t));
 	check_timeline(&s, st);
-	assert_int_equal(read_u64(&s, counter_addr, 8), 12000);
+	assert_int_equal(read_u64(&s, counter_addr, 8), 3000);
 	stop = resume(&s, RSP_RESUME_STEP);
 	assert_int_equal(stop.reason, RSP_REASON_REPLAY_END);
 	replay_target_free(s.t);

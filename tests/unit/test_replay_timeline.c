@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_replay_timeline.c: replay/decode/timeline.c without a debugger,
  * over a software recording made here of tests/programs/rec/threads.c
- * (three workers adding 1, 2, 3 to one counter 2000 times each under a
+ * (three workers adding 1, 2, 3 to one counter 500 times each under a
  * mutex, recorded with short slices so they interleave; built without
  * PIE so nm gives the counter's address). The state log's writes to the
  * counter are the reference: each is the instruction a breakpoint is put

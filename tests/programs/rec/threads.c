@@ -10,7 +10,7 @@ static void *worker(void *arg)
 {
 	long id = (long)arg;
 
-	for (int i = 0; i < 2000; i++) {
+	for (int i = 0; i < 500; i++) {
 		pthread_mutex_lock(&lock);
 		counter += id;
 		pthread_mutex_unlock(&lock);
