@@ -2,19 +2,34 @@
  * replay/decode/dwarf_symbols.c: struct replay_symbolizer over dw_space.
  *
  * For each mapping, the load bias (replay_elf_mapping_bias) places its
- * file's addresses.
+ * file's addresses. The answers for the last addresses asked are kept (an
+ * address's answer never changes): a walk over every instruction (`calls`,
+ * the timeline) asks for the same addresses again and again, and a lookup
+ * is two binary searches over tables that do not stay in the CPU's caches.
  */
 #include "replay/decode/dwarf_symbols.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "dwarf/dw_space.h"
 #include "replay/model/bundle.h"
 #include "replay/model/elf_load.h"
 
+/* Direct-mapped, by address: 16K answers, about 3.5 MB. */
+#define ANSWERS 16384
+
+struct answer {
+	uint64_t addr;
+	int err;                   /* 0, or what dw_space_lookup said; */
+	bool used;                 /* an empty slot is not an answer */
+	struct replay_symbol sym;  /* when err == 0 */
+};
+
 struct replay_dwarf_symbols {
 	struct dw_space *space;
+	struct answer *answers;    /* ANSWERS of them, or NULL: none kept */
 };
 
 int replay_dwarf_symbols_new(const struct replay_bundle *b, struct replay_dwarf_symbols **out)
@@ -26,6 +41,7 @@ int replay_dwarf_symbols_new(const struct replay_bundle *b, struct replay_dwarf_
 		free(s);
 		return -ENOMEM;
 	}
+	s->answers = calloc(ANSWERS, sizeof(*s->answers));
 	for (size_t i = 0; i < b->nmaps; i++) {
 		const struct replay_mapping *m = &b->maps[i];
 		uint64_t bias;
@@ -49,12 +65,12 @@ void replay_dwarf_symbols_free(struct replay_dwarf_symbols *s)
 	if (!s)
 		return;
 	dw_space_free(s->space);
+	free(s->answers);
 	free(s);
 }
 
-int replay_dwarf_symbols_lookup(void *ctx, uint64_t addr, struct replay_symbol *out)
+static int lookup(struct replay_dwarf_symbols *s, uint64_t addr, struct replay_symbol *out)
 {
-	struct replay_dwarf_symbols *s = ctx;
 	struct dw_location loc;
 	int err = dw_space_lookup(s->space, addr, &loc, NULL);
 
@@ -74,6 +90,24 @@ int replay_dwarf_symbols_lookup(void *ctx, uint64_t addr, struct replay_symbol *
 		out->inlined[out->ninlined++] = loc.frames[i].function;
 	}
 	return 0;
+}
+
+int replay_dwarf_symbols_lookup(void *ctx, uint64_t addr, struct replay_symbol *out)
+{
+	struct replay_dwarf_symbols *s = ctx;
+	struct answer *a;
+
+	if (!s->answers)
+		return lookup(s, addr, out);
+	a = &s->answers[(addr ^ (addr >> 14)) & (ANSWERS - 1)];
+	if (!a->used || a->addr != addr) {
+		a->addr = addr;
+		a->err = lookup(s, addr, &a->sym);
+		a->used = true;
+	}
+	if (a->err == 0)
+		*out = a->sym;
+	return a->err;
 }
 
 int replay_dwarf_symbols_cfi(void *ctx, uint64_t pc, struct dw_cfi_row *out)
