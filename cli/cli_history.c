@@ -321,7 +321,10 @@ int cli_calls_main(int argc, char **argv)
 		fprintf(stderr, "decoding: done\n");
 	if (resolve_range(a.range, a.size, s.r->ncalls, &begin, &end) < 0)
 		goto fail;
-	replay_report_calls_print(s.r, &a.o, begin, end, a.json, stdout);
+	if (replay_report_calls_print(s.r, &a.o, begin, end, a.json, stdout, err, sizeof(err)) < 0) {
+		fprintf(stderr, "hindsight: %s\n", err);
+		goto fail;
+	}
 	session_close(&s);
 	return fflush(stdout) == 0 ? 0 : 1;
 fail:

@@ -10,48 +10,97 @@
 #include "replay/decode/decode.h"
 #include "replay/decode/symbols.h"
 
-struct walk {
-	struct replay_calls *c;
-	int level;
-	int *stack;                /* levels of the callers */
-	size_t depth, cap;
-	enum replay_insn_kind prev;
-	bool fresh;                /* the next instruction starts a segment */
+/* A PSB the decoder passed: the walk may still be before it. */
+struct psb {
+	uint64_t offset, index;
 };
 
-static struct replay_segment *push_seg(struct walk *w, uint64_t index)
+#define PSBS 16
+
+struct walk {
+	struct replay_calls *c;    /* the segments kept; the current one is last */
+	uint64_t number;           /* the current segment's (0: none yet) */
+	uint64_t keep;             /* segments before this one are not kept */
+	uint64_t stop;             /* the walk ends where the one after it starts
+				    * (0: at the end of the history) */
+	/* The call depth: +1 after a call, -1 after a return (GDB's levels:
+	 * a return with no call seen goes below the first level). */
+	int64_t level, min;
+	enum replay_insn_kind prev;
+	bool fresh;                /* the next instruction starts a segment */
+	struct replay_calls_marks *marks; /* marks to add, or NULL */
+	struct psb psbs[PSBS];     /* the last PSBs passed */
+	uint64_t npsbs;
+};
+
+static void on_psb(void *ctx, uint64_t offset, uint64_t index, uint64_t time)
+{
+	struct walk *w = ctx;
+
+	(void)time;
+	w->psbs[w->npsbs++ % PSBS] = (struct psb){ offset, index };
+}
+
+/* A mark for the segment starting at item @first. */
+static int add_mark(struct walk *w, uint64_t first)
+{
+	struct replay_calls_marks *mk = w->marks;
+	struct replay_calls_mark *m;
+	const struct psb *best = NULL;
+
+	if (mk->n == mk->cap) {
+		size_t cap = mk->cap ? mk->cap * 2 : 256;
+
+		m = realloc(mk->m, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		mk->m = m;
+		mk->cap = cap;
+	}
+	/* The decoder reports a PSB as it passes it, a block or so before
+	 * the walk gets there. */
+	for (uint64_t i = w->npsbs > PSBS ? w->npsbs - PSBS : 0; i < w->npsbs; i++) {
+		const struct psb *p = &w->psbs[i % PSBS];
+
+		if (p->index <= first && (!best || p->index > best->index))
+			best = p;
+	}
+	mk->m[mk->n++] = (struct replay_calls_mark){
+		.number = w->number, .first = first, .level = w->level,
+		.psb_offset = best ? best->offset : UINT64_MAX, .psb_index = best ? best->index : 0,
+	};
+	return 0;
+}
+
+/* Starts segment w->number + 1 at item @index. 1 if the walk ends
+ * instead (the segment is after w->stop), 0, or -ENOMEM. */
+static int push_seg(struct walk *w, uint64_t index)
 {
 	struct replay_calls *c = w->c;
 	struct replay_segment *s;
 
+	if (w->stop && w->number == w->stop)
+		return 1;
+	if (w->number < w->keep)
+		c->n = 0;          /* the one ending is not kept */
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
 
 		s = realloc(c->segs, cap * sizeof(*s));
 		if (!s)
-			return NULL;
+			return -ENOMEM;
 		c->segs = s;
 		c->cap = cap;
 	}
+	w->number++;
+	if (w->number == 1 || w->level < w->min)
+		w->min = w->level;
+	if (w->marks && (w->number - 1) % w->marks->every == 0 && add_mark(w, index) < 0)
+		return -ENOMEM;
 	s = &c->segs[c->n++];
 	memset(s, 0, sizeof(*s));
-	s->level = w->level;
+	s->level = (int)w->level;
 	s->first = s->last = index;
-	return s;
-}
-
-static int push_level(struct walk *w)
-{
-	if (w->depth == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		int *st = realloc(w->stack, cap * sizeof(*st));
-
-		if (!st)
-			return -ENOMEM;
-		w->stack = st;
-		w->cap = cap;
-	}
-	w->stack[w->depth++] = w->level;
 	return 0;
 }
 
@@ -68,13 +117,11 @@ static int place(struct walk *w, const struct replay_symbol *sym)
 	struct replay_segment *cur = w->c->n ? &w->c->segs[w->c->n - 1] : NULL;
 
 	if (w->prev == REPLAY_INSN_CALL) {
-		if (push_level(w) < 0)
-			return -ENOMEM;
 		w->level++;
 		return 1;
 	}
 	if (w->prev == REPLAY_INSN_RET) {
-		w->level = w->depth ? w->stack[--w->depth] : w->level - 1;
+		w->level--;
 		return 1;
 	}
 	return w->fresh || !cur || cur->gap || !same_function(cur, sym);
@@ -88,13 +135,11 @@ static int add_insn(struct walk *w, const struct replay_item *it, const struct r
 
 	if (sz && sz->lookup(sz->ctx, it->insn.ip, &sym) < 0)
 		memset(&sym, 0, sizeof(sym));
-	rc = place(w, &sym);
-	if (rc < 0)
-		return rc;
-	if (rc) {
-		s = push_seg(w, it->index);
-		if (!s)
-			return -ENOMEM;
+	if (place(w, &sym)) {
+		rc = push_seg(w, it->index);
+		if (rc)
+			return rc;
+		s = &w->c->segs[w->c->n - 1];
 		s->function = sym.function;
 		s->start = sym.start;
 		s->file = sym.file;
@@ -116,10 +161,12 @@ static int add_insn(struct walk *w, const struct replay_item *it, const struct r
 
 static int add_gap(struct walk *w, const struct replay_item *it)
 {
-	struct replay_segment *s = push_seg(w, it->index);
+	struct replay_segment *s;
+	int rc = push_seg(w, it->index);
 
-	if (!s)
-		return -ENOMEM;
+	if (rc)
+		return rc;
+	s = &w->c->segs[w->c->n - 1];
 	s->gap = true;
 	s->error = it->error;
 	s->text = it->text;
@@ -128,36 +175,103 @@ static int add_gap(struct walk *w, const struct replay_item *it)
 	return 0;
 }
 
-static void normalize(struct replay_calls *c)
+/* Walks @d to the end, or to where segment w->stop ends. 0 or an error. */
+static int walk(struct walk *w, struct replay_decoder *d, const struct replay_symbolizer *sym,
+		replay_progress_fn progress, void *ctx)
 {
-	int min = 0;
-
-	for (size_t i = 0; i < c->n; i++)
-		if (i == 0 || c->segs[i].level < min)
-			min = c->segs[i].level;
-	for (size_t i = 0; i < c->n; i++)
-		c->segs[i].level -= min;
-}
-
-int replay_calls_build(struct replay_calls *c, struct replay_decoder *d,
-		       const struct replay_symbolizer *sym, replay_progress_fn progress, void *ctx)
-{
-	struct walk w = { .c = c, .fresh = true };
 	struct replay_item it;
 	uint64_t n = 0;
 	int rc;
 
 	while ((rc = replay_decoder_next(d, &it)) > 0) {
-		rc = it.kind == REPLAY_ITEM_GAP ? add_gap(&w, &it) : add_insn(&w, &it, sym);
-		if (rc < 0)
-			break;
-		if (progress && !(++n & 0xffff) && progress(ctx, n)) {
-			rc = -ECANCELED;
-			break;
-		}
+		rc = it.kind == REPLAY_ITEM_GAP ? add_gap(w, &it) : add_insn(w, &it, sym);
+		if (rc)
+			return rc < 0 ? rc : 0;
+		if (progress && !(++n & 0xffff) && progress(ctx, n))
+			return -ECANCELED;
 	}
-	free(w.stack);
-	normalize(c);
+	return rc;
+}
+
+static void lower_levels(struct replay_calls *c, int64_t min)
+{
+	for (size_t i = 0; i < c->n; i++)
+		c->segs[i].level -= (int)min;
+}
+
+int replay_calls_build(struct replay_calls *c, struct replay_decoder *d,
+		       const struct replay_symbolizer *sym, replay_progress_fn progress, void *ctx)
+{
+	struct walk w = { .c = c, .fresh = true, .keep = 1 };
+	int rc = walk(&w, d, sym, progress, ctx);
+
+	lower_levels(c, w.min);
+	return rc < 0 ? rc : 0;
+}
+
+int replay_calls_marks_build(struct replay_calls_marks *mk, struct replay_decoder *d,
+			     const struct replay_symbolizer *sym, replay_progress_fn progress,
+			     void *ctx)
+{
+	struct replay_calls one = { 0 };
+	struct walk *w = calloc(1, sizeof(*w));
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	if (!mk->every)
+		mk->every = REPLAY_CALLS_MARK_EVERY;
+	*w = (struct walk){ .c = &one, .fresh = true, .keep = UINT64_MAX, .marks = mk };
+	rc = replay_decoder_on_psb(d, on_psb, w);
+	if (rc == 0)
+		rc = walk(w, d, sym, progress, ctx);
+	replay_decoder_on_psb(d, NULL, NULL);
+	mk->nsegs = w->number;
+	mk->min_level = w->min;
+	replay_calls_release(&one);
+	free(w);
+	return rc < 0 ? rc : 0;
+}
+
+void replay_calls_marks_release(struct replay_calls_marks *mk)
+{
+	free(mk->m);
+	*mk = (struct replay_calls_marks){ 0 };
+}
+
+int replay_calls_range(struct replay_calls *c, const struct replay_calls_marks *mk,
+		       struct replay_decoder *d, const struct replay_symbolizer *sym,
+		       uint64_t begin, uint64_t end)
+{
+	size_t lo = 0, hi = mk->n;
+	const struct replay_calls_mark *m;
+	struct walk w;
+	int rc;
+
+	if (begin < 1 || begin > end || end > mk->nsegs || !mk->n || mk->m[0].number != 1)
+		return -ENOENT;
+	/* The last mark at or before @begin. */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (mk->m[mid].number <= begin)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	m = &mk->m[lo];
+	rc = m->psb_offset == UINT64_MAX ? replay_decoder_rewind(d) :
+					   replay_decoder_seek(d, m->psb_offset, m->psb_index);
+	if (rc == 0)
+		rc = replay_decoder_skip_to(d, m->first);
+	/* From the mark's first item, which starts a segment at its level. */
+	w = (struct walk){ .c = c, .fresh = true, .number = m->number - 1, .level = m->level,
+			   .keep = begin, .stop = end };
+	if (rc == 0)
+		rc = walk(&w, d, sym, NULL, NULL);
+	if (rc == 0 && (w.number < end || c->n != end - begin + 1 || c->segs[0].first < m->first))
+		rc = -ENOENT;
+	lower_levels(c, mk->min_level);
 	return rc < 0 ? rc : 0;
 }
 

@@ -38,10 +38,54 @@ struct replay_calls {
 	size_t n, cap;
 };
 
+/* Where segment @number starts: its first item, its level (before the
+ * history's least level is taken off), and a PSB at or before that item to
+ * decode from (offset UINT64_MAX: none, from the start). */
+struct replay_calls_mark {
+	uint64_t number, first;
+	int64_t level;
+	uint64_t psb_offset, psb_index;
+};
+
+/* A thread's segments counted, with a mark every REPLAY_CALLS_MARK_EVERY
+ * of them: what lists any range of them at the cost of that range
+ * (replay_calls_range), where the segments themselves of a long history
+ * (one every few instructions) would take gigabytes. */
+#define REPLAY_CALLS_MARK_EVERY 1024
+
+struct replay_calls_marks {
+	uint64_t every;            /* a mark every this many segments; 0 when
+				    * built: REPLAY_CALLS_MARK_EVERY */
+	struct replay_calls_mark *m;
+	size_t n, cap;
+	uint64_t nsegs;            /* segments in the whole history */
+	int64_t min_level;         /* the least level in it (printed as 0) */
+};
+
 /* Walks @d from its position to the end and fills @c (zeroed by the
  * caller). 0, -ENOMEM, -ECANCELED (from @progress). */
 int replay_calls_build(struct replay_calls *c, struct replay_decoder *d,
 		       const struct replay_symbolizer *sym, replay_progress_fn progress, void *ctx);
 void replay_calls_release(struct replay_calls *c);
+
+/* Walks @d (a decoder at the start of its thread, with no PSB callback of
+ * its own) to the end and fills @mk (zeroed by the caller, but for
+ * @mk->every), keeping no segment. 0, -ENOMEM, -ECANCELED (from @progress); @d's PSB callback is
+ * cleared again. */
+int replay_calls_marks_build(struct replay_calls_marks *mk, struct replay_decoder *d,
+			     const struct replay_symbolizer *sym, replay_progress_fn progress,
+			     void *ctx);
+void replay_calls_marks_release(struct replay_calls_marks *mk);
+
+/* Segments @begin .. @end (1 <= @begin <= @end <= mk->nsegs) of the
+ * history @mk was built over into @c (zeroed by the caller): c->segs[0] is
+ * segment @begin, each exactly as replay_calls_build gives it. @d is a
+ * decoder of the same thread, anywhere; it is sought to the last mark at
+ * or before @begin, so this decodes at most mk->every segments besides
+ * the range. 0, -ENOMEM, -ENOENT (the history is not the
+ * one @mk counted), the decoder's errors. */
+int replay_calls_range(struct replay_calls *c, const struct replay_calls_marks *mk,
+		       struct replay_decoder *d, const struct replay_symbolizer *sym,
+		       uint64_t begin, uint64_t end);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "replay/model/bundle.h"
+#include "replay/decode/calls.h"
 #include "replay/decode/cursor.h"
 #include "replay/decode/explain.h"
 #include "replay/frontend/frontend_origin.h"
@@ -56,9 +57,9 @@ void replay_report_free(struct replay_report *r)
 {
 	if (!r)
 		return;
-	if (r->calls)
-		replay_calls_release(r->calls);
-	free(r->calls);
+	if (r->marks)
+		replay_calls_marks_release(r->marks);
+	free(r->marks);
 	if (r->idx)
 		replay_index_release(r->idx);
 	free(r->idx);
@@ -253,25 +254,45 @@ int replay_report_calls(struct replay_report *r, replay_progress_fn progress, vo
 {
 	int rc;
 
-	r->calls = calloc(1, sizeof(*r->calls));
-	rc = r->calls ? replay_calls_build(r->calls, r->d, &r->rs->sym, progress, ctx) : -ENOMEM;
+	r->marks = calloc(1, sizeof(*r->marks));
+	rc = r->marks ? replay_calls_marks_build(r->marks, r->d, &r->rs->sym, progress, ctx) :
+			-ENOMEM;
 	if (rc < 0) {
 		snprintf(err, errsize, "%s: %s", r->dir, strerror(-rc));
 		return rc;
 	}
-	r->ncalls = r->calls->n;
+	r->ncalls = r->marks->nsegs;
 	return 0;
 }
 
-void replay_report_calls_print(struct replay_report *r, const struct replay_history_opts *o,
-			       uint64_t begin, uint64_t end, bool json, FILE *out)
+/* Segments are listed this many at a time: a listing of the whole of a
+ * long history never holds more. */
+#define CALLS_AT_ONCE 65536
+
+int replay_report_calls_print(struct replay_report *r, const struct replay_history_opts *o,
+			      uint64_t begin, uint64_t end, bool json, FILE *out, char *err,
+			      size_t errsize)
 {
-	for (uint64_t i = begin; i <= end; i++) {
-		if (json)
-			print_json_segment(r, i, &r->calls->segs[i - 1], out);
-		else
-			replay_history_print_segment(out, o, i, &r->calls->segs[i - 1]);
+	struct replay_calls c = { 0 };
+	int rc = 0;
+
+	for (uint64_t from = begin; rc == 0 && from <= end; from += CALLS_AT_ONCE) {
+		uint64_t to = end - from < CALLS_AT_ONCE ? end : from + CALLS_AT_ONCE - 1;
+
+		c.n = 0;
+		rc = replay_calls_range(&c, r->marks, r->d, &r->rs->sym, from, to);
+		for (uint64_t i = from; rc == 0 && i <= to; i++) {
+			if (json)
+				print_json_segment(r, i, &c.segs[i - from], out);
+			else
+				replay_history_print_segment(out, o, i, &c.segs[i - from]);
+		}
 	}
+	replay_calls_release(&c);
+	if (rc < 0)
+		snprintf(err, errsize, "%s: %s", r->dir,
+			 rc == -ENOENT ? "the history changed while it was listed" : strerror(-rc));
+	return rc;
 }
 
 int replay_report_timeline_want(struct replay_report *r)

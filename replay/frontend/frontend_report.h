@@ -28,6 +28,7 @@
 #include "replay/decode/history_format.h"
 #include "replay/decode/spans.h"
 
+struct replay_calls_marks;
 struct replay_cursor;
 struct replay_session;
 
@@ -45,10 +46,10 @@ struct replay_report {
 	const char *dir;           /* as opened, for messages */
 	size_t thread;             /* the thread listed (replay_report_thread) */
 	uint64_t nitems;           /* its items (replay_report_index) */
-	size_t ncalls;             /* its call segments (replay_report_calls) */
+	uint64_t ncalls;           /* its call segments (replay_report_calls) */
 	struct replay_decoder *d;
 	struct replay_index *idx;
-	struct replay_calls *calls;
+	struct replay_calls_marks *marks; /* replay_report_calls's */
 };
 
 /* Opens the recording @dir (with its DWARF symbols when @symbols) into
@@ -75,13 +76,17 @@ int replay_report_history(struct replay_report *r, const struct replay_history_o
 			  uint64_t begin, uint64_t end, bool json, FILE *out, char *err,
 			  size_t errsize);
 
-/* Builds the thread's call segments (r->ncalls), calling @progress now
- * and then. 0, -ENOMEM, -ECANCELED (from @progress). */
+/* Counts the thread's call segments (r->ncalls), calling @progress now
+ * and then, and marks where every REPLAY_CALLS_MARK_EVERY-th starts: a
+ * listing then decodes only its range (replay/decode/calls.h). 0,
+ * -ENOMEM, -ECANCELED (from @progress). */
 int replay_report_calls(struct replay_report *r, replay_progress_fn progress, void *ctx,
 			char *err, size_t errsize);
-/* Segments @begin .. @end (1-based) into @out, as replay_report_history. */
-void replay_report_calls_print(struct replay_report *r, const struct replay_history_opts *o,
-			       uint64_t begin, uint64_t end, bool json, FILE *out);
+/* Segments @begin .. @end (1-based) into @out, as replay_report_history.
+ * 0, or the decoder's errors with the reason in @err. */
+int replay_report_calls_print(struct replay_report *r, const struct replay_history_opts *o,
+			      uint64_t begin, uint64_t end, bool json, FILE *out, char *err,
+			      size_t errsize);
 
 /* Sets up what a timeline reads: the symbols, and a software recording's
  * state log (it times instructions exactly). 0 or the symbols' errors. */

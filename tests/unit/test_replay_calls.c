@@ -1,7 +1,10 @@
 /*
  * tests/unit/test_replay_calls.c: ELF symbols and function segments on
  * LLDB's multi-file trace (main -> foo@plt -> foo -> bar@plt -> bar, with
- * a gap where the PLT enters ld.so's resolver, which the bundle lacks).
+ * a gap where the PLT enters ld.so's resolver, which the bundle lacks);
+ * and any range of segments listed from marks (replay_calls_range) equal
+ * to the same segments of the whole walk, on the real traces of
+ * ../shared/ptdata with their DWARF symbols.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,6 +21,7 @@
 #include "replay/model/bundle.h"
 #include "replay/decode/calls.h"
 #include "replay/decode/decode.h"
+#include "replay/decode/session.h"
 #include "replay/decode/symbols.h"
 
 #define MF HINDSIGHT_SHARED "/ptdata/lldb/intelpt-trace-multi-file"
@@ -130,11 +134,118 @@ static void test_segments(void **state)
 	replay_symbols_free(s);
 }
 
+static void same_segment(const struct replay_segment *a, const struct replay_segment *b)
+{
+	assert_int_equal(a->level, b->level);
+	assert_int_equal(a->first, b->first);
+	assert_int_equal(a->last, b->last);
+	assert_ptr_equal(a->function, b->function);
+	assert_int_equal(a->start, b->start);
+	assert_ptr_equal(a->file, b->file);
+	assert_int_equal(a->line_min, b->line_min);
+	assert_int_equal(a->line_max, b->line_max);
+	assert_int_equal(a->gap, b->gap);
+	assert_int_equal(a->error, b->error);
+	assert_ptr_equal(a->text, b->text);
+}
+
+/* Segments @begin..@end from @mk against @all's. */
+static void check_range(const struct replay_calls *all, const struct replay_calls_marks *mk,
+			struct replay_decoder *d, const struct replay_symbolizer *sym,
+			uint64_t begin, uint64_t end)
+{
+	struct replay_calls part = { 0 };
+
+	assert_int_equal(replay_calls_range(&part, mk, d, sym, begin, end), 0);
+	assert_int_equal(part.n, end - begin + 1);
+	for (uint64_t i = begin; i <= end; i++)
+		same_segment(&part.segs[i - begin], &all->segs[i - 1]);
+	replay_calls_release(&part);
+}
+
+/* Every thread of @path (at most 4): the marks count what the whole walk
+ * finds, and ranges from them (all of them on a short history; the
+ * marks' edges and random ones on a long one) are its segments. */
+static void ranges_of(const char *path)
+{
+	static const uint64_t everies[] = { 1, 3, 64, REPLAY_CALLS_MARK_EVERY };
+	struct replay_session *s = NULL;
+	char err[512] = "";
+	unsigned seed = 1;
+	size_t longest = 0;
+
+	if (replay_session_open(path, REPLAY_SESSION_SYMBOLS, &s, err, sizeof(err)) < 0)
+		fail_msg("%s: %s", path, err);
+	for (size_t t = 0; t < s->b->nthreads && t < 4; t++) {
+		struct replay_calls all = { 0 };
+		struct replay_decoder *d;
+
+		assert_int_equal(replay_decoder_new(s->b, t, &d), 0);
+		assert_int_equal(replay_calls_build(&all, d, &s->sym, NULL, NULL), 0);
+		if (all.n > longest)
+			longest = all.n;
+		for (size_t e = 0; e < sizeof(everies) / sizeof(everies[0]); e++) {
+			struct replay_calls_marks mk = { .every = everies[e] };
+			int64_t min = 0;
+
+			assert_int_equal(replay_decoder_rewind(d), 0);
+			assert_int_equal(replay_calls_marks_build(&mk, d, &s->sym, NULL, NULL), 0);
+			assert_int_equal(mk.nsegs, all.n);
+			for (size_t i = 0; i < all.n; i++)
+				if (all.segs[i].level == 0)
+					min = 1;
+			assert_int_equal(min, all.n ? 1 : 0);   /* the least level is 0 */
+			if (all.n <= 40) {
+				for (uint64_t b = 1; b <= all.n; b++)
+					for (uint64_t x = b; x <= all.n; x++)
+						check_range(&all, &mk, d, &s->sym, b, x);
+			} else {
+				check_range(&all, &mk, d, &s->sym, 1, all.n);
+				for (size_t k = 0; k < mk.n; k++) {
+					uint64_t at = mk.m[k].number;
+
+					check_range(&all, &mk, d, &s->sym, at, at);
+					if (at > 1)
+						check_range(&all, &mk, d, &s->sym, at - 1, at);
+				}
+				for (int k = 0; k < 200; k++) {
+					uint64_t b = 1 + (uint64_t)rand_r(&seed) % all.n;
+					uint64_t x = b + (uint64_t)rand_r(&seed) % 50;
+
+					check_range(&all, &mk, d, &s->sym, b, x < all.n ? x : all.n);
+				}
+			}
+			/* Out of the history. */
+			struct replay_calls none = { 0 };
+			assert_int_equal(replay_calls_range(&none, &mk, d, &s->sym, 0, 1), -ENOENT);
+			assert_int_equal(replay_calls_range(&none, &mk, d, &s->sym, 1, all.n + 1),
+					 -ENOENT);
+			replay_calls_release(&none);
+			replay_calls_marks_release(&mk);
+		}
+		replay_calls_release(&all);
+		replay_decoder_free(d);
+	}
+	printf("  %s: %zu threads, up to %zu segments\n", path, s->b->nthreads, longest);
+	replay_session_free(s);
+}
+
+static void test_ranges(void **state)
+{
+	(void)state;
+	ranges_of(tmpdir);          /* the multi-file trace (setup) */
+	ranges_of(HINDSIGHT_SHARED "/ptdata/lldb/intelpt-multi-core-trace");
+	ranges_of(HINDSIGHT_SHARED "/ptdata/hase/skl-20180404-loopy/loopy-20180404T162955.perf");
+	ranges_of(HINDSIGHT_SHARED "/ptdata/hase/skl-20180404-control_flow/"
+		  "control_flow-20180404T163033.perf");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbols),
 		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_ranges),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
