@@ -4,11 +4,15 @@
 #include "replay/decode/calls.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "replay/decode/decode.h"
 #include "replay/decode/symbols.h"
+#include "replay/model/fingerprint.h"
 
 /* A PSB the decoder passed: the walk may still be before it. */
 struct psb {
@@ -279,4 +283,101 @@ void replay_calls_release(struct replay_calls *c)
 {
 	free(c->segs);
 	*c = (struct replay_calls){ 0 };
+}
+
+/* ---- kept on disk ----------------------------------------------------- */
+
+struct marks_head {
+	char magic[8];             /* MARKS_MAGIC */
+	uint64_t key;              /* the caller's: what they were built over */
+	uint64_t sum;              /* of the rest of the head and the marks */
+	uint64_t every, nsegs, n;
+	int64_t min_level;
+};
+
+#define MARKS_MAGIC "HSCALLS1"
+
+static uint64_t marks_sum(const struct marks_head *h, const struct replay_calls_mark *m)
+{
+	uint64_t s = replay_fingerprint(REPLAY_FINGERPRINT_START, &h->every, sizeof(*h) - offsetof(struct marks_head, every));
+
+	return replay_fingerprint(s, m, h->n * sizeof(*m));
+}
+
+int replay_calls_marks_save(const struct replay_calls_marks *mk, uint64_t key, const char *path)
+{
+	struct marks_head h = { .key = key, .every = mk->every, .nsegs = mk->nsegs, .n = mk->n,
+				.min_level = mk->min_level };
+	char tmp[4200];
+	FILE *f;
+	int fd, rc = 0;
+
+	memcpy(h.magic, MARKS_MAGIC, sizeof(h.magic));
+	h.sum = marks_sum(&h, mk->m);
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	/* Private, as the recording's own files are. */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+	if (!f) {
+		rc = -errno;
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	if (fwrite(&h, sizeof(h), 1, f) != 1 || (mk->n && fwrite(mk->m, sizeof(*mk->m), mk->n, f) != mk->n))
+		rc = -EIO;
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc < 0)
+		unlink(tmp);
+	return rc;
+}
+
+/* Whether @mk's marks are ones replay_calls_marks_build could give. */
+static bool marks_sane(const struct replay_calls_marks *mk)
+{
+	if (!mk->every || mk->n != (mk->nsegs + mk->every - 1) / mk->every)
+		return false;
+	for (size_t i = 0; i < mk->n; i++) {
+		const struct replay_calls_mark *m = &mk->m[i];
+
+		if (m->number != 1 + i * mk->every || m->level < mk->min_level ||
+		    (i && m->first <= mk->m[i - 1].first) ||
+		    (m->psb_offset != UINT64_MAX && m->psb_index > m->first))
+			return false;
+	}
+	return true;
+}
+
+int replay_calls_marks_load(struct replay_calls_marks *mk, uint64_t key, const char *path)
+{
+	struct marks_head h;
+	FILE *f = fopen(path, "rb");
+	int rc = 0;
+
+	if (!f)
+		return -ENOENT;
+	if (fread(&h, sizeof(h), 1, f) != 1 || memcmp(h.magic, MARKS_MAGIC, sizeof(h.magic)))
+		rc = -EINVAL;
+	else if (h.key != key)
+		rc = -ENOENT;
+	else if (h.n > (uint64_t)SIZE_MAX / sizeof(*mk->m) || h.n > h.nsegs)
+		rc = -EINVAL;
+	if (rc == 0) {
+		*mk = (struct replay_calls_marks){ .every = h.every, .nsegs = h.nsegs,
+						   .min_level = h.min_level, .n = h.n, .cap = h.n };
+		mk->m = malloc(h.n ? h.n * sizeof(*mk->m) : 1);
+		if (!mk->m)
+			rc = -ENOMEM;
+		else if ((h.n && fread(mk->m, sizeof(*mk->m), h.n, f) != h.n) || fgetc(f) != EOF ||
+			 marks_sum(&h, mk->m) != h.sum || !marks_sane(mk))
+			rc = -EINVAL;
+	}
+	fclose(f);
+	if (rc < 0 && rc != -ENOENT)
+		replay_calls_marks_release(mk);
+	return rc;
 }

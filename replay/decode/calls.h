@@ -88,4 +88,14 @@ int replay_calls_range(struct replay_calls *c, const struct replay_calls_marks *
 		       struct replay_decoder *d, const struct replay_symbolizer *sym,
 		       uint64_t begin, uint64_t end);
 
+/* Marks kept in a file for the next listing (the first walk is what a
+ * listing costs: it is not made again). @key is the caller's hash of
+ * everything the marks depend on (the trace, the files the symbols come
+ * from); the file holds it and a checksum. Save: through a temporary file
+ * renamed over @path; 0 or -errno. Load into @mk (zeroed by the caller):
+ * 0; -ENOENT (no file, or one for another key: build them again);
+ * -EINVAL (damaged, or not marks); -ENOMEM. */
+int replay_calls_marks_save(const struct replay_calls_marks *mk, uint64_t key, const char *path);
+int replay_calls_marks_load(struct replay_calls_marks *mk, uint64_t key, const char *path);
+
 #endif

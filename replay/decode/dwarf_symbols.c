@@ -13,9 +13,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "dwarf/dw_image.h"
 #include "dwarf/dw_space.h"
 #include "replay/model/bundle.h"
 #include "replay/model/elf_load.h"
+#include "replay/model/fingerprint.h"
 
 /* Direct-mapped, by address: 16K answers, about 3.5 MB. */
 #define ANSWERS 16384
@@ -115,6 +117,23 @@ int replay_dwarf_symbols_cfi(void *ctx, uint64_t pc, struct dw_cfi_row *out)
 	struct replay_dwarf_symbols *s = ctx;
 
 	return dw_space_cfi_row(s->space, pc, out);
+}
+
+uint64_t replay_dwarf_symbols_fingerprint(struct replay_dwarf_symbols *s, uint64_t h,
+					  const struct replay_bundle *b)
+{
+	for (size_t i = 0; i < b->nmaps; i++) {
+		struct dw_image *img;
+		uint64_t bias;
+
+		if (dw_space_image_at(s->space, b->maps[i].start, &img, &bias) < 0)
+			continue;
+		h = replay_fingerprint(h, &b->maps[i].start, sizeof(b->maps[i].start));
+		h = replay_fingerprint(h, &bias, sizeof(bias));
+		h = replay_fingerprint_file(h, dw_image_path(img));
+		h = replay_fingerprint_file(h, dw_image_debug_path(img));
+	}
+	return h;
 }
 
 struct dw_space *replay_dwarf_symbols_space(struct replay_dwarf_symbols *s)

@@ -30,6 +30,14 @@ void replay_dwarf_symbols_free(struct replay_dwarf_symbols *s);
  * and the innermost file:line. 0 or -ENOENT. */
 int replay_dwarf_symbols_lookup(void *ctx, uint64_t addr, struct replay_symbol *out);
 
+/* @h (an FNV-1a hash) with what the answers come from mixed in: where
+ * each of @b's mappings has which image, and the image's file and the file
+ * of its DWARF (path, size, modification time, inode; a debug file is
+ * looked for if not done yet). The answers stay the same while it does:
+ * what keeps something built from them (calls' marks) checks it. */
+uint64_t replay_dwarf_symbols_fingerprint(struct replay_dwarf_symbols *s, uint64_t h,
+					  const struct replay_bundle *b);
+
 /* The images as one dw_space (borrowed): variables, types, symbols. */
 struct dw_space *replay_dwarf_symbols_space(struct replay_dwarf_symbols *s);
 /* The call frame rules at @pc (@ctx: a replay_dwarf_symbols), for

@@ -11,9 +11,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "replay/model/bundle.h"
+#include "replay/model/fingerprint.h"
 #include "replay/decode/calls.h"
+#include "replay/decode/dwarf_symbols.h"
 #include "replay/decode/cursor.h"
 #include "replay/decode/explain.h"
 #include "replay/frontend/frontend_origin.h"
@@ -249,17 +252,69 @@ int replay_report_history(struct replay_report *r, const struct replay_history_o
 	return 0;
 }
 
+/* Where the thread's marks are kept: beside its trace, in a recording
+ * hindsight made (never in another tool's files, nor beside a perf.data).
+ * False when nowhere. */
+static bool marks_path(const struct replay_report *r, char *path, size_t size)
+{
+	const struct replay_bundle *b = r->b;
+	const char *pt = b->threads[r->thread].pt_file;
+
+	if (!pt || !b->dir || b->perf_file || b->nmem || !b->recorder ||
+	    (strcmp(b->recorder, "software") && strcmp(b->recorder, "hardware") &&
+	     strcmp(b->recorder, "valgrind")) ||
+	    pt[0] == '/' || strstr(pt, ".."))
+		return false;
+	return snprintf(path, size, "%s/%s.calls", b->dir, pt) < (int)size;
+}
+
+/* What the marks of the thread depend on: the trace, the mappings and the
+ * files the symbols come from, and this program (a new hindsight may
+ * cut segments otherwise). */
+static uint64_t marks_key(const struct replay_report *r)
+{
+	char exe[4096], pt[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	uint64_t h = replay_fingerprint(REPLAY_FINGERPRINT_START, "calls-marks-1", 14);
+
+	exe[n > 0 ? n : 0] = 0;
+	h = replay_fingerprint_file(h, exe);
+	h = replay_fingerprint(h, &r->b->threads[r->thread].tid, sizeof(int64_t));
+	if (replay_bundle_path(r->b, r->b->threads[r->thread].pt_file, pt, sizeof(pt)) == 0)
+		h = replay_fingerprint_file(h, pt);
+	return replay_dwarf_symbols_fingerprint(r->rs->ds, h, r->b);
+}
+
 int replay_report_calls(struct replay_report *r, replay_progress_fn progress, void *ctx,
 			char *err, size_t errsize)
 {
+	char path[4200];
+	bool keep = r->rs->ds && marks_path(r, path, sizeof(path));
+	uint64_t key = keep ? marks_key(r) : 0;
 	int rc;
 
 	r->marks = calloc(1, sizeof(*r->marks));
-	rc = r->marks ? replay_calls_marks_build(r->marks, r->d, &r->rs->sym, progress, ctx) :
-			-ENOMEM;
-	if (rc < 0) {
-		snprintf(err, errsize, "%s: %s", r->dir, strerror(-rc));
+	if (!r->marks) {
+		snprintf(err, errsize, "out of memory");
+		return -ENOMEM;
+	}
+	/* Kept by an earlier listing: the walk is not made again. A file
+	 * for another key, or a damaged one, is made again. */
+	rc = keep ? replay_calls_marks_load(r->marks, key, path) : -ENOENT;
+	if (rc == -ENOMEM) {
+		snprintf(err, errsize, "out of memory");
 		return rc;
+	}
+	if (rc < 0) {
+		rc = replay_calls_marks_build(r->marks, r->d, &r->rs->sym, progress, ctx);
+		if (rc < 0) {
+			snprintf(err, errsize, "%s: %s", r->dir, strerror(-rc));
+			return rc;
+		}
+		/* Where it cannot be written (a read-only recording), the next
+		 * listing walks again. */
+		if (keep)
+			replay_calls_marks_save(r->marks, key, path);
 	}
 	r->ncalls = r->marks->nsegs;
 	return 0;

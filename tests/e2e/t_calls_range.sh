@@ -7,6 +7,9 @@
 # and the last segments, random ones, and the whole history (more than one
 # batch of 65536 segments), with and without /i /l /c. calltree.c makes
 # ~93K segments: recursion, a loop of calls, signal handlers, libc.
+# The marks are kept beside the trace (THREAD.pt.calls, private) for the
+# next listing; a damaged file, or one made before the program's file
+# changed, is made again.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "reads recordings"
 "$HINDSIGHT" record --help >/dev/null 2>&1 || skip "no hindsight record"
@@ -20,6 +23,10 @@ timeout 300 "$HINDSIGHT" calls "$rec" >"$T_DIR/last.txt" 2>"$T_DIR/last.err" ||
 n=$(awk -F'\t' 'END { print $1 }' "$T_DIR/last.txt")
 [ "${n:-0}" -gt 70000 ] || { fail "only ${n:-0} segments"; finish; }
 echo "$n segments"
+marks=$(ls "$rec"/threads/*.pt.calls 2>/dev/null | head -1)
+[ -n "$marks" ] || { fail "no marks kept beside the trace"; ls -l "$rec/threads"; finish; }
+[ "$(stat -c %a "$marks")" = 600 ] || fail "the marks are not private: $(stat -c %a "$marks")"
+inode=$(stat -c %i "$marks")
 
 ranges=(1,1 1,40 1023,1026 1024,1024 1025,2049 3071,3073 "$((n - 30)),$n" "$n,$n"
         65530,65540 1,"$n")
@@ -49,4 +56,19 @@ if ! cmp -s "$T_DIR/cli.txt" "$T_DIR/replay.txt"; then
     diff "$T_DIR/cli.txt" "$T_DIR/replay.txt" | head -20
 fi
 echo "ranges: ${ranges[*]}; $lines lines the same"
+[ "$(stat -c %i "$marks")" = "$inode" ] || fail "the kept marks were made again with nothing changed"
+
+# Damaged: made again, and the listing is the same.
+timeout 60 "$HINDSIGHT" calls "$rec" 3000,5000 /ilc >"$T_DIR/before.txt" 2>&1
+head -c 100 /dev/urandom | dd of="$marks" bs=1 seek=64 conv=notrunc status=none
+timeout 120 "$HINDSIGHT" calls "$rec" 3000,5000 /ilc >"$T_DIR/again.txt" 2>&1 ||
+    fail "calls over damaged marks failed"
+[ "$(wc -l <"$T_DIR/again.txt")" = 2001 ] && cmp -s "$T_DIR/before.txt" "$T_DIR/again.txt" ||
+    fail "the listing over damaged marks differs"
+[ "$(stat -c %i "$marks")" != "$inode" ] || fail "damaged marks were not made again"
+inode=$(stat -c %i "$marks")
+# The program's file changed (its symbols may have): made again.
+touch "$prog"
+timeout 120 "$HINDSIGHT" calls "$rec" 1,3 >/dev/null 2>&1 || fail "calls after touch failed"
+[ "$(stat -c %i "$marks")" != "$inode" ] || fail "marks made before the program changed were used"
 finish

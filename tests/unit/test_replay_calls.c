@@ -240,12 +240,70 @@ static void test_ranges(void **state)
 		  "control_flow-20180404T163033.perf");
 }
 
+/* Marks kept in a file come back as they were, for their key only; a
+ * file with any bit flipped, or cut anywhere, is never taken. */
+static void test_marks_file(void **state)
+{
+	struct replay_calls_marks mk = { .every = 1 }, back = { 0 };
+	struct replay_session *s = NULL;
+	struct replay_decoder *d;
+	char path[128], err[256];
+	unsigned char *bytes;
+	long size;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(replay_session_open(tmpdir, REPLAY_SESSION_SYMBOLS, &s, err, sizeof(err)), 0);
+	assert_int_equal(replay_decoder_new(s->b, 0, &d), 0);
+	assert_int_equal(replay_calls_marks_build(&mk, d, &s->sym, NULL, NULL), 0);
+	assert_true(mk.n > 5);
+	snprintf(path, sizeof(path), "%s/marks", tmpdir);
+	assert_int_equal(replay_calls_marks_load(&back, 42, path), -ENOENT);   /* none yet */
+	assert_int_equal(replay_calls_marks_save(&mk, 42, path), 0);
+	assert_int_equal(replay_calls_marks_load(&back, 41, path), -ENOENT);   /* another key */
+	assert_int_equal(replay_calls_marks_load(&back, 42, path), 0);
+	assert_int_equal(back.n, mk.n);
+	assert_int_equal(back.nsegs, mk.nsegs);
+	assert_int_equal(back.every, mk.every);
+	assert_int_equal(back.min_level, mk.min_level);
+	assert_memory_equal(back.m, mk.m, mk.n * sizeof(*mk.m));
+	replay_calls_marks_release(&back);
+
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	bytes = malloc((size_t)size);
+	assert_int_equal(fread(bytes, 1, (size_t)size, f), (size_t)size);
+	fclose(f);
+	for (long at = 0; at < size; at++) {
+		for (int flip = 0; flip < 2; flip++) {
+			f = fopen(path, "wb");
+			if (flip)
+				bytes[at] ^= 1u << (at % 8);
+			/* Flipped at @at, or cut there. */
+			fwrite(bytes, 1, (size_t)(flip ? size : at), f);
+			fclose(f);
+			if (flip)
+				bytes[at] ^= 1u << (at % 8);
+			assert_true(replay_calls_marks_load(&back, 42, path) < 0);
+			assert_null(back.m);
+		}
+	}
+	free(bytes);
+	replay_calls_marks_release(&mk);
+	replay_decoder_free(d);
+	replay_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbols),
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_marks_file),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
