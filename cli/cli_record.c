@@ -219,12 +219,15 @@ static void cli_record_say(void *ctx, const char *line)
 
 /* The closing summary of a recording that ended as @e says (a full disk:
  * what ran is not what the recording holds). */
-static void cli_record_summary(const struct stub_recorder_summary *sum, const char *dir, int e)
+static void cli_record_summary(const struct stub_recorder_summary *sum, const char *dir, int e,
+			       bool rebuilt)
 {
 	struct stub_rec_summary s = sum->s;
 	double n;
 
-	fprintf(stderr, "hindsight: recording in %s\n", dir);
+	/* A rebuild: whoever started it named the recording. */
+	if (!rebuilt)
+		fprintf(stderr, "hindsight: recording in %s\n", dir);
 	if (!sum->counted) {
 		fprintf(stderr, "hindsight: %s (%s), %zu thread%s, %zu gap%s, %llu bytes of "
 			"trace\n", sum->name, s.snapshot ? "snapshot" : "full", s.threads,
@@ -334,7 +337,7 @@ static void cli_record_go(struct stub_recorder *rec, bool summary, struct cli_re
 		struct stub_recorder_summary s;
 
 		stub_recorder_summary(rec, &s);
-		cli_record_summary(&s, res->dir, e);
+		cli_record_summary(&s, res->dir, e, stub_recorder_rebuilding(rec));
 	}
 	stub_recorder_epilogue(rec);
 	cli_record_ended(stub_recorder_bundle(rec), e, res);
@@ -480,6 +483,11 @@ int cli_rebuild_main(int argc, char **argv)
 		fprintf(stderr, "hindsight: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
+	if (last)
+		fprintf(stderr, "hindsight: rebuilding the last %" PRIu64 " superblocks of the "
+			"history in %s\n", last, dir);
+	else
+		fprintf(stderr, "hindsight: rebuilding the history in %s\n", dir);
 	return cli_rebuild_dir(dir, last);
 }
 

@@ -1026,6 +1026,11 @@ bool stub_recorder_attached(const struct stub_recorder *rec)
 	return rec_attached(rec);
 }
 
+bool stub_recorder_rebuilding(const struct stub_recorder *rec)
+{
+	return rec->opt.rebuild;
+}
+
 void stub_recorder_free(struct stub_recorder *rec)
 {
 	if (!rec)

@@ -199,6 +199,8 @@ const char *stub_recorder_dir(const struct stub_recorder *rec);
 const struct stub_recorder_live_ops *stub_recorder_live(const struct stub_recorder *rec);
 /* Whether @rec was asked to record an attached process. */
 bool stub_recorder_attached(const struct stub_recorder *rec);
+/* Whether @rec rebuilds a light recording (options.rebuild). */
+bool stub_recorder_rebuilding(const struct stub_recorder *rec);
 /* Frees @rec and its recorder (NULL is fine). */
 void stub_recorder_free(struct stub_recorder *rec);
 
