@@ -19,7 +19,9 @@
 # instructions, under a minute; the state log takes ~8 GB of /tmp),
 # BENCH_SKIP_REPLAY=1 (leave out bench/replay.sh: its first run records for ~15 min),
 # BENCH_ONLY=serve_extend (only bench/serve_extend.sh's rows: a reverse after a
-# live run under `hindsight serve`, ~1 min).
+# live run under `hindsight serve`, ~1 min), BENCH_ONLY=light (only the light
+# recorder's rows, ~5 min: bench/work.c, python3, `hindsight run` on
+# bench/crash.c; BENCH_FULL_SECS: the full recorder's time to compare with).
 set -u
 
 HINDSIGHT=${1:?usage: bench/run.sh HINDSIGHT BENCH_DECODE}
@@ -33,6 +35,7 @@ W=$(mktemp -d /tmp/hindsight-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
 cc -O0 -g "$(dirname "$0")/work.c" -o "$W/work" || exit 1
+cc -O0 -g "$(dirname "$0")/crash.c" -o "$W/crash" || exit 1
 cc -O2 "$(dirname "$0")/ss_floor.c" -o "$W/ss_floor" || exit 1
 if [ "${BENCH_ONLY:-}" = serve_extend ]; then
     echo "| measure | hindsight | peer | ratio |"
@@ -45,6 +48,7 @@ now() { date +%s.%N; }
 rate() { $PY -c "import sys; n,t=float(sys.argv[1]),float(sys.argv[2]); print(f'{n/t:.0f}' if t>0 else 'n/a')" "$1" "$2"; }
 
 # GDB record full: the time of `finish` out of work(), recorded.
+if [ "${BENCH_ONLY:-}" != light ]; then
 gdb_line=$(timeout 600 gdb -batch -nx \
     -ex 'break work' -ex 'run' -ex 'record full' \
     -ex 'set record full insn-number-max unlimited' \
@@ -63,6 +67,7 @@ ss_bare=$(echo "$ss_out" | awk '$2 == "bare" {print $7}')
 ss_regs=$(echo "$ss_out" | awk '$2 == "regs" {print $7}')
 ss_bare_us=$(echo "$ss_out" | awk '$2 == "bare" {print $9}')
 ss_regs_us=$(echo "$ss_out" | awk '$2 == "regs" {print $9}')
+fi
 # of_floor RATE FLOOR: RATE as a percentage of FLOOR.
 of_floor() { $PY -c "import sys; r,f=sys.argv[1],sys.argv[2]; print(f'{100*float(r)/float(f):.0f}%' if r not in ('','n/a') and f not in ('','0') else 'n/a')" "$1" "$2"; }
 # floor_row HS_RATE: the floor's row of the table, each recorder against it.
@@ -88,7 +93,7 @@ vg_rows() {
     "$HINDSIGHT" record --record=valgrind -o "$W/vgrec" -- "$W/work" "$VG_N" >"$W/vgrec.out" 2>&1
     t1=$(now)
     secs=$($PY -c "print($t1 - $t0)")
-    read -r insns pt st < <(sed -n 's/^hindsight: \([0-9]*\) instructions, .*, \([0-9]*\) bytes of trace.*, \([0-9]*\) bytes of state/\1 \2 \3/p' "$W/vgrec.out")
+    read -r insns pt st < <(sed -n 's/^hindsight: \([0-9]*\) instructions, .*, \([0-9]*\) bytes of trace.*, \([0-9]*\) bytes of state.*/\1 \2 \3/p' "$W/vgrec.out")
     local rate
     rate=$(rate "${insns:-0}" "$secs")
     echo "| Valgrind recorder, with registers and memory (insn/s) | $rate (${insns:-?} insns in $(secs1 "$secs") s) | ptrace recorder: $1 | $($PY -c "print(f'{float(\"$rate\")/float(\"$1\"):.0f}x' if '$1' not in ('n/a','0','') else 'n/a')") (target >= 1000x) |"
@@ -97,7 +102,7 @@ vg_rows() {
     # how much a log takes depends on how long the program runs.
     local same=""
     if "$HINDSIGHT" record --record=valgrind -o "$W/vgsame" -- "$W/work" "$HS_N" >"$W/vgsame.out" 2>&1; then
-        read -r sn sp ss < <(sed -n 's/^hindsight: \([0-9]*\) instructions, .*, \([0-9]*\) bytes of trace.*, \([0-9]*\) bytes of state/\1 \2 \3/p' "$W/vgsame.out")
+        read -r sn sp ss < <(sed -n 's/^hindsight: \([0-9]*\) instructions, .*, \([0-9]*\) bytes of trace.*, \([0-9]*\) bytes of state.*/\1 \2 \3/p' "$W/vgsame.out")
         same="; $($PY -c "print(f'{${sp:-0}/max(${sn:-0},1):.3f} + {${ss:-0}/max(${sn:-0},1):.2f}')") at the ptrace recorder's $HS_N iterations"
     fi
     echo "| Valgrind recorder: PT + state-log bytes per instruction | $($PY -c "print(f'{${pt:-0}/max(${insns:-0},1):.3f} + {${st:-0}/max(${insns:-0},1):.2f}')") at $VG_N iterations$same | ptrace recorder: $2 at $HS_N | target <= 8 B/insn in all |"
@@ -110,19 +115,45 @@ vg_rows() {
 # with no tool and against the full recorder, the log's bytes, and the
 # rebuild of the full bundle from it (`hindsight rebuild`).
 light_rows() {
-    local out=$W/light.out run rebuild bytes t0 t1
+    local out=$W/light.out run wall rebuild bytes t0 t1 pynone pylight crnone crrun
+    t0=$(now)
     "$HINDSIGHT" record --record=light -o "$W/light" -- "$W/work" "$VG_N" >"$out" 2>&1 || {
         echo "| light recorder | (failed: $(tail -1 "$out")) | | |"
         return
     }
-    read -r bytes run < <(sed -n 's/^hindsight: inputs of the run recorded in .*: \([0-9]*\) bytes, in \([0-9.]*\) s;.*/\1 \2/p' "$out")
+    t1=$(now)
+    wall=$($PY -c "print($t1 - $t0)")
+    # "recording in DIR: the run's inputs, N bytes, in T s; ..."
+    read -r bytes run < <(sed -n "s/^hindsight: recording in .*: the run's inputs, \([0-9]*\) bytes, in \([0-9.]*\) s;.*/\1 \2/p" "$out")
     t0=$(now)
     "$HINDSIGHT" rebuild "$W/light" >"$W/rebuild.out" 2>&1
     t1=$(now)
     rebuild=$($PY -c "print($t1 - $t0)")
-    echo "| light recorder (--record=light): the program's run against valgrind --tool=none | $($PY -c "print(f'{${run:-0}/$1:.2f}x')") (${run:-?} s / $($PY -c "print(f'{$1:.2f}')") s) | full recorder: $($PY -c "print(f'{$2/max(${run:-0},0.001):.0f}x')") slower ($(secs1 "$2") s) | target <= 2x none, >= 20x faster than full |"
+    echo "| light recorder (--record=light): the program's run against valgrind --tool=none | $($PY -c "print(f'{${run:-0}/$1:.2f}x')") (${run:-?} s / $($PY -c "print(f'{$1:.2f}')") s); the whole command $($PY -c "print(f'{$wall/$1:.2f}x')") ($(secs1 "$wall") s) | full recorder: $($PY -c "print(f'{$2/max(${run:-0},0.001):.0f}x')") slower ($(secs1 "$2") s) | target <= 2x none, >= 20x faster than full |"
     echo "| light recorder: input bytes per instruction | $($PY -c "print(f'{${bytes:-0}/max($3,1):.6f}')") (${bytes:-?} bytes) | | target <= 0.1 |"
     echo "| light recorder: the full bundle rebuilt from the inputs | $(secs1 "$rebuild") s | full recorder: $(secs1 "$2") s | target <= the full recorder's time |"
+    # python3 -c 'import json' (the issue's second program), whole commands.
+    t0=$(now); valgrind -q --tool=none /usr/bin/python3 -c 'import json' >/dev/null 2>&1; t1=$(now)
+    pynone=$($PY -c "print($t1 - $t0)")
+    t0=$(now)
+    "$HINDSIGHT" record --record=light -o "$W/pylight" -- /usr/bin/python3 -c 'import json' >"$W/pylight.out" 2>&1
+    t1=$(now)
+    pylight=$($PY -c "print($t1 - $t0)")
+    echo "| light recorder on python3 -c 'import json' (whole commands) | $($PY -c "print(f'{$pylight/$pynone:.2f}x')") ($(secs1 "$pylight") s) | valgrind --tool=none: $(secs1 "$pynone") s | target <= 2x none |"
+    # run on a crash after ~10^9 instructions: the light run, the window
+    # rebuilt, the explanation.
+    # (In a subshell: the shell would say the crash.)
+    t0=$(now); (valgrind -q --tool=none "$W/crash" "$VG_N" >/dev/null 2>&1) 2>/dev/null; t1=$(now)
+    crnone=$($PY -c "print($t1 - $t0)")
+    t0=$(now)
+    "$HINDSIGHT" run -o "$W/run" -- "$W/crash" "$VG_N" >"$W/run.out" 2>&1
+    t1=$(now)
+    crrun=$($PY -c "print($t1 - $t0)")
+    if grep -q "crash_here" "$W/run.out"; then
+        echo "| hindsight run: a crash after $3 instructions, recorded and explained | $($PY -c "print(f'{$crrun/$crnone:.2f}x')") ($(secs1 "$crrun") s) | valgrind --tool=none: $(secs1 "$crnone") s | target <= 3x none |"
+    else
+        echo "| hindsight run: a crash after $3 instructions | (no explanation: $(tail -1 "$W/run.out")) | | |"
+    fi
 }
 
 # timeline_rows REC INSNS: `hindsight timeline` of REC into a page, and the
@@ -145,6 +176,16 @@ secs1() { $PY -c "import sys; print(f'{float(sys.argv[1] or 0):.1f}')" "$1"; }
 
 echo "| measure | hindsight | peer | ratio |"
 echo "|---|---|---|---|"
+
+if [ "${BENCH_ONLY:-}" = light ]; then
+    # The light recorder's rows only (a few minutes), against the full
+    # recorder's time given as BENCH_FULL_SECS (its row of the last whole
+    # run; 0: not compared) and the instructions of bench/work.c at
+    # BENCH_VG_N (1000132609 at the default).
+    t0=$(now); valgrind -q --tool=none "$W/work" "$VG_N" >/dev/null; t1=$(now)
+    light_rows "$($PY -c "print($t1 - $t0)")" "${BENCH_FULL_SECS:-0}" "${BENCH_VG_INSNS:-1000132609}"
+    exit 0
+fi
 
 # hindsight record (software PT).
 if "$HINDSIGHT" record --help >/dev/null 2>&1; then
