@@ -414,9 +414,9 @@ void cli_rebuild_usage(FILE *out)
 }
 
 /* Rebuilds the light recording in @dir (absolute) in this process, which
- * takes the recorded run's working directory and environment. The exit
- * status `hindsight rebuild` gives. */
-static int cli_rebuild_dir(const char *dir, uint64_t last)
+ * takes the recorded run's working directory and environment, saying so
+ * first when @say. The exit status `hindsight rebuild` gives. */
+static int cli_rebuild_dir(const char *dir, uint64_t last, bool say)
 {
 	struct stub_vglight_env env;
 	struct cli_record_result res;
@@ -434,6 +434,12 @@ static int cli_rebuild_dir(const char *dir, uint64_t last)
 		free(env.argv);    /* env.buf may be the environment already: kept */
 		return 1;
 	}
+	/* (A window the recorder cannot make, it says so, and rebuilds whole.) */
+	if (say && last)
+		fprintf(stderr, "hindsight: rebuilding the history in %s: a window, its last %"
+			PRIu64 " superblocks\n", dir, last);
+	else if (say)
+		fprintf(stderr, "hindsight: rebuilding the history in %s\n", dir);
 	memset(&a, 0, sizeof(a));
 	a.mode = "light";
 	a.rebuild = true;
@@ -483,12 +489,7 @@ int cli_rebuild_main(int argc, char **argv)
 		fprintf(stderr, "hindsight: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	if (last)
-		fprintf(stderr, "hindsight: rebuilding the last %" PRIu64 " superblocks of the "
-			"history in %s\n", last, dir);
-	else
-		fprintf(stderr, "hindsight: rebuilding the history in %s\n", dir);
-	return cli_rebuild_dir(dir, last);
+	return cli_rebuild_dir(dir, last, true);
 }
 
 /* A window's bundle (`rebuild --last`, `run`) is what the commands use
@@ -548,7 +549,7 @@ int cli_rebuild_pending_last(const char *path, uint64_t last)
 		return -1;
 	}
 	if (pid == 0)
-		_exit(cli_rebuild_dir(dir, last));
+		_exit(cli_rebuild_dir(dir, last, false));
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "replay/decode/decode.h"
@@ -273,7 +274,7 @@ int replay_calls_range(struct replay_calls *c, const struct replay_calls_marks *
 			   .keep = begin, .stop = end };
 	if (rc == 0)
 		rc = walk(&w, d, sym, NULL, NULL);
-	if (rc == 0 && (w.number < end || c->n != end - begin + 1 || c->segs[0].first < m->first))
+	if (rc == 0 && (w.number < end || c->n != end - begin + 1))
 		rc = -ENOENT;
 	lower_levels(c, mk->min_level);
 	return rc < 0 ? rc : 0;
@@ -317,7 +318,8 @@ int replay_calls_marks_save(const struct replay_calls_marks *mk, uint64_t key, c
 	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	/* Private, as the recording's own files are. */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	unlink(tmp);               /* one a killed listing left */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	f = fd >= 0 ? fdopen(fd, "wb") : NULL;
 	if (!f) {
 		rc = -errno;
@@ -355,16 +357,26 @@ static bool marks_sane(const struct replay_calls_marks *mk)
 int replay_calls_marks_load(struct replay_calls_marks *mk, uint64_t key, const char *path)
 {
 	struct marks_head h;
-	FILE *f = fopen(path, "rb");
-	int rc = 0;
+	struct stat st;
+	FILE *f;
+	int fd, rc = 0;
 
-	if (!f)
-		return -ENOENT;
+	/* A regular file only (never a FIFO to block on, nor a link). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -EINVAL;
+	f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
+	if (!f) {
+		close(fd);
+		return -EINVAL;
+	}
 	if (fread(&h, sizeof(h), 1, f) != 1 || memcmp(h.magic, MARKS_MAGIC, sizeof(h.magic)))
 		rc = -EINVAL;
 	else if (h.key != key)
 		rc = -ENOENT;
-	else if (h.n > (uint64_t)SIZE_MAX / sizeof(*mk->m) || h.n > h.nsegs)
+	/* Its size first: a damaged count never makes a big allocation. */
+	else if (h.n > h.nsegs || h.n > (uint64_t)st.st_size / sizeof(*mk->m) ||
+		 (uint64_t)st.st_size != sizeof(h) + h.n * sizeof(*mk->m))
 		rc = -EINVAL;
 	if (rc == 0) {
 		*mk = (struct replay_calls_marks){ .every = h.every, .nsegs = h.nsegs,

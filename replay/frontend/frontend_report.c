@@ -252,15 +252,15 @@ int replay_report_history(struct replay_report *r, const struct replay_history_o
 	return 0;
 }
 
-/* Where the thread's marks are kept: beside its trace, in a recording
- * hindsight made (never in another tool's files, nor beside a perf.data).
- * False when nowhere. */
+/* Where the thread's marks are kept: beside its trace, in a finished
+ * recording hindsight made (never in another tool's files, nor beside a
+ * perf.data; not while it may still grow). False when nowhere. */
 static bool marks_path(const struct replay_report *r, char *path, size_t size)
 {
 	const struct replay_bundle *b = r->b;
 	const char *pt = b->threads[r->thread].pt_file;
 
-	if (!pt || !b->dir || b->perf_file || b->nmem || !b->recorder ||
+	if (!pt || !b->dir || !b->complete || b->perf_file || b->nmem || !b->recorder ||
 	    (strcmp(b->recorder, "software") && strcmp(b->recorder, "hardware") &&
 	     strcmp(b->recorder, "valgrind")) ||
 	    pt[0] == '/' || strstr(pt, ".."))
@@ -268,30 +268,86 @@ static bool marks_path(const struct replay_report *r, char *path, size_t size)
 	return snprintf(path, size, "%s/%s.calls", b->dir, pt) < (int)size;
 }
 
-/* What the marks of the thread depend on: the trace, the mappings and the
- * files the symbols come from, and this program (a new hindsight may
- * cut segments otherwise). */
+/* The files the bundle names for @file mixed into @h. */
+static uint64_t key_file(const struct replay_report *r, uint64_t h, const char *file)
+{
+	char path[4096];
+
+	if (file && replay_bundle_path(r->b, file, path, sizeof(path)) == 0)
+		return replay_fingerprint_file(h, path);
+	return replay_fingerprint(h, "", 1);
+}
+
+/* The code this process runs: its program and the libraries it mapped
+ * (libipt and Zydis decode, libdwarf reads the lines), in any order (the
+ * maps list them by address, which differs from run to run). */
+static uint64_t key_code(uint64_t h)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4608];
+	uint64_t sum = 0;
+
+	if (!f)
+		return replay_fingerprint(h, "?", 2);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		if (!p || !strstr(line, " r-xp "))
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		sum += replay_fingerprint_file(REPLAY_FINGERPRINT_START, p);
+	}
+	fclose(f);
+	return replay_fingerprint(h, &sum, sizeof(sum));
+}
+
+/* What the marks of the thread depend on: this program and its
+ * libraries (a new hindsight may cut segments otherwise), the manifest,
+ * the trace and its checksums (how much of it is read), every mapping,
+ * and the files the symbols come from. */
 static uint64_t marks_key(const struct replay_report *r)
 {
-	char exe[4096], pt[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const struct replay_thread *t = &r->b->threads[r->thread];
 	uint64_t h = replay_fingerprint(REPLAY_FINGERPRINT_START, "calls-marks-1", 14);
 
-	exe[n > 0 ? n : 0] = 0;
-	h = replay_fingerprint_file(h, exe);
-	h = replay_fingerprint(h, &r->b->threads[r->thread].tid, sizeof(int64_t));
-	if (replay_bundle_path(r->b, r->b->threads[r->thread].pt_file, pt, sizeof(pt)) == 0)
-		h = replay_fingerprint_file(h, pt);
+	h = key_code(h);
+	h = key_file(r, h, "trace.json");
+	h = replay_fingerprint(h, &t->tid, sizeof(t->tid));
+	h = key_file(r, h, t->pt_file);
+	h = key_file(r, h, t->pt_sums);
+	for (size_t i = 0; i < r->b->nmaps; i++) {
+		const struct replay_mapping *m = &r->b->maps[i];
+		uint64_t at[5] = { m->start, m->size, m->offset, m->time_map, m->time_unmap };
+
+		h = replay_fingerprint(h, at, sizeof(at));
+		h = key_file(r, h, m->file);
+	}
 	return replay_dwarf_symbols_fingerprint(r->rs->ds, h, r->b);
+}
+
+/* The marks walked anew (kept for the next listing where they can be). */
+static int marks_build(struct replay_report *r, replay_progress_fn progress, void *ctx)
+{
+	char path[4200];
+	bool keep = r->rs->ds && marks_path(r, path, sizeof(path));
+	int rc;
+
+	replay_calls_marks_release(r->marks);
+	rc = replay_decoder_rewind(r->d);
+	if (rc == 0)
+		rc = replay_calls_marks_build(r->marks, r->d, &r->rs->sym, progress, ctx);
+	/* Where it cannot be written (a read-only recording), the next
+	 * listing walks again. */
+	if (rc == 0 && keep)
+		replay_calls_marks_save(r->marks, marks_key(r), path);
+	return rc;
 }
 
 int replay_report_calls(struct replay_report *r, replay_progress_fn progress, void *ctx,
 			char *err, size_t errsize)
 {
 	char path[4200];
-	bool keep = r->rs->ds && marks_path(r, path, sizeof(path));
-	uint64_t key = keep ? marks_key(r) : 0;
-	int rc;
+	int rc = -ENOENT;
 
 	r->marks = calloc(1, sizeof(*r->marks));
 	if (!r->marks) {
@@ -300,21 +356,14 @@ int replay_report_calls(struct replay_report *r, replay_progress_fn progress, vo
 	}
 	/* Kept by an earlier listing: the walk is not made again. A file
 	 * for another key, or a damaged one, is made again. */
-	rc = keep ? replay_calls_marks_load(r->marks, key, path) : -ENOENT;
-	if (rc == -ENOMEM) {
-		snprintf(err, errsize, "out of memory");
-		return rc;
-	}
+	if (r->rs->ds && marks_path(r, path, sizeof(path)))
+		rc = replay_calls_marks_load(r->marks, marks_key(r), path);
+	r->marks_loaded = rc == 0;
+	if (rc < 0)
+		rc = marks_build(r, progress, ctx);
 	if (rc < 0) {
-		rc = replay_calls_marks_build(r->marks, r->d, &r->rs->sym, progress, ctx);
-		if (rc < 0) {
-			snprintf(err, errsize, "%s: %s", r->dir, strerror(-rc));
-			return rc;
-		}
-		/* Where it cannot be written (a read-only recording), the next
-		 * listing walks again. */
-		if (keep)
-			replay_calls_marks_save(r->marks, key, path);
+		snprintf(err, errsize, "%s: %s", r->dir, strerror(-rc));
+		return rc;
 	}
 	r->ncalls = r->marks->nsegs;
 	return 0;
@@ -336,6 +385,17 @@ int replay_report_calls_print(struct replay_report *r, const struct replay_histo
 
 		c.n = 0;
 		rc = replay_calls_range(&c, r->marks, r->d, &r->rs->sym, from, to);
+		/* Kept marks that do not fit the history (what they depend on
+		 * changed in a way the key does not see): made again, once. A
+		 * listing already under way stops rather than mix the two. */
+		if (rc == -ENOENT && r->marks_loaded && from == begin) {
+			r->marks_loaded = false;
+			rc = marks_build(r, NULL, NULL);
+			if (rc == 0 && r->marks->nsegs != r->ncalls)
+				rc = -ENOENT;
+			if (rc == 0)
+				rc = replay_calls_range(&c, r->marks, r->d, &r->rs->sym, from, to);
+		}
 		for (uint64_t i = from; rc == 0 && i <= to; i++) {
 			if (json)
 				print_json_segment(r, i, &c.segs[i - from], out);

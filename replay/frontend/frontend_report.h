@@ -50,6 +50,7 @@ struct replay_report {
 	struct replay_decoder *d;
 	struct replay_index *idx;
 	struct replay_calls_marks *marks; /* replay_report_calls's */
+	bool marks_loaded;         /* ... read from the recording's kept file */
 };
 
 /* Opens the recording @dir (with its DWARF symbols when @symbols) into
