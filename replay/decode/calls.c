@@ -219,22 +219,18 @@ int replay_calls_marks_build(struct replay_calls_marks *mk, struct replay_decode
 			     void *ctx)
 {
 	struct replay_calls one = { 0 };
-	struct walk *w = calloc(1, sizeof(*w));
+	struct walk w = { .c = &one, .fresh = true, .keep = UINT64_MAX, .marks = mk };
 	int rc;
 
-	if (!w)
-		return -ENOMEM;
 	if (!mk->every)
 		mk->every = REPLAY_CALLS_MARK_EVERY;
-	*w = (struct walk){ .c = &one, .fresh = true, .keep = UINT64_MAX, .marks = mk };
-	rc = replay_decoder_on_psb(d, on_psb, w);
+	rc = replay_decoder_on_psb(d, on_psb, &w);
 	if (rc == 0)
-		rc = walk(w, d, sym, progress, ctx);
+		rc = walk(&w, d, sym, progress, ctx);
 	replay_decoder_on_psb(d, NULL, NULL);
-	mk->nsegs = w->number;
-	mk->min_level = w->min;
+	mk->nsegs = w.number;
+	mk->min_level = w.min;
 	replay_calls_release(&one);
-	free(w);
 	return rc < 0 ? rc : 0;
 }
 

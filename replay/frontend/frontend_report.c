@@ -325,21 +325,30 @@ static uint64_t marks_key(const struct replay_report *r)
 	return replay_dwarf_symbols_fingerprint(r->rs->ds, h, r->b);
 }
 
-/* The marks walked anew (kept for the next listing where they can be). */
-static int marks_build(struct replay_report *r, replay_progress_fn progress, void *ctx)
+/* Where the thread's marks are kept and under which key (computed once:
+ * it reads /proc/self/maps and stats every file the recording names), or
+ * false when they are not kept. */
+static bool marks_where(const struct replay_report *r, char *path, size_t size, uint64_t *key)
 {
-	char path[4200];
-	bool keep = r->rs->ds && marks_path(r, path, sizeof(path));
+	if (!r->rs->ds || !marks_path(r, path, size))
+		return false;
+	*key = marks_key(r);
+	return true;
+}
+
+/* The marks walked anew, kept at @path under @key when @keep (where it
+ * cannot be written, a read-only recording, the next listing walks again). */
+static int marks_build(struct replay_report *r, bool keep, const char *path, uint64_t key,
+		       replay_progress_fn progress, void *ctx)
+{
 	int rc;
 
 	replay_calls_marks_release(r->marks);
 	rc = replay_decoder_rewind(r->d);
 	if (rc == 0)
 		rc = replay_calls_marks_build(r->marks, r->d, &r->rs->sym, progress, ctx);
-	/* Where it cannot be written (a read-only recording), the next
-	 * listing walks again. */
 	if (rc == 0 && keep)
-		replay_calls_marks_save(r->marks, marks_key(r), path);
+		replay_calls_marks_save(r->marks, key, path);
 	return rc;
 }
 
@@ -347,7 +356,9 @@ int replay_report_calls(struct replay_report *r, replay_progress_fn progress, vo
 			char *err, size_t errsize)
 {
 	char path[4200];
-	int rc = -ENOENT;
+	uint64_t key = 0;
+	bool keep = marks_where(r, path, sizeof(path), &key);
+	int rc;
 
 	r->marks = calloc(1, sizeof(*r->marks));
 	if (!r->marks) {
@@ -356,11 +367,10 @@ int replay_report_calls(struct replay_report *r, replay_progress_fn progress, vo
 	}
 	/* Kept by an earlier listing: the walk is not made again. A file
 	 * for another key, or a damaged one, is made again. */
-	if (r->rs->ds && marks_path(r, path, sizeof(path)))
-		rc = replay_calls_marks_load(r->marks, marks_key(r), path);
+	rc = keep ? replay_calls_marks_load(r->marks, key, path) : -ENOENT;
 	r->marks_loaded = rc == 0;
 	if (rc < 0)
-		rc = marks_build(r, progress, ctx);
+		rc = marks_build(r, keep, path, key, progress, ctx);
 	if (rc < 0) {
 		snprintf(err, errsize, "%s: %s", r->dir, strerror(-rc));
 		return rc;
@@ -389,8 +399,12 @@ int replay_report_calls_print(struct replay_report *r, const struct replay_histo
 		 * changed in a way the key does not see): made again, once. A
 		 * listing already under way stops rather than mix the two. */
 		if (rc == -ENOENT && r->marks_loaded && from == begin) {
+			char path[4200];
+			uint64_t key = 0;
+			bool keep = marks_where(r, path, sizeof(path), &key);
+
 			r->marks_loaded = false;
-			rc = marks_build(r, NULL, NULL);
+			rc = marks_build(r, keep, path, key, NULL, NULL);
 			if (rc == 0 && r->marks->nsegs != r->ncalls)
 				rc = -ENOENT;
 			if (rc == 0)
