@@ -4,16 +4,13 @@
 #include "replay/decode/calls.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "replay/decode/decode.h"
 #include "replay/decode/symbols.h"
-#include "replay/model/fingerprint.h"
+#include "replay/model/kept.h"
 
 /* A PSB the decoder passed: the walk may still be before it. */
 struct psb {
@@ -284,54 +281,22 @@ void replay_calls_release(struct replay_calls *c)
 
 /* ---- kept on disk ----------------------------------------------------- */
 
+/* The contents of a kept marks file (replay/model/kept.h): this, then
+ * the marks. */
 struct marks_head {
-	char magic[8];             /* MARKS_MAGIC */
-	uint64_t key;              /* the caller's: what they were built over */
-	uint64_t sum;              /* of the rest of the head and the marks */
 	uint64_t every, nsegs, n;
 	int64_t min_level;
 };
 
-#define MARKS_MAGIC "HSCALLS1"
-
-static uint64_t marks_sum(const struct marks_head *h, const struct replay_calls_mark *m)
-{
-	uint64_t s = replay_fingerprint(REPLAY_FINGERPRINT_START, &h->every, sizeof(*h) - offsetof(struct marks_head, every));
-
-	return replay_fingerprint(s, m, h->n * sizeof(*m));
-}
+#define MARKS_MAGIC "HSCALLS2"
 
 int replay_calls_marks_save(const struct replay_calls_marks *mk, uint64_t key, const char *path)
 {
-	struct marks_head h = { .key = key, .every = mk->every, .nsegs = mk->nsegs, .n = mk->n,
+	struct marks_head h = { .every = mk->every, .nsegs = mk->nsegs, .n = mk->n,
 				.min_level = mk->min_level };
-	char tmp[4200];
-	FILE *f;
-	int fd, rc = 0;
+	struct replay_kept_part parts[] = { { &h, sizeof(h) }, { mk->m, mk->n * sizeof(*mk->m) } };
 
-	memcpy(h.magic, MARKS_MAGIC, sizeof(h.magic));
-	h.sum = marks_sum(&h, mk->m);
-	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	/* Private, as the recording's own files are. */
-	unlink(tmp);               /* one a killed listing left */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-	if (!f) {
-		rc = -errno;
-		if (fd >= 0)
-			close(fd);
-		return rc;
-	}
-	if (fwrite(&h, sizeof(h), 1, f) != 1 || (mk->n && fwrite(mk->m, sizeof(*mk->m), mk->n, f) != mk->n))
-		rc = -EIO;
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc < 0)
-		unlink(tmp);
-	return rc;
+	return replay_kept_save(path, MARKS_MAGIC, key, parts, 2);
 }
 
 /* Whether @mk's marks are ones replay_calls_marks_build could give. */
@@ -350,42 +315,39 @@ static bool marks_sane(const struct replay_calls_marks *mk)
 	return true;
 }
 
+/* Marks of up to 2^32 segments' worth: far more than any recording. */
+#define MARKS_MAX ((size_t)1 << 32)
+
 int replay_calls_marks_load(struct replay_calls_marks *mk, uint64_t key, const char *path)
 {
 	struct marks_head h;
-	struct stat st;
-	FILE *f;
-	int fd, rc = 0;
+	size_t len, n;
+	void *buf;
+	int rc = replay_kept_load(path, MARKS_MAGIC, key, MARKS_MAX, &buf, &len);
 
-	/* A regular file only (never a FIFO to block on, nor a link). */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return errno == ENOENT ? -ENOENT : -EINVAL;
-	f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
-	if (!f) {
-		close(fd);
+	if (rc < 0)
+		return rc;
+	if (len < sizeof(h)) {
+		free(buf);
 		return -EINVAL;
 	}
-	if (fread(&h, sizeof(h), 1, f) != 1 || memcmp(h.magic, MARKS_MAGIC, sizeof(h.magic)))
-		rc = -EINVAL;
-	else if (h.key != key)
-		rc = -ENOENT;
-	/* Its size first: a damaged count never makes a big allocation. */
-	else if (h.n > h.nsegs || h.n > (uint64_t)st.st_size / sizeof(*mk->m) ||
-		 (uint64_t)st.st_size != sizeof(h) + h.n * sizeof(*mk->m))
-		rc = -EINVAL;
-	if (rc == 0) {
-		*mk = (struct replay_calls_marks){ .every = h.every, .nsegs = h.nsegs,
-						   .min_level = h.min_level, .n = h.n, .cap = h.n };
-		mk->m = malloc(h.n ? h.n * sizeof(*mk->m) : 1);
-		if (!mk->m)
-			rc = -ENOMEM;
-		else if ((h.n && fread(mk->m, sizeof(*mk->m), h.n, f) != h.n) || fgetc(f) != EOF ||
-			 marks_sum(&h, mk->m) != h.sum || !marks_sane(mk))
-			rc = -EINVAL;
+	memcpy(&h, buf, sizeof(h));
+	n = (len - sizeof(h)) / sizeof(*mk->m);
+	if (h.n != n || len != sizeof(h) + n * sizeof(*mk->m) || h.n > h.nsegs) {
+		free(buf);
+		return -EINVAL;
 	}
-	fclose(f);
-	if (rc < 0 && rc != -ENOENT)
+	*mk = (struct replay_calls_marks){ .every = h.every, .nsegs = h.nsegs,
+					   .min_level = h.min_level, .n = n, .cap = n };
+	mk->m = malloc(n ? n * sizeof(*mk->m) : 1);
+	if (mk->m)
+		memcpy(mk->m, (char *)buf + sizeof(h), n * sizeof(*mk->m));
+	free(buf);
+	if (!mk->m)
+		return -ENOMEM;
+	if (!marks_sane(mk)) {
 		replay_calls_marks_release(mk);
-	return rc;
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -4,9 +4,14 @@
 #include "replay/decode/index.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "replay/decode/decode.h"
+#include "replay/model/bundle.h"
+#include "replay/model/fingerprint.h"
+#include "replay/model/kept.h"
 
 struct build {
 	struct replay_index *idx;
@@ -67,7 +72,85 @@ static int count(struct replay_index *idx, struct replay_decoder *d, struct buil
 	return rc < 0 ? rc : 0;
 }
 
-int replay_index_build(struct replay_index *idx, const struct replay_bundle *b, size_t thread,
+/* ---- kept beside the trace (replay/model/kept.h) ---------------------- */
+
+/* The contents of a kept index: this, then the entries. */
+struct kept_head {
+	uint64_t nitems, ninsns, ngaps, tail_gaps, nentries;
+};
+
+#define INDEX_MAGIC "HSPTIDX1"
+#define INDEX_MAX ((size_t)1 << 34)
+
+/* Whether @idx is one count() could give. */
+static bool index_sane(const struct replay_index *idx)
+{
+	if (idx->ninsns != idx->nitems - idx->ngaps || idx->ngaps > idx->nitems ||
+	    idx->tail_gaps > idx->ngaps)
+		return false;
+	for (size_t i = 0; i < idx->nentries; i++) {
+		const struct replay_index_entry *e = &idx->entries[i];
+
+		if (e->index < 1 || e->index > idx->nitems + 1 ||
+		    (i && (e->index <= e[-1].index || e->offset <= e[-1].offset)))
+			return false;
+	}
+	return true;
+}
+
+static int index_load(struct replay_index *idx, const char *path, uint64_t key)
+{
+	struct kept_head h;
+	size_t len;
+	void *buf;
+	int rc = replay_kept_load(path, INDEX_MAGIC, key, INDEX_MAX, &buf, &len);
+
+	if (rc < 0)
+		return rc;
+	if (len < sizeof(h)) {
+		free(buf);
+		return -EINVAL;
+	}
+	memcpy(&h, buf, sizeof(h));
+	if (len != sizeof(h) + h.nentries * sizeof(*idx->entries) ||
+	    h.nentries > len / sizeof(*idx->entries)) {
+		free(buf);
+		return -EINVAL;
+	}
+	*idx = (struct replay_index){ .nitems = h.nitems, .ninsns = h.ninsns, .ngaps = h.ngaps,
+				      .tail_gaps = h.tail_gaps, .nentries = h.nentries,
+				      .cap = h.nentries };
+	idx->entries = malloc(h.nentries ? h.nentries * sizeof(*idx->entries) : 1);
+	if (idx->entries)
+		memcpy(idx->entries, (char *)buf + sizeof(h), h.nentries * sizeof(*idx->entries));
+	free(buf);
+	if (!idx->entries) {
+		*idx = (struct replay_index){ 0 };
+		return -ENOMEM;
+	}
+	if (!index_sane(idx)) {
+		replay_index_release(idx);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void index_save(const struct replay_index *idx, const char *path, uint64_t key)
+{
+	struct kept_head h = { idx->nitems, idx->ninsns, idx->ngaps, idx->tail_gaps,
+			       idx->nentries };
+	struct replay_kept_part parts[] = {
+		{ &h, sizeof(h) }, { idx->entries, idx->nentries * sizeof(*idx->entries) },
+	};
+
+	/* Where it cannot be written (a read-only recording), the next
+	 * command counts again. */
+	replay_kept_save(path, INDEX_MAGIC, key, parts, 2);
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+static int index_count(struct replay_index *idx, const struct replay_bundle *b, size_t thread,
 		       replay_progress_fn progress, void *ctx)
 {
 	struct build bd = { idx, 0 };
@@ -81,6 +164,27 @@ int replay_index_build(struct replay_index *idx, const struct replay_bundle *b, 
 	if (rc == 0)
 		rc = count(idx, d, &bd, progress, ctx);
 	replay_decoder_free(d);
+	return rc;
+}
+
+int replay_index_build(struct replay_index *idx, const struct replay_bundle *b, size_t thread,
+		       replay_progress_fn progress, void *ctx)
+{
+	char path[4096];
+	uint64_t key = 0;
+	bool keep = replay_kept_path(b, b->threads[thread].pt_file, ".idx", path, sizeof(path));
+	int rc;
+
+	if (keep) {
+		key = replay_kept_key_trace(b, thread, replay_fingerprint(
+						    REPLAY_FINGERPRINT_START, "pt-index-1", 11));
+		rc = index_load(idx, path, key);
+		if (rc == 0 || rc == -ENOMEM)
+			return rc;
+	}
+	rc = index_count(idx, b, thread, progress, ctx);
+	if (rc == 0 && keep)
+		index_save(idx, path, key);
 	return rc;
 }
 

@@ -15,6 +15,7 @@
 
 #include "replay/model/bundle.h"
 #include "replay/model/fingerprint.h"
+#include "replay/model/kept.h"
 #include "replay/decode/calls.h"
 #include "replay/decode/dwarf_symbols.h"
 #include "replay/decode/cursor.h"
@@ -252,76 +253,15 @@ int replay_report_history(struct replay_report *r, const struct replay_history_o
 	return 0;
 }
 
-/* Where the thread's marks are kept: beside its trace, in a finished
- * recording hindsight made (never in another tool's files, nor beside a
- * perf.data; not while it may still grow). False when nowhere. */
-static bool marks_path(const struct replay_report *r, char *path, size_t size)
-{
-	const struct replay_bundle *b = r->b;
-	const char *pt = b->threads[r->thread].pt_file;
-
-	if (!pt || !b->dir || !b->complete || b->perf_file || b->nmem || !b->recorder ||
-	    (strcmp(b->recorder, "software") && strcmp(b->recorder, "hardware") &&
-	     strcmp(b->recorder, "valgrind")) ||
-	    pt[0] == '/' || strstr(pt, ".."))
-		return false;
-	return snprintf(path, size, "%s/%s.calls", b->dir, pt) < (int)size;
-}
-
-/* The files the bundle names for @file mixed into @h. */
-static uint64_t key_file(const struct replay_report *r, uint64_t h, const char *file)
-{
-	char path[4096];
-
-	if (file && replay_bundle_path(r->b, file, path, sizeof(path)) == 0)
-		return replay_fingerprint_file(h, path);
-	return replay_fingerprint(h, "", 1);
-}
-
-/* The code this process runs: its program and the libraries it mapped
- * (libipt and Zydis decode, libdwarf reads the lines), in any order (the
- * maps list them by address, which differs from run to run). */
-static uint64_t key_code(uint64_t h)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[4608];
-	uint64_t sum = 0;
-
-	if (!f)
-		return replay_fingerprint(h, "?", 2);
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/');
-
-		if (!p || !strstr(line, " r-xp "))
-			continue;
-		p[strcspn(p, "\n")] = 0;
-		sum += replay_fingerprint_file(REPLAY_FINGERPRINT_START, p);
-	}
-	fclose(f);
-	return replay_fingerprint(h, &sum, sizeof(sum));
-}
-
-/* What the marks of the thread depend on: this program and its
- * libraries (a new hindsight may cut segments otherwise), the manifest,
- * the trace and its checksums (how much of it is read), every mapping,
- * and the files the symbols come from. */
+/* What the marks of the thread depend on: what its trace's decoding
+ * does (replay_kept_key_trace: this program and its libraries, the
+ * manifest, the trace and its checksums, every mapping) and the files
+ * the symbols come from. */
 static uint64_t marks_key(const struct replay_report *r)
 {
-	const struct replay_thread *t = &r->b->threads[r->thread];
-	uint64_t h = replay_fingerprint(REPLAY_FINGERPRINT_START, "calls-marks-1", 14);
+	uint64_t h = replay_fingerprint(REPLAY_FINGERPRINT_START, "calls-marks-2", 14);
 
-	h = key_code(h);
-	h = key_file(r, h, "trace.json");
-	h = replay_fingerprint(h, &t->tid, sizeof(t->tid));
-	h = key_file(r, h, t->pt_file);
-	h = key_file(r, h, t->pt_sums);
-	for (size_t i = 0; i < r->b->nmaps; i++) {
-		const struct replay_mapping *m = &r->b->maps[i];
-		uint64_t at[5] = { m->start, m->size, m->offset, m->time_map, m->time_unmap };
-
-		h = replay_fingerprint(h, at, sizeof(at));
-		h = key_file(r, h, m->file);
-	}
+	h = replay_kept_key_trace(r->b, r->thread, h);
 	return replay_dwarf_symbols_fingerprint(r->rs->ds, h, r->b);
 }
 
@@ -330,7 +270,8 @@ static uint64_t marks_key(const struct replay_report *r)
  * false when they are not kept. */
 static bool marks_where(const struct replay_report *r, char *path, size_t size, uint64_t *key)
 {
-	if (!r->rs->ds || !marks_path(r, path, size))
+	if (!r->rs->ds || !replay_kept_path(r->b, r->b->threads[r->thread].pt_file, ".calls",
+					    path, size))
 		return false;
 	*key = marks_key(r);
 	return true;

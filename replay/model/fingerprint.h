@@ -1,6 +1,6 @@
 /*
  * replay/model/fingerprint.h: FNV-1a hashes of bytes and of files' identity,
- * for what keeps something built from a recording (calls' marks) and
+ * for what keeps something built from a recording (replay/model/kept.h) and
  * must know when what it was built from changed. Not a checksum against
  * an adversary: a check that a cache is still the one it was.
  */
@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define REPLAY_FINGERPRINT_START 0xcbf29ce484222325ull
 
@@ -24,23 +23,10 @@ static inline uint64_t replay_fingerprint(uint64_t h, const void *p, size_t n)
 }
 
 /* @path (NULL: none) and its file's size, modification time and inode
- * (zeros when it cannot be seen). */
-static inline uint64_t replay_fingerprint_file(uint64_t h, const char *path)
-{
-	struct stat st;
-	uint64_t id[5] = { 0 };
-
-	if (!path)
-		return replay_fingerprint(h, "", 1);
-	h = replay_fingerprint(h, path, strlen(path) + 1);
-	if (stat(path, &st) == 0) {
-		id[0] = (uint64_t)st.st_size;
-		id[1] = (uint64_t)st.st_mtim.tv_sec;
-		id[2] = (uint64_t)st.st_mtim.tv_nsec;
-		id[3] = (uint64_t)st.st_ino;
-		id[4] = (uint64_t)st.st_dev;
-	}
-	return replay_fingerprint(h, id, sizeof(id));
-}
+ * (zeros when it cannot be seen), and its first and last 4 KiB: a file
+ * rewritten in place with the same size within one tick of the file
+ * system's clock still shows as another file where its head or tail
+ * changed (a state log's tail holds its last times). */
+uint64_t replay_fingerprint_file(uint64_t h, const char *path);
 
 #endif

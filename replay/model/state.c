@@ -119,9 +119,13 @@ static int bset_grow(struct bset *bs)
 {
 	size_t cap = bs->cap ? 2 * bs->cap : 64;
 	struct mref *nv = calloc(cap, sizeof(*nv));
+	uint8_t (*nb)[64] = calloc(cap, sizeof(*nb));
 
-	if (!nv)
+	if (!nv || !nb) {
+		free(nv);
+		free(nb);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < bs->cap; i++) {
 		size_t h;
 
@@ -131,22 +135,38 @@ static int bset_grow(struct bset *bs)
 		     h = (h + 1) & (cap - 1))
 			;
 		nv[h] = bs->v[i];
+		memcpy(nb[h], bs->bytes[i], sizeof(nb[h]));
 	}
 	free(bs->v);
+	free(bs->bytes);
 	bs->v = nv;
+	bs->bytes = nb;
 	bs->cap = cap;
 	return 0;
 }
 
-/* A MEM record of the chunk being scanned (thread @ti, checkpoint @ck). */
+/* The bytes [@a, @b) of one word (a < b, both inside it) into @bytes. */
+static void word_bytes(uint8_t bytes[64], uint64_t a, uint64_t b)
+{
+	unsigned w = (unsigned)(a & (BLOCK - 1)) >> 3, lo = a & 7, n = (unsigned)(b - a);
+
+	bytes[w] |= (uint8_t)(((1u << n) - 1) << lo);
+}
+
+/* A MEM record of the chunk being scanned (thread @ti, checkpoint @ck).
+ * While the chunk is scanned, a slot's `partial` holds the words some
+ * write covered whole, and its bytes those of the others (bset_flush). */
 static int bset_add(struct bset *bs, const struct mwrite *w, uint32_t ti, uint32_t ck)
 {
 	for (uint64_t x = w->addr; x < w->addr + w->len;) {
 		uint64_t blk = x >> BLOCK_SHIFT, end = (blk + 1) << BLOCK_SHIFT;
+		uint64_t in_lo, in_hi;     /* the words [x, end) covers whole */
 		size_t h;
 
 		if (end > w->addr + w->len || end == 0)
 			end = w->addr + w->len;
+		in_lo = (x + 7) & ~7ull;
+		in_hi = end & ~7ull;
 		if (2 * (bs->n + 1) > bs->cap && bset_grow(bs) < 0)
 			return -ENOMEM;
 		for (h = (blk * 0x9E3779B97F4A7C15ull) >> 20 & (bs->cap - 1);
@@ -155,12 +175,53 @@ static int bset_add(struct bset *bs, const struct mwrite *w, uint32_t ti, uint32
 		if (!bs->v[h].words) {
 			bs->v[h] = (struct mref){ .block = blk, .first = w->time, .thread = ti,
 						  .ck = ck };
+			memset(bs->bytes[h], 0, sizeof(bs->bytes[h]));
 			bs->n++;
 		}
 		bs->v[h].last = w->time;
 		bs->v[h].words |= state_words_of(x, end);
+		if (in_lo < in_hi)
+			bs->v[h].partial |= state_words_of(in_lo, in_hi);
+		if (in_lo > in_hi) {               /* inside one word */
+			word_bytes(bs->bytes[h], x, end);
+		} else {
+			if (x < in_lo)
+				word_bytes(bs->bytes[h], x, in_lo);
+			if (in_hi < end)
+				word_bytes(bs->bytes[h], in_hi, end);
+		}
 		x = end;
 	}
+	return 0;
+}
+
+/* Slot @i's partly written words: their bytes appended to st->pm, and
+ * its `partial` made what struct mref says. */
+static int bset_partial(struct replay_state *st, struct mref *r, const uint8_t bytes[64])
+{
+	uint64_t part = r->words & ~r->partial;
+
+	for (uint64_t m = part; m; m &= m - 1)
+		if (bytes[__builtin_ctzll(m)] == 0xff)
+			part &= ~(m & -m);             /* covered whole, a piece at a time */
+	r->partial = part;
+	r->pm = (uint32_t)st->npm;
+	if (!part)
+		return 0;
+	if (st->npm + 64 > st->cappm) {
+		size_t cap = st->cappm ? 2 * st->cappm : 4096;
+		uint8_t *nv;
+
+		if (cap > UINT32_MAX)
+			return -EOVERFLOW;
+		nv = realloc(st->pm, cap);
+		if (!nv)
+			return -ENOMEM;
+		st->pm = nv;
+		st->cappm = cap;
+	}
+	for (uint64_t m = part; m; m &= m - 1)
+		st->pm[st->npm++] = bytes[__builtin_ctzll(m)];
 	return 0;
 }
 
@@ -168,6 +229,7 @@ static int bset_add(struct bset *bs, const struct mwrite *w, uint32_t ti, uint32
 static int bset_flush(struct replay_state *st)
 {
 	struct bset *bs = &st->bs;
+	int r = 0;
 
 	if (st->nmr + bs->n > st->capmr) {
 		size_t cap = st->capmr ? st->capmr : 1024;
@@ -181,18 +243,20 @@ static int bset_flush(struct replay_state *st)
 		st->mr = nv;
 		st->capmr = cap;
 	}
-	for (size_t i = 0; i < bs->cap && bs->n; i++) {
+	for (size_t i = 0; i < bs->cap && bs->n && r == 0; i++) {
 		if (!bs->v[i].words)
 			continue;
-		st->mr[st->nmr++] = bs->v[i];
+		st->mr[st->nmr] = bs->v[i];
+		r = bset_partial(st, &st->mr[st->nmr++], bs->bytes[i]);
 		bs->v[i].words = 0;
 		bs->n--;
 	}
-	if (bs->cap > 4096) {              /* a huge write passed: start small again */
+	if (r == 0 && bs->cap > 4096) {    /* a huge write passed: start small again */
 		free(bs->v);
+		free(bs->bytes);
 		*bs = (struct bset){ 0 };
 	}
-	return 0;
+	return r;
 }
 
 /* How far a log that does not end with an end record is whole: its last
@@ -443,6 +507,7 @@ static int index_blocks(struct replay_state *st, size_t sorted)
 			r->reach = r[-1].reach;
 	}
 	free(st->bs.v);
+	free(st->bs.bytes);
 	st->bs = (struct bset){ 0 };
 	return 0;
 }
@@ -467,10 +532,40 @@ static int index_writes(struct replay_state *st)
 	return r < 0 ? r : index_blocks(st, 0);
 }
 
+/* Every thread's log scanned. */
+static int scan_all(struct replay_state *st, const struct replay_bundle *b, char *err,
+		    size_t errsize)
+{
+	int e = 0;
+
+	for (size_t i = 0, k = 0; i < b->nthreads && e >= 0; i++) {
+		if (!b->threads[i].state_file)
+			continue;
+		e = scan_records(st, &st->t[k], &st->t[k].cur);
+		if (e < 0 && err)
+			snprintf(err, errsize, "%s: %s", b->threads[i].state_file,
+				 e == -EINVAL ? "not a state log" : strerror(-e));
+		k++;
+	}
+	return e;
+}
+
+/* Whether every log is mapped whole (the kept index is only for those). */
+static bool all_mapped(const struct replay_state *st)
+{
+	for (size_t i = 0; i < st->nt; i++)
+		if (!st->t[i].maplen || st->t[i].maplen != st->t[i].len)
+			return false;
+	return true;
+}
+
 int replay_state_open(const struct replay_bundle *b, struct replay_state **out, char *err,
 		      size_t errsize)
 {
 	struct replay_state *st = calloc(1, sizeof(*st));
+	char kpath[4200];
+	uint64_t key = 0;
+	bool keep = false, kept = false;
 	int e = 0;
 
 	*out = NULL;
@@ -481,6 +576,8 @@ int replay_state_open(const struct replay_bundle *b, struct replay_state **out, 
 		free(st);
 		return -ENOMEM;
 	}
+	/* Every log mapped and its header read (its first record: in cur,
+	 * where scan_all starts). */
 	for (size_t i = 0; i < b->nthreads && e >= 0; i++) {
 		struct sthread *t = &st->t[st->nt];
 
@@ -489,9 +586,7 @@ int replay_state_open(const struct replay_bundle *b, struct replay_state **out, 
 		st->nt++;
 		e = load(b, &b->threads[i], t);
 		if (e >= 0)
-			e = scan(st, t);
-		if (e >= 0 && t->maplen)
-			madvise(t->data, t->maplen, MADV_RANDOM);
+			e = state_parse_start(t, &t->cur);
 		if (e < 0 && err)
 			snprintf(err, errsize, "%s: %s", b->threads[i].state_file,
 				 e == -EINVAL ? "not a state log" :
@@ -499,12 +594,27 @@ int replay_state_open(const struct replay_bundle *b, struct replay_state **out, 
 	}
 	if (e >= 0 && !st->nt)
 		e = -ENOENT;
+	if (e >= 0 && all_mapped(st) && (keep = state_kept_where(b, kpath, sizeof(kpath), &key))) {
+		e = state_kept_load(st, kpath, key);
+		kept = e == 0;
+		if (e == -ENOENT || e == -EINVAL)
+			e = 0;     /* none, or one that does not fit: scan */
+	}
+	if (e >= 0 && !kept)
+		e = scan_all(st, b, err, errsize);
+	for (size_t i = 0; i < st->nt; i++) {
+		if (st->t[i].maplen)
+			madvise(st->t[i].data, st->t[i].maplen, MADV_RANDOM);
+		st->t[i].cur = (struct parser){ 0 };
+	}
 	st->until = UINT64_MAX;
 	for (size_t i = 0; i < st->nt; i++)
 		if (st->t[i].until < st->until)
 			st->until = st->t[i].until;
 	if (e >= 0)
-		e = index_writes(st);
+		e = kept ? index_maps(st) : index_writes(st);
+	if (e >= 0 && keep && !kept)
+		state_kept_save(st, kpath, key);
 	if (e >= 0)
 		st->cache = cache_new();
 	if (e < 0) {
@@ -534,7 +644,9 @@ void replay_state_free(struct replay_state *st)
 	free(st->pr);
 	free(st->big);
 	free(st->mr);
+	free(st->pm);
 	free(st->bs.v);
+	free(st->bs.bytes);
 	free(st->execs);
 	free(st->vol);
 	if (st->cache)

@@ -53,15 +53,34 @@ struct mref {
 	uint64_t block;            /* address >> BLOCK_SHIFT */
 	uint64_t first, last;      /* times of the chunk's first and last write there */
 	uint64_t reach;            /* the largest `last` of the block's refs up to here */
-	uint64_t words;            /* bit i: the block's word i (8 bytes) was written */
+	uint64_t words;            /* bit i: a byte of the block's word i (8 bytes) was written */
+	uint64_t partial;          /* of those, the words some byte of which was not */
 	uint32_t thread, ck;       /* the chunk: t[thread] from checkpoint ck to the next */
+	uint32_t pm;               /* the partial words' bytes: replay_state.pm[pm...], one
+				    * byte each (bit j: byte j written), in word order */
+	uint32_t pad;
 };
 
-/* The blocks the chunk being scanned writes: open addressing on block. */
+/* The blocks the chunk being scanned writes: open addressing on block,
+ * with each slot's bytes written (per word, a bit per byte) while the
+ * chunk is scanned. */
 struct bset {
 	struct mref *v;            /* words == 0: an empty slot */
+	uint8_t (*bytes)[64];      /* of slot i, for words not known whole */
 	size_t cap, n;
 };
+
+/* Whether chunk ref @r wrote byte @i (0..511) of its block. */
+static inline bool state_mref_wrote(const uint8_t *pm, const struct mref *r, unsigned i)
+{
+	unsigned w = i >> 3;
+
+	if (!(r->words >> w & 1))
+		return false;
+	if (!(r->partial >> w & 1))
+		return true;
+	return pm[r->pm + (unsigned)__builtin_popcountll(r->partial & ((1ull << w) - 1))] >> (i & 7) & 1;
+}
 
 /* From @index on (until the next entry), time = index + base. */
 struct tbase {
@@ -113,6 +132,8 @@ struct replay_state {
 	size_t nbig;
 	struct mref *mr;           /* the chunks' blocks, by block, then first */
 	size_t nmr, capmr;
+	uint8_t *pm;               /* the bytes of their partly written words */
+	size_t npm, cappm;
 	struct bset bs;
 	uint64_t *execs;           /* times of REPLAY_STATE_MAP_ALL */
 	size_t nexec;
@@ -171,6 +192,11 @@ void state_block_refs(const struct replay_state *st, uint64_t block, uint64_t ti
 		      size_t *mid, size_t *hi);
 void state_chunk_writes(const struct replay_state *st, const struct mref *r, uint64_t lo,
 			uint64_t hi, void (*fn)(void *ctx, const struct mwrite *w), void *ctx);
+/* state_kept.c, the index kept beside a finished recording: */
+bool state_kept_where(const struct replay_bundle *b, char *path, size_t size, uint64_t *key);
+int state_kept_load(struct replay_state *st, const char *path, uint64_t key);
+void state_kept_save(const struct replay_state *st, const char *path, uint64_t key);
+void state_kept_forget(struct replay_state *st);
 /* state_map.c, the mapping records: */
 void state_exec_epoch(const struct replay_state *st, uint64_t time, uint64_t *from,
 		      uint64_t *to);

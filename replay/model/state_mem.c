@@ -125,6 +125,27 @@ static void offer_big(const struct replay_state *st, struct query *q)
 	}
 }
 
+/* Whether the chunk of @r may offer a write the pass would take: to a
+ * byte still open that it wrote (its bytes, not only its words: a chunk
+ * that writes the high half of a word again and again says nothing of
+ * the low half), later (backward) or earlier (forward) than that byte's
+ * choice so far, or than the epoch's start when it has none. */
+static bool may_offer(const struct replay_state *st, const struct mref *r,
+		      const struct query *q)
+{
+	for (uint64_t x = q->lo; x < q->hi; x++) {
+		size_t i = x - q->lo;
+
+		if (q->state[x - q->addr] ||
+		    !state_mref_wrote(st->pm, r, (unsigned)(x & (BLOCK - 1))))
+			continue;
+		if (q->after ? !q->has[i] || r->first <= q->best[i].time :
+			       r->last >= (q->has[i] ? q->best[i].time : q->from))
+			return true;
+	}
+	return false;
+}
+
 static void pass(const struct replay_state *st, struct query *q)
 {
 	uint64_t words = state_words_of(q->lo, q->hi), lim;
@@ -138,7 +159,8 @@ static void pass(const struct replay_state *st, struct query *q)
 		/* Latest first; a ref whose reach is below the bound, and every
 		 * one before it, has nothing later than what was chosen. */
 		for (lim = bound(q); m > a && st->mr[m - 1].reach >= lim; m--) {
-			if ((st->mr[m - 1].words & words) && st->mr[m - 1].last >= lim) {
+			if ((st->mr[m - 1].words & words) && st->mr[m - 1].last >= lim &&
+			    may_offer(st, &st->mr[m - 1], q)) {
 				state_chunk_writes(st, &st->mr[m - 1], q->lo, q->hi, offer, q);
 				lim = bound(q);
 			}
@@ -150,10 +172,11 @@ static void pass(const struct replay_state *st, struct query *q)
 	}
 	/* Chunks begun at or before the time may still write after it. */
 	for (size_t j = m; j > a && st->mr[j - 1].reach > q->time; j--)
-		if ((st->mr[j - 1].words & words) && st->mr[j - 1].last > q->time)
+		if ((st->mr[j - 1].words & words) && st->mr[j - 1].last > q->time &&
+		    may_offer(st, &st->mr[j - 1], q))
 			state_chunk_writes(st, &st->mr[j - 1], q->lo, q->hi, offer, q);
 	for (lim = bound(q); m < b && st->mr[m].first <= lim && st->mr[m].first < q->to; m++) {
-		if (st->mr[m].words & words) {
+		if ((st->mr[m].words & words) && may_offer(st, &st->mr[m], q)) {
 			state_chunk_writes(st, &st->mr[m], q->lo, q->hi, offer, q);
 			lim = bound(q);
 		}

@@ -9,11 +9,14 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "dwarf/dw_elf.h"
 #include "replay/model/bundle.h"
+#include "replay/model/fingerprint.h"
+#include "replay/model/kept.h"
 
 static const char why_crc[] = "a block's checksum differs";
 static const char why_short[] = "it ends inside a block its checksums cover: it was cut short";
@@ -124,9 +127,61 @@ static bool good_header(const uint8_t *head)
 	return !memcmp(head + REPLAY_SUMS_FRONT_AT, zero, sizeof(zero));
 }
 
+/* ---- a whole check kept (replay/model/kept.h) ---------------------------- */
+
+/* A file of a finished recording that was checked whole and found good
+ * is not read again while it and its sums are the same files (path,
+ * size, modification time, inode): its contents are what was checked.
+ * The kept file holds how far the check went. */
+#define CHECKED_MAGIC "HSCHECK1"
+
+struct checked {
+	uint64_t off, recs;
+};
+
+static bool checked_where(const struct replay_bundle *b, const char *file, const char *sums,
+			  char *path, size_t size, uint64_t *key)
+{
+	if (!replay_kept_path(b, file, ".checked", path, size))
+		return false;
+	*key = replay_fingerprint(REPLAY_FINGERPRINT_START, "sums-checked-1", 15);
+	*key = replay_kept_key_code(*key);
+	*key = replay_kept_key_file(b, *key, file);
+	*key = replay_kept_key_file(b, *key, sums);
+	return true;
+}
+
+/* A kept whole check of @file into @c: true, or false (check it). */
+static bool checked_load(const char *path, uint64_t key, const char *full,
+			 struct replay_sums_check *c)
+{
+	struct checked k;
+	struct stat st;
+	size_t len;
+	void *buf;
+	bool ok;
+
+	if (replay_kept_load(path, CHECKED_MAGIC, key, sizeof(k), &buf, &len) < 0)
+		return false;
+	ok = len == sizeof(k);
+	if (ok)
+		memcpy(&k, buf, sizeof(k));
+	free(buf);
+	/* All of it, and no more than there is. */
+	if (!ok || stat(full, &st) < 0 || k.off != (uint64_t)st.st_size)
+		return false;
+	*c = (struct replay_sums_check){ .off = k.off, .recs = k.recs };
+	return true;
+}
+
 int replay_sums_check_file(struct replay_bundle *b, const char *file, const char *sums,
 			   const char *what, struct replay_sums_check *c)
 {
+	char kpath[4200];
+	uint64_t key = 0;
+	bool fresh = !c->cut && !c->off && !c->recs;
+	bool keep = fresh && checked_where(b, file, sums, kpath, sizeof(kpath), &key);
+
 	char path[4096], spath[4096];
 	uint8_t head[REPLAY_SUMS_HEADER];
 	struct stat st;
@@ -148,8 +203,18 @@ int replay_sums_check_file(struct replay_bundle *b, const char *file, const char
 	else if (sf < 0 || fstat(fd, &st) < 0 || !read_at(sf, head, sizeof(head), 0) ||
 		 !good_header(head))
 		r = cut(b, file, what, c, 0, why_nosums);
-	else
+	else if (keep && checked_load(kpath, key, path, c))
+		r = 0;
+	else {
 		r = walk(b, file, what, c, fd, (uint64_t)st.st_size, sf, head, buf);
+		if (r == 0 && keep && !c->cut && c->off == (uint64_t)st.st_size) {
+			struct checked k = { c->off, c->recs };
+			struct replay_kept_part part = { &k, sizeof(k) };
+
+			/* Where it cannot be written, the next open checks again. */
+			replay_kept_save(kpath, CHECKED_MAGIC, key, &part, 1);
+		}
+	}
 	free(buf);
 	if (sf >= 0)
 		close(sf);
