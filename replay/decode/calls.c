@@ -322,27 +322,27 @@ int replay_calls_marks_load(struct replay_calls_marks *mk, uint64_t key, const c
 {
 	struct marks_head h;
 	size_t len, n;
-	void *buf;
+	const void *buf;
 	int rc = replay_kept_load(path, MARKS_MAGIC, key, MARKS_MAX, &buf, &len);
 
 	if (rc < 0)
 		return rc;
 	if (len < sizeof(h)) {
-		free(buf);
+		replay_kept_release(buf, len);
 		return -EINVAL;
 	}
 	memcpy(&h, buf, sizeof(h));
 	n = (len - sizeof(h)) / sizeof(*mk->m);
 	if (h.n != n || len != sizeof(h) + n * sizeof(*mk->m) || h.n > h.nsegs) {
-		free(buf);
+		replay_kept_release(buf, len);
 		return -EINVAL;
 	}
 	*mk = (struct replay_calls_marks){ .every = h.every, .nsegs = h.nsegs,
 					   .min_level = h.min_level, .n = n, .cap = n };
 	mk->m = malloc(n ? n * sizeof(*mk->m) : 1);
 	if (mk->m)
-		memcpy(mk->m, (char *)buf + sizeof(h), n * sizeof(*mk->m));
-	free(buf);
+		memcpy(mk->m, (const char *)buf + sizeof(h), n * sizeof(*mk->m));
+	replay_kept_release(buf, len);
 	if (!mk->m)
 		return -ENOMEM;
 	if (!marks_sane(mk)) {

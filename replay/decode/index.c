@@ -102,19 +102,19 @@ static int index_load(struct replay_index *idx, const char *path, uint64_t key)
 {
 	struct kept_head h;
 	size_t len;
-	void *buf;
+	const void *buf;
 	int rc = replay_kept_load(path, INDEX_MAGIC, key, INDEX_MAX, &buf, &len);
 
 	if (rc < 0)
 		return rc;
 	if (len < sizeof(h)) {
-		free(buf);
+		replay_kept_release(buf, len);
 		return -EINVAL;
 	}
 	memcpy(&h, buf, sizeof(h));
 	if (len != sizeof(h) + h.nentries * sizeof(*idx->entries) ||
 	    h.nentries > len / sizeof(*idx->entries)) {
-		free(buf);
+		replay_kept_release(buf, len);
 		return -EINVAL;
 	}
 	*idx = (struct replay_index){ .nitems = h.nitems, .ninsns = h.ninsns, .ngaps = h.ngaps,
@@ -122,8 +122,8 @@ static int index_load(struct replay_index *idx, const char *path, uint64_t key)
 				      .cap = h.nentries };
 	idx->entries = malloc(h.nentries ? h.nentries * sizeof(*idx->entries) : 1);
 	if (idx->entries)
-		memcpy(idx->entries, (char *)buf + sizeof(h), h.nentries * sizeof(*idx->entries));
-	free(buf);
+		memcpy(idx->entries, (const char *)buf + sizeof(h), h.nentries * sizeof(*idx->entries));
+	replay_kept_release(buf, len);
 	if (!idx->entries) {
 		*idx = (struct replay_index){ 0 };
 		return -ENOMEM;

@@ -7,8 +7,8 @@
  * missing, damaged, or was made from anything else. Its header holds a
  * magic (what it is), the maker's key (a hash of everything the contents
  * depend on: the files they were built from, by path, size, modification
- * time and inode, and the code that built them) and a crc32 of the
- * contents, which are the maker's. A file is only kept in a recording
+ * time, inode and their first and last 4 KiB, and the code that built
+ * them) and a checksum of the contents, which are the maker's. A file is only kept in a recording
  * hindsight made and finished, beside files named relative to it
  * (replay_kept_path): never in another tool's bundle or beside a
  * perf.data, and never while the recording may still grow. Writing is
@@ -60,10 +60,11 @@ uint64_t replay_kept_key_trace(const struct replay_bundle *b, size_t thread, uin
 int replay_kept_save(const char *path, const char magic[REPLAY_KEPT_MAGIC_LEN], uint64_t key,
 		     const struct replay_kept_part *parts, size_t nparts);
 
-/* Reads @path's contents (at most @max bytes) into *@out (malloc'd;
- * *@len bytes). 0; -ENOENT (no file, or one made under another key:
- * build again); -EINVAL (not such a file, or damaged); -ENOMEM. */
+/* Maps @path's contents (at most @max bytes): *@out, *@len bytes, until
+ * replay_kept_release. 0; -ENOENT (no file, or one made under another
+ * key: build again); -EINVAL (not such a file, or damaged); -ENOMEM. */
 int replay_kept_load(const char *path, const char magic[REPLAY_KEPT_MAGIC_LEN], uint64_t key,
-		     size_t max, void **out, size_t *len);
+		     size_t max, const void **out, size_t *len);
+void replay_kept_release(const void *out, size_t len);
 
 #endif

@@ -162,7 +162,7 @@ int state_kept_load(struct replay_state *st, const char *path, uint64_t key)
 {
 	struct kept_head h;
 	const uint8_t *p, *end;
-	void *buf;
+	const void *buf;
 	size_t len;
 	bool bad = false;
 	int rc = replay_kept_load(path, STATE_IDX_MAGIC, key, STATE_IDX_MAX, &buf, &len);
@@ -172,7 +172,7 @@ int state_kept_load(struct replay_state *st, const char *path, uint64_t key)
 	p = buf;
 	end = p + len;
 	if (len < sizeof(h)) {
-		free(buf);
+		replay_kept_release(buf, len);
 		return -EINVAL;
 	}
 	memcpy(&h, p, sizeof(h));
@@ -247,7 +247,7 @@ int state_kept_load(struct replay_state *st, const char *path, uint64_t key)
 	}
 	if (!bad && rc == 0 && p != end)
 		bad = true;
-	free(buf);
+	replay_kept_release(buf, len);
 	if (bad && rc == 0)
 		rc = -EINVAL;
 	if (rc < 0)

@@ -158,7 +158,7 @@ static bool checked_load(const char *path, uint64_t key, const char *full,
 	struct checked k;
 	struct stat st;
 	size_t len;
-	void *buf;
+	const void *buf;
 	bool ok;
 
 	if (replay_kept_load(path, CHECKED_MAGIC, key, sizeof(k), &buf, &len) < 0)
@@ -166,7 +166,7 @@ static bool checked_load(const char *path, uint64_t key, const char *full,
 	ok = len == sizeof(k);
 	if (ok)
 		memcpy(&k, buf, sizeof(k));
-	free(buf);
+	replay_kept_release(buf, len);
 	/* All of it, and no more than there is. */
 	if (!ok || stat(full, &st) < 0 || k.off != (uint64_t)st.st_size)
 		return false;
