@@ -30,6 +30,7 @@
 #include "replay/frontend/frontend_report.h"
 #include "replay/target/replay_target.h"
 #include "stub/rectarget/stub_rec_target.h"
+#include "stub/rectarget/stub_serve_target.h"
 #include "stub/live/stub_target.h"
 
 #define HINDSIGHT_VERSION "0.1"
@@ -40,7 +41,8 @@ struct serve_args {
 	long attach_pid;      /* 0: spawn */
 	const char *replay;   /* a recording to serve instead of a process */
 	bool no_record;       /* serve the process without recording it */
-	const char *record;   /* --record: the recorder (auto, sw; pt, valgrind refused) */
+	const char *record;   /* --record: the recorder (auto, sw, on-request; pt,
+			       * valgrind refused) */
 	bool vfile_any;       /* vFile serves any file the stub can read */
 	const char *rec_dir;  /* keep the recording here */
 	const char *addr;
@@ -79,8 +81,13 @@ void cli_serve_usage(FILE *out)
 		"                  keep the recording of the served program in DIR\n"
 		"                  (default: a temporary directory, removed at the end)\n"
 		"  --record MODE   the recorder: auto (the default) or sw, single steps,\n"
-		"                  the one that can serve a live program; pt and valgrind\n"
-		"                  are refused (record with them, then serve --replay)\n"
+		"                  the one that can serve a live program, from the first\n"
+		"                  instruction; on-request runs the program natively, as\n"
+		"                  gdbserver does, until the debugger asks for recording\n"
+		"                  (GDB's `record btrace`, or `monitor record start`),\n"
+		"                  then records by single steps from there; pt and\n"
+		"                  valgrind are refused (record with them, then serve\n"
+		"                  --replay)\n"
 		"  --no-record     serve the program like gdbserver, without recording it\n"
 		"                  (full speed; no reverse execution)\n"
 		"  --image-dir DIR with --replay: also look for the recording's images\n"
@@ -167,9 +174,10 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
 		}
 	}
 	if (a->record && strcmp(a->record, "auto") && strcmp(a->record, "sw") &&
-	    strcmp(a->record, "pt") && strcmp(a->record, "valgrind")) {
-		fprintf(stderr, "hindsight serve: --record wants auto, sw, pt or valgrind, not "
-			"'%s'\n", a->record);
+	    strcmp(a->record, "on-request") && strcmp(a->record, "pt") &&
+	    strcmp(a->record, "valgrind")) {
+		fprintf(stderr, "hindsight serve: --record wants auto, sw, on-request, pt or "
+			"valgrind, not '%s'\n", a->record);
 		return -EINVAL;
 	}
 	argv += optind;
@@ -215,6 +223,7 @@ static void log_packet(void *arg, char dir, const uint8_t *data, size_t len)
 struct served {
 	struct stub_target *live;
 	struct stub_rec_target *rec;
+	struct stub_serve_target *asked;   /* --record on-request */
 	struct replay_target *replay;
 };
 
@@ -291,6 +300,25 @@ static int read_as_owner(const char *path)
 	return 0;
 }
 
+/* --record on-request: t->live served natively until the debugger asks
+ * for recording. */
+static int start_on_request(const struct serve_args *a, struct served *t, struct rsp_target *out)
+{
+	struct stub_rec_target_options o = { .dir = a->rec_dir, .record = "sw" };
+	int r = stub_serve_target_new(t->live, &o, &t->asked);
+
+	t->live = NULL;        /* the serving target's, freed with it */
+	if (r) {
+		fprintf(stderr, "hindsight serve: %s\n", strerror(-r));
+		return r;
+	}
+	fprintf(stderr, "hindsight serve: running natively; recording starts when the debugger "
+		"asks for it (GDB: `record btrace`, or `monitor record start`), then by single "
+		"steps from there\n");
+	*out = stub_serve_target_rsp(t->asked);
+	return 0;
+}
+
 static int start_target(const struct serve_args *a, struct served *t, struct rsp_target *out)
 {
 	char err[512];
@@ -315,7 +343,7 @@ static int start_target(const struct serve_args *a, struct served *t, struct rsp
 		*out = replay_target_rsp(t->replay);
 		return 0;
 	}
-	if (!a->no_record)
+	if (!a->no_record && !(a->record && !strcmp(a->record, "on-request")))
 		return start_recorded(a, t, out);
 	if (a->attach_pid) {
 		r = stub_target_attach((pid_t)a->attach_pid, &t->live);
@@ -333,6 +361,8 @@ static int start_target(const struct serve_args *a, struct served *t, struct rsp
 		fprintf(stderr, "Process %s created; pid = %d\n", a->argv[0],
 			(int)stub_target_pid(t->live));
 	}
+	if (!a->no_record)
+		return start_on_request(a, t, out);
 	*out = stub_target_rsp(t->live);
 	return 0;
 }
@@ -362,14 +392,16 @@ static void serve_catch_quit(void)
 /* What ending on a signal does to the program and the recording. */
 static void say_quit(const struct serve_args *a, const struct served *t, bool has_process)
 {
-	const char *dir = t->rec ? stub_rec_target_dir(t->rec) : NULL;
+	const char *dir = t->rec ? stub_rec_target_dir(t->rec) :
+			  t->asked ? stub_serve_target_dir(t->asked) : NULL;
 
 	fprintf(stderr, "hindsight serve: %s", strsignal(serve_quit));
 	if (has_process && !a->replay)
 		fprintf(stderr, a->attach_pid ? "; detaching from process %ld" :
 				 "; killing process %ld", a->attach_pid ? a->attach_pid :
 				 (long)(t->rec ? stub_rec_target_pid(t->rec) :
-					stub_target_pid(t->live)));
+					t->live ? stub_target_pid(t->live) :
+					stub_serve_target_pid(t->asked)));
 	if (dir && !a->rec_dir)
 		fprintf(stderr, "; removing the temporary recording %s", dir);
 	else if (dir)
@@ -381,6 +413,7 @@ static void stop_target(struct served *t)
 {
 	stub_target_free(t->live);
 	stub_rec_target_free(t->rec);
+	stub_serve_target_free(t->asked);
 	replay_target_free(t->replay);
 }
 

@@ -282,6 +282,34 @@ int stub_proc_detach(struct stub_proc *p)
 	return r;
 }
 
+int stub_proc_hand_over(struct stub_proc *p)
+{
+	int r;
+
+	if (!p->alive)
+		return -ESRCH;
+	/* Every thread stopped, with nothing of its own still to report
+	 * or to arrive: the state stub_rec_attach leaves a process in. */
+	if (p->orphans.n || p->have_event || p->report_pending)
+		return -EBUSY;
+	for (size_t i = 0; i < p->threads.n; i++) {
+		const struct stub_thread *t = &p->threads.v[i];
+
+		if (t->running || t->pending || t->stop_expected || t->is_new || t->zombie)
+			return -EBUSY;
+	}
+	r = stub_break_restore(&p->breaks, &p->mem);
+	if (r < 0)
+		return r;
+	stub_dreg_set_init(&p->dregs);
+	r = stub_proc_apply_dregs(p);
+	if (r < 0)
+		return r;
+	stub_proc_mark_dead(p);
+	stub_proc_close_sigfd(p);
+	return 0;
+}
+
 void stub_proc_release(struct stub_proc *p)
 {
 	if (p->alive && p->attached)

@@ -52,6 +52,13 @@ int stub_proc_attach(struct stub_proc *p, pid_t pid);
 int stub_proc_kill(struct stub_proc *p);
 /* Removes breakpoints and debug registers, lets every thread go. */
 int stub_proc_detach(struct stub_proc *p);
+/* Hands the process over to another tracer in this same thread (a
+ * recorder: stub_rec_adopt): breakpoints and debug registers out, every
+ * thread left stopped and traced, @p as if the process were gone (its
+ * SIGCHLD signalfd closed). -EBUSY while a thread runs or has an event
+ * not yet reported (a breakpoint another thread hit meanwhile: resume
+ * once, then ask again); -ESRCH when there is no process. */
+int stub_proc_hand_over(struct stub_proc *p);
 /* Kills a spawned process / detaches an attached one, frees everything. */
 void stub_proc_release(struct stub_proc *p);
 

@@ -295,6 +295,12 @@ pid_t stub_target_pid(const struct stub_target *t)
 	return t->proc.pid;
 }
 
+int stub_target_hand_over(struct stub_target *t, bool *attached)
+{
+	*attached = t->proc.attached;
+	return stub_proc_hand_over(&t->proc);
+}
+
 bool stub_target_has_process(const struct stub_target *t)
 {
 	return t->proc.alive;

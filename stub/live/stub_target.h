@@ -32,6 +32,11 @@ int stub_target_attach(pid_t pid, struct stub_target **out);
 pid_t stub_target_pid(const struct stub_target *t);
 /* False once the process exited, was killed or was detached. */
 bool stub_target_has_process(const struct stub_target *t);
+/* Hands the process to another tracer in this thread (stub_proc_hand_over):
+ * every thread stopped and traced, nothing of ours in it; @t has no
+ * process after. *@attached: it was attached to, not started. 0, -EBUSY
+ * (a thread has an event not yet reported), -ESRCH. */
+int stub_target_hand_over(struct stub_target *t, bool *attached);
 /* { &stub_target_ops, t }. */
 struct rsp_target stub_target_rsp(struct stub_target *t);
 /* Kills a spawned process that is still there, detaches from an attached

@@ -108,6 +108,19 @@ int stub_rec_attach(pid_t pid)
 	return e < 0 ? e : 0;
 }
 
+int stub_rec_adopt(pid_t pid)
+{
+	pid_t *tids;
+	int n = stub_procfs_tids(pid, &tids), e = 0;
+
+	for (int i = 0; i < n && e == 0; i++)
+		if (ptrace(PTRACE_SETOPTIONS, tids[i], 0, (void *)(long)STUB_REC_OPTIONS) < 0)
+			e = -errno;
+	if (n >= 0)
+		free(tids);
+	return n < 0 ? n : e;
+}
+
 void stub_rec_let_go(pid_t pid, bool attached)
 {
 	pid_t *tids;

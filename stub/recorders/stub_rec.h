@@ -66,6 +66,10 @@ int stub_rec_spawn(char *const argv[], pid_t *pid);
 /* Attaches to every thread of @pid and waits until each is stopped. 0,
  * -ESRCH, -EPERM or another negative errno (then nothing stays attached). */
 int stub_rec_attach(pid_t pid);
+/* Takes @pid, whose threads this process already traces, every one
+ * stopped (stub_proc_hand_over), as stub_rec_attach would leave them:
+ * each gets the recorder's ptrace options. 0 or a negative errno. */
+int stub_rec_adopt(pid_t pid);
 /* Lets go of @pid when no recording of it could start (stub_rec_new
  * failed): a program started for it is killed, an attached process is
  * detached and runs on. */

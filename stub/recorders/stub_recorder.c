@@ -123,7 +123,15 @@ static int rec_launch(struct stub_recorder *rec)
 
 	if (rec->pid)
 		return 0;
-	if (rec_attached(rec)) {
+	if (rec->opt.adopt) {
+		e = stub_rec_adopt(rec->opt.attach_pid);
+		if (e < 0) {
+			rec_say(rec, "cannot record process %ld: %s", (long)rec->opt.attach_pid,
+				strerror(-e));
+			return e;
+		}
+		rec->pid = rec->opt.attach_pid;
+	} else if (rec_attached(rec)) {
 		e = stub_rec_attach(rec->opt.attach_pid);
 		if (e < 0) {
 			rec_say(rec, "cannot attach to process %ld: %s", (long)rec->opt.attach_pid,
@@ -149,7 +157,8 @@ static int rec_launch(struct stub_recorder *rec)
  * waited for), an attached one detached, running on as before. */
 static void rec_abandon(struct stub_recorder *rec)
 {
-	stub_rec_let_go(rec->pid, rec_attached(rec));
+	if (!rec->opt.adopt)           /* handed over: it stays its giver's */
+		stub_rec_let_go(rec->pid, rec_attached(rec));
 }
 
 /* --- single steps ------------------------------------------------------- */

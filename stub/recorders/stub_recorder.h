@@ -51,6 +51,10 @@ struct stub_recorder_options {
 	const char *dir;           /* the bundle; NULL: hindsight-PROG-PID */
 	char *const *argv;         /* the program, or NULL to attach */
 	pid_t attach_pid;          /* with argv NULL: the process to record */
+	bool adopt;                /* ... whose threads this process already traces,
+				    * every one stopped (handed over by a live
+				    * target, stub/live/stub_proc.h): no attach; a
+				    * recorder that cannot start leaves them so */
 	uint32_t psb_period;       /* bytes between sync points (0: the default) */
 	bool psb_given;            /* --psb-period was given (hardware: a power of two) */
 	bool noretcomp;

@@ -982,6 +982,7 @@ static int srt_start_recorder(struct stub_rec_target *t, char *const argv[], pid
 	struct srt_said said = { err, errsize };
 	struct stub_recorder_options ro = {
 		.mode = opt->record, .dir = t->dir, .argv = argv, .attach_pid = argv ? 0 : pid,
+		.adopt = opt->adopt,
 		.psb_period = opt->psb_period, .noretcomp = opt->noretcomp, .live = true,
 		.say = srt_say, .say_ctx = &said,
 	};
@@ -1007,7 +1008,7 @@ int stub_rec_target_new(char *const argv[], pid_t pid, const struct stub_rec_tar
 	if (!t)
 		return -ENOMEM;
 	t->sigfd = t->busyfd = -1;
-	t->attached = !argv;
+	t->attached = !argv && !opt->spawned;
 	if (replay_timeline_points_new(&t->points) < 0) {
 		free(t);
 		return -ENOMEM;

@@ -38,6 +38,11 @@ struct stub_rec_target_options {
 				    * valgrind cannot serve live (refused, said why) */
 	uint32_t psb_period;       /* 0: the recorder's default */
 	bool noretcomp;
+	bool adopt;                /* @pid's threads are this process's already, every
+				    * one stopped (stub_target_hand_over): recording
+				    * starts where they stand, without an attach */
+	bool spawned;              /* ... and it was started for the debugger, not
+				    * attached to: killed at the end, not detached */
 };
 
 /* Starts @argv stopped at its first instruction, or attaches to @pid

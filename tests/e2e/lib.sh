@@ -276,10 +276,11 @@ schedule_vals()
 # the array SERVER_CMD with the command line for $SERVER.
 server_cmd()
 {
-    local once= attach= replay= norecord= recdir= vfileany=
+    local once= attach= replay= norecord= recdir= vfileany= record=
     while [ $# -gt 0 ]; do
         case $1 in
         --once) once=--once; shift ;;
+        --record) record=$2; shift 2 ;;
         -o) recdir=$2; shift 2 ;;
         --no-record) norecord=--no-record; shift ;;
         --vfile-any) vfileany=--vfile-any; shift ;;
@@ -306,7 +307,8 @@ server_cmd()
             echo "HINDSIGHT is not set to an executable (got '${HINDSIGHT:-}')" >&2
             return 1
         fi
-        SERVER_CMD=("$HINDSIGHT" serve ${once:+$once} ${norecord:+$norecord} ${vfileany:+$vfileany})
+        SERVER_CMD=("$HINDSIGHT" serve ${once:+$once} ${norecord:+$norecord} ${vfileany:+$vfileany}
+                    ${record:+--record "$record"})
         if [ -n "$recdir" ]; then
             SERVER_CMD+=(-o "$recdir")
         fi
@@ -352,7 +354,7 @@ server_start_lldb()
     echo "server: ${SERVER_CMD[*]} (pid $SERVER_PID, port $PORT, inferior ${INFERIOR_PID:-?})"
 }
 
-# server_start [--once] [--no-record] [--vfile-any] [--attach PID | --replay DIR]
+# server_start [--once] [--no-record] [--record MODE] [--vfile-any] [--attach PID | --replay DIR]
 # PROG [ARGS...]: start the server on
 # 127.0.0.1:0 with stdout in $T_DIR/server.out and stderr in
 # $T_DIR/server.err; wait (bounded) for "Listening on port N". Sets
@@ -370,7 +372,7 @@ server_start()
     local opts=() attach=
     TO_EXIT=(-ex continue)
     case " $* " in
-    *" --no-record "* | *" --replay "*) ;;
+    *" --no-record "* | *" --replay "* | *" on-request "*) ;;
     *) [ "$SERVER" = hindsight ] && TO_EXIT=(-ex continue -ex continue) ;;
     esac
     if [ "$SERVER" = lldb-server ]; then
@@ -381,6 +383,7 @@ server_start()
     while [ $# -gt 0 ]; do
         case $1 in
         --once) opts+=(--once); shift ;;
+        --record) opts+=(--record "$2"); shift 2 ;;
         -o) opts+=(-o "$2"); shift 2 ;;
         --no-record) opts+=(--no-record); shift ;;
         --vfile-any) opts+=(--vfile-any); shift ;;

@@ -1,0 +1,468 @@
+/*
+ * stub/rectarget/stub_serve_target.c: native until recording is asked for
+ * (stub/rectarget/stub_serve_target.h). Every operation goes to the target
+ * of the moment: the native one, then the recording one it handed the
+ * process to.
+ */
+#include "stub/rectarget/stub_serve_target.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "protocol/rsp_buf.h"
+#include "stub/live/stub_target.h"
+
+/* A point the debugger inserted, inserted again into the recording
+ * target when recording starts. */
+struct sst_point {
+	enum rsp_point_type type;
+	uint64_t addr;
+	int kind;
+};
+
+struct stub_serve_target {
+	pid_t pid;
+	struct stub_target *live;          /* until recording starts */
+	struct stub_rec_target *rec;       /* from then on */
+	struct stub_rec_target_options opt;
+	char dir[4096];
+	struct sst_point *points;
+	size_t npoints, cappoints;
+	uint8_t pass[RSP_NSIG];
+	bool pass_set;
+	/* A reverse resume before recording started: it stops at once, at
+	 * the start of an empty history, reported through @readyfd. */
+	bool begin_pending;
+	struct rsp_ptid begin_thread;
+	int readyfd;                       /* an eventfd, readable while pending */
+};
+
+static struct rsp_target cur(struct stub_serve_target *t)
+{
+	return t->rec ? stub_rec_target_rsp(t->rec) : stub_target_rsp(t->live);
+}
+
+/* ---- recording started ---------------------------------------------------- */
+
+/* The process handed to a recording target at this stop: the debugger's
+ * points and pass signals go with it. 0 or a negative errno (-EBUSY: a
+ * thread has an event not yet reported; the native target keeps it). */
+static int start_recording(struct stub_serve_target *t)
+{
+	struct stub_rec_target_options o = t->opt;
+	struct stub_rec_target *rec;
+	struct rsp_target r;
+	bool attached;
+	pid_t pid;
+	char err[512];
+	int e;
+
+	if (t->rec)
+		return 0;
+	pid = stub_target_pid(t->live);
+	e = stub_target_hand_over(t->live, &attached);
+	if (e < 0)
+		return e;
+	o.adopt = true;
+	o.spawned = !attached;
+	e = stub_rec_target_new(NULL, pid, &o, &rec, err, sizeof(err));
+	if (e < 0)
+		return e;  /* the process stays stopped and traced: nothing serves it */
+	stub_target_free(t->live);
+	t->live = NULL;
+	t->rec = rec;
+	snprintf(t->dir, sizeof(t->dir), "%s", stub_rec_target_dir(rec));
+	r = cur(t);
+	for (size_t i = 0; i < t->npoints; i++)
+		r.ops->insert_point(r.ctx, t->points[i].type, t->points[i].addr, t->points[i].kind);
+	if (t->pass_set)
+		r.ops->set_pass_signals(r.ctx, t->pass);
+	return 0;
+}
+
+/* ---- the operations -------------------------------------------------------- */
+
+static unsigned sst_features(void *ctx)
+{
+	struct stub_serve_target *t = ctx;
+	struct rsp_target r = cur(t);
+
+	/* Reverse execution and branch tracing from the start: GDB asks once,
+	 * when it connects, and they become true when it asks for them. */
+	return r.ops->features(r.ctx) | RSP_TARGET_REVERSE | RSP_TARGET_BTRACE_PT |
+	       RSP_TARGET_BTRACE_BTS;
+}
+
+static int sst_threads(void *ctx, struct rsp_thread_info *out, size_t max)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->threads(r.ctx, out, max);
+}
+
+static int sst_thread_alive(void *ctx, struct rsp_ptid thread)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->thread_alive(r.ctx, thread);
+}
+
+static int sst_read_regs(void *ctx, struct rsp_ptid thread, struct rsp_regs *out)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->read_regs(r.ctx, thread, out);
+}
+
+static int sst_write_regs(void *ctx, struct rsp_ptid thread, const struct rsp_regs *in)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->write_regs(r.ctx, thread, in);
+}
+
+static int sst_read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->read_mem(r.ctx, addr, buf, len);
+}
+
+static int sst_write_mem(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->write_mem(r.ctx, addr, buf, len);
+}
+
+static struct sst_point *point_find(struct stub_serve_target *t, enum rsp_point_type type,
+				    uint64_t addr, int kind)
+{
+	for (size_t i = 0; i < t->npoints; i++)
+		if (t->points[i].type == type && t->points[i].addr == addr &&
+		    t->points[i].kind == kind)
+			return &t->points[i];
+	return NULL;
+}
+
+static int sst_insert_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
+{
+	struct stub_serve_target *t = ctx;
+	struct rsp_target r = cur(t);
+	int e = r.ops->insert_point(r.ctx, type, addr, kind);
+
+	if (e < 0 || point_find(t, type, addr, kind))
+		return e;
+	if (t->npoints == t->cappoints) {
+		size_t cap = t->cappoints ? 2 * t->cappoints : 16;
+		struct sst_point *nv = realloc(t->points, cap * sizeof(*nv));
+
+		if (!nv) {
+			r.ops->remove_point(r.ctx, type, addr, kind);
+			return -ENOMEM;
+		}
+		t->points = nv;
+		t->cappoints = cap;
+	}
+	t->points[t->npoints++] = (struct sst_point){ type, addr, kind };
+	return 0;
+}
+
+static int sst_remove_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
+{
+	struct stub_serve_target *t = ctx;
+	struct rsp_target r = cur(t);
+	struct sst_point *p = point_find(t, type, addr, kind);
+
+	if (p)
+		*p = t->points[--t->npoints];
+	return r.ops->remove_point(r.ctx, type, addr, kind);
+}
+
+static bool reverse(const struct rsp_resume *actions, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (actions[i].kind == RSP_RESUME_REVERSE_STEP ||
+		    actions[i].kind == RSP_RESUME_REVERSE_CONTINUE)
+			return true;
+	return false;
+}
+
+static int sst_resume(void *ctx, const struct rsp_resume *actions, size_t n)
+{
+	struct stub_serve_target *t = ctx;
+	struct rsp_target r = cur(t);
+
+	if (!t->rec && reverse(actions, n)) {
+		uint64_t one = 1;
+
+		/* Nothing recorded yet: the history is empty, and it begins here. */
+		for (size_t i = 0; i < n; i++)
+			if (actions[i].kind == RSP_RESUME_REVERSE_STEP ||
+			    actions[i].kind == RSP_RESUME_REVERSE_CONTINUE)
+				t->begin_thread = actions[i].thread;
+		t->begin_pending = true;
+		return write(t->readyfd, &one, sizeof(one)) == sizeof(one) ? 0 : -errno;
+	}
+	return r.ops->resume(r.ctx, actions, n);
+}
+
+static int sst_event_fd(void *ctx)
+{
+	struct stub_serve_target *t = ctx;
+	struct rsp_target r = cur(t);
+
+	return t->begin_pending ? t->readyfd : r.ops->event_fd(r.ctx);
+}
+
+static int sst_wait(void *ctx, struct rsp_stop *out, bool block)
+{
+	struct stub_serve_target *t = ctx;
+	struct rsp_target r = cur(t);
+
+	if (t->begin_pending) {
+		uint64_t v;
+
+		t->begin_pending = false;
+		if (read(t->readyfd, &v, sizeof(v)) < 0)
+			return -errno;
+		*out = (struct rsp_stop){ .kind = RSP_STOP_SIGNAL, .thread = t->begin_thread,
+					  .signo = SIGTRAP, .reason = RSP_REASON_REPLAY_BEGIN };
+		if (out->thread.tid <= 0)
+			out->thread = (struct rsp_ptid){ t->pid, t->pid };
+		return 1;
+	}
+	return r.ops->wait(r.ctx, out, block);
+}
+
+static int sst_interrupt(void *ctx)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->interrupt(r.ctx);
+}
+
+static int sst_kill(void *ctx)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->kill(r.ctx);
+}
+
+static int sst_detach(void *ctx)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->detach(r.ctx);
+}
+
+static int sst_xfer_read(void *ctx, enum rsp_xfer_object obj, const char *annex,
+			 struct rsp_buf *out)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->xfer_read(r.ctx, obj, annex, out);
+}
+
+static int sst_process_info(void *ctx, struct rsp_process_info *out)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->process_info(r.ctx, out);
+}
+
+static int sst_shlib_info_addr(void *ctx, uint64_t *addr)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->shlib_info_addr(r.ctx, addr);
+}
+
+static int sst_memory_region(void *ctx, uint64_t addr, struct rsp_region *out)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->memory_region(r.ctx, addr, out);
+}
+
+static int sst_set_pass_signals(void *ctx, const uint8_t pass[RSP_NSIG])
+{
+	struct stub_serve_target *t = ctx;
+	struct rsp_target r = cur(t);
+
+	memcpy(t->pass, pass, sizeof(t->pass));
+	t->pass_set = true;
+	return r.ops->set_pass_signals(r.ctx, pass);
+}
+
+static int sst_btrace_enable(void *ctx, struct rsp_ptid thread, enum rsp_btrace_format format,
+			     uint64_t size)
+{
+	struct stub_serve_target *t = ctx;
+	struct rsp_target r;
+	int e = start_recording(t);
+
+	if (e < 0)
+		return e;
+	r = cur(t);
+	return r.ops->btrace_enable(r.ctx, thread, format, size);
+}
+
+static int sst_btrace_disable(void *ctx, struct rsp_ptid thread)
+{
+	struct stub_serve_target *t = ctx;
+	struct rsp_target r = cur(t);
+
+	return t->rec ? r.ops->btrace_disable(r.ctx, thread) : -ENOENT;
+}
+
+static int sst_btrace_conf(void *ctx, struct rsp_ptid thread, enum rsp_btrace_format *format,
+			   uint64_t *size)
+{
+	struct stub_serve_target *t = ctx;
+	struct rsp_target r = cur(t);
+
+	return t->rec ? r.ops->btrace_conf(r.ctx, thread, format, size) : -ENOENT;
+}
+
+static int sst_btrace_read(void *ctx, struct rsp_ptid thread, enum rsp_btrace_read kind,
+			   struct rsp_btrace_data *out)
+{
+	struct stub_serve_target *t = ctx;
+	struct rsp_target r = cur(t);
+
+	return t->rec ? r.ops->btrace_read(r.ctx, thread, kind, out) : -ENOENT;
+}
+
+static int sst_vfile_open(void *ctx, int64_t fs_pid, const char *path, bool any)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->vfile_open(r.ctx, fs_pid, path, any);
+}
+
+static int sst_vfile_readlink(void *ctx, int64_t fs_pid, const char *path, bool any, char *buf,
+			      size_t size)
+{
+	struct rsp_target r = cur(ctx);
+
+	return r.ops->vfile_readlink(r.ctx, fs_pid, path, any, buf, size);
+}
+
+static int sst_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
+{
+	struct stub_serve_target *t = ctx;
+	struct rsp_target r;
+	int e;
+
+	if (!strcmp(cmd, "record start")) {
+		if (t->rec)
+			return rsp_buf_printf(out, "Already recording, in %s.\n", t->dir);
+		e = start_recording(t);
+		if (e == -EBUSY)
+			return rsp_buf_puts(out, "Cannot start recording here: a thread has an event "
+					    "not reported yet. Continue or step once, then ask "
+					    "again.\n");
+		if (e < 0)
+			return rsp_buf_printf(out, "Cannot start recording: %s.\n", strerror(-e));
+		return rsp_buf_printf(out, "Recording from here, by single steps, in %s.\n",
+				      t->dir);
+	}
+	if (!strcmp(cmd, "record stop"))
+		return rsp_buf_puts(out, t->rec ?
+				    "Recording goes on to the end: stopping it is not supported "
+				    "yet.\n" : "Not recording.\n");
+	r = cur(t);
+	return r.ops->monitor(r.ctx, cmd, out);
+}
+
+static const struct rsp_target_ops sst_ops = {
+	.features = sst_features,
+	.threads = sst_threads,
+	.thread_alive = sst_thread_alive,
+	.read_regs = sst_read_regs,
+	.write_regs = sst_write_regs,
+	.read_mem = sst_read_mem,
+	.write_mem = sst_write_mem,
+	.insert_point = sst_insert_point,
+	.remove_point = sst_remove_point,
+	.resume = sst_resume,
+	.event_fd = sst_event_fd,
+	.wait = sst_wait,
+	.interrupt = sst_interrupt,
+	.kill = sst_kill,
+	.detach = sst_detach,
+	.xfer_read = sst_xfer_read,
+	.process_info = sst_process_info,
+	.shlib_info_addr = sst_shlib_info_addr,
+	.memory_region = sst_memory_region,
+	.set_pass_signals = sst_set_pass_signals,
+	.btrace_enable = sst_btrace_enable,
+	.btrace_disable = sst_btrace_disable,
+	.btrace_conf = sst_btrace_conf,
+	.btrace_read = sst_btrace_read,
+	.vfile_open = sst_vfile_open,
+	.vfile_readlink = sst_vfile_readlink,
+	.monitor = sst_monitor,
+};
+
+/* ---- lifetime ------------------------------------------------------------- */
+
+int stub_serve_target_new(struct stub_target *live, const struct stub_rec_target_options *opt,
+			  struct stub_serve_target **out)
+{
+	struct stub_serve_target *t = calloc(1, sizeof(*t));
+
+	*out = NULL;
+	if (!t) {
+		stub_target_free(live);
+		return -ENOMEM;
+	}
+	t->readyfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (t->readyfd < 0) {
+		free(t);
+		stub_target_free(live);
+		return -ENOMEM;
+	}
+	t->live = live;
+	t->pid = stub_target_pid(live);
+	t->opt = *opt;
+	*out = t;
+	return 0;
+}
+
+void stub_serve_target_free(struct stub_serve_target *t)
+{
+	if (!t)
+		return;
+	stub_target_free(t->live);
+	stub_rec_target_free(t->rec);
+	close(t->readyfd);
+	free(t->points);
+	free(t);
+}
+
+struct rsp_target stub_serve_target_rsp(struct stub_serve_target *t)
+{
+	return (struct rsp_target){ &sst_ops, t };
+}
+
+pid_t stub_serve_target_pid(const struct stub_serve_target *t)
+{
+	return t->pid;
+}
+
+bool stub_serve_target_recording(const struct stub_serve_target *t)
+{
+	return t->rec != NULL;
+}
+
+const char *stub_serve_target_dir(const struct stub_serve_target *t)
+{
+	return t->rec ? t->dir : NULL;
+}

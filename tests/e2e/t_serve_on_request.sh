@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# t_serve_on_request: `serve --record on-request` runs the program natively
+# until the debugger asks for recording, then records from that
+# instruction (docs/serve.md, "Native until asked"):
+#   - before: a reverse-stepi stops where it is, "No more reverse-execution
+#     history.";
+#   - GDB's `record btrace` at a breakpoint: `info record` then counts the
+#     instructions run since, exactly GDB's own `record full` count over
+#     gdbserver from the same breakpoint to the same one;
+#     `record instruction-history` starts at the breakpoint;
+#   - reverse-continue to a breakpoint hit before recording started stops
+#     at the start of history with GDB's message, at the breakpoint where
+#     recording was asked for;
+#   - `monitor record start` (the target goes back, not GDB: bs / bc):
+#     values of the past equal GDB's natively at the same stop.
+. "$(dirname "$0")/lib.sh"
+hindsight_only "serve --record on-request"
+
+prog=$(build_prog onrequest -O0 -g) || { fail "cannot build onrequest.c"; finish; }
+to_work=(-ex 'break mark' -ex continue -ex 'delete 1')
+
+# GDB's own count and values over gdbserver, the independent source.
+SERVER=gdbserver server_start --once "$prog" || finish
+gdb_run "$T_DIR/native.txt" "${to_work[@]}" -ex 'record full' -ex 'break work' -ex continue \
+    -ex 'info record' -ex 'print g' -ex 'print $pc' -ex kill
+want=$(sed -n 's/^Log contains \([0-9]*\) instructions.*/\1/p' "$T_DIR/native.txt")
+want_g=$(sed -n 's/^\$1 = //p' "$T_DIR/native.txt")
+[ -n "$want" ] && [ -n "$want_g" ] || { fail "no count from GDB's record full"; show "$T_DIR/native.txt"; finish; }
+wait_gone "$SERVER_PID" 10
+
+# record btrace at mark(): GDB reads the trace and goes back itself.
+server_start --once --record on-request "$prog" || finish
+expect "$T_DIR/server.err" "running natively"
+gdb_run "$T_DIR/btrace.txt" -ex 'break mark' -ex continue -ex 'reverse-stepi' -ex 'print $pc' \
+    -ex 'record btrace' -ex 'delete 1' -ex 'break work' -ex continue -ex 'info record' \
+    -ex 'record instruction-history 1,1' -ex 'reverse-continue' -ex 'print $pc' -ex kill
+expect "$T_DIR/btrace.txt" "No more reverse-execution history."
+got=$(sed -n 's/^Recorded \([0-9]*\) instructions.*/\1/p' "$T_DIR/btrace.txt")
+expect_eq "instructions recorded from mark() to work()" "$got" "$want"
+expect_re "$T_DIR/btrace.txt" '^1	( +|=> )0x[0-9a-f]+ <mark\+[0-9]+>:'
+# The stop before recording and the start of history: both at mark().
+pcs=$(grep -c '^\$[0-9]* = .*<mark+' "$T_DIR/btrace.txt")
+expect_eq "stops at mark() (before, at the start of history)" "$pcs" 2
+[ "$(grep -c 'No more reverse-execution history.' "$T_DIR/btrace.txt")" = 2 ] ||
+    fail "reverse-continue did not end at the start of history"
+wait_gone "$SERVER_PID" 10
+
+# monitor record start: the target serves bs / bc.
+server_start --once --record on-request "$prog" || finish
+gdb_run "$T_DIR/monitor.txt" "${to_work[@]}" -ex 'monitor record start' -ex 'break work' \
+    -ex continue -ex 'print g' -ex finish -ex 'print g' -ex 'reverse-continue' \
+    -ex 'print g' -ex 'reverse-continue' -ex 'print $pc' -ex kill
+expect "$T_DIR/monitor.txt" "Recording from here"
+vals=($(sed -n 's/^\$[0-9]* = //p' "$T_DIR/monitor.txt"))
+expect_eq "g at work(10), live" "${vals[0]:-}" "$want_g"
+expect_eq "g at work(10), gone back to" "${vals[2]:-}" "$want_g"
+[ "${vals[1]:-}" != "$want_g" ] || fail "g did not change over work(10)"
+expect "$T_DIR/monitor.txt" "No more reverse-execution history."
+expect_re "$T_DIR/monitor.txt" '^\$[0-9]+ = .*<mark\+[0-9]+>'   # where recording started
+wait_gone "$SERVER_PID" 10
+finish
