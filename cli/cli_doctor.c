@@ -200,13 +200,15 @@ static void doctor_collect(struct doctor_line *l)
 	if (rate > 0)
 		snprintf(l[D_SERVE].value, sizeof(l[D_SERVE].value),
 			 "records a live program by single steps: a breakpoint 10^8 instructions "
-			 "in takes about %.0f min; --no-record serves at full speed without "
-			 "reverse execution; `record` then `serve --replay` for a whole run",
+			 "in takes about %.0f min; --record on-request serves at full speed and "
+			 "records from where the debugger asks (`record btrace`); --no-record "
+			 "without reverse execution; `record` then `serve --replay` for a whole run",
 			 1e8 / rate / 60);
 	else
 		snprintf(l[D_SERVE].value, sizeof(l[D_SERVE].value),
 			 "records a live program by single steps (speed not measured); "
-			 "--no-record serves at full speed without reverse execution");
+			 "--record on-request serves at full speed and records from where the "
+			 "debugger asks; --no-record without reverse execution");
 }
 
 static const char *doctor_mark(int ok)

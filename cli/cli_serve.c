@@ -67,9 +67,11 @@ void cli_serve_usage(FILE *out)
 		"reverse-finish and reverse-continue work on it. It records by single\n"
 		"steps, tens of thousands of instructions a second (`hindsight doctor`\n"
 		"says how many here): a breakpoint far into a big program takes\n"
-		"minutes. --no-record runs it at full speed, without going back;\n"
-		"`hindsight record` then `serve --replay` goes back over a whole run\n"
-		"recorded at Valgrind's speed.\n"
+		"minutes. --record on-request runs it at full speed until the\n"
+		"debugger asks for recording (GDB's `record btrace`, `monitor record\n"
+		"start`), then records from there; --no-record runs it at full speed,\n"
+		"without going back; `hindsight record` then `serve --replay` goes\n"
+		"back over a whole run recorded at Valgrind's speed.\n"
 		"\n"
 		"Options:\n"
 		"  --once          exit when the first connection closes\n"
@@ -255,9 +257,11 @@ static int start_recorded(const struct serve_args *a, struct served *t, struct r
 	 * "What each way costs"). */
 	fprintf(stderr, "hindsight serve: recording by single steps, tens of thousands of "
 		"instructions a second (`hindsight doctor` measures it): a breakpoint far into "
-		"a big program takes minutes; --no-record serves at full speed without reverse "
-		"execution, and `hindsight record` then `serve --replay` goes back over a whole "
-		"run recorded at Valgrind's speed\n");
+		"a big program takes minutes; --record on-request serves at full speed and records "
+		"from where the debugger asks (`record btrace`, `monitor record start`), "
+		"--no-record serves at full speed without reverse execution, and `hindsight "
+		"record` then `serve --replay` goes back over a whole run recorded at Valgrind's "
+		"speed\n");
 	if (!a->rec_dir)
 		cli_crash_remove(stub_rec_target_dir(t->rec));
 	*out = stub_rec_target_rsp(t->rec);
