@@ -58,4 +58,30 @@ expect_eq "g at work(10), gone back to" "${vals[2]:-}" "$want_g"
 expect "$T_DIR/monitor.txt" "No more reverse-execution history."
 expect_re "$T_DIR/monitor.txt" '^\$[0-9]+ = .*<mark\+[0-9]+>'   # where recording started
 wait_gone "$SERVER_PID" 10
+
+# LLDB asks with a monitor command: the recording holds what ran since
+# (tens of instructions; the first work() alone ran millions), and the
+# value read at work(10) is GDB's natively.
+server_start --once --record on-request "$prog" || finish
+lldb_run "$T_DIR/lldb.txt" "$prog" -o 'breakpoint set -n mark' -o continue \
+    -o 'process plugin packet monitor record start' -o 'breakpoint set -n work' -o continue \
+    -o 'p g' -o 'process plugin packet monitor record-info' -o kill
+expect "$T_DIR/lldb.txt" "Recording from here"
+expect_re "$T_DIR/lldb.txt" "\\) \\\$0 = $want_g\$"
+n=$(sed -n 's/^instructions: \([0-9]*\)$/\1/p' "$T_DIR/lldb.txt" | head -1)
+[ "${n:-0}" -gt 0 ] && [ "${n:-0}" -lt 1000 ] ||
+    { fail "LLDB: $n instructions recorded, not those since mark()"; show "$T_DIR/lldb.txt"; }
+wait_gone "$SERVER_PID" 10
+
+# Threads: recording asked for in a worker at its breakpoint; another
+# worker's hit is recorded, and going back ends at the start of history.
+prog2=$(build_prog threads -O0 -g -pthread) || { fail "cannot build threads.c"; finish; }
+server_start --once --record on-request "$prog2" 5 || finish
+gdb_run "$T_DIR/threads.txt" -ex 'break thread_work' -ex continue -ex 'record btrace' -ex continue \
+    -ex 'info record' -ex 'reverse-continue' -ex kill
+[ "$(grep -c 'hit Breakpoint 1, thread_work' "$T_DIR/threads.txt")" = 2 ] ||
+    { fail "threads: not two hits of thread_work"; show "$T_DIR/threads.txt"; }
+expect_re "$T_DIR/threads.txt" "^Recorded [1-9][0-9]* instructions"
+expect "$T_DIR/threads.txt" "No more reverse-execution history."
+wait_gone "$SERVER_PID" 10
 finish
