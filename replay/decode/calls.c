@@ -135,6 +135,7 @@ static int add_insn(struct walk *w, const struct replay_item *it, const struct r
 	struct replay_segment *s;
 	int rc;
 
+	replay_symbolizer_at(sz, it->time);
 	if (sz && sz->lookup(sz->ctx, it->insn.ip, &sym) < 0)
 		memset(&sym, 0, sizeof(sym));
 	if (place(w, &sym)) {

@@ -4,9 +4,10 @@
  * there is none).
  *
  * Its images are the bundle's mappings, each placed at its load bias. A
- * recording's address space changes over time (dlclose, then something
- * else mapped at the same place); this symbolizer keeps the first mapping
- * of an address range, which is right for everything but such reuse.
+ * recording's address space changes over time (an exec, or a dlclose and
+ * something else mapped at the same place): the answers are those of the
+ * images mapped at the time last given to replay_dwarf_symbols_at (the
+ * end of the recording until then).
  */
 #ifndef HINDSIGHT_REPLAY_DWARF_SYMBOLS_H
 #define HINDSIGHT_REPLAY_DWARF_SYMBOLS_H
@@ -30,6 +31,11 @@ void replay_dwarf_symbols_free(struct replay_dwarf_symbols *s);
  * and the innermost file:line. 0 or -ENOENT. */
 int replay_dwarf_symbols_lookup(void *ctx, uint64_t addr, struct replay_symbol *out);
 
+/* The `at` of struct replay_symbolizer (@ctx: a replay_dwarf_symbols):
+ * answers, CFI rows and the space are, from now on, those of the images
+ * mapped at logical time @time. Cheap when the time stays in one epoch. */
+void replay_dwarf_symbols_at(void *ctx, uint64_t time);
+
 /* @h (an FNV-1a hash) with what the answers come from mixed in: where
  * each of @b's mappings has which image, and the image's file and the file
  * of its DWARF (path, size, modification time, inode; a debug file is
@@ -38,7 +44,8 @@ int replay_dwarf_symbols_lookup(void *ctx, uint64_t addr, struct replay_symbol *
 uint64_t replay_dwarf_symbols_fingerprint(struct replay_dwarf_symbols *s, uint64_t h,
 					  const struct replay_bundle *b);
 
-/* The images as one dw_space (borrowed): variables, types, symbols. */
+/* The images at the time last given, as one dw_space (borrowed):
+ * variables, types, symbols. NULL: no memory. */
 struct dw_space *replay_dwarf_symbols_space(struct replay_dwarf_symbols *s);
 /* The call frame rules at @pc (@ctx: a replay_dwarf_symbols), for
  * struct replay_unwind_env: dw_space_cfi_row over the same images. */

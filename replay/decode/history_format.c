@@ -155,6 +155,7 @@ void replay_history_print_insn(FILE *out, const struct replay_symbolizer *sym,
 	struct replay_symbol s;
 	char text[256];
 
+	replay_symbolizer_at(sym, it->time);
 	if (o->src && sym->lookup(sym->ctx, it->insn.ip, &s) == 0)
 		print_source(out, &s, last);
 	fprintf(out, "%" PRIu64 "\t%s0x%016" PRIx64, it->index,

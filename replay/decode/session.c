@@ -223,7 +223,7 @@ static int want_symbols(struct replay_session *s, char *err, size_t errsize)
 {
 	if (replay_dwarf_symbols_new(s->b, &s->ds) < 0)
 		return out_of_memory(err, errsize);
-	s->sym = (struct replay_symbolizer){ replay_dwarf_symbols_lookup, s->ds };
+	s->sym = (struct replay_symbolizer){ replay_dwarf_symbols_lookup, s->ds, replay_dwarf_symbols_at };
 	return 0;
 }
 

@@ -45,19 +45,8 @@ struct frame {
 /* Where control may go after an instruction. */
 enum succ { SUCC_ANY, SUCC_KNOWN };
 
-/* What a span takes from the symbolizer, for an address looked up before:
- * a loop asks for the same few again and again. */
-#define SYM_SLOTS 4096
-
-struct sym_slot {
-	uint64_t ip;
-	bool valid;
-	struct replay_symbol sym;  /* function, start, file and line only */
-};
-
 struct walk {
 	struct replay_spans *sp;
-	struct sym_slot *syms;
 	const struct replay_spans_opts *o;
 	size_t thread;
 	struct frame *stack;
@@ -365,25 +354,17 @@ static int after_return(struct walk *w, const struct replay_symbol *sym,
 	return replace_top(w, sym, it, time);
 }
 
-static void lookup(struct walk *w, uint64_t ip, struct replay_symbol *out)
+/* The function at @it's address, from the images mapped at its time (the
+ * symbolizer keeps its answers: a loop asks for the same few again and
+ * again). */
+static void lookup(struct walk *w, const struct replay_item *it, struct replay_symbol *out)
 {
 	const struct replay_symbolizer *sz = w->o->sym;
-	struct sym_slot *slot = &w->syms[(ip ^ (ip >> 12)) % SYM_SLOTS];
 
-	if (slot->valid && slot->ip == ip) {
-		*out = slot->sym;
-		return;
-	}
 	memset(out, 0, sizeof(*out));
-	if (sz && sz->lookup(sz->ctx, ip, out) < 0)
+	replay_symbolizer_at(sz, it->time);
+	if (sz && sz->lookup(sz->ctx, it->insn.ip, out) < 0)
 		memset(out, 0, sizeof(*out));
-	slot->ip = ip;
-	slot->valid = true;
-	memset(&slot->sym, 0, sizeof(slot->sym));
-	slot->sym.function = out->function;
-	slot->sym.start = out->start;
-	slot->sym.file = out->file;
-	slot->sym.line = out->line;
 }
 
 static int add_insn(struct walk *w, const struct replay_item *it, uint64_t time)
@@ -391,7 +372,7 @@ static int add_insn(struct walk *w, const struct replay_item *it, uint64_t time)
 	struct replay_symbol sym;
 	int rc = 0;
 
-	lookup(w, it->insn.ip, &sym);
+	lookup(w, it, &sym);
 	if (!w->depth) {
 		w->start_first = it->index;
 		w->start_t0 = time;
@@ -544,9 +525,6 @@ static int walk_thread(struct replay_spans *sp, const struct replay_bundle *b, s
 		rc = replay_index_seek(idx, d, klo);
 	else if (rc == 0 && !exact && o->have_range)
 		rc = seek_time(sp, idx, d, sp->start);
-	w.syms = calloc(SYM_SLOTS, sizeof(*w.syms));
-	if (rc == 0 && !w.syms)
-		rc = -ENOMEM;
 	while (rc == 0 && (rc = replay_decoder_next(d, &it)) > 0) {
 		uint64_t time = it.kind == REPLAY_ITEM_GAP ? 0 : item_time(&w, &it);
 		bool in = exact ? it.index >= klo : time >= sp->start;
@@ -570,7 +548,6 @@ static int walk_thread(struct replay_spans *sp, const struct replay_bundle *b, s
 	ci->end_time = exact && w.have_prev ? exact_time(o->st, tid, w.last + 1) : w.t_end;
 	ci->last = w.last;
 	free(w.stack);
-	free(w.syms);
 	replay_decoder_free(d);
 	return rc;
 }

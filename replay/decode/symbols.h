@@ -41,7 +41,19 @@ struct replay_symbolizer {
 	/* Fills @out for @addr: 0, or -ENOENT if nothing is known. */
 	int (*lookup)(void *ctx, uint64_t addr, struct replay_symbol *out);
 	void *ctx;
+	/* Optional: lookups from now on are for the images mapped at
+	 * logical time @time (an exec maps other files at the same
+	 * addresses). A walker calls it with each item's time. */
+	void (*at)(void *ctx, uint64_t time);
 };
+
+/* @s's lookups from now on at logical time @time (nothing if it has no
+ * `at`, or the time is not known: 0 with no state log). */
+static inline void replay_symbolizer_at(const struct replay_symbolizer *s, uint64_t time)
+{
+	if (s && s->at)
+		s->at(s->ctx, time);
+}
 
 struct replay_symbols;
 

@@ -57,8 +57,17 @@ struct replay_cursor *replay_frontend_cursor(struct replay_frontend *f)
 	return f->cur[f->current];
 }
 
+void replay_frontend_sym_now(struct replay_frontend *f)
+{
+	uint64_t now;
+
+	if (f->ds && !f->sym_pinned && replay_timeline_time(f->tl, &now) == 0)
+		replay_dwarf_symbols_at(f->ds, now);
+}
+
 struct dw_space *replay_frontend_space(struct replay_frontend *f)
 {
+	replay_frontend_sym_now(f);
 	return replay_dwarf_symbols_space(f->ds);
 }
 
@@ -90,6 +99,7 @@ int replay_frontend_calls(struct replay_frontend *f, const struct replay_calls *
 		rc = replay_decoder_new(f->b, f->current, &d);
 		if (rc == 0)
 			rc = replay_calls_build(c, d, &f->sym, frontend_progress, f);
+		f->sym_pinned = false;
 		replay_decoder_free(d);
 		if (rc < 0) {
 			replay_calls_release(c);
@@ -231,6 +241,8 @@ int replay_frontend_backtrace(struct replay_frontend *f, struct replay_frame *fr
 			      struct replay_unwind_end *end)
 {
 	struct replay_unwind_env env = { frontend_read, f, replay_dwarf_symbols_cfi, f->ds, &f->sym };
+
+	replay_frontend_sym_now(f);
 	const struct bt_cache *c = f->bt_cache;
 	uint64_t gp[REPLAY_STATE_NGP], time = ~0ull;
 	int rc;

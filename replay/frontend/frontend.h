@@ -81,7 +81,11 @@ struct replay_frontend {
 	struct replay_state *st;   /* NULL: no state log */
 	struct replay_timeline *tl; /* the cursors, the clock, the breakpoint table */
 	struct replay_dwarf_symbols *ds;
+	/* The session's symbolizer, its images those mapped at the current
+	 * time (replay_frontend_sym_now) unless a walk over the history
+	 * (history, calls) pinned another time: it unpins at its end. */
 	struct replay_symbolizer sym;
+	bool sym_pinned;
 	struct replay_cursor **cur; /* the timeline's, by thread */
 	struct replay_calls *calls; /* per thread; .segs NULL until built */
 	bool *calls_built;
@@ -126,6 +130,10 @@ struct replay_cursor *replay_frontend_cursor(struct replay_frontend *f);
 /* The recording's DWARF images and ELF symbols (dwarf/dw_space.h), for
  * minimal symbols and call frame rules. */
 struct dw_space *replay_frontend_space(struct replay_frontend *f);
+/* The symbolizer's images (f->sym, f->ds, replay_frontend_space): those
+ * mapped at the current time (an exec maps other files at the same
+ * addresses), unless a walk pinned another. */
+void replay_frontend_sym_now(struct replay_frontend *f);
 int64_t replay_frontend_tid(const struct replay_frontend *f);
 /* Whether thread @i exists at the current time: the current thread, or one
  * that ran its first instruction by then (replay_timeline_started). */

@@ -61,6 +61,7 @@ int replay_frontend_history(struct replay_frontend *f, const struct replay_histo
 	}
 	replay_history_src_release(&last);
 	replay_decoder_free(d);
+	f->sym_pinned = false;
 	if (interrupted(f))
 		return -ECANCELED;
 	return rc < 0 ? rc : 0;

@@ -16,10 +16,29 @@
 #include "replay/model/bundle.h"
 #include "replay/decode/calls.h"
 #include "replay/decode/session.h"
+#include "replay/decode/dwarf_symbols.h"
 #include "replay/decode/timeline.h"
 #include "replay/frontend/frontend_images.h"
 #include "replay/frontend/frontend_int.h"
 #include "replay/frontend/frontend_vars.h"
+
+/* f->sym: the session's DWARF answers for the images mapped now, or at
+ * the time a walk gave (pinned until the walk's end). */
+static int frontend_sym_lookup(void *ctx, uint64_t addr, struct replay_symbol *out)
+{
+	struct replay_frontend *f = ctx;
+
+	replay_frontend_sym_now(f);
+	return replay_dwarf_symbols_lookup(f->ds, addr, out);
+}
+
+static void frontend_sym_at(void *ctx, uint64_t time)
+{
+	struct replay_frontend *f = ctx;
+
+	f->sym_pinned = true;
+	replay_dwarf_symbols_at(f->ds, time);
+}
 
 int replay_frontend_open(const char *dir, struct replay_frontend **out, char *err, size_t errsize)
 {
@@ -38,7 +57,8 @@ int replay_frontend_open(const char *dir, struct replay_frontend **out, char *er
 	f->st = f->s->st;
 	f->tl = f->s->tl;
 	f->ds = f->s->ds;
-	f->sym = f->s->sym;
+	f->sym = f->ds ? (struct replay_symbolizer){ frontend_sym_lookup, f, frontend_sym_at } :
+			 f->s->sym;
 	f->cond_eval = replay_frontend_cond_c;
 	r = -ENOMEM;
 	snprintf(err, errsize, "out of memory");

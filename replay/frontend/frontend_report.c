@@ -185,6 +185,7 @@ static void print_json_item(const struct replay_report *r, const struct replay_h
 		return;
 	}
 	json_object_set_new(o, "addr", json_hex(it->insn.ip));
+	replay_symbolizer_at(&r->rs->sym, it->time);
 	if (r->rs->sym.lookup(r->rs->sym.ctx, it->insn.ip, &sym) == 0)
 		add_symbol(o, &sym);
 	if (it->insn.size &&

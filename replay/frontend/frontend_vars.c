@@ -46,7 +46,7 @@ struct fv_state {
 
 static struct dw_space *fv_space(struct replay_frontend *f)
 {
-	return replay_dwarf_symbols_space(f->ds);
+	return replay_frontend_space(f);
 }
 
 /* The selected frame's pc, inline level, DWARF registers and CFA. */

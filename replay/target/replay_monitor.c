@@ -307,6 +307,7 @@ static void writer_where(const struct replay_monitor_ctx *m, const struct replay
 {
 	memset(sym, 0, sizeof(*sym));
 	*pc = 0;
+	replay_symbolizer_at(m->sym, w->time);     /* the images mapped then */
 	for (size_t i = 0; i < m->b->nthreads; i++)
 		if (m->b->threads[i].tid == w->tid &&
 		    replay_cursor_item_ip(m->cursors[i], w->position, pc) == 0 &&

@@ -105,7 +105,7 @@ static void test_segments(void **state)
 		{ "main", 1, 44, 46, false },
 	};
 	struct replay_calls calls = { 0 };
-	struct replay_symbolizer sz;
+	struct replay_symbolizer sz = { 0 };
 	struct replay_symbols *s;
 	struct replay_decoder *d;
 

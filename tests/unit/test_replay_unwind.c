@@ -105,7 +105,7 @@ static int sym_at(void *ctx, uint64_t pc, struct replay_symbol *out)
 	return 0;
 }
 
-static const struct replay_symbolizer sym = { sym_at, NULL };
+static const struct replay_symbolizer sym = { sym_at, NULL, NULL };
 static const struct replay_unwind_env env = { read_mem, NULL, cfi_at, NULL, &sym };
 
 /* A function whose CFA is rsp + @cfa_off, return address at CFA - 8, and
