@@ -195,7 +195,7 @@ static int bset_add(struct bset *bs, const struct mwrite *w, uint32_t ti, uint32
 	return 0;
 }
 
-/* Slot @i's partly written words: their bytes appended to st->pm, and
+/* @r's partly written words (@bytes: the slot's): their bytes appended to st->pm, and
  * its `partial` made what struct mref says. */
 static int bset_partial(struct replay_state *st, struct mref *r, const uint8_t bytes[64])
 {
