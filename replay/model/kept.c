@@ -127,6 +127,8 @@ static void sum_update(struct sum *s, const void *data, size_t n)
 {
 	const uint8_t *p = data;
 
+	if (!n)
+		return;            /* (an empty part may have no pointer) */
 	s->total += n;
 	if (s->nbuf) {
 		size_t k = n < 32 - s->nbuf ? n : 32 - s->nbuf;
