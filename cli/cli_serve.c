@@ -304,12 +304,18 @@ static int read_as_owner(const char *path)
 	return 0;
 }
 
+/* A temporary recording started on request: removed if the stub dies. */
+static void on_request_dir(const char *dir)
+{
+	cli_crash_remove(dir);
+}
+
 /* --record on-request: t->live served natively until the debugger asks
  * for recording. */
 static int start_on_request(const struct serve_args *a, struct served *t, struct rsp_target *out)
 {
 	struct stub_rec_target_options o = { .dir = a->rec_dir, .record = "sw" };
-	int r = stub_serve_target_new(t->live, &o, &t->asked);
+	int r = stub_serve_target_new(t->live, &o, a->rec_dir ? NULL : on_request_dir, &t->asked);
 
 	t->live = NULL;        /* the serving target's, freed with it */
 	if (r) {

@@ -57,6 +57,7 @@ struct replay_dwarf_symbols {
 	struct epoch *ep;
 	size_t nep, cur;           /* the epoch answers are for now */
 	bool failed;               /* an epoch could not be made: no memory */
+	struct dw_space *empty;    /* what such an epoch answers with: nothing */
 	struct answer *answers;    /* ANSWERS of them, or NULL: none kept */
 };
 
@@ -154,7 +155,8 @@ int replay_dwarf_symbols_new(const struct replay_bundle *b, struct replay_dwarf_
 	if (!s)
 		return -ENOMEM;
 	s->maps = calloc(b->nmaps ? b->nmaps : 1, sizeof(*s->maps));
-	if (!s->maps) {
+	if (!s->maps || dw_space_new(&s->empty)) {
+		free(s->maps);
 		free(s);
 		return -ENOMEM;
 	}
@@ -219,6 +221,7 @@ void replay_dwarf_symbols_free(struct replay_dwarf_symbols *s)
 		free(s->maps[i].path);
 	free(s->maps);
 	free(s->ep);
+	dw_space_free(s->empty);
 	free(s->answers);
 	free(s);
 }
@@ -296,5 +299,7 @@ uint64_t replay_dwarf_symbols_fingerprint(struct replay_dwarf_symbols *s, uint64
 
 struct dw_space *replay_dwarf_symbols_space(struct replay_dwarf_symbols *s)
 {
-	return epoch_space(s, s->cur);
+	struct dw_space *space = epoch_space(s, s->cur);
+
+	return space ? space : s->empty;
 }

@@ -45,7 +45,8 @@ uint64_t replay_dwarf_symbols_fingerprint(struct replay_dwarf_symbols *s, uint64
 					  const struct replay_bundle *b);
 
 /* The images at the time last given, as one dw_space (borrowed):
- * variables, types, symbols. NULL: no memory. */
+ * variables, types, symbols (an empty one where they could not be
+ * opened for want of memory). */
 struct dw_space *replay_dwarf_symbols_space(struct replay_dwarf_symbols *s);
 /* The call frame rules at @pc (@ctx: a replay_dwarf_symbols), for
  * struct replay_unwind_env: dw_space_cfi_row over the same images. */

@@ -51,7 +51,7 @@ struct replay_symbolizer {
  * `at`, or the time is not known: 0 with no state log). */
 static inline void replay_symbolizer_at(const struct replay_symbolizer *s, uint64_t time)
 {
-	if (s && s->at)
+	if (s && s->at && time)
 		s->at(s->ctx, time);
 }
 

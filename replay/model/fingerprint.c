@@ -18,6 +18,9 @@ uint64_t replay_fingerprint_file(uint64_t h, const char *path)
 	if (!path)
 		return replay_fingerprint(h, "", 1);
 	h = replay_fingerprint(h, path, strlen(path) + 1);
+	/* A regular file only is opened (never a device a mapping names). */
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return replay_fingerprint(h, id, sizeof(id));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		if (fd >= 0)

@@ -209,9 +209,11 @@ static int bset_partial(struct replay_state *st, struct mref *r, const uint8_t b
 	if (!part)
 		return 0;
 	if (st->npm + 64 > st->cappm) {
-		size_t cap = st->cappm ? 2 * st->cappm : 4096;
+		size_t cap = st->cappm ? st->cappm : 4096;
 		uint8_t *nv;
 
+		while (cap < st->npm + 64)
+			cap *= 2;
 		if (cap > UINT32_MAX)
 			return -EOVERFLOW;
 		nv = realloc(st->pm, cap);

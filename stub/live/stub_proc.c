@@ -284,6 +284,7 @@ int stub_proc_detach(struct stub_proc *p)
 
 int stub_proc_hand_over(struct stub_proc *p)
 {
+	struct stub_dreg_set saved;
 	int r;
 
 	if (!p->alive)
@@ -298,13 +299,18 @@ int stub_proc_hand_over(struct stub_proc *p)
 		if (t->running || t->pending || t->stop_expected || t->is_new || t->zombie)
 			return -EBUSY;
 	}
+	saved = p->dregs;
 	r = stub_break_restore(&p->breaks, &p->mem);
-	if (r < 0)
+	if (r == 0) {
+		stub_dreg_set_init(&p->dregs);
+		r = stub_proc_apply_dregs(p);
+	}
+	if (r < 0) {               /* as it was: the native target keeps it */
+		p->dregs = saved;
+		stub_proc_apply_dregs(p);
+		stub_break_reinsert(&p->breaks, &p->mem);
 		return r;
-	stub_dreg_set_init(&p->dregs);
-	r = stub_proc_apply_dregs(p);
-	if (r < 0)
-		return r;
+	}
 	stub_proc_mark_dead(p);
 	stub_proc_close_sigfd(p);
 	return 0;

@@ -108,13 +108,14 @@ int stub_rec_attach(pid_t pid)
 	return e < 0 ? e : 0;
 }
 
-int stub_rec_adopt(pid_t pid)
+int stub_rec_adopt(pid_t pid, bool spawned)
 {
+	long options = STUB_REC_OPTIONS | (spawned ? PTRACE_O_EXITKILL : 0);
 	pid_t *tids;
 	int n = stub_procfs_tids(pid, &tids), e = 0;
 
 	for (int i = 0; i < n && e == 0; i++)
-		if (ptrace(PTRACE_SETOPTIONS, tids[i], 0, (void *)(long)STUB_REC_OPTIONS) < 0)
+		if (ptrace(PTRACE_SETOPTIONS, tids[i], 0, (void *)options) < 0)
 			e = -errno;
 	if (n >= 0)
 		free(tids);

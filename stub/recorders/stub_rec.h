@@ -48,6 +48,9 @@ struct stub_rec_options {
 				    * state log has a checkpoint too) */
 	void (*progress)(void *ctx);  /* NULL, or called after each periodic save */
 	void *progress_ctx;
+	bool spawned;              /* attached (adopted, stub_rec_adopt) to a program
+				    * started for this session: killed at the end,
+				    * not detached */
 };
 
 struct stub_rec_summary {
@@ -68,8 +71,9 @@ int stub_rec_spawn(char *const argv[], pid_t *pid);
 int stub_rec_attach(pid_t pid);
 /* Takes @pid, whose threads this process already traces, every one
  * stopped (stub_proc_hand_over), as stub_rec_attach would leave them:
- * each gets the recorder's ptrace options. 0 or a negative errno. */
-int stub_rec_adopt(pid_t pid);
+ * each gets the recorder's ptrace options (and, @spawned, the kill of the
+ * program should this process die). 0 or a negative errno. */
+int stub_rec_adopt(pid_t pid, bool spawned);
 /* Lets go of @pid when no recording of it could start (stub_rec_new
  * failed): a program started for it is killed, an attached process is
  * detached and runs on. */

@@ -150,7 +150,7 @@ int stub_rec_finish(struct stub_rec *r, int e)
 	if (e < 0 && stub_rec_unwritable(e) && !r->stop && !r->exited && stub_rec_live(r))
 		stub_rec_detach_all(r);
 	if (r->stop && !r->exited) {
-		if (r->attached) {
+		if (r->attached && !r->opt.spawned) {
 			stub_rec_detach_all(r);
 		} else {
 			/* Each trace ends where its thread stood (FUP + TIP.PGD at

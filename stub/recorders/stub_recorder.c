@@ -124,7 +124,7 @@ static int rec_launch(struct stub_recorder *rec)
 	if (rec->pid)
 		return 0;
 	if (rec->opt.adopt) {
-		e = stub_rec_adopt(rec->opt.attach_pid);
+		e = stub_rec_adopt(rec->opt.attach_pid, rec->opt.spawned);
 		if (e < 0) {
 			rec_say(rec, "cannot record process %ld: %s", (long)rec->opt.attach_pid,
 				strerror(-e));
@@ -180,6 +180,7 @@ static int sw_start(struct stub_recorder *rec)
 	o.snapshot = rec->opt.snapshot;
 	o.progress = rec_progress;
 	o.progress_ctx = rec;
+	o.spawned = rec->opt.adopt && rec->opt.spawned;
 	e = stub_rec_new(&r, &o, rec->pid, rec->opt.argv, rec_attached(rec));
 	if (e < 0) {
 		if (stub_rec_why(r)[0])
@@ -203,7 +204,7 @@ static void sw_unwritable(struct stub_recorder *rec, int e)
 
 	rec_say(rec, "recording stopped: %s; %s keeps what was written before (its end is a gap)",
 		strerror(-e), rec->dir);
-	if (rec_attached(rec)) {
+	if (rec_attached(rec) && !rec->opt.spawned) {
 		rec_say(rec, "process %d detached; it goes on unrecorded", (int)rec->pid);
 		return;
 	}

@@ -55,6 +55,8 @@ struct stub_recorder_options {
 				    * every one stopped (handed over by a live
 				    * target, stub/live/stub_proc.h): no attach; a
 				    * recorder that cannot start leaves them so */
+	bool spawned;              /* ... adopted, and started for this session:
+				    * killed at the end, not detached */
 	uint32_t psb_period;       /* bytes between sync points (0: the default) */
 	bool psb_given;            /* --psb-period was given (hardware: a power of two) */
 	bool noretcomp;

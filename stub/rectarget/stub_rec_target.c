@@ -982,7 +982,7 @@ static int srt_start_recorder(struct stub_rec_target *t, char *const argv[], pid
 	struct srt_said said = { err, errsize };
 	struct stub_recorder_options ro = {
 		.mode = opt->record, .dir = t->dir, .argv = argv, .attach_pid = argv ? 0 : pid,
-		.adopt = opt->adopt,
+		.adopt = opt->adopt, .spawned = opt->adopt && opt->spawned,
 		.psb_period = opt->psb_period, .noretcomp = opt->noretcomp, .live = true,
 		.say = srt_say, .say_ctx = &said,
 	};

@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "protocol/rsp_buf.h"
+#include "replay/model/bundle.h"
 #include "stub/live/stub_target.h"
+#include "stub/recorders/stub_rec.h"
 
 /* A point the debugger inserted, inserted again into the recording
  * target when recording starts. */
@@ -30,6 +32,7 @@ struct stub_serve_target {
 	struct stub_target *live;          /* until recording starts */
 	struct stub_rec_target *rec;       /* from then on */
 	struct stub_rec_target_options opt;
+	void (*on_dir)(const char *dir);   /* told where recording started */
 	char dir[4096];
 	struct sst_point *points;
 	size_t npoints, cappoints;
@@ -64,6 +67,11 @@ static int start_recording(struct stub_serve_target *t)
 
 	if (t->rec)
 		return 0;
+	if (!t->live || !stub_target_has_process(t->live))
+		return -ESRCH;
+	/* What can fail before the process changes hands: its directory. */
+	if (o.dir && (e = replay_bundle_mkdir(o.dir)) < 0)
+		return e;
 	pid = stub_target_pid(t->live);
 	e = stub_target_hand_over(t->live, &attached);
 	if (e < 0)
@@ -71,12 +79,18 @@ static int start_recording(struct stub_serve_target *t)
 	o.adopt = true;
 	o.spawned = !attached;
 	e = stub_rec_target_new(NULL, pid, &o, &rec, err, sizeof(err));
-	if (e < 0)
-		return e;  /* the process stays stopped and traced: nothing serves it */
+	if (e < 0) {
+		/* Nothing can serve it now: a program started for the debugger
+		 * is killed, an attached one let go, rather than left stopped. */
+		stub_rec_let_go(pid, attached);
+		return e;
+	}
 	stub_target_free(t->live);
 	t->live = NULL;
 	t->rec = rec;
 	snprintf(t->dir, sizeof(t->dir), "%s", stub_rec_target_dir(rec));
+	if (t->on_dir)
+		t->on_dir(t->dir);
 	r = cur(t);
 	for (size_t i = 0; i < t->npoints; i++)
 		r.ops->insert_point(r.ctx, t->points[i].type, t->points[i].addr, t->points[i].kind);
@@ -206,8 +220,10 @@ static int sst_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 			if (actions[i].kind == RSP_RESUME_REVERSE_STEP ||
 			    actions[i].kind == RSP_RESUME_REVERSE_CONTINUE)
 				t->begin_thread = actions[i].thread;
+		if (write(t->readyfd, &one, sizeof(one)) != sizeof(one))
+			return -errno;
 		t->begin_pending = true;
-		return write(t->readyfd, &one, sizeof(one)) == sizeof(one) ? 0 : -errno;
+		return 0;
 	}
 	return r.ops->resume(r.ctx, actions, n);
 }
@@ -242,9 +258,11 @@ static int sst_wait(void *ctx, struct rsp_stop *out, bool block)
 
 static int sst_interrupt(void *ctx)
 {
-	struct rsp_target r = cur(ctx);
+	struct stub_serve_target *t = ctx;
+	struct rsp_target r = cur(t);
 
-	return r.ops->interrupt(r.ctx);
+	/* A stop at the start of an empty history is already there. */
+	return t->begin_pending ? 0 : r.ops->interrupt(r.ctx);
 }
 
 static int sst_kill(void *ctx)
@@ -414,7 +432,7 @@ static const struct rsp_target_ops sst_ops = {
 /* ---- lifetime ------------------------------------------------------------- */
 
 int stub_serve_target_new(struct stub_target *live, const struct stub_rec_target_options *opt,
-			  struct stub_serve_target **out)
+			  void (*on_dir)(const char *dir), struct stub_serve_target **out)
 {
 	struct stub_serve_target *t = calloc(1, sizeof(*t));
 
@@ -432,6 +450,7 @@ int stub_serve_target_new(struct stub_target *live, const struct stub_rec_target
 	t->live = live;
 	t->pid = stub_target_pid(live);
 	t->opt = *opt;
+	t->on_dir = on_dir;
 	*out = t;
 	return 0;
 }

@@ -32,10 +32,13 @@ struct stub_serve_target;
 struct stub_target;
 
 /* Serves @live (which it owns from then on) natively; @opt is how a
- * recording started on request is made (its dir, recorder: copied). 0 or
- * -ENOMEM (@live freed). */
+ * recording started on request is made (its dir, recorder: copied), and
+ * @on_dir (NULL: nothing) is told its directory when it starts. 0 or
+ * -ENOMEM (@live freed). If the recorder cannot start once the process
+ * was handed over, a program started for the debugger is killed and an
+ * attached one let go (the request fails, and says why). */
 int stub_serve_target_new(struct stub_target *live, const struct stub_rec_target_options *opt,
-			  struct stub_serve_target **out);
+			  void (*on_dir)(const char *dir), struct stub_serve_target **out);
 void stub_serve_target_free(struct stub_serve_target *t);
 struct rsp_target stub_serve_target_rsp(struct stub_serve_target *t);
 pid_t stub_serve_target_pid(const struct stub_serve_target *t);

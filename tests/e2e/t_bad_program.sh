@@ -69,7 +69,7 @@ if ! is_gdbserver; then
     timeout -k 2 10 "$HINDSIGHT" serve --once --record bogus 127.0.0.1:0 "$basic" \
         </dev/null >"$T_DIR/rb.err" 2>&1
     expect_eq "exit status of serve --record bogus (a usage error)" "$?" 2
-    expect "$T_DIR/rb.err" "--record wants auto, sw, pt or valgrind, not 'bogus'"
+    expect "$T_DIR/rb.err" "--record wants auto, sw, on-request, pt or valgrind, not 'bogus'"
 
     # A program its user may execute but not read (mode 111): the kernel
     # lets no one but root read its memory, so it cannot be recorded; the

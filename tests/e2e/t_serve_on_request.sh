@@ -84,4 +84,15 @@ gdb_run "$T_DIR/threads.txt" -ex 'break thread_work' -ex continue -ex 'record bt
 expect_re "$T_DIR/threads.txt" "^Recorded [1-9][0-9]* instructions"
 expect "$T_DIR/threads.txt" "No more reverse-execution history."
 wait_gone "$SERVER_PID" 10
+
+# A program started for the debugger is killed by `kill` once recording
+# started (it was handed over, not attached to): sleeper would sleep a
+# minute more.
+prog3=$(build_prog sleeper) || { fail "cannot build sleeper.c"; finish; }
+server_start --once --record on-request "$prog3" 1000 || finish
+gdb_run "$T_DIR/kill.txt" -ex 'break work_before_sleep' -ex continue -ex 'monitor record start' \
+    -ex next -ex kill
+expect "$T_DIR/kill.txt" "Recording from here"
+wait_gone "$INFERIOR_PID" 10 || fail "kill after recording started left the program running"
+wait_gone "$SERVER_PID" 10
 finish
