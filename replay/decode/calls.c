@@ -322,31 +322,16 @@ static bool marks_sane(const struct replay_calls_marks *mk)
 int replay_calls_marks_load(struct replay_calls_marks *mk, uint64_t key, const char *path)
 {
 	struct marks_head h;
-	size_t len, n;
-	const void *buf;
-	int rc = replay_kept_load(path, MARKS_MAGIC, key, MARKS_MAX, &buf, &len);
+	void *m;
+	size_t n;
+	int rc = replay_kept_load_array(path, MARKS_MAGIC, key, MARKS_MAX, &h, sizeof(h),
+					sizeof(*mk->m), &m, &n);
 
 	if (rc < 0)
 		return rc;
-	if (len < sizeof(h)) {
-		replay_kept_release(buf, len);
-		return -EINVAL;
-	}
-	memcpy(&h, buf, sizeof(h));
-	n = (len - sizeof(h)) / sizeof(*mk->m);
-	if (h.n != n || len != sizeof(h) + n * sizeof(*mk->m) || h.n > h.nsegs) {
-		replay_kept_release(buf, len);
-		return -EINVAL;
-	}
-	*mk = (struct replay_calls_marks){ .every = h.every, .nsegs = h.nsegs,
+	*mk = (struct replay_calls_marks){ .m = m, .every = h.every, .nsegs = h.nsegs,
 					   .min_level = h.min_level, .n = n, .cap = n };
-	mk->m = malloc(n ? n * sizeof(*mk->m) : 1);
-	if (mk->m)
-		memcpy(mk->m, (const char *)buf + sizeof(h), n * sizeof(*mk->m));
-	replay_kept_release(buf, len);
-	if (!mk->m)
-		return -ENOMEM;
-	if (!marks_sane(mk)) {
+	if (h.n != n || h.n > h.nsegs || !marks_sane(mk)) {
 		replay_calls_marks_release(mk);
 		return -EINVAL;
 	}

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "replay/decode/decode.h"
 #include "replay/model/bundle.h"
@@ -101,34 +100,17 @@ static bool index_sane(const struct replay_index *idx)
 static int index_load(struct replay_index *idx, const char *path, uint64_t key)
 {
 	struct kept_head h;
-	size_t len;
-	const void *buf;
-	int rc = replay_kept_load(path, INDEX_MAGIC, key, INDEX_MAX, &buf, &len);
+	void *entries;
+	size_t n;
+	int rc = replay_kept_load_array(path, INDEX_MAGIC, key, INDEX_MAX, &h, sizeof(h),
+					sizeof(*idx->entries), &entries, &n);
 
 	if (rc < 0)
 		return rc;
-	if (len < sizeof(h)) {
-		replay_kept_release(buf, len);
-		return -EINVAL;
-	}
-	memcpy(&h, buf, sizeof(h));
-	if (len != sizeof(h) + h.nentries * sizeof(*idx->entries) ||
-	    h.nentries > len / sizeof(*idx->entries)) {
-		replay_kept_release(buf, len);
-		return -EINVAL;
-	}
-	*idx = (struct replay_index){ .nitems = h.nitems, .ninsns = h.ninsns, .ngaps = h.ngaps,
-				      .tail_gaps = h.tail_gaps, .nentries = h.nentries,
-				      .cap = h.nentries };
-	idx->entries = malloc(h.nentries ? h.nentries * sizeof(*idx->entries) : 1);
-	if (idx->entries)
-		memcpy(idx->entries, (const char *)buf + sizeof(h), h.nentries * sizeof(*idx->entries));
-	replay_kept_release(buf, len);
-	if (!idx->entries) {
-		*idx = (struct replay_index){ 0 };
-		return -ENOMEM;
-	}
-	if (!index_sane(idx)) {
+	*idx = (struct replay_index){ .entries = entries, .nitems = h.nitems, .ninsns = h.ninsns,
+				      .ngaps = h.ngaps, .tail_gaps = h.tail_gaps, .nentries = n,
+				      .cap = n };
+	if (h.nentries != n || !index_sane(idx)) {
 		replay_index_release(idx);
 		return -EINVAL;
 	}

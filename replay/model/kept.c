@@ -275,6 +275,31 @@ int replay_kept_load(const char *path, const char magic[REPLAY_KEPT_MAGIC_LEN], 
 	return 0;
 }
 
+int replay_kept_load_array(const char *path, const char magic[REPLAY_KEPT_MAGIC_LEN],
+			   uint64_t key, size_t max, void *head, size_t headsize,
+			   size_t itemsize, void **items, size_t *n)
+{
+	const void *buf;
+	size_t len;
+	int rc = replay_kept_load(path, magic, key, max, &buf, &len);
+
+	*items = NULL;
+	*n = 0;
+	if (rc < 0)
+		return rc;
+	if (len < headsize || (len - headsize) % itemsize) {
+		replay_kept_release(buf, len);
+		return -EINVAL;
+	}
+	memcpy(head, buf, headsize);
+	*n = (len - headsize) / itemsize;
+	*items = malloc(*n ? *n * itemsize : 1);
+	if (*items)
+		memcpy(*items, (const char *)buf + headsize, *n * itemsize);
+	replay_kept_release(buf, len);
+	return *items ? 0 : -ENOMEM;
+}
+
 void replay_kept_release(const void *out, size_t len)
 {
 	if (out)

@@ -67,4 +67,12 @@ int replay_kept_load(const char *path, const char magic[REPLAY_KEPT_MAGIC_LEN], 
 		     size_t max, const void **out, size_t *len);
 void replay_kept_release(const void *out, size_t len);
 
+/* A kept file whose contents are a head of @headsize bytes, then an array
+ * of @itemsize-byte items: the head into @head, the items copied into
+ * *@items (malloc'd, *@n of them). replay_kept_load's results, and -EINVAL
+ * when the contents are not so. */
+int replay_kept_load_array(const char *path, const char magic[REPLAY_KEPT_MAGIC_LEN],
+			   uint64_t key, size_t max, void *head, size_t headsize,
+			   size_t itemsize, void **items, size_t *n);
+
 #endif

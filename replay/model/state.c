@@ -534,6 +534,14 @@ static int index_writes(struct replay_state *st)
 	return r < 0 ? r : index_blocks(st, 0);
 }
 
+/* What opening @file failed of, into @err. */
+static void say_log(char *err, size_t errsize, const char *file, int e)
+{
+	if (err)
+		snprintf(err, errsize, "%s: %s", file, e == -EINVAL ? "not a state log" :
+			 e == -EFTYPE_NOTREG ? "not a regular file" : strerror(-e));
+}
+
 /* Every thread's log scanned. */
 static int scan_all(struct replay_state *st, const struct replay_bundle *b, char *err,
 		    size_t errsize)
@@ -544,9 +552,8 @@ static int scan_all(struct replay_state *st, const struct replay_bundle *b, char
 		if (!b->threads[i].state_file)
 			continue;
 		e = scan_records(st, &st->t[k], &st->t[k].cur);
-		if (e < 0 && err)
-			snprintf(err, errsize, "%s: %s", b->threads[i].state_file,
-				 e == -EINVAL ? "not a state log" : strerror(-e));
+		if (e < 0)
+			say_log(err, errsize, b->threads[i].state_file, e);
 		k++;
 	}
 	return e;
@@ -589,10 +596,8 @@ int replay_state_open(const struct replay_bundle *b, struct replay_state **out, 
 		e = load(b, &b->threads[i], t);
 		if (e >= 0)
 			e = state_parse_start(t, &t->cur);
-		if (e < 0 && err)
-			snprintf(err, errsize, "%s: %s", b->threads[i].state_file,
-				 e == -EINVAL ? "not a state log" :
-				 e == -EFTYPE_NOTREG ? "not a regular file" : strerror(-e));
+		if (e < 0)
+			say_log(err, errsize, b->threads[i].state_file, e);
 	}
 	if (e >= 0 && !st->nt)
 		e = -ENOENT;

@@ -152,11 +152,10 @@ static bool checked_where(const struct replay_bundle *b, const char *file, const
 }
 
 /* A kept whole check of @file into @c: true, or false (check it). */
-static bool checked_load(const char *path, uint64_t key, const char *full,
+static bool checked_load(const char *path, uint64_t key, uint64_t size,
 			 struct replay_sums_check *c)
 {
 	struct checked k;
-	struct stat st;
 	size_t len;
 	const void *buf;
 	bool ok;
@@ -168,7 +167,7 @@ static bool checked_load(const char *path, uint64_t key, const char *full,
 		memcpy(&k, buf, sizeof(k));
 	replay_kept_release(buf, len);
 	/* All of it, and no more than there is. */
-	if (!ok || stat(full, &st) < 0 || k.off != (uint64_t)st.st_size)
+	if (!ok || k.off != size)
 		return false;
 	*c = (struct replay_sums_check){ .off = k.off, .recs = k.recs };
 	return true;
@@ -203,7 +202,7 @@ int replay_sums_check_file(struct replay_bundle *b, const char *file, const char
 	else if (sf < 0 || fstat(fd, &st) < 0 || !read_at(sf, head, sizeof(head), 0) ||
 		 !good_header(head))
 		r = cut(b, file, what, c, 0, why_nosums);
-	else if (keep && checked_load(kpath, key, path, c))
+	else if (keep && checked_load(kpath, key, (uint64_t)st.st_size, c))
 		r = 0;
 	else {
 		r = walk(b, file, what, c, fd, (uint64_t)st.st_size, sf, head, buf);
