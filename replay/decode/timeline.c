@@ -16,6 +16,7 @@
 
 #include "replay/model/bundle.h"
 #include "replay/decode/cursor.h"
+#include "replay/decode/index.h"
 #include "replay/model/state.h"
 
 /* A breakpoint scan of one thread's history, kept while the breakpoints
@@ -295,12 +296,21 @@ int replay_timeline_time_at(const struct replay_timeline *tl, size_t i, uint64_t
 
 bool replay_timeline_started(const struct replay_timeline *tl, size_t i)
 {
+	const struct replay_index *idx;
 	const struct replay_cursor *c;
 
 	if (!tl->timed || i >= tl->nthreads)
 		return true;
 	c = tl->threads[i].cur;
-	return replay_cursor_position(c) > 1 || replay_cursor_size(c) == 0;
+	if (replay_cursor_size(c))
+		return replay_cursor_position(c) > 1;
+	/* No instruction yet (created while only another thread ran): there
+	 * once the instruction that made it has run, the time its trace
+	 * begins at; at the end only, if the trace does not say. */
+	idx = replay_cursor_index(c);
+	if (idx && idx->nentries)
+		return tl->time > idx->entries[0].time;
+	return tl->time >= tl->end_time;
 }
 
 bool replay_timeline_at_end(const struct replay_timeline *tl)

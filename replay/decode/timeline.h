@@ -121,8 +121,8 @@ int replay_timeline_time_at(const struct replay_timeline *tl, size_t i, uint64_t
 /* Whether thread @i exists at the current time: it ran its first
  * instruction by then (a thread before it stands at position 1, created
  * later in the recording; a stop in it before its first instruction is the
- * caller's to count). True without a clock, and for a thread with no
- * instructions. */
+ * caller's to count). True without a clock. A thread with no instructions
+ * exists from the time its trace begins. */
 bool replay_timeline_started(const struct replay_timeline *tl, size_t i);
 /* True when every thread is at the end of its history: the present. */
 bool replay_timeline_at_end(const struct replay_timeline *tl);

@@ -345,6 +345,12 @@ static int scan(struct replay_state *st, struct sthread *t)
  * (dw_open_regular's -EINVAL, which here would read as "not a state log"). */
 #define EFTYPE_NOTREG EBADFD
 
+/* Thread @bt's log mapped into @t: 0, 1 for a file of no bytes, or -errno.
+ * No bytes is a thread that has not run an instruction (a recorder starts
+ * a thread's log at its first step: one created while only another thread
+ * was let run): it has no state, and the callers leave it out as they do
+ * a thread without a log. (One its checksums say was longer is damage:
+ * read as ever, it is not a state log.) */
 static int load(const struct replay_bundle *b, const struct replay_thread *bt, struct sthread *t)
 {
 	char path[4096];
@@ -385,7 +391,7 @@ static int load(const struct replay_bundle *b, const struct replay_thread *bt, s
 		t->data = (uint8_t *)"";
 	}
 	close(fd);
-	return e;
+	return e < 0 ? e : sb.st_size == 0 && !bt->state_check.cut;
 }
 
 static int cmp_page(const void *a, const void *b)
@@ -548,13 +554,10 @@ static int scan_all(struct replay_state *st, const struct replay_bundle *b, char
 {
 	int e = 0;
 
-	for (size_t i = 0, k = 0; i < b->nthreads && e >= 0; i++) {
-		if (!b->threads[i].state_file)
-			continue;
+	for (size_t k = 0; k < st->nt && e >= 0; k++) {
 		e = scan_records(st, &st->t[k], &st->t[k].cur);
 		if (e < 0)
-			say_log(err, errsize, b->threads[i].state_file, e);
-		k++;
+			say_log(err, errsize, b->threads[st->t[k].bi].state_file, e);
 	}
 	return e;
 }
@@ -566,6 +569,14 @@ static bool all_mapped(const struct replay_state *st)
 		if (!st->t[i].maplen || st->t[i].maplen != st->t[i].len)
 			return false;
 	return true;
+}
+
+static bool has_logs(const struct replay_bundle *b)
+{
+	for (size_t i = 0; i < b->nthreads; i++)
+		if (b->threads[i].state_file)
+			return true;
+	return false;
 }
 
 int replay_state_open(const struct replay_bundle *b, struct replay_state **out, char *err,
@@ -593,15 +604,24 @@ int replay_state_open(const struct replay_bundle *b, struct replay_state **out, 
 		if (!b->threads[i].state_file)
 			continue;
 		st->nt++;
+		t->bi = i;
 		e = load(b, &b->threads[i], t);
+		if (e == 1) {
+			st->nt--;          /* never ran (see load) */
+			e = 0;
+			continue;
+		}
 		if (e >= 0)
 			e = state_parse_start(t, &t->cur);
 		if (e < 0)
 			say_log(err, errsize, b->threads[i].state_file, e);
 	}
-	if (e >= 0 && !st->nt)
+	/* None at all is no state log; logs with nothing in them yet (no
+	 * thread has run) are a state that knows nothing yet, to be extended. */
+	if (e >= 0 && !st->nt && !has_logs(b))
 		e = -ENOENT;
-	if (e >= 0 && all_mapped(st) && (keep = state_kept_where(b, kpath, sizeof(kpath), &key))) {
+	if (e >= 0 && st->nt && all_mapped(st) &&
+	    (keep = state_kept_where(b, kpath, sizeof(kpath), &key))) {
 		e = state_kept_load(st, kpath, key);
 		kept = e == 0;
 		if (e == -ENOENT || e == -EINVAL)
@@ -773,9 +793,9 @@ static int rescan_thread(struct replay_state *st, uint32_t ti)
 }
 
 /* A thread new to the state: its log read whole. */
-static int add_thread(struct replay_state *st, const struct replay_bundle *b,
-		      const struct replay_thread *bt)
+static int add_thread(struct replay_state *st, const struct replay_bundle *b, size_t bi)
 {
+	const struct replay_thread *bt = &b->threads[bi];
 	struct sthread *nv = realloc(st->t, (st->nt + 1) * sizeof(*nv));
 	int e;
 
@@ -784,7 +804,12 @@ static int add_thread(struct replay_state *st, const struct replay_bundle *b,
 	st->t = nv;
 	memset(&st->t[st->nt], 0, sizeof(st->t[0]));
 	st->nt++;
+	st->t[st->nt - 1].bi = bi;
 	e = load(b, bt, &st->t[st->nt - 1]);
+	if (e == 1) {
+		st->nt--;                  /* not run yet (see load) */
+		return 0;
+	}
 	return e < 0 ? e : scan(st, &st->t[st->nt - 1]);
 }
 
@@ -825,7 +850,7 @@ int replay_state_extend(struct replay_state *st, const struct replay_bundle *b)
 	k = 0;
 	for (size_t i = 0; i < b->nthreads && e >= 0; i++)
 		if (b->threads[i].state_file && k++ >= nold)
-			e = add_thread(st, b, &b->threads[i]);
+			e = add_thread(st, b, i);
 	if (e < 0)
 		return e;
 	st->until = UINT64_MAX;

@@ -89,6 +89,7 @@ struct tbase {
 
 struct sthread {
 	int64_t tid;
+	size_t bi;                 /* its thread in the bundle it was opened from */
 	uint8_t *data;             /* the log, mapped (maplen bytes) */
 	size_t len, start;         /* len: up to the last whole record; start: the first */
 	size_t maplen;

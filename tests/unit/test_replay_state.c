@@ -242,6 +242,55 @@ static void test_threads_merge(void **state)
 	replay_bundle_free(b);
 }
 
+/* A thread made while only another ran has a state log of no bytes: it
+ * has no state, and the others' logs are read as ever (a damaged one
+ * after it named by its own name). */
+static void test_thread_never_ran(void **state)
+{
+	struct wbuf w[3] = { 0 };
+	struct replay_bundle *b;
+	struct replay_state *st;
+	uint64_t gp[REPLAY_STATE_NGP];
+	char buf[2], err[256];
+	(void)state;
+
+	start(&w[0], 0, 0, 0);
+	mem(&w[0], 1, 0x2000, "aa", "bb");         /* thread 7, time 1 */
+	start(&w[2], 0, 10, 0);
+	mem(&w[2], 1, 0x2000, "bb", "cc");         /* thread 9, time 11 */
+	cut_mask = 2;                              /* thread 8: no byte */
+	b = bundle_of(w, 3);
+	cut_mask = 0;
+	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), 0);
+	assert_int_equal(replay_state_raw_at(st, 8, 1, gp, NULL, NULL), -ENOENT);
+	assert_int_equal(replay_state_raw_at(st, 9, 1, gp, NULL, NULL), 0);
+	assert_int_equal(replay_state_read_mem(st, 5, 0x2000, buf, 2, NULL), 0);
+	assert_memory_equal(buf, "bb", 2);
+	assert_int_equal(replay_state_read_mem(st, 11, 0x2000, buf, 2, NULL), 0);
+	assert_memory_equal(buf, "cc", 2);
+	replay_state_free(st);
+	replay_bundle_free(b);
+
+	/* No thread has run yet: a state that knows nothing, not "no state
+	 * log" (it is to be extended as they run). */
+	cut_mask = 1;
+	b = bundle_of(&w[1], 1);
+	cut_mask = 0;
+	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), 0);
+	assert_int_equal(replay_state_raw_at(st, 7, 1, gp, NULL, NULL), -ENOENT);
+	assert_int_equal(replay_state_read_mem(st, 5, 0x2000, buf, 2, NULL), -ENOENT);
+	replay_state_free(st);
+	replay_bundle_free(b);
+
+	memcpy(w[2].b, "HSSTATE9", 8);
+	cut_mask = 2;
+	b = bundle_of(w, 3);
+	cut_mask = 0;
+	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "t2.state: not a state log");
+	replay_bundle_free(b);
+}
+
 static void test_exec_and_volatile(void **state)
 {
 	struct wbuf w = { 0 };
@@ -952,6 +1001,7 @@ int main(void)
 		cmocka_unit_test(test_registers),
 		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_threads_merge),
+		cmocka_unit_test(test_thread_never_ran),
 		cmocka_unit_test(test_exec_and_volatile),
 		cmocka_unit_test(test_map_before),
 		cmocka_unit_test(test_truncated_and_bad),
