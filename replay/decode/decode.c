@@ -61,6 +61,9 @@ struct replay_decoder {
 	size_t npsbs;
 	bool have_psb;
 	uint64_t last_psb;
+	/* Right after a sync, with no other event or block since: the
+	 * status updates libipt hands out are the PSB+ synced to's. */
+	bool just_synced;
 	replay_psb_fn on_psb;
 	void *psb_ctx;
 	/* segments (per-cpu bundles); nsegs 0 for a PT file */
@@ -472,6 +475,7 @@ static int sync_next(struct replay_decoder *d, struct replay_chunk *c)
 	}
 	d->status = st;
 	d->state = DEC_SYNCED;
+	d->just_synced = true;
 	note_psb(d, true, now(d));
 	return update_image(d) < 0 ? -ENOMEM : 2;
 }
@@ -502,8 +506,14 @@ static int drain_events(struct replay_decoder *d, struct replay_chunk *c)
 			d->trunc = true;
 			return 1;
 		}
-		if (ev.status_update)
+		/* The synced PSB+'s own status updates: it is noted already, and
+		 * libipt may have read on past the next PSB, which psb_before
+		 * would name instead (giving it the index of what comes before
+		 * it: a seek there would number from one item too early). */
+		if (ev.status_update && !d->just_synced)
 			note_psb(d, false, before);
+		if (!ev.status_update)
+			d->just_synced = false;
 		if (update_image(d) < 0)
 			return -ENOMEM;
 		if (ev.type == ptev_overflow) {
@@ -565,6 +575,7 @@ int replay_decoder_next_chunk(struct replay_decoder *d, struct replay_chunk *c)
 		}
 		if (blk.ninsn) {
 			d->have_resume = false;
+			d->just_synced = false;
 			d->block = blk;
 			d->block_index = d->next_index;
 			d->done = 0;
