@@ -87,9 +87,10 @@ void cli_serve_usage(FILE *out)
 		"                  instruction; on-request runs the program natively, as\n"
 		"                  gdbserver does, until the debugger asks for recording\n"
 		"                  (GDB's `record btrace`, or `monitor record start`),\n"
-		"                  then records by single steps from there; pt and\n"
-		"                  valgrind are refused (record with them, then serve\n"
-		"                  --replay)\n"
+		"                  then records by single steps from there, until it\n"
+		"                  asks to stop (`record stop`, `monitor record stop`);\n"
+		"                  pt and valgrind are refused (record with them, then\n"
+		"                  serve --replay)\n"
 		"  --no-record     serve the program like gdbserver, without recording it\n"
 		"                  (full speed; no reverse execution)\n"
 		"  --image-dir DIR with --replay: also look for the recording's images\n"
@@ -324,7 +325,7 @@ static int start_on_request(const struct serve_args *a, struct served *t, struct
 	}
 	fprintf(stderr, "hindsight serve: running natively; recording starts when the debugger "
 		"asks for it (GDB: `record btrace`, or `monitor record start`), then by single "
-		"steps from there\n");
+		"steps from there until `record stop`\n");
 	*out = stub_serve_target_rsp(t->asked);
 	return 0;
 }

@@ -195,6 +195,33 @@ int stub_proc_attach(struct stub_proc *p, pid_t pid)
 	return r;
 }
 
+int stub_proc_adopt(struct stub_proc *p, pid_t pid, const struct stub_proc_adoptee *v, size_t n,
+		    bool spawned)
+{
+	long options = STUB_PROC_OPTIONS | (spawned ? PTRACE_O_EXITKILL : 0);
+	int r;
+
+	stub_proc_init(p);
+	r = stub_proc_open_sigfd(p);
+	if (r < 0)
+		return r;
+	p->attached = !spawned;
+	for (size_t i = 0; i < n; i++) {
+		struct stub_thread *t = stub_thread_add(&p->threads, v[i].tid);
+
+		if (!t)
+			return -ENOMEM;
+		t->deferred_sig = v[i].sig;
+		if (ptrace(PTRACE_SETOPTIONS, v[i].tid, NULL, (void *)options) < 0 && errno != ESRCH)
+			return -errno;
+	}
+	if (!stub_thread_find(&p->threads, pid))
+		return -ESRCH;
+	r = stub_proc_setup(p, pid, options);
+	p->alive = r == 0;
+	return r;
+}
+
 static void stub_proc_mark_dead(struct stub_proc *p)
 {
 	p->alive = false;

@@ -59,6 +59,18 @@ int stub_proc_detach(struct stub_proc *p);
  * not yet reported (a breakpoint another thread hit meanwhile: resume
  * once, then ask again); -ESRCH when there is no process. */
 int stub_proc_hand_over(struct stub_proc *p);
+/* A thread another tracer in this thread handed over (stub_rec_hand_back):
+ * traced by us and stopped, @sig still to be delivered to it. */
+struct stub_proc_adoptee {
+	pid_t tid;
+	int sig;
+};
+/* Takes process @pid's @n threads @v as they are: stopped and traced
+ * already. @spawned: started for the debugger (killed with us, as a spawn
+ * is), else attached (detached at the end). 0 or a negative errno (then
+ * release @p; the threads are left as they were). */
+int stub_proc_adopt(struct stub_proc *p, pid_t pid, const struct stub_proc_adoptee *v, size_t n,
+		    bool spawned);
 /* Kills a spawned process / detaches an attached one, frees everything. */
 void stub_proc_release(struct stub_proc *p);
 

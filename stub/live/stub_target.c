@@ -295,6 +295,28 @@ pid_t stub_target_pid(const struct stub_target *t)
 	return t->proc.pid;
 }
 
+struct stub_target_adopt_arg {
+	pid_t pid;
+	const struct stub_proc_adoptee *v;
+	size_t n;
+	bool spawned;
+};
+
+static int stub_target_start_adopt(struct stub_proc *p, const void *arg)
+{
+	const struct stub_target_adopt_arg *a = arg;
+
+	return stub_proc_adopt(p, a->pid, a->v, a->n, a->spawned);
+}
+
+int stub_target_adopt(pid_t pid, const struct stub_proc_adoptee *v, size_t n, bool spawned,
+		      struct stub_target **out)
+{
+	struct stub_target_adopt_arg a = { pid, v, n, spawned };
+
+	return stub_target_new(out, stub_target_start_adopt, &a);
+}
+
 int stub_target_hand_over(struct stub_target *t, bool *attached)
 {
 	*attached = t->proc.attached;

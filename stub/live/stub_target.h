@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "protocol/target.h"
+#include "stub/live/stub_proc.h"
 
 struct stub_target;
 
@@ -37,6 +38,10 @@ bool stub_target_has_process(const struct stub_target *t);
  * process after. *@attached: it was attached to, not started. 0, -EBUSY
  * (a thread has an event not yet reported), -ESRCH. */
 int stub_target_hand_over(struct stub_target *t, bool *attached);
+/* A target over process @pid's threads @v, handed over by another tracer
+ * in this thread, stopped (stub_proc_adopt). */
+int stub_target_adopt(pid_t pid, const struct stub_proc_adoptee *v, size_t n, bool spawned,
+		      struct stub_target **out);
 /* { &stub_target_ops, t }. */
 struct rsp_target stub_target_rsp(struct stub_target *t);
 /* Kills a spawned process that is still there, detaches from an attached

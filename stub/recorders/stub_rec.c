@@ -307,6 +307,7 @@ void stub_rec_free(struct stub_rec *r)
 		free(r->tasks[i]);
 	}
 	free(r->tasks);
+	free(r->handed);
 	if (r->iplog)
 		fclose(r->iplog);
 	if (r->sp.check)

@@ -202,6 +202,19 @@ int stub_rec_sync(struct stub_rec *r);
 /* Ends a paused recording: the process is detached (running on) or
  * killed; the final bundle is saved. 0 or a negative errno. */
 int stub_rec_end(struct stub_rec *r, bool detach);
+/* A thread handed back: traced and stopped, @sig still to be delivered to
+ * it (0: none, or one the debugger was told of and passes itself). */
+struct stub_rec_handed {
+	pid_t tid;
+	int sig;
+};
+/* Ends a paused recording and keeps the process: every thread stays
+ * traced and stopped (one inside a syscall stopped there, to restart it
+ * when resumed), for a debugger's stub to go on with natively (recording
+ * stopped: `record stop`). The final bundle is saved as a detach saves
+ * it. *@out (the recorder's, until it is freed) lists the @n threads.
+ * 0 or a negative errno (the threads are handed back all the same). */
+int stub_rec_hand_back(struct stub_rec *r, const struct stub_rec_handed **out, size_t *n);
 
 /* The live threads (up to @max ids into @out); returns how many there are. */
 size_t stub_rec_tids(const struct stub_rec *r, pid_t *out, size_t max);

@@ -69,9 +69,15 @@ static int stub_rec_slice(struct stub_rec *r, struct stub_rec_task *t)
 	return 0;
 }
 
-/* Ends an attached recording: every thread detached, running on. */
-void stub_rec_detach_all(struct stub_rec *r)
+/* Every thread stopped for good, its trace ended where it stands: one
+ * inside a syscall stopped there (a SIGSTOP; signals that come first are
+ * delivered), one just made seen at its first stop. With @detach each is
+ * detached, running on; else each stays traced and stopped, listed in
+ * r->handed with the signal it still has to get (none if the debugger
+ * was told of it: it passes it at its next resume). */
+static void stub_rec_release_all(struct stub_rec *r, bool detach)
 {
+	r->nhanded = 0;
 	for (size_t i = 0; i < r->ntasks; i++) {
 		struct stub_rec_task *t = r->tasks[i];
 		int st;
@@ -83,16 +89,49 @@ void stub_rec_detach_all(struct stub_rec *r)
 				ptrace(PTRACE_CONT, t->th.tid, 0,
 				       (void *)(long)(WSTOPSIG(st) == SIGTRAP ? 0 : WSTOPSIG(st)));
 			t->sig = 0;
+		} else if (t->state == STUB_REC_NEW && !detach) {
+			if (stub_rec_wait(t->th.tid, &st, 0) <= 0 || !WIFSTOPPED(st))
+				t->state = STUB_REC_GONE;
 		} else if (t->state == STUB_REC_READY) {
 			stub_rec_thread_interrupt(&t->th, t->regs.rip);
 		}
 		if (t->state != STUB_REC_GONE) {
 			stub_rec_unpin_task(r, t);
-			ptrace(PTRACE_DETACH, t->th.tid, 0, (void *)(long)t->sig);
+			if (detach)
+				ptrace(PTRACE_DETACH, t->th.tid, 0, (void *)(long)t->sig);
+			else if (r->handed && r->nhanded < r->caphanded)
+				r->handed[r->nhanded++] = (struct stub_rec_handed){
+					t->th.tid, t->sig_reported ? 0 : t->sig };
 		}
 		t->state = STUB_REC_GONE;
 	}
 	replay_bundle_set_str(&r->b->exit_kind, "detached");
+}
+
+/* Ends an attached recording: every thread detached, running on. */
+void stub_rec_detach_all(struct stub_rec *r)
+{
+	stub_rec_release_all(r, true);
+}
+
+int stub_rec_hand_back(struct stub_rec *r, const struct stub_rec_handed **out, size_t *n)
+{
+	int e;
+
+	*out = NULL;
+	*n = 0;
+	if (r->exited || !stub_rec_live(r))
+		return -ESRCH;
+	free(r->handed);
+	r->handed = calloc(r->ntasks ? r->ntasks : 1, sizeof(*r->handed));
+	if (!r->handed)
+		return -ENOMEM;
+	r->caphanded = r->ntasks;
+	stub_rec_release_all(r, false);
+	e = stub_rec_finish(r, 0);
+	*out = r->handed;
+	*n = r->nhanded;
+	return e;
 }
 
 static int stub_rec_loop(struct stub_rec *r)

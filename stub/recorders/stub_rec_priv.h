@@ -98,6 +98,8 @@ struct stub_rec {
 	size_t nplanted;
 	/* Served live (stub_rec_live.c): */
 	volatile sig_atomic_t interrupt;   /* pause at the next instruction */
+	struct stub_rec_handed *handed;    /* stub_rec_hand_back's threads */
+	size_t nhanded, caphanded;
 	struct stub_rec_task *last_mover;  /* the task of the last logged change */
 	struct stub_rec_task *lcur;        /* the task whose slice runs */
 	struct stub_rec_task *lprev;       /* the task that ran before it */

@@ -299,6 +299,11 @@ static int sw_end(struct stub_recorder *rec, bool detach)
 	return stub_rec_end(rec->impl, detach);
 }
 
+static int sw_hand_back(struct stub_recorder *rec, const struct stub_rec_handed **out, size_t *n)
+{
+	return stub_rec_hand_back(rec->impl, out, n);
+}
+
 static size_t sw_tids(const struct stub_recorder *rec, pid_t *out, size_t max)
 {
 	return stub_rec_tids(rec->impl, out, max);
@@ -338,7 +343,8 @@ static bool sw_alive(const struct stub_recorder *rec)
 
 static const struct stub_recorder_live_ops sw_live_ops = {
 	sw_goal_start, sw_set_signal, sw_run_until, sw_pause_all, sw_waiting, sw_interrupt,
-	sw_interrupted, sw_sync, sw_end, sw_tids, sw_has_thread, sw_task_regs, sw_regs_changed,
+	sw_interrupted, sw_sync, sw_end, sw_hand_back, sw_tids, sw_has_thread, sw_task_regs,
+	sw_regs_changed,
 	sw_write_mem, sw_mem_fd, sw_alive,
 };
 

@@ -110,6 +110,8 @@ struct stub_recorder_live_ops {
 	bool (*interrupted)(const struct stub_recorder *rec);
 	int (*sync)(struct stub_recorder *rec);                /* the bundle as it is, saved */
 	int (*end)(struct stub_recorder *rec, bool detach);    /* the final bundle saved */
+	int (*hand_back)(struct stub_recorder *rec, const struct stub_rec_handed **out,
+			 size_t *n);                           /* ... the process kept */
 	size_t (*tids)(const struct stub_recorder *rec, pid_t *out, size_t max);
 	bool (*has_thread)(const struct stub_recorder *rec, pid_t tid);
 	int (*task_regs)(const struct stub_recorder *rec, pid_t tid, struct user_regs_struct *out,

@@ -84,6 +84,7 @@ struct stub_rec_target {
 	bool past_pending;         /* past_stop is to be reported */
 	struct srt_btrace *btrace; /* threads GDB enabled `record btrace` for */
 	size_t nbtrace;
+	bool handed_back;          /* the process went to a native target */
 	/* How the past was made ready (`monitor record-info` says it). */
 	uint64_t opened, extended;
 	bool last_extended;
@@ -1049,11 +1050,45 @@ void stub_rec_target_free(struct stub_rec_target *t)
 		close(t->sigfd);
 	if (t->busyfd >= 0)
 		close(t->busyfd);
-	sigprocmask(SIG_SETMASK, &t->old_mask, NULL);
+	if (!t->handed_back)
+		sigprocmask(SIG_SETMASK, &t->old_mask, NULL);
 	replay_timeline_points_free(t->points);
 	free(t->breaks);
 	free(t->btrace);
 	free(t);
+}
+
+int stub_rec_target_hand_back(struct stub_rec_target *t, const struct stub_rec_handed **out,
+			      size_t *n)
+{
+	int e;
+
+	*out = NULL;
+	*n = 0;
+	if (t->gone)
+		return -ESRCH;
+	if (t->running || t->past_pending)
+		return -EBUSY;
+	if (!t->live->hand_back)
+		return -EOPNOTSUPP;
+	srt_to_present(t);
+	e = t->live->hand_back(t->rec, out, n);
+	t->gone = true;
+	t->handed_back = true;
+	/* SIGCHLD as it was before: the next tracer blocks it for its own. */
+	close(t->sigfd);
+	t->sigfd = -1;
+	sigprocmask(SIG_SETMASK, &t->old_mask, NULL);
+	return e;
+}
+
+size_t stub_rec_target_btraced(const struct stub_rec_target *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; !t->gone && i < t->nbtrace; i++)
+		n += t->live->has_thread(t->rec, (pid_t)t->btrace[i].tid);
+	return n;
 }
 
 struct rsp_target stub_rec_target_rsp(struct stub_rec_target *t)

@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include "protocol/target.h"
+#include "stub/recorders/stub_rec.h"
 
 struct stub_rec_target;
 
@@ -54,6 +55,17 @@ int stub_rec_target_new(char *const argv[], pid_t pid, const struct stub_rec_tar
 /* Ends the recording (a process still there is killed, or detached when
  * attached to) and frees everything; a temporary directory is removed. */
 void stub_rec_target_free(struct stub_rec_target *t);
+/* Ends the recording at a stop and keeps the process, every thread traced
+ * and stopped, listed in *@out (valid until @t is freed), for a native
+ * target to adopt (stub_rec_hand_back; SIGCHLD unblocked again). @t serves
+ * nothing after (-ESRCH). 0, -EBUSY while the program runs or a stop of
+ * the past is to be reported, or the error of saving the recording (the
+ * threads are handed all the same: *@n of them). */
+int stub_rec_target_hand_back(struct stub_rec_target *t, const struct stub_rec_handed **out,
+			      size_t *n);
+/* How many live threads GDB has branch tracing on for (Qbtrace; it turns
+ * it off for those alone at `record stop`). */
+size_t stub_rec_target_btraced(const struct stub_rec_target *t);
 struct rsp_target stub_rec_target_rsp(struct stub_rec_target *t);
 pid_t stub_rec_target_pid(const struct stub_rec_target *t);
 /* Where the recording is. */

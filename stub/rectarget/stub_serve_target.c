@@ -34,6 +34,9 @@ struct stub_serve_target {
 	struct stub_rec_target_options opt;
 	void (*on_dir)(const char *dir);   /* told where recording started */
 	char dir[4096];
+	bool attached;                     /* attached to, not started: let go at the end */
+	unsigned nrecordings;              /* started so far */
+	char odir[4096];                   /* -o DIR, numbered after the first */
 	struct sst_point *points;
 	size_t npoints, cappoints;
 	uint8_t pass[RSP_NSIG];
@@ -52,6 +55,17 @@ static struct rsp_target cur(struct stub_serve_target *t)
 
 /* ---- recording started ---------------------------------------------------- */
 
+/* The debugger's points and pass signals, into the target of the moment. */
+static void points_again(struct stub_serve_target *t)
+{
+	struct rsp_target r = cur(t);
+
+	for (size_t i = 0; i < t->npoints; i++)
+		r.ops->insert_point(r.ctx, t->points[i].type, t->points[i].addr, t->points[i].kind);
+	if (t->pass_set)
+		r.ops->set_pass_signals(r.ctx, t->pass);
+}
+
 /* The process handed to a recording target at this stop: the debugger's
  * points and pass signals go with it. 0 or a negative errno (-EBUSY: a
  * thread has an event not yet reported; the native target keeps it). */
@@ -59,7 +73,6 @@ static int start_recording(struct stub_serve_target *t)
 {
 	struct stub_rec_target_options o = t->opt;
 	struct stub_rec_target *rec;
-	struct rsp_target r;
 	bool attached;
 	pid_t pid;
 	char err[512];
@@ -69,7 +82,12 @@ static int start_recording(struct stub_serve_target *t)
 		return 0;
 	if (!t->live || !stub_target_has_process(t->live))
 		return -ESRCH;
-	/* What can fail before the process changes hands: its directory. */
+	/* What can fail before the process changes hands: its directory,
+	 * DIR for the first recording, DIR.2, DIR.3, ... for later ones. */
+	if (o.dir && t->nrecordings) {
+		snprintf(t->odir, sizeof(t->odir), "%s.%u", t->opt.dir, t->nrecordings + 1);
+		o.dir = t->odir;
+	}
 	if (o.dir && (e = replay_bundle_mkdir(o.dir)) < 0)
 		return e;
 	pid = stub_target_pid(t->live);
@@ -78,6 +96,7 @@ static int start_recording(struct stub_serve_target *t)
 		return e;
 	o.adopt = true;
 	o.spawned = !attached;
+	t->attached = attached;
 	e = stub_rec_target_new(NULL, pid, &o, &rec, err, sizeof(err));
 	if (e < 0) {
 		/* Nothing can serve it now: a program started for the debugger
@@ -88,15 +107,49 @@ static int start_recording(struct stub_serve_target *t)
 	stub_target_free(t->live);
 	t->live = NULL;
 	t->rec = rec;
+	t->nrecordings++;
 	snprintf(t->dir, sizeof(t->dir), "%s", stub_rec_target_dir(rec));
 	if (t->on_dir)
 		t->on_dir(t->dir);
-	r = cur(t);
-	for (size_t i = 0; i < t->npoints; i++)
-		r.ops->insert_point(r.ctx, t->points[i].type, t->points[i].addr, t->points[i].kind);
-	if (t->pass_set)
-		r.ops->set_pass_signals(r.ctx, t->pass);
+	points_again(t);
 	return 0;
+}
+
+/* ---- recording stopped ---------------------------------------------------- */
+
+/* The process handed back to a native target at this stop: the recording
+ * ends (kept where it is, as a detach leaves it), the program goes on
+ * natively, and a later `record btrace` starts a new one. 0 or a negative
+ * errno (-EBUSY: the program runs, or a stop is to be reported). */
+static int stop_recording(struct stub_serve_target *t)
+{
+	const struct stub_rec_handed *h;
+	struct stub_proc_adoptee *v;
+	struct stub_target *live = NULL;
+	size_t n;
+	int e, saved;
+
+	if (!t->rec)
+		return 0;
+	saved = stub_rec_target_hand_back(t->rec, &h, &n);
+	if (saved == -EBUSY || (saved < 0 && !n))
+		return saved;
+	v = calloc(n ? n : 1, sizeof(*v));
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = (struct stub_proc_adoptee){ h[i].tid, h[i].sig };
+	e = v ? stub_target_adopt(t->pid, v, n, !t->attached, &live) : -ENOMEM;
+	free(v);
+	if (e < 0) {
+		/* Nothing can serve it now: let it go as a failed start does;
+		 * the recording target, ended, answers that it is gone. */
+		stub_rec_let_go(t->pid, t->attached);
+		return e;
+	}
+	stub_rec_target_free(t->rec);
+	t->rec = NULL;
+	t->live = live;
+	points_again(t);
+	return saved;
 }
 
 /* ---- the operations -------------------------------------------------------- */
@@ -331,12 +384,21 @@ static int sst_btrace_enable(void *ctx, struct rsp_ptid thread, enum rsp_btrace_
 	return r.ops->btrace_enable(r.ctx, thread, format, size);
 }
 
+/* GDB's `record stop` turns branch tracing off thread by thread: after
+ * the last one the program goes on natively. */
 static int sst_btrace_disable(void *ctx, struct rsp_ptid thread)
 {
 	struct stub_serve_target *t = ctx;
 	struct rsp_target r = cur(t);
+	int e;
 
-	return t->rec ? r.ops->btrace_disable(r.ctx, thread) : -ENOENT;
+	if (!t->rec)
+		return -ENOENT;
+	e = r.ops->btrace_disable(r.ctx, thread);
+	if (e < 0 || stub_rec_target_btraced(t->rec))
+		return e;
+	e = stop_recording(t);
+	return t->rec ? e : 0;
 }
 
 static int sst_btrace_conf(void *ctx, struct rsp_ptid thread, enum rsp_btrace_format *format,
@@ -391,10 +453,23 @@ static int sst_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 		return rsp_buf_printf(out, "Recording from here, by single steps, in %s.\n",
 				      t->dir);
 	}
-	if (!strcmp(cmd, "record stop"))
-		return rsp_buf_puts(out, t->rec ?
-				    "Recording goes on to the end: stopping it is not supported "
-				    "yet.\n" : "Not recording.\n");
+	if (!strcmp(cmd, "record stop")) {
+		if (!t->rec)
+			return rsp_buf_puts(out, "Not recording.\n");
+		e = stop_recording(t);
+		if (t->rec)
+			return rsp_buf_printf(out, "Cannot stop recording: %s.\n", strerror(-e));
+		if (e < 0)
+			return rsp_buf_printf(out, "Recording stopped; the program goes on natively. "
+					      "The recording in %s could not be saved whole: %s.\n",
+					      t->dir, strerror(-e));
+		if (!t->opt.dir)
+			return rsp_buf_puts(out, "Recording stopped; the program goes on natively. "
+					    "The recording was temporary and is gone (serve with "
+					    "-o DIR to keep it).\n");
+		return rsp_buf_printf(out, "Recording stopped; the program goes on natively. "
+				      "What was recorded is in %s.\n", t->dir);
+	}
 	r = cur(t);
 	return r.ops->monitor(r.ctx, cmd, out);
 }

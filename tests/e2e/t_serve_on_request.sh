@@ -12,7 +12,9 @@
 #     at the start of history with GDB's message, at the breakpoint where
 #     recording was asked for;
 #   - `monitor record start` (the target goes back, not GDB: bs / bc):
-#     values of the past equal GDB's natively at the same stop.
+#     values of the past equal GDB's natively at the same stop;
+#   - `record stop` hands the program back to run natively, and recording
+#     can start again.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "serve --record on-request"
 
@@ -38,9 +40,11 @@ expect "$T_DIR/btrace.txt" "No more reverse-execution history."
 got=$(sed -n 's/^Recorded \([0-9]*\) instructions.*/\1/p' "$T_DIR/btrace.txt")
 expect_eq "instructions recorded from mark() to work()" "$got" "$want"
 expect_re "$T_DIR/btrace.txt" '^1	( +|=> )0x[0-9a-f]+ <mark\+[0-9]+>:'
-# The stop before recording and the start of history: both at mark().
-pcs=$(grep -c '^\$[0-9]* = .*<mark+' "$T_DIR/btrace.txt")
-expect_eq "stops at mark() (before, at the start of history)" "$pcs" 2
+# The stop before recording and the start of history: both at mark()'s
+# breakpoint, the same pc.
+pcs=($(sed -n 's/^\$[0-9]* = .* \(0x[0-9a-f]*\) <mark+.*/\1/p' "$T_DIR/btrace.txt"))
+expect_eq "stops at mark() (before, at the start of history)" "${#pcs[@]}" 2
+expect_eq "the start of history" "${pcs[1]:-}" "${pcs[0]:-}"
 [ "$(grep -c 'No more reverse-execution history.' "$T_DIR/btrace.txt")" = 2 ] ||
     fail "reverse-continue did not end at the start of history"
 wait_gone "$SERVER_PID" 10
@@ -84,6 +88,42 @@ gdb_run "$T_DIR/threads.txt" -ex 'break thread_work' -ex continue -ex 'record bt
 expect_re "$T_DIR/threads.txt" "^Recorded [1-9][0-9]* instructions"
 expect "$T_DIR/threads.txt" "No more reverse-execution history."
 wait_gone "$SERVER_PID" 10
+
+# `record stop` hands the program back: it goes on natively (no history
+# after: a reverse-stepi stays where it is), a second `record btrace`
+# records again from there, and the run ends as the program's own does.
+# What the first recording held is kept (-o), numbered as GDB counted it:
+# from the breakpoint in mark() to the instruction before the stop's pc.
+# The second goes to DIR.2, not over the first.
+kept=$T_DIR/kept
+server_start --once --record on-request -o "$kept" "$prog" || finish
+gdb_run "$T_DIR/stop.txt" -ex 'break mark' -ex continue -ex 'record btrace' -ex 'delete 1' \
+    -ex 'break work' -ex continue -ex 'info record' -ex 'print $pc' -ex 'record stop' \
+    -ex 'reverse-stepi' -ex 'print $pc' -ex 'record btrace' -ex 'stepi' -ex 'stepi' -ex 'info record' \
+    -ex 'record stop' -ex 'monitor record stop' -ex 'delete' -ex continue
+expect "$T_DIR/stop.txt" "Process record is stopped"
+expect "$T_DIR/stop.txt" "No more reverse-execution history."
+expect "$T_DIR/stop.txt" "Not recording."
+expect "$T_DIR/stop.txt" "exited normally"
+counts=($(sed -n 's/^Recorded \([0-9]*\) instructions.*/\1/p' "$T_DIR/stop.txt"))
+expect_eq "instructions recorded from mark() to work(), before record stop" "${counts[0]:-}" "$want"
+expect_eq "instructions recorded by a second record btrace (two stepi)" "${counts[1]:-}" 2
+pcs=($(sed -n 's/^\$[0-9]* = .* \(0x[0-9a-f]*\) <.*/\1/p' "$T_DIR/stop.txt"))
+[ -n "${pcs[0]:-}" ] && [ "${pcs[0]}" = "${pcs[1]:-}" ] ||
+    fail "reverse-stepi after record stop moved (${pcs[0]:-} to ${pcs[1]:-})"
+wait_gone "$SERVER_PID" 10
+expect_eq "the program's output after record stop" "$(cat "$T_DIR/server.out")" "$("$prog")"
+expect "$kept/trace.json" '"kind": "detached"'
+"$HINDSIGHT" history "$kept" 1,100000 >"$T_DIR/kept.txt" 2>&1 || fail "the recording kept cannot be read"
+n=$(grep -c '^[0-9]' "$T_DIR/kept.txt")
+expect_eq "instructions in the recording kept" "$n" "$want"
+bp=$(sed -n 's/^Breakpoint 1 at \(0x[0-9a-f]*\): .*/\1/p' "$T_DIR/stop.txt")
+expect_re "$T_DIR/kept.txt" "^1	 *0x0*${bp#0x} <mark\\+[0-9]+>:"
+[ "$("$HINDSIGHT" history "$kept.2" 1,100 2>&1 | grep -c '^[0-9]')" = 2 ] ||
+    fail "the second recording, in $kept.2, does not hold its two instructions"
+last=$(tail -1 "$T_DIR/kept.txt" | sed -n 's/^[0-9]*	 *\(0x[0-9a-f]*\) .*/\1/p')
+[ -n "$last" ] && [ $((pcs[0] - last)) -gt 0 ] && [ $((pcs[0] - last)) -le 15 ] ||
+    fail "the recording kept does not end right before ${pcs[0]:-?} (its last: ${last:-none})"
 
 # A program started for the debugger is killed by `kill` once recording
 # started (it was handed over, not attached to): sleeper would sleep a
