@@ -61,9 +61,10 @@ struct replay_decoder {
 	size_t npsbs;
 	bool have_psb;
 	uint64_t last_psb;
-	/* Right after a sync, with no other event or block since: the
-	 * status updates libipt hands out are the PSB+ synced to's. */
-	bool just_synced;
+	/* The PSB+ whose status updates libipt is handing out is noted
+	 * already (the one synced to, or the first update's): no other event
+	 * or block came since. */
+	bool psb_noted;
 	replay_psb_fn on_psb;
 	void *psb_ctx;
 	/* segments (per-cpu bundles); nsegs 0 for a PT file */
@@ -333,28 +334,43 @@ static int scan_psbs(struct replay_decoder *d, uint64_t from)
 	return 0;
 }
 
-/* The PSB whose PSB+ the decoder is at or just past: the last one that
- * starts before its current offset. */
-static int psb_before(const struct replay_decoder *d, uint64_t *off)
+/* The number of PSBs that start before @at. */
+static size_t psbs_before(const struct replay_decoder *d, uint64_t at)
 {
 	size_t lo = 0, hi = d->npsbs;
-	uint64_t cur;
 
-	if (pt_blk_get_offset(d->blk, &cur) < 0)
-		return -1;
-	cur += seg_start(d);
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (d->psbs[mid] < cur)
+		if (d->psbs[mid] < at)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo)
+	return lo;
+}
+
+/* The PSB whose PSB+ the decoder hands out status updates of: the one PSB
+ * between the last one noted and the decoder's offset. libipt reads on,
+ * and after a PSB+ that a few straight-line instructions follow (a thread
+ * enabled and saved at once) it can be past the next PSB already: with two
+ * or more there, which one it is cannot be told, and none is noted (a seek
+ * starts from an earlier one; noting the later would give it the index of
+ * the instructions before it, and a seek there would number from too
+ * early). 0 with *@off, or -1 (*@off then the last PSB passed, if any). */
+static int psb_of_update(const struct replay_decoder *d, uint64_t *off)
+{
+	uint64_t cur;
+	size_t from, to;
+
+	if (pt_blk_get_offset(d->blk, &cur) < 0)
 		return -1;
-	*off = d->psbs[lo - 1];
-	return 0;
+	cur += seg_start(d);
+	to = psbs_before(d, cur);
+	from = d->have_psb ? psbs_before(d, d->last_psb + 1) : to ? to - 1 : 0;
+	if (to)
+		*off = d->psbs[to - 1];
+	return to == from + 1 ? 0 : -1;
 }
 
 int replay_decoder_on_psb(struct replay_decoder *d, replay_psb_fn fn, void *ctx)
@@ -378,7 +394,7 @@ int replay_decoder_on_psb_from(struct replay_decoder *d, replay_psb_fn fn, void 
  * built then and one built over the whole file would differ). */
 static void note_psb(struct replay_decoder *d, bool synced, uint64_t time)
 {
-	uint64_t off;
+	uint64_t off = 0;
 
 	if (!d->on_psb)
 		return;
@@ -386,7 +402,9 @@ static void note_psb(struct replay_decoder *d, bool synced, uint64_t time)
 		if (pt_blk_get_sync_offset(d->blk, &off) < 0)
 			return;
 		off += seg_start(d);
-	} else if (psb_before(d, &off) < 0) {
+	} else if (psb_of_update(d, &off) < 0) {
+		if (d->have_psb && off > d->last_psb)
+			d->last_psb = off;      /* passed, not noted */
 		return;
 	}
 	if (d->have_psb && off == d->last_psb)
@@ -475,7 +493,7 @@ static int sync_next(struct replay_decoder *d, struct replay_chunk *c)
 	}
 	d->status = st;
 	d->state = DEC_SYNCED;
-	d->just_synced = true;
+	d->psb_noted = true;
 	note_psb(d, true, now(d));
 	return update_image(d) < 0 ? -ENOMEM : 2;
 }
@@ -506,14 +524,13 @@ static int drain_events(struct replay_decoder *d, struct replay_chunk *c)
 			d->trunc = true;
 			return 1;
 		}
-		/* The synced PSB+'s own status updates: it is noted already, and
-		 * libipt may have read on past the next PSB, which psb_before
-		 * would name instead (giving it the index of what comes before
-		 * it: a seek there would number from one item too early). */
-		if (ev.status_update && !d->just_synced)
+		/* A PSB+ hands out several status updates: its first notes it. */
+		if (ev.status_update && !d->psb_noted) {
 			note_psb(d, false, before);
+			d->psb_noted = true;
+		}
 		if (!ev.status_update)
-			d->just_synced = false;
+			d->psb_noted = false;
 		if (update_image(d) < 0)
 			return -ENOMEM;
 		if (ev.type == ptev_overflow) {
@@ -575,7 +592,7 @@ int replay_decoder_next_chunk(struct replay_decoder *d, struct replay_chunk *c)
 		}
 		if (blk.ninsn) {
 			d->have_resume = false;
-			d->just_synced = false;
+			d->psb_noted = false;
 			d->block = blk;
 			d->block_index = d->next_index;
 			d->done = 0;

@@ -384,6 +384,92 @@ static void test_endless_loop(void **state)
 	assert_int_equal(addrs[0], spin);
 }
 
+/* Tracing enabled, one instruction, and a PSB at once (a recording
+ * started at a stop, then saved: the next instruction begins at a PSB):
+ * libipt hands out the first PSB+'s status update having read past the
+ * second PSB, which must not be taken for the PSB before item 1. Every
+ * item, the first too, is reached through the index. */
+static void test_index_psb_after_enable(void **state)
+{
+	static const char src[] = "__attribute__((naked)) void f(void) "
+				  "{ __asm__(\"nop\\n nop\\n nop\\n nop\\n ret\"); }\n"
+				  "int main(void) { f(); }\n";
+	struct pt_packet pkts[] = {
+		{ .type = ppt_psb }, { .type = ppt_mode }, { .type = ppt_tsc }, { .type = ppt_psbend },
+		{ .type = ppt_tip_pge },
+		{ .type = ppt_psb }, { .type = ppt_mode }, { .type = ppt_tsc }, { .type = ppt_fup },
+		{ .type = ppt_psbend },
+		{ .type = ppt_psb }, { .type = ppt_mode }, { .type = ppt_tsc }, { .type = ppt_fup },
+		{ .type = ppt_psbend },
+		{ .type = ppt_tip_pgd },
+	};
+	uint8_t pt[512];
+	struct pt_encoder *enc;
+	struct pt_config cfg;
+	struct replay_bundle *b;
+	char cmd[512], json[1024];
+	unsigned long long f = 0;
+	uint64_t len;
+	FILE *p;
+
+	(void)state;
+	write_file("nops.c", src, strlen(src));
+	snprintf(cmd, sizeof(cmd), "cc -O0 -no-pie -o %s/nops %s/nops.c && nm %s/nops", tmpdir,
+		 tmpdir, tmpdir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(json, sizeof(json), p))
+		if (strstr(json, " T f\n"))
+			f = strtoull(json, NULL, 16);
+	pclose(p);
+	assert_true(f != 0);
+
+	pt_config_init(&cfg);
+	cfg.begin = pt;
+	cfg.end = pt + sizeof(pt);
+	enc = pt_alloc_encoder(&cfg);
+	assert_non_null(enc);
+	for (size_t i = 0; i < sizeof(pkts) / sizeof(pkts[0]); i++) {
+		struct pt_packet *k = &pkts[i];
+
+		if (k->type == ppt_mode) {
+			k->payload.mode.leaf = pt_mol_exec;
+			k->payload.mode.bits.exec.csl = 1;
+		} else if (k->type == ppt_tsc) {
+			k->payload.tsc.tsc = i;
+		} else if (k->type == ppt_tip_pge || k->type == ppt_fup) {
+			k->payload.ip.ipc = pt_ipc_full;
+			k->payload.ip.ip = f + (i < 5 ? 0 : i < 10 ? 1 : 3);
+		} else if (k->type == ppt_tip_pgd) {
+			k->payload.ip.ipc = pt_ipc_suppressed;
+		}
+		assert_true(pt_enc_next(enc, k) > 0);
+	}
+	pt_enc_get_offset(enc, &len);
+	write_file("nops.pt", pt, len);
+	pt_free_encoder(enc);
+	snprintf(json, sizeof(json),
+		 "{\"type\":\"intel-pt\",\"cpuInfo\":{" CPU_BDW "},\"processes\":[{\"pid\":1,"
+		 "\"threads\":[{\"tid\":1,\"iptTrace\":\"nops.pt\"}],\"modules\":["
+		 "{\"file\":\"%s/nops\",\"systemPath\":\"nops\",\"loadAddress\":4194304}]}]}",
+		 tmpdir);
+	write_file("trace.json", json, strlen(json));
+	b = load(tmpdir);
+	{
+		struct replay_item gaps[4];
+		uint64_t addrs[16];
+		size_t ngaps, n = decode_all(b, addrs, 16, gaps, &ngaps);
+
+		/* f, f+1 (the first PSB's FUP), f+2, f+3 (the second's), the ret. */
+		assert_int_equal(ngaps, 0);
+		assert_true(n >= 4);
+		for (size_t i = 0; i < 4; i++)
+			assert_int_equal(addrs[i], f + i);
+	}
+	check_random_access(b);
+	replay_bundle_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_no_image),
 		cmocka_unit_test(test_unknown_cpu),
 		cmocka_unit_test(test_endless_loop),
+		cmocka_unit_test(test_index_psb_after_enable),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
