@@ -309,10 +309,38 @@ int stub_proc_detach(struct stub_proc *p)
 	return r;
 }
 
+/* The SIGSTOP we sent @t that is still queued (it stopped for something
+ * else first: a breakpoint hit), taken: resumed, the thread meets it
+ * before it runs an instruction (a pending signal is dealt with on the
+ * way back to user mode). 0; -EBUSY if it stopped for something else,
+ * then its pending event; -ESRCH if it is gone. */
+static int stub_proc_take_sigstop(struct stub_proc *p, struct stub_thread *t)
+{
+	int status;
+	pid_t r;
+
+	if (!t->stop_expected)
+		return 0;
+	if (ptrace(PTRACE_CONT, t->tid, NULL, NULL) < 0)
+		return -errno;
+	do
+		r = waitpid(t->tid, &status, __WALL);
+	while (r < 0 && errno == EINTR);
+	if (r < 0 || !WIFSTOPPED(status))
+		return -ESRCH;
+	t->stop_expected = false;
+	if (WSTOPSIG(status) == SIGSTOP)
+		return 0;
+	t->pending = true;
+	t->pending_stop = (struct rsp_stop){ .kind = RSP_STOP_SIGNAL,
+		.thread = { p->pid, t->tid }, .signo = WSTOPSIG(status) };
+	return -EBUSY;
+}
+
 int stub_proc_hand_over(struct stub_proc *p)
 {
 	struct stub_dreg_set saved;
-	int r;
+	int r, forgotten = 0;
 
 	if (!p->alive)
 		return -ESRCH;
@@ -323,8 +351,14 @@ int stub_proc_hand_over(struct stub_proc *p)
 	for (size_t i = 0; i < p->threads.n; i++) {
 		const struct stub_thread *t = &p->threads.v[i];
 
-		if (t->running || t->pending || t->stop_expected || t->is_new || t->zombie)
+		if (t->running || (t->pending && t->pending_stop.reason != RSP_REASON_SWBREAK) ||
+		    t->is_new || t->zombie)
 			return -EBUSY;
+	}
+	for (size_t i = 0; i < p->threads.n; i++) {
+		r = stub_proc_take_sigstop(p, &p->threads.v[i]);
+		if (r < 0)
+			return r;
 	}
 	saved = p->dregs;
 	r = stub_break_restore(&p->breaks, &p->mem);
@@ -338,9 +372,17 @@ int stub_proc_hand_over(struct stub_proc *p)
 		stub_break_reinsert(&p->breaks, &p->mem);
 		return r;
 	}
+	/* Another thread's breakpoint hit not reported yet stands at the
+	 * breakpoint (its pc put back): it is forgotten, as a resume forgets
+	 * one whose breakpoint was removed, and the next tracer meets the
+	 * breakpoint there again. */
+	for (size_t i = 0; i < p->threads.n; i++) {
+		forgotten += p->threads.v[i].pending;
+		p->threads.v[i].pending = false;
+	}
 	stub_proc_mark_dead(p);
 	stub_proc_close_sigfd(p);
-	return 0;
+	return forgotten;
 }
 
 void stub_proc_release(struct stub_proc *p)

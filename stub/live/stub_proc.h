@@ -55,9 +55,11 @@ int stub_proc_detach(struct stub_proc *p);
 /* Hands the process over to another tracer in this same thread (a
  * recorder: stub_rec_adopt): breakpoints and debug registers out, every
  * thread left stopped and traced, @p as if the process were gone (its
- * SIGCHLD signalfd closed). -EBUSY while a thread runs or has an event
- * not yet reported (a breakpoint another thread hit meanwhile: resume
- * once, then ask again); -ESRCH when there is no process. */
+ * SIGCHLD signalfd closed). Another thread's breakpoint hit not reported
+ * yet is forgotten (it stands at the breakpoint, met again when it runs):
+ * returns how many were. -EBUSY while a thread runs or has another event not yet reported (a
+ * signal, a watchpoint hit: resume once, then ask again); -ESRCH when
+ * there is no process. */
 int stub_proc_hand_over(struct stub_proc *p);
 /* A thread another tracer in this thread handed over (stub_rec_hand_back):
  * traced by us and stopped, @sig still to be delivered to it. */

@@ -35,8 +35,10 @@ pid_t stub_target_pid(const struct stub_target *t);
 bool stub_target_has_process(const struct stub_target *t);
 /* Hands the process to another tracer in this thread (stub_proc_hand_over):
  * every thread stopped and traced, nothing of ours in it; @t has no
- * process after. *@attached: it was attached to, not started. 0, -EBUSY
- * (a thread has an event not yet reported), -ESRCH. */
+ * process after. *@attached: it was attached to, not started. The number
+ * of breakpoint hits forgotten (stub_proc_hand_over), -EBUSY
+ * (a thread has an event not yet reported other than a breakpoint hit,
+ * which is forgotten), -ESRCH. */
 int stub_target_hand_over(struct stub_target *t, bool *attached);
 /* A target over process @pid's threads @v, handed over by another tracer
  * in this thread, stopped (stub_proc_adopt). */

@@ -36,6 +36,7 @@ struct stub_serve_target {
 	char dir[4096];
 	bool attached;                     /* attached to, not started: let go at the end */
 	unsigned nrecordings;              /* started so far */
+	unsigned forgotten;                /* breakpoint hits forgotten at the last start */
 	char odir[4096];                   /* -o DIR, numbered after the first */
 	struct sst_point *points;
 	size_t npoints, cappoints;
@@ -68,7 +69,8 @@ static void points_again(struct stub_serve_target *t)
 
 /* The process handed to a recording target at this stop: the debugger's
  * points and pass signals go with it. 0 or a negative errno (-EBUSY: a
- * thread has an event not yet reported; the native target keeps it). */
+ * thread has a signal or watchpoint stop not yet reported; the native
+ * target keeps it). */
 static int start_recording(struct stub_serve_target *t)
 {
 	struct stub_rec_target_options o = t->opt;
@@ -94,6 +96,7 @@ static int start_recording(struct stub_serve_target *t)
 	e = stub_target_hand_over(t->live, &attached);
 	if (e < 0)
 		return e;
+	t->forgotten = (unsigned)e;
 	o.adopt = true;
 	o.spawned = !attached;
 	t->attached = attached;
@@ -445,11 +448,16 @@ static int sst_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 			return rsp_buf_printf(out, "Already recording, in %s.\n", t->dir);
 		e = start_recording(t);
 		if (e == -EBUSY)
-			return rsp_buf_puts(out, "Cannot start recording here: a thread has an event "
-					    "not reported yet. Continue or step once, then ask "
-					    "again.\n");
+			return rsp_buf_puts(out, "Cannot start recording here: a thread has a signal "
+					    "or watchpoint stop not reported yet. Continue or "
+					    "step once, then ask again.\n");
 		if (e < 0)
 			return rsp_buf_printf(out, "Cannot start recording: %s.\n", strerror(-e));
+		if (t->forgotten)
+			return rsp_buf_printf(out, "Recording from here, by single steps, in %s. "
+					      "%u breakpoint hit(s) of other threads not reported "
+					      "yet are met again as they run.\n", t->dir,
+					      t->forgotten);
 		return rsp_buf_printf(out, "Recording from here, by single steps, in %s.\n",
 				      t->dir);
 	}
