@@ -58,6 +58,7 @@ struct replay_decoder {
 	 * wants to hear of them (libipt's sync offset only moves on an
 	 * explicit sync, not when normal decoding passes a PSB) */
 	uint64_t *psbs;
+	uint64_t *psb_tsc;         /* the TSC in each one's PSB+, or NO_TSC */
 	size_t npsbs;
 	bool have_psb;
 	uint64_t last_psb;
@@ -295,12 +296,30 @@ void replay_decoder_free(struct replay_decoder *d)
 		munmap(d->pt, d->pt_size);
 	free(d->seg_base);
 	free(d->psbs);
+	free(d->psb_tsc);
 	free(d->insns);
 	free(d);
 }
 
 
-/* The offsets of every PSB in the trace from @from on, into d->psbs. */
+#define NO_TSC UINT64_MAX
+
+/* The TSC packet of the PSB+ @p stands at the PSB of, or NO_TSC. */
+static uint64_t psb_plus_tsc(struct pt_packet_decoder *p)
+{
+	struct pt_packet pkt;
+
+	for (int i = 0; i < 32 && pt_pkt_next(p, &pkt, sizeof(pkt)) >= 0; i++) {
+		if (pkt.type == ppt_tsc)
+			return pkt.payload.tsc.tsc;
+		if (pkt.type == ppt_psbend)
+			break;
+	}
+	return NO_TSC;
+}
+
+/* The offsets of every PSB in the trace from @from on, into d->psbs, and
+ * the TSC in each one's PSB+ into d->psb_tsc. */
 static int scan_psbs(struct replay_decoder *d, uint64_t from)
 {
 	struct pt_packet_decoder *p;
@@ -318,17 +337,21 @@ static int scan_psbs(struct replay_decoder *d, uint64_t from)
 		return -ENOMEM;
 	while (pt_pkt_sync_forward(p) >= 0 && pt_pkt_get_sync_offset(p, &off) >= 0) {
 		if (d->npsbs == cap) {
-			uint64_t *n;
+			uint64_t *n, *t;
 
 			cap = cap ? cap * 2 : 64;
 			n = realloc(d->psbs, cap * sizeof(*n));
-			if (!n) {
+			if (n)
+				d->psbs = n;
+			t = n ? realloc(d->psb_tsc, cap * sizeof(*t)) : NULL;
+			if (!t) {
 				pt_pkt_free_decoder(p);
 				return -ENOMEM;
 			}
-			d->psbs = n;
+			d->psb_tsc = t;
 		}
-		d->psbs[d->npsbs++] = from + off;
+		d->psbs[d->npsbs] = from + off;
+		d->psb_tsc[d->npsbs++] = psb_plus_tsc(p);
 	}
 	pt_pkt_free_decoder(p);
 	return 0;
@@ -350,18 +373,20 @@ static size_t psbs_before(const struct replay_decoder *d, uint64_t at)
 	return lo;
 }
 
-/* The PSB whose PSB+ the decoder hands out status updates of: the one PSB
- * between the last one noted and the decoder's offset. libipt reads on,
- * and after a PSB+ that a few straight-line instructions follow (a thread
- * enabled and saved at once) it can be past the next PSB already: with two
- * or more there, which one it is cannot be told, and none is noted (a seek
- * starts from an earlier one; noting the later would give it the index of
- * the instructions before it, and a seek there would number from too
- * early). 0 with *@off, or -1 (*@off then the last PSB passed, if any). */
-static int psb_of_update(const struct replay_decoder *d, uint64_t *off)
+/* The PSB whose PSB+ status update @ev is of: one after the last PSB
+ * noted and before the decoder's offset. libipt reads on, and after a
+ * PSB+ that a few straight-line instructions follow (a thread enabled and
+ * saved at once) it can be past the next PSB already, so the last before
+ * the offset is not it: that one, given the index of the instructions
+ * before it, would make a seek number from too early. The one whose PSB+
+ * holds @ev's TSC, else the only one there; with none of those, none is
+ * noted (a seek starts from an earlier one). 0 with *@off, or -1 (*@off
+ * then the last PSB passed, if any). */
+static int psb_of_update(const struct replay_decoder *d, const struct pt_event *ev,
+			 uint64_t *off)
 {
 	uint64_t cur;
-	size_t from, to;
+	size_t from, to, found = 0, at = 0;
 
 	if (pt_blk_get_offset(d->blk, &cur) < 0)
 		return -1;
@@ -370,6 +395,15 @@ static int psb_of_update(const struct replay_decoder *d, uint64_t *off)
 	from = d->have_psb ? psbs_before(d, d->last_psb + 1) : to ? to - 1 : 0;
 	if (to)
 		*off = d->psbs[to - 1];
+	for (size_t i = from; ev->has_tsc && i < to; i++)
+		if (d->psb_tsc[i] == ev->tsc) {
+			found++;
+			at = i;
+		}
+	if (found == 1) {
+		*off = d->psbs[at];
+		return 0;
+	}
 	return to == from + 1 ? 0 : -1;
 }
 
@@ -386,23 +420,23 @@ int replay_decoder_on_psb_from(struct replay_decoder *d, replay_psb_fn fn, void 
 	return fn && !d->psbs ? scan_psbs(d, d->nsegs ? 0 : from) : 0;
 }
 
-/* @synced: right after an explicit sync (libipt knows the offset);
- * otherwise at a status update, which normal decoding gives for each PSB+
- * it passes. @time: the PSB+'s (the time libipt had before it handed the
+/* @ev NULL: right after an explicit sync (libipt knows the offset);
+ * otherwise at status update @ev, which normal decoding gives for each
+ * PSB+ it passes (psb_of_update). @time: the PSB+'s (the time libipt had before it handed the
  * event out: handing it out fetches the next event, whose timing packets
  * a file that ends right after the PSB+ does not have yet, so an index
  * built then and one built over the whole file would differ). */
-static void note_psb(struct replay_decoder *d, bool synced, uint64_t time)
+static void note_psb(struct replay_decoder *d, const struct pt_event *ev, uint64_t time)
 {
 	uint64_t off = 0;
 
 	if (!d->on_psb)
 		return;
-	if (synced) {
+	if (!ev) {
 		if (pt_blk_get_sync_offset(d->blk, &off) < 0)
 			return;
 		off += seg_start(d);
-	} else if (psb_of_update(d, &off) < 0) {
+	} else if (psb_of_update(d, ev, &off) < 0) {
 		if (d->have_psb && off > d->last_psb)
 			d->last_psb = off;      /* passed, not noted */
 		return;
@@ -494,7 +528,7 @@ static int sync_next(struct replay_decoder *d, struct replay_chunk *c)
 	d->status = st;
 	d->state = DEC_SYNCED;
 	d->psb_noted = true;
-	note_psb(d, true, now(d));
+	note_psb(d, NULL, now(d));
 	return update_image(d) < 0 ? -ENOMEM : 2;
 }
 
@@ -526,7 +560,7 @@ static int drain_events(struct replay_decoder *d, struct replay_chunk *c)
 		}
 		/* A PSB+ hands out several status updates: its first notes it. */
 		if (ev.status_update && !d->psb_noted) {
-			note_psb(d, false, before);
+			note_psb(d, &ev, before);
 			d->psb_noted = true;
 		}
 		if (!ev.status_update)
@@ -779,7 +813,8 @@ int replay_decoder_seek(struct replay_decoder *d, uint64_t offset, uint64_t inde
 	d->block.ninsn = 0;
 	d->done = 0;
 	d->have_psb = true;
-	d->last_psb = offset;
+	d->last_psb = offset + seg_start(d);
+	d->psb_noted = true;       /* its PSB+'s updates are its own */
 	return update_image(d);
 }
 

@@ -349,8 +349,9 @@ static int scan(struct replay_state *st, struct sthread *t)
  * No bytes is a thread that has not run an instruction (a recorder starts
  * a thread's log at its first step: one created while only another thread
  * was let run): it has no state, and the callers leave it out as they do
- * a thread without a log. (One its checksums say was longer is damage:
- * read as ever, it is not a state log.) */
+ * a thread without a log. (One its checksums say was longer, or of a
+ * thread the manifest counts instructions of, is damage: read as ever, it
+ * is not a state log.) */
 static int load(const struct replay_bundle *b, const struct replay_thread *bt, struct sthread *t)
 {
 	char path[4096];
@@ -391,7 +392,7 @@ static int load(const struct replay_bundle *b, const struct replay_thread *bt, s
 		t->data = (uint8_t *)"";
 	}
 	close(fd);
-	return e < 0 ? e : sb.st_size == 0 && !bt->state_check.cut;
+	return e < 0 ? e : sb.st_size == 0 && !bt->state_check.cut && !bt->instructions;
 }
 
 static int cmp_page(const void *a, const void *b)

@@ -211,7 +211,13 @@ int stub_proc_adopt(struct stub_proc *p, pid_t pid, const struct stub_proc_adopt
 
 		if (!t)
 			return -ENOMEM;
-		t->deferred_sig = v[i].sig;
+		if (v[i].report && v[i].sig) {
+			t->pending = true;
+			t->pending_stop = (struct rsp_stop){ .kind = RSP_STOP_SIGNAL,
+				.thread = { pid, v[i].tid }, .signo = v[i].sig };
+		} else {
+			t->deferred_sig = v[i].sig;
+		}
 		if (ptrace(PTRACE_SETOPTIONS, v[i].tid, NULL, (void *)options) < 0 && errno != ESRCH)
 			return -errno;
 	}
@@ -310,31 +316,32 @@ int stub_proc_detach(struct stub_proc *p)
 }
 
 /* The SIGSTOP we sent @t that is still queued (it stopped for something
- * else first: a breakpoint hit), taken: resumed, the thread meets it
- * before it runs an instruction (a pending signal is dealt with on the
- * way back to user mode). 0; -EBUSY if it stopped for something else,
- * then its pending event; -ESRCH if it is gone. */
+ * else first: a breakpoint hit), taken when it is the one signal pending
+ * for it: resumed, the thread meets it before it runs an instruction (a
+ * pending signal is dealt with on the way back to user mode). 0; -EBUSY
+ * (left as it is) when another signal is pending too, which could come
+ * first; -ESRCH if the thread is gone. */
 static int stub_proc_take_sigstop(struct stub_proc *p, struct stub_thread *t)
 {
+	uint64_t mine, shared;
 	int status;
 	pid_t r;
 
 	if (!t->stop_expected)
 		return 0;
+	if (stub_procfs_pending(p->pid, t->tid, &mine, &shared) < 0)
+		return -ESRCH;
+	if (mine != 1ull << (SIGSTOP - 1) || shared)
+		return -EBUSY;
 	if (ptrace(PTRACE_CONT, t->tid, NULL, NULL) < 0)
 		return -errno;
 	do
 		r = waitpid(t->tid, &status, __WALL);
 	while (r < 0 && errno == EINTR);
-	if (r < 0 || !WIFSTOPPED(status))
-		return -ESRCH;
+	if (r < 0 || !WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP || (status >> 16))
+		return -ESRCH;     /* killed meanwhile: nothing else can come first */
 	t->stop_expected = false;
-	if (WSTOPSIG(status) == SIGSTOP)
-		return 0;
-	t->pending = true;
-	t->pending_stop = (struct rsp_stop){ .kind = RSP_STOP_SIGNAL,
-		.thread = { p->pid, t->tid }, .signo = WSTOPSIG(status) };
-	return -EBUSY;
+	return 0;
 }
 
 int stub_proc_hand_over(struct stub_proc *p)
@@ -352,7 +359,7 @@ int stub_proc_hand_over(struct stub_proc *p)
 		const struct stub_thread *t = &p->threads.v[i];
 
 		if (t->running || (t->pending && t->pending_stop.reason != RSP_REASON_SWBREAK) ||
-		    t->is_new || t->zombie)
+		    t->deferred_sig || t->is_new || t->zombie)
 			return -EBUSY;
 	}
 	for (size_t i = 0; i < p->threads.n; i++) {

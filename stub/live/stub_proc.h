@@ -62,10 +62,13 @@ int stub_proc_detach(struct stub_proc *p);
  * there is no process. */
 int stub_proc_hand_over(struct stub_proc *p);
 /* A thread another tracer in this thread handed over (stub_rec_hand_back):
- * traced by us and stopped, @sig still to be delivered to it. */
+ * traced by us and stopped, @sig still to be delivered to it, after the
+ * debugger was told of it (@report: a stop at the next resume, as any
+ * event not reported yet) or without a word. */
 struct stub_proc_adoptee {
 	pid_t tid;
 	int sig;
+	bool report;
 };
 /* Takes process @pid's @n threads @v as they are: stopped and traced
  * already. @spawned: started for the debugger (killed with us, as a spawn

@@ -166,6 +166,29 @@ bool stub_procfs_is_zombie(pid_t pid, pid_t tid)
 	return p && (p[2] == 'Z' || p[2] == 'X');
 }
 
+/* The hex mask after "@key:\t" in @status, or -1. */
+static int stub_procfs_mask(const char *status, const char *key, uint64_t *out)
+{
+	const char *p = strstr(status, key);
+	char *end;
+
+	if (!p)
+		return -1;
+	*out = strtoull(p + strlen(key), &end, 16);
+	return end == p + strlen(key) ? -1 : 0;
+}
+
+int stub_procfs_pending(pid_t pid, pid_t tid, uint64_t *thread, uint64_t *shared)
+{
+	char buf[4096];
+
+	if (stub_procfs_task_file(pid, tid, "status", buf, sizeof(buf)) <= 0 ||
+	    stub_procfs_mask(buf, "\nSigPnd:", thread) < 0 ||
+	    stub_procfs_mask(buf, "\nShdPnd:", shared) < 0)
+		return -ESRCH;
+	return 0;
+}
+
 int stub_procfs_tids(pid_t pid, pid_t **out)
 {
 	char path[64];

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "protocol/target.h"
@@ -27,6 +28,9 @@ int stub_procfs_status(pid_t pid, struct rsp_process_info *out);
 void stub_procfs_thread(pid_t pid, pid_t tid, char *name, size_t size, int *core);
 /* True if @tid's state is Z (an exited leader waiting for its threads). */
 bool stub_procfs_is_zombie(pid_t pid, pid_t tid);
+/* The signals pending for thread @tid alone (*@thread) and for its whole
+ * process (*@shared), bit N-1 for signal N. 0 or -ESRCH. */
+int stub_procfs_pending(pid_t pid, pid_t tid, uint64_t *thread, uint64_t *shared);
 /* The thread ids of @pid into a malloc'ed array; its length, or a
  * negative errno (-ESRCH if there is no such process). */
 int stub_procfs_tids(pid_t pid, pid_t **out);

@@ -203,17 +203,23 @@ int stub_rec_sync(struct stub_rec *r);
  * killed; the final bundle is saved. 0 or a negative errno. */
 int stub_rec_end(struct stub_rec *r, bool detach);
 /* A thread handed back: traced and stopped, @sig still to be delivered to
- * it (0: none, or one the debugger was told of and passes itself). */
+ * it (0: none, or one the debugger was told of and passes itself); @quiet:
+ * @sig may be delivered without telling the debugger (it asked for it at
+ * its last resume), else the debugger is to be told of it first unless it
+ * passes that signal. */
 struct stub_rec_handed {
 	pid_t tid;
 	int sig;
+	bool quiet;
 };
 /* Ends a paused recording and keeps the process: every thread stays
  * traced and stopped (one inside a syscall stopped there, to restart it
  * when resumed), for a debugger's stub to go on with natively (recording
  * stopped: `record stop`). The final bundle is saved as a detach saves
  * it. *@out (the recorder's, until it is freed) lists the @n threads.
- * 0 or a negative errno (the threads are handed back all the same). */
+ * 0, or the error of saving the recording (the threads are handed back
+ * all the same); -ENOMEM, -ESRCH (no process), -EBUSY (the leader exited
+ * before its threads) with nothing handed and the recording going on. */
 int stub_rec_hand_back(struct stub_rec *r, const struct stub_rec_handed **out, size_t *n);
 
 /* The live threads (up to @max ids into @out); returns how many there are. */

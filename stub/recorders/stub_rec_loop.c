@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "replay/model/bundle.h"
+#include "stub/live/stub_procfs.h"
 #include "stub/recorders/stub_rec_priv.h"
 
 /* --- the loop ------------------------------------------------------- */
@@ -70,38 +71,48 @@ static int stub_rec_slice(struct stub_rec *r, struct stub_rec_task *t)
 }
 
 /* Every thread stopped for good, its trace ended where it stands: one
- * inside a syscall stopped there (a SIGSTOP; signals that come first are
- * delivered), one just made seen at its first stop. With @detach each is
- * detached, running on; else each stays traced and stopped, listed in
- * r->handed with the signal it still has to get (none if the debugger
- * was told of it: it passes it at its next resume). */
+ * inside a syscall stopped there (a SIGSTOP), one just made seen at its
+ * first stop. With @detach each is detached, running on (a signal that
+ * comes before the SIGSTOP is delivered); else each stays traced and
+ * stopped, listed in r->handed with the signal it still has to get: none
+ * if the debugger was told of it (it passes it at its next resume), one
+ * that came before the SIGSTOP held back, not delivered, to be told of. */
 static void stub_rec_release_all(struct stub_rec *r, bool detach)
 {
 	r->nhanded = 0;
 	for (size_t i = 0; i < r->ntasks; i++) {
 		struct stub_rec_task *t = r->tasks[i];
-		int st;
+		int st, e = 1;
 
 		if (t->state == STUB_REC_SYSCALL) {
 			syscall(SYS_tgkill, r->pid, t->th.tid, SIGSTOP);
-			while (stub_rec_wait(t->th.tid, &st, 0) > 0 && WIFSTOPPED(st) &&
-			       WSTOPSIG(st) != SIGSTOP)
-				ptrace(PTRACE_CONT, t->th.tid, 0,
-				       (void *)(long)(WSTOPSIG(st) == SIGTRAP ? 0 : WSTOPSIG(st)));
 			t->sig = 0;
+			while ((e = stub_rec_wait(t->th.tid, &st, 0)) > 0 && WIFSTOPPED(st) &&
+			       WSTOPSIG(st) != SIGSTOP) {
+				int sig = WSTOPSIG(st) == SIGTRAP ? 0 : WSTOPSIG(st);
+
+				if (!detach && sig) {
+					t->sig = sig;
+					t->sig_ok = t->sig_reported = false;
+					sig = 0;
+				}
+				ptrace(PTRACE_CONT, t->th.tid, 0, (void *)(long)sig);
+			}
 		} else if (t->state == STUB_REC_NEW && !detach) {
-			if (stub_rec_wait(t->th.tid, &st, 0) <= 0 || !WIFSTOPPED(st))
-				t->state = STUB_REC_GONE;
+			e = stub_rec_wait(t->th.tid, &st, 0);
 		} else if (t->state == STUB_REC_READY) {
 			stub_rec_thread_interrupt(&t->th, t->regs.rip);
 		}
+		if (!detach && (e <= 0 || !WIFSTOPPED(st)) && t->state != STUB_REC_READY)
+			t->state = STUB_REC_GONE;          /* it exited meanwhile */
 		if (t->state != STUB_REC_GONE) {
 			stub_rec_unpin_task(r, t);
 			if (detach)
 				ptrace(PTRACE_DETACH, t->th.tid, 0, (void *)(long)t->sig);
 			else if (r->handed && r->nhanded < r->caphanded)
 				r->handed[r->nhanded++] = (struct stub_rec_handed){
-					t->th.tid, t->sig_reported ? 0 : t->sig };
+					t->th.tid, t->sig_reported ? 0 : t->sig,
+					t->sig && !t->sig_reported && t->sig_ok };
 		}
 		t->state = STUB_REC_GONE;
 	}
@@ -122,6 +133,12 @@ int stub_rec_hand_back(struct stub_rec *r, const struct stub_rec_handed **out, s
 	*n = 0;
 	if (r->exited || !stub_rec_live(r))
 		return -ESRCH;
+	/* A leader that exited before its threads stays inside its exit, and
+	 * a SIGSTOP never stops it: the recording goes on to the end. */
+	for (size_t i = 0; i < r->ntasks; i++)
+		if (r->tasks[i]->th.tid == r->pid && r->tasks[i]->state == STUB_REC_SYSCALL &&
+		    stub_procfs_is_zombie(r->pid, r->pid))
+			return -EBUSY;
 	free(r->handed);
 	r->handed = calloc(r->ntasks ? r->ntasks : 1, sizeof(*r->handed));
 	if (!r->handed)

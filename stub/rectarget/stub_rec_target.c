@@ -1067,12 +1067,15 @@ int stub_rec_target_hand_back(struct stub_rec_target *t, const struct stub_rec_h
 	*n = 0;
 	if (t->gone)
 		return -ESRCH;
-	if (t->running || t->past_pending)
+	/* In the past the program is still where the present is: handed
+	 * back from there, it would jump without the debugger knowing. */
+	if (t->running || t->past_pending || t->in_past)
 		return -EBUSY;
 	if (!t->live->hand_back)
 		return -EOPNOTSUPP;
-	srt_to_present(t);
 	e = t->live->hand_back(t->rec, out, n);
+	if (e < 0 && !*n)
+		return e;          /* nothing handed: recording goes on */
 	t->gone = true;
 	t->handed_back = true;
 	/* SIGCHLD as it was before: the next tracer blocks it for its own. */

@@ -58,9 +58,11 @@ void stub_rec_target_free(struct stub_rec_target *t);
 /* Ends the recording at a stop and keeps the process, every thread traced
  * and stopped, listed in *@out (valid until @t is freed), for a native
  * target to adopt (stub_rec_hand_back; SIGCHLD unblocked again). @t serves
- * nothing after (-ESRCH). 0, -EBUSY while the program runs or a stop of
- * the past is to be reported, or the error of saving the recording (the
- * threads are handed all the same: *@n of them). */
+ * nothing after (-ESRCH). 0, or the error of saving the recording (the
+ * threads are handed all the same: *@n of them); with nothing handed and
+ * recording going on: -EBUSY while the program runs, a stop of the past
+ * is to be reported or the debugger stands in the past (or the leader
+ * exited before its threads), -ENOMEM. */
 int stub_rec_target_hand_back(struct stub_rec_target *t, const struct stub_rec_handed **out,
 			      size_t *n);
 /* How many live threads GDB has branch tracing on for (Qbtrace; it turns

@@ -139,7 +139,8 @@ static int stop_recording(struct stub_serve_target *t)
 		return saved;
 	v = calloc(n ? n : 1, sizeof(*v));
 	for (size_t i = 0; v && i < n; i++)
-		v[i] = (struct stub_proc_adoptee){ h[i].tid, h[i].sig };
+		v[i] = (struct stub_proc_adoptee){ h[i].tid, h[i].sig,
+			!h[i].quiet && !(t->pass_set && h[i].sig < RSP_NSIG && t->pass[h[i].sig]) };
 	e = v ? stub_target_adopt(t->pid, v, n, !t->attached, &live) : -ENOMEM;
 	free(v);
 	if (e < 0) {
@@ -465,6 +466,11 @@ static int sst_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 		if (!t->rec)
 			return rsp_buf_puts(out, "Not recording.\n");
 		e = stop_recording(t);
+		if (t->rec && e == -EBUSY)
+			return rsp_buf_puts(out, "Cannot stop recording here: go forward to the "
+					    "present first (recording stops where the program "
+					    "is), or the main thread has exited before the "
+					    "others.\n");
 		if (t->rec)
 			return rsp_buf_printf(out, "Cannot stop recording: %s.\n", strerror(-e));
 		if (e < 0)

@@ -53,8 +53,10 @@ wait_gone "$SERVER_PID" 10
 server_start --once --record on-request "$prog" || finish
 gdb_run "$T_DIR/monitor.txt" "${to_work[@]}" -ex 'monitor record start' -ex 'break work' \
     -ex continue -ex 'print g' -ex finish -ex 'print g' -ex 'reverse-continue' \
-    -ex 'print g' -ex 'reverse-continue' -ex 'print $pc' -ex kill
+    -ex 'print g' -ex 'reverse-continue' -ex 'print $pc' -ex 'monitor record stop' -ex kill
 expect "$T_DIR/monitor.txt" "Recording from here"
+# In the past the program is not where the debugger stands: no stop there.
+expect "$T_DIR/monitor.txt" "Cannot stop recording here: go forward to the present first"
 vals=($(sed -n 's/^\$[0-9]* = //p' "$T_DIR/monitor.txt"))
 expect_eq "g at work(10), live" "${vals[0]:-}" "$want_g"
 expect_eq "g at work(10), gone back to" "${vals[2]:-}" "$want_g"

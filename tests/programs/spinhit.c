@@ -1,6 +1,6 @@
 /*
  * spinhit.c: three workers, started together, call tick() over and over until
- * each has called it 300 times; main joins them and prints the total. A
+ * each has called it 50 times; main joins them and prints the total. A
  * breakpoint on tick() is hit by one thread while the others are about to
  * hit it too: their hits are not reported yet when the debugger stops
  * (t_serve_on_request_busy).
@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #define NWORKERS 3
-#define TICKS 300
+#define TICKS 50
 
 volatile long g_ticks[NWORKERS];
 volatile int g_go;

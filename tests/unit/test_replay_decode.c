@@ -385,31 +385,27 @@ static void test_endless_loop(void **state)
 }
 
 /* Tracing enabled, one instruction, and a PSB at once (a recording
- * started at a stop, then saved: the next instruction begins at a PSB):
- * libipt hands out the first PSB+'s status update having read past the
- * second PSB, which must not be taken for the PSB before item 1. Every
- * item, the first too, is reached through the index. */
+ * started at a stop, then saved: the next instruction begins at a PSB),
+ * three times over: libipt hands out a PSB+'s status update having read
+ * past the next PSB, which must not be taken for the PSB before the item
+ * that follows the update. Every item, the first too, is reached through
+ * the index, built whole or extended from any cut of the trace. */
 static void test_index_psb_after_enable(void **state)
 {
 	static const char src[] = "__attribute__((naked)) void f(void) "
 				  "{ __asm__(\"nop\\n nop\\n nop\\n nop\\n ret\"); }\n"
 				  "int main(void) { f(); }\n";
-	struct pt_packet pkts[] = {
-		{ .type = ppt_psb }, { .type = ppt_mode }, { .type = ppt_tsc }, { .type = ppt_psbend },
-		{ .type = ppt_tip_pge },
-		{ .type = ppt_psb }, { .type = ppt_mode }, { .type = ppt_tsc }, { .type = ppt_fup },
-		{ .type = ppt_psbend },
-		{ .type = ppt_psb }, { .type = ppt_mode }, { .type = ppt_tsc }, { .type = ppt_fup },
-		{ .type = ppt_psbend },
-		{ .type = ppt_tip_pgd },
-	};
-	uint8_t pt[512];
+	enum { NPSB = 4 };
+	struct pt_packet pkts[5 * NPSB + 2];
+	uint64_t cuts[5 * NPSB + 2], len;
+	size_t npkts = 0, ncuts = 0;
+	uint8_t pt[1024];
 	struct pt_encoder *enc;
 	struct pt_config cfg;
 	struct replay_bundle *b;
+	struct replay_index whole = { 0 };
 	char cmd[512], json[1024];
 	unsigned long long f = 0;
-	uint64_t len;
 	FILE *p;
 
 	(void)state;
@@ -424,29 +420,41 @@ static void test_index_psb_after_enable(void **state)
 	pclose(p);
 	assert_true(f != 0);
 
+	/* PSB+ (TIP.PGE f), then PSB+ (FUP f+k) for k = 1..NPSB-1: one nop
+	 * each between them; then TIP.PGD at the ret. TSCs differ. */
+	memset(pkts, 0, sizeof(pkts));
+	for (int k = 0; k < NPSB; k++) {
+		pkts[npkts++] = (struct pt_packet){ .type = ppt_psb };
+		pkts[npkts] = (struct pt_packet){ .type = ppt_mode };
+		pkts[npkts].payload.mode.leaf = pt_mol_exec;
+		pkts[npkts++].payload.mode.bits.exec.csl = 1;
+		pkts[npkts] = (struct pt_packet){ .type = ppt_tsc };
+		pkts[npkts++].payload.tsc.tsc = 100 + (uint64_t)k;
+		if (k) {
+			pkts[npkts] = (struct pt_packet){ .type = ppt_fup };
+			pkts[npkts].payload.ip.ipc = pt_ipc_full;
+			pkts[npkts++].payload.ip.ip = f + (uint64_t)k;
+		}
+		pkts[npkts++] = (struct pt_packet){ .type = ppt_psbend };
+		if (!k) {
+			pkts[npkts] = (struct pt_packet){ .type = ppt_tip_pge };
+			pkts[npkts].payload.ip.ipc = pt_ipc_full;
+			pkts[npkts++].payload.ip.ip = f;
+		}
+	}
+	pkts[npkts] = (struct pt_packet){ .type = ppt_tip_pgd };
+	pkts[npkts++].payload.ip.ipc = pt_ipc_suppressed;
+
 	pt_config_init(&cfg);
 	cfg.begin = pt;
 	cfg.end = pt + sizeof(pt);
 	enc = pt_alloc_encoder(&cfg);
 	assert_non_null(enc);
-	for (size_t i = 0; i < sizeof(pkts) / sizeof(pkts[0]); i++) {
-		struct pt_packet *k = &pkts[i];
-
-		if (k->type == ppt_mode) {
-			k->payload.mode.leaf = pt_mol_exec;
-			k->payload.mode.bits.exec.csl = 1;
-		} else if (k->type == ppt_tsc) {
-			k->payload.tsc.tsc = i;
-		} else if (k->type == ppt_tip_pge || k->type == ppt_fup) {
-			k->payload.ip.ipc = pt_ipc_full;
-			k->payload.ip.ip = f + (i < 5 ? 0 : i < 10 ? 1 : 3);
-		} else if (k->type == ppt_tip_pgd) {
-			k->payload.ip.ipc = pt_ipc_suppressed;
-		}
-		assert_true(pt_enc_next(enc, k) > 0);
+	for (size_t i = 0; i < npkts; i++) {
+		pt_enc_get_offset(enc, &cuts[ncuts++]);
+		assert_true(pt_enc_next(enc, &pkts[i]) > 0);
 	}
 	pt_enc_get_offset(enc, &len);
-	write_file("nops.pt", pt, len);
 	pt_free_encoder(enc);
 	snprintf(json, sizeof(json),
 		 "{\"type\":\"intel-pt\",\"cpuInfo\":{" CPU_BDW "},\"processes\":[{\"pid\":1,"
@@ -454,20 +462,45 @@ static void test_index_psb_after_enable(void **state)
 		 "{\"file\":\"%s/nops\",\"systemPath\":\"nops\",\"loadAddress\":4194304}]}]}",
 		 tmpdir);
 	write_file("trace.json", json, strlen(json));
+	write_file("nops.pt", pt, len);
 	b = load(tmpdir);
 	{
 		struct replay_item gaps[4];
 		uint64_t addrs[16];
 		size_t ngaps, n = decode_all(b, addrs, 16, gaps, &ngaps);
 
-		/* f, f+1 (the first PSB's FUP), f+2, f+3 (the second's), the ret. */
+		/* f, then a nop after each PSB+, then the ret. */
 		assert_int_equal(ngaps, 0);
-		assert_true(n >= 4);
-		for (size_t i = 0; i < 4; i++)
+		assert_int_equal(n, NPSB + 1);
+		for (size_t i = 0; i < n; i++)
 			assert_int_equal(addrs[i], f + i);
 	}
 	check_random_access(b);
+	assert_int_equal(replay_index_build(&whole, b, 0, NULL, NULL), 0);
 	replay_bundle_free(b);
+
+	/* Built over the trace cut before each packet, then extended to the
+	 * whole: the index a build over the whole gives. */
+	for (size_t c = 1; c < ncuts; c++) {
+		struct replay_index idx = { 0 };
+
+		write_file("nops.pt", pt, cuts[c]);
+		b = load(tmpdir);
+		replay_index_build(&idx, b, 0, NULL, NULL);
+		replay_bundle_free(b);
+		write_file("nops.pt", pt, len);
+		b = load(tmpdir);
+		assert_int_equal(replay_index_extend(&idx, b, 0, NULL, NULL), 0);
+		assert_int_equal(idx.nitems, whole.nitems);
+		assert_int_equal(idx.nentries, whole.nentries);
+		for (size_t i = 0; i < idx.nentries; i++) {
+			assert_int_equal(idx.entries[i].offset, whole.entries[i].offset);
+			assert_int_equal(idx.entries[i].index, whole.entries[i].index);
+		}
+		replay_index_release(&idx);
+		replay_bundle_free(b);
+	}
+	replay_index_release(&whole);
 }
 
 int main(void)

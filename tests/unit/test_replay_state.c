@@ -282,6 +282,16 @@ static void test_thread_never_ran(void **state)
 	replay_state_free(st);
 	replay_bundle_free(b);
 
+	/* ... but one of a thread that ran (the manifest counts its
+	 * instructions) is a log lost: damage, said so. */
+	cut_mask = 2;
+	b = bundle_of(w, 3);
+	cut_mask = 0;
+	b->threads[1].instructions = 5;
+	assert_int_equal(replay_state_open(b, &st, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "t1.state: not a state log");
+	replay_bundle_free(b);
+
 	memcpy(w[2].b, "HSSTATE9", 8);
 	cut_mask = 2;
 	b = bundle_of(w, 3);
