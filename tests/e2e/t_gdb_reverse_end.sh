@@ -85,7 +85,18 @@ section "$out" fwd rev | grep -q "exited" && fail "the program exited at its end
 # (docs/serve.md), which sigall-reverse.exp accepts: its breakpoint stops
 # are compared. Record full's history starts at main, where it was turned
 # on; this one at ld.so's _start, the program's first instruction.
-grep '^break ' "$T_DIR/native.rev" >"$T_DIR/native.rev.cmp"
+# On some machines GDB 13's own reverse execution fails at once on this
+# kernel ("Couldn't write extended state status: Bad address": it cannot
+# put the FPU state back); its forward stops, taken in reverse order, are
+# the reference then (where it works the two are the same).
+native_back=1
+if grep -q "Couldn't write extended state status" "$nat"; then
+    native_back=0
+    echo "note: GDB's own record full cannot go back here; its forward stops, reversed, are the reference"
+    grep '^break ' "$T_DIR/native.fwd" | tac >"$T_DIR/native.rev.cmp"
+else
+    grep '^break ' "$T_DIR/native.rev" >"$T_DIR/native.rev.cmp"
+fi
 head -n 12 "$T_DIR/hs.rev" >"$T_DIR/hs.rev.cmp"
 [ "$(wc -l <"$T_DIR/native.rev.cmp")" = 12 ] || fail "native record full: not 12 breakpoint stops back"
 cmp -s "$T_DIR/native.rev.cmp" "$T_DIR/hs.rev.cmp" || fail "reverse stops differ from GDB's record full"
@@ -94,7 +105,8 @@ sed -n 13,14p "$T_DIR/hs.rev" | tr '\n' '|' | grep -q '^break main @ main + [0-9
 grep '^break ' "$T_DIR/hs.fwd" | tac >"$T_DIR/hs.fwd.bp"
 grep '^break ' "$T_DIR/hs.rev" | head -n 12 >"$T_DIR/hs.rev.bp"
 cmp -s "$T_DIR/hs.fwd.bp" "$T_DIR/hs.rev.bp" || fail "reverse breakpoint stops are not the forward ones"
-grep -q "^no-history @ main" "$T_DIR/native.rev" || fail "native record full did not go back to main"
+[ "$native_back" = 0 ] || grep -q "^no-history @ main" "$T_DIR/native.rev" ||
+    fail "native record full did not go back to main"
 # Forward again: replayed to the end, stopped there again; then the exit.
 end_at=$(tail -1 "$T_DIR/hs.fwd" | sed 's/^stopped @ //')
 section "$out" again exit | grep -q "^Program stopped\.$" || fail "the replay did not stop at the end again"
