@@ -137,7 +137,7 @@ enum stub_rec_go { STUB_REC_GO_CONTINUE, STUB_REC_GO_STEP, STUB_REC_GO_RANGE };
 struct stub_rec_goal {
 	enum stub_rec_go kind;
 	pid_t tid;                 /* STEP / RANGE: the thread that steps */
-	bool only;                 /* STEP / RANGE: no other thread runs */
+	bool only;                 /* no thread but @tid runs (CONTINUE: while it lives) */
 	uint64_t range_start, range_end; /* RANGE: step while inside */
 	const uint64_t *breaks;    /* sorted addresses: pause before one runs */
 	size_t nbreaks;

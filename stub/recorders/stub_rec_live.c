@@ -196,11 +196,12 @@ static struct stub_rec_task *live_pick(struct stub_rec *r, const struct stub_rec
 {
 	struct stub_rec_task *t = r->lcur;
 
-	if (g->kind != STUB_REC_GO_CONTINUE && g->only) {
+	if (g->only && (g->kind != STUB_REC_GO_CONTINUE || stub_rec_find(r, g->tid))) {
 		/* The one thread allowed to run gets slice after slice: a
 		 * used-up slice here would leave nothing to run and nothing to
 		 * wait for (a range step that stays in its range past a slice
-		 * looped on, deaf to the debugger's interrupt). */
+		 * looped on, deaf to the debugger's interrupt). A continue of
+		 * one thread alone whose thread is gone goes on with all. */
 		t = stub_rec_find(r, g->tid);
 		if (!t || t->state != STUB_REC_READY)
 			return NULL;

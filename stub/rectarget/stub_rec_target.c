@@ -465,6 +465,21 @@ static int srt_resume_live(struct stub_rec_target *t, const struct rsp_resume *a
 		g->only = !others;
 		g->range_start = step->range_start;
 		g->range_end = step->range_end;
+	} else {
+		/* A continue of one thread, the others left stopped (GDB's
+		 * scheduler-locking: vCont;c:TID with no action for the rest). */
+		const struct rsp_resume *one = NULL;
+		size_t ncont = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (actions[i].kind == RSP_RESUME_CONTINUE) {
+				ncont++;
+				one = &actions[i];
+			}
+		if (ncont == 1 && t->live->tids(t->rec, NULL, 0) > 1) {
+			g->tid = (pid_t)one->thread.tid;
+			g->only = true;
+		}
 	}
 	e = srt_goal_points(t, g);
 	if (e < 0)
