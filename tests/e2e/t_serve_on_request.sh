@@ -87,7 +87,10 @@ gdb_run "$T_DIR/threads.txt" -ex 'break thread_work' -ex continue -ex 'record bt
     -ex 'info record' -ex 'reverse-continue' -ex kill
 [ "$(grep -c 'hit Breakpoint 1, thread_work' "$T_DIR/threads.txt")" = 2 ] ||
     { fail "threads: not two hits of thread_work"; show "$T_DIR/threads.txt"; }
-expect_re "$T_DIR/threads.txt" "^Recorded [1-9][0-9]* instructions"
+# The second hit may be another worker's that was there already when
+# recording started (forgotten then, met again at once): none of its
+# instructions ran since; GDB counts per thread.
+expect_re "$T_DIR/threads.txt" "^Recorded [0-9]+ instructions"
 expect "$T_DIR/threads.txt" "No more reverse-execution history."
 wait_gone "$SERVER_PID" 10
 
