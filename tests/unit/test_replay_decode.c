@@ -318,6 +318,42 @@ static void test_unknown_cpu(void **state)
 /* A stream that ends (no PGD, no more packets) at the entry of a loop made
  * of a direct jump: the decoder stops after a bounded number of
  * instructions with a gap saying why, instead of decoding for ever. */
+/* @src compiled as tmpdir/NAME (no PIE: loaded at 0x400000); the address
+ * of its function @fn. */
+static uint64_t build_program(const char *name, const char *src, const char *fn)
+{
+	char cmd[512], line[256], want[64];
+	unsigned long long addr = 0;
+	FILE *p;
+
+	snprintf(line, sizeof(line), "%s.c", name);
+	write_file(line, src, strlen(src));
+	snprintf(cmd, sizeof(cmd), "cc -O0 -no-pie -o %s/%s %s/%s.c && nm %s/%s", tmpdir, name,
+		 tmpdir, name, tmpdir, name);
+	snprintf(want, sizeof(want), " T %s\n", fn);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p))
+		if (strstr(line, want))
+			addr = strtoull(line, NULL, 16);
+	pclose(p);
+	assert_true(addr != 0);
+	return addr;
+}
+
+/* A manifest of one thread, its trace NAME.pt, over program tmpdir/NAME. */
+static void write_program_manifest(const char *name)
+{
+	char json[1024];
+
+	snprintf(json, sizeof(json),
+		 "{\"type\":\"intel-pt\",\"cpuInfo\":{" CPU_BDW "},\"processes\":[{\"pid\":1,"
+		 "\"threads\":[{\"tid\":1,\"iptTrace\":\"%s.pt\"}],\"modules\":["
+		 "{\"file\":\"%s/%s\",\"systemPath\":\"%s\",\"loadAddress\":4194304}]}]}",
+		 name, tmpdir, name, name);
+	write_file("trace.json", json, strlen(json));
+}
+
 static void test_endless_loop(void **state)
 {
 	static const char src[] = "void spin(void) { for (;;); }\nint main(void) { spin(); }\n";
@@ -331,22 +367,11 @@ static void test_endless_loop(void **state)
 	struct replay_bundle *b;
 	struct replay_item gaps[4];
 	static uint64_t addrs[1u << 18];
-	char cmd[512], json[1024];
-	unsigned long long spin = 0;
+	uint64_t spin;
 	size_t ngaps, n;
-	FILE *p;
 
 	(void)state;
-	write_file("spin.c", src, strlen(src));
-	snprintf(cmd, sizeof(cmd), "cc -O0 -no-pie -o %s/spin %s/spin.c && nm %s/spin", tmpdir,
-		 tmpdir, tmpdir);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while (fgets(json, sizeof(json), p))
-		if (strstr(json, " T spin\n"))
-			spin = strtoull(json, NULL, 16);
-	pclose(p);
-	assert_true(spin != 0);
+	spin = build_program("spin", src, "spin");
 
 	pt_config_init(&cfg);
 	cfg.begin = pt;
@@ -367,12 +392,7 @@ static void test_endless_loop(void **state)
 		write_file("spin.pt", pt, len);
 	}
 	pt_free_encoder(enc);
-	snprintf(json, sizeof(json),
-		 "{\"type\":\"intel-pt\",\"cpuInfo\":{" CPU_BDW "},\"processes\":[{\"pid\":1,"
-		 "\"threads\":[{\"tid\":1,\"iptTrace\":\"spin.pt\"}],\"modules\":["
-		 "{\"file\":\"%s/spin\",\"systemPath\":\"spin\",\"loadAddress\":4194304}]}]}",
-		 tmpdir);
-	write_file("trace.json", json, strlen(json));
+	write_program_manifest("spin");
 	b = load(tmpdir);
 	n = decode_all(b, addrs, sizeof(addrs) / sizeof(addrs[0]), gaps, &ngaps);
 	replay_bundle_free(b);
@@ -404,21 +424,10 @@ static void test_index_psb_after_enable(void **state)
 	struct pt_config cfg;
 	struct replay_bundle *b;
 	struct replay_index whole = { 0 };
-	char cmd[512], json[1024];
-	unsigned long long f = 0;
-	FILE *p;
+	uint64_t f;
 
 	(void)state;
-	write_file("nops.c", src, strlen(src));
-	snprintf(cmd, sizeof(cmd), "cc -O0 -no-pie -o %s/nops %s/nops.c && nm %s/nops", tmpdir,
-		 tmpdir, tmpdir);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while (fgets(json, sizeof(json), p))
-		if (strstr(json, " T f\n"))
-			f = strtoull(json, NULL, 16);
-	pclose(p);
-	assert_true(f != 0);
+	f = build_program("nops", src, "f");
 
 	/* PSB+ (TIP.PGE f), then PSB+ (FUP f+k) for k = 1..NPSB-1: one nop
 	 * each between them; then TIP.PGD at the ret. TSCs differ. */
@@ -456,12 +465,7 @@ static void test_index_psb_after_enable(void **state)
 	}
 	pt_enc_get_offset(enc, &len);
 	pt_free_encoder(enc);
-	snprintf(json, sizeof(json),
-		 "{\"type\":\"intel-pt\",\"cpuInfo\":{" CPU_BDW "},\"processes\":[{\"pid\":1,"
-		 "\"threads\":[{\"tid\":1,\"iptTrace\":\"nops.pt\"}],\"modules\":["
-		 "{\"file\":\"%s/nops\",\"systemPath\":\"nops\",\"loadAddress\":4194304}]}]}",
-		 tmpdir);
-	write_file("trace.json", json, strlen(json));
+	write_program_manifest("nops");
 	write_file("nops.pt", pt, len);
 	b = load(tmpdir);
 	{
