@@ -194,15 +194,15 @@ static int live_exited(struct stub_rec *r, struct stub_rec_pause *out)
 /* The task to run now: the current slice's, else the next in turn. */
 static struct stub_rec_task *live_pick(struct stub_rec *r, const struct stub_rec_goal *g)
 {
-	struct stub_rec_task *t = r->lcur;
+	struct stub_rec_task *t = r->lcur, *only = g->only ? stub_rec_find(r, g->tid) : NULL;
 
-	if (g->only && (g->kind != STUB_REC_GO_CONTINUE || stub_rec_find(r, g->tid))) {
+	if (g->only && (only || g->kind != STUB_REC_GO_CONTINUE)) {
 		/* The one thread allowed to run gets slice after slice: a
 		 * used-up slice here would leave nothing to run and nothing to
 		 * wait for (a range step that stays in its range past a slice
 		 * looped on, deaf to the debugger's interrupt). A continue of
 		 * one thread alone whose thread is gone goes on with all. */
-		t = stub_rec_find(r, g->tid);
+		t = only;
 		if (!t || t->state != STUB_REC_READY)
 			return NULL;
 		if (t != r->lcur || r->lused >= r->opt.slice)
