@@ -674,9 +674,12 @@ static int lt_run(struct stub_recorder *rec)
 		}
 		close(fd);
 	}
-	e = stub_vglight_record(valgrind, tooldir, rec->dir, rec->opt.vg_verify ? verify : NULL,
-				&rec->light.sigint, rec->opt.argv, &rec->light_stop,
-				&rec->light.wstatus, &rec->light.bytes, why, sizeof(why));
+	struct stub_vglight_how how = { valgrind, tooldir, rec->dir,
+					rec->opt.vg_verify ? verify : NULL, &rec->light.sigint,
+					{ NULL } };
+
+	e = stub_vglight_record(&how, rec->opt.argv, &rec->light_stop, &rec->light.wstatus,
+				&rec->light.bytes, why, sizeof(why));
 	rec->light.secs = rec_now_secs() - t0;
 	if (e == -ENOEXEC) {
 		rec_say(rec, "cannot start %s under Valgrind: %s", rec->opt.argv[0], why);

@@ -263,111 +263,189 @@ bool stub_vglight_pending(const char *dir)
 	return access(path, F_OK) != 0;
 }
 
-int stub_vglight_record(const char *valgrind, const char *tooldir, const char *dir,
-			const char *verify, const struct sigaction *sigint, char *const argv[],
-			volatile sig_atomic_t *stop, int *wstatus,
+struct stub_vglight_run {
+	pid_t pid;                 /* Valgrind's (the program's) */
+	int rfd;                   /* the pipe the tool writes its log into */
+	int wfd;                   /* its other end, which the tool opens by
+				    * this process's /proc path: kept open */
+	int fd;                    /* inputs.hsin */
+	int lost;                  /* errno of a failed write to it, or 0 */
+	bool dead;                 /* reaped: *wstatus holds its status */
+	int wstatus;
+	uint64_t bytes;
+	uint8_t *buf;
+	char abs[PATH_MAX];
+	char path[PATH_MAX + 32];  /* inputs.hsin's */
+	char vglog[PATH_MAX + 32];
+};
+
+static void vglight_run_free(struct stub_vglight_run *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->rfd >= 0)
+		close(r->rfd);
+	if (r->wfd >= 0)
+		close(r->wfd);
+	free(r->buf);
+	free(r);
+}
+
+int stub_vglight_start(const struct stub_vglight_how *how, char *const argv[],
+		       struct stub_vglight_run **out, char *err, size_t errsize)
+{
+	char out_opt[64], ver[PATH_MAX + 32];
+	struct stub_vglight_run *r = calloc(1, sizeof(*r));
+	struct stub_vgtool_cmd c = { how->valgrind, how->tooldir, NULL, out_opt,
+				     { "--hsrec-mode=light", NULL } };
+	size_t n = 1;
+	int fds[2] = { -1, -1 }, e;
+
+	if (!r) {
+		snprintf(err, errsize, "out of memory");
+		return -ENOMEM;
+	}
+	r->fd = r->rfd = r->wfd = -1;
+	c.log = r->vglog;
+	if ((e = replay_bundle_mkdir(how->dir)) < 0 || !realpath(how->dir, r->abs)) {
+		e = e < 0 ? e : -errno;
+		snprintf(err, errsize, "cannot create %s: %s", how->dir, strerror(-e));
+		goto fail;
+	}
+	snprintf(r->path, sizeof(r->path), "%s/" STUB_VGLIGHT_LOG, r->abs);
+	snprintf(r->vglog, sizeof(r->vglog), "%s/" STUB_VGLIGHT_VGLOG, r->abs);
+	r->fd = replay_bundle_create(r->path);
+	if (r->fd < 0) {
+		e = r->fd;
+		snprintf(err, errsize, "cannot create %s: %s", r->path, strerror(-e));
+		goto fail;
+	}
+	e = replay_bundle_create(r->vglog);
+	if (e >= 0)
+		close(e);
+	r->buf = malloc(VGLIGHT_BUF);
+	if (!r->buf || pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0) {
+		e = r->buf ? -errno : -ENOMEM;
+		snprintf(err, errsize, "cannot make a pipe: %s", strerror(-e));
+		goto fail;
+	}
+	r->rfd = fds[0];
+	r->wfd = fds[1];
+	fcntl(fds[0], F_SETPIPE_SZ, VGLIGHT_PIPE);
+	snprintf(out_opt, sizeof(out_opt), "/proc/%d/fd/%d", (int)getpid(), fds[1]);
+	if (how->verify) {
+		snprintf(ver, sizeof(ver), "--hsrec-verify=%s", how->verify);
+		c.extra[n++] = ver;
+		c.extra[n++] = "--hsrec-verify-regs=yes";
+	}
+	for (size_t i = 0; how->core_opts[i] && n < sizeof(c.extra) / sizeof(c.extra[0]) - 1; i++)
+		c.extra[n++] = how->core_opts[i];
+	r->pid = fork();
+	if (r->pid < 0) {
+		e = -errno;
+		snprintf(err, errsize, "cannot start Valgrind: %s", strerror(errno));
+		goto fail;
+	}
+	if (r->pid == 0) {
+		if (how->sigint)
+			sigaction(SIGINT, how->sigint, NULL);
+		stub_vgtool_exec(&c, argv);
+	}
+	*out = r;
+	return 0;
+fail:
+	vglight_run_free(r);
+	return e;
+}
+
+pid_t stub_vglight_pid(const struct stub_vglight_run *r)
+{
+	return r->pid;
+}
+
+int stub_vglight_pump(struct stub_vglight_run *r, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = r->rfd, .events = POLLIN };
+	int e;
+
+	if (r->dead)
+		return 1;
+	if (poll(&pfd, 1, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	e = vglight_drain(r->rfd, r->fd, r->buf, &r->bytes, &r->lost);
+	if (e < 0)
+		return e;
+	if (waitpid(r->pid, &r->wstatus, WNOHANG) != r->pid)
+		return 0;
+	r->dead = true;
+	/* Whatever it wrote before it ended. */
+	e = vglight_drain(r->rfd, r->fd, r->buf, &r->bytes, &r->lost);
+	return e < 0 ? e : 1;
+}
+
+int stub_vglight_finish(struct stub_vglight_run *r, char *const argv[], int *wstatus,
 			uint64_t *bytes, char *err, size_t errsize)
 {
-	char abs[PATH_MAX], path[PATH_MAX + 32], vglog[PATH_MAX + 32], out[64];
-	char ver[PATH_MAX + 32];
-	struct stub_vgtool_cmd c = { valgrind, tooldir, vglog, out,
-				     { "--hsrec-mode=light", NULL } };
-	uint8_t *buf = NULL;
-	int fds[2] = { -1, -1 }, fd = -1, e = 0, lost = 0;
-	bool dead = false;
-	pid_t pid;
+	int e = 0;
+
+	if (!r->dead) {
+		/* Ended early (an error, or the caller stops it): the program
+		 * is killed and its log kept up to there. */
+		kill(r->pid, SIGKILL);
+		while (waitpid(r->pid, &r->wstatus, 0) < 0 && errno == EINTR)
+			;
+		r->dead = true;
+		vglight_drain(r->rfd, r->fd, r->buf, &r->bytes, &r->lost);
+	}
+	*wstatus = r->wstatus;
+	*bytes = r->bytes;
+	if (r->bytes == 0) {
+		e = -ENOEXEC;
+		snprintf(err, errsize, "Valgrind did not start the program (see %s)", r->vglog);
+	}
+	if (e >= 0 && (e = vglight_save_env(r->abs, argv, r->wstatus)) < 0)
+		snprintf(err, errsize, "cannot write %s/%s: %s", r->abs, STUB_VGLIGHT_ENV,
+			 strerror(-e));
+	if (e >= 0 && r->lost) {
+		/* The program ran to its end; its log stops where the disk
+		 * did: a rebuild stops there too, saying so. */
+		e = -r->lost;
+		snprintf(err, errsize, "cannot write %s: %s; the program went on to its end, and its "
+			 "inputs are kept up to there (%" PRIu64 " bytes)", r->path, strerror(r->lost),
+			 r->bytes);
+	}
+	if (fsync(r->fd) < 0 && e >= 0) {
+		e = -errno;
+		snprintf(err, errsize, "cannot write %s: %s", r->path, strerror(errno));
+	}
+	vglight_run_free(r);
+	return e;
+}
+
+int stub_vglight_record(const struct stub_vglight_how *how, char *const argv[],
+			volatile sig_atomic_t *stop, int *wstatus, uint64_t *bytes, char *err,
+			size_t errsize)
+{
+	struct stub_vglight_run *r;
+	int e = stub_vglight_start(how, argv, &r, err, errsize);
 
 	*bytes = 0;
 	*wstatus = 0;
-	if ((e = replay_bundle_mkdir(dir)) < 0 || !realpath(dir, abs)) {
-		e = e < 0 ? e : -errno;
-		snprintf(err, errsize, "cannot create %s: %s", dir, strerror(-e));
+	if (e < 0)
 		return e;
-	}
-	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_LOG, abs);
-	snprintf(vglog, sizeof(vglog), "%s/" STUB_VGLIGHT_VGLOG, abs);
-	fd = replay_bundle_create(path);
-	if (fd < 0) {
-		snprintf(err, errsize, "cannot create %s: %s", path, strerror(-fd));
-		return fd;
-	}
-	e = replay_bundle_create(vglog);
-	if (e >= 0)
-		close(e);
-
-	buf = malloc(VGLIGHT_BUF);
-	if (!buf || pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0) {
-		e = buf ? -errno : -ENOMEM;
-		snprintf(err, errsize, "cannot make a pipe: %s", strerror(-e));
-		goto out;
-	}
-	fcntl(fds[0], F_SETPIPE_SZ, VGLIGHT_PIPE);
-	snprintf(out, sizeof(out), "/proc/%d/fd/%d", (int)getpid(), fds[1]);
-	if (verify) {
-		snprintf(ver, sizeof(ver), "--hsrec-verify=%s", verify);
-		c.extra[1] = ver;
-		c.extra[2] = "--hsrec-verify-regs=yes";
-	}
-	pid = fork();
-	if (pid < 0) {
-		e = -errno;
-		snprintf(err, errsize, "cannot start Valgrind: %s", strerror(errno));
-		goto out;
-	}
-	if (pid == 0) {
-		if (sigint)
-			sigaction(SIGINT, sigint, NULL);
-		stub_vgtool_exec(&c, argv);
-	}
-	while (e >= 0) {
-		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		pid_t w;
-
+	while ((e = stub_vglight_pump(r, 100)) == 0) {
 		if (*stop)
-			kill(pid, SIGKILL);
-		if (poll(&pfd, 1, dead ? 0 : 100) < 0 && errno != EINTR) {
-			e = -errno;
-			break;
-		}
-		e = vglight_drain(fds[0], fd, buf, bytes, &lost);
-		if (e < 0 || dead)
-			break;
-		w = waitpid(pid, wstatus, WNOHANG);
-		if (w == pid)
-			dead = true;     /* drained once more, then done */
+			kill(r->pid, SIGKILL);
 	}
 	if (e < 0) {
-		snprintf(err, errsize, "cannot read the tool's log: %s", strerror(-e));
-		kill(pid, SIGKILL);
+		char why[128];
+
+		snprintf(why, sizeof(why), "cannot read the tool's log: %s", strerror(-e));
+		stub_vglight_finish(r, argv, wstatus, bytes, err, errsize);
+		snprintf(err, errsize, "%s", why);
+		return e;
 	}
-	if (!dead)
-		waitpid(pid, wstatus, 0);
-	if (e >= 0 && *bytes == 0) {
-		e = -ENOEXEC;
-		snprintf(err, errsize, "Valgrind did not start the program (see %s)", vglog);
-	}
-	if (e >= 0 && (e = vglight_save_env(abs, argv, *wstatus)) < 0)
-		snprintf(err, errsize, "cannot write %s/%s: %s", abs, STUB_VGLIGHT_ENV, strerror(-e));
-	if (e >= 0 && lost) {
-		/* The program ran to its end; its log stops where the disk
-		 * did: a rebuild stops there too, saying so. */
-		e = -lost;
-		snprintf(err, errsize, "cannot write %s: %s; the program went on to its end, and its "
-			 "inputs are kept up to there (%" PRIu64 " bytes)", path, strerror(lost), *bytes);
-	}
-out:
-	if (fd >= 0 && fsync(fd) < 0 && e >= 0) {
-		e = -errno;
-		snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
-	}
-	if (fd >= 0)
-		close(fd);
-	if (fds[0] >= 0)
-		close(fds[0]);
-	if (fds[1] >= 0)
-		close(fds[1]);
-	free(buf);
-	return e;
+	return stub_vglight_finish(r, argv, wstatus, bytes, err, errsize);
 }
 
 /* What the rebuild makes of one logged syscall (@a: its payload, the

@@ -53,20 +53,51 @@ struct stub_vgtool_cmd {
 void stub_vgtool_exec(const struct stub_vgtool_cmd *c, char *const argv[])
 	__attribute__((noreturn));
 
-/* Runs @argv under Valgrind (@valgrind, the tool in @tooldir) in the
- * light mode, the log into @dir/STUB_VGLIGHT_LOG (@dir made); @verify (an
- * absolute path, or NULL): tests, the tool's trace of every instruction
- * the program started and its registers then (--vg-verify); @sigint: how
- * the program is to handle SIGINT (as this process did before it ignored
- * it for itself). The
- * program has this process's standard streams. *@stop set (a signal
- * handler): it is killed. 0 with its wait status in *@wstatus and the
- * log's size in *@bytes, or a negative errno with the reason in @err
- * (-ENOEXEC: Valgrind could not start it). */
-int stub_vglight_record(const char *valgrind, const char *tooldir, const char *dir,
-			const char *verify, const struct sigaction *sigint, char *const argv[],
-			volatile sig_atomic_t *stop,
-			int *wstatus, uint64_t *bytes, char *err, size_t errsize);
+/* How a light run is made. */
+struct stub_vglight_how {
+	const char *valgrind;      /* Valgrind's path */
+	const char *tooldir;       /* where hindsight's tool is */
+	const char *dir;           /* the bundle's (made): the log goes into
+				    * @dir/STUB_VGLIGHT_LOG */
+	const char *verify;        /* tests, or NULL: an absolute path for the
+				    * tool's trace of every instruction the
+				    * program started and its registers then
+				    * (--vg-verify) */
+	const struct sigaction *sigint; /* how the program is to handle SIGINT
+				    * (as this process did before it ignored
+				    * it for itself), or NULL: as inherited */
+	const char *core_opts[4];  /* Valgrind core options, NULL-ended (serve:
+				    * its gdbserver's); a rebuild needs none of
+				    * them to run the program alike */
+};
+
+/* A light run going on. */
+struct stub_vglight_run;
+
+/* Starts @argv under Valgrind with the tool in its light mode, as @how
+ * says; the program has this process's standard streams. 0 with the run
+ * in *@out, or a negative errno with the reason in @err. */
+int stub_vglight_start(const struct stub_vglight_how *how, char *const argv[],
+		       struct stub_vglight_run **out, char *err, size_t errsize);
+/* Valgrind's pid, which is the program's. */
+pid_t stub_vglight_pid(const struct stub_vglight_run *r);
+/* Moves what the tool wrote into the log, waiting up to @timeout_ms for
+ * it: 0 while the run goes on, 1 once it ended (reaped here, its log
+ * drained to the end), or a negative errno of the pipe. */
+int stub_vglight_pump(struct stub_vglight_run *r, int timeout_ms);
+/* Ends the run (a program still running is killed: its log kept up to
+ * there), writes inputs.env (@argv: the run's) and frees @r. 0 with its
+ * wait status in *@wstatus and the log's size in *@bytes, or a negative
+ * errno with the reason in @err (-ENOEXEC: Valgrind could not start it;
+ * a write that failed: the log is kept up to there). */
+int stub_vglight_finish(struct stub_vglight_run *r, char *const argv[], int *wstatus,
+			uint64_t *bytes, char *err, size_t errsize);
+
+/* A whole light run: start, pump until it ends, finish. *@stop set (a
+ * signal handler): the program is killed. */
+int stub_vglight_record(const struct stub_vglight_how *how, char *const argv[],
+			volatile sig_atomic_t *stop, int *wstatus, uint64_t *bytes, char *err,
+			size_t errsize);
 
 /* What a look over the input log tells before a rebuild. */
 struct stub_vglight_scan {
