@@ -31,6 +31,7 @@
 #include "replay/target/replay_target.h"
 #include "stub/rectarget/stub_rec_target.h"
 #include "stub/rectarget/stub_serve_target.h"
+#include "stub/rectarget/stub_vg_target.h"
 #include "stub/live/stub_target.h"
 
 #define HINDSIGHT_VERSION "0.1"
@@ -227,6 +228,7 @@ struct served {
 	struct stub_target *live;
 	struct stub_rec_target *rec;
 	struct stub_serve_target *asked;   /* --record on-request */
+	struct stub_vg_target *vg;         /* --record valgrind */
 	struct replay_target *replay;
 };
 
@@ -266,6 +268,36 @@ static int start_recorded(const struct serve_args *a, struct served *t, struct r
 	if (!a->rec_dir)
 		cli_crash_remove(stub_rec_target_dir(t->rec));
 	*out = stub_rec_target_rsp(t->rec);
+	return 0;
+}
+
+/* --record valgrind: the program under Valgrind's light recorder, served
+ * through Valgrind's gdbserver. */
+static int start_valgrind(const struct serve_args *a, struct served *t, struct rsp_target *out)
+{
+	char err[512];
+	int r;
+
+	if (a->attach_pid) {
+		fprintf(stderr, "hindsight serve: --record valgrind starts the program under "
+			"Valgrind and cannot attach to a running one (--record sw or on-request "
+			"can)\n");
+		return -EINVAL;
+	}
+	r = stub_vg_target_new(a->argv, a->rec_dir, a->debug, &t->vg, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "Cannot exec %s: %s.\n", a->argv[0], err);
+		return r;
+	}
+	fprintf(stderr, "Process %s created; pid = %d\n", a->argv[0], (int)stub_vg_target_pid(t->vg));
+	fprintf(stderr, "Recording in %s\n", stub_vg_target_dir(t->vg));
+	fprintf(stderr, "hindsight serve: running under Valgrind, its inputs recorded at about "
+		"Valgrind's speed; going back is not served live yet: after the session, `hindsight "
+		"serve --replay %s` goes back over the run%s\n", stub_vg_target_dir(t->vg),
+		a->rec_dir ? "" : " (give -o DIR to keep it)");
+	if (!a->rec_dir)
+		cli_crash_remove(stub_vg_target_dir(t->vg));
+	*out = stub_vg_target_rsp(t->vg);
 	return 0;
 }
 
@@ -354,6 +386,8 @@ static int start_target(const struct serve_args *a, struct served *t, struct rsp
 		*out = replay_target_rsp(t->replay);
 		return 0;
 	}
+	if (!a->no_record && a->record && !strcmp(a->record, "valgrind"))
+		return start_valgrind(a, t, out);
 	if (!a->no_record && !(a->record && !strcmp(a->record, "on-request")))
 		return start_recorded(a, t, out);
 	if (a->attach_pid) {
@@ -404,13 +438,15 @@ static void serve_catch_quit(void)
 static void say_quit(const struct serve_args *a, const struct served *t, bool has_process)
 {
 	const char *dir = t->rec ? stub_rec_target_dir(t->rec) :
-			  t->asked ? stub_serve_target_dir(t->asked) : NULL;
+			  t->asked ? stub_serve_target_dir(t->asked) :
+			  t->vg ? stub_vg_target_dir(t->vg) : NULL;
 
 	fprintf(stderr, "hindsight serve: %s", strsignal(serve_quit));
 	if (has_process && !a->replay)
 		fprintf(stderr, a->attach_pid ? "; detaching from process %ld" :
 				 "; killing process %ld", a->attach_pid ? a->attach_pid :
 				 (long)(t->rec ? stub_rec_target_pid(t->rec) :
+					t->vg ? stub_vg_target_pid(t->vg) :
 					t->live ? stub_target_pid(t->live) :
 					stub_serve_target_pid(t->asked)));
 	if (dir && !a->rec_dir)
@@ -425,6 +461,7 @@ static void stop_target(struct served *t)
 	stub_target_free(t->live);
 	stub_rec_target_free(t->rec);
 	stub_serve_target_free(t->asked);
+	stub_vg_target_free(t->vg);
 	replay_target_free(t->replay);
 }
 

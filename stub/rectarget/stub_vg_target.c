@@ -1,0 +1,850 @@
+/*
+ * stub/rectarget/stub_vg_target.c: a program served live under Valgrind's
+ * light recorder, through Valgrind's gdbserver (stub/rectarget/stub_vg_target.h).
+ */
+#include "stub/rectarget/stub_vg_target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "protocol/rsp_client.h"
+#include "protocol/rsp_hex.h"
+#include "protocol/rsp_regs.h"
+#include "protocol/rsp_signals.h"
+#include "replay/model/bundle.h"
+#include "stub/live/stub_maps.h"
+#include "stub/live/stub_procfs.h"
+#include "stub/live/stub_spawn.h"
+#include "stub/live/stub_svr4.h"
+#include "stub/live/stub_vfile.h"
+#include "stub/recorders/stub_vglight.h"
+#include "stub/recorders/stub_vgrec.h"
+
+#define VGT_TIMEOUT_MS 30000       /* for a reply to a request */
+#define VGT_MEM_CHUNK 4096         /* bytes per 'm' (Valgrind's packets hold 16K) */
+#define VGT_MAX_POINTS 256
+
+/* Valgrind's amd64 `g` block: our registers up to orig_rax in our order,
+ * then (with AVX) the upper halves of ymm0..15; no fs_base / gs_base. */
+#define VGT_LAST_COMMON RSP_REG_ORIG_RAX
+
+struct vgt_point {
+	enum rsp_point_type type;
+	uint64_t addr;
+};
+
+struct stub_vg_target {
+	struct stub_vglight_run *run;
+	pthread_t pump;
+	bool pumping;
+	atomic_bool pump_quit;
+	atomic_int pump_result;    /* 0 while running, 1 ended, < 0 an error */
+	pid_t pid;                 /* Valgrind's, the program's */
+	pid_t vgdb;
+	int sock;                  /* our end of vgdb's stdin and stdout */
+	struct rsp_client cl;
+	char **argv;               /* the program's, for inputs.env */
+	char dir[PATH_MAX];
+	bool own_dir;
+	bool avx;
+	int64_t hg;                /* the thread Hg names now (0: none yet) */
+	bool running, gone, detached;
+	/* A range step, done as single steps (Valgrind has no vCont). */
+	bool stepping, ranging;
+	int64_t range_tid;
+	uint64_t range_start, range_end;
+	struct vgt_point points[VGT_MAX_POINTS];
+	size_t npoints;
+};
+
+static void *vgt_pump_main(void *arg)
+{
+	struct stub_vg_target *t = arg;
+	int r = 0;
+
+	while (r == 0 && !atomic_load(&t->pump_quit))
+		r = stub_vglight_pump(t->run, 100);
+	atomic_store(&t->pump_result, r);
+	return NULL;
+}
+
+/* ---- requests -------------------------------------------------------------- */
+
+static int vgt_call(struct stub_vg_target *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int vgt_call(struct stub_vg_target *t, const char *fmt, ...)
+{
+	char pkt[512];
+	va_list ap;
+	int e;
+
+	if (t->gone)
+		return -ESRCH;
+	va_start(ap, fmt);
+	vsnprintf(pkt, sizeof(pkt), fmt, ap);
+	va_end(ap);
+	e = rsp_client_call(&t->cl, pkt);
+	if (e == -EPIPE)
+		t->gone = true;
+	return e == -EPIPE ? -ESRCH : e;
+}
+
+static const char *vgt_reply(const struct stub_vg_target *t)
+{
+	return (const char *)t->cl.reply.data;
+}
+
+static int vgt_select(struct stub_vg_target *t, int64_t tid)
+{
+	int e;
+
+	if (tid <= 0 || tid == t->hg)
+		return 0;
+	if ((e = vgt_call(t, "Hg%" PRIx64, tid)) < 0)
+		return e;
+	if (rsp_client_is_error(&t->cl))
+		return -ESRCH;
+	t->hg = tid;
+	return 0;
+}
+
+/* ---- threads, registers, memory ------------------------------------------- */
+
+static unsigned vgt_features(void *ctx)
+{
+	struct stub_vg_target *t = ctx;
+
+	return (t->avx ? RSP_TARGET_AVX : 0) | RSP_TARGET_XFER_AUXV | RSP_TARGET_XFER_SIGINFO |
+	       RSP_TARGET_XFER_LIBRARIES |
+	       RSP_TARGET_XFER_EXEC_FILE;
+}
+
+static int vgt_threads(void *ctx, struct rsp_thread_info *out, size_t max)
+{
+	struct stub_vg_target *t = ctx;
+	int n = 0, e;
+
+	if (t->gone)
+		return 0;
+	for (const char *q = "qfThreadInfo";; q = "qsThreadInfo") {
+		const char *r;
+
+		if ((e = vgt_call(t, "%s", q)) < 0)
+			return e;
+		r = vgt_reply(t);
+		if (r[0] != 'm')
+			break;
+		for (r++; *r;) {
+			uint64_t tid;
+
+			if (rsp_hex_u64(&r, r + strlen(r), &tid) < 0)
+				break;
+			if ((size_t)n < max)
+				out[n] = (struct rsp_thread_info){ { t->pid, (int64_t)tid }, "", -1 };
+			n++;
+			if (*r == ',')
+				r++;
+		}
+	}
+	return n;
+}
+
+static int vgt_thread_alive(void *ctx, struct rsp_ptid thread)
+{
+	struct stub_vg_target *t = ctx;
+	int e = vgt_call(t, "T%" PRIx64, thread.tid);
+
+	if (e < 0)
+		return e;
+	return rsp_client_is_error(&t->cl) ? -ESRCH : 0;
+}
+
+static int vgt_read_regs(void *ctx, struct rsp_ptid thread, struct rsp_regs *out)
+{
+	struct stub_vg_target *t = ctx;
+	const char *r;
+	size_t len, at = 0;
+	uint8_t *raw;
+	int e;
+
+	if ((e = vgt_select(t, thread.tid)) < 0 || (e = vgt_call(t, "g")) < 0)
+		return e;
+	if (rsp_client_is_error(&t->cl))
+		return -EIO;
+	r = vgt_reply(t);
+	len = strlen(r) / 2;
+	raw = malloc(len + 1);
+	if (!raw)
+		return -ENOMEM;
+	if (rsp_hex_decode(r, len * 2, raw) < 0) {
+		free(raw);
+		return -EBADMSG;
+	}
+	memset(out, 0, sizeof(*out));
+	for (int reg = 0; reg <= VGT_LAST_COMMON && at + rsp_reg_descs[reg].size <= len; reg++) {
+		rsp_regs_set_bytes(out, (enum rsp_reg)reg, raw + at);
+		at += rsp_reg_descs[reg].size;
+	}
+	for (int i = 0; t->avx && i < 16 && at + 16 <= len; i++, at += 16)
+		rsp_regs_set_bytes(out, (enum rsp_reg)(RSP_REG_YMM0H + i), raw + at);
+	free(raw);
+	return 0;
+}
+
+/* The log could not replay what the debugger changed: a rebuild would
+ * run the program as if it had not been. */
+static int vgt_write_regs(void *ctx, struct rsp_ptid thread, const struct rsp_regs *in)
+{
+	(void)ctx;
+	(void)thread;
+	(void)in;
+	return -EPERM;
+}
+
+static int vgt_write_mem(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	(void)ctx;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	return -EPERM;
+}
+
+static int vgt_read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct stub_vg_target *t = ctx;
+	size_t done = 0;
+
+	while (done < len) {
+		size_t n = len - done < VGT_MEM_CHUNK ? len - done : VGT_MEM_CHUNK;
+		const char *r;
+		int e, got;
+
+		if ((e = vgt_call(t, "m%" PRIx64 ",%zx", addr + done, n)) < 0)
+			return done ? (int)done : e;
+		r = vgt_reply(t);
+		if (rsp_client_is_error(&t->cl) || !*r)
+			return done ? (int)done : -EIO;
+		got = rsp_hex_decode(r, strlen(r) & ~(size_t)1, (uint8_t *)buf + done);
+		if (got <= 0)
+			return done ? (int)done : -EIO;
+		done += (size_t)got;
+		if ((size_t)got < n)
+			break;
+	}
+	return (int)done;
+}
+
+static int vgt_point(struct stub_vg_target *t, bool insert, enum rsp_point_type type,
+		     uint64_t addr, int kind)
+{
+	int e = vgt_call(t, "%c%d,%" PRIx64 ",%x", insert ? 'Z' : 'z', (int)type, addr, kind);
+	const char *r = vgt_reply(t);
+
+	if (e < 0)
+		return e;
+	if (!*r)
+		return -EOPNOTSUPP;
+	if (rsp_client_is_error(&t->cl))
+		/* Valgrind watches only for tools that instrument memory
+		 * accesses for it (memcheck): GDB then watches by steps. */
+		return type >= RSP_POINT_WRITE_WATCH ? -EOPNOTSUPP : -EINVAL;
+	for (size_t i = 0; i < t->npoints; i++) {
+		if (t->points[i].type == type && t->points[i].addr == addr) {
+			if (!insert)
+				t->points[i] = t->points[--t->npoints];
+			return 0;
+		}
+	}
+	if (insert && t->npoints < VGT_MAX_POINTS)
+		t->points[t->npoints++] = (struct vgt_point){ type, addr };
+	return 0;
+}
+
+static int vgt_insert_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
+{
+	return vgt_point(ctx, true, type, addr, kind);
+}
+
+static int vgt_remove_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
+{
+	return vgt_point(ctx, false, type, addr, kind);
+}
+
+/* ---- running -------------------------------------------------------------- */
+
+static int vgt_send_resume(struct stub_vg_target *t, bool step, int64_t tid, int signo)
+{
+	char pkt[32];
+	int e;
+
+	if (step && tid > 0) {
+		if ((e = vgt_call(t, "Hc%" PRIx64, tid)) < 0)
+			return e;
+	}
+	if (signo > 0)
+		snprintf(pkt, sizeof(pkt), "%c%02x", step ? 'S' : 'C', rsp_signal_to_gdb(signo));
+	else
+		snprintf(pkt, sizeof(pkt), "%c", step ? 's' : 'c');
+	e = rsp_client_send(&t->cl, pkt);
+	if (e < 0) {
+		t->gone = true;
+		return -ESRCH;
+	}
+	t->running = true;
+	t->stepping = step;
+	return 0;
+}
+
+static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
+{
+	struct stub_vg_target *t = ctx;
+	const struct rsp_resume *step = NULL, *sig = NULL;
+	bool any = false;
+
+	if (t->gone)
+		return -ESRCH;
+	for (size_t i = 0; i < n; i++) {
+		const struct rsp_resume *a = &actions[i];
+
+		if (a->kind == RSP_RESUME_REVERSE_STEP || a->kind == RSP_RESUME_REVERSE_CONTINUE)
+			return -EOPNOTSUPP;
+		if (a->kind == RSP_RESUME_STEP || a->kind == RSP_RESUME_RANGE)
+			step = a;
+		if (a->kind != RSP_RESUME_STOP)
+			any = true;
+		if (a->kind != RSP_RESUME_STOP && a->signo > 0 && !sig)
+			sig = a;
+	}
+	if (!any)
+		return 0;
+	t->ranging = step && step->kind == RSP_RESUME_RANGE;
+	if (t->ranging) {
+		t->range_tid = step->thread.tid;
+		t->range_start = step->range_start;
+		t->range_end = step->range_end;
+	}
+	if (step)
+		return vgt_send_resume(t, true, step->thread.tid, step->signo);
+	if (sig)
+		/* Valgrind delivers a C's signal to the thread it stopped in. */
+		return vgt_send_resume(t, false, sig->thread.tid, sig->signo);
+	return vgt_send_resume(t, false, 0, 0);
+}
+
+static int vgt_event_fd(void *ctx)
+{
+	struct stub_vg_target *t = ctx;
+
+	return t->sock;
+}
+
+static bool vgt_at_point(const struct stub_vg_target *t, uint64_t pc, enum rsp_point_type *type)
+{
+	for (size_t i = 0; i < t->npoints; i++) {
+		if (t->points[i].addr == pc && t->points[i].type <= RSP_POINT_HW_BREAK) {
+			*type = t->points[i].type;
+			return true;
+		}
+	}
+	return false;
+}
+
+static uint64_t vgt_pc(struct stub_vg_target *t, int64_t tid)
+{
+	struct rsp_regs regs;
+
+	if (vgt_read_regs(t, (struct rsp_ptid){ t->pid, tid }, &regs) < 0)
+		return 0;
+	return rsp_regs_get(&regs, RSP_REG_RIP);
+}
+
+/* A stop reply ("T05thread:1f;", "S0b", "W00", "X09") into @out. */
+static int vgt_parse_stop(struct stub_vg_target *t, const char *r, struct rsp_stop *out)
+{
+	uint64_t v = 0;
+	const char *p = r + 1, *end = r + strlen(r);
+
+	*out = (struct rsp_stop){ .thread = { t->pid, t->pid } };
+	if ((r[0] != 'T' && r[0] != 'S' && r[0] != 'W' && r[0] != 'X') ||
+	    rsp_hex_u64(&p, p + 2 < end ? p + 2 : end, &v) < 0)
+		return -EBADMSG;
+	if (r[0] == 'W' || r[0] == 'X') {
+		t->gone = true;
+		out->kind = r[0] == 'W' ? RSP_STOP_EXITED : RSP_STOP_TERMINATED;
+		out->status = (int)v;
+		out->signo = r[0] == 'X' ? rsp_signal_from_gdb((int)v) : 0;
+		return 0;
+	}
+	out->kind = RSP_STOP_SIGNAL;
+	out->signo = rsp_signal_from_gdb((int)v);
+	out->thread.tid = t->hg > 0 ? t->hg : t->pid;
+	while (r[0] == 'T' && p < end) {
+		const char *colon = strchr(p, ':'), *semi = strchr(p, ';');
+		uint64_t x;
+		const char *q;
+
+		if (!colon || !semi || colon > semi)
+			break;
+		q = colon + 1;
+		if (!strncmp(p, "thread:", 7) && rsp_hex_u64(&q, semi, &x) == 0)
+			out->thread.tid = (int64_t)x;
+		else if ((!strncmp(p, "watch:", 6) || !strncmp(p, "rwatch:", 7) ||
+			  !strncmp(p, "awatch:", 7)) && rsp_hex_u64(&q, semi, &x) == 0) {
+			out->reason = p[0] == 'w' ? RSP_REASON_WATCH :
+				      p[0] == 'r' ? RSP_REASON_RWATCH : RSP_REASON_AWATCH;
+			out->watch_addr = x;
+		}
+		p = semi + 1;
+	}
+	return 0;
+}
+
+static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
+{
+	struct stub_vg_target *t = ctx;
+
+	for (;;) {
+		enum rsp_point_type type;
+		uint64_t pc;
+		int r;
+
+		if (!t->running)
+			return -EINVAL;
+		int saved = t->cl.timeout_ms;
+
+		t->cl.timeout_ms = -1;
+		r = rsp_client_poll(&t->cl, block);
+		t->cl.timeout_ms = saved;
+		if (r == -EPIPE) {
+			/* vgdb is gone with Valgrind: the program ended
+			 * without saying how (killed). */
+			t->gone = true;
+			t->running = false;
+			*out = (struct rsp_stop){ .kind = RSP_STOP_TERMINATED,
+						  .thread = { t->pid, t->pid }, .signo = SIGKILL };
+			return 1;
+		}
+		if (r <= 0)
+			return r;
+		t->running = false;
+		if ((r = vgt_parse_stop(t, vgt_reply(t), out)) < 0)
+			return r;
+		t->hg = 0;         /* Valgrind's general thread follows the stop */
+		if (out->kind != RSP_STOP_SIGNAL || out->signo != SIGTRAP || out->reason)
+			return 1;
+		pc = vgt_pc(t, out->thread.tid);
+		if (vgt_at_point(t, pc, &type)) {
+			out->reason = type == RSP_POINT_SW_BREAK ? RSP_REASON_SWBREAK :
+								   RSP_REASON_HWBREAK;
+			return 1;
+		}
+		if (t->ranging && out->thread.tid == t->range_tid && pc >= t->range_start &&
+		    pc < t->range_end) {
+			if ((r = vgt_send_resume(t, true, t->range_tid, 0)) < 0)
+				return r;
+			continue;
+		}
+		if (t->stepping)
+			out->reason = RSP_REASON_STEP;
+		return 1;
+	}
+}
+
+static int vgt_interrupt(void *ctx)
+{
+	struct stub_vg_target *t = ctx;
+
+	return t->running ? rsp_client_interrupt(&t->cl) : 0;
+}
+
+static int vgt_kill(void *ctx)
+{
+	struct stub_vg_target *t = ctx;
+
+	if (!t->gone)
+		kill(t->pid, SIGKILL);
+	t->gone = true;
+	return 0;
+}
+
+static int vgt_detach(void *ctx)
+{
+	struct stub_vg_target *t = ctx;
+	int e;
+
+	if (t->gone)
+		return 0;
+	for (size_t i = t->npoints; i-- > 0;)
+		vgt_point(t, false, t->points[i].type, t->points[i].addr, 1);
+	if ((e = vgt_call(t, "D")) < 0)
+		return e;
+	t->detached = true;
+	t->gone = true;
+	return 0;
+}
+
+/* ---- what the debugger reads besides ---------------------------------------- */
+
+static int vgt_xfer_read(void *ctx, enum rsp_xfer_object obj, const char *annex,
+			 struct rsp_buf *out);
+
+/* The address of the executable's DT_DEBUG value, from the program's own
+ * auxv (Valgrind's; /proc's is Valgrind's own). */
+static int vgt_debug_slot(struct stub_vg_target *t, uint64_t *slot)
+{
+	struct stub_svr4_reader rd = { vgt_read_mem, t };
+	struct rsp_buf auxv;
+	int e;
+
+	rsp_buf_init(&auxv);
+	e = vgt_xfer_read(t, RSP_XFER_AUXV, "", &auxv);
+	if (e == 0)
+		e = stub_svr4_debug_slot(&rd, auxv.data, auxv.len, slot);
+	rsp_buf_release(&auxv);
+	return e;
+}
+
+static int vgt_shlib_info_addr(void *ctx, uint64_t *addr)
+{
+	return vgt_debug_slot(ctx, addr);
+}
+
+/* The dynamic linker's list, walked in the program's memory. */
+static int vgt_libraries(struct stub_vg_target *t, struct rsp_buf *out)
+{
+	struct stub_svr4_reader rd = { vgt_read_mem, t };
+	uint64_t slot, r_debug = 0;
+	int e = vgt_debug_slot(t, &slot);
+
+	if (e == 0 && vgt_read_mem(t, slot, &r_debug, sizeof(r_debug)) != sizeof(r_debug))
+		r_debug = 0;
+	if (e < 0 && e != -ENOENT)
+		return e;
+	return stub_svr4_xml(&rd, e < 0 ? 0 : r_debug, out);
+}
+
+static int vgt_xfer_read(void *ctx, enum rsp_xfer_object obj, const char *annex,
+			 struct rsp_buf *out)
+{
+	struct stub_vg_target *t = ctx;
+	const char *name = obj == RSP_XFER_AUXV ? "auxv" :
+			   obj == RSP_XFER_SIGINFO ? "siginfo" :
+			   obj == RSP_XFER_EXEC_FILE ? "exec-file" : NULL;
+
+	if (obj == RSP_XFER_LIBRARIES_SVR4)
+		return vgt_libraries(t, out);
+	if (!name)
+		return -EOPNOTSUPP;
+	for (size_t off = 0;;) {
+		const struct rsp_buf *r = &t->cl.reply;
+		int e = vgt_call(t, "qXfer:%s:read:%s:%zx,%x", name, annex ? annex : "", off,
+				 VGT_MEM_CHUNK);
+
+		if (e < 0)
+			return e;
+		if (r->len == 0 || (r->data[0] != 'm' && r->data[0] != 'l'))
+			return -EIO;
+		if ((e = rsp_buf_append(out, r->data + 1, r->len - 1)) < 0)
+			return e;
+		off += r->len - 1;
+		if (r->data[0] == 'l')
+			return 0;
+	}
+}
+
+static int vgt_process_info(void *ctx, struct rsp_process_info *out)
+{
+	struct stub_vg_target *t = ctx;
+
+	*out = (struct rsp_process_info){ .pid = t->pid, .ppid = getpid(), .uid = getuid(),
+					  .gid = getgid(), .euid = geteuid(), .egid = getegid() };
+	return 0;
+}
+
+/* The program's mappings are Valgrind's process's (beside Valgrind's own). */
+static int vgt_memory_region(void *ctx, uint64_t addr, struct rsp_region *out)
+{
+	struct stub_vg_target *t = ctx;
+	struct rsp_buf maps;
+	int e;
+
+	if (t->gone)
+		return -ESRCH;
+	rsp_buf_init(&maps);
+	e = stub_procfs_read(t->pid, "maps", &maps);
+	if (e == 0)
+		e = stub_maps_region(rsp_buf_str(&maps), addr, out);
+	rsp_buf_release(&maps);
+	return e;
+}
+
+static int vgt_vfile_open(void *ctx, int64_t fs_pid, const char *path, bool any)
+{
+	struct stub_vg_target *t = ctx;
+
+	return stub_vfile_open(t->pid, fs_pid, path, any);
+}
+
+static int vgt_vfile_readlink(void *ctx, int64_t fs_pid, const char *path, bool any, char *buf,
+			      size_t size)
+{
+	struct stub_vg_target *t = ctx;
+
+	return stub_vfile_readlink(t->pid, fs_pid, path, any, buf, size);
+}
+
+static int vgt_set_pass_signals(void *ctx, const uint8_t pass[RSP_NSIG])
+{
+	struct stub_vg_target *t = ctx;
+	char pkt[512];
+	size_t n = (size_t)snprintf(pkt, sizeof(pkt), "QPassSignals:");
+
+	for (int s = 1; s < RSP_NSIG && n + 4 < sizeof(pkt); s++)
+		if (pass[s])
+			n += (size_t)snprintf(pkt + n, sizeof(pkt) - n, "%s%x",
+					      pkt[n - 1] == ':' ? "" : ";", rsp_signal_to_gdb(s));
+	return vgt_call(t, "%s", pkt) < 0 ? -EIO : 0;
+}
+
+/* Everything goes to Valgrind's gdbserver (its v.* commands). */
+static int vgt_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
+{
+	struct stub_vg_target *t = ctx;
+	struct rsp_buf pkt;
+	int e;
+
+	if (t->gone)
+		return -ESRCH;
+	rsp_buf_init(&pkt);
+	if ((e = rsp_buf_puts(&pkt, "qRcmd,")) < 0 ||
+	    (e = rsp_buf_put_hex(&pkt, cmd, strlen(cmd))) < 0 || (e = rsp_buf_putc(&pkt, 0)) < 0) {
+		rsp_buf_release(&pkt);
+		return e;
+	}
+	e = rsp_client_call(&t->cl, (const char *)pkt.data);
+	rsp_buf_release(&pkt);
+	if (e < 0)
+		return e;
+	if (t->cl.console.len)
+		rsp_buf_append(out, t->cl.console.data, t->cl.console.len);
+	return rsp_client_is_error(&t->cl) ? -EINVAL : 0;
+}
+
+static const struct rsp_target_ops vgt_ops = {
+	.features = vgt_features,
+	.threads = vgt_threads,
+	.thread_alive = vgt_thread_alive,
+	.read_regs = vgt_read_regs,
+	.write_regs = vgt_write_regs,
+	.read_mem = vgt_read_mem,
+	.write_mem = vgt_write_mem,
+	.insert_point = vgt_insert_point,
+	.remove_point = vgt_remove_point,
+	.resume = vgt_resume,
+	.event_fd = vgt_event_fd,
+	.wait = vgt_wait,
+	.interrupt = vgt_interrupt,
+	.kill = vgt_kill,
+	.detach = vgt_detach,
+	.xfer_read = vgt_xfer_read,
+	.process_info = vgt_process_info,
+	.shlib_info_addr = vgt_shlib_info_addr,
+	.memory_region = vgt_memory_region,
+	.set_pass_signals = vgt_set_pass_signals,
+	.vfile_open = vgt_vfile_open,
+	.vfile_readlink = vgt_vfile_readlink,
+	.monitor = vgt_monitor,
+};
+
+/* ---- start and end ------------------------------------------------------------ */
+
+/* vgdb --pid=PID, its stdin and stdout our socket's other end. */
+static int vgt_start_vgdb(struct stub_vg_target *t, bool debug, char *err, size_t errsize)
+{
+	char vgdb[PATH_MAX], pidopt[32];
+	int sv[2];
+
+	if (stub_spawn_resolve("vgdb", getenv("PATH"), vgdb, sizeof(vgdb)) < 0) {
+		snprintf(err, errsize, "cannot find vgdb (Valgrind's gdbserver relay) in PATH");
+		return -ENOENT;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		snprintf(err, errsize, "cannot make a socket: %s", strerror(errno));
+		return -errno;
+	}
+	snprintf(pidopt, sizeof(pidopt), "--pid=%d", (int)t->pid);
+	t->vgdb = fork();
+	if (t->vgdb < 0) {
+		int e = -errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		snprintf(err, errsize, "cannot start vgdb: %s", strerror(-e));
+		return e;
+	}
+	if (t->vgdb == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(sv[1], 0);
+		dup2(sv[1], 1);
+		if (!debug && null >= 0)
+			dup2(null, 2);
+		execl(vgdb, "vgdb", pidopt, "--wait=60", (char *)NULL);
+		_exit(127);
+	}
+	close(sv[1]);
+	t->sock = sv[0];
+	fcntl(t->sock, F_SETFL, fcntl(t->sock, F_GETFL) | O_NONBLOCK);
+	return rsp_client_init(&t->cl, t->sock, t->sock, VGT_TIMEOUT_MS);
+}
+
+static char **vgt_copy_argv(char *const argv[])
+{
+	size_t n = 0;
+	char **v;
+
+	while (argv[n])
+		n++;
+	v = calloc(n + 1, sizeof(*v));
+	for (size_t i = 0; v && i < n; i++)
+		if (!(v[i] = strdup(argv[i])))
+			return v;  /* cut short: inputs.env then says less */
+	return v;
+}
+
+int stub_vg_target_new(char *const argv[], const char *dir, bool debug,
+		       struct stub_vg_target **out, char *err, size_t errsize)
+{
+	char tooldir[PATH_MAX], valgrind[PATH_MAX], why[256] = "";
+	struct stub_vg_target *t = calloc(1, sizeof(*t));
+	struct stub_vglight_how how = { .valgrind = valgrind, .tooldir = tooldir,
+					.core_opts = { "--vgdb=full", "--vgdb-error=0", NULL } };
+	struct rsp_regs regs;
+	int e;
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	t->sock = -1;
+	t->vgdb = -1;
+	if (!stub_vgrec_available(tooldir, sizeof(tooldir), why, sizeof(why)) ||
+	    stub_spawn_resolve("valgrind", getenv("PATH"), valgrind, sizeof(valgrind)) < 0) {
+		snprintf(err, errsize, "cannot record with Valgrind: %s",
+			 *why ? why : "valgrind is not in PATH");
+		free(t);
+		return -ENOENT;
+	}
+	if (dir) {
+		snprintf(t->dir, sizeof(t->dir), "%s", dir);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(t->dir, sizeof(t->dir), "%s/hindsight-serve.XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(t->dir)) {
+			e = -errno;
+			snprintf(err, errsize, "cannot make a directory for the recording: %s",
+				 strerror(-e));
+			free(t);
+			return e;
+		}
+		t->own_dir = true;
+	}
+	how.dir = t->dir;
+	t->argv = vgt_copy_argv(argv);
+	if (!t->argv) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	if ((e = stub_vglight_start(&how, argv, &t->run, err, errsize)) < 0)
+		goto fail;
+	t->pid = stub_vglight_pid(t->run);
+	if ((e = pthread_create(&t->pump, NULL, vgt_pump_main, t)) != 0) {
+		e = -e;
+		snprintf(err, errsize, "cannot start a thread: %s", strerror(-e));
+		goto fail;
+	}
+	t->pumping = true;
+	if ((e = vgt_start_vgdb(t, debug, err, errsize)) < 0)
+		goto fail;
+	/* The first stop: Valgrind waits before the program's first
+	 * instruction (--vgdb-error=0). */
+	if ((e = rsp_client_call(&t->cl, "QStartNoAckMode")) == 0 &&
+	    !strcmp(vgt_reply(t), "OK"))
+		t->cl.noack = true;
+	if (e == 0)
+		e = rsp_client_call(&t->cl, "?");
+	if (e < 0) {
+		snprintf(err, errsize, "Valgrind's gdbserver did not answer (see %s/%s): %s",
+			 t->dir, STUB_VGLIGHT_VGLOG, strerror(-e));
+		goto fail;
+	}
+	t->avx = true;
+	if (vgt_read_regs(t, (struct rsp_ptid){ t->pid, t->pid }, &regs) < 0 ||
+	    !regs.avail[RSP_REG_YMM0H])
+		t->avx = false;
+	*out = t;
+	return 0;
+fail:
+	stub_vg_target_free(t);
+	return e;
+}
+
+void stub_vg_target_free(struct stub_vg_target *t)
+{
+	char err[256];
+	uint64_t bytes;
+	int wstatus;
+
+	if (!t)
+		return;
+	if (t->run && !t->detached)
+		kill(t->pid, SIGKILL);
+	if (t->pumping)
+		pthread_join(t->pump, NULL);
+	if (t->run && stub_vglight_finish(t->run, t->argv, &wstatus, &bytes, err,
+					  sizeof(err)) < 0 && !t->own_dir)
+		fprintf(stderr, "hindsight: %s\n", err);
+	if (t->sock >= 0) {
+		rsp_client_release(&t->cl);
+		close(t->sock);
+	}
+	if (t->vgdb > 0) {
+		kill(t->vgdb, SIGTERM);
+		waitpid(t->vgdb, NULL, 0);
+	}
+	if (t->own_dir)
+		replay_bundle_remove_tree(t->dir);
+	for (size_t i = 0; t->argv && t->argv[i]; i++)
+		free(t->argv[i]);
+	free(t->argv);
+	free(t);
+}
+
+struct rsp_target stub_vg_target_rsp(struct stub_vg_target *t)
+{
+	return (struct rsp_target){ &vgt_ops, t };
+}
+
+pid_t stub_vg_target_pid(const struct stub_vg_target *t)
+{
+	return t->pid;
+}
+
+const char *stub_vg_target_dir(const struct stub_vg_target *t)
+{
+	return t->dir;
+}

@@ -1,0 +1,42 @@
+/*
+ * stub/rectarget/stub_vg_target.h: `hindsight serve --record valgrind`, a
+ * program recorded by the light recorder while it is debugged live.
+ *
+ * The program runs under Valgrind with hindsight's tool in its light mode
+ * (stub/recorders/stub_vglight.h: only its inputs are logged, at about
+ * Valgrind's own speed), and with Valgrind's gdbserver (--vgdb=full: a
+ * stop at any instruction, and a stop resumes inside the block it was
+ * in, so the tool's count of superblocks is what a rebuild counts). This
+ * target is the debugger's end of that gdbserver, reached through vgdb
+ * over a socket: breakpoints, single steps, registers, memory, threads,
+ * signals and Ctrl-C are Valgrind's; what the debugger would change in the
+ * program (registers, memory) is refused, because the log could not
+ * replay it. The log is kept (-o DIR) as a light recording, rebuilt by the
+ * first command that needs its history, as `hindsight record` makes.
+ * Going back is not served live yet: a reverse step or continue stops
+ * where it is and says so (docs/serve.md).
+ */
+#ifndef HINDSIGHT_STUB_STUB_VG_TARGET_H
+#define HINDSIGHT_STUB_STUB_VG_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "protocol/target.h"
+
+struct stub_vg_target;
+
+/* Starts @argv under Valgrind, stopped before its first instruction,
+ * recording its inputs into @dir (NULL: a temporary directory, removed at
+ * the end). 0, or a negative errno with a one-line reason in @err. */
+int stub_vg_target_new(char *const argv[], const char *dir, bool debug,
+		       struct stub_vg_target **out, char *err, size_t errsize);
+/* Ends the session: a program still running is killed (its inputs kept up
+ * to there), or, once the debugger detached, runs to its end first. */
+void stub_vg_target_free(struct stub_vg_target *t);
+struct rsp_target stub_vg_target_rsp(struct stub_vg_target *t);
+pid_t stub_vg_target_pid(const struct stub_vg_target *t);
+const char *stub_vg_target_dir(const struct stub_vg_target *t);
+
+#endif

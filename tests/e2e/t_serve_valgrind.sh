@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# t_serve_valgrind: `serve --record valgrind` serves the program live under
+# Valgrind's light recorder, through Valgrind's gdbserver (docs/serve.md,
+# "Live under Valgrind"):
+#   - GDB stops at breakpoints (also conditional ones, evaluated at every
+#     hit), single-steps, reads registers and memory: the values and the
+#     places (function + offset) equal GDB's natively on the same program;
+#     the program runs to its end with its own output;
+#   - what the log could not replay is refused, with the program
+#     unchanged: a write to memory or a register; going back says it is
+#     not supported;
+#   - threads: every thread is listed, and a breakpoint in a thread stops
+#     there;
+#   - the kept recording (-o) rebuilds without a gap, and GDB over `serve
+#     --replay` finds the same values at the same stops.
+. "$(dirname "$0")/lib.sh"
+hindsight_only "serve --record valgrind"
+command -v valgrind >/dev/null || skip "valgrind is not installed"
+command -v vgdb >/dev/null || skip "vgdb is not installed"
+
+prog=$(build_prog onrequest -O0 -g) || { fail "cannot build onrequest.c"; finish; }
+# Stops: work(1000000) at its 5th call of nothing (a conditional
+# breakpoint GDB evaluates at every hit: mark() once), then three steps.
+cmds=(-ex 'break mark' -ex continue -ex 'print g' -ex 'info symbol $pc'
+      -ex 'break work if n == 10' -ex continue -ex 'print n' -ex 'print g'
+      -ex stepi -ex stepi -ex stepi -ex 'info symbol $pc' -ex 'print $sp == $rsp'
+      -ex finish -ex 'print g')
+
+# GDB natively: the independent source of every value and place.
+timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' -ex 'set pagination off' \
+    -ex 'starti' "${cmds[@]}" -ex kill "$prog" </dev/null >"$T_DIR/native.txt" 2>&1
+vals() { sed -n -e 's/^\$[0-9]* = //p' -e 's/ of target:/ of /' -e 's/^\(.* in section .*\)$/\1/p' "$1"; }
+vals "$T_DIR/native.txt" >"$T_DIR/native.vals"
+[ "$(wc -l <"$T_DIR/native.vals")" -ge 7 ] || { fail "GDB natively gave too little"; show "$T_DIR/native.txt"; finish; }
+
+server_start --once --record valgrind -o "$T_DIR/rec" "$prog" || finish
+expect "$T_DIR/server.err" "running under Valgrind"
+gdb_run "$T_DIR/live.txt" "${cmds[@]}" -ex 'set var g = 5' -ex 'print g' -ex 'reverse-stepi' \
+    -ex 'info symbol $pc' -ex 'delete' -ex continue
+vals "$T_DIR/live.txt" >"$T_DIR/live.vals"
+head -n "$(wc -l <"$T_DIR/native.vals")" "$T_DIR/live.vals" >"$T_DIR/live.head"
+cmp -s "$T_DIR/native.vals" "$T_DIR/live.head" ||
+    { fail "values and places under Valgrind differ from GDB's natively"; diff "$T_DIR/native.vals" "$T_DIR/live.head"; }
+expect "$T_DIR/live.txt" "Breakpoint 2, work (n=10)"
+# Refused, and nothing changed: g and the place are what they were.
+expect_re "$T_DIR/live.txt" "Cannot access memory at address|Could not write|not permitted"
+expect "$T_DIR/live.txt" "Target remote does not support this command."
+extra=($(tail -n +"$(($(wc -l <"$T_DIR/native.vals") + 1))" "$T_DIR/live.vals"))
+expect_eq "g after the refused write" "${extra[0]:-}" "$(tail -1 "$T_DIR/native.vals")"
+expect_re "$T_DIR/live.txt" "exited normally"
+wait_gone "$SERVER_PID" 20
+expect_eq "the program's output" "$(cat "$T_DIR/server.out")" "$("$prog")"
+
+# The kept recording: rebuilt, whole, and the same values at the same stops.
+timeout 120 "$HINDSIGHT" history "$T_DIR/rec" 1,1 >"$T_DIR/hist.txt" 2>"$T_DIR/hist.err" ||
+    { fail "the kept recording does not rebuild"; show "$T_DIR/hist.err"; }
+expect_re "$T_DIR/hist.err" '^hindsight: [0-9]+ instructions, 1 thread, 0 gaps'
+expect_not "$T_DIR/hist.err" "diverged"
+server_start --once --replay "$T_DIR/rec" || finish
+gdb_run "$T_DIR/replay.txt" -ex 'reverse-continue' -ex 'break mark' -ex continue -ex 'print g' \
+    -ex 'info symbol $pc' -ex 'break work if n == 10' -ex continue -ex 'print n' -ex 'print g' \
+    -ex kill
+vals "$T_DIR/replay.txt" >"$T_DIR/replay.vals"
+expect_eq "the recording's values at mark() and work(10)" "$(cat "$T_DIR/replay.vals")" \
+    "$(head -4 "$T_DIR/native.vals")"
+wait_gone "$SERVER_PID" 10
+
+# Threads: each thread listed; a breakpoint in thread_work stops in a
+# worker, with its argument.
+tprog=$(build_prog threads -O0 -g -pthread) || { fail "cannot build threads.c"; finish; }
+server_start --once --record valgrind "$tprog" 7 || finish
+gdb_run "$T_DIR/threads.txt" -ex 'break thread_work if id == 2' -ex continue -ex 'print id' \
+    -ex 'print g_base' -ex 'info threads' -ex 'delete' -ex continue
+expect_re "$T_DIR/threads.txt" '^\$1 = 2$'
+expect_re "$T_DIR/threads.txt" '^\$2 = 7$'
+n=$(grep -c '^[* ] *[0-9]\+ *Thread ' "$T_DIR/threads.txt")
+[ "$n" -ge 2 ] || { fail "info threads lists $n threads while a worker runs"; show "$T_DIR/threads.txt"; }
+expect_re "$T_DIR/threads.txt" "exited normally"
+wait_gone "$SERVER_PID" 20
+expect "$T_DIR/server.out" "threads: sum=$((7 * 3 + 0 + 1 + 4))"
+finish
