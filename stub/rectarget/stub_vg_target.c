@@ -57,9 +57,15 @@ struct stub_vg_target {
 	char **argv;               /* the program's, for inputs.env */
 	char dir[PATH_MAX];
 	bool own_dir;
+	/* Valgrind's and vgdb's FIFOs and shared memory (--vgdb-prefix): a
+	 * directory of ours, removed at the end, also after a SIGKILL left
+	 * them behind. */
+	char vgdir[PATH_MAX];
+	char prefix_opt[PATH_MAX + 32];
 	bool avx;
 	int64_t hg;                /* the thread Hg names now (0: none yet) */
 	bool running, gone, detached;
+	bool interrupted;          /* Ctrl-C asked since the resume */
 	/* A range step, done as single steps (Valgrind has no vCont). */
 	bool stepping, ranging;
 	int64_t range_tid;
@@ -304,6 +310,7 @@ static int vgt_send_resume(struct stub_vg_target *t, bool step, int64_t tid, int
 		return -ESRCH;
 	}
 	t->running = true;
+	t->interrupted = false;
 	t->stepping = step;
 	return 0;
 }
@@ -459,6 +466,10 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 		}
 		if (t->stepping)
 			out->reason = RSP_REASON_STEP;
+		else if (t->interrupted)
+			/* Valgrind reports the stop vgdb forced as a trap;
+			 * gdbserver reports a Ctrl-C as SIGINT. */
+			out->signo = SIGINT;
 		return 1;
 	}
 }
@@ -467,7 +478,10 @@ static int vgt_interrupt(void *ctx)
 {
 	struct stub_vg_target *t = ctx;
 
-	return t->running ? rsp_client_interrupt(&t->cl) : 0;
+	if (!t->running)
+		return 0;
+	t->interrupted = true;
+	return rsp_client_interrupt(&t->cl);
 }
 
 static int vgt_kill(void *ctx)
@@ -702,7 +716,7 @@ static int vgt_start_vgdb(struct stub_vg_target *t, bool debug, char *err, size_
 		dup2(sv[1], 1);
 		if (!debug && null >= 0)
 			dup2(null, 2);
-		execl(vgdb, "vgdb", pidopt, "--wait=60", (char *)NULL);
+		execl(vgdb, "vgdb", pidopt, t->prefix_opt, "--wait=60", (char *)NULL);
 		_exit(127);
 	}
 	close(sv[1]);
@@ -731,7 +745,7 @@ int stub_vg_target_new(char *const argv[], const char *dir, bool debug,
 	char tooldir[PATH_MAX], valgrind[PATH_MAX], why[256] = "";
 	struct stub_vg_target *t = calloc(1, sizeof(*t));
 	struct stub_vglight_how how = { .valgrind = valgrind, .tooldir = tooldir,
-					.core_opts = { "--vgdb=full", "--vgdb-error=0", NULL } };
+					.core_opts = { "--vgdb=full", "--vgdb-error=0", NULL, NULL } };
 	struct rsp_regs regs;
 	int e;
 
@@ -764,6 +778,20 @@ int stub_vg_target_new(char *const argv[], const char *dir, bool debug,
 		t->own_dir = true;
 	}
 	how.dir = t->dir;
+	{
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(t->vgdir, sizeof(t->vgdir), "%s/hindsight-vgdb.XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(t->vgdir)) {
+			e = -errno;
+			t->vgdir[0] = 0;
+			snprintf(err, errsize, "cannot make a directory for vgdb: %s", strerror(-e));
+			goto fail;
+		}
+		snprintf(t->prefix_opt, sizeof(t->prefix_opt), "--vgdb-prefix=%s/vgdb", t->vgdir);
+		how.core_opts[2] = t->prefix_opt;
+	}
 	t->argv = vgt_copy_argv(argv);
 	if (!t->argv) {
 		e = -ENOMEM;
@@ -828,6 +856,8 @@ void stub_vg_target_free(struct stub_vg_target *t)
 	}
 	if (t->own_dir)
 		replay_bundle_remove_tree(t->dir);
+	if (t->vgdir[0])
+		replay_bundle_remove_tree(t->vgdir);
 	for (size_t i = 0; t->argv && t->argv[i]; i++)
 		free(t->argv[i]);
 	free(t->argv);

@@ -9,6 +9,8 @@
 #   - what the log could not replay is refused, with the program
 #     unchanged: a write to memory or a register; going back says it is
 #     not supported;
+#   - Ctrl-C stops a program that loops for ever, reported as SIGINT, in
+#     the loop, with a counter it really advanced;
 #   - threads: every thread is listed, and a breakpoint in a thread stops
 #     there;
 #   - the kept recording (-o) rebuilds without a gap, and GDB over `serve
@@ -78,4 +80,18 @@ n=$(grep -c '^[* ] *[0-9]\+ *Thread ' "$T_DIR/threads.txt")
 expect_re "$T_DIR/threads.txt" "exited normally"
 wait_gone "$SERVER_PID" 20
 expect "$T_DIR/server.out" "threads: sum=$((7 * 3 + 0 + 1 + 4))"
+
+# Ctrl-C: GDB sends 0x03, vgdb makes Valgrind stop the program.
+lprog=$(build_prog loop) || { fail "cannot build loop.c"; finish; }
+server_start --once --record valgrind "$lprog" || finish
+gdb_run_bg "$T_DIR/int.txt" -ex continue -ex bt -ex 'print g_spins > 1000' -ex kill
+wait_for_file "$T_DIR/server.out" "loop: pid" 20 || fail "loop did not start"
+sleep 1
+kill -INT "$GDB_PID"
+wait_gone "$GDB_TIMEOUT_PID" 30 || fail "gdb did not finish after SIGINT"
+expect "$T_DIR/int.txt" "Program received signal SIGINT, Interrupt."
+expect_re "$T_DIR/int.txt" "loop_spin \\(\\) at .*loop.c:"
+expect "$T_DIR/int.txt" '$1 = 1'
+expect "$T_DIR/int.txt" "[Inferior 1 (process $INFERIOR_PID) killed]"
+wait_gone "$SERVER_PID" 20
 finish
