@@ -510,6 +510,23 @@ static void cli_rebuild_say_window(const char *dir)
 		"rebuild %s` rebuilds the whole\n", dir, line, dir);
 }
 
+int cli_rebuild_now(const char *dir)
+{
+	int st;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(cli_rebuild_dir(dir, 0, false));
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+}
+
 int cli_rebuild_pending(const char *path)
 {
 	return cli_rebuild_pending_last(path, 0);

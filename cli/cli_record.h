@@ -40,6 +40,11 @@ int cli_rebuild_pending(const char *dir);
  * rebuilt now (@last 0: the whole; `run` on a crash). */
 int cli_rebuild_pending_last(const char *dir, uint64_t last);
 /* `hindsight rebuild DIR`: a light recording's bundle rebuilt again. */
+/* Rebuilds the light recording in @dir (absolute) now, in a child that
+ * takes the recorded run's working directory and environment (serve
+ * --record valgrind: the past up to where the program stands). 0, or a
+ * negative errno (the rebuild said why on stderr). */
+int cli_rebuild_now(const char *dir);
 int cli_rebuild_main(int argc, char **argv);
 void cli_rebuild_usage(FILE *out);
 void cli_record_usage(FILE *out);

@@ -284,7 +284,10 @@ static int start_valgrind(const struct serve_args *a, struct served *t, struct r
 			"can)\n");
 		return -EINVAL;
 	}
-	r = stub_vg_target_new(a->argv, a->rec_dir, a->debug, &t->vg, err, sizeof(err));
+	struct stub_vg_target_options o = { .dir = a->rec_dir, .debug = a->debug,
+					    .rebuild = cli_rebuild_now };
+
+	r = stub_vg_target_new(a->argv, &o, &t->vg, err, sizeof(err));
 	if (r) {
 		fprintf(stderr, "Cannot exec %s: %s.\n", a->argv[0], err);
 		return r;
@@ -292,9 +295,8 @@ static int start_valgrind(const struct serve_args *a, struct served *t, struct r
 	fprintf(stderr, "Process %s created; pid = %d\n", a->argv[0], (int)stub_vg_target_pid(t->vg));
 	fprintf(stderr, "Recording in %s\n", stub_vg_target_dir(t->vg));
 	fprintf(stderr, "hindsight serve: running under Valgrind, its inputs recorded at about "
-		"Valgrind's speed; going back is not served live yet: after the session, `hindsight "
-		"serve --replay %s` goes back over the run%s\n", stub_vg_target_dir(t->vg),
-		a->rec_dir ? "" : " (give -o DIR to keep it)");
+		"Valgrind's speed; going back rebuilds the run so far (at the full recorder's "
+		"speed) each time the program ran on since\n");
 	if (!a->rec_dir)
 		cli_crash_remove(stub_vg_target_dir(t->vg));
 	*out = stub_vg_target_rsp(t->vg);

@@ -25,6 +25,7 @@
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_aspacemgr.h"
+#include "pub_tool_gdbserver.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -34,6 +35,7 @@
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_transtab.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 #include "libvex_guest_amd64.h"
@@ -75,6 +77,7 @@ static ThreadId hsin_frame_tid;
 /* Light: the write buffer. */
 static UChar hsin_buf[HSIN_BUF];
 static UInt hsin_len;
+static ULong hsin_log_bytes;       /* light: the log's bytes written so far */
 
 /* --- Light: the log written ------------------------------------------- */
 
@@ -92,6 +95,7 @@ static void hsin_write(const UChar *p, SizeT n)
 		}
 		p += w;
 		n -= (SizeT)w;
+		hsin_log_bytes += (ULong)w;
 	}
 }
 
@@ -196,6 +200,99 @@ static void hsin_leave_block(VexGuestAMD64State *g, ULong ip)
 	hsin_at = 0;
 }
 
+/* --- Light and rebuild: where a debugger stopped the run ---------------- */
+
+Bool hsin_monitor(ThreadId tid, const HChar *cmd)
+{
+	VexGuestAMD64State g;
+
+	if (VG_(strcmp)(cmd, "hindsight.here") != 0)
+		return False;
+	if (hsin_mode != HSIN_MODE_LIGHT || hsin_fd < 0) {
+		VG_(gdb_printf)("hindsight.here: not recording inputs\n");
+		return True;
+	}
+	if (tid == VG_INVALID_THREADID || tid != VG_(get_running_tid)()) {
+		/* Stopped while every thread waits in a syscall: no thread
+		 * stands at an instruction the rebuild can come to. */
+		VG_(gdb_printf)("hindsight.here: every thread waits in a syscall\n");
+		return True;
+	}
+	hsin_light_turn(tid);
+	hsin_regs(tid, &g);
+	hsin_head(HSIN_HERE, 36);
+	hsin_put32((UInt)VG_(gettid)());
+	hsin_put64(hsin_count);
+	hsin_put64(g.guest_RIP);
+	hsin_put64(g.guest_RSP);
+	hsin_put64(hsin_hash(&g));
+	hsin_flush();
+	VG_(gdb_printf)("hindsight.here %llu %#llx %llu\n", hsin_count, g.guest_RIP,
+			hsin_log_bytes);
+	return True;
+}
+
+/* Rebuild: the instruction HSIN_HERE names, once the gate found its
+ * superblock (0: not yet). */
+static Addr hsin_here_pc;
+
+Bool hsin_here_at(Addr pc)
+{
+	return hsin_here_pc && pc == hsin_here_pc;
+}
+
+/* The run is where the debugger stopped it when recorded: the same
+ * thread, stack pointer and registers, or it diverged. */
+static void hsin_here_end(ThreadId tid, const VexGuestAMD64State *g, Addr at, Bool between)
+{
+	if (g->guest_RSP != hsin_u64(hsin_rec + 20) || hsin_hash(g) != hsin_u64(hsin_rec + 28))
+		hsin_diverge("at event %llu: where the debugger stopped the program when recorded "
+			     "(%#llx), its %s differ", hsin_events, (ULong)at,
+			     g->guest_RSP != hsin_u64(hsin_rec + 20) ? "stack pointer does" :
+			     "registers");
+	hsin_out->here(tid, at, between);
+	VG_(exit)(0);
+}
+
+/* The gate at the entry of the superblock the debugger stopped inside:
+ * at its first instruction, the run ends here; else the block is
+ * translated again, with a check before that instruction
+ * (hsin_here_check), and entered again. */
+static void hsin_here_gate(VexGuestAMD64State *g, ULong ip)
+{
+	ThreadId tid = VG_(get_running_tid)();
+	ULong want = hsin_u64(hsin_rec + 4), pc = hsin_u64(hsin_rec + 12);
+
+	if (hsin_count != want)
+		hsin_diverge("at event %llu: the debugger stopped the program at %#llx inside its "
+			     "superblock %llu when recorded; the rebuild has passed it", hsin_events,
+			     pc, want);
+	if ((Int)hsin_u32(hsin_rec) != hsin_thr(tid)->lwp)
+		hsin_diverge("at event %llu: the debugger stopped thread %u when recorded; thread "
+			     "%d runs here", hsin_events, hsin_u32(hsin_rec), hsin_thr(tid)->lwp);
+	if (hsin_here_pc)
+		return;            /* entered again, checked: it runs to the stop */
+	if (ip == pc && g->guest_RSP == hsin_u64(hsin_rec + 20) &&
+	    hsin_hash(g) == hsin_u64(hsin_rec + 28))
+		hsin_here_end(tid, g, ip, True);
+	hsin_here_pc = pc;
+	VG_(discard_translations_safely)(ip, 1, "hsrec.here");
+	hsin_leave_block(g, ip);
+}
+
+VG_REGPARM(1) void hsin_here_check(Addr pc)
+{
+	ThreadId tid = VG_(get_running_tid)();
+	VexGuestAMD64State g;
+
+	if (!hsin_here_at(pc) || hsin_peek() != HSIN_HERE || hsin_count != hsin_u64(hsin_rec + 4))
+		return;
+	hsin_regs(tid, &g);
+	if (g.guest_RSP != hsin_u64(hsin_rec + 20) || hsin_hash(&g) != hsin_u64(hsin_rec + 28))
+		return;            /* an earlier pass of a loop unrolled in the block */
+	hsin_here_end(tid, &g, pc, False);
+}
+
 /* Called by translated code at a block's entry when the count passed the
  * gate. A thread whose turn it is not leaves the block at once; so does
  * the owner when the recorded turn ends here, handing it on. Else the
@@ -223,6 +320,10 @@ static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 	if (k == HSIN_TURN && hsin_turn_here(hsin_count - 1)) {
 		hsin_take_turn();
 		hsin_leave_block(g, ip);
+		return;
+	}
+	if (k == HSIN_HERE) {
+		hsin_here_gate(g, ip);
 		return;
 	}
 	if (k == HSIN_TURN)

@@ -43,9 +43,23 @@ struct hsin_stream {
 	 * thread stands before the instruction at @at (0: where Valgrind
 	 * says it is), having run @how (HSREC_DIV_*) of its superblock. */
 	void (*diverged)(const HChar *text, Addr at, UInt how);
+	/* The rebuild came to where the live run stands (HSIN_HERE): @tid
+	 * stands before the instruction at @at, between two of its
+	 * superblocks (@between) or inside one; the others where they wait.
+	 * The stream ends (the process is still running: no HSREC_END). */
+	void (*here)(ThreadId tid, Addr at, Bool between);
 };
 
 extern enum hsin_mode hsin_mode;
+
+/* Light: a debugger's `monitor hindsight.here` (serve --record valgrind):
+ * HSIN_HERE for the thread stopped at @tid, the log flushed; its count,
+ * pc and the log's size told back through Valgrind's gdbserver. */
+Bool hsin_monitor(ThreadId tid, const HChar *cmd);
+/* Rebuild: the instruction at @pc is where the run is to stop (HSIN_HERE
+ * ends the log): the instrumentation calls hsin_here_check before it. */
+Bool hsin_here_at(Addr pc);
+VG_REGPARM(1) void hsin_here_check(Addr pc);
 
 /* Option parsing: --hsrec-mode=full|light|rebuild, --hsrec-in=PATH,
  * --hsrec-from=N. */

@@ -17,6 +17,7 @@
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_tooliface.h"
 #include "libvex_guest_amd64.h"
@@ -328,6 +329,28 @@ static Addr hs_first_ip(const IRSB *in)
 	return 0;
 }
 
+/* Before the instruction at @pc, where a debugger stopped the recorded
+ * run (a rebuild's last HSIN_HERE): hsin_here_check, which reads the
+ * general registers (so they are in the guest state there). */
+static void hs_add_here_check(IRSB *sb, Addr pc)
+{
+	IRDirty *d = unsafeIRDirty_0_N(1, "hsin_here_check", VG_(fnptr_to_fnentry)(hsin_here_check),
+				       mkIRExprVec_1(hs_u64(pc)));
+
+	d->nFxState = 3;
+	VG_(memset)(&d->fxState, 0, sizeof(d->fxState));
+	d->fxState[0].fx = Ifx_Read;
+	d->fxState[0].offset = HS_GOFF(guest_RAX);
+	d->fxState[0].size = HS_GOFF(guest_R15) + 8 - HS_GOFF(guest_RAX);
+	d->fxState[1].fx = Ifx_Read;
+	d->fxState[1].offset = HS_GOFF(guest_RIP);
+	d->fxState[1].size = 8;
+	d->fxState[2].fx = Ifx_Read;
+	d->fxState[2].offset = HS_GOFF(guest_FS_CONST);
+	d->fxState[2].size = 8;
+	addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
 IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
 		    const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
 		    IRType gWordTy, IRType hWordTy)
@@ -393,6 +416,8 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 			touch.flags = False;
 			insn++;
 			addStmtToIRSB(out, s);
+			if (hsin_here_at(s->Ist.IMark.addr))
+				hs_add_here_check(out, s->Ist.IMark.addr);
 			goto verify;
 		case Ist_Put:
 			hs_touch(&touch, s->Ist.Put.offset,

@@ -143,13 +143,11 @@ static Bool hsin_read_exact(void *p, SizeT n)
 	return True;
 }
 
-/* The next record's kind, loaded (0: the log ends). */
-UInt hsin_peek(void)
+/* One record read into hsin_rec: its kind, or 0 at the log's end. */
+static UInt hsin_load(void)
 {
 	UInt head[2];
 
-	if (hsin_kind)
-		return hsin_kind;
 	if (hsin_fd < 0 || !hsin_read_exact(head, sizeof(head)))
 		return 0;
 	if (head[1] > (1u << 30))
@@ -161,8 +159,34 @@ UInt hsin_peek(void)
 	}
 	if (!hsin_read_exact(hsin_rec, head[1]))
 		return 0;
-	hsin_kind = head[0];
 	hsin_rlen = head[1];
+	return head[0];
+}
+
+/* The next record's kind, loaded (0: the log ends). A debugger's stop
+ * (HSIN_HERE) that more of the log follows is passed over: the rebuild
+ * stops only at the last one, where the live run stands. */
+UInt hsin_peek(void)
+{
+	static UChar here[64];
+	UInt k, n;
+
+	if (hsin_kind)
+		return hsin_kind;
+	k = hsin_load();
+	while (k == HSIN_HERE) {
+		n = hsin_rlen < sizeof(here) ? hsin_rlen : sizeof(here);
+		VG_(memcpy)(here, hsin_rec, n);
+		k = hsin_load();
+		if (k == 0) {
+			VG_(memcpy)(hsin_rec, here, n);
+			hsin_rlen = n;
+			k = HSIN_HERE;
+			break;
+		}
+		hsin_events++;
+	}
+	hsin_kind = k;
 	return hsin_kind;
 }
 
@@ -180,6 +204,7 @@ void hsin_expect(UInt kind, UInt len, const HChar *what)
 		"nothing", "an exec's start", "the initial stack", "a syscall's write",
 		"a syscall", "an instruction's result", "a signal", "an exec",
 		"an opened file", "the end", "another thread's turn", "the CPU's features",
+		"where the debugger stopped it",
 	};
 	UInt k = hsin_peek();
 
@@ -210,6 +235,8 @@ void hsin_arm(void)
 		hsin_limit = hsin_u64(hsin_rec + 4);   /* the run ended there */
 	else if (k == HSIN_TURN && hsin_rlen >= 12)
 		hsin_limit = hsin_u64(hsin_rec + 4);   /* another thread ran from there */
+	else if (k == HSIN_HERE && hsin_rlen >= 36 && hsin_u64(hsin_rec + 4) > 0)
+		hsin_limit = hsin_u64(hsin_rec + 4) - 1; /* the live run stands inside that one */
 	if (hsin_from && hsin_limit > hsin_from)
 		hsin_limit = hsin_from;                /* the window starts there */
 }

@@ -52,6 +52,7 @@
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 #include "libvex_guest_amd64.h"
+#include "valgrind.h"
 
 #include "hsrec_inputs.h"
 #include "hsrec_main_int.h"
@@ -581,7 +582,38 @@ static void hs_diverged(const HChar *text, Addr at, UInt how)
 	hs_vflush();
 }
 
-static const struct hsin_stream hs_stream = { hs_memw, hs_dump, hs_diverged };
+/* The rebuild came to where a debugger stopped the recorded run: every
+ * thread stands where it is, and the stream ends there (the program is
+ * still running: no HSREC_END). */
+static void hs_here(ThreadId tid, Addr at, Bool between)
+{
+	ThreadId t;
+
+	if (hs_fd < 0)
+		return;
+	hs_ctl(HSREC_PAUSE, 16);
+	hs_put32(hs_tid(tid));
+	hs_put64(at);
+	hs_put32(between ? 1 : 0);
+	for (t = 1; t < HS_MAX_TID; t++)
+		if (hs_lwp[t] && t != tid)
+			hs_pause(t, True);
+	hs_ctl(HSREC_HERE, 0);
+	hs_flush();
+	hs_vflush();
+}
+
+/* Valgrind's gdbserver hands the tool the monitor commands it does not
+ * know itself (serve --record valgrind: `hindsight.here`). */
+static Bool hs_client_request(ThreadId tid, UWord *arg, UWord *ret)
+{
+	if (arg[0] != VG_USERREQ__GDB_MONITOR_COMMAND)
+		return False;
+	*ret = hsin_monitor(tid, (const HChar *)arg[1]) ? 1 : 0;
+	return *ret != 0;
+}
+
+static const struct hsin_stream hs_stream = { hs_memw, hs_dump, hs_diverged, hs_here };
 
 static void hs_post_clo_init(void)
 {
@@ -665,6 +697,7 @@ static void hs_pre_clo_init(void)
 	VG_(basic_tool_funcs)(hs_post_clo_init, hs_instrument, hs_fini);
 	VG_(needs_command_line_options)(hs_option, hs_usage, hs_debug_usage);
 	VG_(needs_syscall_wrapper)(hs_pre_syscall, hs_post_syscall);
+	VG_(needs_client_requests)(hs_client_request);
 	VG_(track_new_mem_startup)(hs_new_mem);
 	VG_(track_new_mem_mmap)(hs_mmap);
 	VG_(track_new_mem_brk)(hs_brk_new);

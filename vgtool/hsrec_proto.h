@@ -107,6 +107,11 @@ enum hsrec_kind {
 	 * when recorded (an event, a syscall, a register differs), or could
 	 * not go on; the thread stands before ip, and the stream ends. */
 	HSREC_DIVERGED = 14,
+	/* (no payload) the rebuild came to where a debugger stopped the
+	 * recorded run (HSIN_HERE), every thread paused where it stands
+	 * (HSREC_PAUSE before): the stream ends there, the program still
+	 * running. */
+	HSREC_HERE = 15,
 };
 
 /*
@@ -176,6 +181,14 @@ enum hsin_kind {
 	 * answers (and how it decodes lzcnt and its kin), so the rebuild
 	 * refuses other ones. After each HSIN_HELLO (version 3). */
 	HSIN_CPU = 11,
+	/* u32 tid, u64 count, u64 pc, u64 sp, u64 hash: a debugger stopped
+	 * the light run here (serve --record valgrind: Valgrind's gdbserver
+	 * stops at any instruction, inside a superblock), and asked for the
+	 * past: the thread stands before the instruction at pc, inside the
+	 * superblock the count entered last. A rebuild whose log ends with
+	 * one stops there, as the live run stands; one met before the end
+	 * is passed over. */
+	HSIN_HERE = 12,
 };
 
 enum hsin_insn {

@@ -101,7 +101,7 @@ static int vglight_drain(int rfd, int fd, uint8_t *buf, uint64_t *bytes, int *lo
 
 /* How the recorded run went and what a rebuild needs to start it alike:
  * "hsenv1\0WSTATUS\0ARGC\0ARGV...\0CWD\0VAR=VALUE\0...". */
-static int vglight_save_env(const char *dir, char *const argv[], int wstatus)
+int stub_vglight_save_env(const char *dir, char *const argv[], int wstatus)
 {
 	extern char **environ;
 	char path[PATH_MAX + 32], cwd[PATH_MAX], num[32];
@@ -403,7 +403,7 @@ int stub_vglight_finish(struct stub_vglight_run *r, char *const argv[], int *wst
 		e = -ENOEXEC;
 		snprintf(err, errsize, "Valgrind did not start the program (see %s)", r->vglog);
 	}
-	if (e >= 0 && (e = vglight_save_env(r->abs, argv, r->wstatus)) < 0)
+	if (e >= 0 && (e = stub_vglight_save_env(r->abs, argv, r->wstatus)) < 0)
 		snprintf(err, errsize, "cannot write %s/%s: %s", r->abs, STUB_VGLIGHT_ENV,
 			 strerror(-e));
 	if (e >= 0 && r->lost) {

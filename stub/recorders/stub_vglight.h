@@ -93,6 +93,10 @@ int stub_vglight_pump(struct stub_vglight_run *r, int timeout_ms);
 int stub_vglight_finish(struct stub_vglight_run *r, char *const argv[], int *wstatus,
 			uint64_t *bytes, char *err, size_t errsize);
 
+/* Writes @dir's inputs.env: @argv, this process's working directory and
+ * environment (the program's: it inherited them), and @wstatus (a stop
+ * status, W_STOPCODE: the program still runs). 0 or a negative errno. */
+int stub_vglight_save_env(const char *dir, char *const argv[], int wstatus);
 /* A whole light run: start, pump until it ends, finish. *@stop set (a
  * signal handler): the program is killed. */
 int stub_vglight_record(const struct stub_vglight_how *how, char *const argv[],

@@ -322,6 +322,9 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 		}
 		return 0;
 	case HSREC_END:
+	case HSREC_HERE:
+		/* The end, or (a rebuild) where a debugger stopped the
+		 * recorded run, which goes on: the threads were paused. */
 		r->ended = true;
 		return 0;
 	case HSREC_DIVERGED:

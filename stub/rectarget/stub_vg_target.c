@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,7 +24,9 @@
 #include "protocol/rsp_hex.h"
 #include "protocol/rsp_regs.h"
 #include "protocol/rsp_signals.h"
+#include "replay/decode/cursor.h"
 #include "replay/model/bundle.h"
+#include "replay/target/replay_target.h"
 #include "stub/live/stub_maps.h"
 #include "stub/live/stub_procfs.h"
 #include "stub/live/stub_spawn.h"
@@ -72,6 +76,13 @@ struct stub_vg_target {
 	uint64_t range_start, range_end;
 	struct vgt_point points[VGT_MAX_POINTS];
 	size_t npoints;
+	/* The past: the run so far rebuilt up to where the program stands. */
+	int (*rebuild)(const char *dir);
+	struct replay_target *past;
+	bool in_past;              /* the debugger stands in it, not at the present */
+	bool past_pending;         /* past_stop is to be reported */
+	struct rsp_stop past_stop;
+	int64_t last_tid;          /* the thread of the last stop */
 };
 
 static void *vgt_pump_main(void *arg)
@@ -128,11 +139,18 @@ static int vgt_select(struct stub_vg_target *t, int64_t tid)
 
 /* ---- threads, registers, memory ------------------------------------------- */
 
+/* In the past, the replay target answers; at the present, Valgrind. */
+static struct rsp_target vgt_past(struct stub_vg_target *t)
+{
+	return replay_target_rsp(t->past);
+}
+
 static unsigned vgt_features(void *ctx)
 {
 	struct stub_vg_target *t = ctx;
 
-	return (t->avx ? RSP_TARGET_AVX : 0) | RSP_TARGET_XFER_AUXV | RSP_TARGET_XFER_SIGINFO |
+	return (t->avx ? RSP_TARGET_AVX : 0) | (t->rebuild ? RSP_TARGET_REVERSE : 0) |
+	       RSP_TARGET_XFER_AUXV | RSP_TARGET_XFER_SIGINFO |
 	       RSP_TARGET_XFER_LIBRARIES |
 	       RSP_TARGET_XFER_EXEC_FILE;
 }
@@ -142,6 +160,8 @@ static int vgt_threads(void *ctx, struct rsp_thread_info *out, size_t max)
 	struct stub_vg_target *t = ctx;
 	int n = 0, e;
 
+	if (t->in_past)
+		return vgt_past(t).ops->threads(t->past, out, max);
 	if (t->gone)
 		return 0;
 	for (const char *q = "qfThreadInfo";; q = "qsThreadInfo") {
@@ -170,8 +190,11 @@ static int vgt_threads(void *ctx, struct rsp_thread_info *out, size_t max)
 static int vgt_thread_alive(void *ctx, struct rsp_ptid thread)
 {
 	struct stub_vg_target *t = ctx;
-	int e = vgt_call(t, "T%" PRIx64, thread.tid);
+	int e;
 
+	if (t->in_past)
+		return vgt_past(t).ops->thread_alive(t->past, thread);
+	e = vgt_call(t, "T%" PRIx64, thread.tid);
 	if (e < 0)
 		return e;
 	return rsp_client_is_error(&t->cl) ? -ESRCH : 0;
@@ -185,6 +208,8 @@ static int vgt_read_regs(void *ctx, struct rsp_ptid thread, struct rsp_regs *out
 	uint8_t *raw;
 	int e;
 
+	if (t->in_past)
+		return vgt_past(t).ops->read_regs(t->past, thread, out);
 	if ((e = vgt_select(t, thread.tid)) < 0 || (e = vgt_call(t, "g")) < 0)
 		return e;
 	if (rsp_client_is_error(&t->cl))
@@ -228,7 +253,9 @@ static int vgt_write_mem(void *ctx, uint64_t addr, const void *buf, size_t len)
 	return -EPERM;
 }
 
-static int vgt_read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
+/* The live program's memory (also the past's, where the past never
+ * wrote: replay_target_set_present_mem). */
+static int vgt_live_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct stub_vg_target *t = ctx;
 	size_t done = 0;
@@ -251,6 +278,15 @@ static int vgt_read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 			break;
 	}
 	return (int)done;
+}
+
+static int vgt_read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct stub_vg_target *t = ctx;
+
+	if (t->in_past)
+		return vgt_past(t).ops->read_mem(t->past, addr, buf, len);
+	return vgt_live_mem(t, addr, buf, len);
 }
 
 static int vgt_point(struct stub_vg_target *t, bool insert, enum rsp_point_type type,
@@ -279,14 +315,35 @@ static int vgt_point(struct stub_vg_target *t, bool insert, enum rsp_point_type 
 	return 0;
 }
 
+/* The live program keeps the points while the debugger is in the past;
+ * the past has them too (watchpoints only there: Valgrind's gdbserver
+ * has none for this tool). */
 static int vgt_insert_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
 {
-	return vgt_point(ctx, true, type, addr, kind);
+	struct stub_vg_target *t = ctx;
+	int e = vgt_point(t, true, type, addr, kind);
+
+	if (t->past) {
+		int ep = vgt_past(t).ops->insert_point(t->past, type, addr, kind);
+
+		if (t->in_past && e == -EOPNOTSUPP)
+			e = ep;
+	}
+	return e;
 }
 
 static int vgt_remove_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
 {
-	return vgt_point(ctx, false, type, addr, kind);
+	struct stub_vg_target *t = ctx;
+	int e = vgt_point(t, false, type, addr, kind);
+
+	if (t->past) {
+		int ep = vgt_past(t).ops->remove_point(t->past, type, addr, kind);
+
+		if (t->in_past && e == -EOPNOTSUPP)
+			e = ep;
+	}
+	return e;
 }
 
 /* ---- running -------------------------------------------------------------- */
@@ -315,9 +372,8 @@ static int vgt_send_resume(struct stub_vg_target *t, bool step, int64_t tid, int
 	return 0;
 }
 
-static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
+static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *actions, size_t n)
 {
-	struct stub_vg_target *t = ctx;
 	const struct rsp_resume *step = NULL, *sig = NULL;
 	bool any = false;
 
@@ -326,8 +382,6 @@ static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct rsp_resume *a = &actions[i];
 
-		if (a->kind == RSP_RESUME_REVERSE_STEP || a->kind == RSP_RESUME_REVERSE_CONTINUE)
-			return -EOPNOTSUPP;
 		if (a->kind == RSP_RESUME_STEP || a->kind == RSP_RESUME_RANGE)
 			step = a;
 		if (a->kind != RSP_RESUME_STOP)
@@ -337,6 +391,11 @@ static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 	}
 	if (!any)
 		return 0;
+	/* The program moves on: the past rebuilt so far no longer ends
+	 * where it stands. */
+	replay_target_free(t->past);
+	t->past = NULL;
+	t->in_past = false;
 	t->ranging = step && step->kind == RSP_RESUME_RANGE;
 	if (t->ranging) {
 		t->range_tid = step->thread.tid;
@@ -351,11 +410,147 @@ static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 	return vgt_send_resume(t, false, 0, 0);
 }
 
+
+/* Where the program stands, logged by the tool (HSIN_HERE): 0 with the
+ * log's size up to there in *@bytes, or a negative errno, said why. */
+static int vgt_here(struct stub_vg_target *t, uint64_t *bytes)
+{
+	unsigned long long count, pc, n;
+	const char *c;
+	int e;
+
+	if (t->gone)
+		return -ESRCH;
+	e = vgt_call(t, "qRcmd,%s", "68696e6473696768742e68657265");   /* hindsight.here */
+	if (e < 0)
+		return e;
+	c = (const char *)t->cl.console.data;
+	if (!c || sscanf(c, "hindsight.here %llu %llx %llu", &count, &pc, &n) != 3) {
+		fprintf(stderr, "hindsight serve: cannot go back from here: %s\n",
+			c && !strncmp(c, "hindsight.here: ", 16) ? c + 16 : "the tool did not answer");
+		return -EAGAIN;
+	}
+	*bytes = n;
+	return 0;
+}
+
+/* The run so far rebuilt up to where it stands, and opened as the past;
+ * the debugger stands at its end, the present. */
+static int vgt_open_past(struct stub_vg_target *t)
+{
+	char log[PATH_MAX + 32], err[512];
+	struct replay_target *past;
+	uint64_t bytes;
+	struct stat st;
+	int e;
+
+	if (t->past)
+		return 0;
+	if (!t->rebuild)
+		return -EOPNOTSUPP;
+	if ((e = vgt_here(t, &bytes)) < 0)
+		return e;
+	/* The tool wrote the log up to there; the pump moves it to the file. */
+	snprintf(log, sizeof(log), "%s/" STUB_VGLIGHT_LOG, t->dir);
+	for (int i = 0; i < 3000; i++) {
+		if (stat(log, &st) == 0 && (uint64_t)st.st_size >= bytes)
+			break;
+		if (atomic_load(&t->pump_result) != 0)
+			return -EIO;
+		poll(NULL, 0, 10);
+	}
+	if (stat(log, &st) < 0 || (uint64_t)st.st_size < bytes)
+		return -ETIMEDOUT;
+	/* Still running: its end is where it stands. */
+	if ((e = stub_vglight_save_env(t->dir, t->argv, W_STOPCODE(SIGSTOP))) < 0)
+		return e;
+	snprintf(log, sizeof(log), "%s/trace.json", t->dir);
+	unlink(log);               /* rebuilt, not taken as done */
+	fprintf(stderr, "hindsight serve: going back: rebuilding the run so far\n");
+	if ((e = t->rebuild(t->dir)) < 0)
+		return e;
+	e = replay_target_open(t->dir, &past, err, sizeof(err));
+	if (e < 0) {
+		fprintf(stderr, "hindsight serve: cannot open the past: %s\n", err);
+		return e;
+	}
+	t->past = past;
+	replay_target_set_present_mem(past, vgt_live_mem, t);
+	for (size_t i = 0; i < t->npoints; i++)
+		vgt_past(t).ops->insert_point(past, t->points[i].type, t->points[i].addr, 1);
+	t->in_past = false;
+	return 0;
+}
+
+static int64_t vgt_moved_thread(const struct stub_vg_target *t, const struct rsp_resume *a,
+				size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].kind == RSP_RESUME_STEP || a[i].kind == RSP_RESUME_RANGE)
+			return a[i].thread.tid;
+	return t->last_tid;
+}
+
+static bool vgt_cursor_at_end(struct stub_vg_target *t, int64_t tid)
+{
+	struct replay_cursor *c = replay_target_cursor(t->past, tid);
+
+	return !c || replay_cursor_position(c) > replay_cursor_size(c);
+}
+
+/* A resume served by the past: back, or forward up to the present,
+ * where the live program goes on. */
+static int vgt_resume_past(struct stub_vg_target *t, const struct rsp_resume *actions, size_t n,
+			   bool reverse)
+{
+	struct rsp_target rt = vgt_past(t);
+	bool cont = true, step = false;
+	int e;
+
+	for (size_t i = 0; i < n; i++) {
+		cont &= actions[i].kind == RSP_RESUME_CONTINUE || actions[i].kind == RSP_RESUME_STOP;
+		step |= actions[i].kind == RSP_RESUME_STEP;
+	}
+	if (!reverse && (cont ? replay_target_at_end(t->past) :
+			 vgt_cursor_at_end(t, vgt_moved_thread(t, actions, n))))
+		return vgt_resume_live(t, actions, n);
+	if ((e = rt.ops->resume(rt.ctx, actions, n)) < 0)
+		return e;
+	if ((e = rt.ops->wait(rt.ctx, &t->past_stop, true)) < 0)
+		return e;
+	if (!reverse && t->past_stop.reason == RSP_REASON_REPLAY_END) {
+		/* The end of the history is the live program: a continue or
+		 * range step goes on there; a step has ended. */
+		if (!step)
+			return vgt_resume_live(t, actions, n);
+		t->past_stop.reason = RSP_REASON_STEP;
+	}
+	t->in_past = !replay_target_at_end(t->past);
+	t->past_pending = true;
+	return 0;
+}
+
+static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
+{
+	struct stub_vg_target *t = ctx;
+	bool reverse = false;
+	int e;
+
+	for (size_t i = 0; i < n; i++)
+		reverse |= actions[i].kind == RSP_RESUME_REVERSE_STEP ||
+			   actions[i].kind == RSP_RESUME_REVERSE_CONTINUE;
+	if (!reverse && !t->in_past)
+		return vgt_resume_live(t, actions, n);
+	if (!t->in_past && (e = vgt_open_past(t)) < 0)
+		return e;
+	return vgt_resume_past(t, actions, n, reverse);
+}
+
 static int vgt_event_fd(void *ctx)
 {
 	struct stub_vg_target *t = ctx;
 
-	return t->sock;
+	return t->past_pending ? -1 : t->sock;
 }
 
 static bool vgt_at_point(const struct stub_vg_target *t, uint64_t pc, enum rsp_point_type *type)
@@ -423,6 +618,12 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 {
 	struct stub_vg_target *t = ctx;
 
+	if (t->past_pending) {
+		*out = t->past_stop;
+		t->past_pending = false;
+		t->last_tid = out->thread.tid;
+		return 1;
+	}
 	for (;;) {
 		enum rsp_point_type type;
 		uint64_t pc;
@@ -450,6 +651,7 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 		if ((r = vgt_parse_stop(t, vgt_reply(t), out)) < 0)
 			return r;
 		t->hg = 0;         /* Valgrind's general thread follows the stop */
+		t->last_tid = out->thread.tid;
 		if (out->kind != RSP_STOP_SIGNAL || out->signo != SIGTRAP || out->reason)
 			return 1;
 		pc = vgt_pc(t, out->thread.tid);
@@ -519,7 +721,7 @@ static int vgt_xfer_read(void *ctx, enum rsp_xfer_object obj, const char *annex,
  * auxv (Valgrind's; /proc's is Valgrind's own). */
 static int vgt_debug_slot(struct stub_vg_target *t, uint64_t *slot)
 {
-	struct stub_svr4_reader rd = { vgt_read_mem, t };
+	struct stub_svr4_reader rd = { vgt_live_mem, t };
 	struct rsp_buf auxv;
 	int e;
 
@@ -539,11 +741,11 @@ static int vgt_shlib_info_addr(void *ctx, uint64_t *addr)
 /* The dynamic linker's list, walked in the program's memory. */
 static int vgt_libraries(struct stub_vg_target *t, struct rsp_buf *out)
 {
-	struct stub_svr4_reader rd = { vgt_read_mem, t };
+	struct stub_svr4_reader rd = { vgt_live_mem, t };
 	uint64_t slot, r_debug = 0;
 	int e = vgt_debug_slot(t, &slot);
 
-	if (e == 0 && vgt_read_mem(t, slot, &r_debug, sizeof(r_debug)) != sizeof(r_debug))
+	if (e == 0 && vgt_live_mem(t, slot, &r_debug, sizeof(r_debug)) != sizeof(r_debug))
 		r_debug = 0;
 	if (e < 0 && e != -ENOENT)
 		return e;
@@ -739,7 +941,7 @@ static char **vgt_copy_argv(char *const argv[])
 	return v;
 }
 
-int stub_vg_target_new(char *const argv[], const char *dir, bool debug,
+int stub_vg_target_new(char *const argv[], const struct stub_vg_target_options *opt,
 		       struct stub_vg_target **out, char *err, size_t errsize)
 {
 	char tooldir[PATH_MAX], valgrind[PATH_MAX], why[256] = "";
@@ -761,8 +963,9 @@ int stub_vg_target_new(char *const argv[], const char *dir, bool debug,
 		free(t);
 		return -ENOENT;
 	}
-	if (dir) {
-		snprintf(t->dir, sizeof(t->dir), "%s", dir);
+	t->rebuild = opt->rebuild;
+	if (opt->dir) {
+		snprintf(t->dir, sizeof(t->dir), "%s", opt->dir);
 	} else {
 		const char *tmp = getenv("TMPDIR");
 
@@ -800,13 +1003,20 @@ int stub_vg_target_new(char *const argv[], const char *dir, bool debug,
 	if ((e = stub_vglight_start(&how, argv, &t->run, err, errsize)) < 0)
 		goto fail;
 	t->pid = stub_vglight_pid(t->run);
+	{
+		char abs[PATH_MAX];
+
+		/* The rebuild runs in the recorded run's working directory. */
+		if (realpath(t->dir, abs))
+			snprintf(t->dir, sizeof(t->dir), "%s", abs);
+	}
 	if ((e = pthread_create(&t->pump, NULL, vgt_pump_main, t)) != 0) {
 		e = -e;
 		snprintf(err, errsize, "cannot start a thread: %s", strerror(-e));
 		goto fail;
 	}
 	t->pumping = true;
-	if ((e = vgt_start_vgdb(t, debug, err, errsize)) < 0)
+	if ((e = vgt_start_vgdb(t, opt->debug, err, errsize)) < 0)
 		goto fail;
 	/* The first stop: Valgrind waits before the program's first
 	 * instruction (--vgdb-error=0). */
@@ -820,6 +1030,7 @@ int stub_vg_target_new(char *const argv[], const char *dir, bool debug,
 			 t->dir, STUB_VGLIGHT_VGLOG, strerror(-e));
 		goto fail;
 	}
+	t->last_tid = t->pid;
 	t->avx = true;
 	if (vgt_read_regs(t, (struct rsp_ptid){ t->pid, t->pid }, &regs) < 0 ||
 	    !regs.avail[RSP_REG_YMM0H])
@@ -839,6 +1050,7 @@ void stub_vg_target_free(struct stub_vg_target *t)
 
 	if (!t)
 		return;
+	replay_target_free(t->past);
 	if (t->run && !t->detached)
 		kill(t->pid, SIGKILL);
 	if (t->pumping)

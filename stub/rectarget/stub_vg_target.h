@@ -13,8 +13,16 @@
  * program (registers, memory) is refused, because the log could not
  * replay it. The log is kept (-o DIR) as a light recording, rebuilt by the
  * first command that needs its history, as `hindsight record` makes.
- * Going back is not served live yet: a reverse step or continue stops
- * where it is and says so (docs/serve.md).
+ *
+ * Going back: at a stop, the tool logs where the program stands
+ * (`monitor hindsight.here`: HSIN_HERE, inside its superblock), the
+ * recording so far is rebuilt up to exactly there (opt.rebuild), and the
+ * past is served by the replay target (replay/target/replay_target.h),
+ * the live program's memory standing in for bytes never written. Going
+ * forward in the past replays it; at its end, the present, the live
+ * program goes on (a continue or range step seamlessly, a step stops
+ * there). Each new visit to the past after the program ran live rebuilds
+ * the whole run again (docs/serve.md says what that costs).
  */
 #ifndef HINDSIGHT_STUB_STUB_VG_TARGET_H
 #define HINDSIGHT_STUB_STUB_VG_TARGET_H
@@ -27,10 +35,19 @@
 
 struct stub_vg_target;
 
+struct stub_vg_target_options {
+	const char *dir;           /* the recording's (NULL: a temporary one,
+				    * removed at the end) */
+	bool debug;                /* vgdb's messages on stderr */
+	/* Rebuilds the light recording in the (absolute) directory, as
+	 * `hindsight rebuild` does: 0 or a negative errno. */
+	int (*rebuild)(const char *dir);
+};
+
 /* Starts @argv under Valgrind, stopped before its first instruction,
- * recording its inputs into @dir (NULL: a temporary directory, removed at
- * the end). 0, or a negative errno with a one-line reason in @err. */
-int stub_vg_target_new(char *const argv[], const char *dir, bool debug,
+ * recording its inputs as @opt says. 0, or a negative errno with a
+ * one-line reason in @err. */
+int stub_vg_target_new(char *const argv[], const struct stub_vg_target_options *opt,
 		       struct stub_vg_target **out, char *err, size_t errsize);
 /* Ends the session: a program still running is killed (its inputs kept up
  * to there), or, once the debugger detached, runs to its end first. */
