@@ -35,7 +35,6 @@
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
-#include "pub_tool_transtab.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 #include "libvex_guest_amd64.h"
@@ -235,6 +234,16 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 /* Rebuild: the instruction HSIN_HERE names, once the gate found its
  * superblock (0: not yet). */
 static Addr hsin_here_pc;
+/* ... and the superblock to translate again with the check in it. */
+static Addr hsin_here_stale;
+
+Addr hsin_here_retranslate(void)
+{
+	Addr a = hsin_here_stale;
+
+	hsin_here_stale = 0;
+	return a;
+}
 
 Bool hsin_here_at(Addr pc)
 {
@@ -276,7 +285,7 @@ static void hsin_here_gate(VexGuestAMD64State *g, ULong ip)
 	    hsin_hash(g) == hsin_u64(hsin_rec + 28))
 		hsin_here_end(tid, g, ip, True);
 	hsin_here_pc = pc;
-	VG_(discard_translations_safely)(ip, 1, "hsrec.here");
+	hsin_here_stale = ip;      /* discarded as the thread leaves client code */
 	hsin_leave_block(g, ip);
 }
 

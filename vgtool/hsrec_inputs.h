@@ -60,6 +60,10 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd);
  * ends the log): the instrumentation calls hsin_here_check before it. */
 Bool hsin_here_at(Addr pc);
 VG_REGPARM(1) void hsin_here_check(Addr pc);
+/* Rebuild, as a thread leaves client code: the superblock whose
+ * translation is to be discarded (translated again with the check), once;
+ * 0: none. */
+Addr hsin_here_retranslate(void);
 
 /* Option parsing: --hsrec-mode=full|light|rebuild, --hsrec-in=PATH,
  * --hsrec-from=N. */

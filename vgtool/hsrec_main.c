@@ -194,7 +194,11 @@ static void hs_start_client(ThreadId tid, ULong blocks)
 
 static void hs_stop_client(ThreadId tid, ULong blocks)
 {
+	Addr stale = hsin_here_retranslate();
+
 	(void)blocks;
+	if (stale)
+		VG_(discard_translations)(stale, 1, "hsrec: where the debugger stopped the run");
 	if (hsin_window_due())
 		hs_window_open();
 	hsin_stop(tid);

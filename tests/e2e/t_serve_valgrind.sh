@@ -7,8 +7,12 @@
 #     places (function + offset) equal GDB's natively on the same program;
 #     the program runs to its end with its own output;
 #   - what the log could not replay is refused, with the program
-#     unchanged: a write to memory or a register; going back says it is
-#     not supported;
+#     unchanged: a write to memory or a register;
+#   - going back (the run so far rebuilt up to where it stands, inside a
+#     superblock): reverse-stepi returns to the places GDB natively went
+#     through forward, reverse-continue stops at a breakpoint hit before,
+#     with the values GDB natively reads there; forward again replays the
+#     past to the present and the program goes on live to its end;
 #   - Ctrl-C stops a program that loops for ever, reported as SIGINT, in
 #     the loop, with a counter it really advanced;
 #   - threads: every thread is listed, and a breakpoint in a thread stops
@@ -37,8 +41,7 @@ vals "$T_DIR/native.txt" >"$T_DIR/native.vals"
 
 server_start --once --record valgrind -o "$T_DIR/rec" "$prog" || finish
 expect "$T_DIR/server.err" "running under Valgrind"
-gdb_run "$T_DIR/live.txt" "${cmds[@]}" -ex 'set var g = 5' -ex 'print g' -ex 'reverse-stepi' \
-    -ex 'info symbol $pc' -ex 'delete' -ex continue
+gdb_run "$T_DIR/live.txt" "${cmds[@]}" -ex 'set var g = 5' -ex 'print g' -ex 'delete' -ex continue
 vals "$T_DIR/live.txt" >"$T_DIR/live.vals"
 head -n "$(wc -l <"$T_DIR/native.vals")" "$T_DIR/live.vals" >"$T_DIR/live.head"
 cmp -s "$T_DIR/native.vals" "$T_DIR/live.head" ||
@@ -46,12 +49,43 @@ cmp -s "$T_DIR/native.vals" "$T_DIR/live.head" ||
 expect "$T_DIR/live.txt" "Breakpoint 2, work (n=10)"
 # Refused, and nothing changed: g and the place are what they were.
 expect_re "$T_DIR/live.txt" "Cannot access memory at address|Could not write|not permitted"
-expect "$T_DIR/live.txt" "Target remote does not support this command."
 extra=($(tail -n +"$(($(wc -l <"$T_DIR/native.vals") + 1))" "$T_DIR/live.vals"))
 expect_eq "g after the refused write" "${extra[0]:-}" "$(tail -1 "$T_DIR/native.vals")"
 expect_re "$T_DIR/live.txt" "exited normally"
 wait_gone "$SERVER_PID" 20
 expect_eq "the program's output" "$(cat "$T_DIR/server.out")" "$("$prog")"
+
+# Going back from work(10) after three steps: the same places backwards,
+# then mark()'s hit before, with its values; then forward again through
+# the past to the present and on to the end.
+timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' -ex 'set pagination off' \
+    -ex 'break mark' -ex run -ex 'print g' -ex 'info symbol $pc' -ex 'break work if n == 10' \
+    -ex continue -ex 'print g' -ex 'info symbol $pc' -ex stepi -ex 'info symbol $pc' -ex stepi \
+    -ex 'info symbol $pc' -ex stepi -ex 'info symbol $pc' -ex kill "$prog" </dev/null \
+    >"$T_DIR/native2.txt" 2>&1
+nat=()
+while IFS= read -r l; do nat+=("$l"); done < <(vals "$T_DIR/native2.txt")
+[ "${#nat[@]}" -eq 7 ] || { fail "GDB natively: ${#nat[@]} values, not 7"; show "$T_DIR/native2.txt"; }
+server_start --once --record valgrind "$prog" || finish
+gdb_run "$T_DIR/back.txt" -ex 'break work if n == 10' -ex continue -ex stepi -ex stepi -ex stepi \
+    -ex reverse-stepi -ex 'info symbol $pc' -ex reverse-stepi -ex 'info symbol $pc' \
+    -ex reverse-stepi -ex 'info symbol $pc' -ex 'print g' -ex 'break mark' -ex reverse-continue \
+    -ex 'info symbol $pc' -ex 'print g' -ex continue -ex 'info symbol $pc' -ex 'print n' \
+    -ex 'delete' -ex continue
+back=()
+while IFS= read -r l; do back+=("$l"); done < <(vals "$T_DIR/back.txt")
+expect_eq "reverse-stepi 1" "${back[0]:-}" "${nat[5]:-}"
+expect_eq "reverse-stepi 2" "${back[1]:-}" "${nat[4]:-}"
+expect_eq "reverse-stepi 3: work(10)'s entry" "${back[2]:-}" "${nat[3]:-}"
+expect_eq "g at work(10)'s entry, gone back to" "${back[3]:-}" "${nat[2]:-}"
+expect_eq "reverse-continue: mark()" "${back[4]:-}" "${nat[1]:-}"
+expect_eq "g at mark(), gone back to" "${back[5]:-}" "${nat[0]:-}"
+expect_eq "forward again through the past: work(10)" "${back[6]:-}" "${nat[3]:-}"
+expect_eq "n at work(10), replayed" "${back[7]:-}" "10"
+expect "$T_DIR/server.err" "going back: rebuilding the run so far"
+expect_re "$T_DIR/back.txt" "exited normally"
+wait_gone "$SERVER_PID" 20
+expect_eq "the program's output after going back" "$(cat "$T_DIR/server.out")" "$("$prog")"
 
 # The kept recording: rebuilt, whole, and the same values at the same stops.
 timeout 120 "$HINDSIGHT" history "$T_DIR/rec" 1,1 >"$T_DIR/hist.txt" 2>"$T_DIR/hist.err" ||
