@@ -83,6 +83,11 @@ struct stub_vg_target {
 	bool past_pending;         /* past_stop is to be reported */
 	struct rsp_stop past_stop;
 	int64_t last_tid;          /* the thread of the last stop */
+	/* Watchpoints: Valgrind's gdbserver has none for this tool, so only
+	 * the past serves them; the program does not run live under one. */
+	struct vgt_point watches[VGT_MAX_POINTS];
+	int watch_len[VGT_MAX_POINTS];
+	size_t nwatches;
 };
 
 static void *vgt_pump_main(void *arg)
@@ -315,34 +320,57 @@ static int vgt_point(struct stub_vg_target *t, bool insert, enum rsp_point_type 
 	return 0;
 }
 
-/* The live program keeps the points while the debugger is in the past;
- * the past has them too (watchpoints only there: Valgrind's gdbserver
- * has none for this tool). */
+/* A watchpoint (Z2-Z4) is the past's alone (Valgrind's gdbserver
+ * watches only for a tool that instruments memory accesses for it). */
+static int vgt_watch(struct stub_vg_target *t, bool insert, enum rsp_point_type type,
+		     uint64_t addr, int kind)
+{
+	size_t i;
+
+	for (i = 0; i < t->nwatches; i++)
+		if (t->watches[i].type == type && t->watches[i].addr == addr &&
+		    t->watch_len[i] == kind)
+			break;
+	if (insert && i == t->nwatches) {
+		if (t->nwatches == VGT_MAX_POINTS)
+			return -ENOSPC;
+		t->watches[t->nwatches] = (struct vgt_point){ type, addr };
+		t->watch_len[t->nwatches++] = kind;
+	} else if (!insert && i < t->nwatches) {
+		t->watches[i] = t->watches[t->nwatches - 1];
+		t->watch_len[i] = t->watch_len[--t->nwatches];
+	}
+	if (!t->past)
+		return 0;
+	return insert ? vgt_past(t).ops->insert_point(t->past, type, addr, kind) :
+			vgt_past(t).ops->remove_point(t->past, type, addr, kind);
+}
+
+/* Breakpoints: the live program keeps them while the debugger is in the
+ * past, and the past has them too. */
 static int vgt_insert_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
 {
 	struct stub_vg_target *t = ctx;
-	int e = vgt_point(t, true, type, addr, kind);
+	int e;
 
-	if (t->past) {
-		int ep = vgt_past(t).ops->insert_point(t->past, type, addr, kind);
-
-		if (t->in_past && e == -EOPNOTSUPP)
-			e = ep;
-	}
+	if (type >= RSP_POINT_WRITE_WATCH)
+		return t->rebuild ? vgt_watch(t, true, type, addr, kind) : -EOPNOTSUPP;
+	e = vgt_point(t, true, type, addr, kind);
+	if (e == 0 && t->past)
+		vgt_past(t).ops->insert_point(t->past, type, addr, kind);
 	return e;
 }
 
 static int vgt_remove_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
 {
 	struct stub_vg_target *t = ctx;
-	int e = vgt_point(t, false, type, addr, kind);
+	int e;
 
-	if (t->past) {
-		int ep = vgt_past(t).ops->remove_point(t->past, type, addr, kind);
-
-		if (t->in_past && e == -EOPNOTSUPP)
-			e = ep;
-	}
+	if (type >= RSP_POINT_WRITE_WATCH)
+		return t->rebuild ? vgt_watch(t, false, type, addr, kind) : -EOPNOTSUPP;
+	e = vgt_point(t, false, type, addr, kind);
+	if (t->past)
+		vgt_past(t).ops->remove_point(t->past, type, addr, kind);
 	return e;
 }
 
@@ -478,7 +506,28 @@ static int vgt_open_past(struct stub_vg_target *t)
 	replay_target_set_present_mem(past, vgt_live_mem, t);
 	for (size_t i = 0; i < t->npoints; i++)
 		vgt_past(t).ops->insert_point(past, t->points[i].type, t->points[i].addr, 1);
+	for (size_t i = 0; i < t->nwatches; i++)
+		vgt_past(t).ops->insert_point(past, t->watches[i].type, t->watches[i].addr,
+					      t->watch_len[i]);
 	t->in_past = false;
+	return 0;
+}
+
+/* From the end of the past, the present: the program goes on live, unless
+ * a watchpoint only the past can serve is set (Valgrind's gdbserver has
+ * none for this tool): then it stops there, saying why, rather than run
+ * on unwatched. */
+static int vgt_go_live(struct stub_vg_target *t, const struct rsp_resume *actions, size_t n)
+{
+	if (!t->nwatches)
+		return vgt_resume_live(t, actions, n);
+	t->past_stop = (struct rsp_stop){
+		.kind = RSP_STOP_SIGNAL, .thread = { t->pid, t->last_tid }, .signo = SIGTRAP,
+		.reason = RSP_REASON_REPLAY_END,
+		.message = "hindsight: the present: watchpoints are served only in the past under "
+			   "Valgrind (delete them to go on live)\n" };
+	t->in_past = false;
+	t->past_pending = true;
 	return 0;
 }
 
@@ -513,7 +562,7 @@ static int vgt_resume_past(struct stub_vg_target *t, const struct rsp_resume *ac
 	}
 	if (!reverse && (cont ? replay_target_at_end(t->past) :
 			 vgt_cursor_at_end(t, vgt_moved_thread(t, actions, n))))
-		return vgt_resume_live(t, actions, n);
+		return vgt_go_live(t, actions, n);
 	if ((e = rt.ops->resume(rt.ctx, actions, n)) < 0)
 		return e;
 	if ((e = rt.ops->wait(rt.ctx, &t->past_stop, true)) < 0)
@@ -522,7 +571,7 @@ static int vgt_resume_past(struct stub_vg_target *t, const struct rsp_resume *ac
 		/* The end of the history is the live program: a continue or
 		 * range step goes on there; a step has ended. */
 		if (!step)
-			return vgt_resume_live(t, actions, n);
+			return vgt_go_live(t, actions, n);
 		t->past_stop.reason = RSP_REASON_STEP;
 	}
 	t->in_past = !replay_target_at_end(t->past);
@@ -540,7 +589,7 @@ static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 		reverse |= actions[i].kind == RSP_RESUME_REVERSE_STEP ||
 			   actions[i].kind == RSP_RESUME_REVERSE_CONTINUE;
 	if (!reverse && !t->in_past)
-		return vgt_resume_live(t, actions, n);
+		return vgt_go_live(t, actions, n);
 	if (!t->in_past && (e = vgt_open_past(t)) < 0)
 		return e;
 	return vgt_resume_past(t, actions, n, reverse);

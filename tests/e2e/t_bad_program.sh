@@ -47,10 +47,10 @@ if ! is_gdbserver; then
     sleep 0.2
     expect_re "/proc/$lpid/status" "^TracerPid:[[:space:]]+0$"
     expect_re "/proc/$lpid/status" "^State:[[:space:]]+[RS]"
-    # The recorders that cannot serve a live program are refused before
+    # The recorder that cannot serve a live program is refused before
     # anything starts, saying why and what to do (the recorder interface's
     # words); the attached process is not touched.
-    for m in valgrind pt; do
+    for m in pt; do
         timeout -k 2 10 "$HINDSIGHT" serve --once --record "$m" 127.0.0.1:0 "$basic" 1 2 \
             </dev/null >"$T_DIR/r-$m.err" 2>&1
         expect_eq "exit status of serve --record $m" "$?" 1
@@ -64,7 +64,7 @@ if ! is_gdbserver; then
     timeout -k 2 10 "$HINDSIGHT" serve --once --record valgrind --attach "$lpid" 127.0.0.1:0 \
         </dev/null >"$T_DIR/ra.err" 2>&1
     expect_eq "exit status of serve --record valgrind --attach" "$?" 1
-    expect "$T_DIR/ra.err" "cannot be debugged live"
+    expect "$T_DIR/ra.err" "cannot attach to a running one"
     expect_re "/proc/$lpid/status" "^TracerPid:[[:space:]]+0$"
     timeout -k 2 10 "$HINDSIGHT" serve --once --record bogus 127.0.0.1:0 "$basic" \
         </dev/null >"$T_DIR/rb.err" 2>&1

@@ -12,7 +12,9 @@
 #     superblock): reverse-stepi returns to the places GDB natively went
 #     through forward, reverse-continue stops at a breakpoint hit before,
 #     with the values GDB natively reads there; forward again replays the
-#     past to the present and the program goes on live to its end;
+#     past to the present and the program goes on live to its end; a
+#     watchpoint is served in the past (backwards and forwards), and the
+#     program does not run on live under one;
 #   - Ctrl-C stops a program that loops for ever, reported as SIGINT, in
 #     the loop, with a counter it really advanced;
 #   - threads: every thread is listed, and a breakpoint in a thread stops
@@ -86,6 +88,25 @@ expect "$T_DIR/server.err" "going back: rebuilding the run so far"
 expect_re "$T_DIR/back.txt" "exited normally"
 wait_gone "$SERVER_PID" 20
 expect_eq "the program's output after going back" "$(cat "$T_DIR/server.out")" "$("$prog")"
+
+# A watchpoint: served in the past (Valgrind's gdbserver has none for this
+# tool): reverse-continue stops at mark()'s g++, the last write before
+# work(10); forward again, the same write; at the present it stops, saying
+# why, rather than run on unwatched.
+server_start --once --record valgrind "$prog" || finish
+gdb_run "$T_DIR/watch.txt" -ex 'break work if n == 10' -ex continue -ex 'watch g' \
+    -ex reverse-continue -ex 'info symbol $pc' -ex 'print g' -ex continue -ex 'print g' \
+    -ex continue -ex delete -ex continue
+w=()
+while IFS= read -r l; do w+=("$l"); done < <(vals "$T_DIR/watch.txt")
+expect_re "$T_DIR/watch.txt" "^Old value = ${nat[2]:-x}\$"
+expect_re "$T_DIR/watch.txt" "^New value = ${nat[0]:-x}\$"
+case ${w[0]:-} in mark\ +\ *) ;; *) fail "reverse-continue with a watchpoint stopped at '${w[0]:-}', not in mark()" ;; esac
+expect_eq "g where the watchpoint stopped, gone back" "${w[1]:-}" "${nat[0]:-}"
+expect_eq "g where the watchpoint stopped, forward" "${w[2]:-}" "${nat[2]:-}"
+expect "$T_DIR/watch.txt" "watchpoints are served only in the past under Valgrind"
+expect_re "$T_DIR/watch.txt" "exited normally"
+wait_gone "$SERVER_PID" 20
 
 # The kept recording: rebuilt, whole, and the same values at the same stops.
 timeout 120 "$HINDSIGHT" history "$T_DIR/rec" 1,1 >"$T_DIR/hist.txt" 2>"$T_DIR/hist.err" ||
