@@ -53,7 +53,7 @@ static int client_write(struct rsp_client *c, const void *p, size_t n)
 			continue;
 		}
 		if (w < 0)
-			return errno == EPIPE ? -EPIPE : -errno;
+			return errno == EPIPE || errno == ECONNRESET ? -EPIPE : -errno;
 		b += w;
 		n -= (size_t)w;
 	}
@@ -163,7 +163,7 @@ int rsp_client_poll(struct rsp_client *c, bool block)
 		if ((r = rsp_buf_reserve(&c->in, 65536)) < 0)
 			return r;
 		n = read(c->rfd, c->in.data + c->in.len, 65536);
-		if (n == 0)
+		if (n == 0 || (n < 0 && errno == ECONNRESET))
 			return -EPIPE;
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
