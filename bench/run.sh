@@ -19,7 +19,9 @@
 # instructions, under a minute; the state log takes ~8 GB of /tmp),
 # BENCH_SKIP_REPLAY=1 (leave out bench/replay.sh: its first run records for ~15 min),
 # BENCH_ONLY=serve_extend (only bench/serve_extend.sh's rows: a reverse after a
-# live run under `hindsight serve`, ~1 min), BENCH_ONLY=light (only the light
+# live run under `hindsight serve`, ~1 min), BENCH_ONLY=serve_break (only
+# bench/serve_break.sh's: GDB's first breakpoint far into python3 under
+# gdbserver, serve --record on-request and --record valgrind, ~30 s), BENCH_ONLY=light (only the light
 # recorder's rows, ~5 min: bench/work.c, python3, `hindsight run` on
 # bench/crash.c; BENCH_FULL_SECS: the full recorder's time to compare with).
 set -u
@@ -37,10 +39,10 @@ trap 'rm -rf "$W"' EXIT
 cc -O0 -g "$(dirname "$0")/work.c" -o "$W/work" || exit 1
 cc -O0 -g "$(dirname "$0")/crash.c" -o "$W/crash" || exit 1
 cc -O2 "$(dirname "$0")/ss_floor.c" -o "$W/ss_floor" || exit 1
-if [ "${BENCH_ONLY:-}" = serve_extend ]; then
+if [ "${BENCH_ONLY:-}" = serve_extend ] || [ "${BENCH_ONLY:-}" = serve_break ]; then
     echo "| measure | hindsight | peer | ratio |"
     echo "|---|---|---|---|"
-    "$(dirname "$0")/serve_extend.sh" "$HINDSIGHT"
+    "$(dirname "$0")/${BENCH_ONLY}.sh" "$HINDSIGHT"
     exit
 fi
 
@@ -227,5 +229,7 @@ else
 fi
 # A reverse after a live run under serve: the past extended, not opened again.
 "$(dirname "$0")/serve_extend.sh" "$HINDSIGHT"
+# GDB's first breakpoint far into python3: gdbserver, on-request, Valgrind.
+"$(dirname "$0")/serve_break.sh" "$HINDSIGHT"
 [ "${BENCH_SKIP_REPLAY:-0}" = 1 ] && exit 0
 "$(dirname "$0")/replay.sh" "$HINDSIGHT" "$(dirname "$BENCH_DECODE")/bench_replay" "$(dirname "$BENCH_DECODE")/../bench-cache"
