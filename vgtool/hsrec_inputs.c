@@ -76,7 +76,6 @@ static ThreadId hsin_frame_tid;
 /* Light: the write buffer. */
 static UChar hsin_buf[HSIN_BUF];
 static UInt hsin_len;
-static ULong hsin_log_bytes;       /* light: the log's bytes written so far */
 
 /* --- Light: the log written ------------------------------------------- */
 
@@ -94,7 +93,6 @@ static void hsin_write(const UChar *p, SizeT n)
 		}
 		p += w;
 		n -= (SizeT)w;
-		hsin_log_bytes += (ULong)w;
 	}
 }
 
@@ -204,9 +202,27 @@ static void hsin_leave_block(VexGuestAMD64State *g, ULong ip)
 Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 {
 	VexGuestAMD64State g;
+	Bool between;
 
-	if (VG_(strcmp)(cmd, "hindsight.here") != 0)
+	if (VG_(strcmp)(cmd, "hindsight.stop") == 0) {
+		/* The debugger let go of the program: the log ends at the
+		 * last HSIN_HERE, and the program runs on unrecorded. */
+		if (hsin_mode == HSIN_MODE_LIGHT && hsin_fd >= 0) {
+			hsin_flush();
+			VG_(close)(hsin_fd);
+			hsin_fd = -1;
+		}
+		VG_(gdb_printf)("hindsight.stop\n");
+		return True;
+	}
+	if (VG_(strcmp)(cmd, "hindsight.here") != 0 && VG_(strcmp)(cmd, "hindsight.here between") != 0)
 		return False;
+	/* "between": the debugger knows the stop came between two superblocks
+	 * (Ctrl-C, a signal from outside: Valgrind takes them in its
+	 * scheduler), at the first instruction of the next one, which the
+	 * count has not entered yet; else it came inside the one entered last
+	 * (a breakpoint, a step, a fault). */
+	between = VG_(strcmp)(cmd, "hindsight.here between") == 0;
 	if (hsin_mode != HSIN_MODE_LIGHT || hsin_fd < 0) {
 		VG_(gdb_printf)("hindsight.here: not recording inputs\n");
 		return True;
@@ -219,16 +235,24 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 	}
 	hsin_light_turn(tid);
 	hsin_regs(tid, &g);
-	hsin_head(HSIN_HERE, 36);
+	hsin_head(HSIN_HERE, 44);
 	hsin_put32((UInt)VG_(gettid)());
-	hsin_put64(hsin_count);
+	hsin_put64(hsin_count + (between ? 1 : 0));
 	hsin_put64(g.guest_RIP);
 	hsin_put64(g.guest_RSP);
 	hsin_put64(hsin_hash(&g));
+	hsin_put64(g.guest_RAX);
 	hsin_flush();
-	VG_(gdb_printf)("hindsight.here %llu %#llx %llu\n", hsin_count, g.guest_RIP,
-			hsin_log_bytes);
+	VG_(gdb_printf)("hindsight.here %llu %#llx\n", hsin_count + (between ? 1 : 0), g.guest_RIP);
 	return True;
+}
+
+/* Whether @g is the thread as the debugger's stop found it: its stack
+ * pointer, rax and the hash of the other general registers. */
+static Bool hsin_here_same(const VexGuestAMD64State *g)
+{
+	return g->guest_RSP == hsin_u64(hsin_rec + 20) && hsin_hash(g) == hsin_u64(hsin_rec + 28) &&
+	       g->guest_RAX == hsin_u64(hsin_rec + 36);
 }
 
 /* Rebuild: the instruction HSIN_HERE names, once the gate found its
@@ -254,11 +278,11 @@ Bool hsin_here_at(Addr pc)
  * thread, stack pointer and registers, or it diverged. */
 static void hsin_here_end(ThreadId tid, const VexGuestAMD64State *g, Addr at, Bool between)
 {
-	if (g->guest_RSP != hsin_u64(hsin_rec + 20) || hsin_hash(g) != hsin_u64(hsin_rec + 28))
+	if (!hsin_here_same(g))
 		hsin_diverge("at event %llu: where the debugger stopped the program when recorded "
 			     "(%#llx), its %s differ", hsin_events, (ULong)at,
 			     g->guest_RSP != hsin_u64(hsin_rec + 20) ? "stack pointer does" :
-			     "registers");
+			     "registers do");
 	hsin_out->here(tid, at, between);
 	VG_(exit)(0);
 }
@@ -281,8 +305,7 @@ static void hsin_here_gate(VexGuestAMD64State *g, ULong ip)
 			     "%d runs here", hsin_events, hsin_u32(hsin_rec), hsin_thr(tid)->lwp);
 	if (hsin_here_pc)
 		return;            /* entered again, checked: it runs to the stop */
-	if (ip == pc && g->guest_RSP == hsin_u64(hsin_rec + 20) &&
-	    hsin_hash(g) == hsin_u64(hsin_rec + 28))
+	if (ip == pc && hsin_here_same(g))
 		hsin_here_end(tid, g, ip, True);
 	hsin_here_pc = pc;
 	hsin_here_stale = ip;      /* discarded as the thread leaves client code */
@@ -297,7 +320,7 @@ VG_REGPARM(1) void hsin_here_check(Addr pc)
 	if (!hsin_here_at(pc) || hsin_peek() != HSIN_HERE || hsin_count != hsin_u64(hsin_rec + 4))
 		return;
 	hsin_regs(tid, &g);
-	if (g.guest_RSP != hsin_u64(hsin_rec + 20) || hsin_hash(&g) != hsin_u64(hsin_rec + 28))
+	if (!hsin_here_same(&g))
 		return;            /* an earlier pass of a loop unrolled in the block */
 	hsin_here_end(tid, &g, pc, False);
 }

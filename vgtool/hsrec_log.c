@@ -235,7 +235,7 @@ void hsin_arm(void)
 		hsin_limit = hsin_u64(hsin_rec + 4);   /* the run ended there */
 	else if (k == HSIN_TURN && hsin_rlen >= 12)
 		hsin_limit = hsin_u64(hsin_rec + 4);   /* another thread ran from there */
-	else if (k == HSIN_HERE && hsin_rlen >= 36 && hsin_u64(hsin_rec + 4) > 0)
+	else if (k == HSIN_HERE && hsin_rlen >= 44 && hsin_u64(hsin_rec + 4) > 0)
 		hsin_limit = hsin_u64(hsin_rec + 4) - 1; /* the live run stands inside that one */
 	if (hsin_from && hsin_limit > hsin_from)
 		hsin_limit = hsin_from;                /* the window starts there */

@@ -181,13 +181,14 @@ enum hsin_kind {
 	 * answers (and how it decodes lzcnt and its kin), so the rebuild
 	 * refuses other ones. After each HSIN_HELLO (version 3). */
 	HSIN_CPU = 11,
-	/* u32 tid, u64 count, u64 pc, u64 sp, u64 hash: a debugger stopped
-	 * the light run here (serve --record valgrind: Valgrind's gdbserver
-	 * stops at any instruction, inside a superblock), and asked for the
-	 * past: the thread stands before the instruction at pc, inside the
-	 * superblock the count entered last. A rebuild whose log ends with
-	 * one stops there, as the live run stands; one met before the end
-	 * is passed over. */
+	/* u32 tid, u64 count, u64 pc, u64 sp, u64 hash, u64 rax: a debugger
+	 * stopped the light run here (serve --record valgrind: Valgrind's
+	 * gdbserver stops at any instruction) and asked for the past: the
+	 * thread stands before the instruction at pc, inside the superblock
+	 * that makes the count (a stop between two superblocks: the next
+	 * one, pc its first instruction). A rebuild whose log ends with one
+	 * stops there, as the live run stands; one met before the end is
+	 * passed over. */
 	HSIN_HERE = 12,
 };
 

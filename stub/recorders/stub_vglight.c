@@ -383,12 +383,17 @@ int stub_vglight_pump(struct stub_vglight_run *r, int timeout_ms)
 	return e < 0 ? e : 1;
 }
 
-int stub_vglight_finish(struct stub_vglight_run *r, char *const argv[], int *wstatus,
-			uint64_t *bytes, char *err, size_t errsize)
+int stub_vglight_finish(struct stub_vglight_run *r, char *const argv[], bool let_go,
+			int *wstatus, uint64_t *bytes, char *err, size_t errsize)
 {
 	int e = 0;
 
-	if (!r->dead) {
+	if (!r->dead && let_go) {
+		/* It runs on, unrecorded (its tool closed the log): the log
+		 * is what it wrote up to now, its end "still running". */
+		vglight_drain(r->rfd, r->fd, r->buf, &r->bytes, &r->lost);
+		r->wstatus = W_STOPCODE(SIGSTOP);
+	} else if (!r->dead) {
 		/* Ended early (an error, or the caller stops it): the program
 		 * is killed and its log kept up to there. */
 		kill(r->pid, SIGKILL);
@@ -441,11 +446,11 @@ int stub_vglight_record(const struct stub_vglight_how *how, char *const argv[],
 		char why[128];
 
 		snprintf(why, sizeof(why), "cannot read the tool's log: %s", strerror(-e));
-		stub_vglight_finish(r, argv, wstatus, bytes, err, errsize);
+		stub_vglight_finish(r, argv, false, wstatus, bytes, err, errsize);
 		snprintf(err, errsize, "%s", why);
 		return e;
 	}
-	return stub_vglight_finish(r, argv, wstatus, bytes, err, errsize);
+	return stub_vglight_finish(r, argv, false, wstatus, bytes, err, errsize);
 }
 
 /* What the rebuild makes of one logged syscall (@a: its payload, the

@@ -86,12 +86,13 @@ pid_t stub_vglight_pid(const struct stub_vglight_run *r);
  * drained to the end), or a negative errno of the pipe. */
 int stub_vglight_pump(struct stub_vglight_run *r, int timeout_ms);
 /* Ends the run (a program still running is killed: its log kept up to
- * there), writes inputs.env (@argv: the run's) and frees @r. 0 with its
- * wait status in *@wstatus and the log's size in *@bytes, or a negative
- * errno with the reason in @err (-ENOEXEC: Valgrind could not start it;
- * a write that failed: the log is kept up to there). */
-int stub_vglight_finish(struct stub_vglight_run *r, char *const argv[], int *wstatus,
-			uint64_t *bytes, char *err, size_t errsize);
+ * there; with @let_go it runs on, its tool told to stop logging, and the
+ * log's end says "still running"), writes inputs.env (@argv: the run's)
+ * and frees @r. 0 with its wait status in *@wstatus and the log's size in
+ * *@bytes, or a negative errno with the reason in @err (-ENOEXEC: Valgrind
+ * could not start it; a write that failed: the log is kept up to there). */
+int stub_vglight_finish(struct stub_vglight_run *r, char *const argv[], bool let_go,
+			int *wstatus, uint64_t *bytes, char *err, size_t errsize);
 
 /* Writes @dir's inputs.env: @argv, this process's working directory and
  * environment (the program's: it inherited them), and @wstatus (a stop

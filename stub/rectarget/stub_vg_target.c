@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,9 +53,13 @@ struct stub_vg_target {
 	struct stub_vglight_run *run;
 	pthread_t pump;
 	bool pumping;
+	pthread_mutex_t pump_lock; /* one pump at a time: the thread's, or a drain
+				    * before going back */
 	atomic_bool pump_quit;
 	atomic_int pump_result;    /* 0 while running, 1 ended, < 0 an error */
 	pid_t pid;                 /* Valgrind's, the program's */
+	int pidfd;                 /* ... as a pidfd: signalled even once the pump
+				    * thread reaped it, never another process */
 	pid_t vgdb;
 	int sock;                  /* our end of vgdb's stdin and stdout */
 	struct rsp_client cl;
@@ -70,6 +75,10 @@ struct stub_vg_target {
 	int64_t hg;                /* the thread Hg names now (0: none yet) */
 	bool running, gone, detached;
 	bool interrupted;          /* Ctrl-C asked since the resume */
+	bool ran;                  /* resumed live once: there is a past */
+	bool between;              /* the last stop came between two superblocks
+				    * (Ctrl-C, a signal from outside) */
+	bool rebuilt;              /* the kept directory holds a partial rebuild */
 	/* A range step, done as single steps (Valgrind has no vCont). */
 	bool stepping, ranging;
 	int64_t range_tid;
@@ -95,13 +104,25 @@ static void *vgt_pump_main(void *arg)
 	struct stub_vg_target *t = arg;
 	int r = 0;
 
-	while (r == 0 && !atomic_load(&t->pump_quit))
-		r = stub_vglight_pump(t->run, 100);
+	while (r == 0 && !atomic_load(&t->pump_quit)) {
+		pthread_mutex_lock(&t->pump_lock);
+		r = stub_vglight_pump(t->run, 50);
+		pthread_mutex_unlock(&t->pump_lock);
+	}
 	atomic_store(&t->pump_result, r);
 	return NULL;
 }
 
 /* ---- requests -------------------------------------------------------------- */
+
+/* A failed exchange ends the session: the peer is gone (-EPIPE), or a
+ * reply that came late would be taken for the next request's. */
+static int vgt_result(struct stub_vg_target *t, int e)
+{
+	if (e == -EPIPE || e == -ETIMEDOUT || e == -EBADMSG)
+		t->gone = true;
+	return e == -EPIPE ? -ESRCH : e;
+}
 
 static int vgt_call(struct stub_vg_target *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -110,17 +131,13 @@ static int vgt_call(struct stub_vg_target *t, const char *fmt, ...)
 {
 	char pkt[512];
 	va_list ap;
-	int e;
 
 	if (t->gone)
 		return -ESRCH;
 	va_start(ap, fmt);
 	vsnprintf(pkt, sizeof(pkt), fmt, ap);
 	va_end(ap);
-	e = rsp_client_call(&t->cl, pkt);
-	if (e == -EPIPE)
-		t->gone = true;
-	return e == -EPIPE ? -ESRCH : e;
+	return vgt_result(t, rsp_client_call(&t->cl, pkt));
 }
 
 static const char *vgt_reply(const struct stub_vg_target *t)
@@ -395,6 +412,7 @@ static int vgt_send_resume(struct stub_vg_target *t, bool step, int64_t tid, int
 		return -ESRCH;
 	}
 	t->running = true;
+	t->ran = true;
 	t->interrupted = false;
 	t->stepping = step;
 	return 0;
@@ -439,26 +457,27 @@ static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *ac
 }
 
 
-/* Where the program stands, logged by the tool (HSIN_HERE): 0 with the
- * log's size up to there in *@bytes, or a negative errno, said why. */
-static int vgt_here(struct stub_vg_target *t, uint64_t *bytes)
+/* Where the program stands, logged by the tool (HSIN_HERE) and flushed
+ * into the pipe: 0, or a negative errno, said why. */
+static int vgt_here(struct stub_vg_target *t)
 {
-	unsigned long long count, pc, n;
+	unsigned long long count, pc;
 	const char *c;
 	int e;
 
 	if (t->gone)
 		return -ESRCH;
-	e = vgt_call(t, "qRcmd,%s", "68696e6473696768742e68657265");   /* hindsight.here */
+	/* "hindsight.here", or "hindsight.here between" (hex). */
+	e = vgt_call(t, "qRcmd,%s%s", "68696e6473696768742e68657265",
+		     t->between ? "206265747765656e" : "");
 	if (e < 0)
 		return e;
 	c = (const char *)t->cl.console.data;
-	if (!c || sscanf(c, "hindsight.here %llu %llx %llu", &count, &pc, &n) != 3) {
+	if (!c || sscanf(c, "hindsight.here %llu %llx", &count, &pc) != 2) {
 		fprintf(stderr, "hindsight serve: cannot go back from here: %s\n",
 			c && !strncmp(c, "hindsight.here: ", 16) ? c + 16 : "the tool did not answer");
 		return -EAGAIN;
 	}
-	*bytes = n;
 	return 0;
 }
 
@@ -468,33 +487,28 @@ static int vgt_open_past(struct stub_vg_target *t)
 {
 	char log[PATH_MAX + 32], err[512];
 	struct replay_target *past;
-	uint64_t bytes;
-	struct stat st;
 	int e;
 
 	if (t->past)
 		return 0;
 	if (!t->rebuild)
 		return -EOPNOTSUPP;
-	if ((e = vgt_here(t, &bytes)) < 0)
+	if ((e = vgt_here(t)) < 0)
 		return e;
-	/* The tool wrote the log up to there; the pump moves it to the file. */
-	snprintf(log, sizeof(log), "%s/" STUB_VGLIGHT_LOG, t->dir);
-	for (int i = 0; i < 3000; i++) {
-		if (stat(log, &st) == 0 && (uint64_t)st.st_size >= bytes)
-			break;
-		if (atomic_load(&t->pump_result) != 0)
-			return -EIO;
-		poll(NULL, 0, 10);
-	}
-	if (stat(log, &st) < 0 || (uint64_t)st.st_size < bytes)
-		return -ETIMEDOUT;
+	/* The tool flushed the log up to there into the pipe before it
+	 * answered: one drain moves it all to the file. */
+	pthread_mutex_lock(&t->pump_lock);
+	e = stub_vglight_pump(t->run, 0);
+	pthread_mutex_unlock(&t->pump_lock);
+	if (e < 0)
+		return e;
 	/* Still running: its end is where it stands. */
 	if ((e = stub_vglight_save_env(t->dir, t->argv, W_STOPCODE(SIGSTOP))) < 0)
 		return e;
 	snprintf(log, sizeof(log), "%s/trace.json", t->dir);
 	unlink(log);               /* rebuilt, not taken as done */
 	fprintf(stderr, "hindsight serve: going back: rebuilding the run so far\n");
+	t->rebuilt = true;
 	if ((e = t->rebuild(t->dir)) < 0)
 		return e;
 	e = replay_target_open(t->dir, &past, err, sizeof(err));
@@ -590,6 +604,14 @@ static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 			   actions[i].kind == RSP_RESUME_REVERSE_CONTINUE;
 	if (!reverse && !t->in_past)
 		return vgt_go_live(t, actions, n);
+	if (!t->ran) {
+		/* Before the first instruction: the history is empty. */
+		t->past_stop = (struct rsp_stop){
+			.kind = RSP_STOP_SIGNAL, .thread = { t->pid, t->last_tid },
+			.signo = SIGTRAP, .reason = RSP_REASON_REPLAY_BEGIN };
+		t->past_pending = true;
+		return 0;
+	}
 	if (!t->in_past && (e = vgt_open_past(t)) < 0)
 		return e;
 	return vgt_resume_past(t, actions, n, reverse);
@@ -637,10 +659,14 @@ static int vgt_parse_stop(struct stub_vg_target *t, const char *r, struct rsp_st
 		out->kind = r[0] == 'W' ? RSP_STOP_EXITED : RSP_STOP_TERMINATED;
 		out->status = (int)v;
 		out->signo = r[0] == 'X' ? rsp_signal_from_gdb((int)v) : 0;
+		if (r[0] == 'X' && out->signo <= 0)
+			out->signo = SIGKILL;
 		return 0;
 	}
 	out->kind = RSP_STOP_SIGNAL;
 	out->signo = rsp_signal_from_gdb((int)v);
+	if (out->signo <= 0)
+		out->signo = SIGTRAP;   /* a number GDB's table has no host signal for */
 	out->thread.tid = t->hg > 0 ? t->hg : t->pid;
 	while (r[0] == 'T' && p < end) {
 		const char *colon = strchr(p, ':'), *semi = strchr(p, ';');
@@ -697,8 +723,15 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 		if (r <= 0)
 			return r;
 		t->running = false;
-		if ((r = vgt_parse_stop(t, vgt_reply(t), out)) < 0)
+		if ((r = vgt_parse_stop(t, vgt_reply(t), out)) < 0) {
+			t->gone = true;
 			return r;
+		}
+		/* Valgrind takes a Ctrl-C and a signal from outside between
+		 * two superblocks; a fault, a breakpoint or a step inside one. */
+		t->between = out->kind == RSP_STOP_SIGNAL && out->signo != SIGTRAP &&
+			     out->signo != SIGSEGV && out->signo != SIGBUS &&
+			     out->signo != SIGFPE && out->signo != SIGILL;
 		t->hg = 0;         /* Valgrind's general thread follows the stop */
 		t->last_tid = out->thread.tid;
 		if (out->kind != RSP_STOP_SIGNAL || out->signo != SIGTRAP || out->reason)
@@ -710,17 +743,20 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 			return 1;
 		}
 		if (t->ranging && out->thread.tid == t->range_tid && pc >= t->range_start &&
-		    pc < t->range_end) {
+		    pc < t->range_end && !t->interrupted) {
 			if ((r = vgt_send_resume(t, true, t->range_tid, 0)) < 0)
 				return r;
 			continue;
 		}
 		if (t->stepping)
 			out->reason = RSP_REASON_STEP;
-		else if (t->interrupted)
+		if (t->interrupted) {
 			/* Valgrind reports the stop vgdb forced as a trap;
 			 * gdbserver reports a Ctrl-C as SIGINT. */
 			out->signo = SIGINT;
+			out->reason = RSP_REASON_NONE;
+			t->between = !t->stepping;
+		}
 		return 1;
 	}
 }
@@ -735,12 +771,20 @@ static int vgt_interrupt(void *ctx)
 	return rsp_client_interrupt(&t->cl);
 }
 
+/* SIGKILL to the program, through its pidfd: once the pump thread reaped
+ * it, to nothing (its pid may be another process's by then). */
+static void vgt_sigkill(struct stub_vg_target *t)
+{
+	if (t->pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, t->pidfd, SIGKILL, NULL, 0);
+}
+
 static int vgt_kill(void *ctx)
 {
 	struct stub_vg_target *t = ctx;
 
 	if (!t->gone)
-		kill(t->pid, SIGKILL);
+		vgt_sigkill(t);
 	t->gone = true;
 	return 0;
 }
@@ -752,6 +796,12 @@ static int vgt_detach(void *ctx)
 
 	if (t->gone)
 		return 0;
+	/* The log ends where the debugger let go (a rebuild stops there, the
+	 * program "still running"), and the tool stops logging: the program
+	 * runs on under Valgrind, unrecorded, and nothing here waits for it. */
+	if (t->ran)
+		vgt_here(t);
+	vgt_call(t, "qRcmd,%s", "68696e6473696768742e73746f70");   /* hindsight.stop */
 	for (size_t i = t->npoints; i-- > 0;)
 		vgt_point(t, false, t->points[i].type, t->points[i].addr, 1);
 	if ((e = vgt_call(t, "D")) < 0)
@@ -809,6 +859,8 @@ static int vgt_xfer_read(void *ctx, enum rsp_xfer_object obj, const char *annex,
 			   obj == RSP_XFER_SIGINFO ? "siginfo" :
 			   obj == RSP_XFER_EXEC_FILE ? "exec-file" : NULL;
 
+	if (t->in_past && vgt_past(t).ops->xfer_read)
+		return vgt_past(t).ops->xfer_read(t->past, obj, annex, out);
 	if (obj == RSP_XFER_LIBRARIES_SVR4)
 		return vgt_libraries(t, out);
 	if (!name)
@@ -846,6 +898,8 @@ static int vgt_memory_region(void *ctx, uint64_t addr, struct rsp_region *out)
 	struct rsp_buf maps;
 	int e;
 
+	if (t->in_past)
+		return vgt_past(t).ops->memory_region(t->past, addr, out);
 	if (t->gone)
 		return -ESRCH;
 	rsp_buf_init(&maps);
@@ -899,7 +953,7 @@ static int vgt_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 		rsp_buf_release(&pkt);
 		return e;
 	}
-	e = rsp_client_call(&t->cl, (const char *)pkt.data);
+	e = vgt_result(t, rsp_client_call(&t->cl, (const char *)pkt.data));
 	rsp_buf_release(&pkt);
 	if (e < 0)
 		return e;
@@ -961,7 +1015,7 @@ static int vgt_start_vgdb(struct stub_vg_target *t, bool debug, char *err, size_
 		return e;
 	}
 	if (t->vgdb == 0) {
-		int null = open("/dev/null", O_RDWR);
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 		dup2(sv[1], 0);
 		dup2(sv[1], 1);
@@ -1005,6 +1059,8 @@ int stub_vg_target_new(char *const argv[], const struct stub_vg_target_options *
 		return -ENOMEM;
 	t->sock = -1;
 	t->vgdb = -1;
+	t->pidfd = -1;
+	pthread_mutex_init(&t->pump_lock, NULL);
 	if (!stub_vgrec_available(tooldir, sizeof(tooldir), why, sizeof(why)) ||
 	    stub_spawn_resolve("valgrind", getenv("PATH"), valgrind, sizeof(valgrind)) < 0) {
 		snprintf(err, errsize, "cannot record with Valgrind: %s",
@@ -1052,6 +1108,7 @@ int stub_vg_target_new(char *const argv[], const struct stub_vg_target_options *
 	if ((e = stub_vglight_start(&how, argv, &t->run, err, errsize)) < 0)
 		goto fail;
 	t->pid = stub_vglight_pid(t->run);
+	t->pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0);
 	{
 		char abs[PATH_MAX];
 
@@ -1093,7 +1150,7 @@ fail:
 
 void stub_vg_target_free(struct stub_vg_target *t)
 {
-	char err[256];
+	char err[256], path[PATH_MAX + 32];
 	uint64_t bytes;
 	int wstatus;
 
@@ -1101,12 +1158,20 @@ void stub_vg_target_free(struct stub_vg_target *t)
 		return;
 	replay_target_free(t->past);
 	if (t->run && !t->detached)
-		kill(t->pid, SIGKILL);
+		vgt_sigkill(t);
+	if (t->detached)
+		atomic_store(&t->pump_quit, true);   /* it runs on: not waited for */
 	if (t->pumping)
 		pthread_join(t->pump, NULL);
-	if (t->run && stub_vglight_finish(t->run, t->argv, &wstatus, &bytes, err,
+	if (t->run && stub_vglight_finish(t->run, t->argv, t->detached, &wstatus, &bytes, err,
 					  sizeof(err)) < 0 && !t->own_dir)
 		fprintf(stderr, "hindsight: %s\n", err);
+	if (t->rebuilt && !t->own_dir) {
+		/* The past rebuilt while serving ends where the debugger went
+		 * back from: the next command rebuilds the whole. */
+		snprintf(path, sizeof(path), "%s/trace.json", t->dir);
+		unlink(path);
+	}
 	if (t->sock >= 0) {
 		rsp_client_release(&t->cl);
 		close(t->sock);
@@ -1115,13 +1180,19 @@ void stub_vg_target_free(struct stub_vg_target *t)
 		kill(t->vgdb, SIGTERM);
 		waitpid(t->vgdb, NULL, 0);
 	}
+	if (t->pidfd >= 0)
+		close(t->pidfd);
 	if (t->own_dir)
 		replay_bundle_remove_tree(t->dir);
-	if (t->vgdir[0])
+	/* A program let go of still opens its FIFOs there (Valgrind ends
+	 * itself without them); it removes them as it ends, and the empty
+	 * directory stays. */
+	if (t->vgdir[0] && !t->detached)
 		replay_bundle_remove_tree(t->vgdir);
 	for (size_t i = 0; t->argv && t->argv[i]; i++)
 		free(t->argv[i]);
 	free(t->argv);
+	pthread_mutex_destroy(&t->pump_lock);
 	free(t);
 }
 
