@@ -456,7 +456,6 @@ static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *ac
 	return vgt_send_resume(t, false, 0, 0);
 }
 
-
 /* Where the program stands, logged by the tool (HSIN_HERE) and flushed
  * into the pipe: 0, or a negative errno, said why. */
 static int vgt_here(struct stub_vg_target *t)
