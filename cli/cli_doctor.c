@@ -201,14 +201,17 @@ static void doctor_collect(struct doctor_line *l)
 		snprintf(l[D_SERVE].value, sizeof(l[D_SERVE].value),
 			 "records a live program by single steps: a breakpoint 10^8 instructions "
 			 "in takes about %.0f min; --record on-request serves at full speed and "
-			 "records from where the debugger asks (`record btrace`); --no-record "
-			 "without reverse execution; `record` then `serve --replay` for a whole run",
-			 1e8 / rate / 60);
+			 "records from where the debugger asks (`record btrace`); %s--no-record "
+			 "without reverse execution", 1e8 / rate / 60,
+			 l[D_VALGRIND].ok == 1 ? "--record valgrind serves at Valgrind's speed and goes "
+					    "back over the whole run; " : "");
 	else
 		snprintf(l[D_SERVE].value, sizeof(l[D_SERVE].value),
 			 "records a live program by single steps (speed not measured); "
 			 "--record on-request serves at full speed and records from where the "
-			 "debugger asks; --no-record without reverse execution");
+			 "debugger asks; %s--no-record without reverse execution",
+			 l[D_VALGRIND].ok == 1 ? "--record valgrind serves at Valgrind's speed and goes "
+					    "back over the whole run; " : "");
 }
 
 static const char *doctor_mark(int ok)
