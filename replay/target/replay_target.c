@@ -300,6 +300,49 @@ bool replay_target_at_end(const struct replay_target *t)
 	return replay_timeline_at_end(t->tl);
 }
 
+/* The thread a resume moves: the stepped one, else the last stop's. */
+static int64_t rt_moved_thread(const struct rsp_resume *a, size_t n, int64_t last_tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].kind == RSP_RESUME_STEP || a[i].kind == RSP_RESUME_RANGE)
+			return a[i].thread.tid;
+	return last_tid;
+}
+
+int replay_target_resume_past(struct replay_target *t, const struct rsp_resume *actions,
+			      size_t n, int64_t last_tid, struct rsp_stop *stop)
+{
+	struct rsp_target rt = replay_target_rsp(t);
+	bool cont = true, step = false, reverse = false;
+	struct replay_cursor *c;
+	int e;
+
+	for (size_t i = 0; i < n; i++) {
+		cont &= actions[i].kind == RSP_RESUME_CONTINUE || actions[i].kind == RSP_RESUME_STOP;
+		step |= actions[i].kind == RSP_RESUME_STEP;
+		reverse |= actions[i].kind == RSP_RESUME_REVERSE_STEP ||
+			   actions[i].kind == RSP_RESUME_REVERSE_CONTINUE;
+	}
+	/* Live only from the present: a continue replays the other threads'
+	 * past first; a step of a thread already at its end runs it live. */
+	c = replay_target_cursor(t, rt_moved_thread(actions, n, last_tid));
+	if (!reverse && (cont ? replay_target_at_end(t) :
+			 !c || replay_cursor_position(c) > replay_cursor_size(c)))
+		return 1;
+	if ((e = rt.ops->resume(rt.ctx, actions, n)) < 0)
+		return e;
+	if ((e = rt.ops->wait(rt.ctx, stop, true)) < 0)
+		return e;
+	if (!reverse && stop->reason == RSP_REASON_REPLAY_END) {
+		/* The end of the history is the live process: a continue or
+		 * range step goes on there; a step has ended. */
+		if (!step)
+			return 1;
+		stop->reason = RSP_REASON_STEP;
+	}
+	return 0;
+}
+
 int replay_target_time(const struct replay_target *t, uint64_t *time)
 {
 	return replay_timeline_time(t->tl, time);

@@ -121,6 +121,14 @@ void replay_target_set_present_mem(struct replay_target *t,
 /* True when every thread's cursor is at the end of its history (position
  * size + 1): the present. */
 bool replay_target_at_end(const struct replay_target *t);
+/* For a live recorded target whose past @t is: @actions served by the
+ * past (backwards, or forwards up to the present), the stop in *@stop:
+ * 0; 1 when they are to go on live instead, from the present (forward,
+ * and the past holds nothing more of them: the moved thread, the stepped
+ * one or else @last_tid, already at its end; or the end of the history
+ * reached by a continue or range step); or a negative errno. */
+int replay_target_resume_past(struct replay_target *t, const struct rsp_resume *actions,
+			      size_t n, int64_t last_tid, struct rsp_stop *stop);
 
 /* The current time of the timeline into *@time: 0, or -ENODATA for a
  * recording without one (no state log: no times known). */

@@ -91,19 +91,24 @@ int stub_info_xfer(struct stub_proc *p, enum rsp_xfer_object obj, const char *an
 	return -EOPNOTSUPP;
 }
 
-int stub_info_region(struct stub_proc *p, uint64_t addr, struct rsp_region *out)
+int stub_info_region_of(pid_t pid, uint64_t addr, struct rsp_region *out)
 {
 	struct rsp_buf maps;
 	int r;
 
-	if (!p->alive)
-		return -ESRCH;
 	rsp_buf_init(&maps);
-	r = stub_procfs_read(p->pid, "maps", &maps);
+	r = stub_procfs_read(pid, "maps", &maps);
 	if (r == 0)
 		r = stub_maps_region(rsp_buf_str(&maps), addr, out);
 	rsp_buf_release(&maps);
 	return r;
+}
+
+int stub_info_region(struct stub_proc *p, uint64_t addr, struct rsp_region *out)
+{
+	if (!p->alive)
+		return -ESRCH;
+	return stub_info_region_of(p->pid, addr, out);
 }
 
 int stub_info_process(struct stub_proc *p, struct rsp_process_info *out)

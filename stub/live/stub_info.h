@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "protocol/target.h"
 
@@ -24,6 +25,9 @@ int stub_info_xfer(struct stub_proc *p, enum rsp_xfer_object obj, const char *an
 /* The address of the DT_DEBUG value slot; 0 or -ENOENT (static). */
 int stub_info_shlib_addr(struct stub_proc *p, uint64_t *addr);
 int stub_info_region(struct stub_proc *p, uint64_t addr, struct rsp_region *out);
+/* The same for process @pid's /proc maps (a process no stub_proc holds:
+ * Valgrind's, whose maps are the program's beside Valgrind's own). */
+int stub_info_region_of(pid_t pid, uint64_t addr, struct rsp_region *out);
 int stub_info_process(struct stub_proc *p, struct rsp_process_info *out);
 /* As rsp_target_ops.threads: the last stopped thread first, an exited
  * leader (zombie) left out. */

@@ -20,7 +20,6 @@
 
 #include "protocol/rsp_buf.h"
 #include "replay/model/bundle.h"
-#include "replay/decode/cursor.h"
 #include "replay/target/replay_target.h"
 #include "replay/decode/timeline.h"
 #include "stub/live/stub_info.h"
@@ -506,54 +505,14 @@ static int srt_resume_live(struct stub_rec_target *t, const struct rsp_resume *a
 }
 
 /* The thread a forward resume moves (as the replay target picks it). */
-static int64_t srt_moved_thread(const struct stub_rec_target *t, const struct rsp_resume *a,
-				size_t n)
+static int srt_resume_past(struct stub_rec_target *t, const struct rsp_resume *actions, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (a[i].kind == RSP_RESUME_STEP || a[i].kind == RSP_RESUME_RANGE)
-			return a[i].thread.tid;
-	return t->last_tid;
-}
+	int e = replay_target_resume_past(t->past, actions, n, t->last_tid, &t->past_stop);
 
-static bool srt_cursor_at_end(struct stub_rec_target *t, int64_t tid)
-{
-	struct replay_cursor *c = replay_target_cursor(t->past, tid);
-
-	return !c || replay_cursor_position(c) > replay_cursor_size(c);
-}
-
-static int srt_resume_past(struct stub_rec_target *t, const struct rsp_resume *actions, size_t n,
-			   bool reverse)
-{
-	struct rsp_target rt;
-	bool cont = true;
-	int e;
-
-	for (size_t i = 0; i < n; i++)
-		cont &= actions[i].kind == RSP_RESUME_CONTINUE || actions[i].kind == RSP_RESUME_STOP;
-	/* Live only from the present: a continue replays the other threads'
-	 * past first; a step of a thread already at its end runs it live. */
-	if (!reverse && (cont ? replay_target_at_end(t->past) :
-			 srt_cursor_at_end(t, srt_moved_thread(t, actions, n))))
+	if (e == 1)
 		return srt_resume_live(t, actions, n);
-	rt = srt_past_rsp(t);
-	e = rt.ops->resume(rt.ctx, actions, n);
 	if (e < 0)
 		return e;
-	e = rt.ops->wait(rt.ctx, &t->past_stop, true);
-	if (e < 0)
-		return e;
-	if (!reverse && t->past_stop.reason == RSP_REASON_REPLAY_END) {
-		bool step = false;
-
-		for (size_t i = 0; i < n; i++)
-			step |= actions[i].kind == RSP_RESUME_STEP;
-		/* The end of the history is the live process: a continue or
-		 * range step goes on there; a step has ended. */
-		if (!step)
-			return srt_resume_live(t, actions, n);
-		t->past_stop.reason = RSP_REASON_STEP;
-	}
 	t->in_past = !replay_target_at_end(t->past);
 	t->past_pending = true;
 	t->running = false;
@@ -581,7 +540,7 @@ static int srt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 		if (e < 0)
 			return e;
 	}
-	return srt_resume_past(t, actions, n, reverse);
+	return srt_resume_past(t, actions, n);
 }
 
 static int srt_event_fd(void *ctx)

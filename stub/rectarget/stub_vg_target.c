@@ -25,11 +25,9 @@
 #include "protocol/rsp_hex.h"
 #include "protocol/rsp_regs.h"
 #include "protocol/rsp_signals.h"
-#include "replay/decode/cursor.h"
 #include "replay/model/bundle.h"
 #include "replay/target/replay_target.h"
-#include "stub/live/stub_maps.h"
-#include "stub/live/stub_procfs.h"
+#include "stub/live/stub_info.h"
 #include "stub/live/stub_spawn.h"
 #include "stub/live/stub_svr4.h"
 #include "stub/live/stub_vfile.h"
@@ -92,6 +90,8 @@ struct stub_vg_target {
 	bool past_pending;         /* past_stop is to be reported */
 	struct rsp_stop past_stop;
 	int64_t last_tid;          /* the thread of the last stop */
+	uint64_t stop_pc;          /* its pc, when the stop reply has it */
+	bool stop_pc_known;
 	/* Watchpoints: Valgrind's gdbserver has none for this tool, so only
 	 * the past serves them; the program does not run live under one. */
 	struct vgt_point watches[VGT_MAX_POINTS];
@@ -365,30 +365,28 @@ static int vgt_watch(struct stub_vg_target *t, bool insert, enum rsp_point_type 
 
 /* Breakpoints: the live program keeps them while the debugger is in the
  * past, and the past has them too. */
-static int vgt_insert_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
+static int vgt_set_point(struct stub_vg_target *t, bool insert, enum rsp_point_type type,
+			 uint64_t addr, int kind)
 {
-	struct stub_vg_target *t = ctx;
 	int e;
 
 	if (type >= RSP_POINT_WRITE_WATCH)
-		return t->rebuild ? vgt_watch(t, true, type, addr, kind) : -EOPNOTSUPP;
-	e = vgt_point(t, true, type, addr, kind);
-	if (e == 0 && t->past)
-		vgt_past(t).ops->insert_point(t->past, type, addr, kind);
+		return t->rebuild ? vgt_watch(t, insert, type, addr, kind) : -EOPNOTSUPP;
+	e = vgt_point(t, insert, type, addr, kind);
+	if (t->past && (e == 0 || !insert))
+		(insert ? vgt_past(t).ops->insert_point :
+			  vgt_past(t).ops->remove_point)(t->past, type, addr, kind);
 	return e;
+}
+
+static int vgt_insert_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
+{
+	return vgt_set_point(ctx, true, type, addr, kind);
 }
 
 static int vgt_remove_point(void *ctx, enum rsp_point_type type, uint64_t addr, int kind)
 {
-	struct stub_vg_target *t = ctx;
-	int e;
-
-	if (type >= RSP_POINT_WRITE_WATCH)
-		return t->rebuild ? vgt_watch(t, false, type, addr, kind) : -EOPNOTSUPP;
-	e = vgt_point(t, false, type, addr, kind);
-	if (t->past)
-		vgt_past(t).ops->remove_point(t->past, type, addr, kind);
-	return e;
+	return vgt_set_point(ctx, false, type, addr, kind);
 }
 
 /* ---- running -------------------------------------------------------------- */
@@ -544,49 +542,16 @@ static int vgt_go_live(struct stub_vg_target *t, const struct rsp_resume *action
 	return 0;
 }
 
-static int64_t vgt_moved_thread(const struct stub_vg_target *t, const struct rsp_resume *a,
-				size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (a[i].kind == RSP_RESUME_STEP || a[i].kind == RSP_RESUME_RANGE)
-			return a[i].thread.tid;
-	return t->last_tid;
-}
-
-static bool vgt_cursor_at_end(struct stub_vg_target *t, int64_t tid)
-{
-	struct replay_cursor *c = replay_target_cursor(t->past, tid);
-
-	return !c || replay_cursor_position(c) > replay_cursor_size(c);
-}
-
 /* A resume served by the past: back, or forward up to the present,
  * where the live program goes on. */
-static int vgt_resume_past(struct stub_vg_target *t, const struct rsp_resume *actions, size_t n,
-			   bool reverse)
+static int vgt_resume_past(struct stub_vg_target *t, const struct rsp_resume *actions, size_t n)
 {
-	struct rsp_target rt = vgt_past(t);
-	bool cont = true, step = false;
-	int e;
+	int e = replay_target_resume_past(t->past, actions, n, t->last_tid, &t->past_stop);
 
-	for (size_t i = 0; i < n; i++) {
-		cont &= actions[i].kind == RSP_RESUME_CONTINUE || actions[i].kind == RSP_RESUME_STOP;
-		step |= actions[i].kind == RSP_RESUME_STEP;
-	}
-	if (!reverse && (cont ? replay_target_at_end(t->past) :
-			 vgt_cursor_at_end(t, vgt_moved_thread(t, actions, n))))
+	if (e == 1)
 		return vgt_go_live(t, actions, n);
-	if ((e = rt.ops->resume(rt.ctx, actions, n)) < 0)
+	if (e < 0)
 		return e;
-	if ((e = rt.ops->wait(rt.ctx, &t->past_stop, true)) < 0)
-		return e;
-	if (!reverse && t->past_stop.reason == RSP_REASON_REPLAY_END) {
-		/* The end of the history is the live program: a continue or
-		 * range step goes on there; a step has ended. */
-		if (!step)
-			return vgt_go_live(t, actions, n);
-		t->past_stop.reason = RSP_REASON_STEP;
-	}
 	t->in_past = !replay_target_at_end(t->past);
 	t->past_pending = true;
 	return 0;
@@ -613,7 +578,7 @@ static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 	}
 	if (!t->in_past && (e = vgt_open_past(t)) < 0)
 		return e;
-	return vgt_resume_past(t, actions, n, reverse);
+	return vgt_resume_past(t, actions, n);
 }
 
 static int vgt_event_fd(void *ctx)
@@ -650,6 +615,7 @@ static int vgt_parse_stop(struct stub_vg_target *t, const char *r, struct rsp_st
 	const char *p = r + 1, *end = r + strlen(r);
 
 	*out = (struct rsp_stop){ .thread = { t->pid, t->pid } };
+	t->stop_pc_known = false;
 	if ((r[0] != 'T' && r[0] != 'S' && r[0] != 'W' && r[0] != 'X') ||
 	    rsp_hex_u64(&p, p + 2 < end ? p + 2 : end, &v) < 0)
 		return -EBADMSG;
@@ -677,6 +643,9 @@ static int vgt_parse_stop(struct stub_vg_target *t, const char *r, struct rsp_st
 		q = colon + 1;
 		if (!strncmp(p, "thread:", 7) && rsp_hex_u64(&q, semi, &x) == 0)
 			out->thread.tid = (int64_t)x;
+		else if (!strncmp(p, "10:", 3) && semi - q == 16 &&
+			 rsp_hex_decode(q, 16, (uint8_t *)&t->stop_pc) == 8)
+			t->stop_pc_known = true;   /* rip, expedited (little-endian) */
 		else if ((!strncmp(p, "watch:", 6) || !strncmp(p, "rwatch:", 7) ||
 			  !strncmp(p, "awatch:", 7)) && rsp_hex_u64(&q, semi, &x) == 0) {
 			out->reason = p[0] == 'w' ? RSP_REASON_WATCH :
@@ -735,7 +704,7 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 		t->last_tid = out->thread.tid;
 		if (out->kind != RSP_STOP_SIGNAL || out->signo != SIGTRAP || out->reason)
 			return 1;
-		pc = vgt_pc(t, out->thread.tid);
+		pc = t->stop_pc_known ? t->stop_pc : vgt_pc(t, out->thread.tid);
 		if (vgt_at_point(t, pc, &type)) {
 			out->reason = type == RSP_POINT_SW_BREAK ? RSP_REASON_SWBREAK :
 								   RSP_REASON_HWBREAK;
@@ -894,19 +863,12 @@ static int vgt_process_info(void *ctx, struct rsp_process_info *out)
 static int vgt_memory_region(void *ctx, uint64_t addr, struct rsp_region *out)
 {
 	struct stub_vg_target *t = ctx;
-	struct rsp_buf maps;
-	int e;
 
 	if (t->in_past)
 		return vgt_past(t).ops->memory_region(t->past, addr, out);
 	if (t->gone)
 		return -ESRCH;
-	rsp_buf_init(&maps);
-	e = stub_procfs_read(t->pid, "maps", &maps);
-	if (e == 0)
-		e = stub_maps_region(rsp_buf_str(&maps), addr, out);
-	rsp_buf_release(&maps);
-	return e;
+	return stub_info_region_of(t->pid, addr, out);
 }
 
 static int vgt_vfile_open(void *ctx, int64_t fs_pid, const char *path, bool any)
