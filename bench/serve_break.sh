@@ -6,7 +6,11 @@
 # it, under gdbserver (the peer), `hindsight serve --record on-request`
 # (native until asked) and `hindsight serve --record valgrind` (live under
 # Valgrind's light recorder); then, under Valgrind, what the first
-# reverse-stepi there costs (the run so far rebuilt) and the second.
+# reverse-stepi there costs (the run so far rebuilt) and the second; and
+# what a visit to the past costs after the program ran on live a little
+# (issue #30: in proportion to what ran since): `break write` in python3
+# -u -c 'print(1); print(2)', a reverse-stepi at the first hit (the
+# start-up rebuilt), on to the third hit, a reverse-stepi there.
 # Median of BENCH_BREAK_TIMES runs (default 3). Prints markdown table rows.
 set -u
 
@@ -58,6 +62,25 @@ one() {
          "$(sed -n 's/^BENCH-BACK2 //p' "$W/gdb.out")"
 }
 
+# visits: under Valgrind, the seconds of the first visit to the past (at
+# the first write) and of the one after the program ran on to the third.
+visits() {
+    local port
+    start "$HINDSIGHT" serve --once --record valgrind 127.0.0.1:0 "$PROG" -u -c 'print(1); print(2)' ||
+        { echo "nan nan"; return; }
+    timeout 600 gdb -batch -nx -iex 'set debuginfod enabled off' -ex 'python import time' \
+        -ex "target remote 127.0.0.1:$port" -ex 'break write' -ex continue \
+        -ex 'python t0 = time.time()' -ex reverse-stepi \
+        -ex 'python print("BENCH-VISIT1 %.3f" % (time.time() - t0))' -ex continue -ex continue \
+        -ex 'python t0 = time.time()' -ex reverse-stepi \
+        -ex 'python print("BENCH-VISIT2 %.3f" % (time.time() - t0))' -ex kill "$PROG" \
+        </dev/null >"$W/gdb.out" 2>&1
+    wait "$SERVER" 2>/dev/null
+    SERVER=
+    grep -q 'rebuilding what ran since' "$W/server.err" || { echo "nan nan"; return; }
+    echo "$(sed -n 's/^BENCH-VISIT1 //p' "$W/gdb.out") $(sed -n 's/^BENCH-VISIT2 //p' "$W/gdb.out")"
+}
+
 command -v gdbserver >/dev/null || { echo "| GDB reaching break exit | (no gdbserver) | | |"; exit 0; }
 for kind in gdbserver on-request valgrind; do
     : >"$W/$kind"
@@ -73,3 +96,8 @@ done
 b1=$(awk '{print $2}' "$W/valgrind" | median)
 b2=$(awk '{print $3}' "$W/valgrind" | median)
 echo "| ... then the first reverse-stepi (the run so far rebuilt), and the second (s) | $b1; $b2 | | |"
+: >"$W/visits"
+for _ in $(seq "$TIMES"); do visits >>"$W/visits"; done
+v1=$(awk '{print $1}' "$W/visits" | median)
+v2=$(awk '{print $2}' "$W/visits" | median)
+echo "| a reverse-stepi at python3's first write (its start-up rebuilt), and at its third after running on live (only what ran since) (s) | $v1; $v2 | | (target: in proportion to what ran since) |"

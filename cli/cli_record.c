@@ -24,13 +24,16 @@
 #include "cli/cli_record.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "replay/model/bundle.h"
 #include "stub/recorders/stub_recorder.h"
@@ -51,6 +54,8 @@ struct record_args {
 	bool rebuild;              /* `hindsight rebuild`: a light recording's bundle again */
 	int rebuild_wstatus;       /* ... and how its recorded run ended */
 	uint64_t rebuild_last;     /* ... only about its last this many superblocks */
+	int rebuild_here_fd;       /* ... > 0: following a live run's log, each
+				    * stop told there (cli_rebuild_follow) */
 	bool light_defer;          /* light: the rebuild left for later (record) */
 	char **argv;
 };
@@ -285,6 +290,22 @@ void cli_record_delete(const char *dir)
 	stub_recorder_delete(dir);
 }
 
+/* A followed rebuild came to a stop of the live run: its superblock
+ * count and ip, 16 bytes, to the serving process (@ctx: the fd). */
+static int cli_rebuild_tell(void *ctx, uint64_t count, uint64_t ip)
+{
+	uint64_t m[2] = { count, ip };
+	int fd = (int)(intptr_t)ctx;
+	ssize_t w;
+
+	if (fd <= 0)
+		return 0;
+	do
+		w = write(fd, m, sizeof(m));
+	while (w < 0 && errno == EINTR);
+	return w == (ssize_t)sizeof(m) ? 0 : w < 0 ? -errno : -EIO;
+}
+
 /* The recorder for @a: 0, 1 (said why) if none can record as asked,
  * 2 (said why) for a command line that cannot work. */
 static int cli_record_new(const struct record_args *a, struct stub_recorder **out)
@@ -296,6 +317,8 @@ static int cli_record_new(const struct record_args *a, struct stub_recorder **ou
 		.aux_size = a->aux_size, .ip_log = a->ip_log, .step_cpuid = a->step_cpuid,
 		.vg_verify = a->vg_verify, .rebuild = a->rebuild,
 		.rebuild_wstatus = a->rebuild_wstatus, .rebuild_last = a->rebuild_last,
+		.rebuild_follow = a->rebuild_here_fd > 0, .rebuild_here = cli_rebuild_tell,
+		.rebuild_here_ctx = (void *)(intptr_t)a->rebuild_here_fd,
 		.light_defer = a->light_defer, .say = cli_record_say,
 	};
 	int e = stub_recorder_new(out, &o);
@@ -416,7 +439,7 @@ void cli_rebuild_usage(FILE *out)
 /* Rebuilds the light recording in @dir (absolute) in this process, which
  * takes the recorded run's working directory and environment, saying so
  * first when @say. The exit status `hindsight rebuild` gives. */
-static int cli_rebuild_dir(const char *dir, uint64_t last, bool say)
+static int cli_rebuild_dir(const char *dir, uint64_t last, bool say, int here_fd)
 {
 	struct stub_vglight_env env;
 	struct cli_record_result res;
@@ -445,6 +468,7 @@ static int cli_rebuild_dir(const char *dir, uint64_t last, bool say)
 	a.rebuild = true;
 	a.rebuild_wstatus = env.wstatus;
 	a.rebuild_last = last;
+	a.rebuild_here_fd = here_fd;
 	a.psb_period = STUB_RECORDER_PSB_PERIOD;
 	a.dir = dir;
 	a.argv = env.argv;
@@ -489,7 +513,7 @@ int cli_rebuild_main(int argc, char **argv)
 		fprintf(stderr, "hindsight: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	return cli_rebuild_dir(dir, last, true);
+	return cli_rebuild_dir(dir, last, true, -1);
 }
 
 /* A window's bundle (`rebuild --last`, `run`) is what the commands use
@@ -510,21 +534,35 @@ static void cli_rebuild_say_window(const char *dir)
 		"rebuild %s` rebuilds the whole\n", dir, line, dir);
 }
 
-int cli_rebuild_now(const char *dir)
+int cli_rebuild_follow(const char *dir, int *fd, pid_t *pid)
 {
-	int st;
-	pid_t pid;
+	int p[2];
+	pid_t c;
 
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
+	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	if (pid == 0)
-		_exit(cli_rebuild_dir(dir, 0, false));
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+	fflush(NULL);
+	c = fork();
+	if (c < 0) {
+		int e = -errno;
+
+		close(p[0]);
+		close(p[1]);
+		return e;
+	}
+	if (c == 0) {
+		/* Its own group, Valgrind in it too: killed as one at the
+		 * end; and with this process, if that goes first. */
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(p[0]);
+		_exit(cli_rebuild_dir(dir, 0, false, p[1]));
+	}
+	setpgid(c, c);
+	close(p[1]);
+	*fd = p[0];
+	*pid = c;
+	return 0;
 }
 
 int cli_rebuild_pending(const char *path)
@@ -566,7 +604,7 @@ int cli_rebuild_pending_last(const char *path, uint64_t last)
 		return -1;
 	}
 	if (pid == 0)
-		_exit(cli_rebuild_dir(dir, last, false));
+		_exit(cli_rebuild_dir(dir, last, false, -1));
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* How a recorded run ended. */
 struct cli_record_result {
@@ -40,11 +41,16 @@ int cli_rebuild_pending(const char *dir);
  * rebuilt now (@last 0: the whole; `run` on a crash). */
 int cli_rebuild_pending_last(const char *dir, uint64_t last);
 /* `hindsight rebuild DIR`: a light recording's bundle rebuilt again. */
-/* Rebuilds the light recording in @dir (absolute) now, in a child that
- * takes the recorded run's working directory and environment (serve
- * --record valgrind: the past up to where the program stands). 0, or a
- * negative errno (the rebuild said why on stderr). */
-int cli_rebuild_now(const char *dir);
+/* Rebuilds the light recording in @dir (absolute), whose log a live run
+ * under Valgrind still writes (serve --record valgrind), in a child that
+ * takes the recorded run's working directory and environment, in its own
+ * process group (*@pid: the child and the group; killed when this
+ * process ends). It follows the log: at each place the debugger stopped
+ * the run (HSIN_HERE) it saves the bundle up to there and writes the
+ * stop's superblock count and ip (two u64) to the pipe it returns in
+ * *@fd; it ends at a divergence or the end (EOF on *@fd). 0, or a
+ * negative errno. */
+int cli_rebuild_follow(const char *dir, int *fd, pid_t *pid);
 int cli_rebuild_main(int argc, char **argv);
 void cli_rebuild_usage(FILE *out);
 void cli_record_usage(FILE *out);

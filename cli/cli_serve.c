@@ -92,7 +92,8 @@ void cli_serve_usage(FILE *out)
 		"                  stop (`record stop`, `monitor record stop`); valgrind\n"
 		"                  runs it live under Valgrind's light recorder, at\n"
 		"                  Valgrind's speed, and goes back by rebuilding the run\n"
-		"                  so far (not with --attach); pt is refused (record\n"
+		"                  so far (then only what ran since; not with --attach);\n"
+		"                  pt is refused (record\n"
 		"                  with it, then serve --replay)\n"
 		"  --no-record     serve the program like gdbserver, without recording it\n"
 		"                  (full speed; no reverse execution)\n"
@@ -286,7 +287,7 @@ static int start_valgrind(const struct serve_args *a, struct served *t, struct r
 		return -EINVAL;
 	}
 	struct stub_vg_target_options o = { .dir = a->rec_dir, .debug = a->debug,
-					    .rebuild = cli_rebuild_now };
+					    .rebuild_follow = cli_rebuild_follow };
 
 	r = stub_vg_target_new(a->argv, &o, &t->vg, err, sizeof(err));
 	if (r) {
@@ -297,7 +298,7 @@ static int start_valgrind(const struct serve_args *a, struct served *t, struct r
 	fprintf(stderr, "Recording in %s\n", stub_vg_target_dir(t->vg));
 	fprintf(stderr, "hindsight serve: running under Valgrind, its inputs recorded at about "
 		"Valgrind's speed; going back rebuilds the run so far (at the full recorder's "
-		"speed) each time the program ran on since\n");
+		"speed), and after that only what ran since\n");
 	if (!a->rec_dir)
 		cli_crash_remove(stub_vg_target_dir(t->vg));
 	*out = stub_vg_target_rsp(t->vg);

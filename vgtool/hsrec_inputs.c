@@ -256,9 +256,13 @@ static Bool hsin_here_same(const VexGuestAMD64State *g)
 }
 
 /* Rebuild: the instruction HSIN_HERE names, once the gate found its
- * superblock (0: not yet). */
+ * superblock (0: not yet); the superblock translated again with a check
+ * before each of its instructions (hsin_here_check), and whether the gate
+ * left it for that and it is entered again. */
 static Addr hsin_here_pc;
-/* ... and the superblock to translate again with the check in it. */
+static Addr hsin_here_block;
+static Bool hsin_here_again;
+/* ... and the translation to discard as the thread leaves client code. */
 static Addr hsin_here_stale;
 
 Addr hsin_here_retranslate(void)
@@ -269,29 +273,52 @@ Addr hsin_here_retranslate(void)
 	return a;
 }
 
-Bool hsin_here_at(Addr pc)
+Bool hsin_here_block_at(Addr ip)
 {
-	return hsin_here_pc && pc == hsin_here_pc;
+	return hsin_here_block && ip == hsin_here_block;
+}
+
+/* Follow mode: after a stop, the next record, read when the live run
+ * logs it. Another stop in the superblock running now, at the same
+ * count, is found by its checks; anything else by the gate, and the
+ * checked translation goes. */
+static void hsin_here_next(void)
+{
+	hsin_take();
+	hsin_here_pc = 0;
+	hsin_arm();
+	if (hsin_peek() == HSIN_HERE && hsin_rlen >= 44 && hsin_u64(hsin_rec + 4) == hsin_count &&
+	    hsin_here_block) {
+		hsin_here_pc = hsin_u64(hsin_rec + 12);
+		return;
+	}
+	hsin_here_stale = hsin_here_block;
+	hsin_here_block = 0;
 }
 
 /* The run is where the debugger stopped it when recorded: the same
- * thread, stack pointer and registers, or it diverged. */
-static void hsin_here_end(ThreadId tid, const VexGuestAMD64State *g, Addr at, Bool between)
+ * thread, stack pointer and registers, or it diverged. @how: 1 between
+ * two superblocks, 2 + N before instruction N of the running one. The
+ * rebuild ends there, or (following the log) goes on when it grows. */
+static void hsin_here_end(ThreadId tid, const VexGuestAMD64State *g, Addr at, UInt how)
 {
 	if (!hsin_here_same(g))
 		hsin_diverge("at event %llu: where the debugger stopped the program when recorded "
 			     "(%#llx), its %s differ", hsin_events, (ULong)at,
 			     g->guest_RSP != hsin_u64(hsin_rec + 20) ? "stack pointer does" :
 			     "registers do");
-	hsin_out->here(tid, at, between);
-	VG_(exit)(0);
+	hsin_out->here(tid, at, how, hsin_u64(hsin_rec + 4));
+	if (!hsin_follow)
+		VG_(exit)(0);
+	hsin_here_next();
 }
 
 /* The gate at the entry of the superblock the debugger stopped inside:
- * at its first instruction, the run ends here; else the block is
- * translated again, with a check before that instruction
+ * at its first instruction, the run stops here (True: following the log,
+ * it goes on, and the gate looks at the next record); else the block is
+ * translated again, with a check before each instruction
  * (hsin_here_check), and entered again. */
-static void hsin_here_gate(VexGuestAMD64State *g, ULong ip)
+static Bool hsin_here_gate(VexGuestAMD64State *g, ULong ip)
 {
 	ThreadId tid = VG_(get_running_tid)();
 	ULong want = hsin_u64(hsin_rec + 4), pc = hsin_u64(hsin_rec + 12);
@@ -303,26 +330,35 @@ static void hsin_here_gate(VexGuestAMD64State *g, ULong ip)
 	if ((Int)hsin_u32(hsin_rec) != hsin_thr(tid)->lwp)
 		hsin_diverge("at event %llu: the debugger stopped thread %u when recorded; thread "
 			     "%d runs here", hsin_events, hsin_u32(hsin_rec), hsin_thr(tid)->lwp);
-	if (hsin_here_pc)
-		return;            /* entered again, checked: it runs to the stop */
-	if (ip == pc && hsin_here_same(g))
-		hsin_here_end(tid, g, ip, True);
+	if (hsin_here_again) {
+		hsin_here_again = False;
+		hsin_here_pc = pc;
+		return False;      /* checked now: it runs to the stop */
+	}
+	if (ip == pc && hsin_here_same(g)) {
+		hsin_here_end(tid, g, ip, 1);
+		return True;
+	}
 	hsin_here_pc = pc;
+	hsin_here_block = ip;
+	hsin_here_again = True;
 	hsin_here_stale = ip;      /* discarded as the thread leaves client code */
 	hsin_leave_block(g, ip);
+	return False;
 }
 
-VG_REGPARM(1) void hsin_here_check(Addr pc)
+VG_REGPARM(2) void hsin_here_check(Addr pc, ULong idx)
 {
 	ThreadId tid = VG_(get_running_tid)();
 	VexGuestAMD64State g;
 
-	if (!hsin_here_at(pc) || hsin_peek() != HSIN_HERE || hsin_count != hsin_u64(hsin_rec + 4))
+	if (!hsin_here_pc || pc != hsin_here_pc || hsin_peek() != HSIN_HERE ||
+	    hsin_count != hsin_u64(hsin_rec + 4))
 		return;
 	hsin_regs(tid, &g);
 	if (!hsin_here_same(&g))
 		return;            /* an earlier pass of a loop unrolled in the block */
-	hsin_here_end(tid, &g, pc, False);
+	hsin_here_end(tid, &g, pc, 2 + (UInt)idx);
 }
 
 /* Called by translated code at a block's entry when the count passed the
@@ -355,7 +391,10 @@ static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 		return;
 	}
 	if (k == HSIN_HERE) {
-		hsin_here_gate(g, ip);
+		/* Stopped here, and following the log: the next record may be
+		 * due at this block too. */
+		if (hsin_here_gate(g, ip) && hsin_count > hsin_limit)
+			hsin_gate(g, ip);
 		return;
 	}
 	if (k == HSIN_TURN)
@@ -487,6 +526,7 @@ Bool hsin_option(const HChar *arg)
 		hsin_in_path = s;
 	} else if VG_INT_CLO(arg, "--hsrec-from", from) {
 		hsin_from = from > 0 ? (ULong)from : 0;
+	} else if VG_BOOL_CLO(arg, "--hsrec-follow", hsin_follow) {
 	} else {
 		return False;
 	}

@@ -43,11 +43,13 @@ struct hsin_stream {
 	 * thread stands before the instruction at @at (0: where Valgrind
 	 * says it is), having run @how (HSREC_DIV_*) of its superblock. */
 	void (*diverged)(const HChar *text, Addr at, UInt how);
-	/* The rebuild came to where the live run stands (HSIN_HERE): @tid
-	 * stands before the instruction at @at, between two of its
-	 * superblocks (@between) or inside one; the others where they wait.
-	 * The stream ends (the process is still running: no HSREC_END). */
-	void (*here)(ThreadId tid, Addr at, Bool between);
+	/* The rebuild came to where the live run stands (HSIN_HERE, the
+	 * live run's superblock @count): @tid stands before the
+	 * instruction at @at, between two of its superblocks (@how 1) or
+	 * before instruction N of the one it runs (@how 2 + N); the others
+	 * where they wait. The stream ends there (the process is still
+	 * running: no HSREC_END), or goes on (--hsrec-follow). */
+	void (*here)(ThreadId tid, Addr at, UInt how, ULong count);
 };
 
 extern enum hsin_mode hsin_mode;
@@ -56,17 +58,18 @@ extern enum hsin_mode hsin_mode;
  * HSIN_HERE for the thread stopped at @tid, the log flushed; its count,
  * pc and the log's size told back through Valgrind's gdbserver. */
 Bool hsin_monitor(ThreadId tid, const HChar *cmd);
-/* Rebuild: the instruction at @pc is where the run is to stop (HSIN_HERE
- * ends the log): the instrumentation calls hsin_here_check before it. */
-Bool hsin_here_at(Addr pc);
-VG_REGPARM(1) void hsin_here_check(Addr pc);
+/* Rebuild: the superblock starting at @ip is where the run is to stop
+ * (HSIN_HERE): the instrumentation calls hsin_here_check before each of
+ * its instructions but the first (@idx: its number in the block). */
+Bool hsin_here_block_at(Addr ip);
+VG_REGPARM(2) void hsin_here_check(Addr pc, ULong idx);
 /* Rebuild, as a thread leaves client code: the superblock whose
  * translation is to be discarded (translated again with the check), once;
  * 0: none. */
 Addr hsin_here_retranslate(void);
 
 /* Option parsing: --hsrec-mode=full|light|rebuild, --hsrec-in=PATH,
- * --hsrec-from=N. */
+ * --hsrec-from=N, --hsrec-follow=yes|no. */
 Bool hsin_option(const HChar *arg);
 /* After the options: light opens @out_path for the log and writes HELLO;
  * rebuild opens --hsrec-in and checks its HELLO. @pid, @exe: this

@@ -67,6 +67,9 @@ extern ULong hsin_count, hsin_limit;
 extern ULong hsin_from;
 /* The recorded signal was sent again and is not taken yet. */
 extern Bool hsin_deliver;
+/* Rebuild, --hsrec-follow: the log grows as it is read; every HSIN_HERE
+ * is a stop. */
+extern Bool hsin_follow;
 
 /* Rebuild: the record read last (hsin_peek), its payload and length;
  * the events consumed, for messages. */

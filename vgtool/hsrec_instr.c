@@ -329,13 +329,14 @@ static Addr hs_first_ip(const IRSB *in)
 	return 0;
 }
 
-/* Before the instruction at @pc, where a debugger stopped the recorded
- * run (a rebuild's last HSIN_HERE): hsin_here_check, which reads the
- * general registers (so they are in the guest state there). */
-static void hs_add_here_check(IRSB *sb, Addr pc)
+/* Before the instruction at @pc, number @idx of a superblock where a
+ * debugger stopped the recorded run (a rebuild's HSIN_HERE):
+ * hsin_here_check, which reads the general registers (so they are in the
+ * guest state there). */
+static void hs_add_here_check(IRSB *sb, Addr pc, UInt idx)
 {
-	IRDirty *d = unsafeIRDirty_0_N(1, "hsin_here_check", VG_(fnptr_to_fnentry)(hsin_here_check),
-				       mkIRExprVec_1(hs_u64(pc)));
+	IRDirty *d = unsafeIRDirty_0_N(2, "hsin_here_check", VG_(fnptr_to_fnentry)(hsin_here_check),
+				       mkIRExprVec_2(hs_u64(pc), hs_u64(idx)));
 
 	d->nFxState = 3;
 	VG_(memset)(&d->fxState, 0, sizeof(d->fxState));
@@ -359,7 +360,7 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 	Bool rec = hs_fd >= 0 && hs_on, st = rec && hs_state;
 	IRSB *out;
 	UInt id, nexit = 0, insn = 0;
-	Bool seen = False;
+	Bool seen = False, here = hsin_here_block_at(hs_first_ip(in));
 	Int i;
 
 	(void)closure;
@@ -416,8 +417,8 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 			touch.flags = False;
 			insn++;
 			addStmtToIRSB(out, s);
-			if (hsin_here_at(s->Ist.IMark.addr))
-				hs_add_here_check(out, s->Ist.IMark.addr);
+			if (here)
+				hs_add_here_check(out, s->Ist.IMark.addr, insn);
 			goto verify;
 		case Ist_Put:
 			hs_touch(&touch, s->Ist.Put.offset,

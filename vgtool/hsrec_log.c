@@ -46,6 +46,9 @@ ULong hsin_limit = ~0ull;
 ULong hsin_from;
 /* The recorded signal was sent again and is not taken yet. */
 Bool hsin_deliver;
+/* Rebuild, --hsrec-follow: the log grows while the rebuild reads it (a
+ * live run's), and every HSIN_HERE is a stop. */
+Bool hsin_follow;
 
 struct hsin_thread hsin_th[HSIN_MAX_TID];
 /* Rebuild: the thread whose turn it is (the others wait at their next
@@ -165,7 +168,8 @@ static UInt hsin_load(void)
 
 /* The next record's kind, loaded (0: the log ends). A debugger's stop
  * (HSIN_HERE) that more of the log follows is passed over: the rebuild
- * stops only at the last one, where the live run stands. */
+ * stops only at the last one, where the live run stands (following the
+ * log, at every one: the log may not have more yet). */
 UInt hsin_peek(void)
 {
 	static UChar here[64];
@@ -174,7 +178,7 @@ UInt hsin_peek(void)
 	if (hsin_kind)
 		return hsin_kind;
 	k = hsin_load();
-	while (k == HSIN_HERE) {
+	while (k == HSIN_HERE && !hsin_follow) {
 		n = hsin_rlen < sizeof(here) ? hsin_rlen : sizeof(here);
 		VG_(memcpy)(here, hsin_rec, n);
 		k = hsin_load();

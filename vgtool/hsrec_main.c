@@ -540,7 +540,9 @@ static void hs_usage(void)
 		    "                           rebuild of everything from them [full]\n"
 		    "    --hsrec-in=PATH        the rebuild's input log\n"
 		    "    --hsrec-from=N         rebuild: everything only from the N-th superblock\n"
-		    "                           on (a window; before it, only the mappings)\n");
+		    "                           on (a window; before it, only the mappings)\n"
+		    "    --hsrec-follow=yes     rebuild: the input log grows as it is read (a live\n"
+		    "                           run's); stop at every HSIN_HERE and go on [no]\n");
 }
 
 static void hs_debug_usage(void)
@@ -586,10 +588,11 @@ static void hs_diverged(const HChar *text, Addr at, UInt how)
 	hs_vflush();
 }
 
-/* The rebuild came to where a debugger stopped the recorded run: every
- * thread stands where it is, and the stream ends there (the program is
- * still running: no HSREC_END). */
-static void hs_here(ThreadId tid, Addr at, Bool between)
+/* The rebuild came to where a debugger stopped the recorded run (its
+ * superblock @count): every thread stands where it is (@how: as
+ * hsin_stream's here says), and the stream ends there, the program still
+ * running (no HSREC_END), or goes on from there (--hsrec-follow). */
+static void hs_here(ThreadId tid, Addr at, UInt how, ULong count)
 {
 	ThreadId t;
 
@@ -598,11 +601,13 @@ static void hs_here(ThreadId tid, Addr at, Bool between)
 	hs_ctl(HSREC_PAUSE, 16);
 	hs_put32(hs_tid(tid));
 	hs_put64(at);
-	hs_put32(between ? 1 : 0);
+	hs_put32(how);
 	for (t = 1; t < HS_MAX_TID; t++)
 		if (hs_lwp[t] && t != tid)
 			hs_pause(t, True);
-	hs_ctl(HSREC_HERE, 0);
+	hs_ctl(HSREC_HERE, 16);
+	hs_put64(count);
+	hs_put64(at);
 	hs_flush();
 	hs_vflush();
 }

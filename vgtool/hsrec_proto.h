@@ -70,7 +70,9 @@ enum hsrec_kind {
 	 * superblocks (a switch), so the one it entered last ran whole, but
 	 * for a syscall at ip to make again; without it (0, or an older
 	 * tool's 12 bytes) it may have stopped inside it (the end, after a
-	 * fault): that ran up to its last instruction at ip. */
+	 * fault): that ran up to its last instruction at ip; 2 + N (a
+	 * rebuild's HSREC_HERE): inside it, before its instruction N, at
+	 * ip. */
 	HSREC_PAUSE = 4,
 	/* u32 tid, i32 signo, u64 ip: a signal is delivered to the thread,
 	 * which was interrupted before the instruction at ip. */
@@ -107,10 +109,13 @@ enum hsrec_kind {
 	 * when recorded (an event, a syscall, a register differs), or could
 	 * not go on; the thread stands before ip, and the stream ends. */
 	HSREC_DIVERGED = 14,
-	/* (no payload) the rebuild came to where a debugger stopped the
-	 * recorded run (HSIN_HERE), every thread paused where it stands
-	 * (HSREC_PAUSE before): the stream ends there, the program still
-	 * running. */
+	/* u64 count, u64 ip (or no payload, from an older tool): the
+	 * rebuild came to where a debugger stopped the recorded run
+	 * (HSIN_HERE: the live run's superblock count and the stopped
+	 * thread's ip), every thread paused where it stands (HSREC_PAUSE
+	 * before): the stream ends there, the program still running; or
+	 * (--hsrec-follow) goes on from there as the log grows, the paused
+	 * thread inside its superblock if its PAUSE said so. */
 	HSREC_HERE = 15,
 };
 

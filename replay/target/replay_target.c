@@ -309,6 +309,31 @@ static int64_t rt_moved_thread(const struct rsp_resume *a, size_t n, int64_t las
 	return last_tid;
 }
 
+/* Whether @thread's range step among @actions has ended where it stands
+ * (its pc outside the range): a range step that came to the end of the
+ * history there must not take a live step more. */
+static bool rt_range_done(struct replay_target *t, const struct rsp_resume *actions, size_t n,
+			  struct rsp_ptid thread)
+{
+	struct rsp_target rt = replay_target_rsp(t);
+	struct rsp_regs regs;
+	uint64_t pc;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rsp_resume *a = &actions[i];
+
+		if (a->kind != RSP_RESUME_RANGE ||
+		    (a->thread.tid > 0 && a->thread.tid != thread.tid))
+			continue;
+		memset(&regs, 0, sizeof(regs));
+		if (rt.ops->read_regs(rt.ctx, thread, &regs) < 0 || !regs.avail[RSP_REG_RIP])
+			return false;
+		memcpy(&pc, rsp_regs_ptr(&regs, RSP_REG_RIP), sizeof(pc));
+		return pc < a->range_start || pc >= a->range_end;
+	}
+	return false;
+}
+
 int replay_target_resume_past(struct replay_target *t, const struct rsp_resume *actions,
 			      size_t n, int64_t last_tid, struct rsp_stop *stop)
 {
@@ -335,8 +360,9 @@ int replay_target_resume_past(struct replay_target *t, const struct rsp_resume *
 		return e;
 	if (!reverse && stop->reason == RSP_REASON_REPLAY_END) {
 		/* The end of the history is the live process: a continue or
-		 * range step goes on there; a step has ended. */
-		if (!step)
+		 * range step goes on there; a step has ended, and so has a
+		 * range step whose thread stands outside its range there. */
+		if (!step && !rt_range_done(t, actions, n, stop->thread))
 			return 1;
 		stop->reason = RSP_REASON_STEP;
 	}

@@ -718,6 +718,9 @@ rebuild:
 	rec->light.from = rec->light.said = rec_now_secs();
 	o.inputs_wstatus = rec->light.wstatus;
 	o.inputs_sigint = &rec->light.sigint;
+	o.follow = rec->opt.rebuild && rec->opt.rebuild_follow;
+	o.here = rec->opt.rebuild_here;
+	o.here_ctx = rec->opt.rebuild_here_ctx;
 	t0 = rec_now_secs();
 	e = stub_vgrec_new(&r, &o, rec->opt.argv, why, sizeof(why));
 	if (e < 0) {

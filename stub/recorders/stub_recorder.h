@@ -72,6 +72,13 @@ struct stub_recorder_options {
 	uint64_t rebuild_last;     /* ... > 0: only about its last this many
 				    * superblocks (a window, docs/rebuild.md;
 				    * the whole if the run exec'd) */
+	/* rebuild: the log is a live run's, which grows (serve --record
+	 * valgrind): the rebuild stops at each place the debugger stopped
+	 * it and goes on as the log does, calling @rebuild_here there with
+	 * the bundle saved (stub_vgrec_options' follow and here). */
+	bool rebuild_follow;
+	int (*rebuild_here)(void *ctx, uint64_t count, uint64_t ip);
+	void *rebuild_here_ctx;
 	bool light_defer;          /* light: its run only; the bundle rebuilt when
 				    * first needed (stub_vglight_pending) */
 	const char *sysfs_root;    /* tests: where the intel_pt PMU is looked for

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "replay/model/bundle.h"
@@ -518,6 +520,8 @@ struct stub_vglight_feed {
 	pthread_t thread;
 	int src;                   /* the log */
 	int rfd, wfd;              /* the pipe: the tool opens rfd by its path */
+	bool follow;               /* the log grows: its end is waited at */
+	atomic_bool stop;          /* ... until this */
 };
 
 static void *vglight_feed_main(void *arg)
@@ -535,6 +539,11 @@ static void *vglight_feed_main(void *arg)
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n == 0 && f->follow && !atomic_load(&f->stop)) {
+			/* A live run's log: more comes when it runs on. */
+			nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+			continue;
+		}
 		if (n <= 0)
 			break;
 		while (at < n) {
@@ -553,8 +562,8 @@ done:
 	return NULL;
 }
 
-int stub_vglight_feed_start(struct stub_vglight_feed **out, const char *path, char *path_out,
-			    size_t size, char *err, size_t errsize)
+int stub_vglight_feed_start(struct stub_vglight_feed **out, const char *path, bool follow,
+			    char *path_out, size_t size, char *err, size_t errsize)
 {
 	struct stub_vglight_feed *f = calloc(1, sizeof(*f));
 	int fds[2], e;
@@ -577,6 +586,8 @@ int stub_vglight_feed_start(struct stub_vglight_feed **out, const char *path, ch
 		return e;
 	}
 	fcntl(fds[0], F_SETPIPE_SZ, VGLIGHT_PIPE);
+	f->follow = follow;
+	atomic_init(&f->stop, false);
 	f->rfd = fds[0];
 	f->wfd = fds[1];
 	e = pthread_create(&f->thread, NULL, vglight_feed_main, f);
@@ -597,6 +608,7 @@ void stub_vglight_feed_stop(struct stub_vglight_feed *f)
 {
 	if (!f)
 		return;
+	atomic_store(&f->stop, true);
 	close(f->rfd);             /* a writer still at it gets EPIPE */
 	pthread_join(f->thread, NULL);
 	close(f->src);

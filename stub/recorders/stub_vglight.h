@@ -149,10 +149,12 @@ void stub_vglight_env_release(struct stub_vglight_env *env);
 bool stub_vglight_pending(const char *dir);
 
 /* A pipe filled from the log @path by a thread of this process; the
- * tool opens it as *@path_out ("/proc/PID/fd/N"). 0, or a negative errno
- * with the reason in @err. */
-int stub_vglight_feed_start(struct stub_vglight_feed **out, const char *path, char *path_out,
-			    size_t size, char *err, size_t errsize);
+ * tool opens it as *@path_out ("/proc/PID/fd/N"). @follow: the log is a
+ * live run's, which grows: at its end the thread waits for more (until
+ * stub_vglight_feed_stop). 0, or a negative errno with the reason in
+ * @err. */
+int stub_vglight_feed_start(struct stub_vglight_feed **out, const char *path, bool follow,
+			    char *path_out, size_t size, char *err, size_t errsize);
 /* The pipe closed (a reader gone early makes the thread stop) and the
  * thread joined. NULL: nothing. */
 void stub_vglight_feed_stop(struct stub_vglight_feed *f);

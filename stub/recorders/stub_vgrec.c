@@ -248,6 +248,50 @@ static int vgrec_diverged(struct stub_vgrec *r, struct vgrec_thread *t, uint32_t
 			     ip);
 }
 
+static int vgrec_save(struct stub_vgrec *r);
+
+/* A rebuild's HSREC_HERE paused @t before instruction @n of its open
+ * superblock, at @ip: kept, for a followed rebuild to go on in. */
+static int vgrec_paused_inside(struct stub_vgrec *r, struct vgrec_thread *t, uint32_t n,
+			       uint64_t ip)
+{
+	const struct vgrec_block *blk = t->open;
+
+	if (!blk || n >= blk->ninsn || n < t->open_from || blk->insn[n].ip != ip)
+		return vgrec_fail(r, -EPROTO, "the tool paused a thread before instruction %u "
+				  "of a superblock that has no such one at %#" PRIx64, n, ip);
+	r->here_t = t;
+	r->here_blk = blk;
+	r->here_n = n;
+	return vgrec_stop_at(r, t, n, ip);
+}
+
+/* A followed rebuild came to where a debugger stopped the live run (its
+ * superblock @count, the thread at @ip): the bundle is saved up to there,
+ * each thread's next instruction to start at a PSB (a reader extends it
+ * from there, at the cost of what comes after), and the caller told.
+ * Then it goes on: the thread paused inside a superblock runs the rest
+ * of it. */
+static int vgrec_here(struct stub_vgrec *r, uint64_t count, uint64_t ip)
+{
+	int e;
+
+	for (size_t i = 0; i < r->nth; i++)
+		r->th[i]->th.pt.psb_asked = true;
+	e = vgrec_save(r);
+	if (e < 0)
+		return vgrec_fail(r, e, "cannot save the bundle: %s", strerror(-e));
+	r->saved_clock = r->clock;
+	if (r->opt.here && (e = r->opt.here(r->opt.here_ctx, count, ip)) < 0)
+		return vgrec_fail(r, e, "the rebuild's reader is gone: %s", strerror(-e));
+	if (r->here_t) {
+		r->here_t->open = r->here_blk;
+		r->here_t->open_from = r->here_n;
+		r->here_t = NULL;
+	}
+	return 0;
+}
+
 static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, size_t len)
 {
 	struct vgrec_thread *t;
@@ -277,12 +321,18 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 			 * there); a switch, a signal from outside: between
 			 * two. */
 			int sig = kind == HSREC_SIGNAL ? (int)vgrec_u32(p + 4) : 0;
+			uint32_t how = kind == HSREC_PAUSE && len == 16 ? vgrec_u32(p + 12) : 0;
 			bool inside = kind == HSREC_SIGNAL ?
 				sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
 				sig == SIGTRAP :
-				kind == HSREC_THREAD_EXIT || len == 12 || !vgrec_u32(p + 12);
-			int e = vgrec_stopped(r, t, vgrec_u64(p + (kind == HSREC_SIGNAL ? 8 : 4)),
-					      inside);
+				kind == HSREC_THREAD_EXIT || len == 12 || how != 1;
+			uint64_t ip = vgrec_u64(p + (kind == HSREC_SIGNAL ? 8 : 4));
+			int e;
+
+			if (how >= 2)
+				e = vgrec_paused_inside(r, t, how - 2, ip);
+			else
+				e = vgrec_stopped(r, t, ip, inside);
 
 			if (kind == HSREC_THREAD_EXIT) {
 				t->gone = true;
@@ -321,8 +371,14 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 			return e;
 		}
 		return 0;
-	case HSREC_END:
 	case HSREC_HERE:
+		if (len != 0 && len != 16)
+			break;
+		if (r->opt.follow && len == 16)
+			return vgrec_here(r, vgrec_u64(p), vgrec_u64(p + 8));
+		/* The rebuild ends where the live run stands. */
+		__attribute__((fallthrough));
+	case HSREC_END:
 		/* The end, or (a rebuild) where a debugger stopped the
 		 * recorded run, which goes on: the threads were paused. */
 		r->ended = true;
@@ -683,7 +739,7 @@ static int vgrec_bundle_init(struct stub_vgrec *r, char *const argv[])
  * says what it has to say in its log. Never returns. */
 static void vgrec_child(const char *valgrind, const char *tooldir, const char *dir,
 			const char *fifo, const char *verify, const char *feed, uint64_t from,
-			const struct sigaction *sigint, char *const argv[])
+			bool follow, const struct sigaction *sigint, char *const argv[])
 {
 	char ver[PATH_MAX + 32], log[PATH_MAX + 32], in[96], win[64];
 	struct stub_vgtool_cmd c = { valgrind, tooldir, log, fifo, { NULL } };
@@ -705,6 +761,8 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 			snprintf(win, sizeof(win), "--hsrec-from=%" PRIu64, from);
 			c.extra[n++] = win;
 		}
+		if (follow)
+			c.extra[n++] = "--hsrec-follow=yes";
 		for (int fd = 0; fd < 3 && null >= 0; fd++)
 			dup2(null, fd);
 		if (null > 2)
@@ -810,8 +868,8 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 	snprintf(r->fifo, sizeof(r->fifo), "/proc/%d/fd/%d", (int)getpid(), r->fifo_w);
 	fcntl(r->fifo_r, F_SETPIPE_SZ, VGREC_PIPE);
 	if (opt->inputs &&
-	    (e = stub_vglight_feed_start(&r->feed, opt->inputs, r->feed_path, sizeof(r->feed_path),
-					 err, errsize)) < 0)
+	    (e = stub_vglight_feed_start(&r->feed, opt->inputs, opt->follow, r->feed_path,
+					 sizeof(r->feed_path), err, errsize)) < 0)
 		return e;
 	r->pid = fork();
 	if (r->pid < 0) {
@@ -822,7 +880,8 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 	if (r->pid == 0)
 		vgrec_child(valgrind, tooldir, r->absdir, r->fifo,
 			    opt->verify ? r->absverify : NULL, opt->inputs ? r->feed_path : NULL,
-			    opt->inputs ? opt->window_from : 0, opt->inputs_sigint, argv);
+			    opt->inputs ? opt->window_from : 0, opt->inputs && opt->follow,
+			    opt->inputs_sigint, argv);
 	e = vgrec_bundle_init(r, argv);
 	if (e >= 0)
 		e = replay_bundle_save(r->b, opt->dir);

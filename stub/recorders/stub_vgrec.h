@@ -68,6 +68,15 @@ struct stub_vgrec_options {
 	 * then. For a run of one image only (no exec). */
 	uint64_t window_from;
 	const struct sigaction *inputs_sigint;  /* ... SIGINT's handling for it */
+	/* With inputs: the log is a live run's (serve --record valgrind),
+	 * which grows while it is read; the rebuild stops at each place a
+	 * debugger stopped the run (HSIN_HERE) and goes on when the log
+	 * does. At each, with the bundle saved up to there, @here is
+	 * called with the live run's superblock count and the thread's ip
+	 * there; it returns 0, or a negative errno that ends the rebuild. */
+	bool follow;
+	int (*here)(void *ctx, uint64_t count, uint64_t ip);
+	void *here_ctx;
 	void (*progress)(void *ctx);  /* NULL, or called after each periodic save */
 	void *progress_ctx;
 };

@@ -307,14 +307,17 @@ void vgrec_raw_done(struct stub_vgrec *r, struct vgrec_thread *t)
 		r->raw_owner = NULL;
 }
 
-/* The state words @p (@len bytes) of instructions [0, n) of the
+/* The state words @p (@len bytes) of instructions [from, n) of the
  * superblock that just ran, its instruction 0 being the thread's
- * instruction @idx0 at time @idx0 + @base; those of later instructions did
+ * instruction @idx0 at time @idx0 + @base (those before @from ran before
+ * a stop inside it, and their words were applied then; the first to run
+ * now is the thread's instruction @idx0 + pos[from]); those of later instructions did
  * not happen (a fault). vgrec_events checked each whole. Runs in the
  * worker (vgrec_state_apply): it touches only @t's state log and regs, and
  * with --snapshot (no worker) the cut. */
 static int vgrec_apply(struct stub_vgrec *r, struct vgrec_thread *t, const struct vgrec_block *blk,
-		       uint32_t n, uint64_t idx0, uint64_t base, const uint8_t *p, size_t len)
+		       uint32_t from, uint32_t n, uint64_t idx0, uint64_t base, const uint8_t *p,
+		       size_t len)
 {
 	const uint8_t *end = p + len;
 	uint32_t regs = 0;             /* slots changed by the instruction at pos */
@@ -325,7 +328,8 @@ static int vgrec_apply(struct stub_vgrec *r, struct vgrec_thread *t, const struc
 	if (!t->st.started)
 		return 0;
 	if (n)
-		e = stub_rec_state_known_time(&t->st, idx0, idx0 + base);
+		e = stub_rec_state_known_time(&t->st, idx0 + blk->pos[from],
+					      idx0 + blk->pos[from] + base);
 	while (p < end && e >= 0) {
 		uint32_t w = vgrec_u32(p), insn = HSREC_ST_INSN(w), arg = HSREC_ST_ARG(w);
 		unsigned kind = HSREC_ST_KIND(w);
@@ -378,14 +382,14 @@ struct vgrec_job {
 	struct vgrec_thread *t;
 	const struct vgrec_block *blk;
 	uint64_t idx0, base;
-	uint32_t n;
+	uint32_t from, n;
 };
 
 static int vgrec_job_run(void *ctx, const void *p, size_t len)
 {
 	const struct vgrec_job *j = p;
 
-	return vgrec_apply(ctx, j->t, j->blk, j->n, j->idx0, j->base, (const uint8_t *)(j + 1),
+	return vgrec_apply(ctx, j->t, j->blk, j->from, j->n, j->idx0, j->base, (const uint8_t *)(j + 1),
 			   len - sizeof(*j));
 }
 
@@ -403,7 +407,8 @@ int vgrec_state_wait(struct stub_vgrec *r)
  * --snapshot (its cuts tie the trace to the log) or if the worker cannot
  * be had. The words are copied: the read buffer moves on. */
 static int vgrec_state_apply(struct stub_vgrec *r, struct vgrec_thread *t,
-			     const struct vgrec_block *blk, uint32_t n, uint64_t idx0, uint64_t base)
+			     const struct vgrec_block *blk, uint32_t from, uint32_t n, uint64_t idx0,
+			     uint64_t base)
 {
 	const uint8_t *p = t->raw_copied ? t->raw : r->in + t->raw_off;
 	size_t len = t->raw_len;
@@ -414,17 +419,17 @@ static int vgrec_state_apply(struct stub_vgrec *r, struct vgrec_thread *t,
 		r->stq_failed = stub_workq_start(&r->stq, VGREC_WORKQ, "hindsight-log",
 						 vgrec_job_run, r) < 0;
 	if (!r->stq) {
-		e = vgrec_apply(r, t, blk, n, idx0, base, p, len);
+		e = vgrec_apply(r, t, blk, from, n, idx0, base, p, len);
 	} else if (n == 0) {
 		e = 0;                 /* nothing ran: no record */
 	} else if ((j = stub_workq_reserve(r->stq, sizeof(*j) + len))) {
-		*j = (struct vgrec_job){ t, blk, idx0, base, n };
+		*j = (struct vgrec_job){ t, blk, idx0, base, from, n };
 		memcpy(j + 1, p, len);
 		e = stub_workq_put(r->stq);
 	} else {
 		e = stub_workq_wait(r->stq);
 		if (e >= 0)
-			e = vgrec_apply(r, t, blk, n, idx0, base, p, len);
+			e = vgrec_apply(r, t, blk, from, n, idx0, base, p, len);
 	}
 	vgrec_raw_done(r, t);
 	return e;
@@ -438,25 +443,29 @@ static int vgrec_state_apply(struct stub_vgrec *r, struct vgrec_thread *t,
 int vgrec_run(struct stub_vgrec *r, struct vgrec_thread *t, const struct vgrec_block *blk,
 		     uint32_t n)
 {
+	/* A stop inside the open superblock ran the ones before it. */
+	uint32_t from = blk == t->open ? t->open_from : 0;
 	uint64_t idx0, base;
 	uint32_t bulk;
 	int e;
 
-	if (n == 0)
-		return vgrec_state_apply(r, t, blk, 0, 0, 0);
-	e = vgrec_next(r, t, &blk->insn[0]);
-	idx0 = t->th.ninsn + 1;
+	if (n <= from)
+		return vgrec_state_apply(r, t, blk, 0, 0, 0, 0);
+	e = vgrec_next(r, t, &blk->insn[from]);
+	/* Instruction 0's index, as if it ran just before: its words'
+	 * positions count from there. */
+	idx0 = t->th.ninsn + 1 - blk->pos[from];
 	base = r->clock - t->th.ninsn;
-	bulk = n - 1 < blk->plain ? n - 1 : blk->plain;
+	bulk = from ? 0 : n - 1 < blk->plain ? n - 1 : blk->plain;
 	if (bulk) {
 		r->clock += bulk;
 		t->th.ninsn += bulk;
 		t->pend = &blk->insn[bulk];
 	}
-	for (uint32_t i = bulk + 1; i < n && e >= 0; i++)
+	for (uint32_t i = from + bulk + 1; i < n && e >= 0; i++)
 		e = vgrec_next(r, t, &blk->insn[i]);
 	if (e >= 0)
-		e = vgrec_state_apply(r, t, blk, n, idx0, base);
+		e = vgrec_state_apply(r, t, blk, from, n, idx0, base);
 	return e;
 }
 
@@ -663,6 +672,7 @@ int vgrec_enter(struct stub_vgrec *r, uint32_t id)
 	if (e >= 0 && blk->ninsn)
 		e = vgrec_succ(r, t, blk->insn[0].ip);
 	t->open = blk;
+	t->open_from = 0;
 	return e;
 }
 

@@ -51,6 +51,9 @@ struct vgrec_thread {
 	int64_t tid;
 	size_t bundle_index;
 	const struct vgrec_block *open;     /* the superblock it is in */
+	uint32_t open_from;                 /* ... its instructions before this
+					     * one ran before a stop there (a
+					     * followed rebuild's HSREC_HERE) */
 	const struct stub_rec_insn *pend;   /* ran; its successor not yet known */
 	bool gone;
 	/* The state log (threads/TID.state): */
@@ -111,6 +114,11 @@ struct stub_vgrec {
 	size_t saved_nth;                   /* the threads it had */
 	bool ended;                         /* the END record arrived */
 	bool diverged;                      /* ... or the rebuild's DIVERGED */
+	/* The thread a rebuild's HSREC_HERE stopped inside a superblock
+	 * (its PAUSE), which it goes on in when following the log. */
+	struct vgrec_thread *here_t;
+	const struct vgrec_block *here_blk;
+	uint32_t here_n;
 	struct stub_vglight_feed *feed;     /* the rebuild's input log, fed */
 	char feed_path[64];
 	bool reaped;                        /* waitpid collected Valgrind */

@@ -83,12 +83,20 @@ struct stub_vg_target {
 	uint64_t range_start, range_end;
 	struct vgt_point points[VGT_MAX_POINTS];
 	size_t npoints;
-	/* The past: the run so far rebuilt up to where the program stands. */
-	int (*rebuild)(const char *dir);
+	/* The past: the run so far rebuilt up to where the program stands,
+	 * by a rebuild that follows the log (started at the first visit,
+	 * it waits at each stop for the run to go on: each visit after
+	 * costs what ran since); stale once the program ran on live, until
+	 * extended at the next visit. */
+	int (*rebuild_follow)(const char *dir, int *fd, pid_t *pid);
+	pid_t follow_pid;          /* the follower and its group (0: none) */
+	int follow_fd;             /* where it tells each stop it came to */
 	struct replay_target *past;
+	bool past_stale;
 	bool in_past;              /* the debugger stands in it, not at the present */
 	bool past_pending;         /* past_stop is to be reported */
 	struct rsp_stop past_stop;
+	char past_why[256];        /* its message, when it has one of ours */
 	int64_t last_tid;          /* the thread of the last stop */
 	uint64_t stop_pc;          /* its pc, when the stop reply has it */
 	bool stop_pc_known;
@@ -171,7 +179,7 @@ static unsigned vgt_features(void *ctx)
 {
 	struct stub_vg_target *t = ctx;
 
-	return (t->avx ? RSP_TARGET_AVX : 0) | (t->rebuild ? RSP_TARGET_REVERSE : 0) |
+	return (t->avx ? RSP_TARGET_AVX : 0) | (t->rebuild_follow ? RSP_TARGET_REVERSE : 0) |
 	       RSP_TARGET_XFER_AUXV | RSP_TARGET_XFER_SIGINFO |
 	       RSP_TARGET_XFER_LIBRARIES |
 	       RSP_TARGET_XFER_EXEC_FILE;
@@ -371,7 +379,7 @@ static int vgt_set_point(struct stub_vg_target *t, bool insert, enum rsp_point_t
 	int e;
 
 	if (type >= RSP_POINT_WRITE_WATCH)
-		return t->rebuild ? vgt_watch(t, insert, type, addr, kind) : -EOPNOTSUPP;
+		return t->rebuild_follow ? vgt_watch(t, insert, type, addr, kind) : -EOPNOTSUPP;
 	e = vgt_point(t, insert, type, addr, kind);
 	if (t->past && (e == 0 || !insert))
 		(insert ? vgt_past(t).ops->insert_point :
@@ -436,9 +444,8 @@ static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *ac
 	if (!any)
 		return 0;
 	/* The program moves on: the past rebuilt so far no longer ends
-	 * where it stands. */
-	replay_target_free(t->past);
-	t->past = NULL;
+	 * where it stands (it is extended at the next visit). */
+	t->past_stale = t->past != NULL;
 	t->in_past = false;
 	t->ranging = step && step->kind == RSP_RESUME_RANGE;
 	if (t->ranging) {
@@ -455,10 +462,11 @@ static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *ac
 }
 
 /* Where the program stands, logged by the tool (HSIN_HERE) and flushed
- * into the pipe: 0, or a negative errno, said why. */
-static int vgt_here(struct stub_vg_target *t)
+ * into the pipe, its superblock count and pc in *@count and *@pc: 0, or
+ * a negative errno, said why. */
+static int vgt_here(struct stub_vg_target *t, uint64_t *count, uint64_t *pc)
 {
-	unsigned long long count, pc;
+	unsigned long long c_count, c_pc;
 	const char *c;
 	int e;
 
@@ -470,27 +478,82 @@ static int vgt_here(struct stub_vg_target *t)
 	if (e < 0)
 		return e;
 	c = (const char *)t->cl.console.data;
-	if (!c || sscanf(c, "hindsight.here %llu %llx", &count, &pc) != 2) {
-		fprintf(stderr, "hindsight serve: cannot go back from here: %s\n",
-			c && !strncmp(c, "hindsight.here: ", 16) ? c + 16 : "the tool did not answer");
+	if (!c || sscanf(c, "hindsight.here %llu %llx", &c_count, &c_pc) != 2) {
+		const char *why = c && !strncmp(c, "hindsight.here: ", 16) ? c + 16 :
+				  "the tool did not answer";
+
+		snprintf(t->past_why, sizeof(t->past_why), "hindsight: cannot go back from here: "
+			 "%.*s; go back from a stop in the program's own code (a breakpoint, a step)\n",
+			 (int)strcspn(why, "\n"), why);
+		fprintf(stderr, "hindsight serve: %s", t->past_why + 11);
 		return -EAGAIN;
 	}
+	*count = c_count;
+	*pc = c_pc;
 	return 0;
 }
 
-/* The run so far rebuilt up to where it stands, and opened as the past;
- * the debugger stands at its end, the present. */
+/* The follower is gone (or sent away): reaped, its group killed. Its exit
+ * status, or -1. */
+static int vgt_follow_end(struct stub_vg_target *t)
+{
+	int st = -1;
+
+	if (t->follow_pid <= 0)
+		return -1;
+	kill(-t->follow_pid, SIGKILL);
+	while (waitpid(t->follow_pid, &st, 0) < 0 && errno == EINTR)
+		;
+	close(t->follow_fd);
+	t->follow_pid = 0;
+	t->follow_fd = -1;
+	return st;
+}
+
+/* The follower came to the stop at @count, @pc (the stops it tells
+ * before are the ones no visit asked for: a detach's). 0; 1 when it
+ * ended first, having saved what it rebuilt (a divergence: the past
+ * ends there, its gap says why); or a negative errno. */
+static int vgt_follow_wait(struct stub_vg_target *t, uint64_t count, uint64_t pc)
+{
+	for (;;) {
+		uint64_t m[2];
+		size_t got = 0;
+		int st;
+
+		while (got < sizeof(m)) {
+			ssize_t n = read(t->follow_fd, (char *)m + got, sizeof(m) - got);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		if (got == sizeof(m) && m[0] == count && m[1] == pc)
+			return 0;
+		if (got == sizeof(m))
+			continue;
+		st = vgt_follow_end(t);
+		return st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 1 : -EIO;
+	}
+}
+
+/* The run so far rebuilt up to where it stands, and opened as the past
+ * (or the past open extended by what ran since); the debugger stands at
+ * its end, the present. */
 static int vgt_open_past(struct stub_vg_target *t)
 {
 	char log[PATH_MAX + 32], err[512];
 	struct replay_target *past;
+	uint64_t count, pc;
 	int e;
 
-	if (t->past)
+	if (t->past && !t->past_stale)
 		return 0;
-	if (!t->rebuild)
+	if (!t->rebuild_follow)
 		return -EOPNOTSUPP;
-	if ((e = vgt_here(t)) < 0)
+	if ((e = vgt_here(t, &count, &pc)) < 0)
 		return e;
 	/* The tool flushed the log up to there into the pipe before it
 	 * answered: one drain moves it all to the file. */
@@ -499,27 +562,48 @@ static int vgt_open_past(struct stub_vg_target *t)
 	pthread_mutex_unlock(&t->pump_lock);
 	if (e < 0)
 		return e;
-	/* Still running: its end is where it stands. */
-	if ((e = stub_vglight_save_env(t->dir, t->argv, W_STOPCODE(SIGSTOP))) < 0)
-		return e;
-	snprintf(log, sizeof(log), "%s/trace.json", t->dir);
-	unlink(log);               /* rebuilt, not taken as done */
-	fprintf(stderr, "hindsight serve: going back: rebuilding the run so far\n");
-	t->rebuilt = true;
-	if ((e = t->rebuild(t->dir)) < 0)
-		return e;
-	e = replay_target_open(t->dir, &past, err, sizeof(err));
-	if (e < 0) {
-		fprintf(stderr, "hindsight serve: cannot open the past: %s\n", err);
-		return e;
+	if (t->follow_pid <= 0) {
+		/* A new rebuild writes the recording from its start. */
+		replay_target_free(t->past);
+		t->past = NULL;
+		/* Still running: its end is where it stands. */
+		if ((e = stub_vglight_save_env(t->dir, t->argv, W_STOPCODE(SIGSTOP))) < 0)
+			return e;
+		snprintf(log, sizeof(log), "%s/trace.json", t->dir);
+		unlink(log);       /* rebuilt, not taken as done */
+		fprintf(stderr, "hindsight serve: going back: rebuilding the run so far\n");
+		t->rebuilt = true;
+		if ((e = t->rebuild_follow(t->dir, &t->follow_fd, &t->follow_pid)) < 0)
+			return e;
+	} else {
+		fprintf(stderr, "hindsight serve: going back: rebuilding what ran since\n");
 	}
-	t->past = past;
-	replay_target_set_present_mem(past, vgt_live_mem, t);
-	for (size_t i = 0; i < t->npoints; i++)
-		vgt_past(t).ops->insert_point(past, t->points[i].type, t->points[i].addr, 1);
-	for (size_t i = 0; i < t->nwatches; i++)
-		vgt_past(t).ops->insert_point(past, t->watches[i].type, t->watches[i].addr,
-					      t->watch_len[i]);
+	if ((e = vgt_follow_wait(t, count, pc)) < 0)
+		return e;
+	/* The past open grows by what was rebuilt since; else (the
+	 * rebuild ended early: a divergence) it is opened again. */
+	if (t->past && (e == 1 || replay_target_extend(t->past, err, sizeof(err)) < 0)) {
+		if (e == 0)
+			fprintf(stderr, "hindsight serve: the past is opened again: %s\n", err);
+		replay_target_free(t->past);
+		t->past = NULL;
+	}
+	if (!t->past) {
+		e = replay_target_open(t->dir, &past, err, sizeof(err));
+		if (e < 0) {
+			fprintf(stderr, "hindsight serve: cannot open the past: %s\n", err);
+			return e;
+		}
+		t->past = past;
+		replay_target_set_present_mem(past, vgt_live_mem, t);
+		for (size_t i = 0; i < t->npoints; i++)
+			vgt_past(t).ops->insert_point(past, t->points[i].type, t->points[i].addr,
+						      1);
+		for (size_t i = 0; i < t->nwatches; i++)
+			vgt_past(t).ops->insert_point(past, t->watches[i].type,
+						      t->watches[i].addr, t->watch_len[i]);
+	}
+	t->past_stale = false;
 	t->in_past = false;
 	return 0;
 }
@@ -561,7 +645,7 @@ static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 {
 	struct stub_vg_target *t = ctx;
 	bool reverse = false;
-	int e;
+	int e = 0;
 
 	for (size_t i = 0; i < n; i++)
 		reverse |= actions[i].kind == RSP_RESUME_REVERSE_STEP ||
@@ -576,7 +660,17 @@ static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 		t->past_pending = true;
 		return 0;
 	}
-	if (!t->in_past && (e = vgt_open_past(t)) < 0)
+	if (!t->in_past && (e = vgt_open_past(t)) == -EAGAIN) {
+		/* Nowhere a rebuild could stop (every thread waits in a
+		 * syscall): the debugger stays where it is, told why. */
+		t->past_stop = (struct rsp_stop){
+			.kind = RSP_STOP_SIGNAL, .thread = { t->pid, t->last_tid },
+			.signo = SIGTRAP, .reason = RSP_REASON_REPLAY_BEGIN,
+			.message = t->past_why };
+		t->past_pending = true;
+		return 0;
+	}
+	if (e < 0)
 		return e;
 	return vgt_resume_past(t, actions, n);
 }
@@ -767,8 +861,11 @@ static int vgt_detach(void *ctx)
 	/* The log ends where the debugger let go (a rebuild stops there, the
 	 * program "still running"), and the tool stops logging: the program
 	 * runs on under Valgrind, unrecorded, and nothing here waits for it. */
-	if (t->ran)
-		vgt_here(t);
+	if (t->ran) {
+		uint64_t count, pc;
+
+		vgt_here(t, &count, &pc);
+	}
 	vgt_call(t, "qRcmd,%s", "68696e6473696768742e73746f70");   /* hindsight.stop */
 	for (size_t i = t->npoints; i-- > 0;)
 		vgt_point(t, false, t->points[i].type, t->points[i].addr, 1);
@@ -1029,7 +1126,8 @@ int stub_vg_target_new(char *const argv[], const struct stub_vg_target_options *
 		free(t);
 		return -ENOENT;
 	}
-	t->rebuild = opt->rebuild;
+	t->rebuild_follow = opt->rebuild_follow;
+	t->follow_fd = -1;
 	if (opt->dir) {
 		snprintf(t->dir, sizeof(t->dir), "%s", opt->dir);
 	} else {
@@ -1117,6 +1215,7 @@ void stub_vg_target_free(struct stub_vg_target *t)
 
 	if (!t)
 		return;
+	vgt_follow_end(t);         /* before the partial rebuild is marked so */
 	replay_target_free(t->past);
 	if (t->run && !t->detached)
 		vgt_sigkill(t);

@@ -21,8 +21,10 @@
  * the live program's memory standing in for bytes never written. Going
  * forward in the past replays it; at its end, the present, the live
  * program goes on (a continue or range step seamlessly, a step stops
- * there). Each new visit to the past after the program ran live rebuilds
- * the whole run again (docs/serve.md says what that costs).
+ * there). The rebuild follows the log: started at the first visit to the
+ * past, it waits at each place the debugger went back from, so that the
+ * next visit, after the program ran on live, rebuilds only what ran
+ * since and extends the past open (docs/serve.md says what that costs).
  */
 #ifndef HINDSIGHT_STUB_STUB_VG_TARGET_H
 #define HINDSIGHT_STUB_STUB_VG_TARGET_H
@@ -39,9 +41,12 @@ struct stub_vg_target_options {
 	const char *dir;           /* the recording's (NULL: a temporary one,
 				    * removed at the end) */
 	bool debug;                /* vgdb's messages on stderr */
-	/* Rebuilds the light recording in the (absolute) directory, as
-	 * `hindsight rebuild` does: 0 or a negative errno. */
-	int (*rebuild)(const char *dir);
+	/* Starts the rebuild of the light recording in the (absolute)
+	 * directory that follows its log as it grows, in a process group
+	 * of its own (*@pid), telling each stop it comes to on *@fd
+	 * (cli_rebuild_follow): 0 or a negative errno. NULL: no going
+	 * back. */
+	int (*rebuild_follow)(const char *dir, int *fd, pid_t *pid);
 };
 
 /* Starts @argv under Valgrind, stopped before its first instruction,

@@ -15,9 +15,16 @@
 #     past to the present and the program goes on live to its end; a
 #     watchpoint is served in the past (backwards and forwards), and the
 #     program does not run on live under one;
+#   - going back several times, the program running on live between:
+#     the rebuild follows the log, so each visit after the first rebuilds
+#     only what ran since and extends the past; reverse-next, next through
+#     the past into the present and reverse-continue give the places and
+#     values GDB's own `record full` gives natively for the same commands;
 #   - Ctrl-C stops a program that loops for ever, reported as SIGINT, in
 #     the loop, with a counter it really advanced; going back from there
 #     (a stop between two superblocks) and forward again returns to it;
+#   - going back from a Ctrl-C while every thread waits in a syscall is
+#     refused as a stop that says why, the session going on;
 #   - detach lets the program run on to its end; the kept recording ends
 #     where the debugger let go;
 #   - threads: every thread is listed, and a breakpoint in a thread stops
@@ -91,6 +98,40 @@ expect "$T_DIR/server.err" "going back: rebuilding the run so far"
 expect_re "$T_DIR/back.txt" "exited normally"
 wait_gone "$SERVER_PID" 20
 expect_eq "the program's output after going back" "$(cat "$T_DIR/server.out")" "$("$prog")"
+
+# Going back, on live, back again, three times: each visit after the first
+# rebuilds what ran since (the past extended, never opened again). GDB's
+# `record full` natively, from mark() on, is the reference for every place
+# and value: reverse-next, next through the past into the present (a range
+# step ending where the past does stops there), reverse-continue.
+visits=(-ex 'print g' -ex 'break work if n == 10' -ex continue
+        -ex next -ex next -ex next -ex next -ex next -ex 'info symbol $pc' -ex 'print g' -ex 'print i'
+        -ex reverse-next -ex reverse-next -ex 'info symbol $pc' -ex 'print g' -ex 'print i'
+        -ex next -ex next -ex next -ex next -ex next -ex next
+        -ex 'info symbol $pc' -ex 'print g' -ex 'print i'
+        -ex reverse-next -ex reverse-next -ex reverse-next -ex 'info symbol $pc' -ex 'print g'
+        -ex 'print i' -ex next -ex 'info symbol $pc' -ex 'print g' -ex 'print i'
+        -ex next -ex next -ex next -ex 'info symbol $pc' -ex 'print g' -ex 'print i'
+        -ex reverse-continue -ex 'info symbol $pc' -ex 'print g'
+        -ex reverse-continue -ex 'info symbol $pc' -ex 'print g')
+timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' -ex 'set pagination off' \
+    -ex 'break mark' -ex run -ex 'record full' "${visits[@]}" -ex kill "$prog" </dev/null \
+    >"$T_DIR/native3.txt" 2>&1
+vals "$T_DIR/native3.txt" >"$T_DIR/native3.vals"
+[ "$(wc -l <"$T_DIR/native3.vals")" -eq 23 ] ||
+    { fail "GDB's record full natively gave $(wc -l <"$T_DIR/native3.vals") values, not 23"; show "$T_DIR/native3.txt"; }
+server_start --once --record valgrind "$prog" || finish
+gdb_run "$T_DIR/visits.txt" -ex 'break mark' -ex continue "${visits[@]}" -ex delete -ex continue
+vals "$T_DIR/visits.txt" >"$T_DIR/visits.vals"
+cmp -s "$T_DIR/native3.vals" "$T_DIR/visits.vals" ||
+    { fail "three visits to the past differ from GDB's record full natively"; diff "$T_DIR/native3.vals" "$T_DIR/visits.vals"; }
+expect_re "$T_DIR/visits.txt" "exited normally"
+wait_gone "$SERVER_PID" 20
+expect_eq "visits that rebuilt the run from its start" \
+    "$(grep -c 'going back: rebuilding the run so far' "$T_DIR/server.err")" 1
+expect_eq "visits that rebuilt only what ran since" \
+    "$(grep -c 'going back: rebuilding what ran since' "$T_DIR/server.err")" 2
+expect_not "$T_DIR/server.err" "the past is opened again"
 
 # A watchpoint: served in the past (Valgrind's gdbserver has none for this
 # tool): reverse-continue stops at mark()'s g++, the last write before
@@ -174,6 +215,26 @@ ib=($(sed -n 's/^\$[0-9]* = \(.*0x[0-9a-f]*\).*/\1/p; s/^\$[0-9]* = \([0-9]*\)$/
 expect_eq "stepi after reverse-stepi: the pc of the Ctrl-C" "${ib[3]:-}" "${ib[0]:-}"
 expect_eq "the counter at the Ctrl-C, gone back and forward to" "${ib[4]:-}" "${ib[1]:-}"
 expect_not "$T_DIR/intback.txt" "cannot go back"
+wait_gone "$SERVER_PID" 20
+
+# Ctrl-C while the only thread waits in a syscall: no instruction a
+# rebuild could stop at, so going back is refused as a stop that says why
+# (GDB stays where it was) and the session goes on.
+sprog=$(build_prog sleeper) || { fail "cannot build sleeper.c"; finish; }
+server_start --once --record valgrind "$sprog" 100 || finish
+gdb_run_bg "$T_DIR/sysback.txt" -ex continue -ex 'print $pc' -ex reverse-stepi -ex 'print $pc' \
+    -ex 'print g_sum' -ex kill
+wait_for_file "$T_DIR/server.out" "sleeper: ready" 20 || fail "sleeper did not start"
+sleep 1
+kill -INT "$GDB_PID"
+wait_gone "$GDB_TIMEOUT_PID" 60 || fail "gdb did not finish after SIGINT"
+expect "$T_DIR/sysback.txt" "cannot go back from here: every thread waits in a syscall"
+expect "$T_DIR/sysback.txt" "No more reverse-execution history."
+sb=($(sed -n 's/^\$[0-9]* = .*\(0x[0-9a-f]*\).*/\1/p' "$T_DIR/sysback.txt"))
+[ "${#sb[@]}" -eq 2 ] && expect_eq "the pc after the refused reverse-stepi" "${sb[1]}" "${sb[0]}" ||
+    { fail "Ctrl-C in a syscall, then reverse-stepi: ${#sb[@]} pcs, not 2"; show "$T_DIR/sysback.txt"; }
+expect_re "$T_DIR/sysback.txt" '^\$3 = 4950$'
+expect "$T_DIR/sysback.txt" "[Inferior 1 (process $INFERIOR_PID) killed]"
 wait_gone "$SERVER_PID" 20
 
 # detach: the program runs on to its end, unrecorded; the kept recording
