@@ -25,6 +25,7 @@
 #include "hsrec_inputs.h"
 #include "hsrec_main_int.h"
 #include "hsrec_proto.h"
+#include "hsrec_watch.h"
 
 static UInt hs_next_id;
 
@@ -375,9 +376,14 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 		out = deepCopyIRSBExceptStmts(in);
 		hsin_instrument_entry(out, hs_first_ip(in));
 		for (i = 0; i < in->stmts_used; i++) {
+			if (hsin_mode == HSIN_MODE_LIGHT)
+				hs_watch_stmt(out, in->tyenv, in->stmts[i]);
 			addStmtToIRSB(out, in->stmts[i]);
-			if (in->stmts[i]->tag == Ist_IMark && in->stmts[i]->Ist.IMark.len > 0)
+			if (in->stmts[i]->tag == Ist_IMark && in->stmts[i]->Ist.IMark.len > 0) {
 				hs_add_verify(out, in->stmts[i]);
+				if (hsin_mode == HSIN_MODE_LIGHT)
+					hs_watch_imark(out);
+			}
 		}
 		hsin_instrument_out(out, in, layout);
 		return out;

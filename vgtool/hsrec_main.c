@@ -58,6 +58,7 @@
 #include "hsrec_main_int.h"
 #include "hsrec_proto.h"
 #include "hsrec_sys.h"
+#include "hsrec_watch.h"
 
 /* Exported by libcoregrind, not declared in the public headers: moves a
  * file descriptor out of the client's range (VALGRIND-NOTES.md). */
@@ -707,6 +708,7 @@ static void hs_pre_clo_init(void)
 	VG_(needs_command_line_options)(hs_option, hs_usage, hs_debug_usage);
 	VG_(needs_syscall_wrapper)(hs_pre_syscall, hs_post_syscall);
 	VG_(needs_client_requests)(hs_client_request);
+	hs_watch_init();
 	VG_(track_new_mem_startup)(hs_new_mem);
 	VG_(track_new_mem_mmap)(hs_mmap);
 	VG_(track_new_mem_brk)(hs_brk_new);

@@ -100,8 +100,9 @@ struct stub_vg_target {
 	int64_t last_tid;          /* the thread of the last stop */
 	uint64_t stop_pc;          /* its pc, when the stop reply has it */
 	bool stop_pc_known;
-	/* Watchpoints: Valgrind's gdbserver has none for this tool, so only
-	 * the past serves them; the program does not run live under one. */
+	/* Watchpoints: the live program's (Valgrind's gdbserver, the tool
+	 * checking memory accesses for it), and the past's, which serves
+	 * the write ones only (vgt_watch). */
 	struct vgt_point watches[VGT_MAX_POINTS];
 	int watch_len[VGT_MAX_POINTS];
 	size_t nwatches;
@@ -319,8 +320,9 @@ static int vgt_read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 	return vgt_live_mem(t, addr, buf, len);
 }
 
-static int vgt_point(struct stub_vg_target *t, bool insert, enum rsp_point_type type,
-		     uint64_t addr, int kind)
+/* A point (Z0-Z4) inserted in or removed from the live program. */
+static int vgt_point_live(struct stub_vg_target *t, bool insert, enum rsp_point_type type,
+			  uint64_t addr, int kind)
 {
 	int e = vgt_call(t, "%c%d,%" PRIx64 ",%x", insert ? 'Z' : 'z', (int)type, addr, kind);
 	const char *r = vgt_reply(t);
@@ -330,9 +332,19 @@ static int vgt_point(struct stub_vg_target *t, bool insert, enum rsp_point_type 
 	if (!*r)
 		return -EOPNOTSUPP;
 	if (rsp_client_is_error(&t->cl))
-		/* Valgrind watches only for tools that instrument memory
-		 * accesses for it (memcheck): GDB then watches by steps. */
+		/* Valgrind watches only for a tool that checks memory
+		 * accesses for it (the light mode's, hsrec_watch.c). */
 		return type >= RSP_POINT_WRITE_WATCH ? -EOPNOTSUPP : -EINVAL;
+	return 0;
+}
+
+static int vgt_point(struct stub_vg_target *t, bool insert, enum rsp_point_type type,
+		     uint64_t addr, int kind)
+{
+	int e = vgt_point_live(t, insert, type, addr, kind);
+
+	if (e < 0)
+		return e;
 	for (size_t i = 0; i < t->npoints; i++) {
 		if (t->points[i].type == type && t->points[i].addr == addr) {
 			if (!insert)
@@ -345,12 +357,19 @@ static int vgt_point(struct stub_vg_target *t, bool insert, enum rsp_point_type 
 	return 0;
 }
 
-/* A watchpoint (Z2-Z4) is the past's alone (Valgrind's gdbserver
- * watches only for a tool that instruments memory accesses for it). */
+/* A watchpoint (Z2-Z4): the live program's (the tool checks memory
+ * accesses for Valgrind's gdbserver while any is set), and the past's
+ * too, which serves write watchpoints only (it logs no reads: while a
+ * read or access watchpoint is set, the past is not entered, saying
+ * why). */
 static int vgt_watch(struct stub_vg_target *t, bool insert, enum rsp_point_type type,
 		     uint64_t addr, int kind)
 {
 	size_t i;
+	int e = vgt_point_live(t, insert, type, addr, kind);
+
+	if (e < 0 && insert)
+		return e;
 
 	for (i = 0; i < t->nwatches; i++)
 		if (t->watches[i].type == type && t->watches[i].addr == addr &&
@@ -365,10 +384,19 @@ static int vgt_watch(struct stub_vg_target *t, bool insert, enum rsp_point_type 
 		t->watches[i] = t->watches[t->nwatches - 1];
 		t->watch_len[i] = t->watch_len[--t->nwatches];
 	}
-	if (!t->past)
+	if (!t->past || type != RSP_POINT_WRITE_WATCH)
 		return 0;
 	return insert ? vgt_past(t).ops->insert_point(t->past, type, addr, kind) :
 			vgt_past(t).ops->remove_point(t->past, type, addr, kind);
+}
+
+/* A read or access watchpoint is set: the past cannot serve it. */
+static bool vgt_reads_watched(const struct stub_vg_target *t)
+{
+	for (size_t i = 0; i < t->nwatches; i++)
+		if (t->watches[i].type != RSP_POINT_WRITE_WATCH)
+			return true;
+	return false;
 }
 
 /* Breakpoints: the live program keeps them while the debugger is in the
@@ -379,7 +407,7 @@ static int vgt_set_point(struct stub_vg_target *t, bool insert, enum rsp_point_t
 	int e;
 
 	if (type >= RSP_POINT_WRITE_WATCH)
-		return t->rebuild_follow ? vgt_watch(t, insert, type, addr, kind) : -EOPNOTSUPP;
+		return vgt_watch(t, insert, type, addr, kind);
 	e = vgt_point(t, insert, type, addr, kind);
 	if (t->past && (e == 0 || !insert))
 		(insert ? vgt_past(t).ops->insert_point :
@@ -600,28 +628,22 @@ static int vgt_open_past(struct stub_vg_target *t)
 			vgt_past(t).ops->insert_point(past, t->points[i].type, t->points[i].addr,
 						      1);
 		for (size_t i = 0; i < t->nwatches; i++)
-			vgt_past(t).ops->insert_point(past, t->watches[i].type,
-						      t->watches[i].addr, t->watch_len[i]);
+			if (t->watches[i].type == RSP_POINT_WRITE_WATCH)
+				vgt_past(t).ops->insert_point(past, t->watches[i].type,
+							      t->watches[i].addr, t->watch_len[i]);
 	}
 	t->past_stale = false;
 	t->in_past = false;
 	return 0;
 }
 
-/* From the end of the past, the present: the program goes on live, unless
- * a watchpoint only the past can serve is set (Valgrind's gdbserver has
- * none for this tool): then it stops there, saying why, rather than run
- * on unwatched. */
-static int vgt_go_live(struct stub_vg_target *t, const struct rsp_resume *actions, size_t n)
+/* The debugger stays where it is, told why (@reason: the edge of the
+ * past it reports). */
+static int vgt_refuse(struct stub_vg_target *t, enum rsp_stop_reason reason, const char *why)
 {
-	if (!t->nwatches)
-		return vgt_resume_live(t, actions, n);
 	t->past_stop = (struct rsp_stop){
 		.kind = RSP_STOP_SIGNAL, .thread = { t->pid, t->last_tid }, .signo = SIGTRAP,
-		.reason = RSP_REASON_REPLAY_END,
-		.message = "hindsight: the present: watchpoints are served only in the past under "
-			   "Valgrind (delete them to go on live)\n" };
-	t->in_past = false;
+		.reason = reason, .message = why };
 	t->past_pending = true;
 	return 0;
 }
@@ -632,8 +654,10 @@ static int vgt_resume_past(struct stub_vg_target *t, const struct rsp_resume *ac
 {
 	int e = replay_target_resume_past(t->past, actions, n, t->last_tid, &t->past_stop);
 
-	if (e == 1)
-		return vgt_go_live(t, actions, n);
+	if (e == 1) {
+		t->in_past = false;
+		return vgt_resume_live(t, actions, n);
+	}
 	if (e < 0)
 		return e;
 	t->in_past = !replay_target_at_end(t->past);
@@ -651,25 +675,19 @@ static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 		reverse |= actions[i].kind == RSP_RESUME_REVERSE_STEP ||
 			   actions[i].kind == RSP_RESUME_REVERSE_CONTINUE;
 	if (!reverse && !t->in_past)
-		return vgt_go_live(t, actions, n);
-	if (!t->ran) {
+		return vgt_resume_live(t, actions, n);
+	if (!t->ran)
 		/* Before the first instruction: the history is empty. */
-		t->past_stop = (struct rsp_stop){
-			.kind = RSP_STOP_SIGNAL, .thread = { t->pid, t->last_tid },
-			.signo = SIGTRAP, .reason = RSP_REASON_REPLAY_BEGIN };
-		t->past_pending = true;
-		return 0;
-	}
-	if (!t->in_past && (e = vgt_open_past(t)) == -EAGAIN) {
+		return vgt_refuse(t, RSP_REASON_REPLAY_BEGIN, NULL);
+	if (vgt_reads_watched(t))
+		/* The past has no reads: it would run past them unwatched. */
+		return vgt_refuse(t, reverse ? RSP_REASON_REPLAY_BEGIN : RSP_REASON_REPLAY_END,
+				  "hindsight: read and access watchpoints are served only live under "
+				  "Valgrind: the past logs no reads (delete them to go back)\n");
+	if (!t->in_past && (e = vgt_open_past(t)) == -EAGAIN)
 		/* Nowhere a rebuild could stop (every thread waits in a
 		 * syscall): the debugger stays where it is, told why. */
-		t->past_stop = (struct rsp_stop){
-			.kind = RSP_STOP_SIGNAL, .thread = { t->pid, t->last_tid },
-			.signo = SIGTRAP, .reason = RSP_REASON_REPLAY_BEGIN,
-			.message = t->past_why };
-		t->past_pending = true;
-		return 0;
-	}
+		return vgt_refuse(t, RSP_REASON_REPLAY_BEGIN, t->past_why);
 	if (e < 0)
 		return e;
 	return vgt_resume_past(t, actions, n);
@@ -869,6 +887,8 @@ static int vgt_detach(void *ctx)
 	vgt_call(t, "qRcmd,%s", "68696e6473696768742e73746f70");   /* hindsight.stop */
 	for (size_t i = t->npoints; i-- > 0;)
 		vgt_point(t, false, t->points[i].type, t->points[i].addr, 1);
+	for (size_t i = 0; i < t->nwatches; i++)   /* the tool checks no more accesses */
+		vgt_point_live(t, false, t->watches[i].type, t->watches[i].addr, t->watch_len[i]);
 	if ((e = vgt_call(t, "D")) < 0)
 		return e;
 	t->detached = true;

@@ -8,15 +8,16 @@
  * stop at any instruction, and a stop resumes inside the block it was
  * in, so the tool's count of superblocks is what a rebuild counts). This
  * target is the debugger's end of that gdbserver, reached through vgdb
- * over a socket: breakpoints, single steps, registers, memory, threads,
- * signals and Ctrl-C are Valgrind's; what the debugger would change in the
+ * over a socket: breakpoints, watchpoints (the tool checks memory
+ * accesses for it), single steps, registers, memory, threads, signals and
+ * Ctrl-C are Valgrind's; what the debugger would change in the
  * program (registers, memory) is refused, because the log could not
  * replay it. The log is kept (-o DIR) as a light recording, rebuilt by the
  * first command that needs its history, as `hindsight record` makes.
  *
  * Going back: at a stop, the tool logs where the program stands
  * (`monitor hindsight.here`: HSIN_HERE, inside its superblock), the
- * recording so far is rebuilt up to exactly there (opt.rebuild), and the
+ * recording so far is rebuilt up to exactly there (opt.rebuild_follow), and the
  * past is served by the replay target (replay/target/replay_target.h),
  * the live program's memory standing in for bytes never written. Going
  * forward in the past replays it; at its end, the present, the live
@@ -25,6 +26,10 @@
  * past, it waits at each place the debugger went back from, so that the
  * next visit, after the program ran on live, rebuilds only what ran
  * since and extends the past open (docs/serve.md says what that costs).
+ * The past serves write watchpoints from its state log; it logs no reads,
+ * so while a read or access watchpoint is set it is not entered, and a
+ * reverse command stops at once, saying why; so it does when every
+ * thread waits in a syscall (no instruction a rebuild could stop at).
  */
 #ifndef HINDSIGHT_STUB_STUB_VG_TARGET_H
 #define HINDSIGHT_STUB_STUB_VG_TARGET_H

@@ -13,8 +13,10 @@
 #     through forward, reverse-continue stops at a breakpoint hit before,
 #     with the values GDB natively reads there; forward again replays the
 #     past to the present and the program goes on live to its end; a
-#     watchpoint is served in the past (backwards and forwards), and the
-#     program does not run on live under one;
+#     write watchpoint is served in the past (backwards and forwards) and
+#     live, a read watchpoint live (the values and places GDB's own
+#     watchpoints give natively), and going back under a read watchpoint
+#     is refused, saying why;
 #   - going back several times, the program running on live between:
 #     the rebuild follows the log, so each visit after the first rebuilds
 #     only what ran since and extends the past; reverse-next, next through
@@ -133,24 +135,54 @@ expect_eq "visits that rebuilt only what ran since" \
     "$(grep -c 'going back: rebuilding what ran since' "$T_DIR/server.err")" 2
 expect_not "$T_DIR/server.err" "the past is opened again"
 
-# A watchpoint: served in the past (Valgrind's gdbserver has none for this
-# tool): reverse-continue stops at mark()'s g++, the last write before
-# work(10); forward again, the same write; at the present it stops, saying
-# why, rather than run on unwatched.
+# Watchpoints. In the past (write watchpoints: the state log has every
+# write): reverse-continue stops at mark()'s g++, the last write before
+# work(10); forward again, the same write. Live (the tool checks memory
+# accesses for Valgrind's gdbserver while any is set): the next writes in
+# work(10), each stopped after the writing instruction with its old and
+# new values, as GDB's own watchpoints natively (software ones, which
+# stop after each instruction on every CPU kind); a read watchpoint stops
+# after the instruction that reads g, with the value it read; with one
+# set, going back is refused, saying why (the past has no reads).
+timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' -ex 'set pagination off' \
+    -ex 'break work if n == 10' -ex run -ex 'set can-use-hw-watchpoints 0' -ex 'watch g' \
+    -ex continue -ex 'info symbol $pc' -ex continue -ex 'info symbol $pc' -ex disassemble \
+    -ex kill "$prog" </dev/null >"$T_DIR/native_watch.txt" 2>&1
+nw_old=($(sed -n 's/^Old value = //p' "$T_DIR/native_watch.txt"))
+nw_new=($(sed -n 's/^New value = //p' "$T_DIR/native_watch.txt"))
+nw_at=$(sed -n 's/^\(work + [0-9]*\) in section.*/\1/p' "$T_DIR/native_watch.txt" | head -1)
+# The instruction after work()'s load of g: where a read watchpoint stops.
+nw_read=$(awk '/\(%rip\),%[a-z0-9]+ +# 0x[0-9a-f]+ <g>/ { getline; if (match($0, /<\+[0-9]+>/)) print "work + " substr($0, RSTART + 2, RLENGTH - 3); exit }' \
+    "$T_DIR/native_watch.txt")
+[ "${#nw_old[@]}" -eq 2 ] && [ -n "$nw_at" ] && [ -n "$nw_read" ] ||
+    { fail "GDB's watchpoint natively gave too little"; show "$T_DIR/native_watch.txt"; }
 server_start --once --record valgrind "$prog" || finish
 gdb_run "$T_DIR/watch.txt" -ex 'break work if n == 10' -ex continue -ex 'watch g' \
     -ex reverse-continue -ex 'info symbol $pc' -ex 'print g' -ex continue -ex 'print g' \
-    -ex continue -ex delete -ex continue
+    -ex continue -ex 'info symbol $pc' -ex continue -ex 'info symbol $pc' -ex 'print g' \
+    -ex 'rwatch g' -ex continue -ex 'info symbol $pc' -ex reverse-stepi -ex 'info symbol $pc' \
+    -ex delete -ex continue
 w=()
 while IFS= read -r l; do w+=("$l"); done < <(vals "$T_DIR/watch.txt")
-expect_re "$T_DIR/watch.txt" "^Old value = ${nat[2]:-x}\$"
-expect_re "$T_DIR/watch.txt" "^New value = ${nat[0]:-x}\$"
+old=($(sed -n 's/^Old value = //p' "$T_DIR/watch.txt"))
+new=($(sed -n 's/^New value = //p' "$T_DIR/watch.txt"))
 case ${w[0]:-} in mark\ +\ *) ;; *) fail "reverse-continue with a watchpoint stopped at '${w[0]:-}', not in mark()" ;; esac
 expect_eq "g where the watchpoint stopped, gone back" "${w[1]:-}" "${nat[0]:-}"
 expect_eq "g where the watchpoint stopped, forward" "${w[2]:-}" "${nat[2]:-}"
-expect "$T_DIR/watch.txt" "watchpoints are served only in the past under Valgrind"
+expect_eq "the past's watched write: old value" "${old[0]:-}" "${nat[2]:-x}"
+expect_eq "the past's watched write: new value" "${new[0]:-}" "${nat[0]:-x}"
+# (The past's write shows twice: going back, then forward again.)
+expect_eq "live watched writes: old values" "${old[*]:2}" "${nw_old[*]}"
+expect_eq "live watched writes: new values" "${new[*]:2}" "${nw_new[*]}"
+expect_eq "where the first live watched write stopped" "${w[3]%% in section*}" "$nw_at"
+expect_eq "g after the live watched writes" "${w[5]:-}" "${nw_new[1]:-x}"
+expect_re "$T_DIR/watch.txt" "^Value = ${nw_new[1]:-x}\$"
+expect_eq "where the read watchpoint stopped" "${w[6]%% in section*}" "$nw_read"
+expect "$T_DIR/watch.txt" "read and access watchpoints are served only live under Valgrind"
+expect_eq "where the refused reverse-stepi left it" "${w[7]%% in section*}" "$nw_read"
 expect_re "$T_DIR/watch.txt" "exited normally"
 wait_gone "$SERVER_PID" 20
+expect_eq "the program's output after watching" "$(cat "$T_DIR/server.out")" "$("$prog")"
 
 # The kept recording: rebuilt, whole, and the same values at the same stops.
 timeout 120 "$HINDSIGHT" history "$T_DIR/rec" 1,1 >"$T_DIR/hist.txt" 2>"$T_DIR/hist.err" ||

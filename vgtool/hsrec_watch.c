@@ -1,0 +1,210 @@
+/*
+ * vgtool/hsrec_watch.c: watchpoints for Valgrind's gdbserver in the light
+ * mode (hsrec_watch.h).
+ *
+ * Copyright (C) 2026 the hindsight authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_gdbserver.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+#include "libvex_guest_amd64.h"
+
+#include "hsrec_inputs.h"
+#include "hsrec_main_int.h"
+#include "hsrec_watch.h"
+
+/* libcoregrind's (as hsrec_main.c declares it). */
+extern void VG_(discard_translations)(Addr start, ULong range, const HChar *who);
+
+#define HS_MAX_WATCH 32
+
+/* The ranges Valgrind's gdbserver watches, each for one kind. */
+static struct {
+	Addr a;
+	SizeT len;
+	PointKind kind;
+} hs_watch[HS_MAX_WATCH];
+static UInt hs_nwatch;
+
+/* How the program touched memory, for hs_watch_access. */
+enum { HS_W_READ = 0, HS_W_WRITE = 1, HS_W_BOTH = 2 };
+
+/* A read of a watched range, told to Valgrind's gdbserver at the thread's
+ * next instruction (hs_watch_due: nonzero then, read inline). */
+static ULong hs_watch_due;
+static ThreadId hs_due_tid;
+static Addr hs_due_a;
+static UWord hs_due_len;
+
+/* Called by translated code before the program reads or writes @len
+ * bytes at @a (@how: HS_W_*): a watched range it touches is told to
+ * Valgrind's gdbserver, which stops the program after the instruction,
+ * as a CPU's debug registers do: a write at once (Valgrind steps to the
+ * next instruction and stops there), a read at the next instruction
+ * (hs_watch_next; Valgrind would stop before it). A read-modify-write is
+ * the write a write watchpoint waits for, else a read. */
+static VG_REGPARM(3) void hs_watch_access(Addr a, UWord len, UWord how)
+{
+	for (UInt i = 0; i < hs_nwatch; i++) {
+		Bool write;
+
+		if (a + len <= hs_watch[i].a || a >= hs_watch[i].a + hs_watch[i].len)
+			continue;
+		write = how == HS_W_WRITE || (how == HS_W_BOTH && hs_watch[i].kind == write_watchpoint);
+		if (write) {
+			if (VG_(is_watched)(write_watchpoint, a, (Int)len))
+				return;
+		} else if (hs_watch[i].kind != write_watchpoint) {
+			hs_watch_due = 1;
+			hs_due_tid = VG_(get_running_tid)();
+			hs_due_a = a;
+			hs_due_len = len;
+			return;
+		}
+	}
+}
+
+/* Called by translated code at an instruction's start while a read is
+ * due: the instruction that read ran, the stop is here. */
+static void hs_watch_next(void)
+{
+	if (VG_(get_running_tid)() != hs_due_tid)
+		return;
+	hs_watch_due = 0;
+	VG_(is_watched)(read_watchpoint, hs_due_a, (Int)hs_due_len);
+}
+
+/* Valgrind's gdbserver inserts or removes a watchpoint (Z2-Z4). The
+ * code is translated again when the first comes or the last goes. */
+static Bool hs_watchpoint(PointKind kind, Bool insert, Addr addr, SizeT len)
+{
+	UInt i, was = hs_nwatch;
+
+	if (hsin_mode != HSIN_MODE_LIGHT ||
+	    (kind != write_watchpoint && kind != read_watchpoint && kind != access_watchpoint))
+		return False;
+	for (i = 0; i < hs_nwatch; i++)
+		if (hs_watch[i].a == addr && hs_watch[i].len == len)
+			break;
+	if (insert) {
+		if (i == hs_nwatch && hs_nwatch == HS_MAX_WATCH)
+			return False;
+		if (i == hs_nwatch)
+			hs_nwatch++;
+		hs_watch[i].a = addr;
+		hs_watch[i].len = len;
+		hs_watch[i].kind = kind;   /* the last kind replaces the one before */
+	} else if (i < hs_nwatch) {
+		hs_watch[i] = hs_watch[--hs_nwatch];
+	}
+	if ((was == 0) != (hs_nwatch == 0))
+		VG_(discard_translations)(0, ~0ull, "hsrec: watchpoints");
+	if (hs_nwatch == 0)
+		hs_watch_due = 0;
+	return True;
+}
+
+void hs_watch_init(void)
+{
+	VG_(needs_watchpoint)(hs_watchpoint);
+}
+
+/* A stop in @d shows the registers as they are: in the guest state. */
+static void hs_fx_regs(IRDirty *d)
+{
+	d->nFxState = 2;
+	VG_(memset)(&d->fxState, 0, sizeof(d->fxState));
+	d->fxState[0].fx = Ifx_Read;
+	d->fxState[0].offset = HS_GOFF(guest_RAX);
+	d->fxState[0].size = HS_GOFF(guest_R15) + 8 - HS_GOFF(guest_RAX);
+	d->fxState[1].fx = Ifx_Read;
+	d->fxState[1].offset = HS_GOFF(guest_RIP);
+	d->fxState[1].size = 8;
+}
+
+/* The check of @len bytes at @addr (an atom), under @guard (NULL: none). */
+static void hs_watch_add(IRSB *out, IRExpr *addr, UInt len, UInt how, IRExpr *guard)
+{
+	IRDirty *d = unsafeIRDirty_0_N(3, "hs_watch_access", VG_(fnptr_to_fnentry)(hs_watch_access),
+				       mkIRExprVec_3(deepCopyIRExpr(addr), mkIRExpr_HWord(len),
+						     mkIRExpr_HWord(how)));
+
+	hs_fx_regs(d);
+	if (guard)
+		d->guard = deepCopyIRExpr(guard);
+	addStmtToIRSB(out, IRStmt_Dirty(d));
+}
+
+void hs_watch_imark(IRSB *out)
+{
+	IRTemp due, go;
+	IRDirty *d;
+
+	if (hs_nwatch == 0)
+		return;
+	due = newIRTemp(out->tyenv, Ity_I64);
+	go = newIRTemp(out->tyenv, Ity_I1);
+	addStmtToIRSB(out, IRStmt_WrTmp(due, IRExpr_Load(Iend_LE, Ity_I64,
+							 mkIRExpr_HWord((HWord)&hs_watch_due))));
+	addStmtToIRSB(out, IRStmt_WrTmp(go, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(due),
+							 IRExpr_Const(IRConst_U64(0)))));
+	d = unsafeIRDirty_0_N(0, "hs_watch_next", VG_(fnptr_to_fnentry)(hs_watch_next),
+			      mkIRExprVec_0());
+	hs_fx_regs(d);
+	d->guard = IRExpr_RdTmp(go);
+	addStmtToIRSB(out, IRStmt_Dirty(d));
+}
+
+void hs_watch_stmt(IRSB *out, const IRTypeEnv *tyenv, const IRStmt *s)
+{
+	IRType ty, arg;
+
+	if (hs_nwatch == 0)
+		return;
+	switch (s->tag) {
+	case Ist_Store:
+		hs_watch_add(out, s->Ist.Store.addr, sizeofIRType(typeOfIRExpr(tyenv, s->Ist.Store.data)),
+			     HS_W_WRITE, NULL);
+		break;
+	case Ist_StoreG:
+		hs_watch_add(out, s->Ist.StoreG.details->addr,
+			     sizeofIRType(typeOfIRExpr(tyenv, s->Ist.StoreG.details->data)), HS_W_WRITE,
+			     s->Ist.StoreG.details->guard);
+		break;
+	case Ist_WrTmp:
+		if (s->Ist.WrTmp.data->tag == Iex_Load)
+			hs_watch_add(out, s->Ist.WrTmp.data->Iex.Load.addr,
+				     sizeofIRType(s->Ist.WrTmp.data->Iex.Load.ty), HS_W_READ, NULL);
+		break;
+	case Ist_LoadG:
+		typeOfIRLoadGOp(s->Ist.LoadG.details->cvt, &ty, &arg);
+		hs_watch_add(out, s->Ist.LoadG.details->addr, sizeofIRType(arg), HS_W_READ,
+			     s->Ist.LoadG.details->guard);
+		break;
+	case Ist_CAS:
+		hs_watch_add(out, s->Ist.CAS.details->addr,
+			     sizeofIRType(typeOfIRExpr(tyenv, s->Ist.CAS.details->expdLo)) *
+			     (s->Ist.CAS.details->expdHi ? 2 : 1), HS_W_BOTH, NULL);
+		break;
+	case Ist_LLSC:
+		ty = s->Ist.LLSC.storedata ? typeOfIRExpr(tyenv, s->Ist.LLSC.storedata) :
+					     typeOfIRTemp(tyenv, s->Ist.LLSC.result);
+		hs_watch_add(out, s->Ist.LLSC.addr, sizeofIRType(ty),
+			     s->Ist.LLSC.storedata ? HS_W_WRITE : HS_W_READ, NULL);
+		break;
+	case Ist_Dirty:
+		if (s->Ist.Dirty.details->mFx != Ifx_None && s->Ist.Dirty.details->mAddr)
+			hs_watch_add(out, s->Ist.Dirty.details->mAddr,
+				     (UInt)s->Ist.Dirty.details->mSize,
+				     s->Ist.Dirty.details->mFx == Ifx_Read ? HS_W_READ :
+				     s->Ist.Dirty.details->mFx == Ifx_Write ? HS_W_WRITE : HS_W_BOTH,
+				     s->Ist.Dirty.details->guard);
+		break;
+	default:
+		break;
+	}
+}
