@@ -366,18 +366,18 @@ static int vgt_watch(struct stub_vg_target *t, bool insert, enum rsp_point_type 
 		     uint64_t addr, int kind)
 {
 	size_t i;
-	int e = vgt_point_live(t, insert, type, addr, kind);
-
-	if (e < 0 && insert)
-		return e;
+	int e;
 
 	for (i = 0; i < t->nwatches; i++)
 		if (t->watches[i].type == type && t->watches[i].addr == addr &&
 		    t->watch_len[i] == kind)
 			break;
+	if (insert && i == t->nwatches && t->nwatches == VGT_MAX_POINTS)
+		return -ENOSPC;
+	e = vgt_point_live(t, insert, type, addr, kind);
+	if (e < 0 && insert)
+		return e;
 	if (insert && i == t->nwatches) {
-		if (t->nwatches == VGT_MAX_POINTS)
-			return -ENOSPC;
 		t->watches[t->nwatches] = (struct vgt_point){ type, addr };
 		t->watch_len[t->nwatches++] = kind;
 	} else if (!insert && i < t->nwatches) {
@@ -683,7 +683,7 @@ static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 		/* The past has no reads: it would run past them unwatched. */
 		return vgt_refuse(t, reverse ? RSP_REASON_REPLAY_BEGIN : RSP_REASON_REPLAY_END,
 				  "hindsight: read and access watchpoints are served only live under "
-				  "Valgrind: the past logs no reads (delete them to go back)\n");
+				  "Valgrind: the past logs no reads (delete them to move in the past)\n");
 	if (!t->in_past && (e = vgt_open_past(t)) == -EAGAIN)
 		/* Nowhere a rebuild could stop (every thread waits in a
 		 * syscall): the debugger stays where it is, told why. */

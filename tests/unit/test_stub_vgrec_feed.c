@@ -13,7 +13,11 @@
  * the tool or gcc. And a stream made here, where a thread's words come
  * while another's superblock is open (which the tool never writes), must
  * give the bundle of the same stream with that superblock run first, fed
- * whole or byte by byte.
+ * whole or byte by byte. A followed rebuild's stop inside a superblock
+ * (HSREC_PAUSE before its instruction 1, HSREC_HERE), the thread then
+ * running the rest of it, must tell the stop once, save the bundle there,
+ * and give the history (decoded by libipt) and instruction count of the
+ * same stream without the stop.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -27,7 +31,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <intel-pt.h>
 
+#include "replay/model/bundle.h"
 #include "stub/recorders/stub_vgrec.h"
 #include "vgtool/hsrec_proto.h"
 
@@ -511,6 +517,169 @@ static void test_other_thread_words(void **state)
 	free(b);
 }
 
+/* --- A followed rebuild's stop inside a superblock --------------------- */
+
+/* Thread 100 runs superblock 0 once (its store, two registers) and leaves
+ * by its back branch; @here: stopped before its instruction 1 (count 7)
+ * and going on from there. */
+static void one_pass(struct buf *b, bool here)
+{
+	prologue(b);
+	put32(b, 0);
+	st_store(b, 0x7000, 1, 2);
+	st_reg(b, 0, 0, 0x1111);
+	if (here) {
+		ctl(b, HSREC_PAUSE, 16);
+		put32(b, 100);
+		put64(b, 0x401003);
+		put32(b, 2 + 1);
+		ctl(b, HSREC_HERE, 16);
+		put64(b, 7);
+		put64(b, 0x401003);
+	}
+	st_reg(b, 1, 10, 0x7008);
+	st_reg(b, 2, 18, 0x246);
+	put32(b, HSREC_EXIT_BIT | 0);
+	ctl(b, HSREC_PAUSE, 12);
+	put32(b, 100);
+	put64(b, 0x401000);
+	ctl(b, HSREC_END, 4);
+	put32(b, 0);
+}
+
+struct here_seen {
+	unsigned n;
+	uint64_t count, ip;
+	bool saved;                /* the bundle was on disk then */
+};
+
+static int on_here(void *ctx, uint64_t count, uint64_t ip)
+{
+	struct here_seen *h = ctx;
+	char path[128];
+
+	h->n++;
+	h->count = count;
+	h->ip = ip;
+	snprintf(path, sizeof(path), "%s/here/trace.json", tmp);
+	h->saved = access(path, F_OK) == 0;
+	return 0;
+}
+
+static int code_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip,
+		     void *ctx)
+{
+	static const uint8_t code[] = { 0x48, 0x89, 0x18, 0x48, 0x83, 0xc0, 0x08, 0x75, 0xf7 };
+
+	(void)asid;
+	(void)ctx;
+	if (ip < 0x401000 || ip >= 0x401000 + sizeof(code))
+		return -pte_nomap;
+	if (size > 0x401000 + sizeof(code) - ip)
+		size = 0x401000 + sizeof(code) - ip;
+	memcpy(buf, code + (ip - 0x401000), size);
+	return (int)size;
+}
+
+/* Thread 100's history in tmp/@name as libipt decodes it: its ips into
+ * @ips (at most @max), their number. */
+static size_t decode_ips(const char *name, uint64_t *ips, size_t max)
+{
+	struct pt_config cfg;
+	struct pt_insn_decoder *d;
+	struct pt_insn insn;
+	char path[128];
+	uint8_t *pt;
+	size_t n = 0, len;
+	int st;
+
+	snprintf(path, sizeof(path), "%s/%s/threads/100.pt", tmp, name);
+	pt = read_file(path, &len);
+	assert_non_null(pt);
+	pt_config_init(&cfg);
+	cfg.begin = pt;
+	cfg.end = pt + len;
+	d = pt_insn_alloc_decoder(&cfg);
+	assert_non_null(d);
+	assert_int_equal(pt_image_set_callback(pt_insn_get_image(d), code_read, NULL), 0);
+	for (st = pt_insn_sync_forward(d); st >= 0;) {
+		while (st & pts_event_pending) {
+			struct pt_event ev;
+
+			st = pt_insn_event(d, &ev, sizeof(ev));
+			if (st < 0)
+				break;
+		}
+		if (st < 0)
+			break;
+		st = pt_insn_next(d, &insn, sizeof(insn));
+		if (st < 0)
+			break;
+		if (n < max)
+			ips[n] = insn.ip;
+		n++;
+	}
+	pt_insn_free_decoder(d);
+	free(pt);
+	return n;
+}
+
+static uint64_t instructions(const char *name)
+{
+	struct replay_bundle *b = NULL;
+	char dir[128], err[256];
+	uint64_t n;
+
+	snprintf(dir, sizeof(dir), "%s/%s", tmp, name);
+	assert_int_equal(replay_bundle_load(dir, &b, err, sizeof(err)), 0);
+	assert_int_equal(b->nthreads, 2);
+	n = b->threads[0].tid == 100 ? b->threads[0].instructions : b->threads[1].instructions;
+	replay_bundle_free(b);
+	return n;
+}
+
+static void test_here_inside(void **state)
+{
+	struct buf *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct stub_vgrec_options opt = { 0 };
+	struct here_seen seen = { 0 };
+	struct stub_vgrec *r = NULL;
+	uint64_t ia[16], ib[16];
+	char dir[128], err[512];
+	size_t na, nb;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	one_pass(a, false);
+	one_pass(b, true);
+	feed("pass", a->p, a->n, a->n);
+	snprintf(dir, sizeof(dir), "%s/here", tmp);
+	opt.dir = dir;
+	opt.follow = true;
+	opt.here = on_here;
+	opt.here_ctx = &seen;
+	assert_int_equal(stub_vgrec_feed_new(&r, &opt, err, sizeof(err)), 0);
+	for (size_t at = 0; at < b->n; at++)   /* byte by byte */
+		if (stub_vgrec_feed(r, b->p + at, 1) < 0)
+			fail_msg("here: at %zu: %s", at, err);
+	if (stub_vgrec_feed_end(r, 0) < 0)
+		fail_msg("here: at the end: %s", err);
+	stub_vgrec_free(r);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.count, 7);
+	assert_int_equal(seen.ip, 0x401003);
+	assert_true(seen.saved);
+	na = decode_ips("pass", ia, 16);
+	nb = decode_ips("here", ib, 16);
+	assert_int_equal(na, 3);   /* mov, add, jne: the pass's whole superblock */
+	assert_int_equal(nb, na);
+	assert_memory_equal(ia, ib, na * sizeof(ia[0]));
+	assert_int_equal(instructions("here"), instructions("pass"));
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_no_worker),
 		cmocka_unit_test(test_switch_inside_words),
 		cmocka_unit_test(test_other_thread_words),
+		cmocka_unit_test(test_here_inside),
 	};
 	int e = cmocka_run_group_tests(tests, setup, teardown);
 
