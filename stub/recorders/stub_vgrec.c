@@ -761,8 +761,12 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 			snprintf(win, sizeof(win), "--hsrec-from=%" PRIu64, from);
 			c.extra[n++] = win;
 		}
-		if (follow)
+		if (follow) {
+			/* It is killed at the end of the session: no FIFOs of
+			 * Valgrind's gdbserver to leave behind. */
 			c.extra[n++] = "--hsrec-follow=yes";
+			c.extra[n++] = "--vgdb=no";
+		}
 		for (int fd = 0; fd < 3 && null >= 0; fd++)
 			dup2(null, fd);
 		if (null > 2)

@@ -122,7 +122,10 @@ timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' -ex 'set pagination 
 vals "$T_DIR/native3.txt" >"$T_DIR/native3.vals"
 [ "$(wc -l <"$T_DIR/native3.vals")" -eq 23 ] ||
     { fail "GDB's record full natively gave $(wc -l <"$T_DIR/native3.vals") values, not 23"; show "$T_DIR/native3.txt"; }
-server_start --once --record valgrind "$prog" || finish
+# (Valgrind's FIFOs go to $TMPDIR: the rebuild that followed, killed at
+# the end, leaves none there.)
+mkdir -p "$T_DIR/vgtmp"
+TMPDIR="$T_DIR/vgtmp" server_start --once --record valgrind "$prog" || finish
 gdb_run "$T_DIR/visits.txt" -ex 'break mark' -ex continue "${visits[@]}" -ex delete -ex continue
 vals "$T_DIR/visits.txt" >"$T_DIR/visits.vals"
 cmp -s "$T_DIR/native3.vals" "$T_DIR/visits.vals" ||
@@ -134,6 +137,7 @@ expect_eq "visits that rebuilt the run from its start" \
 expect_eq "visits that rebuilt only what ran since" \
     "$(grep -c 'going back: rebuilding what ran since' "$T_DIR/server.err")" 2
 expect_not "$T_DIR/server.err" "the past is opened again"
+expect_eq "Valgrind's FIFOs left behind" "$(ls "$T_DIR/vgtmp" | grep -c vgdb-pipe)" 0
 
 # Watchpoints. In the past (write watchpoints: the state log has every
 # write): reverse-continue stops at mark()'s g++, the last write before
