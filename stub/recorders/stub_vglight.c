@@ -365,6 +365,14 @@ pid_t stub_vglight_pid(const struct stub_vglight_run *r)
 	return r->pid;
 }
 
+void stub_vglight_wait(const struct stub_vglight_run *r, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = r->rfd, .events = POLLIN };
+
+	if (!r->dead)
+		poll(&pfd, 1, timeout_ms);
+}
+
 int stub_vglight_pump(struct stub_vglight_run *r, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = r->rfd, .events = POLLIN };

@@ -85,6 +85,10 @@ pid_t stub_vglight_pid(const struct stub_vglight_run *r);
  * it: 0 while the run goes on, 1 once it ended (reaped here, its log
  * drained to the end), or a negative errno of the pipe. */
 int stub_vglight_pump(struct stub_vglight_run *r, int timeout_ms);
+/* Waits up to @timeout_ms for the tool to write (or end), moving
+ * nothing: a pump thread waits so without holding the lock a drain by
+ * another thread takes (stub_vglight_pump(r, 0) then). */
+void stub_vglight_wait(const struct stub_vglight_run *r, int timeout_ms);
 /* Ends the run (a program still running is killed: its log kept up to
  * there; with @let_go it runs on, its tool told to stop logging, and the
  * log's end says "still running"), writes inputs.env (@argv: the run's)

@@ -114,8 +114,11 @@ static void *vgt_pump_main(void *arg)
 	int r = 0;
 
 	while (r == 0 && !atomic_load(&t->pump_quit)) {
+		/* The wait without the lock: a drain before going back
+		 * takes it at once. */
+		stub_vglight_wait(t->run, 50);
 		pthread_mutex_lock(&t->pump_lock);
-		r = stub_vglight_pump(t->run, 50);
+		r = stub_vglight_pump(t->run, 0);
 		pthread_mutex_unlock(&t->pump_lock);
 	}
 	atomic_store(&t->pump_result, r);
