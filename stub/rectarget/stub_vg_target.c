@@ -430,6 +430,15 @@ static int vgt_remove_point(void *ctx, enum rsp_point_type type, uint64_t addr, 
 
 /* ---- running -------------------------------------------------------------- */
 
+/* SIGKILL to the program, through its pidfd: once the pump thread reaped
+ * it, to nothing (its pid may be another process's by then). */
+static void vgt_sigkill(struct stub_vg_target *t)
+{
+	if (t->pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, t->pidfd, SIGKILL, NULL, 0);
+}
+
+
 static int vgt_send_resume(struct stub_vg_target *t, bool step, int64_t tid, int signo)
 {
 	char pkt[32];
@@ -796,11 +805,26 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 		t->cl.timeout_ms = saved;
 		if (r == -EPIPE) {
 			/* vgdb is gone with Valgrind: the program ended
-			 * without saying how (killed). */
+			 * without saying how (killed); or Valgrind let go of
+			 * its debugger while the program runs on (an exec
+			 * does that): then it is killed, saying why. */
+			static const char why[] =
+				"hindsight: Valgrind's gdbserver let go of the program while it "
+				"ran on (it execs: Valgrind drops its debugger there, and this "
+				"session does not follow it): the program is killed, its inputs "
+				"kept up to there\n";
+			struct pollfd pfd = { .fd = t->pidfd, .events = POLLIN };
+			bool let_go = t->pidfd >= 0 && poll(&pfd, 1, 0) == 0;
+
+			if (let_go) {
+				fprintf(stderr, "hindsight serve: %s", why + 11);
+				vgt_sigkill(t);
+			}
 			t->gone = true;
 			t->running = false;
 			*out = (struct rsp_stop){ .kind = RSP_STOP_TERMINATED,
-						  .thread = { t->pid, t->pid }, .signo = SIGKILL };
+						  .thread = { t->pid, t->pid }, .signo = SIGKILL,
+						  .message = let_go ? why : NULL };
 			return 1;
 		}
 		if (r <= 0)
@@ -852,14 +876,6 @@ static int vgt_interrupt(void *ctx)
 		return 0;
 	t->interrupted = true;
 	return rsp_client_interrupt(&t->cl);
-}
-
-/* SIGKILL to the program, through its pidfd: once the pump thread reaped
- * it, to nothing (its pid may be another process's by then). */
-static void vgt_sigkill(struct stub_vg_target *t)
-{
-	if (t->pidfd >= 0)
-		syscall(SYS_pidfd_send_signal, t->pidfd, SIGKILL, NULL, 0);
 }
 
 static int vgt_kill(void *ctx)

@@ -27,6 +27,8 @@
 #     (a stop between two superblocks) and forward again returns to it;
 #   - going back from a Ctrl-C while every thread waits in a syscall is
 #     refused as a stop that says why, the session going on;
+#   - an exec (where Valgrind's gdbserver lets go of its debugger) ends
+#     the session, saying so, the kept recording ending at the execve;
 #   - detach lets the program run on to its end; the kept recording ends
 #     where the debugger let go;
 #   - threads: every thread is listed, and a breakpoint in a thread stops
@@ -272,6 +274,19 @@ sb=($(sed -n 's/^\$[0-9]* = .*\(0x[0-9a-f]*\).*/\1/p' "$T_DIR/sysback.txt"))
 expect_re "$T_DIR/sysback.txt" '^\$3 = 4950$'
 expect "$T_DIR/sysback.txt" "[Inferior 1 (process $INFERIOR_PID) killed]"
 wait_gone "$SERVER_PID" 20
+
+# exec: Valgrind's gdbserver lets go of its debugger there. The session
+# ends, saying so to GDB, the program killed; the kept recording ends at
+# the execve syscall.
+eprog=$(build_prog execself) || { fail "cannot build execself.c"; finish; }
+server_start --once --record valgrind -o "$T_DIR/exec" "$eprog" || finish
+gdb_run "$T_DIR/exec.txt" -ex 'break main' -ex continue -ex continue
+expect "$T_DIR/exec.txt" "Valgrind's gdbserver let go of the program while it ran on (it execs"
+expect "$T_DIR/exec.txt" "Program terminated with signal SIGKILL, Killed."
+wait_gone "$SERVER_PID" 20
+"$HINDSIGHT" history "$T_DIR/exec" >"$T_DIR/exec_hist.txt" 2>"$T_DIR/exec_hist.err" ||
+    { fail "the recording kept at the exec does not rebuild"; show "$T_DIR/exec_hist.err"; }
+expect_re "$T_DIR/exec_hist.txt" '<(__GI_)?(__)?execve\+[0-9]+>:[[:space:]]*syscall[[:space:]]*$'
 
 # detach: the program runs on to its end, unrecorded; the kept recording
 # ends where the debugger let go (it says so: still running), at mark().
