@@ -8,11 +8,13 @@
  * The input, behind a valid HELLO record so the rest is what varies, is
  * fed in two pieces cut at its first byte (mod its length), then ended;
  * an odd first byte also asks for --snapshot (a ring of 1 KB, a PSB every
- * 64 bytes of trace).
+ * 64 bytes of trace), its bit 1 for a followed rebuild's stream (each
+ * HSREC_HERE a stop to save at and go on from).
  * Any step may fail (a negative errno with a message); none may crash,
  * leak or hit undefined behaviour. The seeds: the start of a real capture
  * (a program with two threads), and a small stream made by hand with every
- * kind of record (two threads, stores, a signal, a thread's exit, the end).
+ * kind of record (two threads, stores, a signal, a thread's exit, the end),
+ * and one where a followed rebuild stops inside a superblock and goes on.
  *
  * fuzz-build: stub replay dwarf protocol -lipt -lZydis -ljansson -ldwarf -lelf -lz -lstdc++
  */
@@ -80,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		opt.snapshot = 1024;
 		opt.psb_period = 64;
 	}
+	opt.follow = data[-1] & 2;
 	if (stub_vgrec_feed_new(&r, &opt, err, sizeof(err)) < 0)
 		abort();           /* a fixed directory: no reason to fail */
 	e = stub_vgrec_feed(r, hello, sizeof(hello));
