@@ -552,9 +552,14 @@ int cli_rebuild_follow(const char *dir, int *fd, pid_t *pid)
 	}
 	if (c == 0) {
 		/* Its own group, Valgrind in it too: killed as one at the
-		 * end; and with this process, if that goes first. */
+		 * end; and with this process, if that goes first. It
+		 * rebuilds while the program runs on live (as far as the log
+		 * goes): that program, which the user waits for, comes
+		 * first. */
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (nice(10) < 0)
+			errno = 0;         /* as it was: only slower to go back */
 		close(p[0]);
 		_exit(cli_rebuild_dir(dir, 0, false, p[1]));
 	}

@@ -40,17 +40,18 @@ int cli_rebuild_pending(const char *dir);
 /* The same, only about the last @last superblocks of the run if it is
  * rebuilt now (@last 0: the whole; `run` on a crash). */
 int cli_rebuild_pending_last(const char *dir, uint64_t last);
-/* `hindsight rebuild DIR`: a light recording's bundle rebuilt again. */
 /* Rebuilds the light recording in @dir (absolute), whose log a live run
  * under Valgrind still writes (serve --record valgrind), in a child that
  * takes the recorded run's working directory and environment, in its own
  * process group (*@pid: the child and the group; killed when this
- * process ends). It follows the log: at each place the debugger stopped
- * the run (HSIN_HERE) it saves the bundle up to there and writes the
- * stop's superblock count and ip (two u64) to the pipe it returns in
- * *@fd; it ends at a divergence or the end (EOF on *@fd). 0, or a
- * negative errno. */
+ * process ends), at a lower priority than the live program's. It follows
+ * the log, rebuilding as far as the live run wrote it: at each place the
+ * debugger stopped the run (HSIN_HERE) it saves the bundle up to there
+ * and writes the stop's superblock count and ip (two u64) to the pipe it
+ * returns in *@fd; it ends at a divergence or the end (EOF on *@fd). 0,
+ * or a negative errno. */
 int cli_rebuild_follow(const char *dir, int *fd, pid_t *pid);
+/* `hindsight rebuild DIR`: a light recording's bundle rebuilt again. */
 int cli_rebuild_main(int argc, char **argv);
 void cli_rebuild_usage(FILE *out);
 void cli_record_usage(FILE *out);
