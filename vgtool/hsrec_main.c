@@ -525,6 +525,7 @@ static Bool hs_option(const HChar *arg)
 		hs_verify_path = s;
 	else if VG_BOOL_CLO(arg, "--hsrec-verify-regs", hs_verify_regs) {}
 	else if VG_BOOL_CLO(arg, "--hsrec-state", hs_state) {}
+	else if VG_BOOL_CLO(arg, "--hsrec-watchable", hs_watchable) {}
 	else
 		return False;
 	return True;
@@ -542,6 +543,8 @@ static void hs_usage(void)
 		    "    --hsrec-in=PATH        the rebuild's input log\n"
 		    "    --hsrec-from=N         rebuild: everything only from the N-th superblock\n"
 		    "                           on (a window; before it, only the mappings)\n"
+		    "    --hsrec-watchable=yes  light: every memory access checked against the\n"
+		    "                           watchpoints of Valgrind's gdbserver [no]\n"
 		    "    --hsrec-follow=yes     rebuild: the input log grows as it is read (a live\n"
 		    "                           run's); stop at every HSIN_HERE and go on [no]\n");
 }

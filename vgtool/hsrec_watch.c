@@ -17,12 +17,13 @@
 #include "hsrec_main_int.h"
 #include "hsrec_watch.h"
 
-/* libcoregrind's (as hsrec_main.c declares it). */
-extern void VG_(discard_translations)(Addr start, ULong range, const HChar *who);
-
 #define HS_MAX_WATCH 32
 
-/* The ranges Valgrind's gdbserver watches, each for one kind. */
+/* --hsrec-watchable=yes: the light run's code checks memory accesses
+ * (serve's). */
+Bool hs_watchable;
+/* The ranges Valgrind's gdbserver watches, each for one kind, as it keys
+ * them (an address, a length and a kind); their number is read inline. */
 static struct {
 	Addr a;
 	SizeT len;
@@ -78,17 +79,19 @@ static void hs_watch_next(void)
 	VG_(is_watched)(read_watchpoint, hs_due_a, (Int)hs_due_len);
 }
 
-/* Valgrind's gdbserver inserts or removes a watchpoint (Z2-Z4). The
- * code is translated again when the first comes or the last goes. */
+/* Valgrind's gdbserver inserts or removes a watchpoint (Z2-Z4). Every
+ * translation of the light run checks accesses while any is set, the
+ * one running now too: one set at a stop inside a superblock sees the
+ * rest of it. */
 static Bool hs_watchpoint(PointKind kind, Bool insert, Addr addr, SizeT len)
 {
-	UInt i, was = hs_nwatch;
+	UInt i;
 
-	if (hsin_mode != HSIN_MODE_LIGHT ||
+	if (hsin_mode != HSIN_MODE_LIGHT || !hs_watchable ||
 	    (kind != write_watchpoint && kind != read_watchpoint && kind != access_watchpoint))
 		return False;
 	for (i = 0; i < hs_nwatch; i++)
-		if (hs_watch[i].a == addr && hs_watch[i].len == len)
+		if (hs_watch[i].a == addr && hs_watch[i].len == len && hs_watch[i].kind == kind)
 			break;
 	if (insert) {
 		if (i == hs_nwatch && hs_nwatch == HS_MAX_WATCH)
@@ -97,12 +100,10 @@ static Bool hs_watchpoint(PointKind kind, Bool insert, Addr addr, SizeT len)
 			hs_nwatch++;
 		hs_watch[i].a = addr;
 		hs_watch[i].len = len;
-		hs_watch[i].kind = kind;   /* the last kind replaces the one before */
+		hs_watch[i].kind = kind;
 	} else if (i < hs_nwatch) {
 		hs_watch[i] = hs_watch[--hs_nwatch];
 	}
-	if ((was == 0) != (hs_nwatch == 0))
-		VG_(discard_translations)(0, ~0ull, "hsrec: watchpoints");
 	if (hs_nwatch == 0)
 		hs_watch_due = 0;
 	return True;
@@ -126,7 +127,26 @@ static void hs_fx_regs(IRDirty *d)
 	d->fxState[1].size = 8;
 }
 
-/* The check of @len bytes at @addr (an atom), under @guard (NULL: none). */
+/* A guard (an atom, as a dirty call's must be): the word at @a (of type
+ * @ty) is not 0, and @also (an atom; NULL: true). */
+static IRExpr *hs_watch_guard(IRSB *out, void *a, IRType ty, IRExpr *also)
+{
+	IRTemp v = newIRTemp(out->tyenv, ty), go = newIRTemp(out->tyenv, Ity_I1), both;
+
+	addStmtToIRSB(out, IRStmt_WrTmp(v, IRExpr_Load(Iend_LE, ty, mkIRExpr_HWord((HWord)a))));
+	addStmtToIRSB(out, IRStmt_WrTmp(go, ty == Ity_I64 ?
+		IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(v), IRExpr_Const(IRConst_U64(0))) :
+		IRExpr_Binop(Iop_CmpNE32, IRExpr_RdTmp(v), IRExpr_Const(IRConst_U32(0)))));
+	if (!also)
+		return IRExpr_RdTmp(go);
+	both = newIRTemp(out->tyenv, Ity_I1);
+	addStmtToIRSB(out, IRStmt_WrTmp(both, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(go),
+							   deepCopyIRExpr(also))));
+	return IRExpr_RdTmp(both);
+}
+
+/* The check of @len bytes at @addr (an atom), under @guard (NULL: none),
+ * made while anything is watched. */
 static void hs_watch_add(IRSB *out, IRExpr *addr, UInt len, UInt how, IRExpr *guard)
 {
 	IRDirty *d = unsafeIRDirty_0_N(3, "hs_watch_access", VG_(fnptr_to_fnentry)(hs_watch_access),
@@ -134,28 +154,20 @@ static void hs_watch_add(IRSB *out, IRExpr *addr, UInt len, UInt how, IRExpr *gu
 						     mkIRExpr_HWord(how)));
 
 	hs_fx_regs(d);
-	if (guard)
-		d->guard = deepCopyIRExpr(guard);
+	d->guard = hs_watch_guard(out, &hs_nwatch, Ity_I32, guard);
 	addStmtToIRSB(out, IRStmt_Dirty(d));
 }
 
 void hs_watch_imark(IRSB *out)
 {
-	IRTemp due, go;
 	IRDirty *d;
 
-	if (hs_nwatch == 0)
+	if (!hs_watchable)
 		return;
-	due = newIRTemp(out->tyenv, Ity_I64);
-	go = newIRTemp(out->tyenv, Ity_I1);
-	addStmtToIRSB(out, IRStmt_WrTmp(due, IRExpr_Load(Iend_LE, Ity_I64,
-							 mkIRExpr_HWord((HWord)&hs_watch_due))));
-	addStmtToIRSB(out, IRStmt_WrTmp(go, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(due),
-							 IRExpr_Const(IRConst_U64(0)))));
 	d = unsafeIRDirty_0_N(0, "hs_watch_next", VG_(fnptr_to_fnentry)(hs_watch_next),
 			      mkIRExprVec_0());
 	hs_fx_regs(d);
-	d->guard = IRExpr_RdTmp(go);
+	d->guard = hs_watch_guard(out, &hs_watch_due, Ity_I64, NULL);
 	addStmtToIRSB(out, IRStmt_Dirty(d));
 }
 
@@ -163,7 +175,7 @@ void hs_watch_stmt(IRSB *out, const IRTypeEnv *tyenv, const IRStmt *s)
 {
 	IRType ty, arg;
 
-	if (hs_nwatch == 0)
+	if (!hs_watchable)
 		return;
 	switch (s->tag) {
 	case Ist_Store:

@@ -365,6 +365,11 @@ pid_t stub_vglight_pid(const struct stub_vglight_run *r)
 	return r->pid;
 }
 
+int stub_vglight_lost(const struct stub_vglight_run *r)
+{
+	return r->lost;
+}
+
 void stub_vglight_wait(const struct stub_vglight_run *r, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = r->rfd, .events = POLLIN };

@@ -66,9 +66,10 @@ struct stub_vglight_how {
 	const struct sigaction *sigint; /* how the program is to handle SIGINT
 				    * (as this process did before it ignored
 				    * it for itself), or NULL: as inherited */
-	const char *core_opts[4];  /* Valgrind core options, NULL-ended (serve:
-				    * its gdbserver's); a rebuild needs none of
-				    * them to run the program alike */
+	const char *core_opts[5];  /* more options, NULL-ended (serve: Valgrind's
+				    * gdbserver's, and the tool's watchpoint
+				    * checks); a rebuild needs none of them to
+				    * run the program alike */
 };
 
 /* A light run going on. */
@@ -85,6 +86,9 @@ pid_t stub_vglight_pid(const struct stub_vglight_run *r);
  * it: 0 while the run goes on, 1 once it ended (reaped here, its log
  * drained to the end), or a negative errno of the pipe. */
 int stub_vglight_pump(struct stub_vglight_run *r, int timeout_ms);
+/* The errno of a write to the log that failed (the log is cut there, the
+ * program going on as it would have), or 0. */
+int stub_vglight_lost(const struct stub_vglight_run *r);
 /* Waits up to @timeout_ms for the tool to write (or end), moving
  * nothing: a pump thread waits so without holding the lock a drain by
  * another thread takes (stub_vglight_pump(r, 0) then). */

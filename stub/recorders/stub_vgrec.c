@@ -249,6 +249,7 @@ static int vgrec_diverged(struct stub_vgrec *r, struct vgrec_thread *t, uint32_t
 }
 
 static int vgrec_save(struct stub_vgrec *r);
+static uint64_t vgrec_now_ns(void);
 
 /* A rebuild's HSREC_HERE paused @t before instruction @n of its open
  * superblock, at @ip: kept, for a followed rebuild to go on in. */
@@ -281,7 +282,12 @@ static int vgrec_here(struct stub_vgrec *r, uint64_t count, uint64_t ip)
 	e = vgrec_save(r);
 	if (e < 0)
 		return vgrec_fail(r, e, "cannot save the bundle: %s", strerror(-e));
+	/* Saved: not again (the periodic save) while its reader reads it;
+	 * the rebuild goes on only once the live run does. */
 	r->saved_clock = r->clock;
+	r->saved_nth = r->nth;
+	r->saved_ns = vgrec_now_ns();
+	r->next_save = r->clock + VGREC_SAVE;
 	if (r->opt.here && (e = r->opt.here(r->opt.here_ctx, count, ip)) < 0)
 		return vgrec_fail(r, e, "the rebuild's reader is gone: %s", strerror(-e));
 	if (r->here_t) {

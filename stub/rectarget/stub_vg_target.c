@@ -91,6 +91,13 @@ struct stub_vg_target {
 	int (*rebuild_follow)(const char *dir, int *fd, pid_t *pid);
 	pid_t follow_pid;          /* the follower and its group (0: none) */
 	int follow_fd;             /* where it tells each stop it came to */
+	uint64_t follow_count, follow_pc;  /* ... the last it told */
+	bool follow_told;
+	/* The stop logged (HSIN_HERE) where the program stands, until it
+	 * moves: a visit that failed is tried again from the same one. */
+	bool here_logged;
+	uint64_t here_count, here_pc;
+	bool here_refused;         /* the tool said the past cannot end here */
 	struct replay_target *past;
 	bool past_stale;
 	bool in_past;              /* the debugger stands in it, not at the present */
@@ -487,6 +494,7 @@ static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *ac
 	 * where it stands (it is extended at the next visit). */
 	t->past_stale = t->past != NULL;
 	t->in_past = false;
+	t->here_logged = false;
 	t->ranging = step && step->kind == RSP_RESUME_RANGE;
 	if (t->ranging) {
 		t->range_tid = step->thread.tid;
@@ -512,6 +520,12 @@ static int vgt_here(struct stub_vg_target *t, uint64_t *count, uint64_t *pc)
 
 	if (t->gone)
 		return -ESRCH;
+	if (t->here_logged) {
+		*count = t->here_count;
+		*pc = t->here_pc;
+		return 0;
+	}
+	t->here_refused = false;
 	/* "hindsight.here", or "hindsight.here between" (hex). */
 	e = vgt_call(t, "qRcmd,%s%s", "68696e6473696768742e68657265",
 		     t->between ? "206265747765656e" : "");
@@ -526,10 +540,12 @@ static int vgt_here(struct stub_vg_target *t, uint64_t *count, uint64_t *pc)
 			 "%.*s; go back from a stop in the program's own code (a breakpoint, a step)\n",
 			 (int)strcspn(why, "\n"), why);
 		fprintf(stderr, "hindsight serve: %s", t->past_why + 11);
+		t->here_refused = true;
 		return -EAGAIN;
 	}
-	*count = c_count;
-	*pc = c_pc;
+	*count = t->here_count = c_count;
+	*pc = t->here_pc = c_pc;
+	t->here_logged = true;
 	return 0;
 }
 
@@ -542,20 +558,25 @@ static int vgt_follow_end(struct stub_vg_target *t)
 	if (t->follow_pid <= 0)
 		return -1;
 	kill(-t->follow_pid, SIGKILL);
+	kill(t->follow_pid, SIGKILL);  /* were its group not made */
 	while (waitpid(t->follow_pid, &st, 0) < 0 && errno == EINTR)
 		;
 	close(t->follow_fd);
 	t->follow_pid = 0;
 	t->follow_fd = -1;
+	t->follow_told = false;
 	return st;
 }
 
 /* The follower came to the stop at @count, @pc (the stops it tells
- * before are the ones no visit asked for: a detach's). 0; 1 when it
- * ended first, having saved what it rebuilt (a divergence: the past
- * ends there, its gap says why); or a negative errno. */
+ * before are earlier visits' a new follower passes again, and those of
+ * visits that failed after logging theirs). 0; 1 when it ended first,
+ * having saved what it rebuilt (a divergence: the past ends there, its
+ * gap says why); or a negative errno. */
 static int vgt_follow_wait(struct stub_vg_target *t, uint64_t count, uint64_t pc)
 {
+	if (t->follow_told && t->follow_count == count && t->follow_pc == pc)
+		return 0;          /* came there before a visit that failed */
 	for (;;) {
 		uint64_t m[2];
 		size_t got = 0;
@@ -570,10 +591,14 @@ static int vgt_follow_wait(struct stub_vg_target *t, uint64_t count, uint64_t pc
 				break;
 			got += (size_t)n;
 		}
-		if (got == sizeof(m) && m[0] == count && m[1] == pc)
-			return 0;
-		if (got == sizeof(m))
+		if (got == sizeof(m)) {
+			t->follow_told = true;
+			t->follow_count = m[0];
+			t->follow_pc = m[1];
+			if (m[0] == count && m[1] == pc)
+				return 0;
 			continue;
+		}
 		st = vgt_follow_end(t);
 		return st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 1 : -EIO;
 	}
@@ -602,6 +627,15 @@ static int vgt_open_past(struct stub_vg_target *t)
 	pthread_mutex_unlock(&t->pump_lock);
 	if (e < 0)
 		return e;
+	if (stub_vglight_lost(t->run)) {
+		/* The log was cut (a full disk): no rebuild comes here. */
+		snprintf(t->past_why, sizeof(t->past_why), "hindsight: cannot go back from here: "
+			 "the log could not be written (%s) and ends before it\n",
+			 strerror(stub_vglight_lost(t->run)));
+		fprintf(stderr, "hindsight serve: %s", t->past_why + 11);
+		t->here_refused = true;
+		return -EIO;
+	}
 	if (t->follow_pid <= 0) {
 		/* A new rebuild writes the recording from its start. */
 		replay_target_free(t->past);
@@ -696,9 +730,10 @@ static int vgt_resume(void *ctx, const struct rsp_resume *actions, size_t n)
 		return vgt_refuse(t, reverse ? RSP_REASON_REPLAY_BEGIN : RSP_REASON_REPLAY_END,
 				  "hindsight: read and access watchpoints are served only live under "
 				  "Valgrind: the past logs no reads (delete them to move in the past)\n");
-	if (!t->in_past && (e = vgt_open_past(t)) == -EAGAIN)
+	if (!t->in_past && (e = vgt_open_past(t)) < 0 && t->here_refused)
 		/* Nowhere a rebuild could stop (every thread waits in a
-		 * syscall): the debugger stays where it is, told why. */
+		 * syscall; the log was cut before): the debugger stays where
+		 * it is, told why. */
 		return vgt_refuse(t, RSP_REASON_REPLAY_BEGIN, t->past_why);
 	if (e < 0)
 		return e;
@@ -814,7 +849,9 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 				"session does not follow it): the program is killed, its inputs "
 				"kept up to there\n";
 			struct pollfd pfd = { .fd = t->pidfd, .events = POLLIN };
-			bool let_go = t->pidfd >= 0 && poll(&pfd, 1, 0) == 0;
+			/* (A killed Valgrind closes vgdb's FIFOs a moment
+			 * before it is gone.) */
+			bool let_go = t->pidfd >= 0 && poll(&pfd, 1, 200) == 0;
 
 			if (let_go) {
 				fprintf(stderr, "hindsight serve: %s", why + 11);
@@ -1147,7 +1184,8 @@ int stub_vg_target_new(char *const argv[], const struct stub_vg_target_options *
 	char tooldir[PATH_MAX], valgrind[PATH_MAX], why[256] = "";
 	struct stub_vg_target *t = calloc(1, sizeof(*t));
 	struct stub_vglight_how how = { .valgrind = valgrind, .tooldir = tooldir,
-					.core_opts = { "--vgdb=full", "--vgdb-error=0", NULL, NULL } };
+					.core_opts = { "--vgdb=full", "--vgdb-error=0",
+							       "--hsrec-watchable=yes", NULL, NULL } };
 	struct rsp_regs regs;
 	int e;
 
@@ -1196,7 +1234,7 @@ int stub_vg_target_new(char *const argv[], const struct stub_vg_target_options *
 			goto fail;
 		}
 		snprintf(t->prefix_opt, sizeof(t->prefix_opt), "--vgdb-prefix=%s/vgdb", t->vgdir);
-		how.core_opts[2] = t->prefix_opt;
+		how.core_opts[3] = t->prefix_opt;
 	}
 	t->argv = vgt_copy_argv(argv);
 	if (!t->argv) {

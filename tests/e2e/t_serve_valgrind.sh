@@ -160,7 +160,11 @@ nw_at=$(sed -n 's/^\(work + [0-9]*\) in section.*/\1/p' "$T_DIR/native_watch.txt
 # The instruction after work()'s load of g: where a read watchpoint stops.
 nw_read=$(awk '/\(%rip\),%[a-z0-9]+ +# 0x[0-9a-f]+ <g>/ { getline; if (match($0, /<\+[0-9]+>/)) print "work + " substr($0, RSTART + 2, RLENGTH - 3); exit }' \
     "$T_DIR/native_watch.txt")
-[ "${#nw_old[@]}" -eq 2 ] && [ -n "$nw_at" ] && [ -n "$nw_read" ] ||
+# ... and the instruction before work()'s store to g (in its superblock).
+nw_pre=$(awk '/<\+[0-9]+>:/ { if (match($0, /<\+[0-9]+>/)) at = substr($0, RSTART + 2, RLENGTH - 3) }
+    /%[a-z0-9]+,0x[0-9a-f]+\(%rip\) +# 0x[0-9a-f]+ <g>/ { print prev; exit } { prev = at }' \
+    "$T_DIR/native_watch.txt")
+[ "${#nw_old[@]}" -eq 2 ] && [ -n "$nw_at" ] && [ -n "$nw_read" ] && [ -n "$nw_pre" ] ||
     { fail "GDB's watchpoint natively gave too little"; show "$T_DIR/native_watch.txt"; }
 server_start --once --record valgrind "$prog" || finish
 gdb_run "$T_DIR/watch.txt" -ex 'break work if n == 10' -ex continue -ex 'watch g' \
@@ -189,6 +193,23 @@ expect_eq "where the refused reverse-stepi left it" "${w[7]%% in section*}" "$nw
 expect_re "$T_DIR/watch.txt" "exited normally"
 wait_gone "$SERVER_PID" 20
 expect_eq "the program's output after watching" "$(cat "$T_DIR/server.out")" "$("$prog")"
+
+# A watchpoint set at a stop inside a superblock sees the rest of that
+# one: stopped just before the store of i = 1 in work(10), `watch g`
+# stops after that store (the first write that changes g: GDB's first
+# natively).
+server_start --once --record valgrind "$prog" || finish
+gdb_run "$T_DIR/watch_in.txt" -ex 'break work if n == 10' -ex continue -ex delete \
+    -ex "break *(work + $nw_pre) if i == 1" -ex continue -ex delete -ex 'watch g' -ex continue \
+    -ex 'info symbol $pc' -ex delete -ex continue
+expect_eq "the first write watched from inside its superblock: old value" \
+    "$(sed -n 's/^Old value = //p' "$T_DIR/watch_in.txt" | head -1)" "${nw_old[0]:-x}"
+expect_eq "... its new value" "$(sed -n 's/^New value = //p' "$T_DIR/watch_in.txt" | head -1)" \
+    "${nw_new[0]:-x}"
+expect_eq "... where it stopped" "$(sed -n 's/^\(work + [0-9]*\) in section.*/\1/p' "$T_DIR/watch_in.txt")" \
+    "$nw_at"
+expect_re "$T_DIR/watch_in.txt" "exited normally"
+wait_gone "$SERVER_PID" 20
 
 # The kept recording: rebuilt, whole, and the same values at the same stops.
 timeout 120 "$HINDSIGHT" history "$T_DIR/rec" 1,1 >"$T_DIR/hist.txt" 2>"$T_DIR/hist.err" ||
