@@ -558,9 +558,8 @@ int cli_rebuild_follow(const char *dir, int *fd, pid_t *pid)
 		 * first. */
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		/* A background group: what it says reaches the terminal
-		 * (with `stty tostop`), it is not stopped for it. */
-		signal(SIGTTOU, SIG_IGN);
+		/* (Its signal dispositions stay as they are: the program it
+		 * runs again inherits them, and must see the live run's.) */
 		if (nice(10) < 0)
 			errno = 0;         /* as it was: only slower to go back */
 		close(p[0]);

@@ -495,6 +495,7 @@ static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *ac
 	t->past_stale = t->past != NULL;
 	t->in_past = false;
 	t->here_logged = false;
+	t->follow_told = false;    /* its stops now are the next visit's */
 	t->ranging = step && step->kind == RSP_RESUME_RANGE;
 	if (t->ranging) {
 		t->range_tid = step->thread.tid;
@@ -525,7 +526,6 @@ static int vgt_here(struct stub_vg_target *t, uint64_t *count, uint64_t *pc)
 		*pc = t->here_pc;
 		return 0;
 	}
-	t->here_refused = false;
 	/* "hindsight.here", or "hindsight.here between" (hex). */
 	e = vgt_call(t, "qRcmd,%s%s", "68696e6473696768742e68657265",
 		     t->between ? "206265747765656e" : "");
@@ -612,10 +612,11 @@ static int vgt_open_past(struct stub_vg_target *t)
 	char log[PATH_MAX + 32], err[512];
 	struct replay_target *past;
 	uint64_t count, pc;
-	int e;
+	int e, lost;
 
 	if (t->past && !t->past_stale)
 		return 0;
+	t->here_refused = false;
 	if (!t->rebuild_follow)
 		return -EOPNOTSUPP;
 	if ((e = vgt_here(t, &count, &pc)) < 0)
@@ -624,14 +625,14 @@ static int vgt_open_past(struct stub_vg_target *t)
 	 * answered: one drain moves it all to the file. */
 	pthread_mutex_lock(&t->pump_lock);
 	e = stub_vglight_pump(t->run, 0);
+	lost = stub_vglight_lost(t->run);
 	pthread_mutex_unlock(&t->pump_lock);
 	if (e < 0)
 		return e;
-	if (stub_vglight_lost(t->run)) {
+	if (lost) {
 		/* The log was cut (a full disk): no rebuild comes here. */
 		snprintf(t->past_why, sizeof(t->past_why), "hindsight: cannot go back from here: "
-			 "the log could not be written (%s) and ends before it\n",
-			 strerror(stub_vglight_lost(t->run)));
+			 "the log could not be written (%s) and ends before it\n", strerror(lost));
 		fprintf(stderr, "hindsight serve: %s", t->past_why + 11);
 		t->here_refused = true;
 		return -EIO;
