@@ -339,6 +339,12 @@ static void hs_add_here_check(IRSB *sb, Addr pc, UInt idx)
 	IRDirty *d = unsafeIRDirty_0_N(2, "hsin_here_check", VG_(fnptr_to_fnentry)(hsin_here_check),
 				       mkIRExprVec_2(hs_u64(pc), hs_u64(idx)));
 
+	hs_fx_regs(d);
+	addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+void hs_fx_regs(IRDirty *d)
+{
 	d->nFxState = 3;
 	VG_(memset)(&d->fxState, 0, sizeof(d->fxState));
 	d->fxState[0].fx = Ifx_Read;
@@ -350,7 +356,6 @@ static void hs_add_here_check(IRSB *sb, Addr pc, UInt idx)
 	d->fxState[2].fx = Ifx_Read;
 	d->fxState[2].offset = HS_GOFF(guest_FS_CONST);
 	d->fxState[2].size = 8;
-	addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
 IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,

@@ -68,7 +68,10 @@ extern const UInt hs_ngprs;
 /* eflags as the CPU shows it, from VEX's thunk and flag words. */
 ULong hs_eflags(const VexGuestAMD64State *g);
 
-/* hsrec_instr.c: Valgrind's instrument callback. */
+/* hsrec_instr.c: Valgrind's instrument callback, and a dirty helper @d
+ * made to read the general registers, rip and fs_base (they are in the
+ * guest state when it runs: a check of them, a stop there). */
+void hs_fx_regs(IRDirty *d);
 IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
 		    const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
 		    IRType gWordTy, IRType hWordTy);

@@ -114,19 +114,6 @@ void hs_watch_init(void)
 	VG_(needs_watchpoint)(hs_watchpoint);
 }
 
-/* A stop in @d shows the registers as they are: in the guest state. */
-static void hs_fx_regs(IRDirty *d)
-{
-	d->nFxState = 2;
-	VG_(memset)(&d->fxState, 0, sizeof(d->fxState));
-	d->fxState[0].fx = Ifx_Read;
-	d->fxState[0].offset = HS_GOFF(guest_RAX);
-	d->fxState[0].size = HS_GOFF(guest_R15) + 8 - HS_GOFF(guest_RAX);
-	d->fxState[1].fx = Ifx_Read;
-	d->fxState[1].offset = HS_GOFF(guest_RIP);
-	d->fxState[1].size = 8;
-}
-
 /* A guard (an atom, as a dirty call's must be): the word at @a (of type
  * @ty) is not 0, and @also (an atom; NULL: true). */
 static IRExpr *hs_watch_guard(IRSB *out, void *a, IRType ty, IRExpr *also)
