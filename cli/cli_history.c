@@ -218,7 +218,7 @@ static int session_open(struct session *s, const struct hist_args *a)
 	char err[512];
 
 	memset(s, 0, sizeof(*s));
-	if (cli_rebuild_pending(a->dir) < 0)
+	if (cli_rebuild_pending_history(a->dir) < 0)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
 	if (replay_report_open(a->dir, true, &s->r, err, sizeof(err)) < 0) {

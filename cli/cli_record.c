@@ -54,6 +54,7 @@ struct record_args {
 	bool rebuild;              /* `hindsight rebuild`: a light recording's bundle again */
 	int rebuild_wstatus;       /* ... and how its recorded run ended */
 	uint64_t rebuild_last;     /* ... only about its last this many superblocks */
+	bool rebuild_history_only; /* ... its control flow only: no state log */
 	int rebuild_here_fd;       /* ... > 0: following a live run's log, each
 				    * stop told there (cli_rebuild_follow) */
 	bool light_defer;          /* light: the rebuild left for later (record) */
@@ -241,7 +242,14 @@ static void cli_record_summary(const struct stub_recorder_summary *sum, const ch
 		return;
 	}
 	n = s.instructions ? (double)s.instructions : 1.0;
-	fprintf(stderr, "hindsight: %llu instructions, %zu thread%s, %zu gap%s, %llu bytes of trace "
+	if (sum->no_state)
+		fprintf(stderr, "hindsight: %llu instructions, %zu thread%s, %zu gap%s, %llu bytes "
+			"of trace (%.3f B/insn): the history only, its registers and memory "
+			"rebuilt when a command needs them\n", (unsigned long long)s.instructions,
+			s.threads, s.threads == 1 ? "" : "s", s.gaps, s.gaps == 1 ? "" : "s",
+			(unsigned long long)s.trace_bytes, (double)s.trace_bytes / n);
+	else
+		fprintf(stderr, "hindsight: %llu instructions, %zu thread%s, %zu gap%s, %llu bytes of trace "
 		"(%.3f B/insn), %llu bytes of state (%.2f B/insn): %.2f bytes per instruction "
 		"in all\n",
 		(unsigned long long)s.instructions, s.threads, s.threads == 1 ? "" : "s",
@@ -317,6 +325,7 @@ static int cli_record_new(const struct record_args *a, struct stub_recorder **ou
 		.aux_size = a->aux_size, .ip_log = a->ip_log, .step_cpuid = a->step_cpuid,
 		.vg_verify = a->vg_verify, .rebuild = a->rebuild,
 		.rebuild_wstatus = a->rebuild_wstatus, .rebuild_last = a->rebuild_last,
+		.rebuild_history_only = a->rebuild_history_only,
 		.rebuild_follow = a->rebuild_here_fd > 0, .rebuild_here = cli_rebuild_tell,
 		.rebuild_here_ctx = (void *)(intptr_t)a->rebuild_here_fd,
 		.light_defer = a->light_defer, .say = cli_record_say,
@@ -438,8 +447,10 @@ void cli_rebuild_usage(FILE *out)
 
 /* Rebuilds the light recording in @dir (absolute) in this process, which
  * takes the recorded run's working directory and environment, saying so
- * first when @say. The exit status `hindsight rebuild` gives. */
-static int cli_rebuild_dir(const char *dir, uint64_t last, bool say, int here_fd)
+ * first when @say; its history only when @history_only. The exit status
+ * `hindsight rebuild` gives. */
+static int cli_rebuild_dir(const char *dir, uint64_t last, bool history_only, bool say,
+			   int here_fd)
 {
 	struct stub_vglight_env env;
 	struct cli_record_result res;
@@ -468,6 +479,7 @@ static int cli_rebuild_dir(const char *dir, uint64_t last, bool say, int here_fd
 	a.rebuild = true;
 	a.rebuild_wstatus = env.wstatus;
 	a.rebuild_last = last;
+	a.rebuild_history_only = history_only;
 	a.rebuild_here_fd = here_fd;
 	a.psb_period = STUB_RECORDER_PSB_PERIOD;
 	a.dir = dir;
@@ -513,7 +525,7 @@ int cli_rebuild_main(int argc, char **argv)
 		fprintf(stderr, "hindsight: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	return cli_rebuild_dir(dir, last, true, -1);
+	return cli_rebuild_dir(dir, last, false, true, -1);
 }
 
 /* A window's bundle (`rebuild --last`, `run`) is what the commands use
@@ -563,7 +575,7 @@ int cli_rebuild_follow(const char *dir, int *fd, pid_t *pid)
 		if (nice(10) < 0)
 			errno = 0;         /* as it was: only slower to go back */
 		close(p[0]);
-		_exit(cli_rebuild_dir(dir, 0, false, p[1]));
+		_exit(cli_rebuild_dir(dir, 0, false, false, p[1]));
 	}
 	setpgid(c, c);
 	close(p[1]);
@@ -572,21 +584,21 @@ int cli_rebuild_follow(const char *dir, int *fd, pid_t *pid)
 	return 0;
 }
 
-int cli_rebuild_pending(const char *path)
-{
-	return cli_rebuild_pending_last(path, 0);
-}
-
-int cli_rebuild_pending_last(const char *path, uint64_t last)
+/* The rebuild a command needs before it opens @path: none, the history
+ * only (@state false), the whole (@state), or its last @last superblocks. */
+static int cli_rebuild_needed(const char *path, uint64_t last, bool state)
 {
 	char dir[4096], log[4200];
 	struct stub_vglight_scan scan;
+	bool more;
 	int st;
 	pid_t pid;
 
 	if (!realpath(path, dir))
 		return 0;
-	if (!stub_vglight_pending(dir)) {
+	/* The history rebuilt before, alone: the rest now. */
+	more = state && stub_vglight_history_only(dir);
+	if (!more && !stub_vglight_pending(dir)) {
 		cli_rebuild_say_window(dir);
 		return 0;
 	}
@@ -599,6 +611,13 @@ int cli_rebuild_pending_last(const char *path, uint64_t last)
 		fprintf(stderr, "hindsight: %s holds a light recording's inputs: rebuilding the "
 			"last %" PRIu64 " superblocks of its history from them (`hindsight rebuild` "
 			"rebuilds the whole)\n", dir, last);
+	else if (more)
+		fprintf(stderr, "hindsight: %s holds a light recording's history only: rebuilding "
+			"its registers and memory too (once)\n", dir);
+	else if (!state)
+		fprintf(stderr, "hindsight: %s holds a light recording's inputs: rebuilding its "
+			"history from them (once; the registers and memory when a command needs "
+			"them)\n", dir);
 	else
 		fprintf(stderr, "hindsight: %s holds a light recording's inputs: rebuilding its "
 			"history from them (once; `hindsight rebuild` does it again)\n", dir);
@@ -611,9 +630,24 @@ int cli_rebuild_pending_last(const char *path, uint64_t last)
 		return -1;
 	}
 	if (pid == 0)
-		_exit(cli_rebuild_dir(dir, last, false, -1));
+		_exit(cli_rebuild_dir(dir, last, !state, false, -1));
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+int cli_rebuild_pending(const char *path)
+{
+	return cli_rebuild_needed(path, 0, true);
+}
+
+int cli_rebuild_pending_history(const char *path)
+{
+	return cli_rebuild_needed(path, 0, false);
+}
+
+int cli_rebuild_pending_last(const char *path, uint64_t last)
+{
+	return cli_rebuild_needed(path, last, true);
 }

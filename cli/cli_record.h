@@ -33,10 +33,14 @@ void cli_record_delete(const char *dir);
 int cli_record_size(const char *s, uint64_t *out);
 
 int cli_record_main(int argc, char **argv);
-/* A light recording in @dir whose history is not rebuilt yet is rebuilt
- * now, saying so (a command that needs the history calls this before it
- * opens @dir). 0, or -1 if the rebuild failed (said). */
+/* A light recording in @dir whose history and state are not rebuilt yet
+ * are rebuilt now, saying so (a command that needs registers or memory
+ * calls this before it opens @dir). 0, or -1 if the rebuild failed (said). */
 int cli_rebuild_pending(const char *dir);
+/* The same for a command that needs the history only (history, calls):
+ * a recording not rebuilt yet is rebuilt without its state, several times
+ * faster; the next command that needs the state rebuilds the whole. */
+int cli_rebuild_pending_history(const char *dir);
 /* The same, only about the last @last superblocks of the run if it is
  * rebuilt now (@last 0: the whole; `run` on a crash). */
 int cli_rebuild_pending_last(const char *dir, uint64_t last);

@@ -646,10 +646,12 @@ static void hs_post_clo_init(void)
 	if (n)
 		VG_(memcpy)(exe, VG_(args_the_exename), n);
 	exe[n] = 0;
-	if (hs_state || hsin_mode == HSIN_MODE_LIGHT) {
+	if (hs_state || hsin_mode != HSIN_MODE_FULL) {
 		/* Every instruction's register writes must stay in the IR the
 		 * tool sees: otherwise VEX drops a write that a later one
-		 * overwrites (the value between the two would be lost). */
+		 * overwrites (the value between the two would be lost). The
+		 * light run and its rebuilds, with or without the state
+		 * (--hsrec-state=no: the history only), run the same IR. */
 		VG_(clo_vex_control).iropt_register_updates_default = VexRegUpdAllregsAtEachInsn;
 		VG_(clo_px_file_backed) = VexRegUpdAllregsAtEachInsn;
 	}

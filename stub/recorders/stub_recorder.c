@@ -609,26 +609,24 @@ static void lt_window(struct stub_recorder *rec, struct stub_vgrec_options *o)
 	o->window_from = rec->light.window_from = sc->end_blocks - last;
 }
 
-/* The window's mark (STUB_VGLIGHT_WINDOW) made, or a whole rebuild's
- * removed. 0 or a negative errno (said). */
-static int lt_window_mark(struct stub_recorder *rec)
+/* The mark @name in the bundle, holding @line, made; or removed when
+ * @line is NULL. 0 or a negative errno (said). */
+static int lt_mark(struct stub_recorder *rec, const char *name, const char *line)
 {
-	const struct stub_vglight_scan *sc = &rec->light.scan;
-	char path[4200], line[256];
-	int fd, n;
+	char path[4200];
+	size_t n = line ? strlen(line) : 0;
+	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", rec->dir, STUB_VGLIGHT_WINDOW);
-	if (!rec->light.window_from) {
+	snprintf(path, sizeof(path), "%s/%s", rec->dir, name);
+	if (!line) {
 		if (unlink(path) < 0 && errno != ENOENT) {
 			rec_say(rec, "cannot remove %s: %s", path, strerror(errno));
 			return -errno;
 		}
 		return 0;
 	}
-	n = snprintf(line, sizeof(line), "superblocks %" PRIu64 " to %" PRIu64 " of the run's %"
-		     PRIu64 "\n", rec->light.window_from, sc->end_blocks, sc->end_blocks);
 	fd = replay_bundle_create(path);
-	if (fd < 0 || write(fd, line, (size_t)n) != n) {
+	if (fd < 0 || write(fd, line, n) != (ssize_t)n) {
 		int e = fd < 0 ? fd : -EIO;
 
 		rec_say(rec, "cannot write %s: %s", path, strerror(-e));
@@ -638,6 +636,24 @@ static int lt_window_mark(struct stub_recorder *rec)
 	}
 	close(fd);
 	return 0;
+}
+
+/* What the rebuilt bundle holds, marked: a window (STUB_VGLIGHT_WINDOW),
+ * the history only (STUB_VGLIGHT_HISTORY); a whole rebuild removes both.
+ * 0 or a negative errno (said). */
+static int lt_marks(struct stub_recorder *rec)
+{
+	const struct stub_vglight_scan *sc = &rec->light.scan;
+	char line[256];
+	int e;
+
+	snprintf(line, sizeof(line), "superblocks %" PRIu64 " to %" PRIu64 " of the run's %"
+		 PRIu64 "\n", rec->light.window_from, sc->end_blocks, sc->end_blocks);
+	e = lt_mark(rec, STUB_VGLIGHT_WINDOW, rec->light.window_from ? line : NULL);
+	if (e >= 0)
+		e = lt_mark(rec, STUB_VGLIGHT_HISTORY, rec->opt.rebuild_history_only ?
+			    "the history only: no registers or memory\n" : NULL);
+	return e;
 }
 
 /* The program runs under the light mode, which logs its inputs; then the
@@ -718,6 +734,7 @@ rebuild:
 	rec->light.from = rec->light.said = rec_now_secs();
 	o.inputs_wstatus = rec->light.wstatus;
 	o.inputs_sigint = &rec->light.sigint;
+	o.history_only = rec->opt.rebuild && rec->opt.rebuild_history_only;
 	o.follow = rec->opt.rebuild && rec->opt.rebuild_follow;
 	o.here = rec->opt.rebuild_here;
 	o.here_ctx = rec->opt.rebuild_here_ctx;
@@ -739,7 +756,7 @@ rebuild:
 	else
 		unlink(busy);      /* done (a divergence too: its gap says where) */
 	if (e >= 0)
-		e = lt_window_mark(rec);
+		e = lt_marks(rec);
 	rec->light.rebuild_secs = rec_now_secs() - t0;
 	return e;
 }
@@ -756,6 +773,7 @@ static void lt_summary(const struct stub_recorder *rec, struct stub_recorder_sum
 	if (rec->impl)
 		vg_summary(rec, s);
 	s->name = "Valgrind, light";
+	s->no_state = rec->opt.rebuild && rec->opt.rebuild_history_only;
 }
 
 int stub_recorder_deferred(const struct stub_recorder *rec, int *wstatus)

@@ -72,6 +72,7 @@ struct stub_recorder_options {
 	uint64_t rebuild_last;     /* ... > 0: only about its last this many
 				    * superblocks (a window, docs/rebuild.md;
 				    * the whole if the run exec'd) */
+	bool rebuild_history_only; /* ... the control flow only: no state log */
 	/* rebuild: the log is a live run's, which grows (serve --record
 	 * valgrind): the rebuild stops at each place the debugger stopped
 	 * it and goes on as the log does, calling @rebuild_here there with
@@ -95,6 +96,7 @@ struct stub_recorder_options {
 struct stub_recorder_summary {
 	const char *name;          /* "software", "hardware Intel PT", "Valgrind" */
 	bool counted;              /* instructions, state and lost traps counted (not hardware) */
+	bool no_state;             /* a light recording's history only: no state log */
 	struct stub_rec_summary s; /* hardware: threads, gaps, trace_bytes and snapshot only */
 };
 

@@ -265,6 +265,14 @@ bool stub_vglight_pending(const char *dir)
 	return access(path, F_OK) != 0;
 }
 
+bool stub_vglight_history_only(const char *dir)
+{
+	char path[PATH_MAX + 32];
+
+	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_HISTORY, dir);
+	return !stub_vglight_pending(dir) && access(path, F_OK) == 0;
+}
+
 struct stub_vglight_run {
 	pid_t pid;                 /* Valgrind's (the program's) */
 	int rfd;                   /* the pipe the tool writes its log into */

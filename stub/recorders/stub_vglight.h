@@ -32,6 +32,10 @@
 /* Present when the bundle is a window of the run (`rebuild --last`, `run`
  * on a crash): what it holds, in a line; a whole rebuild removes it. */
 #define STUB_VGLIGHT_WINDOW "inputs.window"
+/* Present when the bundle holds the history only (`history`, `calls`):
+ * no state log; the commands that need registers and memory rebuild the
+ * whole, which removes it. */
+#define STUB_VGLIGHT_HISTORY "inputs.history"
 /* Valgrind's own messages of the light run, in the bundle directory. */
 #define STUB_VGLIGHT_VGLOG "valgrind-light.log"
 
@@ -46,7 +50,7 @@ struct stub_vgtool_cmd {
 	const char *tooldir;       /* VALGRIND_LIB: where the tool is */
 	const char *log;           /* Valgrind's messages (absolute) */
 	const char *out;           /* --hsrec-out (absolute) */
-	const char *extra[8];      /* more --hsrec-... options, NULL-ended */
+	const char *extra[12];     /* more --hsrec-... options, NULL-ended */
 };
 
 /* In a child: execs @c with @argv; never returns (127 if the exec fails). */
@@ -155,6 +159,8 @@ void stub_vglight_env_release(struct stub_vglight_env *env);
 /* A light recording in @dir whose history is not rebuilt yet (no
  * trace.json beside its inputs, or a rebuild that did not end). */
 bool stub_vglight_pending(const char *dir);
+/* A light recording in @dir rebuilt, its history only (STUB_VGLIGHT_HISTORY). */
+bool stub_vglight_history_only(const char *dir);
 
 /* A pipe filled from the log @path by a thread of this process; the
  * tool opens it as *@path_out ("/proc/PID/fd/N"). @follow: the log is a

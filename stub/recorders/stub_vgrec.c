@@ -740,12 +740,13 @@ static int vgrec_bundle_init(struct stub_vgrec *r, char *const argv[])
 }
 
 /* The child: Valgrind with the tool, told where to write and which
- * process to record; a rebuild (@feed: where its input log comes from)
- * runs with no standard streams: its syscalls are not made, and Valgrind
- * says what it has to say in its log. Never returns. */
+ * process to record; a rebuild (@feed: where its input log comes from,
+ * and @o's rebuild options) runs with no standard streams: its syscalls
+ * are not made, and Valgrind says what it has to say in its log. Never
+ * returns. */
 static void vgrec_child(const char *valgrind, const char *tooldir, const char *dir,
-			const char *fifo, const char *verify, const char *feed, uint64_t from,
-			bool follow, const struct sigaction *sigint, char *const argv[])
+			const char *fifo, const char *verify, const char *feed,
+			const struct stub_vgrec_options *o, char *const argv[])
 {
 	char ver[PATH_MAX + 32], log[PATH_MAX + 32], in[96], win[64];
 	struct stub_vgtool_cmd c = { valgrind, tooldir, log, fifo, { NULL } };
@@ -763,11 +764,13 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 		snprintf(in, sizeof(in), "--hsrec-in=%s", feed);
 		c.extra[n++] = "--hsrec-mode=rebuild";
 		c.extra[n++] = in;
-		if (from) {
-			snprintf(win, sizeof(win), "--hsrec-from=%" PRIu64, from);
+		if (o->window_from) {
+			snprintf(win, sizeof(win), "--hsrec-from=%" PRIu64, o->window_from);
 			c.extra[n++] = win;
 		}
-		if (follow) {
+		if (o->history_only)
+			c.extra[n++] = "--hsrec-state=no";
+		if (o->follow) {
 			/* It is killed at the end of the session: no FIFOs of
 			 * Valgrind's gdbserver to leave behind. */
 			c.extra[n++] = "--hsrec-follow=yes";
@@ -777,8 +780,8 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 			dup2(null, fd);
 		if (null > 2)
 			close(null);   /* the program's descriptors are its own */
-		if (sigint)
-			sigaction(SIGINT, sigint, NULL);
+		if (o->inputs_sigint)
+			sigaction(SIGINT, o->inputs_sigint, NULL);
 	}
 	c.extra[n] = NULL;
 	stub_vgtool_exec(&c, argv);
@@ -890,8 +893,7 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 	if (r->pid == 0)
 		vgrec_child(valgrind, tooldir, r->absdir, r->fifo,
 			    opt->verify ? r->absverify : NULL, opt->inputs ? r->feed_path : NULL,
-			    opt->inputs ? opt->window_from : 0, opt->inputs && opt->follow,
-			    opt->inputs_sigint, argv);
+			    opt, argv);
 	e = vgrec_bundle_init(r, argv);
 	if (e >= 0)
 		e = replay_bundle_save(r->b, opt->dir);

@@ -67,6 +67,9 @@ struct stub_vgrec_options {
 	 * starts there ("window"): the registers, and the memory as it was
 	 * then. For a run of one image only (no exec). */
 	uint64_t window_from;
+	/* With inputs: the control flow only (the tool's --hsrec-state=no):
+	 * no state log, and a bundle that claims none (history, calls). */
+	bool history_only;
 	const struct sigaction *inputs_sigint;  /* ... SIGINT's handling for it */
 	/* With inputs: the log is a live run's (serve --record valgrind),
 	 * which grows while it is read; the rebuild stops at each place a

@@ -84,7 +84,11 @@ struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid)
 	}
 	t->bundle_index = (size_t)idx;
 	r->th[r->nth++] = t;
-	/* The state log: started by the thread's first register dump. */
+	/* The state log: started by the thread's first register dump; none
+	 * for the history only (t->stf NULL: never started). */
+	if (r->opt.history_only)
+		return stub_rec_state_init(&t->st, (pid_t)tid, NULL) < 0 ||
+		       stub_sum_start(r->b, idx, r->opt.dir, r->opt.snapshot, &t->th.pt.sum, NULL) < 0 ? NULL : t;
 	snprintf(rel + strlen(rel) - 3, 7, ".state");
 	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
 	t->stf = replay_bundle_fcreate(path);
@@ -574,6 +578,8 @@ int vgrec_dump(struct stub_vgrec *r, struct vgrec_thread *t, const uint8_t *p)
 	memcpy(&regs, p, sizeof(regs));
 	vgrec_pos(r, t, &index, &time);
 	t->regs = regs;
+	if (!t->st.started && !t->stf)
+		return 0;          /* the history only */
 	if (!t->st.started)
 		return stub_rec_state_known_start(&t->st, &regs, index, time);
 	return stub_rec_state_known_regs(&t->st, &regs, ~0u, index, time);

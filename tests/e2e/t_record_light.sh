@@ -3,7 +3,9 @@
 # and rebuilds its history and state by running it again fed from them
 # (vgtool/hsrec_inputs.c, docs/record.md).
 #   - Deterministic programs: the rebuilt history equals the full Valgrind
-#     recorder's, address for address; the registers at sampled positions
+#     recorder's, address for address, both when `history` rebuilt it
+#     alone (no state log, faster) and when a command that needs the
+#     registers rebuilt the whole after it; the registers at sampled positions
 #     equal the light run's own (its tool's trace of every instruction it
 #     started, with the registers before it: what really ran, read apart
 #     from the rebuild), as do the exit status and the output the native
@@ -55,6 +57,22 @@ for mode in strings longjmp; do
     [ -s "$mode.hist" ] || fail "$mode: no history"
     cmp -s "$mode.hist" "$mode.full.hist" ||
         fail "$mode: the rebuilt history differs from the full recorder's ($(wc -l <"$mode.hist") / $(wc -l <"$mode.full.hist"))"
+    # `history` rebuilt the history only: no state log, said and marked;
+    # the first command that needs registers rebuilds the whole, once.
+    expect_re "$mode.err" "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps, [0-9]+ bytes of trace \([0-9.]+ B/insn\): the history only"
+    [ -e "$T_DIR/$mode/inputs.history" ] || fail "$mode: the history alone is not marked"
+    ls "$T_DIR/$mode/threads/" | grep -q 'state' && fail "$mode: the history alone has a state log"
+    grep -q '"stateLog"' "$T_DIR/$mode/trace.json" && fail "$mode: the history alone names a state log"
+    timeout 120 "$HINDSIGHT" replay "$T_DIR/$mode" --batch -ex 'info registers rip' \
+        >"$mode.whole.out" 2>"$mode.whole.err"
+    expect "$mode.whole.err" "holds a light recording's history only: rebuilding its registers and memory too (once)"
+    expect_re "$mode.whole.err" "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps, .* bytes of state"
+    expect_re "$mode.whole.out" "^rip +0x[0-9a-f]+"
+    [ -e "$T_DIR/$mode/inputs.history" ] && fail "$mode: the whole rebuilt, still marked as the history alone"
+    "$HINDSIGHT" history "$T_DIR/$mode" 1,100000000 2>"$mode.again.err" | hist_ips >"$mode.again.hist"
+    grep -q rebuilding "$mode.again.err" && fail "$mode: rebuilt a third time"
+    cmp -s "$mode.hist" "$mode.again.hist" ||
+        fail "$mode: the whole rebuild's history differs from the history rebuilt alone"
     regs "$mode"
 done
 

@@ -66,6 +66,10 @@ timeout 120 "$HINDSIGHT" replay "$T_DIR/racy" --batch -ex 'print g_racy' -ex 'pr
 for v in "$v_racy" "$v_locked" "$v_order" "{$n0, $n1, $n2}"; do
     expect racy.replay "= $v"
 done
+# `history` rebuilt the history alone; replay rebuilt the whole after it,
+# whose every thread's history is the light run's too.
+expect racy.replay "holds a light recording's history only: rebuilding its registers and memory too"
+thread_hist racy 4
 for t in $(awk '{ print $1 }' racy.ver | sort -u); do
     python3 "$E2E_DIR/tools/vg_regcheck.py" "$HINDSIGHT" "$T_DIR/racy" "$T_DIR/racy.ver" "$t" 15 \
         >"regs.racy.$t" 2>&1 || { fail "racy: thread $t's registers differ from the light run's"; cat "regs.racy.$t"; }
