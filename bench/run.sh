@@ -23,7 +23,8 @@
 # bench/serve_break.sh's: GDB's first breakpoint far into python3 under
 # gdbserver, serve --record on-request and --record valgrind, ~30 s), BENCH_ONLY=light (only the light
 # recorder's rows, ~5 min: bench/work.c, python3, `hindsight run` on
-# bench/crash.c; BENCH_FULL_SECS: the full recorder's time to compare with).
+# bench/crash.c, against the full recorder on the same run; BENCH_FULL_SECS
+# and BENCH_VG_INSNS: its time and count instead).
 set -u
 
 HINDSIGHT=${1:?usage: bench/run.sh HINDSIGHT BENCH_DECODE}
@@ -114,10 +115,12 @@ vg_rows() {
 
 # light_rows NONE_SECS FULL_SECS INSNS: the light recorder (--record=light)
 # on the same run: the program's run logging its inputs against Valgrind
-# with no tool and against the full recorder, the log's bytes, and the
-# rebuild of the full bundle from it (`hindsight rebuild`).
+# with no tool and against the full recorder, the log's bytes, the first
+# `history` (the history alone rebuilt, then indexed) against the rebuild
+# of the full bundle from it (`hindsight rebuild`) and a first `history` after it.
 light_rows() {
-    local out=$W/light.out run wall rebuild bytes t0 t1 pynone pylight crnone crrun
+    local out=$W/light.out run wall rebuild bytes t0 t1 pynone pylight crnone crrun hfirst hafter
+    sync    # the full recorder's 8 GB written back before these are timed
     t0=$(now)
     "$HINDSIGHT" record --record=light -o "$W/light" -- "$W/work" "$VG_N" >"$out" 2>&1 || {
         echo "| light recorder | (failed: $(tail -1 "$out")) | | |"
@@ -127,13 +130,25 @@ light_rows() {
     wall=$($PY -c "print($t1 - $t0)")
     # "recording in DIR: the run's inputs, N bytes, in T s; ..."
     read -r bytes run < <(sed -n "s/^hindsight: recording in .*: the run's inputs, \([0-9]*\) bytes, in \([0-9.]*\) s;.*/\1 \2/p" "$out")
+    cp -r "$W/light" "$W/lighth"
+    t0=$(now)
+    "$HINDSIGHT" history "$W/lighth" 1,1 >"$W/lighth.out" 2>&1
+    t1=$(now)
+    hfirst=$($PY -c "print($t1 - $t0)")
+    rm -rf "$W/lighth"
+    sync    # what came before written back: the rebuild timed as the full recorder was
     t0=$(now)
     "$HINDSIGHT" rebuild "$W/light" >"$W/rebuild.out" 2>&1
     t1=$(now)
     rebuild=$($PY -c "print($t1 - $t0)")
+    t0=$(now)
+    "$HINDSIGHT" history "$W/light" 1,1 >"$W/lighta.out" 2>&1
+    t1=$(now)
+    hafter=$($PY -c "print($t1 - $t0)")
     echo "| light recorder (--record=light): the program's run against valgrind --tool=none | $($PY -c "print(f'{${run:-0}/$1:.2f}x')") (${run:-?} s / $($PY -c "print(f'{$1:.2f}')") s); the whole command $($PY -c "print(f'{$wall/$1:.2f}x')") ($(secs1 "$wall") s) | full recorder: $($PY -c "print(f'{$2/max(${run:-0},0.001):.0f}x')") slower ($(secs1 "$2") s) | target <= 2x none, >= 20x faster than full |"
     echo "| light recorder: input bytes per instruction | $($PY -c "print(f'{${bytes:-0}/max($3,1):.6f}')") (${bytes:-?} bytes) | | target <= 0.1 |"
     echo "| light recorder: the full bundle rebuilt from the inputs | $(secs1 "$rebuild") s | full recorder: $(secs1 "$2") s | target <= the full recorder's time |"
+    echo "| light recorder: the first \`history\` (the history alone rebuilt, then indexed) | $(secs1 "$hfirst") s | the whole rebuilt, then the first \`history\`: $(secs1 "$rebuild") + $(secs1 "$hafter") s | $($PY -c "print(f'{($rebuild + $hafter)/max($hfirst,0.001):.1f}x faster')") |"
     # python3 -c 'import json' (the issue's second program), whole commands.
     t0=$(now); valgrind -q --tool=none /usr/bin/python3 -c 'import json' >/dev/null 2>&1; t1=$(now)
     pynone=$($PY -c "print($t1 - $t0)")
@@ -181,11 +196,21 @@ echo "|---|---|---|---|"
 
 if [ "${BENCH_ONLY:-}" = light ]; then
     # The light recorder's rows only (a few minutes), against the full
-    # recorder's time given as BENCH_FULL_SECS (its row of the last whole
-    # run; 0: not compared) and the instructions of bench/work.c at
-    # BENCH_VG_N (1000132609 at the default).
+    # recorder recording the same run here (or its time given as
+    # BENCH_FULL_SECS, with the instructions as BENCH_VG_INSNS).
     t0=$(now); valgrind -q --tool=none "$W/work" "$VG_N" >/dev/null; t1=$(now)
-    light_rows "$($PY -c "print($t1 - $t0)")" "${BENCH_FULL_SECS:-0}" "${BENCH_VG_INSNS:-1000132609}"
+    none=$($PY -c "print($t1 - $t0)")
+    full=${BENCH_FULL_SECS:-}
+    insns=${BENCH_VG_INSNS:-}
+    if [ -z "$full" ]; then
+        t0=$(now)
+        "$HINDSIGHT" record --record=valgrind -o "$W/vgrec" -- "$W/work" "$VG_N" >"$W/vgrec.out" 2>&1
+        t1=$(now)
+        full=$($PY -c "print($t1 - $t0)")
+        insns=$(sed -n 's/^hindsight: \([0-9]*\) instructions, .*/\1/p' "$W/vgrec.out")
+        rm -rf "$W/vgrec"
+    fi
+    light_rows "$none" "$full" "${insns:-1000132609}"
     exit 0
 fi
 
