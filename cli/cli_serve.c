@@ -299,6 +299,13 @@ static int start_valgrind(const struct serve_args *a, struct served *t, struct r
 	fprintf(stderr, "hindsight serve: running under Valgrind, its inputs recorded at about "
 		"Valgrind's speed; going back rebuilds the run so far (at the full recorder's "
 		"speed), and after that only what ran since\n");
+	/* LLDB 14 on this machine reads the pid's /proc/PID/exe, which is
+	 * Valgrind's tool, and replaces the program with it, unless its
+	 * target has a platform that is not the host. */
+	fprintf(stderr, "hindsight serve: from LLDB, select its platform before the program: "
+		"`platform select remote-linux`, `target create %s`, then `gdb-remote` (else it "
+		"takes Valgrind's tool, /proc/%d/exe, for the program)\n", a->argv[0],
+		(int)stub_vg_target_pid(t->vg));
 	if (!a->rec_dir)
 		cli_crash_remove(stub_vg_target_dir(t->vg));
 	*out = stub_vg_target_rsp(t->vg);

@@ -507,6 +507,21 @@ lldb_run()
     return "$rc"
 }
 
+# lldb_run_remote OUT PROG [-o CMD]...: lldb_run with the remote-linux
+# platform selected before the target is made: LLDB 14 then takes the
+# program from its target, not from /proc/PID/exe on this machine (under
+# Valgrind, the tool's).
+lldb_run_remote()
+{
+    local out=$1 prog=$2
+    shift 2
+    timeout -k 5 "$DBG_TIMEOUT" lldb -b -x -o 'platform select remote-linux' \
+        -o "target create $prog" -o "gdb-remote 127.0.0.1:$PORT" "$@" </dev/null >"$out" 2>&1
+    local rc=$?
+    [ "$rc" -eq 124 ] && fail "lldb timed out after ${DBG_TIMEOUT}s"
+    return "$rc"
+}
+
 if [ "$SERVER" = lldb-server ] && [ "${T_NAME#t_lldb_}" = "$T_NAME" ]; then
     skip "SERVER=lldb-server validates only the t_lldb_* tests"
 fi
