@@ -84,6 +84,11 @@ static int want_state(struct replay_session *s, bool lax, char *err, size_t errs
 	int r;
 
 	out_of_memory(err, errsize);   /* what it says of an -ENOMEM */
+	/* (Beside the cursors' thread, which reads the traces' fields of
+	 * the same threads, never these nor the notes.) */
+	if (!s->states_checked && replay_bundle_check_sums(s->b, NULL, REPLAY_SUMS_STATES) < 0)
+		return -ENOMEM;
+	s->states_checked = true;
 	r = replay_state_open(s->b, &s->st, err, errsize);
 	if (r == -EINVAL && !lax)
 		state_damaged(s, err, errsize);
@@ -299,7 +304,7 @@ int replay_session_open(const char *path, unsigned want, struct replay_session *
 		return out_of_memory(err, errsize);
 	}
 	r = replay_bundle_load(path, &s->b, err, errsize);
-	if (r == 0 && replay_bundle_check_sums(s->b, NULL) < 0)
+	if (r == 0 && replay_bundle_check_sums(s->b, NULL, REPLAY_SUMS_TRACES) < 0)
 		r = out_of_memory(err, errsize);
 	if (r == 0)
 		r = replay_session_want(s, want, err, errsize);
@@ -389,7 +394,8 @@ int replay_session_extend(struct replay_session *s, char *err, size_t errsize)
 		snprintf(err, errsize, "%s: not the recording grown", s->path);
 		return -ESTALE;
 	}
-	if (replay_bundle_check_sums(nb, old) < 0) {
+	if (replay_bundle_check_sums(nb, old, REPLAY_SUMS_TRACES |
+				     (s->states_checked ? REPLAY_SUMS_STATES : 0)) < 0) {
 		replay_bundle_free(nb);
 		return out_of_memory(err, errsize);
 	}

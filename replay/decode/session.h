@@ -16,6 +16,7 @@
 #ifndef HINDSIGHT_REPLAY_SESSION_H
 #define HINDSIGHT_REPLAY_SESSION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,8 @@ struct replay_session {
 	struct replay_dwarf_symbols *ds; /* SYMBOLS */
 	struct replay_symbolizer sym;    /* SYMBOLS: over ds */
 	unsigned have;                   /* the REPLAY_SESSION_* bits set up */
+	bool states_checked;             /* the state logs against their sums (STATE):
+					  * only a command that reads them pays for it */
 	char *path;                      /* as opened, for messages */
 	struct replay_bundle *retired;   /* a failed replay_session_extend's old one */
 };

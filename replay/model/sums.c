@@ -226,7 +226,8 @@ static bool same(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-int replay_bundle_check_sums(struct replay_bundle *b, const struct replay_bundle *old)
+int replay_bundle_check_sums(struct replay_bundle *b, const struct replay_bundle *old,
+			     unsigned what)
 {
 	int r = 0;
 
@@ -238,9 +239,9 @@ int replay_bundle_check_sums(struct replay_bundle *b, const struct replay_bundle
 			t->pt_check = o->pt_check;
 		if (o && same(o->state_file, t->state_file) && same(o->state_sums, t->state_sums))
 			t->state_check = o->state_check;
-		if (t->pt_file && t->pt_sums)
+		if ((what & REPLAY_SUMS_TRACES) && t->pt_file && t->pt_sums)
 			r = replay_sums_check_file(b, t->pt_file, t->pt_sums, "trace", &t->pt_check);
-		if (r == 0 && t->state_file && t->state_sums)
+		if (r == 0 && (what & REPLAY_SUMS_STATES) && t->state_file && t->state_sums)
 			r = replay_sums_check_file(b, t->state_file, t->state_sums, "state log",
 						   &t->state_check);
 	}

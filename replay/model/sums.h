@@ -86,9 +86,15 @@ struct replay_sums_check;
 int replay_sums_check_file(struct replay_bundle *b, const char *file, const char *sums,
 			   const char *what, struct replay_sums_check *c);
 
-/* Every thread's trace and state log of @b that has sums, checked; @old,
- * if not NULL, is the same recording loaded earlier (shorter): what it
- * checked is not read again. 0 or -ENOMEM. */
-int replay_bundle_check_sums(struct replay_bundle *b, const struct replay_bundle *old);
+/* What replay_bundle_check_sums checks. */
+#define REPLAY_SUMS_TRACES 1u      /* every thread's trace */
+#define REPLAY_SUMS_STATES 2u      /* every thread's state log */
+
+/* Every thread's trace and/or state log of @b (@what) that has sums,
+ * checked: a command checks only what it reads (`history` no state log);
+ * @old, if not NULL, is the same recording loaded earlier (shorter): what
+ * it checked is not read again. 0 or -ENOMEM. */
+int replay_bundle_check_sums(struct replay_bundle *b, const struct replay_bundle *old,
+			     unsigned what);
 
 #endif

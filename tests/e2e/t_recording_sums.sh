@@ -6,10 +6,12 @@
 # in the log) at a random place of the trace, the state log or the state
 # log's checksums, each copy its own flip. Each damaged copy is either
 # refused with an error naming the damage, or:
-#   - `history` and `replay` warn "FILE is damaged at byte B", B the start
-#     of the 64 KiB (at most) block the flip is in;
+#   - `history` (a damaged trace) and `replay` warn "FILE is damaged at
+#     byte B", B the start of the 64 KiB (at most) block the flip is in;
 #   - its history is the intact recording's, cut short: every instruction
-#     it lists is the intact one at that position;
+#     it lists is the intact one at that position; with a damaged state log
+#     it is the intact one whole, and `history` says nothing (it reads no
+#     state log: only the commands that do check it);
 #   - at sampled positions (random ones, its last, and around where the
 #     state log stops being known) every register and memory word
 #     `replay` shows is the intact recording's, or said unknown.
@@ -109,11 +111,26 @@ for rec in "${recorders[@]}"; do
         timeout 120 "$HINDSIGHT" history "$d" 1,100000000 >d.hist 2>d.err
         rc=$?
         show d.err
-        if [ "$rc" != 0 ]; then
+        if [ "$what" != pt ]; then
+            # The history reads no state log: the intact one's, whole, unwarned.
+            expect_eq "$rec: history's exit status with $name damaged" "$rc" 0
+            expect_not d.err "damaged"
+            cmp -s d.hist "$rec.hist" || fail "$rec: $name damaged changed the history"
+        elif [ "$rc" != 0 ]; then
             expect_re d.err "$name is damaged at byte [0-9]+ "
             continue
         fi
-        b=$(sed -n "s|.*warning: .* $name is damaged at byte \([0-9]*\) .*|\1|p" d.err | head -1)
+        # The warning: from history for the trace, from replay for the state log.
+        replay "$d" -ex 'info record' >d.info 2>d.info.err
+        rrc=$?
+        warned=d.err
+        [ "$what" = pt ] || warned=d.info.err
+        b=$(sed -n "s|.*warning: .* $name is damaged at byte \([0-9]*\) .*|\1|p" "$warned" | head -1)
+        if [ -z "$b" ] && [ "$rrc" != 0 ] && [ "$what" != pt ]; then
+            show d.info.err
+            expect_re d.info.err "$name is damaged at byte [0-9]+ "
+            continue
+        fi
         if [ -z "$b" ]; then
             fail "$rec: no warning names the damage of $name"
         else
@@ -130,9 +147,7 @@ for rec in "${recorders[@]}"; do
             fail "$rec: the damaged history is not the intact one's start"
         [ "$n" -le "$total" ] || fail "$rec: $n instructions, more than the intact $total"
         # Values at sampled positions.
-        replay "$d" -ex 'info record' >d.info 2>d.info.err
-        rc=$?
-        if [ "$rc" != 0 ]; then
+        if [ "$rrc" != 0 ]; then
             show d.info.err
             expect_re d.info.err "$name is damaged at byte $b "
             continue

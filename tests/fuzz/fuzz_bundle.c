@@ -157,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (write_file("trace.json", data, size))
 		return 0;
 	if (replay_bundle_load(dir, &b, err, sizeof(err)) == 0) {
-		replay_bundle_check_sums(b, NULL);
+		replay_bundle_check_sums(b, NULL, REPLAY_SUMS_TRACES | REPLAY_SUMS_STATES);
 		decode_all(b);
 		read_mappings(b);
 		replay_bundle_free(b);
