@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -497,10 +498,39 @@ static int cli_rebuild_dir(const char *dir, uint64_t last, bool history_only, bo
 	return res.recorded && !stub_vglight_pending(dir) ? 0 : 1;
 }
 
+/* The light recording @dir locked against another hindsight's rebuild
+ * of it (a `history` and a `replay` started together: the second waits,
+ * then finds what the first built), saying so if it waits: the lock's
+ * descriptor, or -1 where there is none to take (not a light recording,
+ * a file system without locks: as before, unlocked). */
+static int cli_rebuild_lock(const char *dir)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_ENV, dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	if (errno == EWOULDBLOCK) {
+		fprintf(stderr, "hindsight: %s: waiting for another hindsight that rebuilds it\n",
+			dir);
+		while (flock(fd, LOCK_EX) < 0)
+			if (errno != EINTR)
+				break;
+		return fd;
+	}
+	close(fd);
+	return -1;
+}
+
 int cli_rebuild_main(int argc, char **argv)
 {
 	char dir[4096], *end;
 	uint64_t last = 0;
+	int lk, rc;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		cli_rebuild_usage(stdout);
@@ -525,7 +555,11 @@ int cli_rebuild_main(int argc, char **argv)
 		fprintf(stderr, "hindsight: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	return cli_rebuild_dir(dir, last, false, true, -1);
+	lk = cli_rebuild_lock(dir);
+	rc = cli_rebuild_dir(dir, last, false, true, -1);
+	if (lk >= 0)
+		close(lk);
+	return rc;
 }
 
 /* A window's bundle (`rebuild --last`, `run`) is what the commands use
@@ -591,14 +625,17 @@ static int cli_rebuild_needed(const char *path, uint64_t last, bool state)
 	char dir[4096], log[4200];
 	struct stub_vglight_scan scan;
 	bool more;
-	int st;
+	int st, lk, rc;
 	pid_t pid;
 
 	if (!realpath(path, dir))
 		return 0;
+	lk = cli_rebuild_lock(dir);
 	/* The history rebuilt before, alone: the rest now. */
 	more = state && stub_vglight_history_only(dir);
 	if (!more && !stub_vglight_pending(dir)) {
+		if (lk >= 0)
+			close(lk);
 		cli_rebuild_say_window(dir);
 		return 0;
 	}
@@ -608,9 +645,10 @@ static int cli_rebuild_needed(const char *path, uint64_t last, bool state)
 		     scan.end_blocks <= last))
 		last = 0;
 	if (last)
-		fprintf(stderr, "hindsight: %s holds a light recording's inputs: rebuilding the "
-			"last %" PRIu64 " superblocks of its history from them (`hindsight rebuild` "
-			"rebuilds the whole)\n", dir, last);
+		fprintf(stderr, "hindsight: %s holds a light recording's %s: rebuilding the "
+			"last %" PRIu64 " superblocks of its history from them, with registers and "
+			"memory (`hindsight rebuild` rebuilds the whole)\n", dir,
+			more ? "history only" : "inputs", last);
 	else if (more)
 		fprintf(stderr, "hindsight: %s holds a light recording's history only: rebuilding "
 			"its registers and memory too (once)\n", dir);
@@ -627,14 +665,17 @@ static int cli_rebuild_needed(const char *path, uint64_t last, bool state)
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "hindsight: cannot rebuild %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	if (pid == 0)
+		rc = -1;
+	} else if (pid == 0) {
 		_exit(cli_rebuild_dir(dir, last, !state, false, -1));
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	} else {
+		while ((rc = (int)waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+			;
+		rc = rc >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	}
+	if (lk >= 0)
+		close(lk);         /* (the child's copy went with it: close-on-exec, exit) */
+	return rc;
 }
 
 int cli_rebuild_pending(const char *path)

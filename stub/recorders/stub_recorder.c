@@ -8,6 +8,7 @@
  */
 #include "stub/recorders/stub_recorder.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -638,9 +639,10 @@ static int lt_mark(struct stub_recorder *rec, const char *name, const char *line
 	return 0;
 }
 
-/* What the rebuilt bundle holds, marked: a window (STUB_VGLIGHT_WINDOW),
- * the history only (STUB_VGLIGHT_HISTORY); a whole rebuild removes both.
- * 0 or a negative errno (said). */
+/* After a rebuild: what the bundle holds, marked: a window
+ * (STUB_VGLIGHT_WINDOW), or the whole (the marks removed). The history
+ * alone is marked before it starts (lt_history_first). 0 or a negative
+ * errno (said). */
 static int lt_marks(struct stub_recorder *rec)
 {
 	const struct stub_vglight_scan *sc = &rec->light.scan;
@@ -650,9 +652,41 @@ static int lt_marks(struct stub_recorder *rec)
 	snprintf(line, sizeof(line), "superblocks %" PRIu64 " to %" PRIu64 " of the run's %"
 		 PRIu64 "\n", rec->light.window_from, sc->end_blocks, sc->end_blocks);
 	e = lt_mark(rec, STUB_VGLIGHT_WINDOW, rec->light.window_from ? line : NULL);
-	if (e >= 0)
-		e = lt_mark(rec, STUB_VGLIGHT_HISTORY, rec->opt.rebuild_history_only ?
-			    "the history only: no registers or memory\n" : NULL);
+	if (e >= 0 && !rec->light.history_only)
+		e = lt_mark(rec, STUB_VGLIGHT_HISTORY, NULL);
+	return e;
+}
+
+/* Before a rebuild of the history alone, while the bundle is still
+ * marked as being rebuilt: its mark (a command that needs the state then
+ * rebuilds the whole, whatever happens after this), and the state logs
+ * an earlier rebuild left (gigabytes nothing names any more). 0 or a
+ * negative errno (said). */
+static int lt_history_first(struct stub_recorder *rec)
+{
+	static const char *const ends[] = { ".state", ".state.sum", ".state.checked" };
+	char path[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d;
+	int e = lt_mark(rec, STUB_VGLIGHT_HISTORY, "the history only: no registers or memory\n");
+
+	snprintf(path, sizeof(path), "%s/threads", rec->dir);
+	d = e < 0 ? NULL : opendir(path);
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		bool state = !strcmp(de->d_name, "state.idx");
+
+		for (size_t i = 0; !state && i < sizeof(ends) / sizeof(ends[0]); i++) {
+			size_t k = strlen(ends[i]);
+
+			state = n > k && !strcmp(de->d_name + n - k, ends[i]);
+		}
+		snprintf(path, sizeof(path), "%s/threads/%s", rec->dir, de->d_name);
+		if (state && unlink(path) < 0 && errno != ENOENT)
+			rec_say(rec, "cannot remove %s: %s", path, strerror(errno));
+	}
+	if (d)
+		closedir(d);
 	return e;
 }
 
@@ -731,10 +765,14 @@ rebuild:
 	 * share of the run (the rebuild itself says what is wrong). */
 	stub_vglight_scan(log, &rec->light.scan);
 	lt_window(rec, &o);
+	rec->light.history_only = rec->opt.rebuild && rec->opt.rebuild_history_only &&
+				  !rec->light.window_from;
+	if (rec->light.history_only && (e = lt_history_first(rec)) < 0)
+		return e;
 	rec->light.from = rec->light.said = rec_now_secs();
 	o.inputs_wstatus = rec->light.wstatus;
 	o.inputs_sigint = &rec->light.sigint;
-	o.history_only = rec->opt.rebuild && rec->opt.rebuild_history_only;
+	o.history_only = rec->light.history_only;
 	o.follow = rec->opt.rebuild && rec->opt.rebuild_follow;
 	o.here = rec->opt.rebuild_here;
 	o.here_ctx = rec->opt.rebuild_here_ctx;
@@ -773,7 +811,7 @@ static void lt_summary(const struct stub_recorder *rec, struct stub_recorder_sum
 	if (rec->impl)
 		vg_summary(rec, s);
 	s->name = "Valgrind, light";
-	s->no_state = rec->opt.rebuild && rec->opt.rebuild_history_only;
+	s->no_state = rec->light.history_only;
 }
 
 int stub_recorder_deferred(const struct stub_recorder *rec, int *wstatus)

@@ -172,6 +172,7 @@ struct stub_recorder {
 		struct stub_vglight_scan scan;
 		double from, said;
 		uint64_t window_from;  /* the rebuild's window, from this superblock (0: whole) */
+		bool history_only;     /* the rebuild's history alone (no state log) */
 	} light;
 	double start_secs;         /* when it started (CLOCK_MONOTONIC) */
 };

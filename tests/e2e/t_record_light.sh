@@ -76,6 +76,22 @@ for mode in strings longjmp; do
     regs "$mode"
 done
 
+# Two commands at once on a recording not rebuilt yet take turns: both
+# answer, one waited, and the bundle is the whole one after them.
+light_only=$T_DIR/twice
+timeout 120 "$HINDSIGHT" record --record=light -o "$light_only" -- "$exact" strings \
+    >twice.out 2>twice.err
+timeout 120 "$HINDSIGHT" history "$light_only" 1,100000000 2>twice.h.err | hist_ips >twice.hist &
+hpid=$!
+timeout 120 "$HINDSIGHT" replay "$light_only" --batch -ex 'info registers rip' >twice.r.out 2>twice.r.err
+wait "$hpid"
+cmp -s twice.hist strings.hist || fail "twice: history beside replay differs from the full recorder's"
+expect_re twice.r.out "^rip +0x[0-9a-f]+"
+cat twice.h.err twice.r.err >twice.both.err
+expect twice.both.err "waiting for another hindsight that rebuilds it"
+[ -e "$light_only/inputs.history" ] && fail "twice: left marked as the history alone"
+ls "$light_only"/threads/*.state >/dev/null 2>&1 || fail "twice: no state log after replay"
+
 # An exec: the process's one thread goes on into the new image, in one
 # history (the light run's own trace of it, instruction for instruction),
 # and the bundle's process and thread are the recorded run's, as it

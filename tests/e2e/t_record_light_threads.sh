@@ -69,6 +69,7 @@ done
 # `history` rebuilt the history alone; replay rebuilt the whole after it,
 # whose every thread's history is the light run's too.
 expect racy.replay "holds a light recording's history only: rebuilding its registers and memory too"
+expect_re racy.replay "^hindsight: [0-9]+ instructions, 4 threads, 0 gaps, .* bytes of state"
 thread_hist racy 4
 for t in $(awk '{ print $1 }' racy.ver | sort -u); do
     python3 "$E2E_DIR/tools/vg_regcheck.py" "$HINDSIGHT" "$T_DIR/racy" "$T_DIR/racy.ver" "$t" 15 \
