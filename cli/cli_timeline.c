@@ -482,8 +482,8 @@ int cli_timeline_main(int argc, char **argv)
 		return 1;
 	}
 	b = r->b;
-	cli_say_notes(b);
 	rc = replay_report_timeline_want(r);
+	cli_say_notes(b);      /* with the state logs' check, made as they opened */
 	if (rc == 0) {
 		o.resolution = a.resolution;
 		o.progress = progress;
