@@ -132,9 +132,9 @@ light_rows() {
     read -r bytes run < <(sed -n "s/^hindsight: recording in .*: the run's inputs, \([0-9]*\) bytes, in \([0-9.]*\) s;.*/\1 \2/p" "$out")
     cp -r "$W/light" "$W/lighth"
     t0=$(now)
-    "$HINDSIGHT" history "$W/lighth" 1,1 >"$W/lighth.out" 2>&1
+    "$HINDSIGHT" history "$W/lighth" 1,1 >"$W/lighth.out" 2>&1 || hfirst=failed
     t1=$(now)
-    hfirst=$($PY -c "print($t1 - $t0)")
+    [ "${hfirst:-}" = failed ] || hfirst=$($PY -c "print($t1 - $t0)")
     rm -rf "$W/lighth"
     sync    # what came before written back: the rebuild timed as the full recorder was
     t0=$(now)
@@ -142,13 +142,17 @@ light_rows() {
     t1=$(now)
     rebuild=$($PY -c "print($t1 - $t0)")
     t0=$(now)
-    "$HINDSIGHT" history "$W/light" 1,1 >"$W/lighta.out" 2>&1
+    "$HINDSIGHT" history "$W/light" 1,1 >"$W/lighta.out" 2>&1 || hafter=failed
     t1=$(now)
-    hafter=$($PY -c "print($t1 - $t0)")
+    [ "${hafter:-}" = failed ] || hafter=$($PY -c "print($t1 - $t0)")
     echo "| light recorder (--record=light): the program's run against valgrind --tool=none | $($PY -c "print(f'{${run:-0}/$1:.2f}x')") (${run:-?} s / $($PY -c "print(f'{$1:.2f}')") s); the whole command $($PY -c "print(f'{$wall/$1:.2f}x')") ($(secs1 "$wall") s) | full recorder: $($PY -c "print(f'{$2/max(${run:-0},0.001):.0f}x')") slower ($(secs1 "$2") s) | target <= 2x none, >= 20x faster than full |"
     echo "| light recorder: input bytes per instruction | $($PY -c "print(f'{${bytes:-0}/max($3,1):.6f}')") (${bytes:-?} bytes) | | target <= 0.1 |"
     echo "| light recorder: the full bundle rebuilt from the inputs | $(secs1 "$rebuild") s | full recorder: $(secs1 "$2") s | target <= the full recorder's time |"
-    echo "| light recorder: the first \`history\` (the history alone rebuilt, then indexed) | $(secs1 "$hfirst") s | the whole rebuilt, then the first \`history\`: $(secs1 "$rebuild") + $(secs1 "$hafter") s | $($PY -c "print(f'{($rebuild + $hafter)/max($hfirst,0.001):.1f}x faster')") |"
+    if [ "$hfirst" = failed ] || [ "$hafter" = failed ]; then
+        echo "| light recorder: the first \`history\` | (failed: $(tail -1 "$W/lighth.out") / $(tail -1 "$W/lighta.out")) | | |"
+    else
+        echo "| light recorder: the first \`history\` (the history alone rebuilt, then indexed) | $(secs1 "$hfirst") s | the whole rebuilt, then the first \`history\`: $(secs1 "$rebuild") + $(secs1 "$hafter") s | $($PY -c "print(f'{($rebuild + $hafter)/max($hfirst,0.001):.1f}x faster')") |"
+    fi
     # python3 -c 'import json' (the issue's second program), whole commands.
     t0=$(now); valgrind -q --tool=none /usr/bin/python3 -c 'import json' >/dev/null 2>&1; t1=$(now)
     pynone=$($PY -c "print($t1 - $t0)")
@@ -204,7 +208,8 @@ if [ "${BENCH_ONLY:-}" = light ]; then
     insns=${BENCH_VG_INSNS:-}
     if [ -z "$full" ]; then
         t0=$(now)
-        "$HINDSIGHT" record --record=valgrind -o "$W/vgrec" -- "$W/work" "$VG_N" >"$W/vgrec.out" 2>&1
+        "$HINDSIGHT" record --record=valgrind -o "$W/vgrec" -- "$W/work" "$VG_N" >"$W/vgrec.out" 2>&1 ||
+            { echo "| full recorder | (failed: $(tail -1 "$W/vgrec.out")) | | |"; exit 1; }
         t1=$(now)
         full=$($PY -c "print($t1 - $t0)")
         insns=$(sed -n 's/^hindsight: \([0-9]*\) instructions, .*/\1/p' "$W/vgrec.out")
