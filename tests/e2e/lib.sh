@@ -365,14 +365,24 @@ server_start_lldb()
 # syscall that ends it, still there to be gone back over (docs/serve.md,
 # "The end of the program"), and the continue after that stop lets it exit;
 # gdbserver and `serve --no-record` exit at the first continue.
+# E2E_SERVE_RECORD=MODE: a server started with no recorder named (no
+# --record, --replay, --no-record or --attach) records with MODE instead:
+# tests/run.sh runs the gdb.reverse-style tests again so under `serve
+# --record valgrind`, which stops at no exit (Valgrind's gdbserver reports it).
 TO_EXIT=(-ex continue)
 
 server_start()
 {
     local opts=() attach=
+    if [ -n "${E2E_SERVE_RECORD:-}" ] && [ "$SERVER" = hindsight ]; then
+        case " $* " in
+        *" --record "* | *" --replay "* | *" --no-record "* | *" --attach "*) ;;
+        *) set -- --record "$E2E_SERVE_RECORD" "$@" ;;
+        esac
+    fi
     TO_EXIT=(-ex continue)
     case " $* " in
-    *" --no-record "* | *" --replay "* | *" on-request "*) ;;
+    *" --no-record "* | *" --replay "* | *" on-request "* | *" --record valgrind "*) ;;
     *) [ "$SERVER" = hindsight ] && TO_EXIT=(-ex continue -ex continue) ;;
     esac
     if [ "$SERVER" = lldb-server ]; then
@@ -516,7 +526,7 @@ lldb_run_remote()
     local out=$1 prog=$2
     shift 2
     timeout -k 5 "$DBG_TIMEOUT" lldb -b -x -o 'platform select remote-linux' \
-        -o "target create $prog" -o "gdb-remote 127.0.0.1:$PORT" "$@" </dev/null >"$out" 2>&1
+        -o "target create \"$prog\"" -o "gdb-remote 127.0.0.1:$PORT" "$@" </dev/null >"$out" 2>&1
     local rc=$?
     [ "$rc" -eq 124 ] && fail "lldb timed out after ${DBG_TIMEOUT}s"
     return "$rc"

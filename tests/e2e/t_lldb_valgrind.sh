@@ -2,7 +2,9 @@
 # t_lldb_valgrind: LLDB 14 against `serve --record valgrind`, the program
 # live under Valgrind. LLDB reads /proc/PID/exe on its own machine, which
 # is Valgrind's tool, and takes it for the program unless the remote-linux
-# platform is selected before the target is made (serve says so).
+# platform is selected before the target is made (serve says so): shown
+# first, with the host platform (the tool in its image list, the
+# program's function unresolved).
 #   - libc.c: a breakpoint in the program stops with pc at its address,
 #     the argument is the command line's, a step over, a breakpoint in
 #     libc, the backtrace back to main, and the program's exit status and
@@ -19,10 +21,19 @@ command -v lldb >/dev/null || skip "no lldb"
 command -v valgrind >/dev/null || skip "valgrind is not installed"
 command -v vgdb >/dev/null || skip "vgdb is not installed"
 
-# 1. Breakpoints, a step, libc.
+# 0. The host platform: LLDB takes the tool for the program.
 prog=$(build_prog libc) || finish
 MSG="lldb-vg-$(rand_int 1000 9999)"
 L=$(line_of libc.c measure)
+server_start --once --record valgrind "$prog" "$MSG" || finish
+lldb_run "$T_DIR/host.out" "$prog" -o 'image list' -o 'breakpoint set -n libc_measure' \
+    -o 'process kill'
+show "$T_DIR/host.out"
+expect "$T_DIR/host.out" "hsrec-amd64-linux"
+expect_not "$T_DIR/host.out" "where = libc\`libc_measure"
+wait_gone "$SERVER_PID" 30
+
+# 1. Breakpoints, a step, libc.
 server_start --once --record valgrind "$prog" "$MSG" || finish
 expect "$T_DIR/server.err" "from LLDB, select its platform before the program: \`platform select remote-linux\`"
 out=$T_DIR/libc.out
