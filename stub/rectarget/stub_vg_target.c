@@ -105,6 +105,7 @@ struct stub_vg_target {
 	struct rsp_stop past_stop;
 	char past_why[256];        /* its message, when it has one of ours */
 	int64_t last_tid;          /* the thread of the last stop */
+	int64_t live_tid;          /* ... of the last live one (the present's) */
 	uint64_t stop_pc;          /* its pc, when the stop reply has it */
 	bool stop_pc_known;
 	/* Watchpoints: the live program's (Valgrind's gdbserver, the tool
@@ -695,6 +696,42 @@ static int vgt_refuse(struct stub_vg_target *t, enum rsp_stop_reason reason, con
 	return 0;
 }
 
+/* A continue or range step that replayed up to the present, where the
+ * live pc of @stop's thread, or of the thread the present stopped in, has
+ * a breakpoint: that is the breakpoint's hit (the thread arrives there),
+ * reported as such; true if so. The debugger, which stood elsewhere, did
+ * not step over it, and Valgrind, resumed at a breakpoint's address,
+ * would run past it. */
+static bool vgt_break_at_present(struct stub_vg_target *t, const struct rsp_resume *actions,
+				 size_t n, struct rsp_stop *stop)
+{
+	int64_t tids[2] = { stop->thread.tid, t->live_tid };
+
+	for (size_t i = 0; i < n; i++)
+		if (actions[i].kind == RSP_RESUME_STEP)
+			return false;
+	for (size_t k = 0; k < 2; k++) {
+		struct rsp_ptid th = { t->pid, tids[k] };
+		struct rsp_regs regs;
+		uint64_t pc;
+
+		memset(&regs, 0, sizeof(regs));
+		if (tids[k] <= 0 || vgt_read_regs(t, th, &regs) < 0 || !regs.avail[RSP_REG_RIP])
+			continue;
+		memcpy(&pc, rsp_regs_ptr(&regs, RSP_REG_RIP), sizeof(pc));
+		for (size_t i = 0; i < t->npoints; i++) {
+			if (t->points[i].addr != pc || t->points[i].type > RSP_POINT_HW_BREAK)
+				continue;
+			*stop = (struct rsp_stop){
+				.kind = RSP_STOP_SIGNAL, .thread = th, .signo = SIGTRAP,
+				.reason = t->points[i].type == RSP_POINT_HW_BREAK ?
+						  RSP_REASON_HWBREAK : RSP_REASON_SWBREAK };
+			return true;
+		}
+	}
+	return false;
+}
+
 /* A resume served by the past: back, or forward up to the present,
  * where the live program goes on. */
 static int vgt_resume_past(struct stub_vg_target *t, const struct rsp_resume *actions, size_t n)
@@ -703,6 +740,10 @@ static int vgt_resume_past(struct stub_vg_target *t, const struct rsp_resume *ac
 
 	if (e == 1) {
 		t->in_past = false;
+		if (vgt_break_at_present(t, actions, n, &t->past_stop)) {
+			t->past_pending = true;
+			return 0;
+		}
 		return vgt_resume_live(t, actions, n);
 	}
 	if (e < 0)
@@ -878,7 +919,7 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 			     out->signo != SIGSEGV && out->signo != SIGBUS &&
 			     out->signo != SIGFPE && out->signo != SIGILL;
 		t->hg = 0;         /* Valgrind's general thread follows the stop */
-		t->last_tid = out->thread.tid;
+		t->last_tid = t->live_tid = out->thread.tid;
 		if (out->kind != RSP_STOP_SIGNAL || out->signo != SIGTRAP || out->reason)
 			return 1;
 		pc = t->stop_pc_known ? t->stop_pc : vgt_pc(t, out->thread.tid);
@@ -1273,7 +1314,7 @@ int stub_vg_target_new(char *const argv[], const struct stub_vg_target_options *
 			 t->dir, STUB_VGLIGHT_VGLOG, strerror(-e));
 		goto fail;
 	}
-	t->last_tid = t->pid;
+	t->last_tid = t->live_tid = t->pid;
 	t->avx = true;
 	if (vgt_read_regs(t, (struct rsp_ptid){ t->pid, t->pid }, &regs) < 0 ||
 	    !regs.avail[RSP_REG_YMM0H])

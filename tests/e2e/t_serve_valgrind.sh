@@ -143,7 +143,9 @@ expect_eq "Valgrind's FIFOs left behind" "$(ls "$T_DIR/vgtmp" | grep -c vgdb-pip
 
 # Watchpoints. In the past (write watchpoints: the state log has every
 # write): reverse-continue stops at mark()'s g++, the last write before
-# work(10); forward again, the same write. Live (the tool checks memory
+# work(10); forward again, the same write; on again, the present, which is
+# the breakpoint in work(10) hit again (as the single-stepper's serve and
+# GDB's record full stop there: the thread arrives at it). Live (the tool checks memory
 # accesses for Valgrind's gdbserver while any is set): the next writes in
 # work(10), each stopped after the writing instruction with its old and
 # new values, as GDB's own watchpoints natively (software ones, which
@@ -169,9 +171,12 @@ nw_pre=$(awk '/<\+[0-9]+>:/ { if (match($0, /<\+[0-9]+>/)) at = substr($0, RSTAR
 server_start --once --record valgrind "$prog" || finish
 gdb_run "$T_DIR/watch.txt" -ex 'break work if n == 10' -ex continue -ex 'watch g' \
     -ex reverse-continue -ex 'info symbol $pc' -ex 'print g' -ex continue -ex 'print g' \
+    -ex continue \
     -ex continue -ex 'info symbol $pc' -ex continue -ex 'info symbol $pc' -ex 'print g' \
     -ex 'rwatch g' -ex continue -ex 'info symbol $pc' -ex reverse-stepi -ex 'info symbol $pc' \
     -ex delete -ex continue
+expect_eq "the breakpoint in work(10): hit live, then at the present again from the past" \
+    "$(grep -c '^Breakpoint 1, work (n=10)' "$T_DIR/watch.txt")" 2
 w=()
 while IFS= read -r l; do w+=("$l"); done < <(vals "$T_DIR/watch.txt")
 old=($(sed -n 's/^Old value = //p' "$T_DIR/watch.txt"))
