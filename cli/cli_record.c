@@ -498,33 +498,43 @@ static int cli_rebuild_dir(const char *dir, uint64_t last, bool history_only, bo
 	return res.recorded && !stub_vglight_pending(dir) ? 0 : 1;
 }
 
-/* The light recording @dir locked against another hindsight's rebuild
- * of it (a `history` and a `replay` started together: the second waits,
- * then finds what the first built), saying so if it waits: the lock's
- * descriptor, or -1 where there is none to take (not a light recording,
- * a file system without locks: as before, unlocked). */
-static int cli_rebuild_lock(const char *dir)
+/* @fd's lock on the light recording @dir made @how (LOCK_EX to rebuild
+ * it, which replaces its files; LOCK_SH to read it), waiting for it if it
+ * must, saying so: a rebuild waits for the commands that read the files
+ * it replaces, and a reader for a rebuild. 0, or -1 (@fd closed). */
+static int cli_rebuild_relock(int fd, const char *dir, int how)
+{
+	if (flock(fd, how | LOCK_NB) == 0)
+		return 0;
+	if (errno == EWOULDBLOCK) {
+		fprintf(stderr, "hindsight: %s: waiting for another hindsight that uses it\n", dir);
+		while (flock(fd, how) < 0)
+			if (errno != EINTR)
+				break;
+		if (flock(fd, how | LOCK_NB) == 0)
+			return 0;
+	}
+	close(fd);
+	return -1;
+}
+
+/* The light recording @dir locked @how (cli_rebuild_relock) through a
+ * descriptor of its own: a `history` and a `replay` started together
+ * take turns. The descriptor, or -1 where there is none to take (not a
+ * light recording, a file system without locks: as before, unlocked). */
+static int cli_rebuild_lock(const char *dir, int how)
 {
 	char path[4200];
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_ENV, dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -1;
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		return fd;
-	if (errno == EWOULDBLOCK) {
-		fprintf(stderr, "hindsight: %s: waiting for another hindsight that rebuilds it\n",
-			dir);
-		while (flock(fd, LOCK_EX) < 0)
-			if (errno != EINTR)
-				break;
-		return fd;
-	}
-	close(fd);
-	return -1;
+	return fd < 0 || cli_rebuild_relock(fd, dir, how) < 0 ? -1 : fd;
 }
+
+/* The light recording this command reads, locked shared until it ends
+ * (cli_rebuild_lock), or -1. */
+static int cli_reading_lock = -1;
 
 int cli_rebuild_main(int argc, char **argv)
 {
@@ -555,7 +565,7 @@ int cli_rebuild_main(int argc, char **argv)
 		fprintf(stderr, "hindsight: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	lk = cli_rebuild_lock(dir);
+	lk = cli_rebuild_lock(dir, LOCK_EX);
 	rc = cli_rebuild_dir(dir, last, false, true, -1);
 	if (lk >= 0)
 		close(lk);
@@ -620,6 +630,21 @@ int cli_rebuild_follow(const char *dir, int *fd, pid_t *pid)
 
 /* The rebuild a command needs before it opens @path: none, the history
  * only (@state false), the whole (@state), or its last @last superblocks. */
+/* The exclusive lock @lk (or -1) made the shared one this command reads
+ * under until it ends (not at once: a rebuild waiting for the lock may
+ * come first, and this command then reads what it made). */
+static void cli_rebuild_read(int lk)
+{
+	while (lk >= 0 && flock(lk, LOCK_SH) < 0) {
+		if (errno != EINTR) {
+			close(lk);
+			return;
+		}
+	}
+	if (lk >= 0)
+		cli_reading_lock = lk;
+}
+
 static int cli_rebuild_needed(const char *path, uint64_t last, bool state)
 {
 	char dir[4096], log[4200];
@@ -630,14 +655,23 @@ static int cli_rebuild_needed(const char *path, uint64_t last, bool state)
 
 	if (!realpath(path, dir))
 		return 0;
-	lk = cli_rebuild_lock(dir);
-	/* The history rebuilt before, alone: the rest now. */
-	more = state && stub_vglight_history_only(dir);
-	if (!more && !stub_vglight_pending(dir)) {
-		if (lk >= 0)
-			close(lk);
-		cli_rebuild_say_window(dir);
-		return 0;
+	/* Read shared; to rebuild, exclusive (after the readers), and
+	 * looked at again then: another may have rebuilt it meanwhile. */
+	lk = cli_reading_lock >= 0 ? -1 : cli_rebuild_lock(dir, LOCK_SH);
+	for (int pass = 0;; pass++) {
+		/* The history rebuilt before, alone: the rest now. */
+		more = state && stub_vglight_history_only(dir);
+		if (!more && !stub_vglight_pending(dir)) {
+			cli_rebuild_read(lk);
+			cli_rebuild_say_window(dir);
+			return 0;
+		}
+		if (pass || lk < 0)
+			break;
+		if (cli_rebuild_relock(lk, dir, LOCK_EX) < 0) {
+			lk = -1;   /* (closed) */
+			break;
+		}
 	}
 	/* A window only of a longer run, of one image (stub_recorder.c, lt_window). */
 	snprintf(log, sizeof(log), "%s/" STUB_VGLIGHT_LOG, dir);
@@ -646,12 +680,12 @@ static int cli_rebuild_needed(const char *path, uint64_t last, bool state)
 		last = 0;
 	if (last)
 		fprintf(stderr, "hindsight: %s holds a light recording's %s: rebuilding the "
-			"last %" PRIu64 " superblocks of its history from them, with registers and "
-			"memory (`hindsight rebuild` rebuilds the whole)\n", dir,
+			"last %" PRIu64 " superblocks of its history, with registers and memory, "
+			"from its inputs (`hindsight rebuild` rebuilds the whole)\n", dir,
 			more ? "history only" : "inputs", last);
 	else if (more)
 		fprintf(stderr, "hindsight: %s holds a light recording's history only: rebuilding "
-			"its registers and memory too (once)\n", dir);
+			"its registers and memory too, from its inputs (once)\n", dir);
 	else if (!state)
 		fprintf(stderr, "hindsight: %s holds a light recording's inputs: rebuilding its "
 			"history from them (once; the registers and memory when a command needs "
@@ -673,8 +707,8 @@ static int cli_rebuild_needed(const char *path, uint64_t last, bool state)
 			;
 		rc = rc >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 	}
-	if (lk >= 0)
-		close(lk);         /* (the child's copy went with it: close-on-exec, exit) */
+	/* (The child's copy of the lock went with it: close-on-exec, exit.) */
+	cli_rebuild_read(lk);
 	return rc;
 }
 

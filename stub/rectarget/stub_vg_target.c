@@ -25,6 +25,7 @@
 #include "protocol/rsp_hex.h"
 #include "protocol/rsp_regs.h"
 #include "protocol/rsp_signals.h"
+#include "replay/decode/cursor.h"
 #include "replay/model/bundle.h"
 #include "replay/target/replay_target.h"
 #include "stub/live/stub_info.h"
@@ -696,38 +697,51 @@ static int vgt_refuse(struct stub_vg_target *t, enum rsp_stop_reason reason, con
 	return 0;
 }
 
-/* A continue or range step that replayed up to the present, where the
- * live pc of @stop's thread, or of the thread the present stopped in, has
- * a breakpoint: that is the breakpoint's hit (the thread arrives there),
- * reported as such; true if so. The debugger, which stood elsewhere, did
- * not step over it, and Valgrind, resumed at a breakpoint's address,
- * would run past it. */
-static bool vgt_break_at_present(struct stub_vg_target *t, const struct rsp_resume *actions,
-				 size_t n, struct rsp_stop *stop)
+/* Whether the thread the present stopped in (live_tid: Valgrind's own,
+ * which it would resume over a breakpoint at its pc) is moved by
+ * @actions from before its end: then a continue or range step that
+ * replays up to the present arrives at its live pc. */
+static bool vgt_moves_to_present(struct stub_vg_target *t, const struct rsp_resume *actions,
+				 size_t n)
 {
-	int64_t tids[2] = { stop->thread.tid, t->live_tid };
+	struct replay_cursor *c = replay_target_cursor(t->past, t->live_tid);
+	bool moved = false;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (actions[i].kind == RSP_RESUME_STEP)
-			return false;
-	for (size_t k = 0; k < 2; k++) {
-		struct rsp_ptid th = { t->pid, tids[k] };
-		struct rsp_regs regs;
-		uint64_t pc;
+			return false;  /* (GDB's step over a breakpoint, among others) */
+		if (actions[i].kind != RSP_RESUME_STOP &&
+		    (actions[i].thread.tid <= 0 || actions[i].thread.tid == t->live_tid))
+			moved = true;
+	}
+	return moved && c && replay_cursor_position(c) <= replay_cursor_size(c);
+}
 
-		memset(&regs, 0, sizeof(regs));
-		if (tids[k] <= 0 || vgt_read_regs(t, th, &regs) < 0 || !regs.avail[RSP_REG_RIP])
+/* The thread the present stopped in, arrived there (vgt_moves_to_present)
+ * where a breakpoint is at its live pc: that is the breakpoint's hit,
+ * reported as such into @stop; true if so. The debugger, which saw the
+ * thread elsewhere, did not step over it, and Valgrind, resumed at the
+ * breakpoint's address, would run past it. (Another thread at a
+ * breakpoint's address has not run the instruction there: Valgrind stops
+ * it there when it does.) */
+static bool vgt_break_at_present(struct stub_vg_target *t, struct rsp_stop *stop)
+{
+	struct rsp_ptid th = { t->pid, t->live_tid };
+	struct rsp_regs regs;
+	uint64_t pc;
+
+	memset(&regs, 0, sizeof(regs));
+	if (vgt_read_regs(t, th, &regs) < 0 || !regs.avail[RSP_REG_RIP])
+		return false;
+	memcpy(&pc, rsp_regs_ptr(&regs, RSP_REG_RIP), sizeof(pc));
+	for (size_t i = 0; i < t->npoints; i++) {
+		if (t->points[i].addr != pc || t->points[i].type > RSP_POINT_HW_BREAK)
 			continue;
-		memcpy(&pc, rsp_regs_ptr(&regs, RSP_REG_RIP), sizeof(pc));
-		for (size_t i = 0; i < t->npoints; i++) {
-			if (t->points[i].addr != pc || t->points[i].type > RSP_POINT_HW_BREAK)
-				continue;
-			*stop = (struct rsp_stop){
-				.kind = RSP_STOP_SIGNAL, .thread = th, .signo = SIGTRAP,
-				.reason = t->points[i].type == RSP_POINT_HW_BREAK ?
-						  RSP_REASON_HWBREAK : RSP_REASON_SWBREAK };
-			return true;
-		}
+		*stop = (struct rsp_stop){
+			.kind = RSP_STOP_SIGNAL, .thread = th, .signo = SIGTRAP,
+			.reason = t->points[i].type == RSP_POINT_HW_BREAK ? RSP_REASON_HWBREAK :
+									     RSP_REASON_SWBREAK };
+		return true;
 	}
 	return false;
 }
@@ -736,11 +750,12 @@ static bool vgt_break_at_present(struct stub_vg_target *t, const struct rsp_resu
  * where the live program goes on. */
 static int vgt_resume_past(struct stub_vg_target *t, const struct rsp_resume *actions, size_t n)
 {
+	bool arrives = vgt_moves_to_present(t, actions, n);
 	int e = replay_target_resume_past(t->past, actions, n, t->last_tid, &t->past_stop);
 
 	if (e == 1) {
 		t->in_past = false;
-		if (vgt_break_at_present(t, actions, n, &t->past_stop)) {
+		if (arrives && vgt_break_at_present(t, &t->past_stop)) {
 			t->past_pending = true;
 			return 0;
 		}

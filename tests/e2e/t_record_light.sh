@@ -65,7 +65,7 @@ for mode in strings longjmp; do
     grep -q '"stateLog"' "$T_DIR/$mode/trace.json" && fail "$mode: the history alone names a state log"
     timeout 120 "$HINDSIGHT" replay "$T_DIR/$mode" --batch -ex 'info registers rip' \
         >"$mode.whole.out" 2>"$mode.whole.err"
-    expect "$mode.whole.err" "holds a light recording's history only: rebuilding its registers and memory too (once)"
+    expect "$mode.whole.err" "holds a light recording's history only: rebuilding its registers and memory too, from its inputs (once)"
     expect_re "$mode.whole.err" "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps, .* bytes of state"
     expect_re "$mode.whole.out" "^rip +0x[0-9a-f]+"
     [ -e "$T_DIR/$mode/inputs.history" ] && fail "$mode: the whole rebuilt, still marked as the history alone"
@@ -76,19 +76,23 @@ for mode in strings longjmp; do
     regs "$mode"
 done
 
-# Two commands at once on a recording not rebuilt yet take turns: both
-# answer, one waited, and the bundle is the whole one after them.
+# Two commands at once on a recording not rebuilt yet take turns (a
+# rebuild replaces the files the other reads): both answer, one waited,
+# and the bundle is the whole one after them.
 light_only=$T_DIR/twice
 timeout 120 "$HINDSIGHT" record --record=light -o "$light_only" -- "$exact" strings \
     >twice.out 2>twice.err
-timeout 120 "$HINDSIGHT" history "$light_only" 1,100000000 2>twice.h.err | hist_ips >twice.hist &
+timeout 120 "$HINDSIGHT" history "$light_only" 1,100000000 >twice.h.raw 2>twice.h.err &
 hpid=$!
 timeout 120 "$HINDSIGHT" replay "$light_only" --batch -ex 'info registers rip' >twice.r.out 2>twice.r.err
+expect_eq "twice: replay's exit status" "$?" 0
 wait "$hpid"
+expect_eq "twice: history's exit status" "$?" 0
+hist_ips <twice.h.raw >twice.hist
 cmp -s twice.hist strings.hist || fail "twice: history beside replay differs from the full recorder's"
 expect_re twice.r.out "^rip +0x[0-9a-f]+"
 cat twice.h.err twice.r.err >twice.both.err
-expect twice.both.err "waiting for another hindsight that rebuilds it"
+expect twice.both.err "waiting for another hindsight that uses it"
 [ -e "$light_only/inputs.history" ] && fail "twice: left marked as the history alone"
 ls "$light_only"/threads/*.state >/dev/null 2>&1 || fail "twice: no state log after replay"
 
