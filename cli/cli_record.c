@@ -628,8 +628,6 @@ int cli_rebuild_follow(const char *dir, int *fd, pid_t *pid)
 	return 0;
 }
 
-/* The rebuild a command needs before it opens @path: none, the history
- * only (@state false), the whole (@state), or its last @last superblocks. */
 /* The exclusive lock @lk (or -1) made the shared one this command reads
  * under until it ends (not at once: a rebuild waiting for the lock may
  * come first, and this command then reads what it made). */
@@ -645,6 +643,9 @@ static void cli_rebuild_read(int lk)
 		cli_reading_lock = lk;
 }
 
+/* The rebuild a command needs before it opens @path: none, the history
+ * only (@state false), the whole (@state), or its last @last superblocks;
+ * the recording then locked shared until the command ends. */
 static int cli_rebuild_needed(const char *path, uint64_t last, bool state)
 {
 	char dir[4096], log[4200];
