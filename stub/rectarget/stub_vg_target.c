@@ -697,6 +697,26 @@ static int vgt_refuse(struct stub_vg_target *t, enum rsp_stop_reason reason, con
 	return 0;
 }
 
+static bool vgt_at_point(const struct stub_vg_target *t, uint64_t pc, enum rsp_point_type *type)
+{
+	for (size_t i = 0; i < t->npoints; i++) {
+		if (t->points[i].addr == pc && t->points[i].type <= RSP_POINT_HW_BREAK) {
+			*type = t->points[i].type;
+			return true;
+		}
+	}
+	return false;
+}
+
+static uint64_t vgt_pc(struct stub_vg_target *t, int64_t tid)
+{
+	struct rsp_regs regs;
+
+	if (vgt_read_regs(t, (struct rsp_ptid){ t->pid, tid }, &regs) < 0)
+		return 0;
+	return rsp_regs_get(&regs, RSP_REG_RIP);
+}
+
 /* Whether the thread the present stopped in (live_tid: Valgrind's own,
  * which it would resume over a breakpoint at its pc) is moved by
  * @actions from before its end: then a continue or range step that
@@ -726,24 +746,14 @@ static bool vgt_moves_to_present(struct stub_vg_target *t, const struct rsp_resu
  * it there when it does.) */
 static bool vgt_break_at_present(struct stub_vg_target *t, struct rsp_stop *stop)
 {
-	struct rsp_ptid th = { t->pid, t->live_tid };
-	struct rsp_regs regs;
-	uint64_t pc;
+	enum rsp_point_type type;
 
-	memset(&regs, 0, sizeof(regs));
-	if (vgt_read_regs(t, th, &regs) < 0 || !regs.avail[RSP_REG_RIP])
+	if (!vgt_at_point(t, vgt_pc(t, t->live_tid), &type))
 		return false;
-	memcpy(&pc, rsp_regs_ptr(&regs, RSP_REG_RIP), sizeof(pc));
-	for (size_t i = 0; i < t->npoints; i++) {
-		if (t->points[i].addr != pc || t->points[i].type > RSP_POINT_HW_BREAK)
-			continue;
-		*stop = (struct rsp_stop){
-			.kind = RSP_STOP_SIGNAL, .thread = th, .signo = SIGTRAP,
-			.reason = t->points[i].type == RSP_POINT_HW_BREAK ? RSP_REASON_HWBREAK :
-									     RSP_REASON_SWBREAK };
-		return true;
-	}
-	return false;
+	*stop = (struct rsp_stop){
+		.kind = RSP_STOP_SIGNAL, .thread = { t->pid, t->live_tid }, .signo = SIGTRAP,
+		.reason = type == RSP_POINT_SW_BREAK ? RSP_REASON_SWBREAK : RSP_REASON_HWBREAK };
+	return true;
 }
 
 /* A resume served by the past: back, or forward up to the present,
@@ -802,26 +812,6 @@ static int vgt_event_fd(void *ctx)
 	struct stub_vg_target *t = ctx;
 
 	return t->past_pending ? -1 : t->sock;
-}
-
-static bool vgt_at_point(const struct stub_vg_target *t, uint64_t pc, enum rsp_point_type *type)
-{
-	for (size_t i = 0; i < t->npoints; i++) {
-		if (t->points[i].addr == pc && t->points[i].type <= RSP_POINT_HW_BREAK) {
-			*type = t->points[i].type;
-			return true;
-		}
-	}
-	return false;
-}
-
-static uint64_t vgt_pc(struct stub_vg_target *t, int64_t tid)
-{
-	struct rsp_regs regs;
-
-	if (vgt_read_regs(t, (struct rsp_ptid){ t->pid, tid }, &regs) < 0)
-		return 0;
-	return rsp_regs_get(&regs, RSP_REG_RIP);
 }
 
 /* A stop reply ("T05thread:1f;", "S0b", "W00", "X09") into @out. */
