@@ -86,9 +86,12 @@ struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid)
 	r->th[r->nth++] = t;
 	/* The state log: started by the thread's first register dump; none
 	 * for the history only (t->stf NULL: never started). */
-	if (r->opt.history_only)
-		return stub_rec_state_init(&t->st, (pid_t)tid, NULL) < 0 ||
-		       stub_sum_start(r->b, idx, r->opt.dir, r->opt.snapshot, &t->th.pt.sum, NULL) < 0 ? NULL : t;
+	if (r->opt.history_only) {
+		if (stub_rec_state_init(&t->st, (pid_t)tid, NULL) < 0 ||
+		    stub_sum_start(r->b, idx, r->opt.dir, r->opt.snapshot, &t->th.pt.sum, NULL) < 0)
+			return NULL;
+		return t;
+	}
 	snprintf(rel + strlen(rel) - 3, 7, ".state");
 	snprintf(path, sizeof(path), "%s/%s", r->opt.dir, rel);
 	t->stf = replay_bundle_fcreate(path);
