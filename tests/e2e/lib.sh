@@ -510,8 +510,15 @@ lldb_run()
 {
     local out=$1 prog=$2
     shift 2
-    timeout -k 5 "$DBG_TIMEOUT" lldb -b -x "$prog" \
-        -o "gdb-remote 127.0.0.1:$PORT" "$@" </dev/null >"$out" 2>&1
+    lldb_batch "$out" -x "$prog" -o "gdb-remote 127.0.0.1:$PORT" "$@"
+}
+
+# lldb_batch OUT ARGS...: `lldb -b ARGS` into OUT, bounded; its status.
+lldb_batch()
+{
+    local out=$1
+    shift
+    timeout -k 5 "$DBG_TIMEOUT" lldb -b "$@" </dev/null >"$out" 2>&1
     local rc=$?
     [ "$rc" -eq 124 ] && fail "lldb timed out after ${DBG_TIMEOUT}s"
     return "$rc"
@@ -525,11 +532,8 @@ lldb_run_remote()
 {
     local out=$1 prog=$2
     shift 2
-    timeout -k 5 "$DBG_TIMEOUT" lldb -b -x -o 'platform select remote-linux' \
-        -o "target create \"$prog\"" -o "gdb-remote 127.0.0.1:$PORT" "$@" </dev/null >"$out" 2>&1
-    local rc=$?
-    [ "$rc" -eq 124 ] && fail "lldb timed out after ${DBG_TIMEOUT}s"
-    return "$rc"
+    lldb_batch "$out" -x -o 'platform select remote-linux' -o "target create \"$prog\"" \
+        -o "gdb-remote 127.0.0.1:$PORT" "$@"
 }
 
 if [ "$SERVER" = lldb-server ] && [ "${T_NAME#t_lldb_}" = "$T_NAME" ]; then
