@@ -199,10 +199,26 @@ static void hsin_leave_block(VexGuestAMD64State *g, ULong ip)
 
 /* --- Light and rebuild: where a debugger stopped the run ---------------- */
 
+/* @g's hash for a HSIN_HERE with @flags: with HSIN_HERE_SYSCALL, its rcx
+ * and r11 left out (the light run's syscall instruction set them before
+ * the stop; the rebuild stops before it). */
+static ULong hsin_here_hash(const VexGuestAMD64State *g, UInt flags)
+{
+	VexGuestAMD64State h;
+
+	if (!(flags & HSIN_HERE_SYSCALL))
+		return hsin_hash(g);
+	h = *g;
+	h.guest_RCX = 0;
+	h.guest_R11 = 0;
+	return hsin_hash(&h);
+}
+
 Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 {
 	VexGuestAMD64State g;
-	Bool between;
+	Bool between, sys;
+	Addr pc;
 
 	if (VG_(strcmp)(cmd, "hindsight.stop") == 0) {
 		/* The debugger let go of the program: the log ends at the
@@ -215,14 +231,18 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 		VG_(gdb_printf)("hindsight.stop\n");
 		return True;
 	}
-	if (VG_(strcmp)(cmd, "hindsight.here") != 0 && VG_(strcmp)(cmd, "hindsight.here between") != 0)
+	if (VG_(strcmp)(cmd, "hindsight.here") != 0 && VG_(strcmp)(cmd, "hindsight.here between") != 0 &&
+	    VG_(strcmp)(cmd, "hindsight.here syscall") != 0)
 		return False;
 	/* "between": the debugger knows the stop came between two superblocks
 	 * (Ctrl-C, a signal from outside: Valgrind takes them in its
 	 * scheduler), at the first instruction of the next one, which the
-	 * count has not entered yet; else it came inside the one entered last
-	 * (a breakpoint, a step, a fault). */
+	 * count has not entered yet; "syscall": as the thread entered the
+	 * syscall that ends its superblock (a caught syscall: its pc is past
+	 * the instruction, which the stop stands before); else it came inside
+	 * the one entered last (a breakpoint, a step, a fault). */
 	between = VG_(strcmp)(cmd, "hindsight.here between") == 0;
+	sys = VG_(strcmp)(cmd, "hindsight.here syscall") == 0;
 	if (hsin_mode != HSIN_MODE_LIGHT || hsin_fd < 0) {
 		VG_(gdb_printf)("hindsight.here: not recording inputs\n");
 		return True;
@@ -233,17 +253,27 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 		VG_(gdb_printf)("hindsight.here: every thread waits in a syscall\n");
 		return True;
 	}
-	hsin_light_turn(tid);
 	hsin_regs(tid, &g);
-	hsin_head(HSIN_HERE, 44);
+	pc = g.guest_RIP;
+	if (sys) {
+		pc -= 2;
+		if (!hsin_thr(tid)->in_sys || !VG_(am_is_valid_for_client)(pc, 2, VKI_PROT_READ) ||
+		    ((const UChar *)pc)[0] != 0x0f || ((const UChar *)pc)[1] != 0x05) {
+			VG_(gdb_printf)("hindsight.here: not at the start of a syscall instruction\n");
+			return True;
+		}
+	}
+	hsin_light_turn(tid);
+	hsin_head(HSIN_HERE, 48);
 	hsin_put32((UInt)VG_(gettid)());
 	hsin_put64(hsin_count + (between ? 1 : 0));
-	hsin_put64(g.guest_RIP);
+	hsin_put64(pc);
 	hsin_put64(g.guest_RSP);
-	hsin_put64(hsin_hash(&g));
+	hsin_put64(hsin_here_hash(&g, sys ? HSIN_HERE_SYSCALL : 0));
 	hsin_put64(g.guest_RAX);
+	hsin_put32(sys ? HSIN_HERE_SYSCALL : 0);
 	hsin_flush();
-	VG_(gdb_printf)("hindsight.here %llu %#llx\n", hsin_count + (between ? 1 : 0), g.guest_RIP);
+	VG_(gdb_printf)("hindsight.here %llu %#llx\n", hsin_count + (between ? 1 : 0), (ULong)pc);
 	return True;
 }
 
@@ -251,7 +281,10 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
  * pointer, rax and the hash of the other general registers. */
 static Bool hsin_here_same(const VexGuestAMD64State *g)
 {
-	return g->guest_RSP == hsin_u64(hsin_rec + 20) && hsin_hash(g) == hsin_u64(hsin_rec + 28) &&
+	UInt flags = hsin_rlen >= 48 ? hsin_u32(hsin_rec + 44) : 0;
+
+	return g->guest_RSP == hsin_u64(hsin_rec + 20) &&
+	       hsin_here_hash(g, flags) == hsin_u64(hsin_rec + 28) &&
 	       g->guest_RAX == hsin_u64(hsin_rec + 36);
 }
 

@@ -193,9 +193,15 @@ enum hsin_kind {
 	 * that makes the count (a stop between two superblocks: the next
 	 * one, pc its first instruction). A rebuild whose log ends with one
 	 * stops there, as the live run stands; one met before the end is
-	 * passed over. */
+	 * passed over. Then (optional: 0 when absent) u32 flags:
+	 * HSIN_HERE_SYSCALL, the thread stopped as it entered the syscall
+	 * at pc (the one that ends the program: serve's stop before it), so
+	 * its rcx and r11, which the syscall instruction had set already,
+	 * are not in the hash. */
 	HSIN_HERE = 12,
 };
+
+#define HSIN_HERE_SYSCALL 1u
 
 enum hsin_insn {
 	HSIN_INSN_RDTSC = 0,

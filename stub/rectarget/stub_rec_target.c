@@ -601,13 +601,8 @@ static void srt_stop_of(struct stub_rec_target *t, const struct stub_rec_pause *
 		/* As GDB's own `record full` stops there: "Program stopped."
 		 * after the reason, on the console. */
 		out->signo = 0;
-		snprintf(t->end_msg, sizeof(t->end_msg),
-			 "hindsight: the next instruction is syscall %s, which ends the program: "
-			 "stopped before it, the process still there, so that its recording can "
-			 "be gone back over. `continue` again lets it exit; `kill` and `detach` "
-			 "work as usual.\n",
-			 p->sig == SYS_exit || p->sig == 1 ? "exit" : "exit_group");
-		out->message = t->end_msg;
+		out->message = stub_rec_target_end_msg(t->end_msg, sizeof(t->end_msg),
+						       p->sig == SYS_exit || p->sig == 1);
 		break;
 	case STUB_REC_PAUSE_EXITED:
 		out->kind = p->sig ? RSP_STOP_TERMINATED : RSP_STOP_EXITED;
@@ -616,6 +611,16 @@ static void srt_stop_of(struct stub_rec_target *t, const struct stub_rec_pause *
 		out->status = p->status;
 		break;
 	}
+}
+
+const char *stub_rec_target_end_msg(char *buf, size_t size, bool exit)
+{
+	snprintf(buf, size,
+		 "hindsight: the next instruction is syscall %s, which ends the program: "
+		 "stopped before it, the process still there, so that its recording can "
+		 "be gone back over. `continue` again lets it exit; `kill` and `detach` "
+		 "work as usual.\n", exit ? "exit" : "exit_group");
+	return buf;
 }
 
 static long srt_ns_since(const struct timespec *a)

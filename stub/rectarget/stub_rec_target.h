@@ -68,6 +68,10 @@ int stub_rec_target_hand_back(struct stub_rec_target *t, const struct stub_rec_h
 /* How many live threads GDB has branch tracing on for (Qbtrace; it turns
  * it off for those alone at `record stop`). */
 size_t stub_rec_target_btraced(const struct stub_rec_target *t);
+/* The stop before the syscall that ends the program (exit_group, or
+ * @exit: the last thread's exit), as GDB's `record full` makes it:
+ * what it is and what to do, written into @buf. @buf. */
+const char *stub_rec_target_end_msg(char *buf, size_t size, bool exit);
 struct rsp_target stub_rec_target_rsp(struct stub_rec_target *t);
 pid_t stub_rec_target_pid(const struct stub_rec_target *t);
 /* Where the recording is. */

@@ -34,6 +34,7 @@
 #include "stub/live/stub_vfile.h"
 #include "stub/recorders/stub_vglight.h"
 #include "stub/recorders/stub_vgrec.h"
+#include "stub/rectarget/stub_rec_target.h"
 
 #define VGT_TIMEOUT_MS 30000       /* for a reply to a request */
 #define VGT_MEM_CHUNK 4096         /* bytes per 'm' (Valgrind's packets hold 16K) */
@@ -109,6 +110,20 @@ struct stub_vg_target {
 	int64_t live_tid;          /* ... of the last live one (the present's) */
 	uint64_t stop_pc;          /* its pc, when the stop reply has it */
 	bool stop_pc_known;
+	/* The syscall the last stop caught (Valgrind's QCatchSyscalls: the
+	 * ones that end the program), as it entered it or returned: -1 none. */
+	int stop_sys;
+	bool stop_sys_entry;
+	bool catching;             /* Valgrind catches them for us */
+	/* The present is the stop before the syscall that ends the program
+	 * (live_tid's): as GDB's `record full` and the single-stepper stop
+	 * there, so that the past can still be gone back over. Valgrind
+	 * caught it as the thread entered the call: its pc is past the
+	 * syscall instruction, and rcx and r11 are what the instruction set
+	 * them to; the debugger sees the thread before the instruction, those
+	 * two unknown. */
+	bool at_end;
+	char end_msg[512];
 	/* Watchpoints: the live program's (Valgrind's gdbserver, the tool
 	 * checking memory accesses for it), and the past's, which serves
 	 * the write ones only (vgt_watch). */
@@ -274,6 +289,11 @@ static int vgt_read_regs(void *ctx, struct rsp_ptid thread, struct rsp_regs *out
 	for (int i = 0; t->avx && i < 16 && at + 16 <= len; i++, at += 16)
 		rsp_regs_set_bytes(out, (enum rsp_reg)(RSP_REG_YMM0H + i), raw + at);
 	free(raw);
+	if (t->at_end && thread.tid == t->live_tid && out->avail[RSP_REG_RIP]) {
+		rsp_regs_set(out, RSP_REG_RIP, rsp_regs_get(out, RSP_REG_RIP) - 2);
+		out->avail[RSP_REG_RCX] = false;
+		out->avail[RSP_REG_R11] = false;
+	}
 	return 0;
 }
 
@@ -496,6 +516,7 @@ static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *ac
 	 * where it stands (it is extended at the next visit). */
 	t->past_stale = t->past != NULL;
 	t->in_past = false;
+	t->at_end = false;
 	t->here_logged = false;
 	t->follow_told = false;    /* its stops now are the next visit's */
 	t->ranging = step && step->kind == RSP_RESUME_RANGE;
@@ -528,9 +549,10 @@ static int vgt_here(struct stub_vg_target *t, uint64_t *count, uint64_t *pc)
 		*pc = t->here_pc;
 		return 0;
 	}
-	/* "hindsight.here", or "hindsight.here between" (hex). */
+	/* "hindsight.here", "hindsight.here between" or "hindsight.here
+	 * syscall" (hex). */
 	e = vgt_call(t, "qRcmd,%s%s", "68696e6473696768742e68657265",
-		     t->between ? "206265747765656e" : "");
+		     t->at_end ? "2073797363616c6c" : t->between ? "206265747765656e" : "");
 	if (e < 0)
 		return e;
 	c = (const char *)t->cl.console.data;
@@ -756,6 +778,14 @@ static bool vgt_break_at_present(struct stub_vg_target *t, struct rsp_stop *stop
 	return true;
 }
 
+/* The stop before the syscall that ends the program, into @stop. */
+static void vgt_end_stop(struct stub_vg_target *t, struct rsp_stop *stop)
+{
+	*stop = (struct rsp_stop){
+		.kind = RSP_STOP_SIGNAL, .thread = { t->pid, t->live_tid }, .signo = 0,
+		.message = t->end_msg };
+}
+
 /* A resume served by the past: back, or forward up to the present,
  * where the live program goes on. */
 static int vgt_resume_past(struct stub_vg_target *t, const struct rsp_resume *actions, size_t n)
@@ -765,6 +795,12 @@ static int vgt_resume_past(struct stub_vg_target *t, const struct rsp_resume *ac
 
 	if (e == 1) {
 		t->in_past = false;
+		if (arrives && t->at_end) {
+			/* The present is the stop before the end: there again. */
+			vgt_end_stop(t, &t->past_stop);
+			t->past_pending = true;
+			return 0;
+		}
 		if (arrives && vgt_break_at_present(t, &t->past_stop)) {
 			t->past_pending = true;
 			return 0;
@@ -822,6 +858,7 @@ static int vgt_parse_stop(struct stub_vg_target *t, const char *r, struct rsp_st
 
 	*out = (struct rsp_stop){ .thread = { t->pid, t->pid } };
 	t->stop_pc_known = false;
+	t->stop_sys = -1;
 	if ((r[0] != 'T' && r[0] != 'S' && r[0] != 'W' && r[0] != 'X') ||
 	    rsp_hex_u64(&p, p + 2 < end ? p + 2 : end, &v) < 0)
 		return -EBADMSG;
@@ -857,10 +894,37 @@ static int vgt_parse_stop(struct stub_vg_target *t, const char *r, struct rsp_st
 			out->reason = p[0] == 'w' ? RSP_REASON_WATCH :
 				      p[0] == 'r' ? RSP_REASON_RWATCH : RSP_REASON_AWATCH;
 			out->watch_addr = x;
+		} else if ((!strncmp(p, "syscall_entry:", 14) ||
+			    !strncmp(p, "syscall_return:", 15)) && rsp_hex_u64(&q, semi, &x) == 0) {
+			t->stop_sys = (int)x;
+			t->stop_sys_entry = p[8] == 'e';
 		}
 		p = semi + 1;
 	}
 	return 0;
+}
+
+/* A syscall Valgrind caught for us. The one that ends the program (an
+ * exit_group, or the last thread's exit) as it is entered is the end's
+ * stop: 1, into @out. Any other (a thread's exit among others, the return
+ * Valgrind reports from exit_group) is resumed as the program was: 0, or
+ * a negative errno. */
+static int vgt_caught(struct stub_vg_target *t, struct rsp_stop *out)
+{
+	bool interrupted = t->interrupted;
+	int e;
+
+	if (t->stop_sys_entry && (t->stop_sys == SYS_exit_group ||
+				  (t->stop_sys == SYS_exit && vgt_threads(t, NULL, 0) == 1))) {
+		t->at_end = true;
+		t->between = false;
+		stub_rec_target_end_msg(t->end_msg, sizeof(t->end_msg), t->stop_sys == SYS_exit);
+		vgt_end_stop(t, out);
+		return 1;
+	}
+	e = vgt_send_resume(t, t->stepping, t->stepping ? out->thread.tid : 0, 0);
+	t->interrupted = interrupted;
+	return e;
 }
 
 static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
@@ -925,6 +989,11 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 			     out->signo != SIGFPE && out->signo != SIGILL;
 		t->hg = 0;         /* Valgrind's general thread follows the stop */
 		t->last_tid = t->live_tid = out->thread.tid;
+		if (t->stop_sys >= 0) {
+			if ((r = vgt_caught(t, out)) != 0)
+				return r;
+			continue;
+		}
 		if (out->kind != RSP_STOP_SIGNAL || out->signo != SIGTRAP || out->reason)
 			return 1;
 		pc = t->stop_pc_known ? t->stop_pc : vgt_pc(t, out->thread.tid);
@@ -992,6 +1061,10 @@ static int vgt_detach(void *ctx)
 		vgt_point(t, false, t->points[i].type, t->points[i].addr, 1);
 	for (size_t i = 0; i < t->nwatches; i++)   /* the tool checks no more accesses */
 		vgt_point_live(t, false, t->watches[i].type, t->watches[i].addr, t->watch_len[i]);
+	/* (Valgrind would wait for a debugger at a caught syscall even with
+	 * none connected.) */
+	if (t->catching)
+		vgt_call(t, "QCatchSyscalls:0");
 	if ((e = vgt_call(t, "D")) < 0)
 		return e;
 	t->detached = true;
@@ -1320,6 +1393,10 @@ int stub_vg_target_new(char *const argv[], const struct stub_vg_target_options *
 		goto fail;
 	}
 	t->last_tid = t->live_tid = t->pid;
+	/* Valgrind stops the program where it enters the syscall that ends
+	 * it (vgt_caught); an older one that cannot just lets it end. */
+	t->catching = vgt_call(t, "QCatchSyscalls:1;%x;%x", SYS_exit_group, SYS_exit) == 0 &&
+		      !strcmp(vgt_reply(t), "OK");
 	t->avx = true;
 	if (vgt_read_regs(t, (struct rsp_ptid){ t->pid, t->pid }, &regs) < 0 ||
 	    !regs.avail[RSP_REG_YMM0H])

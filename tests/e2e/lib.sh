@@ -368,7 +368,7 @@ server_start_lldb()
 # E2E_SERVE_RECORD=MODE: a server started with no recorder named (no
 # --record, --replay, --no-record or --attach) records with MODE instead:
 # tests/run.sh runs the gdb.reverse-style tests again so under `serve
-# --record valgrind`, which stops at no exit (Valgrind's gdbserver reports it).
+# --record valgrind`.
 TO_EXIT=(-ex continue)
 
 server_start()
@@ -382,7 +382,7 @@ server_start()
     fi
     TO_EXIT=(-ex continue)
     case " $* " in
-    *" --no-record "* | *" --replay "* | *" on-request "* | *" --record valgrind "*) ;;
+    *" --no-record "* | *" --replay "* | *" on-request "*) ;;
     *) [ "$SERVER" = hindsight ] && TO_EXIT=(-ex continue -ex continue) ;;
     esac
     if [ "$SERVER" = lldb-server ]; then

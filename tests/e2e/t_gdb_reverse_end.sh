@@ -13,7 +13,6 @@
 # detach at the end, LLDB.)
 . "$(dirname "$0")/lib.sh"
 hindsight_only "a recorded program's end"
-[ "${E2E_SERVE_RECORD:-}" = valgrind ] && skip "serve --record valgrind does not stop before the program's exit (Valgrind's gdbserver reports the exit; docs/serve.md)"
 
 prog=$(build_prog sigall) || finish
 N=$(rand_int 2 60)

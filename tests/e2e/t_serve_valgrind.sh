@@ -33,6 +33,10 @@
 #     where the debugger let go;
 #   - threads: every thread is listed, and a breakpoint in a thread stops
 #     there;
+#   - the end: the program stops before the exit_group that ends it
+#     (called from a worker thread), as the single-stepper does; going
+#     back from there and forward again stops there again; detach lets it
+#     exit;
 #   - the kept recording (-o) rebuilds without a gap, and GDB over `serve
 #     --replay` finds the same values at the same stops.
 . "$(dirname "$0")/lib.sh"
@@ -57,7 +61,7 @@ vals "$T_DIR/native.txt" >"$T_DIR/native.vals"
 server_start --once --record valgrind -o "$T_DIR/rec" "$prog" || finish
 expect "$T_DIR/server.err" "running under Valgrind"
 gdb_run "$T_DIR/live.txt" "${cmds[@]}" -ex 'set var g = 5' -ex 'print g' -ex reverse-stepi \
-    -ex stepi -ex 'delete' -ex continue
+    -ex stepi -ex 'delete' "${TO_EXIT[@]}"
 vals "$T_DIR/live.txt" >"$T_DIR/live.vals"
 head -n "$(wc -l <"$T_DIR/native.vals")" "$T_DIR/live.vals" >"$T_DIR/live.head"
 cmp -s "$T_DIR/native.vals" "$T_DIR/live.head" ||
@@ -87,7 +91,7 @@ gdb_run "$T_DIR/back.txt" -ex 'break work if n == 10' -ex continue -ex stepi -ex
     -ex reverse-stepi -ex 'info symbol $pc' -ex reverse-stepi -ex 'info symbol $pc' \
     -ex reverse-stepi -ex 'info symbol $pc' -ex 'print g' -ex 'break mark' -ex reverse-continue \
     -ex 'info symbol $pc' -ex 'print g' -ex continue -ex 'info symbol $pc' -ex 'print g' \
-    -ex 'delete' -ex continue
+    -ex 'delete' "${TO_EXIT[@]}"
 back=()
 while IFS= read -r l; do back+=("$l"); done < <(vals "$T_DIR/back.txt")
 expect_eq "reverse-stepi 1" "${back[0]:-}" "${nat[5]:-}"
@@ -128,7 +132,7 @@ vals "$T_DIR/native3.txt" >"$T_DIR/native3.vals"
 # the end, leaves none there.)
 mkdir -p "$T_DIR/vgtmp"
 TMPDIR="$T_DIR/vgtmp" server_start --once --record valgrind "$prog" || finish
-gdb_run "$T_DIR/visits.txt" -ex 'break mark' -ex continue "${visits[@]}" -ex delete -ex continue
+gdb_run "$T_DIR/visits.txt" -ex 'break mark' -ex continue "${visits[@]}" -ex delete "${TO_EXIT[@]}"
 vals "$T_DIR/visits.txt" >"$T_DIR/visits.vals"
 cmp -s "$T_DIR/native3.vals" "$T_DIR/visits.vals" ||
     { fail "three visits to the past differ from GDB's record full natively"; diff "$T_DIR/native3.vals" "$T_DIR/visits.vals"; }
@@ -174,7 +178,7 @@ gdb_run "$T_DIR/watch.txt" -ex 'break work if n == 10' -ex continue -ex 'watch g
     -ex continue \
     -ex continue -ex 'info symbol $pc' -ex continue -ex 'info symbol $pc' -ex 'print g' \
     -ex 'rwatch g' -ex continue -ex 'info symbol $pc' -ex reverse-stepi -ex 'info symbol $pc' \
-    -ex delete -ex continue
+    -ex delete "${TO_EXIT[@]}"
 expect_eq "the breakpoint in work(10): hit live, then at the present again from the past" \
     "$(grep -c '^Breakpoint 1, work (n=10)' "$T_DIR/watch.txt")" 2
 w=()
@@ -206,7 +210,7 @@ expect_eq "the program's output after watching" "$(cat "$T_DIR/server.out")" "$(
 server_start --once --record valgrind "$prog" || finish
 gdb_run "$T_DIR/watch_in.txt" -ex 'break work if n == 10' -ex continue -ex delete \
     -ex "break *(work + $nw_pre) if i == 1" -ex continue -ex delete -ex 'watch g' -ex continue \
-    -ex 'info symbol $pc' -ex delete -ex continue
+    -ex 'info symbol $pc' -ex delete "${TO_EXIT[@]}"
 expect_eq "the first write watched from inside its superblock: old value" \
     "$(sed -n 's/^Old value = //p' "$T_DIR/watch_in.txt" | head -1)" "${nw_old[0]:-x}"
 expect_eq "... its new value" "$(sed -n 's/^New value = //p' "$T_DIR/watch_in.txt" | head -1)" \
@@ -240,7 +244,7 @@ wait_gone "$SERVER_PID" 10
 tprog=$(build_prog threads -O0 -g -pthread) || { fail "cannot build threads.c"; finish; }
 server_start --once --record valgrind "$tprog" 7 || finish
 gdb_run "$T_DIR/threads.txt" -ex 'break thread_work if id == 2' -ex continue -ex 'print id' \
-    -ex 'print g_base' -ex 'info threads' -ex 'delete' -ex continue
+    -ex 'print g_base' -ex 'info threads' -ex 'delete' "${TO_EXIT[@]}"
 expect_re "$T_DIR/threads.txt" '^\$1 = 2$'
 expect_re "$T_DIR/threads.txt" '^\$2 = 7$'
 n=$(grep -c '^[* ] *[0-9]\+ *Thread ' "$T_DIR/threads.txt")
@@ -248,6 +252,38 @@ n=$(grep -c '^[* ] *[0-9]\+ *Thread ' "$T_DIR/threads.txt")
 expect_re "$T_DIR/threads.txt" "exited normally"
 wait_gone "$SERVER_PID" 20
 expect "$T_DIR/server.out" "threads: sum=$((7 * 3 + 0 + 1 + 4))"
+
+# The end: a worker thread calls exit(); the program stops before its
+# exit_group, still there (Valgrind catches the call as the thread enters
+# it): at the syscall instruction, rax the call's number, rcx and r11
+# unknown (the instruction set them before the catch); reverse-finish goes
+# back up to worker's exit() call, forward again stops at the end again,
+# and detach there lets the program run on to its exit.
+xprog=$(build_prog exit_thread -O0 -g -pthread) || { fail "cannot build exit_thread.c"; finish; }
+M=$(rand_int 2 60)
+line_exit=$(line_of exit_thread.c worker_exit)
+server_start --once --record valgrind "$xprog" "$M" || finish
+gdb_run "$T_DIR/end.txt" -ex 'echo ==end\n' -ex continue -ex 'x/i $pc' -ex 'p $rcx' -ex 'p $rax' \
+    -ex 'echo ==back\n' -ex reverse-finish -ex reverse-finish -ex reverse-finish \
+    -ex 'echo ==again\n' -ex continue -ex 'x/i $pc' -ex 'echo ==detach\n' -ex detach
+section() { sed -n "/^==$1\$/,/^==$2\$/p" "$T_DIR/end.txt"; }
+section end back | grep -q "^hindsight: the next instruction is syscall exit_group" ||
+    fail "continue did not stop before exit_group"
+section end back | grep -qE '^=> 0x[0-9a-f]+ <(__GI_)?_exit\+[0-9]+>:[[:space:]]+syscall' ||
+    fail "the end is not at _exit's syscall instruction"
+section end back | grep -q '^\$1 = <unavailable>$' || fail "rcx at the end is not unknown"
+section end back | grep -q '^\$2 = 231$' || fail "rax at the end is not exit_group's number"
+section back again | grep -qE "worker \(arg=.*exit_thread\.c:$line_exit" ||
+    fail "reverse-finish did not go back to worker's exit() call"
+section again detach | grep -q "^hindsight: the next instruction is syscall exit_group" ||
+    fail "the forward replay did not stop at the end again"
+section again detach | grep -qE '^=> 0x[0-9a-f]+ <(__GI_)?_exit\+[0-9]+>:[[:space:]]+syscall' ||
+    fail "the end is not at the syscall instruction again"
+section again detach | grep -q "exited" && fail "the forward replay went through the end"
+wait_gone "$INFERIOR_PID" 20 || fail "the program detached at its end did not exit"
+wait_gone "$SERVER_PID" 20
+expect "$T_DIR/server.err" "Detached from process $INFERIOR_PID"
+show "$T_DIR/end.txt"
 
 # Ctrl-C: GDB sends 0x03, vgdb makes Valgrind stop the program.
 lprog=$(build_prog loop) || { fail "cannot build loop.c"; finish; }

@@ -28,7 +28,7 @@ expect_re "$T_DIR/native.txt" "^\\\$1 = $(sum $n)\$"
 server_start --once --record valgrind "$prog" || finish
 gdb_run "$T_DIR/far.txt" -ex 'break mark' -ex continue -ex 'print g' -ex 'watch g' \
     -ex reverse-continue -ex 'print i' -ex reverse-continue -ex 'print i' \
-    -ex continue -ex continue -ex 'print g' -ex delete -ex continue
+    -ex continue -ex continue -ex 'print g' -ex delete "${TO_EXIT[@]}"
 v=($(sed -n 's/^\$[0-9]* = //p' "$T_DIR/far.txt"))
 old=($(sed -n 's/^Old value = //p' "$T_DIR/far.txt"))
 new=($(sed -n 's/^New value = //p' "$T_DIR/far.txt"))
