@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "protocol/rsp_client.h"
@@ -102,6 +103,10 @@ struct stub_vg_target {
 	bool here_refused;         /* the tool said the past cannot end here */
 	struct replay_target *past;
 	bool past_stale;
+	/* How the past was made ready (`monitor record-info` says it). */
+	uint64_t opened, extended;
+	bool last_extended;
+	double last_ms;
 	bool in_past;              /* the debugger stands in it, not at the present */
 	bool past_pending;         /* past_stop is to be reported */
 	struct rsp_stop past_stop;
@@ -635,11 +640,13 @@ static int vgt_open_past(struct stub_vg_target *t)
 {
 	char log[PATH_MAX + 32], err[512];
 	struct replay_target *past;
+	struct timespec start, end;
 	uint64_t count, pc;
 	int e, lost;
 
 	if (t->past && !t->past_stale)
 		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	t->here_refused = false;
 	if (!t->rebuild_follow)
 		return -EOPNOTSUPP;
@@ -681,11 +688,13 @@ static int vgt_open_past(struct stub_vg_target *t)
 		return e;
 	/* The past open grows by what was rebuilt since; else (the
 	 * rebuild ended early: a divergence) it is opened again. */
+	t->last_extended = t->past != NULL;
 	if (t->past && (e == 1 || replay_target_extend(t->past, err, sizeof(err)) < 0)) {
 		if (e == 0)
 			fprintf(stderr, "hindsight serve: the past is opened again: %s\n", err);
 		replay_target_free(t->past);
 		t->past = NULL;
+		t->last_extended = false;
 	}
 	if (!t->past) {
 		e = replay_target_open(t->dir, &past, err, sizeof(err));
@@ -705,6 +714,10 @@ static int vgt_open_past(struct stub_vg_target *t)
 	}
 	t->past_stale = false;
 	t->in_past = false;
+	*(t->last_extended ? &t->extended : &t->opened) += 1;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	t->last_ms = (double)(end.tv_sec - start.tv_sec) * 1e3 +
+		     (double)(end.tv_nsec - start.tv_nsec) / 1e6;
 	return 0;
 }
 
@@ -1192,7 +1205,46 @@ static int vgt_set_pass_signals(void *ctx, const uint8_t pass[RSP_NSIG])
 	return vgt_call(t, "%s", pkt) < 0 ? -EIO : 0;
 }
 
-/* Everything goes to Valgrind's gdbserver (its v.* commands). */
+/* Whether @cmd is one of the recording's monitor commands
+ * (replay/target/replay_monitor.h), which the past answers. */
+static bool vgt_past_command(const char *cmd)
+{
+	static const char *const words[] = { "when", "goto", "record-info", "history", "calls",
+					     "last" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		size_t n = strlen(words[i]);
+
+		if (!strncmp(cmd, words[i], n) && (cmd[n] == 0 || cmd[n] == ' '))
+			return true;
+	}
+	return false;
+}
+
+/* The recording's commands: the past answers them, at the present too
+ * (rebuilt up to there first, as a reverse command does). */
+static int vgt_monitor_past(struct stub_vg_target *t, const char *cmd, struct rsp_buf *out)
+{
+	int e;
+
+	if (!t->ran)
+		return rsp_buf_puts(out, "hindsight: nothing is recorded yet: the program has not "
+				    "run\n") < 0 ? -ENOMEM : 0;
+	if (!t->in_past && (e = vgt_open_past(t)) < 0)
+		return t->here_refused ? (rsp_buf_puts(out, t->past_why) < 0 ? -ENOMEM : 0) : e;
+	e = vgt_past(t).ops->monitor(t->past, cmd, out);
+	if (e >= 0 && !strcmp(cmd, "record-info"))
+		rsp_buf_printf(out, "past: opened %" PRIu64 " times, extended %" PRIu64 " times; "
+			       "the last %s in %.3f ms (rebuilt up to the present, under Valgrind)\n",
+			       t->opened, t->extended, t->last_extended ? "extended" : "opened",
+			       t->last_ms);
+	/* `goto` may have moved a cursor into the past (or back). */
+	t->in_past = !replay_target_at_end(t->past);
+	return e;
+}
+
+/* The recording's commands go to the past; everything else to Valgrind's
+ * gdbserver (its v.* commands). */
 static int vgt_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 {
 	struct stub_vg_target *t = ctx;
@@ -1201,6 +1253,8 @@ static int vgt_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 
 	if (t->gone)
 		return -ESRCH;
+	if (vgt_past_command(cmd))
+		return vgt_monitor_past(t, cmd, out);
 	rsp_buf_init(&pkt);
 	if ((e = rsp_buf_puts(&pkt, "qRcmd,")) < 0 ||
 	    (e = rsp_buf_put_hex(&pkt, cmd, strlen(cmd))) < 0 || (e = rsp_buf_putc(&pkt, 0)) < 0) {
