@@ -32,6 +32,7 @@
 #include "pub_tool_libcprint.h"
 #include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
@@ -214,10 +215,60 @@ static ULong hsin_here_hash(const VexGuestAMD64State *g, UInt flags)
 	return hsin_hash(&h);
 }
 
+/* @c's value as a hex digit, or -1. */
+static Int hsin_hex_nibble(HChar c)
+{
+	if (VG_(isdigit)(c))
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* @s, after a space, as hex digits: its value, and *@s past them (False:
+ * none). */
+static Bool hsin_hex_word(const HChar **s, ULong *v)
+{
+	const HChar *p = *s;
+
+	if (*p != ' ' || hsin_hex_nibble(p[1]) < 0)
+		return False;
+	for (*v = 0, p++; hsin_hex_nibble(*p) >= 0; p++)
+		*v = *v * 16 + (ULong)hsin_hex_nibble(*p);
+	*s = p;
+	return True;
+}
+
+/* The debugger's write (`hindsight.poke ... ADDR HEX`): @len bytes from
+ * @hex at @a, if the program may write there (not code: its translations
+ * would not see it); False, said why, else. */
+static Bool hsin_poke_here(Addr a, const HChar *hex, SizeT len)
+{
+	NSegment const *first = VG_(am_find_nsegment)(a);
+	NSegment const *last = len ? VG_(am_find_nsegment)(a + len - 1) : first;
+	SizeT i;
+
+	if (!len || !VG_(am_is_valid_for_client)(a, len, VKI_PROT_WRITE) || !first || !last ||
+	    first->hasX || last->hasX) {
+		VG_(gdb_printf)("hindsight.poke: the program cannot write %lu bytes at %#lx "
+				"(not mapped writable, or code)\n", len, a);
+		return False;
+	}
+	for (i = 0; i < len; i++)
+		((UChar *)a)[i] = (UChar)(hsin_hex_nibble(hex[2 * i]) << 4 |
+					  hsin_hex_nibble(hex[2 * i + 1]));
+	return True;
+}
+
+/* "hindsight.here", "hindsight.poke ADDR HEX", each optionally followed
+ * (before ADDR) by " between" or " syscall": where the stop is (below). */
 Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 {
 	VexGuestAMD64State g;
-	Bool between, sys;
+	Bool between, sys, poke;
+	const HChar *rest;
+	ULong a = 0, count;
+	SizeT len = 0;
+	UInt flags;
 	Addr pc;
 
 	if (VG_(strcmp)(cmd, "hindsight.stop") == 0) {
@@ -231,9 +282,13 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 		VG_(gdb_printf)("hindsight.stop\n");
 		return True;
 	}
-	if (VG_(strcmp)(cmd, "hindsight.here") != 0 && VG_(strcmp)(cmd, "hindsight.here between") != 0 &&
-	    VG_(strcmp)(cmd, "hindsight.here syscall") != 0)
+	if (VG_(strncmp)(cmd, "hindsight.here", 14) == 0)
+		poke = False;
+	else if (VG_(strncmp)(cmd, "hindsight.poke", 14) == 0)
+		poke = True;
+	else
 		return False;
+	rest = cmd + 14;
 	/* "between": the debugger knows the stop came between two superblocks
 	 * (Ctrl-C, a signal from outside: Valgrind takes them in its
 	 * scheduler), at the first instruction of the next one, which the
@@ -241,16 +296,34 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 	 * syscall that ends its superblock (a caught syscall: its pc is past
 	 * the instruction, which the stop stands before); else it came inside
 	 * the one entered last (a breakpoint, a step, a fault). */
-	between = VG_(strcmp)(cmd, "hindsight.here between") == 0;
-	sys = VG_(strcmp)(cmd, "hindsight.here syscall") == 0;
+	between = VG_(strncmp)(rest, " between", 8) == 0;
+	sys = VG_(strncmp)(rest, " syscall", 8) == 0;
+	rest += between || sys ? 8 : 0;
+	if (poke) {
+		if (!hsin_hex_word(&rest, &a) || *rest != ' ' || !VG_(strlen)(rest + 1) ||
+		    VG_(strlen)(rest + 1) % 2) {
+			VG_(gdb_printf)("hindsight.poke: expected an address and hex bytes\n");
+			return True;
+		}
+		rest++;
+		len = VG_(strlen)(rest) / 2;
+		for (SizeT i = 0; i < 2 * len; i++)
+			if (hsin_hex_nibble(rest[i]) < 0) {
+				VG_(gdb_printf)("hindsight.poke: expected hex bytes\n");
+				return True;
+			}
+	} else if (*rest) {
+		return False;
+	}
 	if (hsin_mode != HSIN_MODE_LIGHT || hsin_fd < 0) {
-		VG_(gdb_printf)("hindsight.here: not recording inputs\n");
+		VG_(gdb_printf)("%s: not recording inputs\n", poke ? "hindsight.poke" : "hindsight.here");
 		return True;
 	}
 	if (tid == VG_INVALID_THREADID || tid != VG_(get_running_tid)()) {
 		/* Stopped while every thread waits in a syscall: no thread
 		 * stands at an instruction the rebuild can come to. */
-		VG_(gdb_printf)("hindsight.here: every thread waits in a syscall\n");
+		VG_(gdb_printf)("%s: every thread waits in a syscall\n",
+				poke ? "hindsight.poke" : "hindsight.here");
 		return True;
 	}
 	hsin_regs(tid, &g);
@@ -263,17 +336,26 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 			return True;
 		}
 	}
+	if (poke && !hsin_poke_here((Addr)a, rest, len))
+		return True;
+	count = hsin_count + (between ? 1 : 0);
+	flags = sys ? HSIN_HERE_SYSCALL : 0;
 	hsin_light_turn(tid);
-	hsin_head(HSIN_HERE, 48);
+	hsin_head(poke ? HSIN_POKE : HSIN_HERE, 48 + (poke ? 8 + len : 0));
 	hsin_put32((UInt)VG_(gettid)());
-	hsin_put64(hsin_count + (between ? 1 : 0));
+	hsin_put64(count);
 	hsin_put64(pc);
 	hsin_put64(g.guest_RSP);
-	hsin_put64(hsin_here_hash(&g, sys ? HSIN_HERE_SYSCALL : 0));
+	hsin_put64(hsin_here_hash(&g, flags));
 	hsin_put64(g.guest_RAX);
-	hsin_put32(sys ? HSIN_HERE_SYSCALL : 0);
+	hsin_put32(flags);
+	if (poke) {
+		hsin_put64(a);
+		hsin_put((const void *)(Addr)a, len);
+	}
 	hsin_flush();
-	VG_(gdb_printf)("hindsight.here %llu %#llx\n", hsin_count + (between ? 1 : 0), (ULong)pc);
+	VG_(gdb_printf)("%s %llu %#llx\n", poke ? "hindsight.poke" : "hindsight.here", count,
+			(ULong)pc);
 	return True;
 }
 
@@ -320,7 +402,7 @@ static void hsin_here_next(void)
 	hsin_take();
 	hsin_here_pc = 0;
 	hsin_arm();
-	if (hsin_peek() == HSIN_HERE && hsin_rlen >= 44 && hsin_u64(hsin_rec + 4) == hsin_count &&
+	if (hsin_is_point(hsin_peek()) && hsin_rlen >= 44 && hsin_u64(hsin_rec + 4) == hsin_count &&
 	    hsin_here_block) {
 		hsin_here_pc = hsin_u64(hsin_rec + 12);
 		return;
@@ -329,10 +411,34 @@ static void hsin_here_next(void)
 	hsin_here_block = 0;
 }
 
+/* The debugger's write of the HSIN_POKE read last, made again where the
+ * run stands (@at, @how as for hsin_here_end). */
+static void hsin_poke(ThreadId tid, Addr at, UInt how)
+{
+	Addr a = hsin_rlen > 56 ? hsin_u64(hsin_rec + 48) : 0;
+	SizeT len = hsin_rlen > 56 ? hsin_rlen - 56 : 0;
+	NSegment const *first = VG_(am_find_nsegment)(a);
+	NSegment const *last = VG_(am_find_nsegment)(a + (len ? len - 1 : 0));
+	UChar *old;
+
+	if (!len || !VG_(am_is_valid_for_client)(a, len, VKI_PROT_WRITE) || !first || !last ||
+	    first->hasX || last->hasX)
+		hsin_diverge("at event %llu: the debugger wrote %lu bytes at %#lx there when "
+			     "recorded, where the rebuild cannot write", hsin_events, len, a);
+	old = VG_(malloc)("hsin.poke", len);
+	VG_(memcpy)(old, (void *)a, len);
+	VG_(memcpy)((void *)a, hsin_rec + 56, len);
+	hsin_out->poke(tid, at, how, a, old, hsin_rec + 56, len);
+	VG_(free)(old);
+}
+
 /* The run is where the debugger stopped it when recorded: the same
  * thread, stack pointer and registers, or it diverged. @how: 1 between
- * two superblocks, 2 + N before instruction N of the running one. The
- * rebuild ends there, or (following the log) goes on when it grows. */
+ * two superblocks, 2 + N before instruction N of the running one. At a
+ * stop (HSIN_HERE) the rebuild ends there, or (following the log) goes
+ * on when it grows; a write the debugger made there (HSIN_POKE) is made
+ * again, and the run goes on. So is every record of this same place
+ * next (a check before this instruction has passed already). */
 static void hsin_here_end(ThreadId tid, const VexGuestAMD64State *g, Addr at, UInt how)
 {
 	if (!hsin_here_same(g))
@@ -340,10 +446,18 @@ static void hsin_here_end(ThreadId tid, const VexGuestAMD64State *g, Addr at, UI
 			     "(%#llx), its %s differ", hsin_events, (ULong)at,
 			     g->guest_RSP != hsin_u64(hsin_rec + 20) ? "stack pointer does" :
 			     "registers do");
-	hsin_out->here(tid, at, how, hsin_u64(hsin_rec + 4));
-	if (!hsin_follow)
-		VG_(exit)(0);
-	hsin_here_next();
+	do {
+		if (hsin_peek() == HSIN_POKE) {
+			hsin_poke(tid, at, how);
+		} else {
+			hsin_out->here(tid, at, how, hsin_u64(hsin_rec + 4));
+			if (!hsin_follow)
+				VG_(exit)(0);
+		}
+		hsin_here_next();
+	} while (hsin_is_point(hsin_peek()) && hsin_rlen >= 44 &&
+		 hsin_u64(hsin_rec + 4) == hsin_count && hsin_u64(hsin_rec + 12) == at &&
+		 (Int)hsin_u32(hsin_rec) == hsin_thr(tid)->lwp && hsin_here_same(g));
 }
 
 /* The gate at the entry of the superblock the debugger stopped inside:
@@ -385,7 +499,7 @@ VG_REGPARM(2) void hsin_here_check(Addr pc, ULong idx)
 	ThreadId tid = VG_(get_running_tid)();
 	VexGuestAMD64State g;
 
-	if (!hsin_here_pc || pc != hsin_here_pc || hsin_peek() != HSIN_HERE ||
+	if (!hsin_here_pc || pc != hsin_here_pc || !hsin_is_point(hsin_peek()) ||
 	    hsin_count != hsin_u64(hsin_rec + 4))
 		return;
 	hsin_regs(tid, &g);
@@ -423,9 +537,9 @@ static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 		hsin_leave_block(g, ip);
 		return;
 	}
-	if (k == HSIN_HERE) {
-		/* Stopped here, and following the log: the next record may be
-		 * due at this block too. */
+	if (hsin_is_point(k)) {
+		/* Stopped here (following the log), or written here: the
+		 * next record may be due at this block too. */
 		if (hsin_here_gate(g, ip) && hsin_count > hsin_limit)
 			hsin_gate(g, ip);
 		return;

@@ -50,13 +50,19 @@ struct hsin_stream {
 	 * where they wait. The stream ends there (the process is still
 	 * running: no HSREC_END), or goes on (--hsrec-follow). */
 	void (*here)(ThreadId tid, Addr at, UInt how, ULong count);
+	/* At such a place (@at, @how as for here), a debugger wrote @len
+	 * bytes at @a when recorded: written again, their @old and @now
+	 * bytes; the run goes on from there. */
+	void (*poke)(ThreadId tid, Addr at, UInt how, Addr a, const UChar *old, const UChar *now,
+		     SizeT len);
 };
 
 extern enum hsin_mode hsin_mode;
 
 /* Light: a debugger's `monitor hindsight.here` (serve --record valgrind):
- * HSIN_HERE for the thread stopped at @tid, the log flushed; its count,
- * pc and the log's size told back through Valgrind's gdbserver. */
+ * HSIN_HERE for the thread stopped at @tid, the log flushed; its count
+ * and pc told back through Valgrind's gdbserver. `monitor hindsight.poke
+ * ADDR HEX`: the debugger's write, made here and logged (HSIN_POKE). */
 Bool hsin_monitor(ThreadId tid, const HChar *cmd);
 /* Rebuild: the superblock starting at @ip is where the run is to stop
  * (HSIN_HERE): the instrumentation calls hsin_here_check before each of

@@ -15,6 +15,7 @@
 #include "pub_tool_basics.h"
 #include "libvex_guest_amd64.h"
 #include "hsrec_inputs.h"
+#include "hsrec_proto.h"
 
 #define HSIN_MAX_FD 4096
 #define HSIN_MAX_TID 4096          /* as hsrec_main_int.h's HS_MAX_TID */
@@ -81,6 +82,13 @@ extern ULong hsin_events;
  * much of its block ran (HSREC_DIV_*). */
 extern Addr hsin_at;
 extern UInt hsin_at_how;
+
+/* A record of a place a debugger stopped the recorded run at (HSIN_HERE)
+ * or wrote into it at (HSIN_POKE): the rebuild comes to it exactly. */
+static inline Bool hsin_is_point(UInt kind)
+{
+	return kind == HSIN_HERE || kind == HSIN_POKE;
+}
 
 ULong hsin_u64(const UChar *p);
 UInt hsin_u32(const UChar *p);

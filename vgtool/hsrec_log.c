@@ -208,7 +208,7 @@ void hsin_expect(UInt kind, UInt len, const HChar *what)
 		"nothing", "an exec's start", "the initial stack", "a syscall's write",
 		"a syscall", "an instruction's result", "a signal", "an exec",
 		"an opened file", "the end", "another thread's turn", "the CPU's features",
-		"where the debugger stopped it",
+		"where the debugger stopped it", "the debugger's write",
 	};
 	UInt k = hsin_peek();
 
@@ -239,7 +239,7 @@ void hsin_arm(void)
 		hsin_limit = hsin_u64(hsin_rec + 4);   /* the run ended there */
 	else if (k == HSIN_TURN && hsin_rlen >= 12)
 		hsin_limit = hsin_u64(hsin_rec + 4);   /* another thread ran from there */
-	else if (k == HSIN_HERE && hsin_rlen >= 44 && hsin_u64(hsin_rec + 4) > 0)
+	else if (hsin_is_point(k) && hsin_rlen >= 44 && hsin_u64(hsin_rec + 4) > 0)
 		hsin_limit = hsin_u64(hsin_rec + 4) - 1; /* the live run stands inside that one */
 	if (hsin_from && hsin_limit > hsin_from)
 		hsin_limit = hsin_from;                /* the window starts there */

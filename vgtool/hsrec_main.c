@@ -626,7 +626,26 @@ static Bool hs_client_request(ThreadId tid, UWord *arg, UWord *ret)
 	return *ret != 0;
 }
 
-static const struct hsin_stream hs_stream = { hs_memw, hs_dump, hs_diverged, hs_here };
+/* A debugger wrote into the recorded run there (hsin_stream's poke): the
+ * thread stopped inside its superblock for it is paused there (so the
+ * write comes after the instructions it ran), written, and goes on. */
+static void hs_poke(ThreadId tid, Addr at, UInt how, Addr a, const UChar *old, const UChar *now,
+		    SizeT len)
+{
+	if (hs_fd < 0 || !hs_on)
+		return;            /* (before a window: its start's memory has it) */
+	hs_ctl(HSREC_PAUSE, 16);
+	hs_put32(hs_tid(tid));
+	hs_put64(at);
+	hs_put32(how);
+	hs_memw(tid, a, old, now, len);
+	if (how >= 2) {
+		hs_ctl(HSREC_GOON, 4);
+		hs_put32(hs_tid(tid));
+	}
+}
+
+static const struct hsin_stream hs_stream = { hs_memw, hs_dump, hs_diverged, hs_here, hs_poke };
 
 static void hs_post_clo_init(void)
 {

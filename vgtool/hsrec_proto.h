@@ -117,6 +117,11 @@ enum hsrec_kind {
 	 * (--hsrec-follow) goes on from there as the log grows, the paused
 	 * thread inside its superblock if its PAUSE said so. */
 	HSREC_HERE = 15,
+	/* u32 tid: the thread a PAUSE stopped inside its superblock (2 + N)
+	 * goes on there: the rebuild stopped it only to write what a
+	 * debugger wrote into the recorded run at that instruction (an
+	 * HSIN_POKE: the MEMW between). */
+	HSREC_GOON = 16,
 };
 
 /*
@@ -199,6 +204,12 @@ enum hsin_kind {
 	 * its rcx and r11, which the syscall instruction had set already,
 	 * are not in the hash. */
 	HSIN_HERE = 12,
+	/* HSIN_HERE's fields (all 48 bytes: the place, its check fields and
+	 * flags), then u64 address, then bytes: there, a debugger wrote those
+	 * bytes into the program's memory (serve --record valgrind: `set var`).
+	 * The rebuild writes them at the same place, whether or not it stops
+	 * there; it never passes one over. */
+	HSIN_POKE = 13,
 };
 
 #define HSIN_HERE_SYSCALL 1u

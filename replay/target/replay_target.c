@@ -220,6 +220,18 @@ struct replay_cursor *replay_target_cursor(struct replay_target *t, int64_t tid)
 	return th ? th->cur : NULL;
 }
 
+static bool thread_exists(const struct replay_target *t, size_t i);
+
+bool replay_target_thread_before_end(struct replay_target *t, int64_t tid)
+{
+	struct replay_target_thread *th = find_thread(t, tid);
+
+	if (!th)
+		return false;
+	return !thread_exists(t, (size_t)(th - t->threads)) ||
+	       replay_cursor_position(th->cur) <= replay_cursor_size(th->cur);
+}
+
 static unsigned rt_features(void *ctx)
 {
 	struct replay_target *t = ctx;

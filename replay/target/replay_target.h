@@ -91,6 +91,10 @@ int64_t replay_target_pid(const struct replay_target *t);
 const struct replay_bundle *replay_target_bundle(const struct replay_target *t);
 /* The cursor of thread @tid, or NULL. */
 struct replay_cursor *replay_target_cursor(struct replay_target *t, int64_t tid);
+/* Whether thread @tid is before the end of its history at the current
+ * time: its cursor is, or it has not started yet then (a thread created
+ * later, whose cursor stays where it was). */
+bool replay_target_thread_before_end(struct replay_target *t, int64_t tid);
 
 /* The past from the state log (software recordings: every register and
  * all written memory at every position); without one both return

@@ -377,6 +377,20 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 			return e;
 		}
 		return 0;
+	case HSREC_GOON:
+		/* The thread paused inside its superblock for a debugger's
+		 * write (the MEMW before) runs the rest of it. */
+		if (len != 4)
+			break;
+		t = vgrec_thread(r, (int32_t)vgrec_u32(p));
+		if (!t)
+			return -ENOMEM;
+		if (r->here_t == t) {
+			t->open = r->here_blk;
+			t->open_from = r->here_n;
+			r->here_t = NULL;
+		}
+		return 0;
 	case HSREC_HERE:
 		if (len != 0 && len != 16)
 			break;

@@ -40,6 +40,7 @@
 #define VGT_TIMEOUT_MS 30000       /* for a reply to a request */
 #define VGT_MEM_CHUNK 4096         /* bytes per 'm' (Valgrind's packets hold 16K) */
 #define VGT_MAX_POINTS 256
+#define VGT_POKE_CHUNK 1024        /* bytes per hindsight.poke (4 KiB of packet) */
 
 /* Valgrind's amd64 `g` block: our registers up to orig_rax in our order,
  * then (with AVX) the upper halves of ymm0..15; no fs_base / gs_base. */
@@ -200,6 +201,24 @@ static int vgt_select(struct stub_vg_target *t, int64_t tid)
 	return 0;
 }
 
+/* A monitor command (@len bytes of @text) to Valgrind's gdbserver, which
+ * hands those it does not know to the tool: its console output is in
+ * t->cl.console. */
+static int vgt_qrcmd(struct stub_vg_target *t, const void *text, size_t len)
+{
+	struct rsp_buf pkt;
+	int e;
+
+	if (t->gone)
+		return -ESRCH;
+	rsp_buf_init(&pkt);
+	if ((e = rsp_buf_puts(&pkt, "qRcmd,")) == 0 && (e = rsp_buf_put_hex(&pkt, text, len)) == 0 &&
+	    (e = rsp_buf_putc(&pkt, 0)) == 0)
+		e = vgt_result(t, rsp_client_call(&t->cl, (const char *)pkt.data));
+	rsp_buf_release(&pkt);
+	return e;
+}
+
 /* ---- threads, registers, memory ------------------------------------------- */
 
 /* In the past, the replay target answers; at the present, Valgrind. */
@@ -302,8 +321,8 @@ static int vgt_read_regs(void *ctx, struct rsp_ptid thread, struct rsp_regs *out
 	return 0;
 }
 
-/* The log could not replay what the debugger changed: a rebuild would
- * run the program as if it had not been. */
+/* A register the debugger changed: the log cannot replay it (a rebuild
+ * would run the program as if it had not been). */
 static int vgt_write_regs(void *ctx, struct rsp_ptid thread, const struct rsp_regs *in)
 {
 	(void)ctx;
@@ -312,13 +331,70 @@ static int vgt_write_regs(void *ctx, struct rsp_ptid thread, const struct rsp_re
 	return -EPERM;
 }
 
+/* The place the program stands, as the tool's hindsight.here and
+ * hindsight.poke name it (the stop's kind): "", " between" or " syscall". */
+static const char *vgt_place(const struct stub_vg_target *t)
+{
+	return t->at_end ? " syscall" : t->between ? " between" : "";
+}
+
+/* One write in the present, at most VGT_POKE_CHUNK bytes, made by the tool
+ * (`hindsight.poke`), which logs it where the program stands. */
+static int vgt_poke(struct stub_vg_target *t, uint64_t addr, const uint8_t *buf, size_t len)
+{
+	struct rsp_buf cmd;
+	const char *c;
+	int e;
+
+	rsp_buf_init(&cmd);
+	if ((e = rsp_buf_printf(&cmd, "hindsight.poke%s %" PRIx64 " ", vgt_place(t), addr)) < 0 ||
+	    (e = rsp_buf_put_hex(&cmd, buf, len)) < 0 || (e = vgt_qrcmd(t, cmd.data, cmd.len)) < 0)
+		goto out;
+	c = (const char *)t->cl.console.data;
+	if (!t->cl.console.len || strncmp(c, "hindsight.poke ", 15)) {
+		/* Not writable there (or code), or nowhere the rebuild could
+		 * come to: GDB says it cannot access that memory. */
+		fprintf(stderr, "hindsight serve: a write at %#" PRIx64 " refused: %.*s\n", addr,
+			t->cl.console.len ? (int)strcspn(c, "\n") : 25,
+			t->cl.console.len ? c : "the tool did not answer");
+		e = -EIO;
+	}
+out:
+	rsp_buf_release(&cmd);
+	return e;
+}
+
+/* A write in the present is an input the program could not compute: the
+ * tool makes it and logs it (HSIN_POKE) at the place the program stands,
+ * so that a rebuild makes it there again and the past shows the value
+ * before it. In the past, refused (the past's). */
 static int vgt_write_mem(void *ctx, uint64_t addr, const void *buf, size_t len)
 {
-	(void)ctx;
-	(void)addr;
-	(void)buf;
-	(void)len;
-	return -EPERM;
+	struct stub_vg_target *t = ctx;
+	int e;
+
+	if (t->in_past)
+		return vgt_past(t).ops->write_mem(t->past, addr, buf, len);
+	if (t->gone)
+		return -ESRCH;
+	if (!t->ran)
+		/* Before the first instruction: no place a rebuild counts
+		 * to (it starts there). */
+		return -EPERM;
+	for (size_t done = 0; done < len;) {
+		size_t n = len - done < VGT_POKE_CHUNK ? len - done : VGT_POKE_CHUNK;
+
+		if ((e = vgt_poke(t, addr + done, (const uint8_t *)buf + done, n)) < 0)
+			return e;
+		done += n;
+		/* The past no longer ends as the program stands: the next
+		 * visit logs the place again, after the write, and waits for
+		 * the rebuild to come to it (the write made) once more. */
+		t->here_logged = false;
+		t->follow_told = false;
+		t->past_stale = t->past != NULL;
+	}
+	return 0;
 }
 
 /* The live program's memory (also the past's, where the past never
@@ -544,6 +620,7 @@ static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *ac
 static int vgt_here(struct stub_vg_target *t, uint64_t *count, uint64_t *pc)
 {
 	unsigned long long c_count, c_pc;
+	char cmd[64];
 	const char *c;
 	int e;
 
@@ -554,11 +631,8 @@ static int vgt_here(struct stub_vg_target *t, uint64_t *count, uint64_t *pc)
 		*pc = t->here_pc;
 		return 0;
 	}
-	/* "hindsight.here", "hindsight.here between" or "hindsight.here
-	 * syscall" (hex). */
-	e = vgt_call(t, "qRcmd,%s%s", "68696e6473696768742e68657265",
-		     t->at_end ? "2073797363616c6c" : t->between ? "206265747765656e" : "");
-	if (e < 0)
+	snprintf(cmd, sizeof(cmd), "hindsight.here%s", vgt_place(t));
+	if ((e = vgt_qrcmd(t, cmd, strlen(cmd))) < 0)
 		return e;
 	c = (const char *)t->cl.console.data;
 	if (!c || sscanf(c, "hindsight.here %llu %llx", &c_count, &c_pc) != 2) {
@@ -754,22 +828,28 @@ static uint64_t vgt_pc(struct stub_vg_target *t, int64_t tid)
 
 /* Whether the thread the present stopped in (live_tid: Valgrind's own,
  * which it would resume over a breakpoint at its pc) is moved by
- * @actions from before its end: then a continue or range step that
- * replays up to the present arrives at its live pc. */
+ * @actions from before its end (also from before its start, when the
+ * debugger went back to before it was made): then a continue or range
+ * step that replays up to the present arrives at its live pc. The
+ * actions name the threads of the past at that time (one per thread): a
+ * thread made later is not among them, and moves with the others. */
 static bool vgt_moves_to_present(struct stub_vg_target *t, const struct rsp_resume *actions,
 				 size_t n)
 {
-	struct replay_cursor *c = replay_target_cursor(t->past, t->live_tid);
-	bool moved = false;
+	bool moved = false, moved_other = false, named = false;
 
 	for (size_t i = 0; i < n; i++) {
+		bool live = actions[i].thread.tid <= 0 || actions[i].thread.tid == t->live_tid;
+		bool moves = actions[i].kind != RSP_RESUME_STOP;
+
 		if (actions[i].kind == RSP_RESUME_STEP)
 			return false;  /* (GDB's step over a breakpoint, among others) */
-		if (actions[i].kind != RSP_RESUME_STOP &&
-		    (actions[i].thread.tid <= 0 || actions[i].thread.tid == t->live_tid))
-			moved = true;
+		named |= live;
+		moved |= live && moves;
+		moved_other |= moves;
 	}
-	return moved && c && replay_cursor_position(c) <= replay_cursor_size(c);
+	return (named ? moved : moved_other) &&
+	       replay_target_thread_before_end(t->past, t->live_tid);
 }
 
 /* The thread the present stopped in, arrived there (vgt_moves_to_present)
@@ -1069,7 +1149,7 @@ static int vgt_detach(void *ctx)
 
 		vgt_here(t, &count, &pc);
 	}
-	vgt_call(t, "qRcmd,%s", "68696e6473696768742e73746f70");   /* hindsight.stop */
+	vgt_qrcmd(t, "hindsight.stop", 14);
 	for (size_t i = t->npoints; i-- > 0;)
 		vgt_point(t, false, t->points[i].type, t->points[i].addr, 1);
 	for (size_t i = 0; i < t->nwatches; i++)   /* the tool checks no more accesses */
@@ -1248,22 +1328,13 @@ static int vgt_monitor_past(struct stub_vg_target *t, const char *cmd, struct rs
 static int vgt_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 {
 	struct stub_vg_target *t = ctx;
-	struct rsp_buf pkt;
 	int e;
 
 	if (t->gone)
 		return -ESRCH;
 	if (vgt_past_command(cmd))
 		return vgt_monitor_past(t, cmd, out);
-	rsp_buf_init(&pkt);
-	if ((e = rsp_buf_puts(&pkt, "qRcmd,")) < 0 ||
-	    (e = rsp_buf_put_hex(&pkt, cmd, strlen(cmd))) < 0 || (e = rsp_buf_putc(&pkt, 0)) < 0) {
-		rsp_buf_release(&pkt);
-		return e;
-	}
-	e = vgt_result(t, rsp_client_call(&t->cl, (const char *)pkt.data));
-	rsp_buf_release(&pkt);
-	if (e < 0)
+	if ((e = vgt_qrcmd(t, cmd, strlen(cmd))) < 0)
 		return e;
 	if (t->cl.console.len)
 		rsp_buf_append(out, t->cl.console.data, t->cl.console.len);

@@ -10,9 +10,10 @@
  * target is the debugger's end of that gdbserver, reached through vgdb
  * over a socket: breakpoints, watchpoints (the tool checks memory
  * accesses for it), single steps, registers, memory, threads, signals and
- * Ctrl-C are Valgrind's; what the debugger would change in the
- * program (registers, memory) is refused, because the log could not
- * replay it. The log is kept (-o DIR) as a light recording, rebuilt by the
+ * Ctrl-C are Valgrind's; a write to memory in the present is made by
+ * the tool and logged as an input (HSIN_POKE), which every rebuild makes
+ * again at that instruction; a write to a register is refused (the log
+ * has no record for it). The log is kept (-o DIR) as a light recording, rebuilt by the
  * first command that needs its history, as `hindsight record` makes.
  *
  * Going back: at a stop, the tool logs where the program stands

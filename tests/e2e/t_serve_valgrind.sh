@@ -6,8 +6,10 @@
 #     hit), single-steps, reads registers and memory: the values and the
 #     places (function + offset) equal GDB's natively on the same program;
 #     the program runs to its end with its own output;
-#   - what the log could not replay is refused, with the program
-#     unchanged: a write to memory or a register;
+#   - a write to memory in the present is made and logged (an input):
+#     the value before it one instruction back, after it in the present
+#     and in the program's output, and the kept recording's rebuild makes
+#     it too; a write to a register is refused;
 #   - going back (the run so far rebuilt up to where it stands, inside a
 #     superblock): reverse-stepi returns to the places GDB natively went
 #     through forward, reverse-continue stops at a breakpoint hit before,
@@ -32,7 +34,8 @@
 #   - detach lets the program run on to its end; the kept recording ends
 #     where the debugger let go;
 #   - threads: every thread is listed, and a breakpoint in a thread stops
-#     there;
+#     there; a continue from a place before a thread was made replays up
+#     to the present in that thread and stops at its breakpoint there;
 #   - the end: the program stops before the exit_group that ends it
 #     (called from a worker thread), as the single-stepper does; going
 #     back from there and forward again stops there again; detach lets it
@@ -60,20 +63,26 @@ vals "$T_DIR/native.txt" >"$T_DIR/native.vals"
 
 server_start --once --record valgrind -o "$T_DIR/rec" "$prog" || finish
 expect "$T_DIR/server.err" "running under Valgrind"
-gdb_run "$T_DIR/live.txt" "${cmds[@]}" -ex 'set var g = 5' -ex 'print g' -ex reverse-stepi \
-    -ex stepi -ex 'delete' "${TO_EXIT[@]}"
+W=$(rand_int 1000 9000)
+gdb_run "$T_DIR/live.txt" "${cmds[@]}" -ex "set var g = $W" -ex 'print g' -ex reverse-stepi \
+    -ex 'print g' -ex stepi -ex 'print g' -ex 'set var $rax = 12345' -ex 'print $rax' -ex 'delete' "${TO_EXIT[@]}"
 vals "$T_DIR/live.txt" >"$T_DIR/live.vals"
 head -n "$(wc -l <"$T_DIR/native.vals")" "$T_DIR/live.vals" >"$T_DIR/live.head"
 cmp -s "$T_DIR/native.vals" "$T_DIR/live.head" ||
     { fail "values and places under Valgrind differ from GDB's natively"; diff "$T_DIR/native.vals" "$T_DIR/live.head"; }
 expect "$T_DIR/live.txt" "Breakpoint 2, work (n=10)"
-# Refused, and nothing changed: g and the place are what they were.
-expect_re "$T_DIR/live.txt" "Cannot access memory at address|Could not write|not permitted"
+# A write in the present is made and logged: g is W after it, one
+# instruction back (before it) what GDB natively read there, and W again
+# in the present; the program prints it at its end. A register write is
+# refused.
 extra=($(tail -n +"$(($(wc -l <"$T_DIR/native.vals") + 1))" "$T_DIR/live.vals"))
-expect_eq "g after the refused write" "${extra[0]:-}" "$(tail -1 "$T_DIR/native.vals")"
+expect_eq "g after the write in the present" "${extra[0]:-}" "$W"
+expect_eq "g one instruction back, before the write" "${extra[1]:-}" "$(tail -1 "$T_DIR/native.vals")"
+expect_eq "g back in the present" "${extra[2]:-}" "$W"
+expect_re "$T_DIR/live.txt" "Could not write register|Cannot access|not permitted|E01"
 expect_re "$T_DIR/live.txt" "exited normally"
 wait_gone "$SERVER_PID" 20
-expect_eq "the program's output" "$(cat "$T_DIR/server.out")" "$("$prog")"
+expect_eq "the program's output, after the write" "$(cat "$T_DIR/server.out")" "$W"
 
 # Going back from work(10) after three steps: the same places backwards,
 # then mark()'s hit before, with its values; then forward again through
@@ -233,10 +242,12 @@ expect_re "$T_DIR/hist_end.txt" '<(__GI_)?_exit\+[0-9]+>'
 server_start --once --replay "$T_DIR/rec" || finish
 gdb_run "$T_DIR/replay.txt" -ex 'reverse-continue' -ex 'break mark' -ex continue -ex 'print g' \
     -ex 'info symbol $pc' -ex 'break work if n == 10' -ex continue -ex 'print n' -ex 'print g' \
-    -ex kill
+    -ex 'delete' -ex continue -ex 'print g' -ex kill
 vals "$T_DIR/replay.txt" >"$T_DIR/replay.vals"
-expect_eq "the recording's values at mark() and work(10)" "$(cat "$T_DIR/replay.vals")" \
+expect_eq "the recording's values at mark() and work(10)" "$(head -4 "$T_DIR/replay.vals")" \
     "$(head -4 "$T_DIR/native.vals")"
+# The rebuild made the debugger's write where it was made: g at the end.
+expect_eq "the recording's g at its end" "$(sed -n 5p "$T_DIR/replay.vals")" "$W"
 wait_gone "$SERVER_PID" 10
 
 # Threads: each thread listed; a breakpoint in thread_work stops in a
@@ -252,6 +263,22 @@ n=$(grep -c '^[* ] *[0-9]\+ *Thread ' "$T_DIR/threads.txt")
 expect_re "$T_DIR/threads.txt" "exited normally"
 wait_gone "$SERVER_PID" 20
 expect "$T_DIR/server.out" "threads: sum=$((7 * 3 + 0 + 1 + 4))"
+
+# Forward through the past to a present in a thread made after the place
+# gone back to (timeline.c: workers 0, 1, 2 take turns 0, 1, 2; back to
+# turn 0, when worker 2 had not run): the continue that replays up to the
+# present stops at its breakpoint there (turn 2), not past it (turn 3).
+lprog2=$(build_prog timeline -O0 -g -pthread) || { fail "cannot build timeline.c"; finish; }
+server_start --once --record valgrind "$lprog2" 0:1111 1:2222 2:3333 0:4444 || finish
+gdb_run "$T_DIR/later.txt" -ex 'break worker_step' -ex continue -ex continue -ex continue \
+    -ex reverse-continue -ex reverse-continue -ex 'echo ==fwd\n' -ex continue -ex continue \
+    -ex 'echo ==live\n' -ex continue -ex 'delete' "${TO_EXIT[@]}"
+hits=$(sed -n '/^==fwd$/,/^==live$/s/.*hit Breakpoint 1, worker_step (id=\([0-9]\), n=\([0-9]\).*/\1:\2/p' \
+    "$T_DIR/later.txt" | tr '\n' ' ')
+expect_eq "forward through the past to the present in a later thread" "$hits" "1:1 2:2 "
+expect_re "$T_DIR/later.txt" "worker_step \(id=0, n=3, value=4444\)"
+expect_re "$T_DIR/later.txt" "exited normally"
+wait_gone "$SERVER_PID" 20
 
 # The end: a worker thread calls exit(); the program stops before its
 # exit_group, still there (Valgrind catches the call as the thread enters
