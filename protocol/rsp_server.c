@@ -98,6 +98,12 @@ static int poll_target(struct rsp_server *s, bool block)
 		stop.thread = s->last_stop.thread;
 		r = 1;
 	}
+	if (r == 0 && stop.message) {
+		/* Said while it runs (an O packet, as a program's output). */
+		rsp_buf_reset(&s->reply);
+		r = rsp_reply_console(&s->reply, stop.message);
+		return r ? r : rsp_server_send(s, &s->reply);
+	}
 	return r == 1 ? report_stop(s, &stop) : 0;
 }
 

@@ -203,8 +203,9 @@ struct rsp_target_ops {
 	 * resumed; -1 if wait(block = true) must be called instead. */
 	int (*event_fd)(void *ctx);
 	/* After resume(): 1 and @out filled when the resume ended (all threads
-	 * are stopped again, all-stop), 0 if nothing yet (block = false only),
-	 * or a negative errno. */
+	 * are stopped again, all-stop), 0 if nothing yet (block = false only;
+	 * @out->message, if set, is said on the debugger's console now, the
+	 * target still running), or a negative errno. */
 	int (*wait)(void *ctx, struct rsp_stop *out, bool block);
 	/* Ctrl-C: make the running process stop; wait() reports the stop. */
 	int (*interrupt)(void *ctx);

@@ -33,6 +33,11 @@
 #define SRT_MAX_WATCH 16
 #define SRT_BURST 256             /* instructions between looks at the clock */
 #define SRT_SLICE_NS 10000000L    /* wait(block = false) returns after 10 ms */
+/* A resume that runs long by single steps says why, and how to go faster:
+ * first after this many seconds (HINDSIGHT_SERVE_NOTICE_SECS if set:
+ * tests), then every SRT_NOTICE_EVERY. */
+#define SRT_NOTICE_FIRST 15
+#define SRT_NOTICE_EVERY 120
 
 /* A thread's `record btrace` configuration, kept across replay targets. */
 struct srt_btrace {
@@ -88,6 +93,11 @@ struct stub_rec_target {
 	uint64_t opened, extended;
 	bool last_extended;
 	double last_ms, last_sync_ms;
+	/* The live resume under way: since when, and when it next says that
+	 * it runs by single steps (seconds since then). */
+	struct timespec resumed;
+	long notice_s;
+	char notice[768];
 };
 
 /* ---- plumbing ------------------------------------------------------------ */
@@ -437,6 +447,14 @@ static int srt_goal_points(struct stub_rec_target *t, struct stub_rec_goal *g)
 
 /* ---- resuming ------------------------------------------------------------ */
 
+static long srt_notice_first(void)
+{
+	const char *v = getenv("HINDSIGHT_SERVE_NOTICE_SECS");
+	long s = v && *v ? strtol(v, NULL, 10) : 0;
+
+	return s > 0 ? s : SRT_NOTICE_FIRST;
+}
+
 static int srt_resume_live(struct stub_rec_target *t, const struct rsp_resume *actions, size_t n)
 {
 	struct stub_rec_goal *g = &t->goal;
@@ -501,6 +519,8 @@ static int srt_resume_live(struct stub_rec_target *t, const struct rsp_resume *a
 	t->stale = true;
 	t->running = true;
 	t->past_pending = false;
+	clock_gettime(CLOCK_MONOTONIC, &t->resumed);
+	t->notice_s = srt_notice_first();
 	return 0;
 }
 
@@ -653,6 +673,28 @@ static int srt_stop_broken(struct stub_rec_target *t, int e, struct rsp_stop *ou
 	return 1;
 }
 
+/* A live resume that has run long by single steps says so, on the
+ * debugger's console (@out's message while running) and on stderr: a
+ * user waiting for a breakpoint far away learns why, and how to go
+ * faster (docs/serve.md, "What each way costs"). */
+static void srt_notice(struct stub_rec_target *t, struct rsp_stop *out)
+{
+	long s = srt_ns_since(&t->resumed) / 1000000000L;
+
+	if (s < t->notice_s)
+		return;
+	t->notice_s = s + SRT_NOTICE_EVERY;
+	snprintf(t->notice, sizeof(t->notice),
+		 "hindsight: the program has run for %ld s by single steps since it was resumed, "
+		 "recorded instruction by instruction (tens of thousands a second: `hindsight "
+		 "doctor` measures it here), so a breakpoint far into a big program takes "
+		 "minutes. To go faster, serve it again with --record valgrind (Valgrind's "
+		 "speed, going back over the whole run) or --record on-request (full speed "
+		 "until `record btrace`); Ctrl-C stops it here.\n", s);
+	out->message = t->notice;
+	fprintf(stderr, "hindsight serve: %s", t->notice + 11);
+}
+
 static int srt_wait(void *ctx, struct rsp_stop *out, bool block)
 {
 	struct stub_rec_target *t = ctx;
@@ -683,6 +725,7 @@ static int srt_wait(void *ctx, struct rsp_stop *out, bool block)
 				return 0;
 			poll(&(struct pollfd){ .fd = t->sigfd, .events = POLLIN }, 1, -1);
 		} else if (!block && srt_ns_since(&start) > SRT_SLICE_NS) {
+			srt_notice(t, out);
 			return 0;
 		}
 	}
