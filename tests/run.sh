@@ -47,14 +47,20 @@ echo "== end-to-end tests ($BUILD): $HINDSIGHT"
 count "$log" e2e
 
 # The gdb.reverse-style tests again, served live under Valgrind (`serve
-# --record valgrind`, E2E_SERVE_RECORD in e2e/lib.sh): every mode of serve
-# passes them. (t_gdb_reverse_replay and _watch serve a recording: no mode.)
+# --record valgrind`) and natively until recording is asked for at the
+# first instruction (`serve --record on-request`, then `monitor record
+# start`; E2E_SERVE_RECORD in e2e/lib.sh): every mode of serve passes them.
+# (t_gdb_reverse_replay and _watch serve a recording: no mode.)
+reverse_tests=$(cd "$here/e2e" && ls t_gdb_reverse_*.sh |
+    grep -v -e t_gdb_reverse_replay -e t_gdb_reverse_watch)
 if command -v valgrind >/dev/null && command -v vgdb >/dev/null; then
     echo "== end-to-end tests ($BUILD), gdb.reverse-style, under serve --record valgrind"
-    E2E_SERVE_RECORD=valgrind "$here/e2e/run.sh" $(cd "$here/e2e" && ls t_gdb_reverse_*.sh |
-        grep -v -e t_gdb_reverse_replay -e t_gdb_reverse_watch) 2>&1 | tee "$log"
+    E2E_SERVE_RECORD=valgrind "$here/e2e/run.sh" $reverse_tests 2>&1 | tee "$log"
     count "$log" e2e
 fi
+echo "== end-to-end tests ($BUILD), gdb.reverse-style, under serve --record on-request"
+E2E_SERVE_RECORD=on-request "$here/e2e/run.sh" $reverse_tests 2>&1 | tee "$log"
+count "$log" e2e
 
 echo "check: $pass passed, $failed failed"
 [ "$failed" -eq 0 ]

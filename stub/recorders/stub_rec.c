@@ -31,6 +31,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
+#include "protocol/rsp_buf.h"
 #include "replay/model/bundle.h"
 #include "stub/live/stub_mem.h"
 #include "stub/live/stub_procfs.h"
@@ -140,6 +141,43 @@ void stub_rec_let_go(pid_t pid, bool attached)
 		free(tids);
 }
 
+/* An attached process's command line, from /proc (its program's path if
+ * that is empty), as the bundle's argv: what names the program among its
+ * mappings (replay_bundle_program_path; GDB's auxv and the program's load
+ * address come from it). 0 or a negative errno. */
+static int stub_rec_bundle_proc_argv(struct replay_bundle *b, pid_t pid)
+{
+	struct rsp_buf buf;
+	char **v = NULL;
+	size_t n = 0;
+	int e;
+
+	rsp_buf_init(&buf);
+	e = stub_procfs_read(pid, "cmdline", &buf);
+	if (e < 0 || buf.len == 0) {
+		rsp_buf_reset(&buf);
+		e = stub_procfs_exe(pid, &buf);
+	}
+	if (e >= 0)
+		e = rsp_buf_putc(&buf, 0);
+	for (size_t at = 0; e >= 0 && at + 1 < buf.len; at += strlen((char *)buf.data + at) + 1) {
+		char **nv = realloc(v, (n + 2) * sizeof(*v));
+
+		if (!nv) {
+			e = -ENOMEM;
+			break;
+		}
+		v = nv;
+		v[n++] = (char *)buf.data + at;
+		v[n] = NULL;
+	}
+	if (e >= 0 && n)
+		e = replay_bundle_set_argv(b, v);
+	free(v);
+	rsp_buf_release(&buf);
+	return e;
+}
+
 /* The bundle's fixed fields. */
 static int stub_rec_bundle_init(struct stub_rec *r, char *const argv[])
 {
@@ -153,6 +191,8 @@ static int stub_rec_bundle_init(struct stub_rec *r, char *const argv[])
 		e = replay_bundle_set_str(&b->dir, r->opt.dir);
 	if (e >= 0 && argv)
 		e = replay_bundle_set_argv(b, argv);
+	else if (e >= 0 && r->attached)
+		stub_rec_bundle_proc_argv(b, r->pid);   /* (without: no auxv, said then) */
 	/* Family 6 model 0x9c: pt_cpu_errata (libipt 2.0.5) knows it and
 	 * enables only APL11, which concerns OVF packets (never written
 	 * here). docs/record.md says why. */

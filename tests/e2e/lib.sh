@@ -370,6 +370,7 @@ server_start_lldb()
 # tests/run.sh runs the gdb.reverse-style tests again so under `serve
 # --record valgrind`.
 TO_EXIT=(-ex continue)
+RECORD_START=()
 # A resume that runs long by single steps says so on GDB's console (after
 # 15 s): not in the tests' transcripts, but where a test asks for it
 # (t_gdb_interrupt sets it to 1 s).
@@ -378,15 +379,19 @@ export HINDSIGHT_SERVE_NOTICE_SECS=${HINDSIGHT_SERVE_NOTICE_SECS:-1000000}
 server_start()
 {
     local opts=() attach=
+    RECORD_START=()
     if [ -n "${E2E_SERVE_RECORD:-}" ] && [ "$SERVER" = hindsight ]; then
         case " $* " in
         *" --record "* | *" --replay "* | *" --no-record "* | *" --attach "*) ;;
-        *) set -- --record "$E2E_SERVE_RECORD" "$@" ;;
+        *) set -- --record "$E2E_SERVE_RECORD" "$@"
+           # on-request, turned on at the first instruction
+           [ "$E2E_SERVE_RECORD" = on-request ] && RECORD_START=(-ex 'monitor record start') ;;
         esac
     fi
     TO_EXIT=(-ex continue)
     case " $* " in
-    *" --no-record "* | *" --replay "* | *" on-request "*) ;;
+    *" --no-record "* | *" --replay "*) ;;
+    *" on-request "*) [ ${#RECORD_START[@]} -gt 0 ] && TO_EXIT=(-ex continue -ex continue) ;;
     *) [ "$SERVER" = hindsight ] && TO_EXIT=(-ex continue -ex continue) ;;
     esac
     if [ "$SERVER" = lldb-server ]; then
@@ -473,7 +478,7 @@ gdb_run()
     timeout -k 5 "$DBG_TIMEOUT" gdb -batch -nx \
         -iex 'set debuginfod enabled off' -iex 'set tcp connect-timeout 5' -iex 'set remotetimeout 30' \
         -ex 'set confirm off' -ex 'set pagination off' -ex 'set width 0' \
-        -ex "target remote 127.0.0.1:$PORT" \
+        -ex "target remote 127.0.0.1:$PORT" "${RECORD_START[@]}" \
         "$@" </dev/null >"$out" 2>&1
     local rc=$?
     [ "$rc" -eq 124 ] && fail "gdb timed out after ${DBG_TIMEOUT}s"
@@ -489,7 +494,7 @@ gdb_run_bg()
     timeout -k 5 "$DBG_TIMEOUT" gdb -batch -nx \
         -iex 'set debuginfod enabled off' -iex 'set tcp connect-timeout 5' -iex 'set remotetimeout 30' \
         -ex 'set confirm off' -ex 'set pagination off' -ex 'set width 0' \
-        -ex "target remote 127.0.0.1:$PORT" \
+        -ex "target remote 127.0.0.1:$PORT" "${RECORD_START[@]}" \
         "$@" </dev/null >"$out" 2>&1 &
     GDB_TIMEOUT_PID=$!
     track_pid "$GDB_TIMEOUT_PID"

@@ -72,6 +72,13 @@ i10=$(section "$out" c10 | sed -n 's/.*tick (i=\([0-9]*\)).*/\1/p' | head -1)
     fail "the live continues did not go on (tick $i1, then $i10)"
 
 # The same commands over the recording opened once, from the same positions.
+# (A recording turned on at a point, `serve --record on-request`, knows
+# only the memory written since: serve --replay refuses what it never saw
+# written, where the live past reads it from the process. Not compared.)
+if [ "${E2E_SERVE_RECORD:-}" = on-request ]; then
+    echo "note: on-request: the recording's replay is not compared (memory never written since recording started is unknown to it)"
+    finish
+fi
 # (Under Valgrind the light recording's inputs: --replay rebuilds it whole.)
 [ -f "$rec/trace.json" ] || [ -f "$rec/inputs.hsin" ] || { fail "no recording kept in $rec"; finish; }
 server_start --replay "$rec" || finish

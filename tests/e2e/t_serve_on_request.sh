@@ -129,6 +129,17 @@ expect_re "$T_DIR/kept.txt" "^1	 *0x0*${bp#0x} <mark\\+[0-9]+>:"
 last=$(tail -1 "$T_DIR/kept.txt" | sed -n 's/^[0-9]*	 *\(0x[0-9a-f]*\) .*/\1/p')
 [ -n "$last" ] && [ $((pcs[0] - last)) -gt 0 ] && [ $((pcs[0] - last)) -le 15 ] ||
     fail "the recording kept does not end right before ${pcs[0]:-?} (its last: ${last:-none})"
+# Served with --replay, GDB finds the program where it was loaded: the
+# recording names it (its command line, read from /proc: recording began
+# after the exec), so the auxv holds its entry; g at the end as GDB read it
+# natively at work().
+expect "$kept/trace.json" '"argv": ['
+server_start --once --replay "$kept" || finish
+gdb_run "$T_DIR/kept_replay.txt" -ex 'info auxv' -ex 'break mark' -ex 'print g' -ex kill "$prog"
+expect_re "$T_DIR/kept_replay.txt" "^9 +AT_ENTRY +Entry point of program +0x[0-9a-f]+$"
+expect_not "$T_DIR/kept_replay.txt" "2 locations"
+expect_re "$T_DIR/kept_replay.txt" "^\\\$1 = $want_g\$"
+wait_gone "$SERVER_PID" 10
 
 # A program started for the debugger is killed by `kill` once recording
 # started (it was handed over, not attached to): sleeper would sleep a
