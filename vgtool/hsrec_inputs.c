@@ -200,6 +200,12 @@ static void hsin_leave_block(VexGuestAMD64State *g, ULong ip)
 
 /* --- Light and rebuild: where a debugger stopped the run ---------------- */
 
+/* Light, --hsrec-stop-at-end: stop for the debugger as the syscall that
+ * ends the program starts; the thread stopped so, and its call. */
+static Bool hsin_stop_at_end;
+static ThreadId hsin_end_tid;
+static UInt hsin_end_nr;
+
 /* @g's hash for a HSIN_HERE with @flags: with HSIN_HERE_SYSCALL, its rcx
  * and r11 left out (the light run's syscall instruction set them before
  * the stop; the rebuild stops before it). */
@@ -232,8 +238,11 @@ static Bool hsin_hex_word(const HChar **s, ULong *v)
 
 	if (*p != ' ' || hsin_hex_nibble(p[1]) < 0)
 		return False;
-	for (*v = 0, p++; hsin_hex_nibble(*p) >= 0; p++)
+	for (*v = 0, p++; hsin_hex_nibble(*p) >= 0; p++) {
+		if (*v >> 60)
+			return False;      /* more than 64 bits */
 		*v = *v * 16 + (ULong)hsin_hex_nibble(*p);
+	}
 	*s = p;
 	return True;
 }
@@ -280,6 +289,13 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 			hsin_fd = -1;
 		}
 		VG_(gdb_printf)("hindsight.stop\n");
+		return True;
+	}
+	if (VG_(strcmp)(cmd, "hindsight.why") == 0) {
+		/* Why the thread stopped, if the tool stopped it. */
+		VG_(gdb_printf)("hindsight.why %s\n", tid == VG_INVALID_THREADID ||
+				tid != hsin_end_tid ? "none" :
+				hsin_end_nr == __NR_exit ? "exit" : "exit_group");
 		return True;
 	}
 	if (VG_(strncmp)(cmd, "hindsight.here", 14) == 0)
@@ -332,7 +348,8 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 		pc -= 2;
 		if (!hsin_thr(tid)->in_sys || !VG_(am_is_valid_for_client)(pc, 2, VKI_PROT_READ) ||
 		    ((const UChar *)pc)[0] != 0x0f || ((const UChar *)pc)[1] != 0x05) {
-			VG_(gdb_printf)("hindsight.here: not at the start of a syscall instruction\n");
+			VG_(gdb_printf)("%s: not at the start of a syscall instruction\n",
+					poke ? "hindsight.poke" : "hindsight.here");
 			return True;
 		}
 	}
@@ -470,13 +487,15 @@ static Bool hsin_here_gate(VexGuestAMD64State *g, ULong ip)
 	ThreadId tid = VG_(get_running_tid)();
 	ULong want = hsin_u64(hsin_rec + 4), pc = hsin_u64(hsin_rec + 12);
 
+	const HChar *what = hsin_peek() == HSIN_POKE ? "wrote into" : "stopped";
+
 	if (hsin_count != want)
-		hsin_diverge("at event %llu: the debugger stopped the program at %#llx inside its "
+		hsin_diverge("at event %llu: the debugger %s the program at %#llx inside its "
 			     "superblock %llu when recorded; the rebuild has passed it", hsin_events,
-			     pc, want);
+			     what, pc, want);
 	if ((Int)hsin_u32(hsin_rec) != hsin_thr(tid)->lwp)
-		hsin_diverge("at event %llu: the debugger stopped thread %u when recorded; thread "
-			     "%d runs here", hsin_events, hsin_u32(hsin_rec), hsin_thr(tid)->lwp);
+		hsin_diverge("at event %llu: the debugger %s thread %u when recorded; thread "
+			     "%d runs here", hsin_events, what, hsin_u32(hsin_rec), hsin_thr(tid)->lwp);
 	if (hsin_here_again) {
 		hsin_here_again = False;
 		hsin_here_pc = pc;
@@ -674,6 +693,7 @@ Bool hsin_option(const HChar *arg)
 	} else if VG_INT_CLO(arg, "--hsrec-from", from) {
 		hsin_from = from > 0 ? (ULong)from : 0;
 	} else if VG_BOOL_CLO(arg, "--hsrec-follow", hsin_follow) {
+	} else if VG_BOOL_CLO(arg, "--hsrec-stop-at-end", hsin_stop_at_end) {
 	} else {
 		return False;
 	}
@@ -909,6 +929,34 @@ void hsin_thread_create(ThreadId parent, ThreadId child)
 {
 	(void)parent;
 	hsin_child = child;
+	hsin_thr(child)->alive = True;
+}
+
+/* Light: the threads alive (the first one is the program's start). */
+static UInt hsin_alive(void)
+{
+	UInt n = 1;
+
+	for (UInt i = 2; i < HSIN_MAX_TID; i++)
+		n += hsin_th[i].alive ? 1 : 0;
+	return n;
+}
+
+/* Light, --hsrec-stop-at-end (serve): @tid enters the syscall that ends
+ * the program (exit_group, or the last thread's exit). It stops there,
+ * for the debugger, before Valgrind acts on the call: every other thread
+ * still alive and where it was, as GDB's `record full` and the
+ * single-stepper stop there (`hindsight.why` says so to the debugger's
+ * end). Not once the debugger let go (`hindsight.stop`). */
+static void hsin_stop_at_the_end(ThreadId tid, UInt nr)
+{
+	if (!hsin_stop_at_end || hsin_fd < 0 ||
+	    !(nr == __NR_exit_group || (nr == __NR_exit && hsin_alive() == 1)))
+		return;
+	hsin_end_tid = tid;
+	hsin_end_nr = nr;
+	VG_(gdbserver)(tid);
+	hsin_end_tid = VG_INVALID_THREADID;
 }
 
 void hsin_thread_exit(ThreadId tid)
@@ -953,6 +1001,7 @@ void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 	t->sys_sp = g.guest_RSP;
 	t->sys_hash = hsin_hash(&g);
 	t->sys_count = hsin_count;
+	hsin_stop_at_the_end(tid, nr);
 }
 
 void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)

@@ -30,6 +30,9 @@ struct hsin_thread {
 	 * when its unfinished syscall started. */
 	Bool in_sys;
 	ULong sys_pc, sys_sp, sys_hash, sys_count;
+	/* Light: made by a clone and not ended yet (the first thread is
+	 * not marked). */
+	Bool alive;
 	/* Rebuild: its id when recorded, and in this run (0: not known). */
 	Int lwp, real_lwp;
 	/* The word the kernel clears when it ends (its CLONE_CHILD_CLEARTID

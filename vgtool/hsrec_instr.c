@@ -377,7 +377,8 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 	hsin_instrument_in(in);
 	if (hsin_mode == HSIN_MODE_LIGHT || (hsin_mode == HSIN_MODE_REBUILD && !hs_on)) {
 		/* The light run, and a rebuild before its window: the count,
-		 * the gate and the syscalls only. */
+		 * the gate and the syscalls only (and the checks of a place
+		 * a debugger wrote at: a rebuild makes the write there). */
 		out = deepCopyIRSBExceptStmts(in);
 		hsin_instrument_entry(out, hs_first_ip(in));
 		for (i = 0; i < in->stmts_used; i++) {
@@ -385,6 +386,9 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 				hs_watch_stmt(out, in->tyenv, in->stmts[i]);
 			addStmtToIRSB(out, in->stmts[i]);
 			if (in->stmts[i]->tag == Ist_IMark && in->stmts[i]->Ist.IMark.len > 0) {
+				if (here && insn > 0)
+					hs_add_here_check(out, in->stmts[i]->Ist.IMark.addr, insn);
+				insn++;
 				hs_add_verify(out, in->stmts[i]);
 				if (hsin_mode == HSIN_MODE_LIGHT)
 					hs_watch_imark(out);

@@ -546,7 +546,9 @@ static void hs_usage(void)
 		    "    --hsrec-watchable=yes  light: every memory access checked against the\n"
 		    "                           watchpoints of Valgrind's gdbserver [no]\n"
 		    "    --hsrec-follow=yes     rebuild: the input log grows as it is read (a live\n"
-		    "                           run's); stop at every HSIN_HERE and go on [no]\n");
+		    "                           run's); stop at every HSIN_HERE and go on [no]\n"
+		    "    --hsrec-stop-at-end=yes  light: stop for Valgrind's gdbserver as the\n"
+		    "                           syscall that ends the program starts [no]\n");
 }
 
 static void hs_debug_usage(void)

@@ -24,7 +24,7 @@
 #ifndef HINDSIGHT_VGTOOL_HSREC_PROTO_H
 #define HINDSIGHT_VGTOOL_HSREC_PROTO_H
 
-#define HSREC_VERSION 1
+#define HSREC_VERSION 2            /* 2: HSREC_GOON */
 #define HSREC_EXIT_BIT 0x80000000u
 #define HSREC_CTL 0xFF000000u
 #define HSREC_CTL_KIND(w) (((w) >> 16) & 0xFFu)
@@ -137,7 +137,8 @@ enum hsrec_kind {
  * little-endian. An event's check fields are the thread's pc (after the
  * instruction), its stack pointer and hsin_hash of its general registers.
  */
-#define HSIN_VERSION 3            /* 3: HSIN_CPU; 2: HSIN_TURN; 1 and 2 are read too */
+#define HSIN_VERSION 4            /* 4: HSIN_POKE, HSIN_HERE's flags; 3: HSIN_CPU;
+				   * 2: HSIN_TURN; 1 to 3 are read too */
 #define HSIN_HEAD 8
 
 /* HSREC_DIVERGED: how much of the superblock entered last ran. */

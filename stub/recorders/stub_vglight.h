@@ -70,7 +70,7 @@ struct stub_vglight_how {
 	const struct sigaction *sigint; /* how the program is to handle SIGINT
 				    * (as this process did before it ignored
 				    * it for itself), or NULL: as inherited */
-	const char *core_opts[5];  /* more options, NULL-ended (serve: Valgrind's
+	const char *core_opts[6];  /* more options, NULL-ended (serve: Valgrind's
 				    * gdbserver's, and the tool's watchpoint
 				    * checks); a rebuild needs none of them to
 				    * run the program alike */

@@ -116,15 +116,12 @@ struct stub_vg_target {
 	int64_t live_tid;          /* ... of the last live one (the present's) */
 	uint64_t stop_pc;          /* its pc, when the stop reply has it */
 	bool stop_pc_known;
-	/* The syscall the last stop caught (Valgrind's QCatchSyscalls: the
-	 * ones that end the program), as it entered it or returned: -1 none. */
-	int stop_sys;
-	bool stop_sys_entry;
-	bool catching;             /* Valgrind catches them for us */
+	uint64_t last_pc;          /* the pc of the last stop (0: not known) */
 	/* The present is the stop before the syscall that ends the program
 	 * (live_tid's): as GDB's `record full` and the single-stepper stop
-	 * there, so that the past can still be gone back over. Valgrind
-	 * caught it as the thread entered the call: its pc is past the
+	 * there, so that the past can still be gone back over. The tool
+	 * stopped the thread as it entered the call, before Valgrind acted on
+	 * it (--hsrec-stop-at-end, `hindsight.why`): its pc is past the
 	 * syscall instruction, and rcx and r11 are what the instruction set
 	 * them to; the debugger sees the thread before the instruction, those
 	 * two unknown. */
@@ -364,6 +361,8 @@ out:
 	return e;
 }
 
+static int vgt_here(struct stub_vg_target *t, uint64_t *count, uint64_t *pc);
+
 /* A write in the present is an input the program could not compute: the
  * tool makes it and logs it (HSIN_POKE) at the place the program stands,
  * so that a rebuild makes it there again and the past shows the value
@@ -383,16 +382,20 @@ static int vgt_write_mem(void *ctx, uint64_t addr, const void *buf, size_t len)
 		return -EPERM;
 	for (size_t done = 0; done < len;) {
 		size_t n = len - done < VGT_POKE_CHUNK ? len - done : VGT_POKE_CHUNK;
+		uint64_t count, pc;
 
 		if ((e = vgt_poke(t, addr + done, (const uint8_t *)buf + done, n)) < 0)
 			return e;
 		done += n;
-		/* The past no longer ends as the program stands: the next
-		 * visit logs the place again, after the write, and waits for
-		 * the rebuild to come to it (the write made) once more. */
+		/* The past no longer ends as the program stands: the place is
+		 * logged again, after the write (a log that ends here ends at
+		 * a stop, which a rebuild comes to with the write made), and
+		 * the next visit waits for the rebuild to come to it once
+		 * more. */
 		t->here_logged = false;
 		t->follow_told = false;
 		t->past_stale = t->past != NULL;
+		vgt_here(t, &count, &pc);
 	}
 	return 0;
 }
@@ -951,7 +954,6 @@ static int vgt_parse_stop(struct stub_vg_target *t, const char *r, struct rsp_st
 
 	*out = (struct rsp_stop){ .thread = { t->pid, t->pid } };
 	t->stop_pc_known = false;
-	t->stop_sys = -1;
 	if ((r[0] != 'T' && r[0] != 'S' && r[0] != 'W' && r[0] != 'X') ||
 	    rsp_hex_u64(&p, p + 2 < end ? p + 2 : end, &v) < 0)
 		return -EBADMSG;
@@ -987,37 +989,34 @@ static int vgt_parse_stop(struct stub_vg_target *t, const char *r, struct rsp_st
 			out->reason = p[0] == 'w' ? RSP_REASON_WATCH :
 				      p[0] == 'r' ? RSP_REASON_RWATCH : RSP_REASON_AWATCH;
 			out->watch_addr = x;
-		} else if ((!strncmp(p, "syscall_entry:", 14) ||
-			    !strncmp(p, "syscall_return:", 15)) && rsp_hex_u64(&q, semi, &x) == 0) {
-			t->stop_sys = (int)x;
-			t->stop_sys_entry = p[8] == 'e';
 		}
 		p = semi + 1;
 	}
 	return 0;
 }
 
-/* A syscall Valgrind caught for us. The one that ends the program (an
- * exit_group, or the last thread's exit) as it is entered is the end's
- * stop: 1, into @out. Any other (a thread's exit among others, the return
- * Valgrind reports from exit_group) is resumed as the program was: 0, or
- * a negative errno. */
-static int vgt_caught(struct stub_vg_target *t, struct rsp_stop *out)
+/* Whether the trap stop of @tid at @pc is the tool's stop before the
+ * syscall that ends the program (`hindsight.why`): then it is the end's
+ * stop, into @out. Asked where it can be: a continue's stop that is no
+ * breakpoint's, or a step past a 2-byte instruction (a syscall's size). */
+static bool vgt_at_the_end(struct stub_vg_target *t, int64_t tid, uint64_t pc,
+			   struct rsp_stop *out)
 {
-	bool interrupted = t->interrupted;
-	int e;
+	const char *c;
 
-	if (t->stop_sys_entry && (t->stop_sys == SYS_exit_group ||
-				  (t->stop_sys == SYS_exit && vgt_threads(t, NULL, 0) == 1))) {
-		t->at_end = true;
-		t->between = false;
-		stub_rec_target_end_msg(t->end_msg, sizeof(t->end_msg), t->stop_sys == SYS_exit);
-		vgt_end_stop(t, out);
-		return 1;
-	}
-	e = vgt_send_resume(t, t->stepping, t->stepping ? out->thread.tid : 0, 0);
-	t->interrupted = interrupted;
-	return e;
+	if (t->stepping && (!t->last_pc || pc != t->last_pc + 2))
+		return false;
+	if (vgt_qrcmd(t, "hindsight.why", 13) < 0 || !t->cl.console.len)
+		return false;
+	c = (const char *)t->cl.console.data;
+	if (strncmp(c, "hindsight.why exit", 18))
+		return false;
+	t->at_end = true;
+	t->between = false;
+	t->live_tid = tid;
+	stub_rec_target_end_msg(t->end_msg, sizeof(t->end_msg), c[18] == '\n');
+	vgt_end_stop(t, out);
+	return true;
 }
 
 static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
@@ -1082,14 +1081,13 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 			     out->signo != SIGFPE && out->signo != SIGILL;
 		t->hg = 0;         /* Valgrind's general thread follows the stop */
 		t->last_tid = t->live_tid = out->thread.tid;
-		if (t->stop_sys >= 0) {
-			if ((r = vgt_caught(t, out)) != 0)
-				return r;
-			continue;
-		}
 		if (out->kind != RSP_STOP_SIGNAL || out->signo != SIGTRAP || out->reason)
 			return 1;
 		pc = t->stop_pc_known ? t->stop_pc : vgt_pc(t, out->thread.tid);
+		if (!t->interrupted && (t->stepping || !vgt_at_point(t, pc, &type)) &&
+		    vgt_at_the_end(t, out->thread.tid, pc, out))
+			return 1;
+		t->last_pc = pc;
 		if (vgt_at_point(t, pc, &type)) {
 			out->reason = type == RSP_POINT_SW_BREAK ? RSP_REASON_SWBREAK :
 								   RSP_REASON_HWBREAK;
@@ -1154,10 +1152,6 @@ static int vgt_detach(void *ctx)
 		vgt_point(t, false, t->points[i].type, t->points[i].addr, 1);
 	for (size_t i = 0; i < t->nwatches; i++)   /* the tool checks no more accesses */
 		vgt_point_live(t, false, t->watches[i].type, t->watches[i].addr, t->watch_len[i]);
-	/* (Valgrind would wait for a debugger at a caught syscall even with
-	 * none connected.) */
-	if (t->catching)
-		vgt_call(t, "QCatchSyscalls:0");
 	if ((e = vgt_call(t, "D")) < 0)
 		return e;
 	t->detached = true;
@@ -1430,7 +1424,8 @@ int stub_vg_target_new(char *const argv[], const struct stub_vg_target_options *
 	struct stub_vg_target *t = calloc(1, sizeof(*t));
 	struct stub_vglight_how how = { .valgrind = valgrind, .tooldir = tooldir,
 					.core_opts = { "--vgdb=full", "--vgdb-error=0",
-							       "--hsrec-watchable=yes", NULL, NULL } };
+							       "--hsrec-watchable=yes", NULL,
+							       "--hsrec-stop-at-end=yes", NULL } };
 	struct rsp_regs regs;
 	int e;
 
@@ -1518,10 +1513,6 @@ int stub_vg_target_new(char *const argv[], const struct stub_vg_target_options *
 		goto fail;
 	}
 	t->last_tid = t->live_tid = t->pid;
-	/* Valgrind stops the program where it enters the syscall that ends
-	 * it (vgt_caught); an older one that cannot just lets it end. */
-	t->catching = vgt_call(t, "QCatchSyscalls:1;%x;%x", SYS_exit_group, SYS_exit) == 0 &&
-		      !strcmp(vgt_reply(t), "OK");
 	t->avx = true;
 	if (vgt_read_regs(t, (struct rsp_ptid){ t->pid, t->pid }, &regs) < 0 ||
 	    !regs.avail[RSP_REG_YMM0H])
