@@ -141,22 +141,30 @@ void stub_rec_let_go(pid_t pid, bool attached)
 		free(tids);
 }
 
-/* An attached process's command line, from /proc (its program's path if
- * that is empty), as the bundle's argv: what names the program among its
- * mappings (replay_bundle_program_path; GDB's auxv and the program's load
- * address come from it). 0 or a negative errno. */
+/* An attached process's command line, from /proc, its first word the
+ * program's path (/proc/PID/exe: a program that rewrote its argv, or was
+ * started through a link, is still found), as the bundle's argv: what
+ * names the program among its mappings (replay_bundle_program_path; GDB's
+ * auxv and the program's load address come from it). 0 or a negative
+ * errno. */
 static int stub_rec_bundle_proc_argv(struct replay_bundle *b, pid_t pid)
 {
-	struct rsp_buf buf;
+	struct rsp_buf buf, cmd;
 	char **v = NULL;
 	size_t n = 0;
 	int e;
 
 	rsp_buf_init(&buf);
-	e = stub_procfs_read(pid, "cmdline", &buf);
-	if (e < 0 || buf.len == 0) {
-		rsp_buf_reset(&buf);
-		e = stub_procfs_exe(pid, &buf);
+	rsp_buf_init(&cmd);
+	e = stub_procfs_exe(pid, &buf);
+	if (e >= 0)
+		e = rsp_buf_putc(&buf, 0);
+	/* The arguments after the first, if /proc has them. */
+	if (e >= 0 && stub_procfs_read(pid, "cmdline", &cmd) == 0 && cmd.len) {
+		size_t first = strnlen((const char *)cmd.data, cmd.len) + 1;
+
+		if (first < cmd.len)
+			e = rsp_buf_append(&buf, cmd.data + first, cmd.len - first);
 	}
 	if (e >= 0)
 		e = rsp_buf_putc(&buf, 0);
@@ -175,6 +183,7 @@ static int stub_rec_bundle_proc_argv(struct replay_bundle *b, pid_t pid)
 		e = replay_bundle_set_argv(b, v);
 	free(v);
 	rsp_buf_release(&buf);
+	rsp_buf_release(&cmd);
 	return e;
 }
 
