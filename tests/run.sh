@@ -50,12 +50,15 @@ count "$log" e2e
 # --record valgrind`) and natively until recording is asked for at the
 # first instruction (`serve --record on-request`, then `monitor record
 # start`; E2E_SERVE_RECORD in e2e/lib.sh): every mode of serve passes them.
-# (t_gdb_reverse_replay and _watch serve a recording: no mode.)
+# (t_gdb_reverse_replay and _watch serve a recording: no mode.) Under
+# Valgrind, t_serve_end_threads too (its LLDB part records nothing under
+# on-request).
 reverse_tests=$(cd "$here/e2e" && ls t_gdb_reverse_*.sh |
     grep -v -e t_gdb_reverse_replay -e t_gdb_reverse_watch)
 if command -v valgrind >/dev/null && command -v vgdb >/dev/null; then
     echo "== end-to-end tests ($BUILD), gdb.reverse-style, under serve --record valgrind"
-    E2E_SERVE_RECORD=valgrind "$here/e2e/run.sh" $reverse_tests 2>&1 | tee "$log"
+    E2E_SERVE_RECORD=valgrind "$here/e2e/run.sh" $reverse_tests t_serve_end_threads.sh 2>&1 |
+        tee "$log"
     count "$log" e2e
 fi
 echo "== end-to-end tests ($BUILD), gdb.reverse-style, under serve --record on-request"

@@ -30,6 +30,7 @@
 #include "replay/model/bundle.h"
 #include "replay/target/replay_target.h"
 #include "stub/live/stub_info.h"
+#include "stub/live/stub_procfs.h"
 #include "stub/live/stub_spawn.h"
 #include "stub/live/stub_svr4.h"
 #include "stub/live/stub_vfile.h"
@@ -127,6 +128,7 @@ struct stub_vg_target {
 	 * two unknown. */
 	bool at_end;
 	char end_msg[512];
+	char tool_comm[32];        /* the name Valgrind's process started with */
 	/* Watchpoints: the live program's (Valgrind's gdbserver, the tool
 	 * checking memory accesses for it), and the past's, which serves
 	 * the write ones only (vgt_watch). */
@@ -234,6 +236,22 @@ static unsigned vgt_features(void *ctx)
 	       RSP_TARGET_XFER_EXEC_FILE;
 }
 
+/* @tid's name, as the program natively has it: the kernel's (a name the
+ * program gave it, prctl(PR_SET_NAME), which Valgrind passes on), or,
+ * where it kept the one Valgrind's process started with (its tool's,
+ * t->tool_comm), the program's own, as a thread inherits it natively.
+ * And its core. */
+static void vgt_thread_name(struct stub_vg_target *t, int64_t tid, struct rsp_thread_info *ti)
+{
+	const char *base;
+
+	stub_procfs_thread(t->pid, (pid_t)tid, ti->name, sizeof(ti->name), &ti->core);
+	if ((ti->name[0] && strcmp(ti->name, t->tool_comm)) || !t->argv || !t->argv[0])
+		return;
+	base = strrchr(t->argv[0], '/');
+	snprintf(ti->name, sizeof(ti->name), "%.15s", base ? base + 1 : t->argv[0]);
+}
+
 static int vgt_threads(void *ctx, struct rsp_thread_info *out, size_t max)
 {
 	struct stub_vg_target *t = ctx;
@@ -256,8 +274,10 @@ static int vgt_threads(void *ctx, struct rsp_thread_info *out, size_t max)
 
 			if (rsp_hex_u64(&r, r + strlen(r), &tid) < 0)
 				break;
-			if ((size_t)n < max)
+			if ((size_t)n < max) {
 				out[n] = (struct rsp_thread_info){ { t->pid, (int64_t)tid }, "", -1 };
+				vgt_thread_name(t, (int64_t)tid, &out[n]);
+			}
 			n++;
 			if (*r == ',')
 				r++;
@@ -1513,6 +1533,8 @@ int stub_vg_target_new(char *const argv[], const struct stub_vg_target_options *
 		goto fail;
 	}
 	t->last_tid = t->live_tid = t->pid;
+	/* Before the program's first instruction: Valgrind's tool's name. */
+	stub_procfs_thread(t->pid, t->pid, t->tool_comm, sizeof(t->tool_comm), &(int){ 0 });
 	t->avx = true;
 	if (vgt_read_regs(t, (struct rsp_ptid){ t->pid, t->pid }, &regs) < 0 ||
 	    !regs.avail[RSP_REG_YMM0H])
