@@ -247,17 +247,51 @@ static Bool hsin_hex_word(const HChar **s, ULong *v)
 	return True;
 }
 
+/* The program's brk heap, as Valgrind grows and shrinks it. */
+static Addr hsin_brk_lo, hsin_brk_hi;
+
+void hsin_brk_moved(Addr a, SizeT len, Bool grew)
+{
+	if (grew) {
+		if (!hsin_brk_lo || a < hsin_brk_lo)
+			hsin_brk_lo = a;
+		if (a + len > hsin_brk_hi)
+			hsin_brk_hi = a + len;
+	} else if (a + len >= hsin_brk_hi && a >= hsin_brk_lo) {
+		hsin_brk_hi = a;
+	}
+}
+
+/* Whether @s holds no code the program may run: not executable. A write
+ * into code would not be seen by translations made from it (and a
+ * rebuild cannot discard them where it makes the write, inside a
+ * superblock). */
+static Bool hsin_no_code(NSegment const *s)
+{
+	return s && !s->hasX;
+}
+
+/* Whether the debugger may write @len bytes at @a: memory the program
+ * may write, holding no code; or its brk heap, which Valgrind maps
+ * executable where the kernel would not, and which no program runs. */
+static Bool hsin_pokable(Addr a, SizeT len)
+{
+	if (!len || !VG_(am_is_valid_for_client)(a, len, VKI_PROT_WRITE))
+		return False;
+	if (a >= hsin_brk_lo && a + len <= hsin_brk_hi)
+		return True;
+	return hsin_no_code(VG_(am_find_nsegment)(a)) &&
+	       hsin_no_code(VG_(am_find_nsegment)(a + len - 1));
+}
+
 /* The debugger's write (`hindsight.poke ... ADDR HEX`): @len bytes from
- * @hex at @a, if the program may write there (not code: its translations
- * would not see it); False, said why, else. */
+ * @hex at @a, if it may write there (hsin_pokable); False, said why,
+ * else. */
 static Bool hsin_poke_here(Addr a, const HChar *hex, SizeT len)
 {
-	NSegment const *first = VG_(am_find_nsegment)(a);
-	NSegment const *last = len ? VG_(am_find_nsegment)(a + len - 1) : first;
 	SizeT i;
 
-	if (!len || !VG_(am_is_valid_for_client)(a, len, VKI_PROT_WRITE) || !first || !last ||
-	    first->hasX || last->hasX) {
+	if (!hsin_pokable(a, len)) {
 		VG_(gdb_printf)("hindsight.poke: the program cannot write %lu bytes at %#lx "
 				"(not mapped writable, or code)\n", len, a);
 		return False;
@@ -434,12 +468,9 @@ static void hsin_poke(ThreadId tid, Addr at, UInt how)
 {
 	Addr a = hsin_rlen > 56 ? hsin_u64(hsin_rec + 48) : 0;
 	SizeT len = hsin_rlen > 56 ? hsin_rlen - 56 : 0;
-	NSegment const *first = VG_(am_find_nsegment)(a);
-	NSegment const *last = VG_(am_find_nsegment)(a + (len ? len - 1 : 0));
 	UChar *old;
 
-	if (!len || !VG_(am_is_valid_for_client)(a, len, VKI_PROT_WRITE) || !first || !last ||
-	    first->hasX || last->hasX)
+	if (!hsin_pokable(a, len))
 		hsin_diverge("at event %llu: the debugger wrote %lu bytes at %#lx there when "
 			     "recorded, where the rebuild cannot write", hsin_events, len, a);
 	old = VG_(malloc)("hsin.poke", len);

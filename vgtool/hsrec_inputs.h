@@ -107,6 +107,8 @@ void hsin_thread_create(ThreadId parent, ThreadId child);
 void hsin_thread_exit(ThreadId tid);
 void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs);
 void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res);
+/* The program's break grew by, or shrank by, @len bytes at @a. */
+void hsin_brk_moved(Addr a, SizeT len, Bool grew);
 /* The kernel or the core wrote memory for @tid. */
 void hsin_post_write(ThreadId tid, Addr a, SizeT len);
 void hsin_signal(ThreadId tid, Int sig);

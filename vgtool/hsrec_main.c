@@ -499,11 +499,13 @@ static void hs_pw_clear(ThreadId tid)
 
 static void hs_brk_new(Addr a, SizeT len, ThreadId tid)
 {
+	hsin_brk_moved(a, len, True);
 	hs_memu(tid, a, len, 1);
 }
 
 static void hs_brk_die(Addr a, SizeT len)
 {
+	hsin_brk_moved(a, len, False);
 	hs_memu(VG_(get_running_tid)(), a, len, 2);
 }
 

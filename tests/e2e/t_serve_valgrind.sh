@@ -263,6 +263,23 @@ expect_eq "g where the debugger wrote it" "$(sed -n 's/^\$2 = //p' "$T_DIR/poke_
 expect_eq "g one instruction before the write" "$(sed -n 's/^\$3 = //p' "$T_DIR/poke_replay.txt")" "$g0"
 wait_gone "$SERVER_PID" 10
 
+# A write into the program's heap (stdio's buffer, from the brk heap,
+# which Valgrind maps executable where the kernel would not): at `write`,
+# the first digit the program prints becomes 9. Its output changes so;
+# one instruction back, the buffer holds what the program wrote there.
+native_out=$("$prog")
+server_start --once --record valgrind "$prog" || finish
+gdb_run "$T_DIR/heap.txt" -ex 'set breakpoint pending on' -ex 'break write' -ex continue \
+    -ex 'set $b = (char *)$rsi' -ex 'set var *$b = 0x39' -ex 'x/s $b' -ex reverse-stepi \
+    -ex 'x/s $b' -ex 'delete' "${TO_EXIT[@]}"
+bufs=($(sed -n 's/^0x[0-9a-f]*:[[:space:]]*"\([0-9]*\)\\n"$/\1/p' "$T_DIR/heap.txt"))
+expect_eq "the heap buffer after the write" "${bufs[0]:-}" "9${native_out:1}"
+expect_eq "the heap buffer one instruction back" "${bufs[1]:-}" "$native_out"
+expect_re "$T_DIR/heap.txt" "exited normally"
+wait_gone "$SERVER_PID" 20
+expect_eq "the program's output after the write into its heap" "$(cat "$T_DIR/server.out")" \
+    "9${native_out:1}"
+
 # The kept recording: rebuilt, whole, and the same values at the same stops.
 timeout 120 "$HINDSIGHT" history "$T_DIR/rec" 1,1 >"$T_DIR/hist.txt" 2>"$T_DIR/hist.err" ||
     { fail "the kept recording does not rebuild"; show "$T_DIR/hist.err"; }
