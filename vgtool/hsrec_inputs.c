@@ -495,14 +495,23 @@ static void hsin_here_end(ThreadId tid, const VexGuestAMD64State *g, Addr at, UI
 			     g->guest_RSP != hsin_u64(hsin_rec + 20) ? "stack pointer does" :
 			     "registers do");
 	do {
+		ULong count = hsin_u64(hsin_rec + 4);
+
 		if (hsin_peek() == HSIN_POKE) {
 			hsin_poke(tid, at, how);
+			hsin_here_next();
+			if (!hsin_follow && !hsin_peek()) {
+				/* The log ends with the write: the live run
+				 * stood here when it was cut (killed). */
+				hsin_out->here(tid, at, how, count);
+				VG_(exit)(0);
+			}
 		} else {
-			hsin_out->here(tid, at, how, hsin_u64(hsin_rec + 4));
+			hsin_out->here(tid, at, how, count);
 			if (!hsin_follow)
 				VG_(exit)(0);
+			hsin_here_next();
 		}
-		hsin_here_next();
 	} while (hsin_is_point(hsin_peek()) && hsin_rlen >= 44 &&
 		 hsin_u64(hsin_rec + 4) == hsin_count && hsin_u64(hsin_rec + 12) == at &&
 		 (Int)hsin_u32(hsin_rec) == hsin_thr(tid)->lwp && hsin_here_same(g));
@@ -789,6 +798,7 @@ void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 	SysRes sr;
 
 	hsin_out = stream;
+	hsin_th[1].alive = True;   /* the program's first thread (Valgrind's 1) */
 	if (hsin_mode == HSIN_MODE_LIGHT) {
 		sr = VG_(open)(out_path, VKI_O_WRONLY, 0);
 		if (sr_isError(sr)) {
@@ -963,12 +973,12 @@ void hsin_thread_create(ThreadId parent, ThreadId child)
 	hsin_thr(child)->alive = True;
 }
 
-/* Light: the threads alive (the first one is the program's start). */
+/* Light: the threads alive. */
 static UInt hsin_alive(void)
 {
-	UInt n = 1;
+	UInt n = 0;
 
-	for (UInt i = 2; i < HSIN_MAX_TID; i++)
+	for (UInt i = 1; i < HSIN_MAX_TID; i++)
 		n += hsin_th[i].alive ? 1 : 0;
 	return n;
 }

@@ -117,7 +117,7 @@ struct stub_vg_target {
 	int64_t live_tid;          /* ... of the last live one (the present's) */
 	uint64_t stop_pc;          /* its pc, when the stop reply has it */
 	bool stop_pc_known;
-	uint64_t last_pc;          /* the pc of the last stop (0: not known) */
+	uint64_t range_pc;         /* a range step's thread's pc before its last step */
 	/* The present is the stop before the syscall that ends the program
 	 * (live_tid's): as GDB's `record full` and the single-stepper stop
 	 * there, so that the past can still be gone back over. The tool
@@ -338,6 +338,15 @@ static int vgt_read_regs(void *ctx, struct rsp_ptid thread, struct rsp_regs *out
 	return 0;
 }
 
+static uint64_t vgt_pc(struct stub_vg_target *t, int64_t tid)
+{
+	struct rsp_regs regs;
+
+	if (vgt_read_regs(t, (struct rsp_ptid){ t->pid, tid }, &regs) < 0)
+		return 0;
+	return rsp_regs_get(&regs, RSP_REG_RIP);
+}
+
 /* A register the debugger changed: the log cannot replay it (a rebuild
  * would run the program as if it had not been). */
 static int vgt_write_regs(void *ctx, struct rsp_ptid thread, const struct rsp_regs *in)
@@ -381,8 +390,6 @@ out:
 	return e;
 }
 
-static int vgt_here(struct stub_vg_target *t, uint64_t *count, uint64_t *pc);
-
 /* A write in the present is an input the program could not compute: the
  * tool makes it and logs it (HSIN_POKE) at the place the program stands,
  * so that a rebuild makes it there again and the past shows the value
@@ -402,20 +409,17 @@ static int vgt_write_mem(void *ctx, uint64_t addr, const void *buf, size_t len)
 		return -EPERM;
 	for (size_t done = 0; done < len;) {
 		size_t n = len - done < VGT_POKE_CHUNK ? len - done : VGT_POKE_CHUNK;
-		uint64_t count, pc;
 
 		if ((e = vgt_poke(t, addr + done, (const uint8_t *)buf + done, n)) < 0)
 			return e;
 		done += n;
-		/* The past no longer ends as the program stands: the place is
-		 * logged again, after the write (a log that ends here ends at
-		 * a stop, which a rebuild comes to with the write made), and
-		 * the next visit waits for the rebuild to come to it once
-		 * more. */
+		/* The past no longer ends as the program stands: the next
+		 * visit logs the place again, after every write made there,
+		 * and waits for the rebuild to come to it once more (a log
+		 * that ends with a write ends at its place: the tool). */
 		t->here_logged = false;
 		t->follow_told = false;
 		t->past_stale = t->past != NULL;
-		vgt_here(t, &count, &pc);
 	}
 	return 0;
 }
@@ -628,6 +632,7 @@ static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *ac
 		t->range_tid = step->thread.tid;
 		t->range_start = step->range_start;
 		t->range_end = step->range_end;
+		t->range_pc = vgt_pc(t, step->thread.tid);   /* (vgt_wait) */
 	}
 	if (step)
 		return vgt_send_resume(t, true, step->thread.tid, step->signo);
@@ -840,15 +845,6 @@ static bool vgt_at_point(const struct stub_vg_target *t, uint64_t pc, enum rsp_p
 	return false;
 }
 
-static uint64_t vgt_pc(struct stub_vg_target *t, int64_t tid)
-{
-	struct rsp_regs regs;
-
-	if (vgt_read_regs(t, (struct rsp_ptid){ t->pid, tid }, &regs) < 0)
-		return 0;
-	return rsp_regs_get(&regs, RSP_REG_RIP);
-}
-
 /* Whether the thread the present stopped in (live_tid: Valgrind's own,
  * which it would resume over a breakpoint at its pc) is moved by
  * @actions from before its end (also from before its start, when the
@@ -1015,17 +1011,15 @@ static int vgt_parse_stop(struct stub_vg_target *t, const char *r, struct rsp_st
 	return 0;
 }
 
-/* Whether the trap stop of @tid at @pc is the tool's stop before the
- * syscall that ends the program (`hindsight.why`): then it is the end's
- * stop, into @out. Asked where it can be: a continue's stop that is no
- * breakpoint's, or a step past a 2-byte instruction (a syscall's size). */
-static bool vgt_at_the_end(struct stub_vg_target *t, int64_t tid, uint64_t pc,
-			   struct rsp_stop *out)
+/* Whether the trap stop of @tid is the tool's stop before the syscall
+ * that ends the program (`hindsight.why`, asked at every trap stop the
+ * debugger is told of: a breakpoint may sit after the syscall, a step may
+ * come from a watchpoint's stop or another thread's): then it is the
+ * end's stop, into @out. */
+static bool vgt_at_the_end(struct stub_vg_target *t, int64_t tid, struct rsp_stop *out)
 {
 	const char *c;
 
-	if (t->stepping && (!t->last_pc || pc != t->last_pc + 2))
-		return false;
 	if (vgt_qrcmd(t, "hindsight.why", 13) < 0 || !t->cl.console.len)
 		return false;
 	c = (const char *)t->cl.console.data;
@@ -1051,6 +1045,7 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 	}
 	for (;;) {
 		enum rsp_point_type type;
+		bool in_range;
 		uint64_t pc;
 		int r;
 
@@ -1104,17 +1099,19 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 		if (out->kind != RSP_STOP_SIGNAL || out->signo != SIGTRAP || out->reason)
 			return 1;
 		pc = t->stop_pc_known ? t->stop_pc : vgt_pc(t, out->thread.tid);
-		if (!t->interrupted && (t->stepping || !vgt_at_point(t, pc, &type)) &&
-		    vgt_at_the_end(t, out->thread.tid, pc, out))
+		in_range = t->ranging && out->thread.tid == t->range_tid && pc >= t->range_start &&
+			   pc < t->range_end && !t->interrupted;
+		/* Inside a range step, only a step over a 2-byte instruction
+		 * (a syscall's size) can have come to the end. */
+		if ((!in_range || pc == t->range_pc + 2) && vgt_at_the_end(t, out->thread.tid, out))
 			return 1;
-		t->last_pc = pc;
 		if (vgt_at_point(t, pc, &type)) {
 			out->reason = type == RSP_POINT_SW_BREAK ? RSP_REASON_SWBREAK :
 								   RSP_REASON_HWBREAK;
 			return 1;
 		}
-		if (t->ranging && out->thread.tid == t->range_tid && pc >= t->range_start &&
-		    pc < t->range_end && !t->interrupted) {
+		if (in_range) {
+			t->range_pc = pc;
 			if ((r = vgt_send_resume(t, true, t->range_tid, 0)) < 0)
 				return r;
 			continue;

@@ -37,9 +37,10 @@
 #     there; a continue from a place before a thread was made replays up
 #     to the present in that thread and stops at its breakpoint there;
 #   - the end: the program stops before the exit_group that ends it
-#     (called from a worker thread), as the single-stepper does; going
-#     back from there and forward again stops there again; detach lets it
-#     exit;
+#     (called from a worker thread), every thread there, as the
+#     single-stepper does; going back from there and forward again stops
+#     there again; detach lets it exit; so it stops before the last
+#     thread's exit (no exit_group);
 #   - the kept recording (-o) rebuilds without a gap, and GDB over `serve
 #     --replay` finds the same values at the same stops.
 . "$(dirname "$0")/lib.sh"
@@ -263,22 +264,41 @@ expect_eq "g where the debugger wrote it" "$(sed -n 's/^\$2 = //p' "$T_DIR/poke_
 expect_eq "g one instruction before the write" "$(sed -n 's/^\$3 = //p' "$T_DIR/poke_replay.txt")" "$g0"
 wait_gone "$SERVER_PID" 10
 
-# A write into the program's heap (stdio's buffer, from the brk heap,
-# which Valgrind maps executable where the kernel would not): at `write`,
-# the first digit the program prints becomes 9. Its output changes so;
-# one instruction back, the buffer holds what the program wrote there.
+# Two writes into the program's heap at one stop (stdio's buffer, from
+# the brk heap, which Valgrind maps executable where the kernel would
+# not): at `write`, the first digits the program prints become 9 and 8.
+# Its output changes so; one instruction back, the buffer holds what the
+# program wrote there, both writes undone (the past is extended only once
+# the rebuild made both).
 native_out=$("$prog")
 server_start --once --record valgrind "$prog" || finish
 gdb_run "$T_DIR/heap.txt" -ex 'set breakpoint pending on' -ex 'break write' -ex continue \
-    -ex 'set $b = (char *)$rsi' -ex 'set var *$b = 0x39' -ex 'x/s $b' -ex reverse-stepi \
-    -ex 'x/s $b' -ex 'delete' "${TO_EXIT[@]}"
+    -ex 'set $b = (char *)$rsi' -ex 'set var *$b = 0x39' -ex 'set var *($b + 1) = 0x38' \
+    -ex 'x/s $b' -ex reverse-stepi -ex 'x/s $b' -ex 'delete' "${TO_EXIT[@]}"
 bufs=($(sed -n 's/^0x[0-9a-f]*:[[:space:]]*"\([0-9]*\)\\n"$/\1/p' "$T_DIR/heap.txt"))
-expect_eq "the heap buffer after the write" "${bufs[0]:-}" "9${native_out:1}"
+expect_eq "the heap buffer after the writes" "${bufs[0]:-}" "98${native_out:2}"
 expect_eq "the heap buffer one instruction back" "${bufs[1]:-}" "$native_out"
 expect_re "$T_DIR/heap.txt" "exited normally"
 wait_gone "$SERVER_PID" 20
-expect_eq "the program's output after the write into its heap" "$(cat "$T_DIR/server.out")" \
-    "9${native_out:1}"
+expect_eq "the program's output after the writes into its heap" "$(cat "$T_DIR/server.out")" \
+    "98${native_out:2}"
+
+# The end by the last thread's exit, not an exit_group (exit_last.c:
+# main's thread ends with the raw exit syscall, then the worker, alone,
+# with the status drawn here): the program stops before that exit, at the
+# syscall instruction; going back and forward again stops there again;
+# the continue after it exits with the status.
+lastprog=$(build_prog exit_last -O0 -g -pthread) || { fail "cannot build exit_last.c"; finish; }
+M2=$(rand_int 2 60)
+server_start --once --record valgrind "$lastprog" "$M2" || finish
+gdb_run "$T_DIR/last.txt" -ex continue -ex 'x/i $pc' -ex reverse-stepi -ex continue \
+    -ex 'x/i $pc' -ex continue
+[ "$(grep -c "^hindsight: the next instruction is syscall exit, which ends the program" \
+    "$T_DIR/last.txt")" = 2 ] || fail "no stop before the last thread's exit (or not again)"
+[ "$(grep -cE '^=> 0x[0-9a-f]+ <syscall\+[0-9]+>:[[:space:]]+syscall' "$T_DIR/last.txt")" = 2 ] ||
+    fail "the end is not at the syscall instruction"
+expect_re "$T_DIR/last.txt" "exited with code 0*$(printf %o "$M2")\]"
+wait_gone "$SERVER_PID" 20
 
 # The kept recording: rebuilt, whole, and the same values at the same stops.
 timeout 120 "$HINDSIGHT" history "$T_DIR/rec" 1,1 >"$T_DIR/hist.txt" 2>"$T_DIR/hist.err" ||
