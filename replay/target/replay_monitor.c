@@ -426,12 +426,27 @@ static bool is_cmd(const char *cmd, const char *word, const char **args)
 	return true;
 }
 
+/* The commands replay_monitor_run answers, but "help". */
+static const char *const commands[] = { "when", "goto", "record-info", "history", "calls", "last" };
+
+bool replay_monitor_is_command(const char *cmd)
+{
+	const char *args;
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (is_cmd(cmd, commands[i], &args))
+			return true;
+	return false;
+}
+
 int replay_monitor_run(const struct replay_monitor_ctx *m, const char *cmd, struct rsp_buf *out)
 {
 	const char *args;
 
 	if (!strcmp(cmd, "help"))
 		return rsp_buf_puts(out, help_text);
+	if (!replay_monitor_is_command(cmd))
+		return -ENOENT;
 	if (!m->b->nthreads)
 		return is_cmd(cmd, "record-info", &args) ? cmd_record_info(m, out) : -ENOENT;
 	if (is_cmd(cmd, "when", &args))

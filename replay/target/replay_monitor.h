@@ -19,6 +19,7 @@
 #ifndef HINDSIGHT_REPLAY_REPLAY_MONITOR_H
 #define HINDSIGHT_REPLAY_REPLAY_MONITOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,5 +48,8 @@ struct replay_monitor_ctx {
  * not one of these; -ENOMEM. Bad arguments are answered with a message
  * (GDB's for ranges), not an error. "help" appends the help lines. */
 int replay_monitor_run(const struct replay_monitor_ctx *m, const char *cmd, struct rsp_buf *out);
+/* Whether @cmd is one of those commands (but "help"): a target that
+ * serves a recording beside other commands sends it these. */
+bool replay_monitor_is_command(const char *cmd);
 
 #endif

@@ -28,6 +28,7 @@
 #include "protocol/rsp_signals.h"
 #include "replay/decode/cursor.h"
 #include "replay/model/bundle.h"
+#include "replay/target/replay_monitor.h"
 #include "replay/target/replay_target.h"
 #include "stub/live/stub_info.h"
 #include "stub/live/stub_procfs.h"
@@ -376,13 +377,12 @@ static int vgt_poke(struct stub_vg_target *t, uint64_t addr, const uint8_t *buf,
 	if ((e = rsp_buf_printf(&cmd, "hindsight.poke%s %" PRIx64 " ", vgt_place(t), addr)) < 0 ||
 	    (e = rsp_buf_put_hex(&cmd, buf, len)) < 0 || (e = vgt_qrcmd(t, cmd.data, cmd.len)) < 0)
 		goto out;
-	c = (const char *)t->cl.console.data;
-	if (!t->cl.console.len || strncmp(c, "hindsight.poke ", 15)) {
+	c = t->cl.console.len ? (const char *)t->cl.console.data : "the tool did not answer";
+	if (strncmp(c, "hindsight.poke ", 15)) {
 		/* Not writable there (or code), or nowhere the rebuild could
 		 * come to: GDB says it cannot access that memory. */
 		fprintf(stderr, "hindsight serve: a write at %#" PRIx64 " refused: %.*s\n", addr,
-			t->cl.console.len ? (int)strcspn(c, "\n") : 25,
-			t->cl.console.len ? c : "the tool did not answer");
+			(int)strcspn(c, "\n"), c);
 		e = -EIO;
 	}
 out:
@@ -1296,22 +1296,6 @@ static int vgt_set_pass_signals(void *ctx, const uint8_t pass[RSP_NSIG])
 	return vgt_call(t, "%s", pkt) < 0 ? -EIO : 0;
 }
 
-/* Whether @cmd is one of the recording's monitor commands
- * (replay/target/replay_monitor.h), which the past answers. */
-static bool vgt_past_command(const char *cmd)
-{
-	static const char *const words[] = { "when", "goto", "record-info", "history", "calls",
-					     "last" };
-
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		size_t n = strlen(words[i]);
-
-		if (!strncmp(cmd, words[i], n) && (cmd[n] == 0 || cmd[n] == ' '))
-			return true;
-	}
-	return false;
-}
-
 /* The recording's commands: the past answers them, at the present too
  * (rebuilt up to there first, as a reverse command does). */
 static int vgt_monitor_past(struct stub_vg_target *t, const char *cmd, struct rsp_buf *out)
@@ -1343,7 +1327,7 @@ static int vgt_monitor(void *ctx, const char *cmd, struct rsp_buf *out)
 
 	if (t->gone)
 		return -ESRCH;
-	if (vgt_past_command(cmd))
+	if (replay_monitor_is_command(cmd))
 		return vgt_monitor_past(t, cmd, out);
 	if ((e = vgt_qrcmd(t, cmd, strlen(cmd))) < 0)
 		return e;
