@@ -149,13 +149,19 @@ static void hs_remap(Addr from, Addr to, SizeT len)
 
 /* --- Threads and signals --------------------------------------------- */
 
-/* @between: at a switch, between two of its superblocks (HSREC_PAUSE). */
-static void hs_pause(ThreadId tid, Bool between)
+/* HSREC_PAUSE: @tid stopped before @at, @how (hsrec_proto.h). */
+static void hs_pause_at(ThreadId tid, Addr at, UInt how)
 {
 	hs_ctl(HSREC_PAUSE, 16);
 	hs_put32(hs_tid(tid));
-	hs_put64(VG_(get_IP)(tid));
-	hs_put32(between ? 1 : 0);
+	hs_put64(at);
+	hs_put32(how);
+}
+
+/* @between: at a switch, between two of its superblocks. */
+static void hs_pause(ThreadId tid, Bool between)
+{
+	hs_pause_at(tid, VG_(get_IP)(tid), between ? 1 : 0);
 }
 
 static void hs_dump(ThreadId tid);
@@ -606,10 +612,7 @@ static void hs_here(ThreadId tid, Addr at, UInt how, ULong count)
 
 	if (hs_fd < 0)
 		return;
-	hs_ctl(HSREC_PAUSE, 16);
-	hs_put32(hs_tid(tid));
-	hs_put64(at);
-	hs_put32(how);
+	hs_pause_at(tid, at, how);
 	for (t = 1; t < HS_MAX_TID; t++)
 		if (hs_lwp[t] && t != tid)
 			hs_pause(t, True);
@@ -638,10 +641,7 @@ static void hs_poke(ThreadId tid, Addr at, UInt how, Addr a, const UChar *old, c
 {
 	if (hs_fd < 0 || !hs_on)
 		return;            /* (before a window: its start's memory has it) */
-	hs_ctl(HSREC_PAUSE, 16);
-	hs_put32(hs_tid(tid));
-	hs_put64(at);
-	hs_put32(how);
+	hs_pause_at(tid, at, how);
 	hs_memw(tid, a, old, now, len);
 	if (how >= 2) {
 		hs_ctl(HSREC_GOON, 4);
