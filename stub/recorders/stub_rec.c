@@ -143,7 +143,8 @@ void stub_rec_let_go(pid_t pid, bool attached)
 
 /* An attached process's command line, from /proc, its first word the
  * program's path (/proc/PID/exe: a program that rewrote its argv, or was
- * started through a link, is still found), as the bundle's argv: what
+ * started through a link, is still found; the command line's own if that
+ * cannot be read), as the bundle's argv: what
  * names the program among its mappings (replay_bundle_program_path; GDB's
  * auxv and the program's load address come from it). 0 or a negative
  * errno. */
@@ -154,14 +155,19 @@ static int stub_rec_bundle_proc_argv(struct replay_bundle *b, pid_t pid)
 	size_t n = 0;
 	int e;
 
+	bool exe;
+
 	rsp_buf_init(&buf);
 	rsp_buf_init(&cmd);
-	e = stub_procfs_exe(pid, &buf);
-	if (e >= 0)
-		e = rsp_buf_putc(&buf, 0);
-	/* The arguments after the first, if /proc has them. */
+	exe = stub_procfs_exe(pid, &buf) == 0 && buf.len;
+	if (!exe)
+		rsp_buf_reset(&buf);   /* (the command line's first word then) */
+	else if (buf.len > 10 && !memcmp(buf.data + buf.len - 10, " (deleted)", 10))
+		buf.len -= 10;         /* the file's name, replaced since */
+	e = exe ? rsp_buf_putc(&buf, 0) : 0;
+	/* The arguments after the first (or all of them), if /proc has them. */
 	if (e >= 0 && stub_procfs_read(pid, "cmdline", &cmd) == 0 && cmd.len) {
-		size_t first = strnlen((const char *)cmd.data, cmd.len) + 1;
+		size_t first = exe ? strnlen((const char *)cmd.data, cmd.len) + 1 : 0;
 
 		if (first < cmd.len)
 			e = rsp_buf_append(&buf, cmd.data + first, cmd.len - first);
