@@ -162,19 +162,25 @@ light_rows() {
     pylight=$($PY -c "print($t1 - $t0)")
     echo "| light recorder on python3 -c 'import json' (whole commands) | $($PY -c "print(f'{$pylight/$pynone:.2f}x')") ($(secs1 "$pylight") s) | valgrind --tool=none: $(secs1 "$pynone") s | target <= 2x none |"
     # run on a crash after ~10^9 instructions: the light run, the window
-    # rebuilt, the explanation.
+    # rebuilt beside it (and, for comparison, after it:
+    # HINDSIGHT_RUN_TRAIL=0), the explanation.
     # (In a subshell: the shell would say the crash.)
     t0=$(now); (valgrind -q --tool=none "$W/crash" "$VG_N" >/dev/null 2>&1) 2>/dev/null; t1=$(now)
     crnone=$($PY -c "print($t1 - $t0)")
-    t0=$(now)
-    "$HINDSIGHT" run -o "$W/run" -- "$W/crash" "$VG_N" >"$W/run.out" 2>&1
-    t1=$(now)
-    crrun=$($PY -c "print($t1 - $t0)")
-    if grep -q "crash_here" "$W/run.out"; then
-        echo "| hindsight run: a crash after $3 instructions, recorded and explained | $($PY -c "print(f'{$crrun/$crnone:.2f}x')") ($(secs1 "$crrun") s) | valgrind --tool=none: $(secs1 "$crnone") s | target <= 3x none |"
-    else
-        echo "| hindsight run: a crash after $3 instructions | (no explanation: $(tail -1 "$W/run.out")) | | |"
-    fi
+    for trail in 1 0; do
+        t0=$(now)
+        HINDSIGHT_RUN_TRAIL=$trail "$HINDSIGHT" run -o "$W/run$trail" -- "$W/crash" "$VG_N" \
+            >"$W/run$trail.out" 2>&1
+        t1=$(now)
+        crrun=$($PY -c "print($t1 - $t0)")
+        how="the window rebuilt beside the run"
+        [ "$trail" = 0 ] && how="the window rebuilt after the run (HINDSIGHT_RUN_TRAIL=0)"
+        if grep -q "crash_here" "$W/run$trail.out"; then
+            echo "| hindsight run: a crash after $3 instructions, recorded and explained, $how | $($PY -c "print(f'{$crrun/$crnone:.2f}x')") ($(secs1 "$crrun") s) | valgrind --tool=none: $(secs1 "$crnone") s | target <= 3x none |"
+        else
+            echo "| hindsight run: a crash after $3 instructions, $how | (no explanation: $(tail -1 "$W/run$trail.out")) | | |"
+        fi
+    done
 }
 
 # timeline_rows REC INSNS: `hindsight timeline` of REC into a page, and the

@@ -59,6 +59,9 @@ struct record_args {
 	int rebuild_here_fd;       /* ... > 0: following a live run's log, each
 				    * stop told there (cli_rebuild_follow) */
 	bool light_defer;          /* light: the rebuild left for later (record) */
+	uint64_t rebuild_trail;    /* rebuild: trailing a light run still going, */
+	int rebuild_trail_fd;      /* ... its end's wait status read here */
+	struct cli_trail *trail;   /* light: a rebuild to trail the run (run) */
 	char **argv;
 };
 
@@ -315,6 +318,8 @@ static int cli_rebuild_tell(void *ctx, uint64_t count, uint64_t ip)
 	return w == (ssize_t)sizeof(m) ? 0 : w < 0 ? -errno : -EIO;
 }
 
+static void cli_rebuild_trail_start(void *ctx, const char *dir);
+
 /* The recorder for @a: 0, 1 (said why) if none can record as asked,
  * 2 (said why) for a command line that cannot work. */
 static int cli_record_new(const struct record_args *a, struct stub_recorder **out)
@@ -330,6 +335,9 @@ static int cli_record_new(const struct record_args *a, struct stub_recorder **ou
 		.rebuild_follow = a->rebuild_here_fd > 0, .rebuild_here = cli_rebuild_tell,
 		.rebuild_here_ctx = (void *)(intptr_t)a->rebuild_here_fd,
 		.light_defer = a->light_defer, .say = cli_record_say,
+		.rebuild_trail = a->rebuild_trail, .rebuild_trail_fd = a->rebuild_trail_fd,
+		.light_started = a->trail ? cli_rebuild_trail_start : NULL,
+		.light_started_ctx = a->trail,
 	};
 	int e = stub_recorder_new(out, &o);
 
@@ -360,6 +368,7 @@ static void cli_record_go(struct stub_recorder *rec, bool summary, struct cli_re
 	if (stub_recorder_deferred(rec, &res->status)) {
 		/* A light recording, its history rebuilt when first needed. */
 		res->recorded = true;
+		res->wstatus = res->status;
 		res->signo = WIFSIGNALED(res->status) ? WTERMSIG(res->status) : 0;
 		res->status = WIFSIGNALED(res->status) ? 128 + WTERMSIG(res->status) :
 			      WEXITSTATUS(res->status);
@@ -377,7 +386,7 @@ static void cli_record_go(struct stub_recorder *rec, bool summary, struct cli_re
 }
 
 int cli_record_program(char **argv, const char *dir, uint64_t snapshot, const char *mode,
-		       struct cli_record_result *res)
+		       struct cli_trail *trail, struct cli_record_result *res)
 {
 	struct stub_recorder *rec;
 	struct record_args a;
@@ -391,6 +400,13 @@ int cli_record_program(char **argv, const char *dir, uint64_t snapshot, const ch
 	a.snapshot = snapshot;
 	a.argv = argv;
 	a.light_defer = true;      /* rebuilt when needed: cli_rebuild_pending */
+	a.trail = trail;
+	if (trail) {
+		trail->pid = 0;
+		trail->fd = -1;
+		trail->argv = argv;
+		sigaction(SIGINT, NULL, &trail->sigint);
+	}
 	if (cli_record_new(&a, &rec))
 		return -1;
 	cli_record_go(rec, false, res);
@@ -643,6 +659,8 @@ static void cli_rebuild_read(int lk)
 		cli_reading_lock = lk;
 }
 
+static void cli_rebuild_say(const char *dir, uint64_t last, bool more, bool state);
+
 /* The rebuild a command needs before it opens @path: none, the history
  * only (@state false), the whole (@state), or its last @last superblocks;
  * the recording then locked shared until the command ends. */
@@ -679,21 +697,7 @@ static int cli_rebuild_needed(const char *path, uint64_t last, bool state)
 	if (last && (stub_vglight_scan(log, &scan) < 0 || scan.images != 1 ||
 		     scan.end_blocks <= last))
 		last = 0;
-	if (last)
-		fprintf(stderr, "hindsight: %s holds a light recording's %s: rebuilding the "
-			"last %" PRIu64 " superblocks of its history, with registers and memory, "
-			"from its inputs (`hindsight rebuild` rebuilds the whole)\n", dir,
-			more ? "history only" : "inputs", last);
-	else if (more)
-		fprintf(stderr, "hindsight: %s holds a light recording's history only: rebuilding "
-			"its registers and memory too, from its inputs (once)\n", dir);
-	else if (!state)
-		fprintf(stderr, "hindsight: %s holds a light recording's inputs: rebuilding its "
-			"history from them (once; the registers and memory when a command needs "
-			"them)\n", dir);
-	else
-		fprintf(stderr, "hindsight: %s holds a light recording's inputs: rebuilding its "
-			"history from them (once; `hindsight rebuild` does it again)\n", dir);
+	cli_rebuild_say(dir, last, more, state);
 	fflush(NULL);
 	/* In a child: the rebuild takes the recorded run's working
 	 * directory and environment. */
@@ -713,6 +717,28 @@ static int cli_rebuild_needed(const char *path, uint64_t last, bool state)
 	return rc;
 }
 
+/* What is rebuilt now, said: the last @last superblocks (0: the whole),
+ * the state too where the history alone was rebuilt before (@more), the
+ * history alone (!@state). */
+static void cli_rebuild_say(const char *dir, uint64_t last, bool more, bool state)
+{
+	if (last)
+		fprintf(stderr, "hindsight: %s holds a light recording's %s: rebuilding the "
+			"last %" PRIu64 " superblocks of its history, with registers and memory, "
+			"from its inputs (`hindsight rebuild` rebuilds the whole)\n", dir,
+			more ? "history only" : "inputs", last);
+	else if (more)
+		fprintf(stderr, "hindsight: %s holds a light recording's history only: rebuilding "
+			"its registers and memory too, from its inputs (once)\n", dir);
+	else if (!state)
+		fprintf(stderr, "hindsight: %s holds a light recording's inputs: rebuilding its "
+			"history from them (once; the registers and memory when a command needs "
+			"them)\n", dir);
+	else
+		fprintf(stderr, "hindsight: %s holds a light recording's inputs: rebuilding its "
+			"history from them (once; `hindsight rebuild` does it again)\n", dir);
+}
+
 int cli_rebuild_pending(const char *path)
 {
 	return cli_rebuild_needed(path, 0, true);
@@ -726,4 +752,107 @@ int cli_rebuild_pending_history(const char *path)
 int cli_rebuild_pending_last(const char *path, uint64_t last)
 {
 	return cli_rebuild_needed(path, last, true);
+}
+
+/* --- A window rebuilt beside the light run (`run`) ---------------------- */
+
+/* In the child cli_rebuild_trail_start makes: the light recording in @dir
+ * (absolute), whose run is still going, rebuilt as a window of its last
+ * @last superblocks, trailing it; the run's end read from @fd. The
+ * working directory and environment are the run's own (it was started
+ * from this process a moment ago). The exit status `hindsight rebuild`
+ * gives. */
+static int cli_rebuild_trailing(const char *dir, char **argv, uint64_t last, int fd)
+{
+	struct cli_record_result res;
+	struct stub_recorder *rec;
+	struct record_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.mode = "light";
+	a.rebuild = true;
+	a.rebuild_trail = last;
+	a.rebuild_trail_fd = fd;
+	a.psb_period = STUB_RECORDER_PSB_PERIOD;
+	a.dir = dir;
+	a.argv = argv;
+	if (cli_record_new(&a, &rec))
+		return 1;
+	cli_record_go(rec, true, &res);
+	stub_recorder_free(rec);
+	return res.recorded && !stub_vglight_pending(dir) ? 0 : 1;
+}
+
+/* The light run of @ctx (a struct cli_trail) has started into @dir: the
+ * rebuild that trails it starts, in its own process group (killed with
+ * this process). Where it cannot, nothing starts: `run` rebuilds the
+ * window after the run, as before. */
+static void cli_rebuild_trail_start(void *ctx, const char *dir)
+{
+	struct cli_trail *t = ctx;
+	char abs[4096];
+	int p[2];
+	pid_t c;
+
+	if (!realpath(dir, abs) || pipe2(p, O_CLOEXEC) < 0)
+		return;
+	fflush(NULL);
+	c = fork();
+	if (c < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (c == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(p[1]);
+		/* The program runs again as it ran: SIGINT handled as the
+		 * light run's program had it (this process ignores it now). */
+		sigaction(SIGINT, &t->sigint, NULL);
+		signal(SIGTERM, SIG_DFL);
+		_exit(cli_rebuild_trailing(abs, t->argv, t->last, p[0]));
+	}
+	setpgid(c, c);
+	close(p[0]);
+	t->pid = c;
+	t->fd = p[1];
+}
+
+int cli_rebuild_trail_end(struct cli_trail *t, const char *path, int wstatus, bool want)
+{
+	struct stub_vglight_scan scan;
+	char dir[4096], log[4200];
+	bool made = false;
+	int st, lk;
+
+	if (t->pid > 0 && want && realpath(path, dir) &&
+	    snprintf(log, sizeof(log), "%s/" STUB_VGLIGHT_LOG, dir) < (int)sizeof(log) &&
+	    stub_vglight_scan(log, &scan) == 0 && scan.images == 1 && scan.end_blocks > t->last) {
+		cli_rebuild_say(dir, t->last, false, true);
+		fflush(NULL);
+		if (write(t->fd, &wstatus, sizeof(wstatus)) == (ssize_t)sizeof(wstatus)) {
+			while (waitpid(t->pid, &st, 0) < 0 && errno == EINTR)
+				;
+			made = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+			t->pid = 0;
+		}
+	}
+	if (t->pid > 0) {
+		kill(-t->pid, SIGKILL);
+		while (waitpid(t->pid, &st, 0) < 0 && errno == EINTR)
+			;
+		t->pid = 0;
+	}
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+	if (!want)
+		return 0;
+	if (!made)
+		return cli_rebuild_pending_last(path, t->last);
+	/* Read from now on, as after any rebuild. */
+	lk = cli_rebuild_lock(dir, LOCK_SH);
+	cli_rebuild_read(lk);
+	return 0;
 }

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -15,6 +16,20 @@ struct cli_record_result {
 	bool recorded;             /* false: the program could not be started or recorded */
 	int status;                /* the exit status to pass on (128 + signal if killed) */
 	int signo;                 /* the signal that killed the program, or 0 */
+	int wstatus;               /* its wait status */
+};
+
+/* A light run's window rebuilt beside it as it goes (`run`): a rebuild
+ * that trails the run's log, @last superblocks short of how far the run
+ * has come, and rebuilds its last @last superblocks once the run ends
+ * (docs/rebuild.md, "Following the light run"). Started by
+ * cli_record_program, ended by cli_rebuild_trail_end. */
+struct cli_trail {
+	uint64_t last;
+	pid_t pid;                 /* the rebuild's process (and group), or 0 */
+	int fd;                    /* the run's wait status goes to it */
+	struct sigaction sigint;   /* SIGINT's handling, for the program */
+	char **argv;
 };
 
 /* Runs @argv under the recorder @mode names (stub/recorders/stub_recorder.h: sw,
@@ -25,7 +40,13 @@ struct cli_record_result {
  * thread's trace and state. 0 with @res filled, or -1 if nothing was
  * recorded (@res->status is then 1). Shared with `hindsight run`. */
 int cli_record_program(char **argv, const char *dir, uint64_t snapshot, const char *mode,
-		       struct cli_record_result *res);
+		       struct cli_trail *trail, struct cli_record_result *res);
+/* After cli_record_program with @t: with @want, the window it rebuilt
+ * is the bundle (the messages cli_rebuild_pending_last gives), or that
+ * rebuild is made now if the trailing one could not (the run exec'd or
+ * was no longer than the window, or it failed); without, the trailing
+ * rebuild is stopped. 0, or -1 if no rebuild was made (said). */
+int cli_rebuild_trail_end(struct cli_trail *t, const char *dir, int wstatus, bool want);
 /* Deletes what a recorder wrote into @dir (its manifest, threads/,
  * images/, Valgrind's log), then @dir if nothing else is in it. */
 void cli_record_delete(const char *dir);

@@ -168,6 +168,8 @@ static void cli_run_open_hint(const char *dir, const char *prog)
 
 int cli_run_main(int argc, char **argv)
 {
+	struct cli_trail trail = { .last = CLI_RUN_WINDOW, .fd = -1 };
+	const char *trail_env;
 	struct cli_record_result res;
 	struct run_args a;
 	int e = cli_run_parse(argc, argv, &a);
@@ -180,15 +182,25 @@ int cli_run_main(int argc, char **argv)
 		return e;
 	if (!strcmp(a.mode, "auto"))
 		a.mode = cli_run_auto(a.snapshot);
-	if (cli_record_program(a.argv, a.dir, a.snapshot, a.mode, &res) < 0)
+	/* A light run's window is rebuilt beside it as it goes, in case
+	 * it crashes (HINDSIGHT_RUN_TRAIL=0: after it, as before: tests and
+	 * make bench compare them). */
+	trail_env = getenv("HINDSIGHT_RUN_TRAIL");
+	if (cli_record_program(a.argv, a.dir, a.snapshot, a.mode,
+			       trail_env && !strcmp(trail_env, "0") ? NULL : &trail, &res) < 0) {
+		cli_rebuild_trail_end(&trail, res.dir, 0, false);
 		return res.status;
+	}
 	if (res.signo) {
 		fflush(stdout);
-		if (cli_rebuild_pending_last(res.dir, CLI_RUN_WINDOW) < 0)
+		if (cli_rebuild_trail_end(&trail, res.dir, res.wstatus, true) < 0)
 			return res.status;
 		cli_run_explain(res.dir, res.signo);
 		cli_run_open_hint(res.dir, a.argv[0]);
-	} else if (a.keep) {
+		return res.status;
+	}
+	cli_rebuild_trail_end(&trail, res.dir, 0, false);
+	if (a.keep) {
 		fprintf(stderr, "hindsight: %s exited with status %d; the recording is in %s\n",
 			a.argv[0], res.status, res.dir);
 	} else {

@@ -578,11 +578,13 @@ VG_REGPARM(2) void hsin_here_check(Addr pc, ULong idx)
  * frame is written (hsin_post_write). */
 static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 {
-	UInt k = hsin_peek();
-	Int sig = (Int)hsin_u32(hsin_rec + 4);
+	UInt k;
+	Int sig;
 
 	hsin_at = ip;
 	hsin_at_how = HSREC_DIV_WHOLE;
+	if (hsin_trail_gate())
+		return;                    /* the light run got further: on */
 	if (hsin_from && hsin_count - 1 >= hsin_from) {
 		hsin_leave_block(g, ip);   /* the window opens: hsin_window_due */
 		return;
@@ -591,6 +593,8 @@ static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 		hsin_leave_block(g, ip);
 		return;
 	}
+	k = hsin_peek();
+	sig = (Int)hsin_u32(hsin_rec + 4);
 	if (k == HSIN_TURN && hsin_turn_here(hsin_count - 1)) {
 		hsin_take_turn();
 		hsin_leave_block(g, ip);
@@ -732,6 +736,9 @@ Bool hsin_option(const HChar *arg)
 		hsin_in_path = s;
 	} else if VG_INT_CLO(arg, "--hsrec-from", from) {
 		hsin_from = from > 0 ? (ULong)from : 0;
+	} else if VG_INT_CLO(arg, "--hsrec-trail", from) {
+		hsin_trail = from > 0 ? (ULong)from : 0;
+		hsin_trailing = hsin_trail > 0;
 	} else if VG_BOOL_CLO(arg, "--hsrec-follow", hsin_follow) {
 	} else if VG_BOOL_CLO(arg, "--hsrec-stop-at-end", hsin_stop_at_end) {
 	} else {
@@ -944,7 +951,7 @@ Bool hsin_start(ThreadId tid)
 
 Bool hsin_window_shut(void)
 {
-	return hsin_mode == HSIN_MODE_REBUILD && hsin_from;
+	return hsin_mode == HSIN_MODE_REBUILD && (hsin_from || hsin_trailing);
 }
 
 Bool hsin_window_due(void)
@@ -955,10 +962,27 @@ Bool hsin_window_due(void)
 void hsin_window_open(void)
 {
 	hsin_from = 0;             /* the next hsin_arm sets the gate as before */
+	hsin_trailing = False;
+}
+
+/* Light: how far the run has come, now and then (HSIN_TICK), for a
+ * rebuild that trails it; flushed with what came before it. */
+static void hsin_light_tick(void)
+{
+	static ULong ticked;
+
+	if (hsin_fd < 0 || hsin_count - ticked < HSIN_TICK_EVERY)
+		return;
+	ticked = hsin_count;
+	hsin_head(HSIN_TICK, 8);
+	hsin_put64(hsin_count);
+	hsin_flush();
 }
 
 void hsin_stop(ThreadId tid)
 {
+	if (hsin_mode == HSIN_MODE_LIGHT)
+		hsin_light_tick();
 	if (hsin_mode != HSIN_MODE_REBUILD)
 		return;
 	hsin_leave = 0;
@@ -1135,6 +1159,8 @@ void hsin_fini(Int exitcode)
 		hsin_put64(hsin_count);
 		hsin_flush();
 	} else if (hsin_mode == HSIN_MODE_REBUILD) {
+		while (hsin_torn && hsin_peek() && hsin_peek() != HSIN_END)
+			hsin_take();
 		hsin_expect(HSIN_END, 12, "its end");
 		hsin_check("the end", 0, 0, hsin_count, hsin_u64(hsin_rec + 4));
 		if ((Int)hsin_u32(hsin_rec) != exitcode)

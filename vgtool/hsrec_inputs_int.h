@@ -60,6 +60,10 @@ extern ThreadId hsin_child;
 /* Rebuild: the thread whose turn it is (the others wait at their next
  * block's entry). */
 extern ThreadId hsin_owner;
+/* Rebuild: a fatal signal took the threads down in another order than
+ * when recorded (hsin_take_turn): what the log has before its end was
+ * their way out. */
+extern Bool hsin_torn;
 
 extern Int hsin_fd;                /* light: the log written; rebuild: read */
 extern const struct hsin_stream *hsin_out;
@@ -74,6 +78,12 @@ extern Bool hsin_deliver;
 /* Rebuild, --hsrec-follow: the log grows as it is read; every HSIN_HERE
  * is a stop. */
 extern Bool hsin_follow;
+
+/* Rebuild, --hsrec-trail=W: the rebuild trails a light run still going,
+ * W superblocks short of its latest HSIN_TICK, its window not open yet
+ * (hsin_trailing) until the log's end places it (hsin_from). */
+extern ULong hsin_trail;
+extern Bool hsin_trailing;
 
 /* Rebuild: the record read last (hsin_peek), its payload and length;
  * the events consumed, for messages. */
@@ -108,8 +118,12 @@ void hsin_take(void);
 /* The next record must be of @kind, at least @len bytes, else the rebuild
  * diverged (@what: what the program does now). */
 void hsin_expect(UInt kind, UInt len, const HChar *what);
-/* After an event: the gate set for the next one. */
+/* After an event: the gate set for the next one (trailing: no further
+ * than the light run has got). */
 void hsin_arm(void);
+/* At the gate: trailing, the rebuild waits there until the light run
+ * gets further or ends. True: the block runs on (nothing else due). */
+Bool hsin_trail_gate(void);
 void hsin_check(const HChar *what, ULong pc, ULong want_pc, ULong count, ULong want_count);
 /* The next record hands the turn on at @count; it is taken (its thread
  * the owner); the thread waits for its turn (False: it is ending). */

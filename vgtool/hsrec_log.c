@@ -54,6 +54,9 @@ struct hsin_thread hsin_th[HSIN_MAX_TID];
 /* Rebuild: the thread whose turn it is (the others wait at their next
  * block's entry), and the one a thread's clone is creating. */
 ThreadId hsin_owner = 1;
+/* Rebuild: a fatal signal took the threads down in another order than
+ * when recorded: the log's records up to its end were their way out. */
+Bool hsin_torn;
 ThreadId hsin_child;
 
 /* Rebuild: the record read last and not yet consumed. */
@@ -131,39 +134,160 @@ void hsin_diverge(const HChar *fmt, ...)
 	VG_(exit)(0);
 }
 
-static Bool hsin_read_exact(void *p, SizeT n)
+/* Rebuild: the log's bytes read and not taken yet, [hsin_aat, hsin_alen)
+ * of hsin_ahead; those before hsin_ascan looked over (trailing). Not
+ * trailing, exactly the next record's bytes are read, never more: an exec
+ * opens the log again and the new image reads on from there. */
+static UChar *hsin_ahead;
+static SizeT hsin_acap, hsin_aat, hsin_alen, hsin_ascan;
+#define HSIN_AHEAD_READ (64u << 10)
+
+/* Rebuild, --hsrec-trail=W: the light run is still going (`run`), and the
+ * rebuild trails it, W superblocks short of the latest HSIN_TICK, until
+ * the log's end says where the window of its last W superblocks opens
+ * (hsin_from); up to there only the light instrumentation runs. */
+ULong hsin_trail;
+Bool hsin_trailing;                /* ... and the window is not open yet */
+static ULong hsin_horizon;         /* the latest tick's count */
+static Bool hsin_trail_ended;      /* the log's HSIN_END read ahead */
+
+/* Trailing: the furthest block the rebuild may enter before it waits. */
+static ULong hsin_trail_limit(void)
 {
-	UChar *c = p;
+	return hsin_horizon > hsin_trail ? hsin_horizon - hsin_trail : 0;
+}
 
-	while (n > 0) {
-		Int r = VG_(read)(hsin_fd, c, n > 0x40000000 ? 0x40000000 : (Int)n);
+/* More of the log into the buffer: @want bytes past what it holds
+ * (trailing: as many as have come, at least @want), waiting for them if
+ * @wait. False: the log ends or cannot be read, or (not waiting) nothing
+ * has come. */
+static Bool hsin_fill(SizeT want, Bool wait)
+{
+	SysRes sr;
+	Int r;
 
-		if (r <= 0)
-			return False;
-		c += r;
-		n -= (SizeT)r;
+	if (hsin_fd < 0)
+		return False;
+	if (hsin_aat > 0 && (hsin_aat == hsin_alen || hsin_aat > hsin_acap / 2)) {
+		VG_(memmove)(hsin_ahead, hsin_ahead + hsin_aat, hsin_alen - hsin_aat);
+		hsin_alen -= hsin_aat;
+		hsin_ascan -= hsin_aat;
+		hsin_aat = 0;
 	}
+	if (hsin_trail && want < HSIN_AHEAD_READ)
+		want = HSIN_AHEAD_READ;
+	if (hsin_alen + want > hsin_acap) {
+		hsin_acap = hsin_alen + want > 2 * hsin_acap ? hsin_alen + want : 2 * hsin_acap;
+		hsin_ahead = VG_(realloc)("hsin.ahead", hsin_ahead, hsin_acap);
+	}
+	if (!wait) {
+		struct vki_pollfd p = { .fd = hsin_fd, .events = VKI_POLLIN };
+
+		sr = VG_(poll)(&p, 1, 0);
+		if (sr_isError(sr) || sr_Res(sr) == 0)
+			return False;
+	}
+	r = VG_(read)(hsin_fd, hsin_ahead + hsin_alen, want > 0x40000000 ? 0x40000000 : (Int)want);
+	if (r <= 0)
+		return False;
+	hsin_alen += (SizeT)r;
 	return True;
 }
 
-/* One record read into hsin_rec: its kind, or 0 at the log's end. */
+/* The record at @at of the buffer: its kind and payload length, if it
+ * is there whole. */
+static Bool hsin_whole(SizeT at, UInt *kind, UInt *len)
+{
+	if (hsin_alen - at < HSIN_HEAD)
+		return False;
+	*kind = hsin_u32(hsin_ahead + at);
+	*len = hsin_u32(hsin_ahead + at + 4);
+	if (*len > (1u << 30))
+		hsin_diverge("at event %llu: the input log is malformed (a record of %u bytes)",
+			     hsin_events, *len);
+	return hsin_alen - at - HSIN_HEAD >= *len;
+}
+
+/* Trailing: the records read ahead looked over for ticks (how far the
+ * light run has come) and its end, whose count places the window. */
+static void hsin_look_over(void)
+{
+	UInt kind, len;
+
+	while (hsin_whole(hsin_ascan, &kind, &len)) {
+		const UChar *p = hsin_ahead + hsin_ascan + HSIN_HEAD;
+
+		if (kind == HSIN_TICK && len >= 8 && hsin_u64(p) > hsin_horizon)
+			hsin_horizon = hsin_u64(p);
+		if (kind == HSIN_END && len >= 12 && !hsin_trail_ended) {
+			ULong end = hsin_u64(p + 4);
+
+			hsin_trail_ended = True;
+			/* (`run` follows only runs longer than the window.) */
+			if (hsin_trailing)
+				hsin_from = end > hsin_trail + 1 ? end - hsin_trail : 1;
+		}
+		hsin_ascan += HSIN_HEAD + len;
+	}
+}
+
+/* One record into hsin_rec: its kind, or 0 at the log's end. Ticks are
+ * passed over (trailing, they were looked over as they came). */
 static UInt hsin_load(void)
 {
-	UInt head[2];
+	UInt kind, len;
 
-	if (hsin_fd < 0 || !hsin_read_exact(head, sizeof(head)))
-		return 0;
-	if (head[1] > (1u << 30))
-		hsin_diverge("at event %llu: the input log is malformed (a record of %u bytes)",
-			     hsin_events, head[1]);
-	if (head[1] > hsin_rcap) {
-		hsin_rcap = head[1];
-		hsin_rec = VG_(realloc)("hsin.rec", hsin_rec, hsin_rcap);
+	for (;;) {
+		while (!hsin_whole(hsin_aat, &kind, &len)) {
+			SizeT have = hsin_alen - hsin_aat;
+			SizeT need = have < HSIN_HEAD ? HSIN_HEAD - have : HSIN_HEAD + len - have;
+
+			if (!hsin_fill(need, True))
+				return 0;
+		}
+		if (hsin_trail)
+			hsin_look_over();
+		hsin_aat += HSIN_HEAD + len;
+		if (hsin_ascan < hsin_aat)
+			hsin_ascan = hsin_aat;
+		if (kind == HSIN_TICK)
+			continue;
+		if (len > hsin_rcap) {
+			hsin_rcap = len;
+			hsin_rec = VG_(realloc)("hsin.rec", hsin_rec, hsin_rcap);
+		}
+		VG_(memcpy)(hsin_rec, hsin_ahead + hsin_aat - len, len);
+		hsin_rlen = len;
+		return kind;
 	}
-	if (!hsin_read_exact(hsin_rec, head[1]))
-		return 0;
-	hsin_rlen = head[1];
-	return head[0];
+}
+
+/* Trailing: whether the next record is here already (read without
+ * waiting), so that hsin_peek would not wait for it. */
+static Bool hsin_next_here(void)
+{
+	UInt kind, len;
+
+	if (hsin_kind)
+		return True;
+	while (hsin_fill(HSIN_AHEAD_READ, False))
+		;
+	hsin_look_over();
+	while (hsin_whole(hsin_aat, &kind, &len) && kind == HSIN_TICK)
+		hsin_aat += HSIN_HEAD + len;
+	return hsin_whole(hsin_aat, &kind, &len);
+}
+
+/* Trailing, at the gate: the rebuild is W superblocks short of the light
+ * run's latest tick, and waits until the run gets further or ends. */
+static void hsin_trail_wait(void)
+{
+	while (!hsin_trail_ended && hsin_count > hsin_trail_limit()) {
+		if (!hsin_fill(HSIN_AHEAD_READ, True))
+			hsin_diverge("at event %llu: the input log ends with the recorded run "
+				     "still going (its recorder stopped)", hsin_events);
+		hsin_look_over();
+	}
 }
 
 /* The next record's kind, loaded (0: the log ends). A debugger's stop
@@ -230,9 +354,15 @@ void hsin_expect(UInt kind, UInt len, const HChar *what)
  * events: the rebuild must stop there too). */
 void hsin_arm(void)
 {
-	UInt k = hsin_peek();
+	UInt k;
 
 	hsin_limit = ~0ull;
+	if (hsin_trailing && !hsin_trail_ended && !hsin_next_here()) {
+		/* Nothing logged yet past where the rebuild stands. */
+		hsin_limit = hsin_trail_limit();
+		return;
+	}
+	k = hsin_peek();
 	if (k == HSIN_SIGNAL && hsin_rlen >= 24)
 		hsin_limit = hsin_u64(hsin_rec + 16);
 	else if (k == HSIN_END && hsin_rlen >= 12)
@@ -243,6 +373,17 @@ void hsin_arm(void)
 		hsin_limit = hsin_u64(hsin_rec + 4) - 1; /* the live run stands inside that one */
 	if (hsin_from && hsin_limit > hsin_from)
 		hsin_limit = hsin_from;                /* the window starts there */
+	if (hsin_trailing && !hsin_trail_ended && hsin_limit > hsin_trail_limit())
+		hsin_limit = hsin_trail_limit();       /* the run has got no further */
+}
+
+Bool hsin_trail_gate(void)
+{
+	if (!hsin_trailing || hsin_trail_ended || hsin_count <= hsin_trail_limit())
+		return False;
+	hsin_trail_wait();
+	hsin_arm();
+	return hsin_count <= hsin_limit;
 }
 
 /* --- Rebuild: threads' turns ------------------------------------------- */
@@ -254,6 +395,18 @@ Bool hsin_turn_here(ULong count)
 }
 
 /* The next record is a turn: its thread is the owner from now. */
+/* Every thread of the run is on its way out (Valgrind's nuke after a
+ * fatal signal, or the process's exit). */
+static Bool hsin_all_exiting(void)
+{
+	ThreadId t;
+
+	for (t = 1; t < HSIN_MAX_TID; t++)
+		if (hsin_th[t].lwp && !VG_(is_exiting)(t))
+			return False;
+	return True;
+}
+
 void hsin_take_turn(void)
 {
 	Int lwp = (Int)hsin_u32(hsin_rec);
@@ -262,6 +415,15 @@ void hsin_take_turn(void)
 	for (t = 1; t < HSIN_MAX_TID; t++)
 		if (hsin_th[t].lwp == lwp)
 			break;
+	if (t == HSIN_MAX_TID && hsin_all_exiting()) {
+		/* A fatal signal took the process down: the recorded turns
+		 * left were its threads' ways out, which Valgrind took here
+		 * in another order (one gone already). The history ends. */
+		hsin_take();
+		hsin_owner = VG_INVALID_THREADID;
+		hsin_torn = True;
+		return;
+	}
 	if (t == HSIN_MAX_TID)
 		hsin_diverge("at event %llu: thread %d ran next when recorded, which this run does "
 			     "not have", hsin_events, lwp);

@@ -137,8 +137,9 @@ enum hsrec_kind {
  * little-endian. An event's check fields are the thread's pc (after the
  * instruction), its stack pointer and hsin_hash of its general registers.
  */
-#define HSIN_VERSION 4            /* 4: HSIN_POKE, HSIN_HERE's flags; 3: HSIN_CPU;
-				   * 2: HSIN_TURN; 1 to 3 are read too */
+#define HSIN_VERSION 5            /* 5: HSIN_TICK; 4: HSIN_POKE, HSIN_HERE's
+				   * flags; 3: HSIN_CPU; 2: HSIN_TURN; 1 to 4
+				   * are read too */
 #define HSIN_HEAD 8
 
 /* HSREC_DIVERGED: how much of the superblock entered last ran. */
@@ -211,7 +212,18 @@ enum hsin_kind {
 	 * The rebuild writes them at the same place, whether or not it stops
 	 * there; it never passes one over. */
 	HSIN_POKE = 13,
+	/* u64 count: the light run has entered this many superblocks (all
+	 * threads together), logged (and the log flushed) as a thread leaves
+	 * client code at least HSIN_TICK_EVERY superblocks after the last
+	 * one. No event: a rebuild passes it over, but one that trails the
+	 * run as it goes (--hsrec-trail=W: `run`) goes no further than W
+	 * superblocks short of the latest, so that the window of the run's
+	 * last W superblocks, known only at HSIN_END, is still ahead of it
+	 * (version 5). */
+	HSIN_TICK = 14,
 };
+
+#define HSIN_TICK_EVERY (1ull << 18)
 
 #define HSIN_HERE_SYSCALL 1u
 

@@ -349,6 +349,9 @@ ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 	if (nr == __NR_execve || nr == __NR_execveat) {
 		hsin_expect(HSIN_EXEC, 16, "an exec");
 		hsin_check("an exec", next, hsin_u64(hsin_rec + 8), hsin_count, hsin_count);
+		if (hsin_trail)
+			hsin_diverge("at event %llu: the run execs, and a rebuild that trails "
+				     "it reads its log ahead (rebuilt whole instead)", hsin_events);
 		hsin_take();
 		t->pending = True;     /* its result, if it fails */
 		t->pending_nr = nr;

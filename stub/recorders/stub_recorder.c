@@ -690,6 +690,46 @@ static int lt_history_first(struct stub_recorder *rec)
 	return e;
 }
 
+static int rec_unlink(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
+
+/* Before a light run into a directory that holds an earlier recording:
+ * what was rebuilt from that one's inputs goes (its manifest, threads,
+ * marks and Valgrind's log), else the new inputs would pass for rebuilt
+ * (stub_vglight_pending) and the old history be shown as theirs. */
+static void lt_clean(struct stub_recorder *rec)
+{
+	static const char *const files[] = { "trace.json", STUB_VGREC_LOG, STUB_VGLIGHT_WINDOW,
+					     STUB_VGLIGHT_HISTORY, STUB_VGLIGHT_BUSY };
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/threads", rec->dir);
+	if (access(path, F_OK) == 0)
+		nftw(path, rec_unlink, 16, FTW_DEPTH | FTW_PHYS);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", rec->dir, files[i]);
+		unlink(path);
+	}
+}
+
+/* After a rebuild that trailed the light run: the window it made is the
+ * run's last rebuild_trail superblocks if the run, now over, was of one
+ * image and longer than that (the tool places the window at the end it
+ * read, and gives up at an exec): 0, else -ECANCELED, the reason in @why. */
+static int lt_trailed(struct stub_recorder *rec, const char *log, char *why, size_t size)
+{
+	struct stub_vglight_scan *sc = &rec->light.scan;
+	uint64_t last = rec->opt.rebuild_trail;
+
+	if (stub_vglight_scan(log, sc) < 0 || sc->images != 1 || sc->end_blocks <= last) {
+		snprintf(why, size, "the run %s: a window of its last %" PRIu64 " superblocks "
+			 "cannot be rebuilt beside it", sc->images != 1 ? "exec'd" :
+			 "was no longer than the window", last);
+		return -ECANCELED;
+	}
+	rec->light.window_from = sc->end_blocks - last;
+	return 0;
+}
+
 /* The program runs under the light mode, which logs its inputs; then the
  * full recorder's bundle is rebuilt from them (stub/recorders/stub_vglight.h). */
 static int lt_run(struct stub_recorder *rec)
@@ -724,9 +764,12 @@ static int lt_run(struct stub_recorder *rec)
 		}
 		close(fd);
 	}
-	struct stub_vglight_how how = { valgrind, tooldir, rec->dir,
-					rec->opt.vg_verify ? verify : NULL, &rec->light.sigint,
-					{ NULL } };
+	lt_clean(rec);
+	struct stub_vglight_how how = { .valgrind = valgrind, .tooldir = tooldir, .dir = rec->dir,
+					.verify = rec->opt.vg_verify ? verify : NULL,
+					.sigint = &rec->light.sigint,
+					.started = rec->opt.light_started,
+					.started_ctx = rec->opt.light_started_ctx };
 
 	e = stub_vglight_record(&how, rec->opt.argv, &rec->light_stop, &rec->light.wstatus,
 				&rec->light.bytes, why, sizeof(why));
@@ -762,9 +805,14 @@ rebuild:
 	}
 	close(e);
 	/* A log that cannot be looked over leaves the progress without its
-	 * share of the run (the rebuild itself says what is wrong). */
-	stub_vglight_scan(log, &rec->light.scan);
-	lt_window(rec, &o);
+	 * share of the run (the rebuild itself says what is wrong). A run
+	 * still going is looked over when it has ended. */
+	if (!rec->opt.rebuild_trail) {
+		stub_vglight_scan(log, &rec->light.scan);
+		lt_window(rec, &o);
+	}
+	o.trail = rec->opt.rebuild_trail;
+	o.trail_wstatus_fd = rec->opt.rebuild_trail_fd;
 	rec->light.history_only = rec->opt.rebuild && rec->opt.rebuild_history_only &&
 				  !rec->light.window_from;
 	if (rec->light.history_only && (e = lt_history_first(rec)) < 0)
@@ -787,6 +835,8 @@ rebuild:
 	/* Not vg_run: a rebuild that cannot start deletes nothing (the
 	 * inputs are the recording). */
 	e = stub_vgrec_run(r, why, sizeof(why));
+	if (e >= 0 && rec->opt.rebuild_trail)
+		e = lt_trailed(rec, log, why, sizeof(why));
 	if (e < 0)
 		rec_say(rec, "the rebuild stopped: %s (Valgrind's messages are in %s/%s; the "
 			"inputs in %s are kept; `hindsight rebuild %s` tries again)", why, rec->dir,
@@ -858,9 +908,11 @@ static void lt_epilogue(struct stub_recorder *rec)
 			rec->light.secs, rec->light.rebuild_secs);
 	if (rec->light.window_from)
 		rec_say(rec, "the history is a window: the run's last %" PRIu64 " superblocks "
-			"(of %" PRIu64 "), the memory as it was where it starts; `hindsight "
+			"(of %" PRIu64 "%s), the memory as it was where it starts; `hindsight "
 			"rebuild %s` rebuilds the whole", rec->light.scan.end_blocks -
-			rec->light.window_from, rec->light.scan.end_blocks, rec->dir);
+			rec->light.window_from, rec->light.scan.end_blocks,
+			rec->opt.rebuild_trail ? ", rebuilt beside the run as it went" : "",
+			rec->dir);
 	for (size_t i = 0; b && i < b->ngaps; i++)
 		if (!strcmp(b->gaps[i].kind, "diverged"))
 			rec_say(rec, "%s: the history ends there (`record --record=valgrind` "

@@ -73,6 +73,14 @@ struct stub_recorder_options {
 				    * superblocks (a window, docs/rebuild.md;
 				    * the whole if the run exec'd) */
 	bool rebuild_history_only; /* ... the control flow only: no state log */
+	/* rebuild, > 0: the light run is still going (`run`, beside it): the
+	 * rebuild trails it and rebuilds a window of its last this many
+	 * superblocks when it ends (stub_vgrec_options' trail), how it ended
+	 * read from @rebuild_trail_fd then. A run that exec'd or ended
+	 * within the window is not rebuilt (-ECANCELED, the bundle left to
+	 * be rebuilt: stub_vglight_pending). */
+	uint64_t rebuild_trail;
+	int rebuild_trail_fd;
 	/* rebuild: the log is a live run's, which grows (serve --record
 	 * valgrind): the rebuild stops at each place the debugger stopped
 	 * it and goes on as the log does, calling @rebuild_here there with
@@ -82,6 +90,10 @@ struct stub_recorder_options {
 	void *rebuild_here_ctx;
 	bool light_defer;          /* light: its run only; the bundle rebuilt when
 				    * first needed (stub_vglight_pending) */
+	/* light, NULL or called once the program has started under Valgrind
+	 * and its log is being written (`run` starts a rebuild that trails it). */
+	void (*light_started)(void *ctx, const char *dir);
+	void *light_started_ctx;
 	const char *sysfs_root;    /* tests: where the intel_pt PMU is looked for
 				    * (NULL: STUB_HWPT_SYSFS_DEVICES) */
 	bool live;                 /* served live (stub/rectarget/stub_rec_target.h): only a

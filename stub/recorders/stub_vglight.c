@@ -461,6 +461,8 @@ int stub_vglight_record(const struct stub_vglight_how *how, char *const argv[],
 	*wstatus = 0;
 	if (e < 0)
 		return e;
+	if (how->started)
+		how->started(how->started_ctx, how->dir);
 	while ((e = stub_vglight_pump(r, 100)) == 0) {
 		if (*stop)
 			kill(r->pid, SIGKILL);

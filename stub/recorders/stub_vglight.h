@@ -70,6 +70,10 @@ struct stub_vglight_how {
 	const struct sigaction *sigint; /* how the program is to handle SIGINT
 				    * (as this process did before it ignored
 				    * it for itself), or NULL: as inherited */
+	/* NULL, or called once Valgrind has started and the log is open
+	 * (stub_vglight_record). */
+	void (*started)(void *ctx, const char *dir);
+	void *started_ctx;
 	const char *core_opts[6];  /* more options, NULL-ended (serve: Valgrind's
 				    * gdbserver's, and the tool's watchpoint
 				    * checks); a rebuild needs none of them to

@@ -674,6 +674,23 @@ static int vgrec_finish(struct stub_vgrec *r, int e)
 	return e;
 }
 
+/* A rebuild that trailed the light run: how that run ended, which its
+ * recorder sends once it knows. 0, or a negative errno (said). */
+static int vgrec_trail_wstatus(struct stub_vgrec *r)
+{
+	int st;
+	ssize_t n;
+
+	do
+		n = read(r->opt.trail_wstatus_fd, &st, sizeof(st));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(st))
+		return vgrec_fail(r, n < 0 ? -errno : -EPIPE, "the recorded run's end never came "
+				  "(its recorder stopped)");
+	r->opt.inputs_wstatus = st;
+	return 0;
+}
+
 int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 {
 	struct pollfd pfd = { .fd = r->fifo_r, .events = POLLIN };
@@ -724,6 +741,8 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 		waitpid(r->pid, &st, 0);
 	}
 	r->reaped = true;
+	if (r->opt.inputs && r->opt.trail && e >= 0)
+		e = vgrec_trail_wstatus(r);
 	vgrec_exit_status(r, r->opt.inputs ? r->opt.inputs_wstatus : st);
 	return vgrec_finish(r, e);
 }
@@ -736,7 +755,8 @@ static int vgrec_bundle_init(struct stub_vgrec *r, char *const argv[])
 	int e = replay_bundle_set_str(&b->recorder, "valgrind");
 
 	if (e >= 0)
-		e = replay_bundle_set_str(&b->start, r->opt.window_from ? "window" : "exec");
+		e = replay_bundle_set_str(&b->start, r->opt.window_from || r->opt.trail ? "window" :
+					  "exec");
 	if (e >= 0)
 		e = replay_bundle_set_str(&b->dir, r->opt.dir);
 	if (e >= 0)
@@ -762,7 +782,7 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 			const char *fifo, const char *verify, const char *feed,
 			const struct stub_vgrec_options *o, char *const argv[])
 {
-	char ver[PATH_MAX + 32], log[PATH_MAX + 32], in[96], win[64];
+	char ver[PATH_MAX + 32], log[PATH_MAX + 32], in[96], win[64], trail[64];
 	struct stub_vgtool_cmd c = { valgrind, tooldir, log, fifo, { NULL } };
 	size_t n = 0;
 
@@ -781,6 +801,10 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 		if (o->window_from) {
 			snprintf(win, sizeof(win), "--hsrec-from=%" PRIu64, o->window_from);
 			c.extra[n++] = win;
+		}
+		if (o->trail) {
+			snprintf(trail, sizeof(trail), "--hsrec-trail=%" PRIu64, o->trail);
+			c.extra[n++] = trail;
 		}
 		if (o->history_only)
 			c.extra[n++] = "--hsrec-state=no";
@@ -895,8 +919,8 @@ int stub_vgrec_new(struct stub_vgrec **out, const struct stub_vgrec_options *opt
 	snprintf(r->fifo, sizeof(r->fifo), "/proc/%d/fd/%d", (int)getpid(), r->fifo_w);
 	fcntl(r->fifo_r, F_SETPIPE_SZ, VGREC_PIPE);
 	if (opt->inputs &&
-	    (e = stub_vglight_feed_start(&r->feed, opt->inputs, opt->follow, r->feed_path,
-					 sizeof(r->feed_path), err, errsize)) < 0)
+	    (e = stub_vglight_feed_start(&r->feed, opt->inputs, opt->follow || opt->trail,
+					 r->feed_path, sizeof(r->feed_path), err, errsize)) < 0)
 		return e;
 	r->pid = fork();
 	if (r->pid < 0) {

@@ -78,6 +78,14 @@ struct stub_vgrec_options {
 	 * called with the live run's superblock count and the thread's ip
 	 * there; it returns 0, or a negative errno that ends the rebuild. */
 	bool follow;
+	/* With inputs, > 0: the log is a light run's that is still going
+	 * (`run`): the rebuild trails it, this many superblocks short of
+	 * how far it has come, and rebuilds its last this many superblocks
+	 * once it ends (a window, as window_from's, placed by the tool).
+	 * The run's wait status, unknown as it starts, comes through
+	 * @trail_wstatus_fd at the end (4 bytes). */
+	uint64_t trail;
+	int trail_wstatus_fd;
 	int (*here)(void *ctx, uint64_t count, uint64_t ip);
 	void *here_ctx;
 	void (*progress)(void *ctx);  /* NULL, or called after each periodic save */

@@ -14,6 +14,8 @@
 #     whole; a run that exec'd is rebuilt whole.
 #   - `run` explains a crash from a window, as the full recorder explains
 #     it, and the origin of the wrong pointer ends where the window starts.
+#   - `run` rebuilds that window beside the light run as it goes: the same
+#     window as one rebuilt after it, threads and registers too.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "the light recorder"
 command -v valgrind >/dev/null || skip "valgrind is not installed"
@@ -109,4 +111,64 @@ cmp -s run.auto.explained run.valgrind.explained ||
 expect run.auto.err "the value was there where the history starts,"
 # ... where the full recording follows it to the line that set it.
 expect_re run.valgrind.err "which main wrote at window.c:$(line_of window.c wrong)"
+
+# 5. `run` rebuilds its window beside the light run as it goes (HSIN_TICK,
+#    the tool's --hsrec-trail): the same window as one rebuilt from the
+#    same inputs after the run (`rebuild --last`, proven against the light
+#    run's own trace above), thread for thread, registers too. Threads
+#    racing, a mutex, sleeps, and a crash in a worker while the others run:
+#    the teardown rebuilt with no gap.
+(cd "$T_DIR" && exec timeout 240 "$HINDSIGHT" run -o "$T_DIR/tr" -- "$racy" 20000 crash) \
+    >tr.out 2>tr.err
+expect_eq "run racy crash: exit status" "$?" 139
+expect tr.err "rebuilt beside the run as it went"
+expect tr.err " threads, 0 gaps,"
+expect tr.err "Program terminated with signal SIGSEGV"
+expect_re tr.err "racy.c:$(line_of racy.c racy_crash)"
+cp -r "$T_DIR/tr" "$T_DIR/tr.after"
+timeout 240 "$HINDSIGHT" rebuild --last 250000 "$T_DIR/tr.after" >/dev/null 2>tr.after.err
+expect tr.after.err " threads, 0 gaps,"
+n=0 most=0
+for t in $(python3 -c 'import json, sys
+for t in json.load(open(sys.argv[1]))["processes"][0]["threads"]: print(t["tid"])' \
+    "$T_DIR/tr/trace.json"); do
+    for w in tr tr.after; do
+        "$HINDSIGHT" history "$T_DIR/$w" 1,100000000 --thread "$t" 2>/dev/null | hist_ips \
+            >"$w.$t.hist"
+    done
+    k=$(wc -l <"tr.$t.hist")
+    [ "$k" -gt 0 ] && n=$((n + 1))
+    [ "$k" -gt "$most" ] && most=$k busiest=$t
+    cmp -s "tr.$t.hist" "tr.after.$t.hist" ||
+        fail "thread $t's window rebuilt beside the run differs from the one rebuilt after it"
+done
+[ "$n" -ge 2 ] || fail "racy crash: the window has $n threads"
+for at in 1 $((most / 2)) "$most"; do
+    for w in tr tr.after; do
+        timeout 120 "$HINDSIGHT" replay "$T_DIR/$w" --batch -ex "thread $busiest" \
+            -ex "goto $at" -ex 'info registers' >"$w.regs.$at" 2>/dev/null
+    done
+    expect "tr.regs.$at" "rip"
+    cmp -s "tr.regs.$at" "tr.after.regs.$at" ||
+        { fail "registers at $at differ between the two windows"; diff "tr.regs.$at" "tr.after.regs.$at" | head -5; }
+done
+# Another run into the same directory, its window rebuilt after it: its
+# own history, not the one rebuilt there before (which the new inputs once
+# passed for).
+(cd "$T_DIR" && HINDSIGHT_RUN_TRAIL=0 exec timeout 240 "$HINDSIGHT" run -o "$T_DIR/tr" \
+    -- "$prog" 300000 crash) >tr2.out 2>tr2.err
+expect_eq "run window crash into tr: exit status" "$?" 139
+expect tr2.err "rebuilding the last 250000 superblocks"
+expect_re tr2.err "window.c:$(line_of window.c use)"
+grep -q "racy.c" tr2.err && fail "a run into a used directory explains the earlier recording's crash"
+# A run that does not crash: the rebuild beside it is stopped, and the
+# kept recording is rebuilt whole when first needed.
+(cd "$T_DIR" && exec timeout 240 "$HINDSIGHT" run --keep -o "$T_DIR/ok" -- "$racy" 2000) \
+    >ok.out 2>ok.err
+expect_eq "run racy: exit status" "$?" 0
+expect ok.err "exited with status 0; the recording is in"
+pgrep -f "hsrec-trail" >/dev/null && fail "the rebuild beside the run outlived it"
+timeout 240 "$HINDSIGHT" history "$T_DIR/ok" 1,1 >/dev/null 2>ok.hist.err
+expect ok.hist.err "rebuilding its history from them"
+expect ok.hist.err " threads, 0 gaps,"
 finish

@@ -4,7 +4,9 @@
  * mutex in turn (contended: futex waits), note who took it in g_order,
  * sleep, and read the time. Main joins them and prints what came out,
  * which differs from run to run: a rebuild must give the recorded run's.
- * argv[1]: the increments per round (default 20000).
+ * argv[1]: the increments per round (default 20000); argv[2] "crash":
+ * the second worker, halfway, writes through a pointer made of g_racy
+ * while the others run.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@ long g_locked;
 unsigned long g_order;              /* a hash of who took the lock when */
 long g_nsec[NTHREADS];
 static int g_inner = 20000;
+static int g_crash;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A call between the read and the write: a switch can fall there. */
@@ -43,6 +46,8 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&g_lock);
         if (r % 8 == id)
             usleep(100);
+        if (g_crash && id == 1 && r == ROUNDS / 2)
+            *(volatile long *)(g_racy & 0xff) = 1; /* LINE:racy_crash */
     }
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -56,6 +61,7 @@ int main(int argc, char **argv)
 
     if (argc > 1)
         g_inner = atoi(argv[1]);
+    g_crash = argc > 2 && argv[2][0] == 'c';
 
     for (long i = 0; i < NTHREADS; i++)
         pthread_create(&th[i], NULL, worker, (void *)i);
