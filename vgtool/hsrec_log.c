@@ -141,6 +141,7 @@ void hsin_diverge(const HChar *fmt, ...)
 static UChar *hsin_ahead;
 static SizeT hsin_acap, hsin_aat, hsin_alen, hsin_ascan;
 #define HSIN_AHEAD_READ (64u << 10)
+#define HSIN_AHEAD_KEEP (4u << 20)
 
 /* Rebuild, --hsrec-trail=W: the light run is still going (`run`), and the
  * rebuild trails it, W superblocks short of the latest HSIN_TICK, until
@@ -235,7 +236,7 @@ static void hsin_look_over(void)
  * passed over (trailing, they were looked over as they came). */
 static UInt hsin_load(void)
 {
-	UInt kind, len;
+	UInt kind, len = 0;
 
 	for (;;) {
 		while (!hsin_whole(hsin_aat, &kind, &len)) {
@@ -258,6 +259,12 @@ static UInt hsin_load(void)
 		}
 		VG_(memcpy)(hsin_rec, hsin_ahead + hsin_aat - len, len);
 		hsin_rlen = len;
+		if (hsin_aat == hsin_alen && hsin_acap > HSIN_AHEAD_KEEP) {
+			/* A big record's room, not kept twice (hsin_rec). */
+			VG_(free)(hsin_ahead);
+			hsin_ahead = NULL;
+			hsin_acap = hsin_aat = hsin_alen = hsin_ascan = 0;
+		}
 		return kind;
 	}
 }
@@ -394,7 +401,6 @@ Bool hsin_turn_here(ULong count)
 	return hsin_peek() == HSIN_TURN && hsin_rlen >= 12 && hsin_u64(hsin_rec + 4) == count;
 }
 
-/* The next record is a turn: its thread is the owner from now. */
 /* Every thread of the run is on its way out (Valgrind's nuke after a
  * fatal signal, or the process's exit). */
 static Bool hsin_all_exiting(void)
@@ -407,6 +413,7 @@ static Bool hsin_all_exiting(void)
 	return True;
 }
 
+/* The next record is a turn: its thread is the owner from now. */
 void hsin_take_turn(void)
 {
 	Int lwp = (Int)hsin_u32(hsin_rec);

@@ -808,10 +808,12 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 		}
 		if (o->history_only)
 			c.extra[n++] = "--hsrec-state=no";
-		if (o->follow) {
-			/* It is killed at the end of the session: no FIFOs of
-			 * Valgrind's gdbserver to leave behind. */
+		if (o->follow)
 			c.extra[n++] = "--hsrec-follow=yes";
+		if (o->follow || o->trail) {
+			/* It is killed at the end of the session (or of a run
+			 * that did not crash): no FIFOs of Valgrind's gdbserver
+			 * to leave behind. */
 			c.extra[n++] = "--vgdb=no";
 		}
 		for (int fd = 0; fd < 3 && null >= 0; fd++)
