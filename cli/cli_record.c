@@ -348,6 +348,7 @@ static int cli_record_new(const struct record_args *a, struct stub_recorder **ou
  * Prints what goes wrong; @summary prints the closing summary. */
 static void cli_record_go(struct stub_recorder *rec, bool summary, struct cli_record_result *res)
 {
+	struct sigaction int0, term0;
 	int e;
 
 	memset(res, 0, sizeof(*res));
@@ -359,10 +360,16 @@ static void cli_record_go(struct stub_recorder *rec, bool summary, struct cli_re
 	cli_record_active = rec;
 	/* A started program gets Ctrl-C itself (same terminal), like under rr;
 	 * an attached one is detached. */
+	sigaction(SIGINT, NULL, &int0);
+	sigaction(SIGTERM, NULL, &term0);
 	signal(SIGINT, stub_recorder_attached(rec) ? cli_record_on_signal : SIG_IGN);
 	signal(SIGTERM, cli_record_on_signal);
 	e = stub_recorder_run(rec);
 	cli_record_active = NULL;
+	/* As they were: a rebuild after this one (`run`'s) starts the
+	 * program again with SIGINT handled as the recorded run had it. */
+	sigaction(SIGINT, &int0, NULL);
+	sigaction(SIGTERM, &term0, NULL);
 	if (e == STUB_RECORDER_NOTHING)
 		return;
 	if (stub_recorder_deferred(rec, &res->status)) {

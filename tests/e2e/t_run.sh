@@ -10,7 +10,8 @@
 # run's default (the light one where Valgrind is here); SIGBUS's mapping is
 # MAP_SHARED, which the light recorder's rebuild stops at: that crash is
 # explained from the full Valgrind recorder, and with the light one run says
-# the crash is not in the history, and shows nothing of it.
+# the crash is not in the history, and shows nothing of it. A program that
+# asks how SIGINT is handled is rebuilt with the recorded run's answer.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "hindsight run"
 
@@ -130,4 +131,20 @@ expect_eq "exit status of a bad option" "$?" 2
 "$HINDSIGHT" run -o "$T_DIR/missing" -- "$T_DIR/no-such-program" 2>missing.err
 expect_eq "exit status of a missing program" "$?" 1
 expect missing.err "No such file or directory"
+# The rebuild after the run (the whole: a short run) starts the program
+# with SIGINT handled as the recorded run had it (default here), not as
+# `run` itself does by then (ignored): else the program's sigaction call
+# writes back another old action, and the rebuild diverges there.
+sq=$(build_prog sigquery) || finish
+for trail in 1 0; do
+    python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' env HINDSIGHT_RUN_TRAIL=$trail timeout 120 \
+        "$HINDSIGHT" run -o "$T_DIR/sq$trail" -- "$sq" >"sq$trail.out" 2>"sq$trail.err"
+    expect_eq "sigquery ($trail): exit status" "$?" 139
+    expect "sq$trail.out" "SIGINT default"
+    expect "sq$trail.err" "Program terminated with signal SIGSEGV"
+    expect_re "sq$trail.err" "sigquery.c:$(line_of sigquery.c sigquery_crash)"
+    grep -q "diverged" "sq$trail.err" && fail "sigquery ($trail): the rebuild diverged"
+done
 finish
