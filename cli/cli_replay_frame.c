@@ -390,11 +390,13 @@ int cli_replay_info_threads(struct cli_session *s)
 		struct replay_symbol sym;
 		uint64_t pc;
 
-		if (!replay_frontend_thread_exists(f, i))
+		bool exited = replay_frontend_thread_exited(f, i);
+
+		if (!exited && !replay_frontend_thread_exists(f, i))
 			continue; /* created later in the recording */
 		f->current = i;
-		printf("%c %-4zu Thread %" PRId64 ".%" PRId64 " %*s", i == cur ? '*' : ' ', i + 1,
-		       f->b->pid, f->b->threads[i].tid, 8, "");
+		printf("%c %-4zu Thread %" PRId64 ".%" PRId64 " %-9s", i == cur ? '*' : ' ', i + 1,
+		       f->b->pid, f->b->threads[i].tid, exited ? "(exited)" : "");
 		if (replay_frontend_where(f, &pc, &sym) == 0 && sym.function) {
 			cli_replay_print_func(&sym);
 			putchar('\n');
@@ -417,8 +419,10 @@ int cli_replay_thread(struct cli_session *s, const char *args)
 		return 0;
 	}
 	n = strtol(args, &end, 10);
+	/* (A thread that has exited is still there to look at, at its end.) */
 	if (*end || n < 1 || (size_t)n > s->f->nthreads ||
-	    !replay_frontend_thread_exists(s->f, (size_t)n - 1)) {
+	    !(replay_frontend_thread_exists(s->f, (size_t)n - 1) ||
+	      replay_frontend_thread_exited(s->f, (size_t)n - 1))) {
 		fprintf(stderr, "Invalid thread ID: %s\n", args);
 		return -1;
 	}

@@ -11,8 +11,11 @@
 #include "replay/decode/timeline.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
 
 #include "replay/model/bundle.h"
 #include "replay/decode/cursor.h"
@@ -32,6 +35,8 @@ struct replay_timeline_thread {
 	int64_t tid;
 	struct replay_cursor *cur;
 	struct replay_timeline_scan back, fwd;
+	int8_t exits;              /* its history ends with its own exit: 1, 0,
+				    * -1 not looked at yet */
 };
 
 struct replay_timeline_points {
@@ -183,6 +188,7 @@ int replay_timeline_new(const struct replay_bundle *b, struct replay_state *st,
 	}
 	for (size_t i = 0; i < b->nthreads; i++, tl->nthreads++) {
 		tl->threads[i].tid = b->threads[i].tid;
+		tl->threads[i].exits = -1;
 		r = replay_cursor_new(b, i, NULL, NULL, &tl->threads[i].cur);
 		if (r) {
 			*failed = i;
@@ -209,9 +215,11 @@ static int extend_thread(struct replay_timeline *tl, const struct replay_bundle 
 	int r;
 
 	th->back.valid = th->fwd.valid = false;
-	if (i < tl->nthreads)
+	if (i < tl->nthreads) {
+		th->exits = -1;    /* its last instruction may be another now */
 		return replay_cursor_extend(th->cur, b, i);
-	*th = (struct replay_timeline_thread){ .tid = b->threads[i].tid };
+	}
+	*th = (struct replay_timeline_thread){ .tid = b->threads[i].tid, .exits = -1 };
 	r = replay_cursor_new(b, i, NULL, NULL, &th->cur);
 	if (r == 0) {
 		replay_cursor_set_interrupt(th->cur, tl->interrupt);
@@ -311,6 +319,23 @@ bool replay_timeline_started(const struct replay_timeline *tl, size_t i)
 	if (idx && idx->nentries)
 		return tl->time > idx->entries[0].time;
 	return tl->time >= tl->end_time;
+}
+
+bool replay_timeline_exited(struct replay_timeline *tl, size_t i)
+{
+	struct replay_timeline_thread *th;
+	uint64_t n, gp[REPLAY_STATE_NGP];
+
+	if (!tl->timed || !tl->st || i >= tl->nthreads)
+		return false;
+	th = &tl->threads[i];
+	n = replay_cursor_size(th->cur);
+	if (!n || replay_cursor_position(th->cur) != n + 1)
+		return false;      /* not past its last instruction */
+	if (th->exits < 0)
+		th->exits = replay_state_raw_at(tl->st, th->tid, n, gp, NULL, NULL) == 0 &&
+			    gp[offsetof(struct user_regs_struct, rax) / 8] == SYS_exit;
+	return th->exits == 1;
 }
 
 bool replay_timeline_at_end(const struct replay_timeline *tl)

@@ -124,6 +124,12 @@ int replay_timeline_time_at(const struct replay_timeline *tl, size_t i, uint64_t
  * caller's to count). True without a clock. A thread with no instructions
  * exists from the time its trace begins. */
 bool replay_timeline_started(const struct replay_timeline *tl, size_t i);
+/* Thread @i has ended by its own exit by the current time: its history
+ * ends with the syscall exit (rax 60 there, the state log says), and the
+ * time is past it. False without a clock or a state log (not known: a
+ * thread is shown until the end then), and for a thread the process's end
+ * took down wherever it was. */
+bool replay_timeline_exited(struct replay_timeline *tl, size_t i);
 /* True when every thread is at the end of its history: the present. */
 bool replay_timeline_at_end(const struct replay_timeline *tl);
 

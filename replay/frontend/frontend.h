@@ -136,8 +136,12 @@ struct dw_space *replay_frontend_space(struct replay_frontend *f);
 void replay_frontend_sym_now(struct replay_frontend *f);
 int64_t replay_frontend_tid(const struct replay_frontend *f);
 /* Whether thread @i exists at the current time: the current thread, or one
- * that ran its first instruction by then (replay_timeline_started). */
+ * that ran its first instruction by then (replay_timeline_started) and has
+ * not exited since (replay_timeline_exited). */
 bool replay_frontend_thread_exists(const struct replay_frontend *f, size_t i);
+/* Whether thread @i has exited by the current time (replay_timeline_exited):
+ * gone for GDB, still there to look at for `hindsight replay`, said so. */
+bool replay_frontend_thread_exited(const struct replay_frontend *f, size_t i);
 
 /* The current thread's call structure (built now if need be). 0 or < 0. */
 int replay_frontend_calls(struct replay_frontend *f, const struct replay_calls **out);

@@ -244,10 +244,11 @@ static unsigned rt_features(void *ctx)
 
 /* Thread @i exists at the current time: the current thread, or one that
  * ran its first instruction by then (a thread created later in the
- * recording is not there yet). */
+ * recording is not there yet) and has not exited since. */
 static bool thread_exists(const struct replay_target *t, size_t i)
 {
-	return i == t->current || replay_timeline_started(t->tl, i);
+	return i == t->current ||
+	       (replay_timeline_started(t->tl, i) && !replay_timeline_exited(t->tl, i));
 }
 
 static int rt_threads(void *ctx, struct rsp_thread_info *out, size_t max)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# t_replay_threads_created: a thread is not listed before it exists.
+# t_replay_threads_created: a thread is not listed before it exists, nor
+# after it exited.
 # tests/programs/threads.c (main starts three workers) recorded in
 # software; at main, before any pthread_create, `info threads` of `hindsight
 # replay` and of GDB over serve --replay list the main thread alone, as GDB
@@ -45,4 +46,31 @@ case " $worker " in *" ${main_tid% } "*) ;; *) fail "the main thread is not list
 expect_eq "threads over serve --replay at the first thread_work" "$(tids served.out 2)" "$worker"
 [ "$(echo $worker | wc -w)" -lt "$nthreads" ] ||
     fail "every thread is listed at the first thread_work: $worker"
+
+# Nor after it exited: once main has joined the workers, main alone, as
+# GDB natively lists it there (`hindsight replay` lists the workers too,
+# said exited); the same from a light recording rebuilt under Valgrind
+# (each worker's history ends with its exit syscall).
+done_line=$(line_of threads.c threads_done)
+timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' -ex "break threads.c:$done_line" \
+    -ex 'run 7' -ex 'info threads' "$prog" </dev/null >native.done 2>&1
+native=$(awk '/Id +Target Id/{k++} k==1 && /^[* ] +[0-9]+ +Thread /' native.done | wc -l)
+expect_eq "threads GDB lists natively after the joins" "$native" 1
+timeout 60 "$HINDSIGHT" record --record=light -o "$T_DIR/light" -- "$prog" 7 >light.out 2>&1
+for rec in rec light; do
+    timeout 120 "$HINDSIGHT" replay "$T_DIR/$rec" --batch -ex "break threads.c:$done_line" \
+        -ex 'reverse-continue' -ex 'info threads' >"hs.done.$rec" 2>&1
+    expect "hs.done.$rec" "threads.c:$done_line"
+    # (`hindsight replay` still lists them, said exited, to look at.)
+    expect_eq "threads replay lists after the joins ($rec)" \
+        "$(grep -v '(exited)' "hs.done.$rec" | tids /dev/stdin 1 | wc -w)" 1
+    expect_eq "threads replay says exited after the joins ($rec)" \
+        "$(grep -c '^  [0-9]* *Thread [0-9.]* (exited) ' "hs.done.$rec")" 3
+    server_start --replay "$T_DIR/$rec" || finish
+    gdb_run "served.done.$rec" -ex "break threads.c:$done_line" -ex 'reverse-continue' \
+        -ex 'info threads'
+    expect "served.done.$rec" "threads.c:$done_line"
+    expect_eq "threads over serve --replay after the joins ($rec)" \
+        "$(tids "served.done.$rec" 1 | wc -w)" 1
+done
 finish
