@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -410,7 +411,7 @@ int cli_record_program(char **argv, const char *dir, uint64_t snapshot, const ch
 	a.trail = trail;
 	if (trail) {
 		trail->pid = 0;
-		trail->fd = -1;
+		trail->fd = trail->out = -1;
 		trail->argv = argv;
 		sigaction(SIGINT, NULL, &trail->sigint);
 	}
@@ -670,8 +671,9 @@ static void cli_rebuild_say(const char *dir, uint64_t last, bool more, bool stat
 
 /* The rebuild a command needs before it opens @path: none, the history
  * only (@state false), the whole (@state), or its last @last superblocks;
- * the recording then locked shared until the command ends. */
-static int cli_rebuild_needed(const char *path, uint64_t last, bool state)
+ * the recording then locked shared until the command ends. @said: what
+ * is rebuilt was said already (a trailing rebuild's that was not made). */
+static int cli_rebuild_needed(const char *path, uint64_t last, bool state, bool said)
 {
 	char dir[4096], log[4200];
 	struct stub_vglight_scan scan;
@@ -704,7 +706,8 @@ static int cli_rebuild_needed(const char *path, uint64_t last, bool state)
 	if (last && (stub_vglight_scan(log, &scan) < 0 || scan.images != 1 ||
 		     scan.end_blocks <= last))
 		last = 0;
-	cli_rebuild_say(dir, last, more, state);
+	if (!said)
+		cli_rebuild_say(dir, last, more, state);
 	fflush(NULL);
 	/* In a child: the rebuild takes the recorded run's working
 	 * directory and environment. */
@@ -748,17 +751,17 @@ static void cli_rebuild_say(const char *dir, uint64_t last, bool more, bool stat
 
 int cli_rebuild_pending(const char *path)
 {
-	return cli_rebuild_needed(path, 0, true);
+	return cli_rebuild_needed(path, 0, true, false);
 }
 
 int cli_rebuild_pending_history(const char *path)
 {
-	return cli_rebuild_needed(path, 0, false);
+	return cli_rebuild_needed(path, 0, false, false);
 }
 
 int cli_rebuild_pending_last(const char *path, uint64_t last)
 {
-	return cli_rebuild_needed(path, last, true);
+	return cli_rebuild_needed(path, last, true, false);
 }
 
 /* --- A window rebuilt beside the light run (`run`) ---------------------- */
@@ -797,23 +800,38 @@ static int cli_rebuild_trailing(const char *dir, char **argv, uint64_t last, int
 static void cli_rebuild_trail_start(void *ctx, const char *dir)
 {
 	struct cli_trail *t = ctx;
+	pid_t parent = getpid(), c;
 	char abs[4096];
-	int p[2];
-	pid_t c;
+	int p[2], out;
 
-	if (!realpath(dir, abs) || pipe2(p, O_CLOEXEC) < 0)
+	if (!realpath(dir, abs))
 		return;
+	/* What it says is said after the run, if its window is the one
+	 * shown: not in the middle of the program's output, and never to a
+	 * terminal it is in the background of. */
+	out = memfd_create("hindsight-trail", MFD_CLOEXEC);
+	if (out < 0)
+		return;
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		close(out);
+		return;
+	}
 	fflush(NULL);
 	c = fork();
 	if (c < 0) {
 		close(p[0]);
 		close(p[1]);
+		close(out);
 		return;
 	}
 	if (c == 0) {
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);          /* it died before that was set */
 		close(p[1]);
+		dup2(out, STDOUT_FILENO);
+		dup2(out, STDERR_FILENO);
 		/* The program runs again as it ran: SIGINT handled as the
 		 * light run's program had it (this process ignores it now). */
 		sigaction(SIGINT, &t->sigint, NULL);
@@ -824,27 +842,54 @@ static void cli_rebuild_trail_start(void *ctx, const char *dir)
 	close(p[0]);
 	t->pid = c;
 	t->fd = p[1];
+	t->out = out;
+}
+
+/* What the trailing rebuild said (@fd: its output, a memfd), said now. */
+static void cli_rebuild_trail_said(int fd)
+{
+	char buf[4096];
+	ssize_t n;
+	off_t at = 0;
+
+	fflush(stderr);
+	while ((n = pread(fd, buf, sizeof(buf), at)) > 0) {
+		if (write(STDERR_FILENO, buf, (size_t)n) != n)
+			break;
+		at += n;
+	}
 }
 
 int cli_rebuild_trail_end(struct cli_trail *t, const char *path, int wstatus, bool want)
 {
 	struct stub_vglight_scan scan;
 	char dir[4096], log[4200];
-	bool made = false;
+	bool made = false, said = false;
 	int st, lk;
 
 	if (t->pid > 0 && want && realpath(path, dir) &&
 	    snprintf(log, sizeof(log), "%s/" STUB_VGLIGHT_LOG, dir) < (int)sizeof(log) &&
 	    stub_vglight_scan(log, &scan) == 0 && scan.images == 1 && scan.end_blocks > t->last) {
+		struct sigaction ign = { .sa_handler = SIG_IGN }, pipe0;
+		ssize_t w;
+
 		cli_rebuild_say(dir, t->last, false, true);
+		said = true;
 		fflush(NULL);
-		if (write(t->fd, &wstatus, sizeof(wstatus)) == (ssize_t)sizeof(wstatus)) {
+		/* (Gone already, it is EPIPE here, and the rebuild is made
+		 * after all, below.) */
+		sigaction(SIGPIPE, &ign, &pipe0);
+		w = write(t->fd, &wstatus, sizeof(wstatus));
+		sigaction(SIGPIPE, &pipe0, NULL);
+		if (w == (ssize_t)sizeof(wstatus)) {
 			while (waitpid(t->pid, &st, 0) < 0 && errno == EINTR)
 				;
 			made = WIFEXITED(st) && WEXITSTATUS(st) == 0;
 			t->pid = 0;
 		}
 	}
+	if (made)
+		cli_rebuild_trail_said(t->out);
 	if (t->pid > 0) {
 		kill(-t->pid, SIGKILL);
 		while (waitpid(t->pid, &st, 0) < 0 && errno == EINTR)
@@ -853,11 +898,13 @@ int cli_rebuild_trail_end(struct cli_trail *t, const char *path, int wstatus, bo
 	}
 	if (t->fd >= 0)
 		close(t->fd);
-	t->fd = -1;
+	if (t->out >= 0)
+		close(t->out);
+	t->fd = t->out = -1;
 	if (!want)
 		return 0;
 	if (!made)
-		return cli_rebuild_pending_last(path, t->last);
+		return cli_rebuild_needed(path, t->last, true, said);
 	/* Read from now on, as after any rebuild. */
 	lk = cli_rebuild_lock(dir, LOCK_SH);
 	cli_rebuild_read(lk);

@@ -28,6 +28,7 @@ struct cli_trail {
 	uint64_t last;
 	pid_t pid;                 /* the rebuild's process (and group), or 0 */
 	int fd;                    /* the run's wait status goes to it */
+	int out;                   /* what it says (a memfd), said if its window is shown */
 	struct sigaction sigint;   /* SIGINT's handling, for the program */
 	char **argv;
 };

@@ -168,7 +168,7 @@ static void cli_run_open_hint(const char *dir, const char *prog)
 
 int cli_run_main(int argc, char **argv)
 {
-	struct cli_trail trail = { .last = CLI_RUN_WINDOW, .fd = -1 };
+	struct cli_trail trail = { .last = CLI_RUN_WINDOW, .fd = -1, .out = -1 };
 	const char *trail_env;
 	struct cli_record_result res;
 	struct run_args a;

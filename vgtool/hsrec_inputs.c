@@ -50,7 +50,6 @@ extern ULong amd64g_dirtyhelper_RDTSC(void);
 extern void amd64g_dirtyhelper_RDTSCP(VexGuestAMD64State *st);
 extern ULong amd64g_dirtyhelper_RDRAND(void);
 extern ULong amd64g_dirtyhelper_RDSEED(void);
-extern Int VG_(safe_fd)(Int oldfd);
 /* libcoregrind's, not in the public headers (VALGRIND-NOTES.md): a signal
  * sent to a thread of this process. */
 extern Int VG_(tkill)(Int lwpid, Int signo);
@@ -583,7 +582,7 @@ static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 
 	hsin_at = ip;
 	hsin_at_how = HSREC_DIV_WHOLE;
-	if (hsin_trail_gate())
+	if (hsin_trail_gate() && VG_(get_running_tid)() == hsin_owner)
 		return;                    /* the light run got further: on */
 	if (hsin_from && hsin_count - 1 >= hsin_from) {
 		hsin_leave_block(g, ip);   /* the window opens: hsin_window_due */
@@ -739,6 +738,8 @@ Bool hsin_option(const HChar *arg)
 	} else if VG_INT_CLO(arg, "--hsrec-trail", from) {
 		hsin_trail = from > 0 ? (ULong)from : 0;
 		hsin_trailing = hsin_trail > 0;
+	} else if VG_STR_CLO(arg, "--hsrec-trail-log", s) {
+		hsin_trail_log = s;
 	} else if VG_BOOL_CLO(arg, "--hsrec-follow", hsin_follow) {
 	} else if VG_BOOL_CLO(arg, "--hsrec-stop-at-end", hsin_stop_at_end) {
 	} else {
@@ -832,6 +833,9 @@ void hsin_init(const HChar *out_path, const struct hsin_stream *stream, Int pid,
 		return;
 	if (!hsin_in_path)
 		VG_(fmsg_bad_option)("--hsrec-in", "the rebuild needs --hsrec-in=PATH\n");
+	if (hsin_trail && !hsin_trail_log)
+		VG_(fmsg_bad_option)("--hsrec-trail-log",
+				     "a rebuild that trails the run needs its log file\n");
 	sr = VG_(open)(hsin_in_path, VKI_O_RDONLY, 0);
 	if (sr_isError(sr))
 		hsin_diverge("cannot open the input log %s", hsin_in_path);

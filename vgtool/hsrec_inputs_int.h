@@ -65,6 +65,10 @@ extern ThreadId hsin_owner;
  * their way out. */
 extern Bool hsin_torn;
 
+/* libcoregrind's, not in the public headers: a descriptor moved out of
+ * the program's range. */
+extern Int VG_(safe_fd)(Int oldfd);
+
 extern Int hsin_fd;                /* light: the log written; rebuild: read */
 extern const struct hsin_stream *hsin_out;
 extern Int hsin_pid;               /* the recorded process's pid */
@@ -81,9 +85,11 @@ extern Bool hsin_follow;
 
 /* Rebuild, --hsrec-trail=W: the rebuild trails a light run still going,
  * W superblocks short of its latest HSIN_TICK, its window not open yet
- * (hsin_trailing) until the log's end places it (hsin_from). */
+ * (hsin_trailing) until the log's end places it (hsin_from); the log
+ * file (--hsrec-trail-log) is looked over for the ticks and the end. */
 extern ULong hsin_trail;
 extern Bool hsin_trailing;
+extern const HChar *hsin_trail_log;   /* the log file, looked over ahead */
 
 /* Rebuild: the record read last (hsin_peek), its payload and length;
  * the events consumed, for messages. */

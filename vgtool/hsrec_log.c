@@ -134,23 +134,24 @@ void hsin_diverge(const HChar *fmt, ...)
 	VG_(exit)(0);
 }
 
-/* Rebuild: the log's bytes read and not taken yet, [hsin_aat, hsin_alen)
- * of hsin_ahead; those before hsin_ascan looked over (trailing). Not
- * trailing, exactly the next record's bytes are read, never more: an exec
- * opens the log again and the new image reads on from there. */
-static UChar *hsin_ahead;
-static SizeT hsin_acap, hsin_aat, hsin_alen, hsin_ascan;
-#define HSIN_AHEAD_READ (64u << 10)
-#define HSIN_AHEAD_KEEP (4u << 20)
-
 /* Rebuild, --hsrec-trail=W: the light run is still going (`run`), and the
  * rebuild trails it, W superblocks short of the latest HSIN_TICK, until
  * the log's end says where the window of its last W superblocks opens
- * (hsin_from); up to there only the light instrumentation runs. */
+ * (hsin_from); up to there only the light instrumentation runs. The log
+ * is read from the pipe exactly as it is taken (an exec'd image opens it
+ * again and reads on), and looked over ahead of that in the log file
+ * itself, through a descriptor of its own: the ticks, the end, and how
+ * far whole records go. So nothing read ahead is kept, whatever the
+ * run's syscalls brought in meanwhile. */
 ULong hsin_trail;
 Bool hsin_trailing;                /* ... and the window is not open yet */
+const HChar *hsin_trail_log;       /* the log file (--hsrec-trail-log) */
+static Int hsin_scan_fd = -1;
+static ULong hsin_scan_off;        /* the file looked over up to here */
+static ULong hsin_event_end;       /* where its last whole record but a tick ends */
+static ULong hsin_data_off;        /* the log's bytes read from the pipe */
 static ULong hsin_horizon;         /* the latest tick's count */
-static Bool hsin_trail_ended;      /* the log's HSIN_END read ahead */
+static Bool hsin_trail_ended;      /* the log's HSIN_END looked over */
 
 /* Trailing: the furthest block the rebuild may enter before it waits. */
 static ULong hsin_trail_limit(void)
@@ -158,131 +159,100 @@ static ULong hsin_trail_limit(void)
 	return hsin_horizon > hsin_trail ? hsin_horizon - hsin_trail : 0;
 }
 
-/* More of the log into the buffer: @want bytes past what it holds
- * (trailing: as many as have come, at least @want), waiting for them if
- * @wait. False: the log ends or cannot be read, or (not waiting) nothing
- * has come. */
-static Bool hsin_fill(SizeT want, Bool wait)
+static Bool hsin_read_exact(void *p, SizeT n)
 {
-	SysRes sr;
-	Int r;
+	UChar *c = p;
 
-	if (hsin_fd < 0)
-		return False;
-	if (hsin_aat > 0 && (hsin_aat == hsin_alen || hsin_aat > hsin_acap / 2)) {
-		VG_(memmove)(hsin_ahead, hsin_ahead + hsin_aat, hsin_alen - hsin_aat);
-		hsin_alen -= hsin_aat;
-		hsin_ascan -= hsin_aat;
-		hsin_aat = 0;
-	}
-	if (hsin_trail && want < HSIN_AHEAD_READ)
-		want = HSIN_AHEAD_READ;
-	if (hsin_alen + want > hsin_acap) {
-		hsin_acap = hsin_alen + want > 2 * hsin_acap ? hsin_alen + want : 2 * hsin_acap;
-		hsin_ahead = VG_(realloc)("hsin.ahead", hsin_ahead, hsin_acap);
-	}
-	if (!wait) {
-		struct vki_pollfd p = { .fd = hsin_fd, .events = VKI_POLLIN };
+	while (n > 0) {
+		Int r = VG_(read)(hsin_fd, c, n > 0x40000000 ? 0x40000000 : (Int)n);
 
-		sr = VG_(poll)(&p, 1, 0);
-		if (sr_isError(sr) || sr_Res(sr) == 0)
+		if (r <= 0)
 			return False;
+		c += r;
+		n -= (SizeT)r;
+		hsin_data_off += (ULong)r;
 	}
-	r = VG_(read)(hsin_fd, hsin_ahead + hsin_alen, want > 0x40000000 ? 0x40000000 : (Int)want);
-	if (r <= 0)
-		return False;
-	hsin_alen += (SizeT)r;
 	return True;
 }
 
-/* The record at @at of the buffer: its kind and payload length, if it
- * is there whole. */
-static Bool hsin_whole(SizeT at, UInt *kind, UInt *len)
+/* @n bytes of the log file at @off, all there. */
+static Bool hsin_scan_read(void *p, ULong off, Int n)
 {
-	if (hsin_alen - at < HSIN_HEAD)
-		return False;
-	*kind = hsin_u32(hsin_ahead + at);
-	*len = hsin_u32(hsin_ahead + at + 4);
-	if (*len > (1u << 30))
-		hsin_diverge("at event %llu: the input log is malformed (a record of %u bytes)",
-			     hsin_events, *len);
-	return hsin_alen - at - HSIN_HEAD >= *len;
+	return VG_(lseek)(hsin_scan_fd, (Off64T)off, VKI_SEEK_SET) == (Off64T)off &&
+	       VG_(read)(hsin_scan_fd, p, n) == n;
 }
 
-/* Trailing: the records read ahead looked over for ticks (how far the
- * light run has come) and its end, whose count places the window. */
-static void hsin_look_over(void)
+/* Trailing: the log file looked over, from where it was last, as far as
+ * its records are whole (the file only grows, in order). */
+static void hsin_scan(void)
 {
-	UInt kind, len;
+	UChar p[HSIN_HEAD + 12], last;
 
-	while (hsin_whole(hsin_ascan, &kind, &len)) {
-		const UChar *p = hsin_ahead + hsin_ascan + HSIN_HEAD;
+	if (hsin_scan_fd < 0) {
+		SysRes sr = VG_(open)(hsin_trail_log, VKI_O_RDONLY, 0);
 
-		if (kind == HSIN_TICK && len >= 8 && hsin_u64(p) > hsin_horizon)
-			hsin_horizon = hsin_u64(p);
-		if (kind == HSIN_END && len >= 12 && !hsin_trail_ended) {
-			ULong end = hsin_u64(p + 4);
+		if (sr_isError(sr))
+			hsin_diverge("cannot open the input log %s", hsin_trail_log);
+		hsin_scan_fd = VG_(safe_fd)(sr_Res(sr));
+	}
+	while (hsin_scan_read(p, hsin_scan_off, HSIN_HEAD)) {
+		UInt kind = hsin_u32(p), len = hsin_u32(p + 4);
+
+		if (len > (1u << 30) ||
+		    (len && !hsin_scan_read(&last, hsin_scan_off + HSIN_HEAD + len - 1, 1)))
+			return;    /* not whole yet (or malformed: the reader says so) */
+		if (kind == HSIN_TICK && len >= 8 && hsin_scan_read(p + HSIN_HEAD,
+								 hsin_scan_off + HSIN_HEAD, 8) &&
+		    hsin_u64(p + HSIN_HEAD) > hsin_horizon)
+			hsin_horizon = hsin_u64(p + HSIN_HEAD);
+		if (kind == HSIN_END && len >= 12 && !hsin_trail_ended &&
+		    hsin_scan_read(p + HSIN_HEAD, hsin_scan_off + HSIN_HEAD, 12)) {
+			ULong end = hsin_u64(p + HSIN_HEAD + 4);
 
 			hsin_trail_ended = True;
-			/* (`run` follows only runs longer than the window.) */
+			/* (`run` trails only runs longer than the window.) */
 			if (hsin_trailing)
 				hsin_from = end > hsin_trail + 1 ? end - hsin_trail : 1;
 		}
-		hsin_ascan += HSIN_HEAD + len;
+		hsin_scan_off += HSIN_HEAD + len;
+		if (kind != HSIN_TICK)
+			hsin_event_end = hsin_scan_off;
 	}
 }
 
 /* One record into hsin_rec: its kind, or 0 at the log's end. Ticks are
- * passed over (trailing, they were looked over as they came). */
+ * passed over. */
 static UInt hsin_load(void)
 {
-	UInt kind, len = 0;
+	UInt head[2];
 
 	for (;;) {
-		while (!hsin_whole(hsin_aat, &kind, &len)) {
-			SizeT have = hsin_alen - hsin_aat;
-			SizeT need = have < HSIN_HEAD ? HSIN_HEAD - have : HSIN_HEAD + len - have;
-
-			if (!hsin_fill(need, True))
-				return 0;
-		}
-		if (hsin_trail)
-			hsin_look_over();
-		hsin_aat += HSIN_HEAD + len;
-		if (hsin_ascan < hsin_aat)
-			hsin_ascan = hsin_aat;
-		if (kind == HSIN_TICK)
-			continue;
-		if (len > hsin_rcap) {
-			hsin_rcap = len;
+		if (hsin_fd < 0 || !hsin_read_exact(head, sizeof(head)))
+			return 0;
+		if (head[1] > (1u << 30))
+			hsin_diverge("at event %llu: the input log is malformed (a record of %u "
+				     "bytes)", hsin_events, head[1]);
+		if (head[1] > hsin_rcap) {
+			hsin_rcap = head[1];
 			hsin_rec = VG_(realloc)("hsin.rec", hsin_rec, hsin_rcap);
 		}
-		VG_(memcpy)(hsin_rec, hsin_ahead + hsin_aat - len, len);
-		hsin_rlen = len;
-		if (hsin_aat == hsin_alen && hsin_acap > HSIN_AHEAD_KEEP) {
-			/* A big record's room, not kept twice (hsin_rec). */
-			VG_(free)(hsin_ahead);
-			hsin_ahead = NULL;
-			hsin_acap = hsin_aat = hsin_alen = hsin_ascan = 0;
-		}
-		return kind;
+		if (!hsin_read_exact(hsin_rec, head[1]))
+			return 0;
+		if (head[0] == HSIN_TICK)
+			continue;
+		hsin_rlen = head[1];
+		return head[0];
 	}
 }
 
-/* Trailing: whether the next record is here already (read without
- * waiting), so that hsin_peek would not wait for it. */
+/* Trailing: whether the next record is whole in the log already, so that
+ * hsin_peek would not wait for the run to write it. */
 static Bool hsin_next_here(void)
 {
-	UInt kind, len;
-
 	if (hsin_kind)
 		return True;
-	while (hsin_fill(HSIN_AHEAD_READ, False))
-		;
-	hsin_look_over();
-	while (hsin_whole(hsin_aat, &kind, &len) && kind == HSIN_TICK)
-		hsin_aat += HSIN_HEAD + len;
-	return hsin_whole(hsin_aat, &kind, &len);
+	hsin_scan();
+	return hsin_event_end > hsin_data_off;
 }
 
 /* Trailing, at the gate: the rebuild is W superblocks short of the light
@@ -290,10 +260,14 @@ static Bool hsin_next_here(void)
 static void hsin_trail_wait(void)
 {
 	while (!hsin_trail_ended && hsin_count > hsin_trail_limit()) {
-		if (!hsin_fill(HSIN_AHEAD_READ, True))
-			hsin_diverge("at event %llu: the input log ends with the recorded run "
-				     "still going (its recorder stopped)", hsin_events);
-		hsin_look_over();
+		ULong was = hsin_scan_off;
+
+		hsin_scan();
+		if (hsin_scan_off == was) {
+			struct vki_pollfd none;
+
+			VG_(poll)(&none, 0, 2);    /* nothing new: 2 ms */
+		}
 	}
 }
 

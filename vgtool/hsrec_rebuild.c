@@ -349,10 +349,12 @@ ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 	if (nr == __NR_execve || nr == __NR_execveat) {
 		hsin_expect(HSIN_EXEC, 16, "an exec");
 		hsin_check("an exec", next, hsin_u64(hsin_rec + 8), hsin_count, hsin_count);
-		if (hsin_trail)
-			hsin_diverge("at event %llu: the run execs, and a rebuild that trails "
-				     "it reads its log ahead (rebuilt whole instead)", hsin_events);
 		hsin_take();
+		if (hsin_trail && hsin_peek() == HSIN_HELLO)
+			hsin_diverge("at event %llu: the run execs another image, whose count of "
+				     "superblocks starts again: a rebuild that trails the run "
+				     "does not follow it there (the run is rebuilt after it)",
+				     hsin_events);
 		t->pending = True;     /* its result, if it fails */
 		t->pending_nr = nr;
 		done = 0;

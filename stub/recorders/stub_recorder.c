@@ -575,7 +575,8 @@ static void lt_progress(void *ctx)
 	char where[96] = "";
 
 	rec_progress(ctx);
-	if (!rec->impl || now - rec->light.said < lt_progress_secs())
+	/* (Trailing the run, it is as far as the run: nothing to say.) */
+	if (!rec->impl || rec->opt.rebuild_trail || now - rec->light.said < lt_progress_secs())
 		return;
 	rec->light.said = now;
 	stub_vgrec_progress(rec->impl, &blocks, &image);
@@ -692,16 +693,23 @@ static int lt_history_first(struct stub_recorder *rec)
 
 static int rec_unlink(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
 
-/* Before a light run into a directory that holds an earlier recording:
- * what was rebuilt from that one's inputs goes (its manifest, threads,
- * marks and Valgrind's log), else the new inputs would pass for rebuilt
- * (stub_vglight_pending) and the old history be shown as theirs. */
+/* Before a light run into a directory that holds an earlier recording
+ * (of any recorder): its manifest, threads, marks and Valgrind's log go,
+ * else the new inputs would pass for rebuilt (stub_vglight_pending) and
+ * the old history be shown as theirs. */
 static void lt_clean(struct stub_recorder *rec)
 {
 	static const char *const files[] = { "trace.json", STUB_VGREC_LOG, STUB_VGLIGHT_WINDOW,
 					     STUB_VGLIGHT_HISTORY, STUB_VGLIGHT_BUSY };
 	char path[4200];
 
+	/* Only over a recording: a directory that is none keeps its files. */
+	snprintf(path, sizeof(path), "%s/trace.json", rec->dir);
+	if (access(path, F_OK) != 0) {
+		snprintf(path, sizeof(path), "%s/%s", rec->dir, STUB_VGLIGHT_LOG);
+		if (access(path, F_OK) != 0)
+			return;
+	}
 	snprintf(path, sizeof(path), "%s/threads", rec->dir);
 	if (access(path, F_OK) == 0)
 		nftw(path, rec_unlink, 16, FTW_DEPTH | FTW_PHYS);

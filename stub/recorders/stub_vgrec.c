@@ -783,6 +783,7 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 			const struct stub_vgrec_options *o, char *const argv[])
 {
 	char ver[PATH_MAX + 32], log[PATH_MAX + 32], in[96], win[64], trail[64];
+	char tlog[PATH_MAX + 32];
 	struct stub_vgtool_cmd c = { valgrind, tooldir, log, fifo, { NULL } };
 	size_t n = 0;
 
@@ -804,7 +805,9 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 		}
 		if (o->trail) {
 			snprintf(trail, sizeof(trail), "--hsrec-trail=%" PRIu64, o->trail);
+			snprintf(tlog, sizeof(tlog), "--hsrec-trail-log=%s", o->inputs);
 			c.extra[n++] = trail;
+			c.extra[n++] = tlog;
 		}
 		if (o->history_only)
 			c.extra[n++] = "--hsrec-state=no";

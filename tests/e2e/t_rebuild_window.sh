@@ -161,6 +161,26 @@ expect_eq "run window crash into tr: exit status" "$?" 139
 expect tr2.err "rebuilding the last 250000 superblocks"
 expect_re tr2.err "window.c:$(line_of window.c use)"
 grep -q "racy.c" tr2.err && fail "a run into a used directory explains the earlier recording's crash"
+# An exec that failed does not stop the rebuild beside the run (one that
+# made a new image does: section 3's program is rebuilt whole).
+(cd "$T_DIR" && exec timeout 240 "$HINDSIGHT" run -o "$T_DIR/bx" -- "$prog" 300000 crash \
+    badexec) >bx.out 2>bx.err
+expect_eq "run badexec: exit status" "$?" 139
+expect bx.err "rebuilt beside the run as it went"
+expect_re bx.err "window.c:$(line_of window.c use)"
+# The rebuild beside the run killed: the window is rebuilt after it, said once.
+(cd "$T_DIR" && exec timeout 240 "$HINDSIGHT" run -o "$T_DIR/kl" -- "$prog" 20000000 crash) \
+    >kl.out 2>kl.err &
+runner=$!
+for _ in $(seq 1 200); do
+    pkill -9 -f -- "--hsrec-trail=" && break
+    sleep 0.05
+done
+wait "$runner"
+expect_eq "run, its rebuild killed: exit status" "$?" 139
+expect_eq "what is rebuilt, said" "$(grep -c 'rebuilding the last 250000' kl.err)" 1
+expect_not kl.err "rebuilt beside the run"
+expect_re kl.err "window.c:$(line_of window.c use)"
 # A run that does not crash: the rebuild beside it is stopped, and the
 # kept recording is rebuilt whole when first needed.
 (cd "$T_DIR" && exec timeout 240 "$HINDSIGHT" run --keep -o "$T_DIR/ok" -- "$racy" 2000) \

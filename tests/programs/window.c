@@ -4,13 +4,15 @@
  * heap table filled at the start from a global taken from the clock,
  * which differs from run to run), then a long loop, then a use of it.
  * argv[1]: the loop's rounds (one superblock each); argv[2] "crash": the
- * use goes through a pointer set wrong at the start. Prints the seed; the
- * exit status is the node's value, 7 bits of it.
+ * use goes through a pointer set wrong at the start; argv[3] "badexec": an
+ * exec that fails comes first. Prints the seed; the exit status is the
+ * node's value, 7 bits of it.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct node {
     long v;
@@ -30,6 +32,9 @@ int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 100000;
     struct timespec ts;
+
+    if (argc > 3 && !strcmp(argv[3], "badexec"))
+        execl("/nonexistent/hindsight-test", "nothing", (char *)0);
 
     clock_gettime(CLOCK_REALTIME, &ts);
     g_seed = ts.tv_nsec;
