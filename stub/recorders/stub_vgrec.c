@@ -335,6 +335,8 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 			uint64_t ip = vgrec_u64(p + (kind == HSREC_SIGNAL ? 8 : 4));
 			int e;
 
+			if (kind == HSREC_SIGNAL && inside)
+				r->faulted = true;
 			if (how >= 2)
 				e = vgrec_paused_inside(r, t, how - 2, ip);
 			else
@@ -396,7 +398,9 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 			break;
 		if (r->opt.follow && len == 16)
 			return vgrec_here(r, vgrec_u64(p), vgrec_u64(p + 8));
-		/* The rebuild ends where the live run stands. */
+		/* The rebuild ends where the live run stands, or where the
+		 * recorded run was killed from outside. */
+		r->ended_here = true;
 		__attribute__((fallthrough));
 	case HSREC_END:
 		/* The end, or (a rebuild) where a debugger stopped the
@@ -691,6 +695,28 @@ static int vgrec_trail_wstatus(struct stub_vgrec *r)
 	return 0;
 }
 
+/* A rebuild that stopped where the recorded run ended between two
+ * superblocks (the tool's HERE, with no stop of a debugger's in the log):
+ * right if a signal from outside killed that run; if the run died of a
+ * fault's signal, the rebuild would have met the fault itself first, so
+ * it has gone otherwise, and a gap says so. 0, or -ENOMEM. */
+static int vgrec_killed_check(struct stub_vgrec *r)
+{
+	int st = r->opt.inputs_wstatus, sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	char text[256];
+
+	if (!r->ended_here || r->opt.follow || r->faulted || r->diverged ||
+	    !(sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP))
+		return 0;
+	r->diverged = true;
+	snprintf(text, sizeof(text), "the rebuild diverged from the recording: the recorded run "
+		 "died of %s here, which the rebuild did not meet (unless a process sent it)",
+		 strsignal(sig));
+	return replay_bundle_add_gap(r->b, r->cur ? r->cur->tid : r->nth ? r->th[0]->tid : 0,
+				     r->clock, "diverged",
+				     text) < 0 ? -ENOMEM : 0;
+}
+
 int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 {
 	struct pollfd pfd = { .fd = r->fifo_r, .events = POLLIN };
@@ -743,6 +769,8 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 	r->reaped = true;
 	if (r->opt.inputs && r->opt.trail && e >= 0)
 		e = vgrec_trail_wstatus(r);
+	if (r->opt.inputs && e >= 0)
+		e = vgrec_killed_check(r);
 	vgrec_exit_status(r, r->opt.inputs ? r->opt.inputs_wstatus : st);
 	return vgrec_finish(r, e);
 }

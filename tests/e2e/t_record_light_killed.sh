@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# t_record_light_killed: a light recording of a program killed from outside
+# by a signal it does not handle (SIGINT, as Ctrl-C sends it) while it
+# computes. Its run ends between two superblocks with no event there; the
+# rebuild stops exactly there as a whole history, with no gap (it was
+# reported "diverged" at that point before): the instructions are the
+# light run's own trace (--vg-verify, written apart from the rebuild), the
+# exit is the signal, and the registers at the end are the trace's.
+. "$(dirname "$0")/lib.sh"
+hindsight_only "the light recorder"
+command -v valgrind >/dev/null || skip "valgrind is not installed"
+prog=$(build_prog spinner) || finish
+cd "$T_DIR" || finish
+
+timeout 120 "$HINDSIGHT" record --record=light --vg-verify "$T_DIR/k.ver" -o "$T_DIR/k" \
+    -- "$prog" >k.out 2>k.err &
+rec=$!
+for _ in $(seq 1 300); do
+    grep -q ready k.out 2>/dev/null && break
+    sleep 0.05
+done
+sleep 0.5
+pid=$(pgrep -f -- "tool=hsrec.*$prog" | head -1)
+[ -n "$pid" ] || { fail "the recorded program is not running"; finish; }
+kill -INT "$pid"
+wait "$rec"
+expect_eq "record: exit status (SIGINT)" "$?" 130
+timeout 120 "$HINDSIGHT" history "$T_DIR/k" 1,1 >/dev/null 2>k.hist.err
+expect k.hist.err "1 thread, 0 gaps,"
+expect_not k.hist.err "diverged"
+tid=$(first_tid k.ver)
+# (A rep instruction's iterations are one position in the history.)
+awk -v t="$tid" '$1 == t && $2 != prev { print $2 } $1 == t { prev = $2 }' k.ver >k.ips
+"$HINDSIGHT" history "$T_DIR/k" 1,1000000000 2>/dev/null | hist_ips >k.hist
+n=$(wc -l <k.ips)
+[ "$n" -gt 100000 ] || fail "the light run's trace has $n instructions only"
+cmp -s k.ips k.hist ||
+    fail "the rebuilt history is not the light run's trace ($(wc -l <k.hist) of $n instructions)"
+expect_re "$T_DIR/k/trace.json" '"kind": *"signaled"'
+python3 "$E2E_DIR/tools/vg_regcheck.py" "$HINDSIGHT" "$T_DIR/k" "$T_DIR/k.ver" "$tid" 10 \
+    >regs 2>&1 || { fail "registers differ from the light run's"; cat regs; }
+finish
