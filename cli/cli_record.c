@@ -864,8 +864,8 @@ int cli_rebuild_trail_end(struct cli_trail *t, const char *path, int wstatus, bo
 {
 	struct stub_vglight_scan scan;
 	char dir[4096], log[4200];
-	bool made = false, said = false;
-	int st, lk;
+	bool made = false, said = false, reaped = false;
+	int st = 0, lk;
 
 	if (t->pid > 0 && want && realpath(path, dir) &&
 	    snprintf(log, sizeof(log), "%s/" STUB_VGLIGHT_LOG, dir) < (int)sizeof(log) &&
@@ -882,18 +882,22 @@ int cli_rebuild_trail_end(struct cli_trail *t, const char *path, int wstatus, bo
 		w = write(t->fd, &wstatus, sizeof(wstatus));
 		sigaction(SIGPIPE, &pipe0, NULL);
 		if (w == (ssize_t)sizeof(wstatus)) {
-			while (waitpid(t->pid, &st, 0) < 0 && errno == EINTR)
+			pid_t got;
+
+			while ((got = waitpid(t->pid, &st, 0)) < 0 && errno == EINTR)
 				;
-			made = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-			t->pid = 0;
+			reaped = got == t->pid;
+			made = reaped && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 		}
 	}
 	if (made)
 		cli_rebuild_trail_said(t->out);
 	if (t->pid > 0) {
+		/* Its group: its Valgrind too, should it have outlived it. */
 		kill(-t->pid, SIGKILL);
-		while (waitpid(t->pid, &st, 0) < 0 && errno == EINTR)
-			;
+		if (!reaped)
+			while (waitpid(t->pid, &st, 0) < 0 && errno == EINTR)
+				;
 		t->pid = 0;
 	}
 	if (t->fd >= 0)

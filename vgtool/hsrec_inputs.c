@@ -610,14 +610,16 @@ static void hsin_gate(VexGuestAMD64State *g, ULong ip)
 		hsin_diverge("at event %llu: thread %u ran next after %llu superblocks when "
 			     "recorded; the rebuild has passed it", hsin_events, hsin_u32(hsin_rec),
 			     hsin_u64(hsin_rec + 4));
+	if (k == HSIN_END && hsin_follow)
+		hsin_diverge("at event %llu: the recorded run ended here, after %llu superblocks "
+			     "(a signal it did not handle killed it)", hsin_events, hsin_limit);
 	if (k == HSIN_END) {
 		/* The recorded run ended here, between two superblocks: a
 		 * signal it did not handle killed it, from outside (Ctrl-C,
-		 * a timeout's). So does the rebuild, where the run stands:
-		 * its history is whole up to there (hindsight checks that the
-		 * signal was none a fault raises, which the rebuild would
-		 * have met itself). */
-		hsin_out->here(VG_(get_running_tid)(), ip, 1, hsin_count);
+		 * a timeout's), or the rebuild has gone otherwise. It ends
+		 * here too, where the run stands; hindsight, which knows how
+		 * the run ended, says which (stub_vgrec.c, vgrec_killed_check). */
+		hsin_out->killed(VG_(get_running_tid)(), ip);
 		VG_(exit)(0);
 	}
 	if (hsin_deliver)

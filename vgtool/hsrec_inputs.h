@@ -55,6 +55,10 @@ struct hsin_stream {
 	 * bytes; the run goes on from there. */
 	void (*poke)(ThreadId tid, Addr at, UInt how, Addr a, const UChar *old, const UChar *now,
 		     SizeT len);
+	/* The rebuild came to where the recorded run ended between two
+	 * superblocks (HSIN_END at a block's entry): @tid stands before the
+	 * superblock at @at, the others where they wait; the stream ends. */
+	void (*killed)(ThreadId tid, Addr at);
 };
 
 extern enum hsin_mode hsin_mode;

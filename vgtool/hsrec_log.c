@@ -198,9 +198,11 @@ static void hsin_scan(void)
 	while (hsin_scan_read(p, hsin_scan_off, HSIN_HEAD)) {
 		UInt kind = hsin_u32(p), len = hsin_u32(p + 4);
 
-		if (len > (1u << 30) ||
-		    (len && !hsin_scan_read(&last, hsin_scan_off + HSIN_HEAD + len - 1, 1)))
-			return;    /* not whole yet (or malformed: the reader says so) */
+		if (len > (1u << 30))
+			hsin_diverge("at event %llu: the input log is malformed further on (a "
+				     "record of %u bytes)", hsin_events, len);
+		if (len && !hsin_scan_read(&last, hsin_scan_off + HSIN_HEAD + len - 1, 1))
+			return;    /* not whole yet */
 		if (kind == HSIN_TICK && len >= 8 && hsin_scan_read(p + HSIN_HEAD,
 								 hsin_scan_off + HSIN_HEAD, 8) &&
 		    hsin_u64(p + HSIN_HEAD) > hsin_horizon)

@@ -652,7 +652,27 @@ static void hs_poke(ThreadId tid, Addr at, UInt how, Addr a, const UChar *old, c
 	}
 }
 
-static const struct hsin_stream hs_stream = { hs_memw, hs_dump, hs_diverged, hs_here, hs_poke };
+/* The recorded run ended here, killed between two superblocks
+ * (hsin_stream's killed): every thread paused where it stands, and the
+ * stream's last record. */
+static void hs_killed(ThreadId tid, Addr at)
+{
+	ThreadId t;
+
+	if (hs_fd < 0)
+		return;
+	hs_pause_at(tid, at, 1);
+	for (t = 1; t < HS_MAX_TID; t++)
+		if (hs_lwp[t] && t != tid)
+			hs_pause(t, True);
+	hs_ctl(HSREC_KILLED, 8);
+	hs_put64(at);
+	hs_flush();
+	hs_vflush();
+}
+
+static const struct hsin_stream hs_stream = { hs_memw, hs_dump, hs_diverged, hs_here, hs_poke,
+					      hs_killed };
 
 static void hs_post_clo_init(void)
 {

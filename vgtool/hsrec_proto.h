@@ -122,6 +122,13 @@ enum hsrec_kind {
 	 * debugger wrote into the recorded run at that instruction (an
 	 * HSIN_POKE: the MEMW between). */
 	HSREC_GOON = 16,
+	/* u64 ip: the rebuild came to where the recorded run ended between
+	 * two superblocks (its log's HSIN_END met at a block's entry, no
+	 * syscall or fault ending it: a signal from outside killed it, if the
+	 * run's wait status says a signal that is no fault's); the running
+	 * thread stands before the superblock at ip, every thread paused
+	 * (HSREC_PAUSE before). The stream ends there. */
+	HSREC_KILLED = 17,
 };
 
 /*

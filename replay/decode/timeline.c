@@ -20,6 +20,7 @@
 #include "replay/model/bundle.h"
 #include "replay/decode/cursor.h"
 #include "replay/decode/index.h"
+#include "replay/model/image.h"
 #include "replay/model/state.h"
 
 /* A breakpoint scan of one thread's history, kept while the breakpoints
@@ -321,19 +322,26 @@ bool replay_timeline_started(const struct replay_timeline *tl, size_t i)
 	return tl->time >= tl->end_time;
 }
 
-bool replay_timeline_exited(struct replay_timeline *tl, size_t i)
+bool replay_timeline_exited(struct replay_timeline *tl, size_t i, struct replay_image *img)
 {
 	struct replay_timeline_thread *th;
-	uint64_t n, gp[REPLAY_STATE_NGP];
+	uint64_t n, ip, gp[REPLAY_STATE_NGP];
+	uint8_t insn[2];
 
-	if (!tl->timed || !tl->st || i >= tl->nthreads)
+	if (!tl->timed || !tl->st || !img || i >= tl->nthreads)
 		return false;
 	th = &tl->threads[i];
+	if (th->tid == tl->b->pid)
+		return false;      /* the leader: GDB lists it while the process lives */
 	n = replay_cursor_size(th->cur);
 	if (!n || replay_cursor_position(th->cur) != n + 1)
 		return false;      /* not past its last instruction */
+	/* That instruction is a `syscall` (0f 05), made with rax 60. */
 	if (th->exits < 0)
-		th->exits = replay_state_raw_at(tl->st, th->tid, n, gp, NULL, NULL) == 0 &&
+		th->exits = replay_cursor_item_ip(th->cur, n, &ip) == 0 &&
+			    replay_image_read(img, 0, ip, insn, 2) == 2 && insn[0] == 0x0f &&
+			    insn[1] == 0x05 &&
+			    replay_state_raw_at(tl->st, th->tid, n, gp, NULL, NULL) == 0 &&
 			    gp[offsetof(struct user_regs_struct, rax) / 8] == SYS_exit;
 	return th->exits == 1;
 }

@@ -44,6 +44,7 @@
 struct replay_bundle;
 struct replay_cursor;
 struct replay_state;
+struct replay_image;
 struct replay_timeline;
 
 /* What a point stops at. */
@@ -125,11 +126,11 @@ int replay_timeline_time_at(const struct replay_timeline *tl, size_t i, uint64_t
  * exists from the time its trace begins. */
 bool replay_timeline_started(const struct replay_timeline *tl, size_t i);
 /* Thread @i has ended by its own exit by the current time: its history
- * ends with the syscall exit (rax 60 there, the state log says), and the
- * time is past it. False without a clock or a state log (not known: a
- * thread is shown until the end then), and for a thread the process's end
- * took down wherever it was. */
-bool replay_timeline_exited(struct replay_timeline *tl, size_t i);
+ * ends with a `syscall` instruction (its bytes in @img) made with rax 60
+ * (SYS_exit, the state log says), and the time is past it. False without a
+ * clock, a state log or the image (not known: a thread is shown until the
+ * end then), and for a thread the process's end took down wherever it was. */
+bool replay_timeline_exited(struct replay_timeline *tl, size_t i, struct replay_image *img);
 /* True when every thread is at the end of its history: the present. */
 bool replay_timeline_at_end(const struct replay_timeline *tl);
 

@@ -78,13 +78,13 @@ int64_t replay_frontend_tid(const struct replay_frontend *f)
 
 bool replay_frontend_thread_exited(const struct replay_frontend *f, size_t i)
 {
-	return i < f->nthreads && replay_timeline_exited(f->tl, i);
+	return i < f->nthreads && replay_timeline_exited(f->tl, i, f->img);
 }
 
 bool replay_frontend_thread_exists(const struct replay_frontend *f, size_t i)
 {
 	return i == f->current || (i < f->nthreads && replay_timeline_started(f->tl, i) &&
-				   !replay_timeline_exited(f->tl, i));
+				   !replay_timeline_exited(f->tl, i, f->img));
 }
 
 static int frontend_progress(void *ctx, uint64_t items)

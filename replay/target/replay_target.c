@@ -248,7 +248,7 @@ static unsigned rt_features(void *ctx)
 static bool thread_exists(const struct replay_target *t, size_t i)
 {
 	return i == t->current ||
-	       (replay_timeline_started(t->tl, i) && !replay_timeline_exited(t->tl, i));
+	       (replay_timeline_started(t->tl, i) && !replay_timeline_exited(t->tl, i, t->img));
 }
 
 static int rt_threads(void *ctx, struct rsp_thread_info *out, size_t max)

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -335,8 +336,6 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 			uint64_t ip = vgrec_u64(p + (kind == HSREC_SIGNAL ? 8 : 4));
 			int e;
 
-			if (kind == HSREC_SIGNAL && inside)
-				r->faulted = true;
 			if (how >= 2)
 				e = vgrec_paused_inside(r, t, how - 2, ip);
 			else
@@ -398,14 +397,19 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 			break;
 		if (r->opt.follow && len == 16)
 			return vgrec_here(r, vgrec_u64(p), vgrec_u64(p + 8));
-		/* The rebuild ends where the live run stands, or where the
-		 * recorded run was killed from outside. */
-		r->ended_here = true;
+		/* The rebuild ends where the live run stands. */
 		__attribute__((fallthrough));
 	case HSREC_END:
 		/* The end, or (a rebuild) where a debugger stopped the
 		 * recorded run, which goes on: the threads were paused. */
 		r->ended = true;
+		return 0;
+	case HSREC_KILLED:
+		/* The rebuild came to where the recorded run ended between
+		 * two superblocks (vgrec_killed_check says whether rightly). */
+		if (len != 8)
+			break;
+		r->ended = r->killed = true;
 		return 0;
 	case HSREC_DIVERGED:
 		/* The rebuild stopped: its history ends here, a gap says why. */
@@ -696,22 +700,30 @@ static int vgrec_trail_wstatus(struct stub_vgrec *r)
 }
 
 /* A rebuild that stopped where the recorded run ended between two
- * superblocks (the tool's HERE, with no stop of a debugger's in the log):
- * right if a signal from outside killed that run; if the run died of a
- * fault's signal, the rebuild would have met the fault itself first, so
- * it has gone otherwise, and a gap says so. 0, or -ENOMEM. */
+ * superblocks (HSREC_KILLED): right if a signal from outside killed that
+ * run. If it died of a fault's signal, the rebuild would have met the
+ * fault itself first; if it exited, its exit's syscall would have come
+ * first: either way the rebuild has gone otherwise, and a gap says so.
+ * 0, or -ENOMEM. */
 static int vgrec_killed_check(struct stub_vgrec *r)
 {
 	int st = r->opt.inputs_wstatus, sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	bool fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+		     sig == SIGTRAP;
 	char text[256];
 
-	if (!r->ended_here || r->opt.follow || r->faulted || r->diverged ||
-	    !(sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP))
+	if (!r->killed || r->diverged || (sig && !fault))
 		return 0;
 	r->diverged = true;
-	snprintf(text, sizeof(text), "the rebuild diverged from the recording: the recorded run "
-		 "died of %s here, which the rebuild did not meet (unless a process sent it)",
-		 strsignal(sig));
+	if (sig)
+		snprintf(text, sizeof(text), "the rebuild diverged from the recording: the recorded "
+			 "run died of %s here, which the rebuild did not meet (unless a process "
+			 "sent it)", strsignal(sig));
+	else
+		snprintf(text, sizeof(text), "the rebuild diverged from the recording: the recorded "
+			 "run ended here with no syscall to end it, which a signal from outside "
+			 "would explain, but it %s", WIFEXITED(st) ? "exited" : "is not known to "
+			 "have been killed");
 	return replay_bundle_add_gap(r->b, r->cur ? r->cur->tid : r->nth ? r->th[0]->tid : 0,
 				     r->clock, "diverged",
 				     text) < 0 ? -ENOMEM : 0;
@@ -847,6 +859,9 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 			 * to leave behind. */
 			c.extra[n++] = "--vgdb=no";
 		}
+		if (o->trail)
+			prctl(PR_SET_PDEATHSIG, SIGKILL);  /* it waits for a log no
+							    * one writes any more */
 		for (int fd = 0; fd < 3 && null >= 0; fd++)
 			dup2(null, fd);
 		if (null > 2)

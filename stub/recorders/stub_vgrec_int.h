@@ -114,8 +114,7 @@ struct stub_vgrec {
 	size_t saved_nth;                   /* the threads it had */
 	bool ended;                         /* the END record arrived */
 	bool diverged;                      /* ... or the rebuild's DIVERGED */
-	bool ended_here;                    /* ... or a rebuild's HERE ended it */
-	bool faulted;                       /* a fault's signal (SIGSEGV ...) came */
+	bool killed;                        /* ... or a rebuild's KILLED */
 	/* The thread a rebuild's HSREC_HERE stopped inside a superblock
 	 * (its PAUSE), which it goes on in when following the log. */
 	struct vgrec_thread *here_t;

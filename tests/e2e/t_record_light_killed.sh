@@ -5,7 +5,8 @@
 # rebuild stops exactly there as a whole history, with no gap (it was
 # reported "diverged" at that point before): the instructions are the
 # light run's own trace (--vg-verify, written apart from the rebuild), the
-# exit is the signal, and the registers at the end are the trace's.
+# exit is the signal, and the registers at the end are the trace's. A run
+# that exited and seems to end so (its log edited) is said diverged there.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "the light recorder"
 command -v valgrind >/dev/null || skip "valgrind is not installed"
@@ -39,4 +40,29 @@ cmp -s k.ips k.hist ||
 expect_re "$T_DIR/k/trace.json" '"kind": *"signaled"'
 python3 "$E2E_DIR/tools/vg_regcheck.py" "$HINDSIGHT" "$T_DIR/k" "$T_DIR/k.ver" "$tid" 10 \
     >regs 2>&1 || { fail "registers differ from the light run's"; cat regs; }
+
+# Not for a run that exited: a log edited so that a run which exited seems
+# to end between two superblocks (its exit_group taken out, its end's
+# count moved before it) rebuilds to there and says it diverged.
+win=$(build_prog window) || finish
+timeout 120 "$HINDSIGHT" record --record=light -o "$T_DIR/x" -- "$win" 30000 >x.out 2>x.err
+expect_eq "record window: exit status" "$?" $(( ($(cat x.out) + 17) & 127 ))
+python3 - "$T_DIR/x/inputs.hsin" <<'PY'
+import struct, sys
+path = sys.argv[1]
+data = open(path, "rb").read()
+recs, at = [], 0
+while at + 8 <= len(data):
+    kind, n = struct.unpack_from("<II", data, at)
+    recs.append([kind, bytearray(data[at + 8:at + 8 + n])])
+    at += 8 + n
+assert recs[-1][0] == 9 and recs[-2][0] == 4 and struct.unpack_from("<I", recs[-2][1], 4)[0] == 231
+count = struct.unpack_from("<Q", recs[-1][1], 4)[0]
+del recs[-2]
+struct.pack_into("<Q", recs[-1][1], 4, count - 100)
+open(path, "wb").write(b"".join(struct.pack("<II", k, len(p)) + bytes(p) for k, p in recs))
+PY
+timeout 120 "$HINDSIGHT" rebuild "$T_DIR/x" >/dev/null 2>x.rebuild.err
+expect x.rebuild.err "diverged"
+expect x.rebuild.err "with no syscall to end it"
 finish
