@@ -703,8 +703,7 @@ static int cli_rebuild_needed(const char *path, uint64_t last, bool state, bool 
 	}
 	/* A window only of a longer run, of one image (stub_recorder.c, lt_window). */
 	snprintf(log, sizeof(log), "%s/" STUB_VGLIGHT_LOG, dir);
-	if (last && (stub_vglight_scan(log, &scan) < 0 || scan.images != 1 ||
-		     scan.end_blocks <= last))
+	if (last && (stub_vglight_scan(log, &scan) < 0 || !stub_vglight_window_fits(&scan, last)))
 		last = 0;
 	if (!said)
 		cli_rebuild_say(dir, last, more, state);
@@ -869,7 +868,7 @@ int cli_rebuild_trail_end(struct cli_trail *t, const char *path, int wstatus, bo
 
 	if (t->pid > 0 && want && realpath(path, dir) &&
 	    snprintf(log, sizeof(log), "%s/" STUB_VGLIGHT_LOG, dir) < (int)sizeof(log) &&
-	    stub_vglight_scan(log, &scan) == 0 && scan.images == 1 && scan.end_blocks > t->last) {
+	    stub_vglight_scan(log, &scan) == 0 && stub_vglight_window_fits(&scan, t->last)) {
 		struct sigaction ign = { .sa_handler = SIG_IGN }, pipe0;
 		ssize_t w;
 

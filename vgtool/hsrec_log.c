@@ -183,10 +183,13 @@ static Bool hsin_scan_read(void *p, ULong off, Int n)
 }
 
 /* Trailing: the log file looked over, from where it was last, as far as
- * its records are whole (the file only grows, in order). */
+ * its records are whole (the file only grows, in order: up to its size
+ * now). */
 static void hsin_scan(void)
 {
-	UChar p[HSIN_HEAD + 12], last;
+	UChar p[HSIN_HEAD + 12];
+	struct vg_stat st;
+	ULong size;
 
 	if (hsin_scan_fd < 0) {
 		SysRes sr = VG_(open)(hsin_trail_log, VKI_O_RDONLY, 0);
@@ -195,13 +198,17 @@ static void hsin_scan(void)
 			hsin_diverge("cannot open the input log %s", hsin_trail_log);
 		hsin_scan_fd = VG_(safe_fd)(sr_Res(sr));
 	}
-	while (hsin_scan_read(p, hsin_scan_off, HSIN_HEAD)) {
+	if (VG_(fstat)(hsin_scan_fd, &st) != 0 || st.size < 0)
+		return;
+	size = (ULong)st.size;
+	while (hsin_scan_off + HSIN_HEAD <= size &&
+	       hsin_scan_read(p, hsin_scan_off, HSIN_HEAD)) {
 		UInt kind = hsin_u32(p), len = hsin_u32(p + 4);
 
 		if (len > (1u << 30))
 			hsin_diverge("at event %llu: the input log is malformed further on (a "
 				     "record of %u bytes)", hsin_events, len);
-		if (len && !hsin_scan_read(&last, hsin_scan_off + HSIN_HEAD + len - 1, 1))
+		if (hsin_scan_off + HSIN_HEAD + len > size)
 			return;    /* not whole yet */
 		if (kind == HSIN_TICK && len >= 8 && hsin_scan_read(p + HSIN_HEAD,
 								 hsin_scan_off + HSIN_HEAD, 8) &&

@@ -164,6 +164,18 @@ static void hs_pause(ThreadId tid, Bool between)
 	hs_pause_at(tid, VG_(get_IP)(tid), between ? 1 : 0);
 }
 
+/* Where the stream stops: @tid before @at, @how; every other thread
+ * between two of its superblocks, where it waits. */
+static void hs_pause_all(ThreadId tid, Addr at, UInt how)
+{
+	ThreadId t;
+
+	hs_pause_at(tid, at, how);
+	for (t = 1; t < HS_MAX_TID; t++)
+		if (hs_lwp[t] && t != tid)
+			hs_pause(t, True);
+}
+
 static void hs_dump(ThreadId tid);
 static void hs_pw_clear(ThreadId tid);
 static void hs_initial_stack(ThreadId tid);
@@ -611,14 +623,9 @@ static void hs_diverged(const HChar *text, Addr at, UInt how)
  * running (no HSREC_END), or goes on from there (--hsrec-follow). */
 static void hs_here(ThreadId tid, Addr at, UInt how, ULong count)
 {
-	ThreadId t;
-
 	if (hs_fd < 0)
 		return;
-	hs_pause_at(tid, at, how);
-	for (t = 1; t < HS_MAX_TID; t++)
-		if (hs_lwp[t] && t != tid)
-			hs_pause(t, True);
+	hs_pause_all(tid, at, how);
 	hs_ctl(HSREC_HERE, 16);
 	hs_put64(count);
 	hs_put64(at);
@@ -657,14 +664,9 @@ static void hs_poke(ThreadId tid, Addr at, UInt how, Addr a, const UChar *old, c
  * stream's last record. */
 static void hs_killed(ThreadId tid, Addr at)
 {
-	ThreadId t;
-
 	if (hs_fd < 0)
 		return;
-	hs_pause_at(tid, at, 1);
-	for (t = 1; t < HS_MAX_TID; t++)
-		if (hs_lwp[t] && t != tid)
-			hs_pause(t, True);
+	hs_pause_all(tid, at, 1);
 	hs_ctl(HSREC_KILLED, 8);
 	hs_put64(at);
 	hs_flush();

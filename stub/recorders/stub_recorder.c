@@ -691,16 +691,14 @@ static int lt_history_first(struct stub_recorder *rec)
 	return e;
 }
 
-static int rec_unlink(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
+static void rec_delete_made(const char *dir);
 
 /* Before a light run into a directory that holds an earlier recording
- * (of any recorder): its manifest, threads, marks and Valgrind's log go,
- * else the new inputs would pass for rebuilt (stub_vglight_pending) and
- * the old history be shown as theirs. */
+ * (of any recorder): what was recorded or rebuilt there goes, else the
+ * new inputs would pass for rebuilt (stub_vglight_pending) and the old
+ * history be shown as theirs. */
 static void lt_clean(struct stub_recorder *rec)
 {
-	static const char *const files[] = { "trace.json", STUB_VGREC_LOG, STUB_VGLIGHT_WINDOW,
-					     STUB_VGLIGHT_HISTORY, STUB_VGLIGHT_BUSY };
 	char path[4200];
 
 	/* Only over a recording: a directory that is none keeps its files. */
@@ -710,13 +708,7 @@ static void lt_clean(struct stub_recorder *rec)
 		if (access(path, F_OK) != 0)
 			return;
 	}
-	snprintf(path, sizeof(path), "%s/threads", rec->dir);
-	if (access(path, F_OK) == 0)
-		nftw(path, rec_unlink, 16, FTW_DEPTH | FTW_PHYS);
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", rec->dir, files[i]);
-		unlink(path);
-	}
+	rec_delete_made(rec->dir);
 }
 
 /* After a rebuild that trailed the light run: the window it made is the
@@ -728,7 +720,7 @@ static int lt_trailed(struct stub_recorder *rec, const char *log, char *why, siz
 	struct stub_vglight_scan *sc = &rec->light.scan;
 	uint64_t last = rec->opt.rebuild_trail;
 
-	if (stub_vglight_scan(log, sc) < 0 || sc->images != 1 || sc->end_blocks <= last) {
+	if (stub_vglight_scan(log, sc) < 0 || !stub_vglight_window_fits(sc, last)) {
 		snprintf(why, size, "the run %s: a window of its last %" PRIu64 " superblocks "
 			 "cannot be rebuilt beside it", sc->images != 1 ? "exec'd" :
 			 "was no longer than the window", last);
@@ -1187,9 +1179,14 @@ static int rec_unlink(const char *path, const struct stat *sb, int flag, struct 
 	return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
-void stub_recorder_delete(const char *dir)
+/* What a recorder or a rebuild made in @dir (its manifest, threads,
+ * images, Valgrind's log, a light recording's marks), not the light
+ * recording's inputs. */
+static void rec_delete_made(const char *dir)
 {
 	static const char *const subdirs[] = { "threads", "images" };
+	static const char *const files[] = { "trace.json", STUB_VGREC_LOG, STUB_VGLIGHT_WINDOW,
+					     STUB_VGLIGHT_HISTORY, STUB_VGLIGHT_BUSY };
 	char path[PATH_MAX + 32];
 
 	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
@@ -1197,18 +1194,22 @@ void stub_recorder_delete(const char *dir)
 		if (access(path, F_OK) == 0)
 			nftw(path, rec_unlink, 16, FTW_DEPTH | FTW_PHYS);
 	}
-	snprintf(path, sizeof(path), "%s/trace.json", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s", dir, STUB_VGREC_LOG);
-	unlink(path);
-	for (size_t i = 0; i < 3; i++) {
-		static const char *const light[] = { STUB_VGLIGHT_LOG, STUB_VGLIGHT_ENV,
-						     STUB_VGLIGHT_VGLOG };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+}
 
+void stub_recorder_delete(const char *dir)
+{
+	static const char *const light[] = { STUB_VGLIGHT_LOG, STUB_VGLIGHT_ENV,
+					     STUB_VGLIGHT_VGLOG };
+	char path[PATH_MAX + 32];
+
+	rec_delete_made(dir);
+	for (size_t i = 0; i < sizeof(light) / sizeof(light[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, light[i]);
 		unlink(path);
 	}
-	snprintf(path, sizeof(path), "%s/%s", dir, STUB_VGLIGHT_BUSY);
-	unlink(path);
 	rmdir(dir);
 }

@@ -539,6 +539,11 @@ int stub_vglight_scan(const char *path, struct stub_vglight_scan *s)
 	return r;
 }
 
+bool stub_vglight_window_fits(const struct stub_vglight_scan *s, uint64_t last)
+{
+	return last && s->images == 1 && s->end_blocks > last;
+}
+
 struct stub_vglight_feed {
 	pthread_t thread;
 	int src;                   /* the log */

@@ -139,6 +139,10 @@ struct stub_vglight_scan {
 /* The input log at @path looked over into @s. 0 (a log cut short is
  * looked over up to there), or a negative errno of the file. */
 int stub_vglight_scan(const char *path, struct stub_vglight_scan *s);
+/* Whether the run @s looked over can be rebuilt as a window of its last
+ * @last superblocks: one image (the tool counts image by image), longer
+ * than the window. */
+bool stub_vglight_window_fits(const struct stub_vglight_scan *s, uint64_t last);
 
 /* inputs.env read: how the recorded run ended, and what a rebuild must
  * start it with. The strings point into buf. */
