@@ -301,6 +301,49 @@ static Bool hsin_poke_here(Addr a, const HChar *hex, SizeT len)
 	return True;
 }
 
+/* `hindsight.born`: "hindsight.born N", then a line for each of the N
+ * threads a clone made that have not run yet (Valgrind's gdbserver lists
+ * a thread only once it has: it is VgTs_Init until then): its id and its
+ * registers in hex, as the clone left them (the parent's, with its own
+ * stack pointer, rax 0 and its TLS), laid out as
+ * HSREC_BORN_REGS (hsrec_proto.h) says. */
+static void hsin_born(void)
+{
+	static HChar hex[2 * HSREC_BORN_BYTES + 1];
+	static const HChar digits[] = "0123456789abcdef";
+	VexGuestAMD64State g;
+	UChar raw[HSREC_BORN_BYTES] __attribute__((aligned(16)));
+	ULong *w = (ULong *)raw;
+	UInt n = 0, i, k;
+
+	for (i = 1; i < HSIN_MAX_TID; i++)
+		n += hsin_th[i].born && hsin_th[i].born_lwp > 0 ? 1 : 0;
+	VG_(gdb_printf)("hindsight.born %u\n", n);
+	for (i = 1; i < HSIN_MAX_TID; i++) {
+		if (!hsin_th[i].born || hsin_th[i].born_lwp <= 0)
+			continue;
+		hsin_regs(i, &g);
+		VG_(memset)(raw, 0, sizeof(raw));
+		w[0] = g.guest_RAX; w[1] = g.guest_RBX; w[2] = g.guest_RCX; w[3] = g.guest_RDX;
+		w[4] = g.guest_RSI; w[5] = g.guest_RDI; w[6] = g.guest_RBP; w[7] = g.guest_RSP;
+		w[8] = g.guest_R8; w[9] = g.guest_R9; w[10] = g.guest_R10; w[11] = g.guest_R11;
+		w[12] = g.guest_R12; w[13] = g.guest_R13; w[14] = g.guest_R14; w[15] = g.guest_R15;
+		w[16] = g.guest_RIP;
+		w[17] = LibVEX_GuestAMD64_get_rflags(&g);
+		w[18] = g.guest_FS_CONST;
+		LibVEX_GuestAMD64_fxsave(&g, (HWord)(raw + HSREC_BORN_FXSAVE));
+		for (k = 0; k < 16; k++)
+			VG_(memcpy)(raw + HSREC_BORN_YMMH + 16 * k,
+				    (const UChar *)&g.guest_YMM0 + 32 * k + 16, 16);
+		for (k = 0; k < HSREC_BORN_BYTES; k++) {
+			hex[2 * k] = digits[raw[k] >> 4];
+			hex[2 * k + 1] = digits[raw[k] & 15];
+		}
+		hex[2 * HSREC_BORN_BYTES] = 0;
+		VG_(gdb_printf)("%d %s\n", hsin_th[i].born_lwp, hex);
+	}
+}
+
 /* "hindsight.here", "hindsight.poke ADDR HEX", each optionally followed
  * (before ADDR) by " between" or " syscall": where the stop is (below). */
 Bool hsin_monitor(ThreadId tid, const HChar *cmd)
@@ -322,6 +365,21 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 			hsin_fd = -1;
 		}
 		VG_(gdb_printf)("hindsight.stop\n");
+		return True;
+	}
+	if (VG_(strcmp)(cmd, "hindsight.born") == 0) {
+		hsin_born();
+		return True;
+	}
+	if (VG_(strncmp)(cmd, "hindsight.insys ", 16) == 0) {
+		/* Whether the thread of this id is inside a syscall (one that
+		 * waits: another thread has the turn meanwhile). */
+		Int lwp = (Int)VG_(strtoll10)(cmd + 16, NULL);
+		Bool in = False;
+
+		for (UInt i = 1; i < HSIN_MAX_TID && lwp > 0; i++)
+			in |= hsin_th[i].in_sys && hsin_th[i].sys_lwp == lwp;
+		VG_(gdb_printf)("hindsight.insys %d\n", in ? 1 : 0);
 		return True;
 	}
 	if (VG_(strcmp)(cmd, "hindsight.why") == 0) {
@@ -1008,7 +1066,14 @@ void hsin_thread_create(ThreadId parent, ThreadId child)
 	(void)parent;
 	hsin_child = child;
 	hsin_thr(child)->alive = True;
+	hsin_thr(child)->born = True;
 }
+
+void hsin_thread_first(ThreadId tid)
+{
+	hsin_thr(tid)->born = False;
+}
+
 
 /* Light: the threads alive. */
 static UInt hsin_alive(void)
@@ -1075,6 +1140,7 @@ void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 	}
 	hsin_regs(tid, &g);
 	t->in_sys = True;
+	t->sys_lwp = VG_(gettid)();
 	t->sys_pc = g.guest_RIP;
 	t->sys_sp = g.guest_RSP;
 	t->sys_hash = hsin_hash(&g);
@@ -1111,6 +1177,7 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 	/* The words the kernel clears as threads end (hsin_light_ctids). */
 	if (nr == __NR_clone && r > 0 && hsin_child != VG_INVALID_THREADID) {
 		hsin_thr(hsin_child)->ctid = (args[0] & VKI_CLONE_CHILD_CLEARTID) ? args[3] : 0;
+		hsin_thr(hsin_child)->born_lwp = (Int)r;
 		hsin_child = VG_INVALID_THREADID;
 	}
 	if (nr == __NR_set_tid_address)

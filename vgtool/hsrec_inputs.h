@@ -66,7 +66,10 @@ extern enum hsin_mode hsin_mode;
 /* Light: a debugger's `monitor hindsight.here` (serve --record valgrind):
  * HSIN_HERE for the thread stopped at @tid, the log flushed; its count
  * and pc told back through Valgrind's gdbserver. `monitor hindsight.poke
- * ADDR HEX`: the debugger's write, made here and logged (HSIN_POKE). */
+ * ADDR HEX`: the debugger's write, made here and logged (HSIN_POKE).
+ * `monitor hindsight.born`: the threads made and not yet run, with their
+ * registers (hsin_born); `hindsight.insys LWP`: whether that thread is
+ * inside a syscall. */
 Bool hsin_monitor(ThreadId tid, const HChar *cmd);
 /* Rebuild: the superblock starting at @ip is where the run is to stop
  * (HSIN_HERE): the instrumentation calls hsin_here_check before each of
@@ -108,6 +111,8 @@ void hsin_window_open(void);
 void hsin_stop(ThreadId tid);
 /* A thread is made, and one ends (before Valgrind lets go of it). */
 void hsin_thread_create(ThreadId parent, ThreadId child);
+/* ... and runs its first instruction. */
+void hsin_thread_first(ThreadId tid);
 void hsin_thread_exit(ThreadId tid);
 void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs);
 void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res);

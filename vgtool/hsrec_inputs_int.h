@@ -30,9 +30,16 @@ struct hsin_thread {
 	 * when its unfinished syscall started. */
 	Bool in_sys;
 	ULong sys_pc, sys_sp, sys_hash, sys_count;
+	/* Light: its id, as its syscall started (`hindsight.insys`). */
+	Int sys_lwp;
 	/* Light: made by a clone and not ended yet (the first thread is
 	 * not marked). */
 	Bool alive;
+	/* Light: made by a clone (its id there @born_lwp, once the clone
+	 * returned it) and not yet run: Valgrind's gdbserver does not list it
+	 * until it has (VgTs_Init), `hindsight.born` does. */
+	Bool born;
+	Int born_lwp;
 	/* Rebuild: its id when recorded, and in this run (0: not known). */
 	Int lwp, real_lwp;
 	/* The word the kernel clears when it ends (its CLONE_CHILD_CLEARTID

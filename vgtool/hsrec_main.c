@@ -774,6 +774,7 @@ static void hs_pre_clo_init(void)
 	VG_(track_start_client_code)(hs_start_client);
 	VG_(track_stop_client_code)(hs_stop_client);
 	VG_(track_pre_thread_ll_create)(hsin_thread_create);
+	VG_(track_pre_thread_first_insn)(hsin_thread_first);
 	VG_(track_pre_thread_ll_exit)(hs_thread_exit);
 	VG_(track_pre_deliver_signal)(hs_signal);
 	VG_(atfork)(NULL, NULL, hs_atfork_child);

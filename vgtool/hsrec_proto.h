@@ -241,6 +241,15 @@ enum hsin_insn {
 	HSIN_INSN_RDSEED = 3,
 };
 
+/* `monitor hindsight.born` (serve --record valgrind): a thread a clone
+ * made that has not run yet, its registers as bytes, little-endian: u64
+ * rax rbx rcx rdx rsi rdi rbp rsp r8..r15 rip rflags fs_base at 0, its
+ * x87 and SSE state as FXSAVE writes it at HSREC_BORN_FXSAVE (512
+ * bytes), the upper halves of ymm0..15 at HSREC_BORN_YMMH. */
+#define HSREC_BORN_FXSAVE 160
+#define HSREC_BORN_YMMH (HSREC_BORN_FXSAVE + 512)
+#define HSREC_BORN_BYTES (HSREC_BORN_YMMH + 256)
+
 /* Syscalls that may wait for as long as they like (a sleep, a read from a
  * terminal or a socket, a lock): both recorders write out what they hold
  * before one, so a recorder killed during the wait loses nothing before

@@ -19,11 +19,14 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "protocol/rsp_hex.h"
 #include "replay/model/bundle.h"
+#include "stub/live/stub_regs.h"
 #include "vgtool/hsrec_proto.h"
 
 #define VGLIGHT_PIPE (1u << 20)    /* the pipes' size asked for */
@@ -641,4 +644,68 @@ void stub_vglight_feed_stop(struct stub_vglight_feed *f)
 	pthread_join(f->thread, NULL);
 	close(f->src);
 	free(f);
+}
+
+/* ---- threads not yet run (serve --record valgrind) ------------------------ */
+
+/* One thread's registers as `hindsight.born` lays them out
+ * (HSREC_BORN_BYTES at @raw) into @out. */
+static void stub_vglight_born_regs(const uint8_t *raw, bool avx, struct rsp_regs *out)
+{
+	static const enum rsp_reg gp[] = {
+		RSP_REG_RAX, RSP_REG_RBX, RSP_REG_RCX, RSP_REG_RDX, RSP_REG_RSI, RSP_REG_RDI,
+		RSP_REG_RBP, RSP_REG_RSP, RSP_REG_R8, RSP_REG_R9, RSP_REG_R10, RSP_REG_R11,
+		RSP_REG_R12, RSP_REG_R13, RSP_REG_R14, RSP_REG_R15, RSP_REG_RIP, RSP_REG_EFLAGS,
+		RSP_REG_FS_BASE,
+	};
+	struct user_fpregs_struct fp;
+
+	memset(out, 0, sizeof(*out));
+	memcpy(&fp, raw + HSREC_BORN_FXSAVE, sizeof(fp));
+	/* x87 and SSE from the FXSAVE image; the general ones zero, then set. */
+	stub_regs_from_user(&(struct user_regs_struct){ 0 }, &fp, out);
+	for (size_t i = 0; i < sizeof(gp) / sizeof(gp[0]); i++) {
+		uint64_t v;
+
+		memcpy(&v, raw + 8 * i, 8);
+		rsp_regs_set(out, gp[i], v);
+	}
+	out->avail[RSP_REG_ORIG_RAX] = false;
+	out->avail[RSP_REG_GS_BASE] = false;
+	for (int i = 0; avx && i < 16; i++)
+		rsp_regs_set_bytes(out, (enum rsp_reg)(RSP_REG_YMM0H + i),
+				   raw + HSREC_BORN_YMMH + 16 * i);
+}
+
+int stub_vglight_born_parse(const char *text, size_t len, bool avx,
+			    struct stub_vglight_born **out, size_t *n)
+{
+	const char *end = text + len, *c;
+	unsigned long want;
+	uint8_t raw[HSREC_BORN_BYTES];
+
+	*out = NULL;
+	*n = 0;
+	if (len < 15 || memcmp(text, "hindsight.born ", 15) ||
+	    sscanf(text + 15, "%lu", &want) != 1 || want > 65536)
+		return -EBADMSG;
+	if (!want)
+		return 0;
+	*out = calloc(want, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (c = memchr(text, '\n', len); c && *n < want; c = memchr(c, '\n', (size_t)(end - c))) {
+		char *hex;
+		long tid;
+
+		c++;
+		tid = strtol(c, &hex, 10);
+		if (tid <= 0 || hex >= end || *hex != ' ' || end - hex - 1 < 2 * HSREC_BORN_BYTES ||
+		    rsp_hex_decode(hex + 1, 2 * HSREC_BORN_BYTES, raw) != HSREC_BORN_BYTES)
+			break;
+		(*out)[*n].tid = tid;
+		stub_vglight_born_regs(raw, avx, &(*out)[*n].regs);
+		(*n)++;
+	}
+	return 0;
 }

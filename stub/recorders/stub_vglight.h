@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/rsp_regs.h"
+
 #define STUB_VGLIGHT_LOG "inputs.hsin"
 /* How the recorded run ended, its argv, working directory and
  * environment: a rebuild must start the program alike (the layout of its
@@ -180,5 +182,22 @@ int stub_vglight_feed_start(struct stub_vglight_feed **out, const char *path, bo
 /* The pipe closed (a reader gone early makes the thread stop) and the
  * thread joined. NULL: nothing. */
 void stub_vglight_feed_stop(struct stub_vglight_feed *f);
+
+/* A thread a clone made that has not run yet under serve --record valgrind
+ * (the tool's `hindsight.born`: Valgrind's gdbserver lists a thread only
+ * once it has run): its id, and its registers as the clone left them, as
+ * Valgrind's gdbserver gives a thread's (no orig_rax, no gs_base), with
+ * fs_base, which that has not. */
+struct stub_vglight_born {
+	int64_t tid;
+	struct rsp_regs regs;
+};
+
+/* The @len bytes of `hindsight.born`'s answer at @text (@avx: the upper
+ * halves of the ymm registers too) into *@out (malloc'd, *@n of them;
+ * those before a line that does not parse). 0, -EBADMSG (not its
+ * answer), -ENOMEM. */
+int stub_vglight_born_parse(const char *text, size_t len, bool avx,
+			    struct stub_vglight_born **out, size_t *n);
 
 #endif

@@ -43,6 +43,9 @@
 #define VGT_MEM_CHUNK 4096         /* bytes per 'm' (Valgrind's packets hold 16K) */
 #define VGT_MAX_POINTS 256
 #define VGT_POKE_CHUNK 1024        /* bytes per hindsight.poke (4 KiB of packet) */
+/* Steps of other threads a step waits through for its own (vgt_wait):
+ * then the other thread's stop is told as it is. */
+#define VGT_STEP_OTHERS 100000
 
 /* Valgrind's amd64 `g` block: our registers up to orig_rax in our order,
  * then (with AVX) the upper halves of ymm0..15; no fs_base / gs_base. */
@@ -83,9 +86,10 @@ struct stub_vg_target {
 	bool between;              /* the last stop came between two superblocks
 				    * (Ctrl-C, a signal from outside) */
 	bool rebuilt;              /* the kept directory holds a partial rebuild */
-	/* A range step, done as single steps (Valgrind has no vCont). */
+	/* A step, of step_tid (0: whichever Valgrind runs), and a range
+	 * step, done as single steps (Valgrind has no vCont). */
 	bool stepping, ranging;
-	int64_t range_tid;
+	int64_t step_tid;
 	uint64_t range_start, range_end;
 	struct vgt_point points[VGT_MAX_POINTS];
 	size_t npoints;
@@ -118,7 +122,8 @@ struct stub_vg_target {
 	int64_t live_tid;          /* ... of the last live one (the present's) */
 	uint64_t stop_pc;          /* its pc, when the stop reply has it */
 	bool stop_pc_known;
-	uint64_t range_pc;         /* a range step's thread's pc before its last step */
+	uint64_t step_pc;          /* step_tid's pc before its last step */
+	unsigned step_others;      /* steps of other threads since (vgt_wait) */
 	/* The present is the stop before the syscall that ends the program
 	 * (live_tid's): as GDB's `record full` and the single-stepper stop
 	 * there, so that the past can still be gone back over. The tool
@@ -136,6 +141,11 @@ struct stub_vg_target {
 	struct vgt_point watches[VGT_MAX_POINTS];
 	int watch_len[VGT_MAX_POINTS];
 	size_t nwatches;
+	/* The threads made and not yet run where the program stands
+	 * (vgt_born_load; asked again after each resume). */
+	struct stub_vglight_born *born;
+	size_t nborn;
+	bool born_known;
 };
 
 static void *vgt_pump_main(void *arg)
@@ -253,6 +263,36 @@ static void vgt_thread_name(struct stub_vg_target *t, int64_t tid, struct rsp_th
 	snprintf(ti->name, sizeof(ti->name), "%.15s", base ? base + 1 : t->argv[0]);
 }
 
+/* The threads a clone made that have not run yet, where the program
+ * stands (Valgrind's gdbserver lists a thread only once it has run: a
+ * clone's child waits for its first turn until the thread that made it
+ * gives it up), asked of the tool once per stop. A tool that does not
+ * know the command names none. */
+static void vgt_born_load(struct stub_vg_target *t)
+{
+	if (t->born_known)
+		return;
+	free(t->born);
+	t->born = NULL;
+	t->nborn = 0;
+	if (vgt_qrcmd(t, "hindsight.born", 14) < 0)
+		return;
+	if (t->cl.console.len &&
+	    stub_vglight_born_parse((const char *)t->cl.console.data, t->cl.console.len, t->avx,
+				    &t->born, &t->nborn) < 0)
+		return;
+	t->born_known = true;
+}
+
+static const struct stub_vglight_born *vgt_born_find(struct stub_vg_target *t, int64_t tid)
+{
+	vgt_born_load(t);
+	for (size_t i = 0; i < t->nborn; i++)
+		if (t->born[i].tid == tid)
+			return &t->born[i];
+	return NULL;
+}
+
 static int vgt_threads(void *ctx, struct rsp_thread_info *out, size_t max)
 {
 	struct stub_vg_target *t = ctx;
@@ -284,6 +324,20 @@ static int vgt_threads(void *ctx, struct rsp_thread_info *out, size_t max)
 				r++;
 		}
 	}
+	vgt_born_load(t);
+	for (size_t i = 0; i < t->nborn; i++) {
+		bool listed = false;
+
+		for (int k = 0; k < n && (size_t)k < max; k++)
+			listed |= out[k].ptid.tid == t->born[i].tid;
+		if (listed)
+			continue;
+		if ((size_t)n < max) {
+			out[n] = (struct rsp_thread_info){ { t->pid, t->born[i].tid }, "", -1 };
+			vgt_thread_name(t, t->born[i].tid, &out[n]);
+		}
+		n++;
+	}
 	return n;
 }
 
@@ -297,7 +351,7 @@ static int vgt_thread_alive(void *ctx, struct rsp_ptid thread)
 	e = vgt_call(t, "T%" PRIx64, thread.tid);
 	if (e < 0)
 		return e;
-	return rsp_client_is_error(&t->cl) ? -ESRCH : 0;
+	return !rsp_client_is_error(&t->cl) || vgt_born_find(t, thread.tid) ? 0 : -ESRCH;
 }
 
 static int vgt_read_regs(void *ctx, struct rsp_ptid thread, struct rsp_regs *out)
@@ -310,7 +364,15 @@ static int vgt_read_regs(void *ctx, struct rsp_ptid thread, struct rsp_regs *out
 
 	if (t->in_past)
 		return vgt_past(t).ops->read_regs(t->past, thread, out);
-	if ((e = vgt_select(t, thread.tid)) < 0 || (e = vgt_call(t, "g")) < 0)
+	if ((e = vgt_select(t, thread.tid)) == -ESRCH) {
+		const struct stub_vglight_born *b = vgt_born_find(t, thread.tid);
+
+		if (b) {
+			*out = b->regs;
+			return 0;
+		}
+	}
+	if (e < 0 || (e = vgt_call(t, "g")) < 0)
 		return e;
 	if (rsp_client_is_error(&t->cl))
 		return -EIO;
@@ -584,6 +646,14 @@ static int vgt_send_resume(struct stub_vg_target *t, bool step, int64_t tid, int
 	if (step && tid > 0) {
 		if ((e = vgt_call(t, "Hc%" PRIx64, tid)) < 0)
 			return e;
+		if (rsp_client_is_error(&t->cl)) {
+			/* Not Valgrind's yet (vgt_born_load): a thread runs
+			 * first when the one that made it gives up its turn. */
+			fprintf(stderr, "hindsight serve: thread %" PRId64 " has not run yet: under "
+				"Valgrind it cannot be stepped alone before it has; step the "
+				"thread that made it, or continue\n", tid);
+			return -ESRCH;
+		}
 	}
 	if (signo > 0)
 		snprintf(pkt, sizeof(pkt), "%c%02x", step ? 'S' : 'C', rsp_signal_to_gdb(signo));
@@ -598,6 +668,7 @@ static int vgt_send_resume(struct stub_vg_target *t, bool step, int64_t tid, int
 	t->ran = true;
 	t->interrupted = false;
 	t->stepping = step;
+	t->born_known = false;
 	return 0;
 }
 
@@ -629,11 +700,13 @@ static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *ac
 	t->follow_told = false;    /* its stops now are the next visit's */
 	t->ranging = step && step->kind == RSP_RESUME_RANGE;
 	if (t->ranging) {
-		t->range_tid = step->thread.tid;
 		t->range_start = step->range_start;
 		t->range_end = step->range_end;
-		t->range_pc = vgt_pc(t, step->thread.tid);   /* (vgt_wait) */
 	}
+	t->step_tid = step && step->thread.tid > 0 ? step->thread.tid : 0;
+	if (t->step_tid)
+		t->step_pc = vgt_pc(t, t->step_tid);   /* (vgt_wait) */
+	t->step_others = 0;
 	if (step)
 		return vgt_send_resume(t, true, step->thread.tid, step->signo);
 	if (sig)
@@ -1033,6 +1106,17 @@ static bool vgt_at_the_end(struct stub_vg_target *t, int64_t tid, struct rsp_sto
 	return true;
 }
 
+/* Whether @tid is inside a syscall (one that waits, while another thread
+ * has the turn): its pc is past the instruction, which it has not ended. */
+static bool vgt_in_syscall(struct stub_vg_target *t, int64_t tid)
+{
+	char cmd[48];
+
+	snprintf(cmd, sizeof(cmd), "hindsight.insys %" PRId64, tid);
+	return vgt_qrcmd(t, cmd, strlen(cmd)) == 0 && t->cl.console.len &&
+	       !strncmp((const char *)t->cl.console.data, "hindsight.insys 1", 17);
+}
+
 static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 {
 	struct stub_vg_target *t = ctx;
@@ -1099,11 +1183,42 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 		if (out->kind != RSP_STOP_SIGNAL || out->signo != SIGTRAP || out->reason)
 			return 1;
 		pc = t->stop_pc_known ? t->stop_pc : vgt_pc(t, out->thread.tid);
-		in_range = t->ranging && out->thread.tid == t->range_tid && pc >= t->range_start &&
+		if (t->stepping && t->step_tid && out->thread.tid != t->step_tid &&
+		    !t->interrupted && !vgt_at_point(t, pc, &type) &&
+		    t->step_others < VGT_STEP_OTHERS) {
+			/* Valgrind steps whichever thread runs next, stopping
+			 * before each instruction: this one got the turn (a
+			 * thread a clone made, one whose wait ended, or the
+			 * step's thread waits in a syscall) and has run nothing
+			 * yet. If the step's thread ended its instruction, its
+			 * stop is the step's; if not, the other ran one and
+			 * the step goes on (GDB's scheduler-locking cannot hold
+			 * under Valgrind, which runs one thread at a time and
+			 * chooses which). */
+			uint64_t xpc = vgt_pc(t, t->step_tid);
+			bool waits = xpc != t->step_pc && vgt_in_syscall(t, t->step_tid);
+
+			if (xpc == t->step_pc || waits) {
+				/* Valgrind goes on without stopping once at the
+				 * pc of the thread a step names (Hc): the step's
+				 * thread's, before its instruction; the other's
+				 * while the step's waits in a syscall, its pc past
+				 * it, where its step is to stop. */
+				t->step_others++;
+				if ((r = vgt_send_resume(t, true, waits ? out->thread.tid :
+							 t->step_tid, 0)) < 0)
+					return r;
+				continue;
+			}
+			out->thread.tid = t->last_tid = t->live_tid = t->step_tid;
+			t->stop_pc_known = false;
+			pc = xpc;
+		}
+		in_range = t->ranging && out->thread.tid == t->step_tid && pc >= t->range_start &&
 			   pc < t->range_end && !t->interrupted;
 		/* Inside a range step, only a step over a 2-byte instruction
 		 * (a syscall's size) can have come to the end. */
-		if ((!in_range || pc == t->range_pc + 2) && vgt_at_the_end(t, out->thread.tid, out))
+		if ((!in_range || pc == t->step_pc + 2) && vgt_at_the_end(t, out->thread.tid, out))
 			return 1;
 		if (vgt_at_point(t, pc, &type)) {
 			out->reason = type == RSP_POINT_SW_BREAK ? RSP_REASON_SWBREAK :
@@ -1111,8 +1226,8 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 			return 1;
 		}
 		if (in_range) {
-			t->range_pc = pc;
-			if ((r = vgt_send_resume(t, true, t->range_tid, 0)) < 0)
+			t->step_pc = pc;
+			if ((r = vgt_send_resume(t, true, t->step_tid, 0)) < 0)
 				return r;
 			continue;
 		}
@@ -1572,6 +1687,7 @@ void stub_vg_target_free(struct stub_vg_target *t)
 	for (size_t i = 0; t->argv && t->argv[i]; i++)
 		free(t->argv[i]);
 	free(t->argv);
+	free(t->born);
 	pthread_mutex_destroy(&t->pump_lock);
 	free(t);
 }

@@ -10,6 +10,9 @@
  * its name, never half read. The look over the log (record's warning,
  * the rebuild's progress) finds the first syscall a rebuild does not make,
  * and nothing in a log cut inside it, and the run's images and length.
+ * The tool's answer naming the threads a clone made that have not run
+ * (serve --record valgrind) gives each one's registers where the tool
+ * laid them out, and a line cut or of bad digits ends the list there.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -24,6 +27,7 @@
 #include <cmocka.h>
 
 #include "stub/recorders/stub_vglight.h"
+#include "vgtool/hsrec_proto.h"
 
 static char dir[64];
 
@@ -243,6 +247,86 @@ static void test_scan(void **state)
 	assert_int_equal(stub_vglight_scan(path, &s), -ENOENT);
 }
 
+/* "TID HEX\n" of a thread whose registers are @seed + their place. */
+static size_t born_line(char *out, long tid, uint8_t seed)
+{
+	uint8_t raw[HSREC_BORN_BYTES];
+	size_t n = (size_t)sprintf(out, "%ld ", tid);
+
+	for (size_t i = 0; i < sizeof(raw); i++)
+		raw[i] = (uint8_t)(seed + i);
+	for (size_t i = 0; i < sizeof(raw); i++)
+		n += (size_t)sprintf(out + n, "%02x", raw[i]);
+	out[n++] = '\n';
+	out[n] = 0;
+	return n;
+}
+
+static uint64_t le64_at(uint8_t seed, size_t off)
+{
+	uint64_t v = 0;
+
+	for (int b = 7; b >= 0; b--)
+		v = v << 8 | (uint8_t)(seed + off + (size_t)b);
+	return v;
+}
+
+static void test_born(void **state)
+{
+	static char text[4 * (2 * HSREC_BORN_BYTES + 32)];
+	struct stub_vglight_born *b;
+	size_t n, len;
+
+	(void)state;
+
+	len = (size_t)sprintf(text, "hindsight.born 2\n");
+	len += born_line(text + len, 4242, 1);
+	len += born_line(text + len, 4243, 7);
+	assert_int_equal(stub_vglight_born_parse(text, len, true, &b, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(b[0].tid, 4242);
+	assert_int_equal(b[1].tid, 4243);
+	assert_int_equal(rsp_regs_get(&b[0].regs, RSP_REG_RAX), le64_at(1, 0));
+	assert_int_equal(rsp_regs_get(&b[0].regs, RSP_REG_RSP), le64_at(1, 7 * 8));
+	assert_int_equal(rsp_regs_get(&b[1].regs, RSP_REG_R15), le64_at(7, 15 * 8));
+	assert_int_equal(rsp_regs_get(&b[1].regs, RSP_REG_RIP), le64_at(7, 16 * 8));
+	assert_int_equal(rsp_regs_get(&b[1].regs, RSP_REG_EFLAGS), (uint32_t)le64_at(7, 17 * 8));
+	assert_int_equal(rsp_regs_get(&b[1].regs, RSP_REG_FS_BASE), le64_at(7, 18 * 8));
+	/* FXSAVE: mxcsr at 24, xmm0 at 160; the upper half of ymm15 last. */
+	assert_int_equal(rsp_regs_get(&b[0].regs, RSP_REG_MXCSR),
+			 (uint32_t)le64_at(1, HSREC_BORN_FXSAVE + 24));
+	assert_int_equal(rsp_regs_get(&b[0].regs, RSP_REG_XMM0), le64_at(1, HSREC_BORN_FXSAVE + 160));
+	assert_int_equal(rsp_regs_get(&b[0].regs, RSP_REG_YMM0H + 15),
+			 le64_at(1, HSREC_BORN_YMMH + 15 * 16));
+	assert_false(b[0].regs.avail[RSP_REG_ORIG_RAX]);
+	assert_false(b[0].regs.avail[RSP_REG_GS_BASE]);
+	free(b);
+
+	/* Without AVX, no ymm halves. */
+	assert_int_equal(stub_vglight_born_parse(text, len, false, &b, &n), 0);
+	assert_int_equal(n, 2);
+	assert_false(b[0].regs.avail[RSP_REG_YMM0H]);
+	free(b);
+
+	/* Cut inside the second line, or a bad digit in it: the first. */
+	assert_int_equal(stub_vglight_born_parse(text, len - 9, true, &b, &n), 0);
+	assert_int_equal(n, 1);
+	free(b);
+	text[len - 40] = 'g';
+	assert_int_equal(stub_vglight_born_parse(text, len, true, &b, &n), 0);
+	assert_int_equal(n, 1);
+	free(b);
+
+	/* None; another answer; a count past any real one. */
+	assert_int_equal(stub_vglight_born_parse("hindsight.born 0\n", 17, true, &b, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(b);
+	assert_int_equal(stub_vglight_born_parse("unknown command\n", 16, true, &b, &n), -EBADMSG);
+	assert_int_equal(stub_vglight_born_parse("hindsight.born 99999999\n", 24, true, &b, &n),
+			 -EBADMSG);
+	assert_int_equal(stub_vglight_born_parse("hindsight.born", 14, true, &b, &n), -EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_pending),
 		cmocka_unit_test(test_scan),
+		cmocka_unit_test(test_born),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

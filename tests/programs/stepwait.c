@@ -1,0 +1,44 @@
+/* stepwait: main waits in read() for a byte its worker writes once main
+ * has let it go (a byte on another pipe) and has counted to argv[1].
+ * A debugger stepping main over that read waits while the worker runs
+ * (t_gdb_reverse_step_wait). Prints what main read and the worker's sum. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static int go[2], done[2];
+static long rounds;
+static volatile long sum;
+
+static void *worker(void *arg)
+{
+	char c;
+
+	(void)arg;
+	if (read(go[0], &c, 1) != 1)
+		return NULL;
+	for (long i = 0; i < rounds; i++)
+		sum += i;
+	c = 'w';
+	if (write(done[1], &c, 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t;
+	ssize_t n;
+	char c = 'g';
+
+	rounds = argc > 1 ? atol(argv[1]) : 100;
+	if (pipe(go) || pipe(done) || pthread_create(&t, NULL, worker, NULL))
+		return 1;
+	if (write(go[1], &c, 1) != 1)
+		return 1;
+	n = read(done[0], &c, 1); /* LINE:main_read */
+	pthread_join(t, NULL);
+	printf("stepwait: read %zd '%c', sum=%ld\n", n, c, sum);
+	return 0;
+}
