@@ -344,6 +344,45 @@ static void hsin_born(void)
 	}
 }
 
+/* `hindsight.here` while every thread waits in a syscall (a Ctrl-C, a
+ * deadlock): the place is the last of them entering its own, the syscall
+ * instruction run (HSIN_HERE_INSIDE), with the check fields its syscall's
+ * record will have; the rebuild stops there, every other thread in its
+ * syscall too. The reply's pc is past that thread's syscall instruction. */
+static Bool hsin_here_inside(void)
+{
+	struct hsin_thread *last = NULL;
+	ThreadId tid = VG_INVALID_THREADID;
+
+	for (UInt i = 1; i < HSIN_MAX_TID; i++)
+		if (hsin_th[i].in_sys && (!last || hsin_th[i].sys_count > last->sys_count)) {
+			last = &hsin_th[i];
+			tid = i;
+		}
+	/* (The place must be the run's latest: no superblock since, and
+	 * no turn to log first, which a thread that ran since and ended
+	 * would leave.) */
+	if (!last || last->sys_count != hsin_count || tid != hsin_cur ||
+	    !VG_(am_is_valid_for_client)(last->sys_pc - 2, 2, VKI_PROT_READ) ||
+	    ((const UChar *)(Addr)last->sys_pc)[-2] != 0x0f ||
+	    ((const UChar *)(Addr)last->sys_pc)[-1] != 0x05) {
+		VG_(gdb_printf)("hindsight.here: every thread waits in a syscall, and the last "
+				"to run has ended since\n");
+		return True;
+	}
+	hsin_head(HSIN_HERE, 48);
+	hsin_put32((UInt)last->sys_lwp);
+	hsin_put64(last->sys_count);
+	hsin_put64(last->sys_pc);
+	hsin_put64(last->sys_sp);
+	hsin_put64(last->sys_hash);
+	hsin_put64(last->sys_rax);
+	hsin_put32(HSIN_HERE_INSIDE);
+	hsin_flush();
+	VG_(gdb_printf)("hindsight.here %llu %#llx\n", last->sys_count, last->sys_pc);
+	return True;
+}
+
 /* "hindsight.here", "hindsight.poke ADDR HEX", each optionally followed
  * (before ADDR) by " between" or " syscall": where the stop is (below). */
 Bool hsin_monitor(ThreadId tid, const HChar *cmd)
@@ -427,10 +466,11 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 		return True;
 	}
 	if (tid == VG_INVALID_THREADID || tid != VG_(get_running_tid)()) {
-		/* Stopped while every thread waits in a syscall: no thread
-		 * stands at an instruction the rebuild can come to. */
-		VG_(gdb_printf)("%s: every thread waits in a syscall\n",
-				poke ? "hindsight.poke" : "hindsight.here");
+		/* Stopped while every thread waits in a syscall: the place
+		 * is where the last of them entered its own (hsin_here_inside). */
+		if (!poke)
+			return hsin_here_inside();
+		VG_(gdb_printf)("hindsight.poke: every thread waits in a syscall\n");
 		return True;
 	}
 	hsin_regs(tid, &g);
@@ -593,6 +633,8 @@ static Bool hsin_here_gate(VexGuestAMD64State *g, ULong ip)
 	if ((Int)hsin_u32(hsin_rec) != hsin_thr(tid)->lwp)
 		hsin_diverge("at event %llu: the debugger %s thread %u when recorded; thread "
 			     "%d runs here", hsin_events, what, hsin_u32(hsin_rec), hsin_thr(tid)->lwp);
+	if (hsin_rlen >= 48 && (hsin_u32(hsin_rec + 44) & HSIN_HERE_INSIDE))
+		return False;      /* it runs to its syscall: hsin_syscall stops it */
 	if (hsin_here_again) {
 		hsin_here_again = False;
 		hsin_here_pc = pc;
@@ -1074,7 +1116,6 @@ void hsin_thread_first(ThreadId tid)
 	hsin_thr(tid)->born = False;
 }
 
-
 /* Light: the threads alive. */
 static UInt hsin_alive(void)
 {
@@ -1141,6 +1182,7 @@ void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 	hsin_regs(tid, &g);
 	t->in_sys = True;
 	t->sys_lwp = VG_(gettid)();
+	t->sys_rax = g.guest_RAX;
 	t->sys_pc = g.guest_RIP;
 	t->sys_sp = g.guest_RSP;
 	t->sys_hash = hsin_hash(&g);

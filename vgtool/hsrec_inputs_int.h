@@ -30,8 +30,10 @@ struct hsin_thread {
 	 * when its unfinished syscall started. */
 	Bool in_sys;
 	ULong sys_pc, sys_sp, sys_hash, sys_count;
-	/* Light: its id, as its syscall started (`hindsight.insys`). */
+	/* Light: its id and rax, as its syscall started (`hindsight.insys`,
+	 * a stop while every thread waits: hsin_here_inside). */
 	Int sys_lwp;
+	ULong sys_rax;
 	/* Light: made by a clone and not ended yet (the first thread is
 	 * not marked). */
 	Bool alive;

@@ -144,8 +144,8 @@ enum hsrec_kind {
  * little-endian. An event's check fields are the thread's pc (after the
  * instruction), its stack pointer and hsin_hash of its general registers.
  */
-#define HSIN_VERSION 5            /* 5: HSIN_TICK; 4: HSIN_POKE, HSIN_HERE's
-				   * flags; 3: HSIN_CPU; 2: HSIN_TURN; 1 to 4
+#define HSIN_VERSION 6            /* 6: HSIN_HERE_INSIDE; 5: HSIN_TICK; 4: HSIN_POKE, HSIN_HERE's
+				   * flags; 3: HSIN_CPU; 2: HSIN_TURN; 1 to 5
 				   * are read too */
 #define HSIN_HEAD 8
 
@@ -211,7 +211,12 @@ enum hsin_kind {
 	 * HSIN_HERE_SYSCALL, the thread stopped as it entered the syscall
 	 * at pc (the one that ends the program: serve's stop before it), so
 	 * its rcx and r11, which the syscall instruction had set already,
-	 * are not in the hash. */
+	 * are not in the hash; HSIN_HERE_INSIDE (version 6), the debugger
+	 * stopped the run while every thread waited in a syscall, this one
+	 * the last to enter its own: count is its syscall's superblock, pc
+	 * past the syscall instruction, sp, hash (of hsin_hash, as its
+	 * HSIN_SYSCALL's) and rax as it entered; the rebuild stops there,
+	 * the syscall instruction run, the call not made. */
 	HSIN_HERE = 12,
 	/* HSIN_HERE's fields (all 48 bytes: the place, its check fields and
 	 * flags), then u64 address, then bytes: there, a debugger wrote those
@@ -233,6 +238,7 @@ enum hsin_kind {
 #define HSIN_TICK_EVERY (1ull << 18)
 
 #define HSIN_HERE_SYSCALL 1u
+#define HSIN_HERE_INSIDE 2u
 
 enum hsin_insn {
 	HSIN_INSN_RDTSC = 0,

@@ -20,6 +20,7 @@
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_aspacemgr.h"
+#include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
@@ -332,6 +333,53 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 	return 1;
 }
 
+/* The thread waits in its syscall (a recorded stop where every thread
+ * did, or others ran while it did): made now by the core, its record read
+ * at its next turn, if the core must make it (hsin_rebuild_post); else it
+ * leaves its block, to complete it at its next turn from the log
+ * (hsin_stop, hsin_finish). hsin_syscall's 0 or 3. */
+static ULong hsin_wait_in(struct hsin_thread *t, VexGuestAMD64State *g, UInt nr, ULong next)
+{
+	t->sys_count = hsin_count;
+	if (hsrec_sys_core_does(nr)) {
+		/* The core makes it now (Valgrind lets go of the thread in
+		 * it, as when recorded). */
+		t->pending = t->deferred = True;
+		t->pending_nr = nr;
+		return 0;
+	}
+	t->unfinished = next;
+	hsin_limit = hsin_count;
+	g->guest_RIP = next;
+	g->host_EvC_COUNTER = 0;
+	return 3;
+}
+
+/* Whether the debugger stopped the recorded run here, every thread
+ * waiting in a syscall, this one the last to enter its own
+ * (HSIN_HERE_INSIDE): the rebuild stops with the syscall instruction run
+ * (or, following the log, goes on when it grows). */
+static Bool hsin_inside_here(ThreadId tid, const VexGuestAMD64State *g, ULong next)
+{
+	if (hsin_peek() != HSIN_HERE || hsin_rlen < 48 ||
+	    !(hsin_u32(hsin_rec + 44) & HSIN_HERE_INSIDE) || hsin_u64(hsin_rec + 4) != hsin_count)
+		return False;
+	if ((Int)hsin_u32(hsin_rec) != hsin_thr(tid)->lwp || hsin_u64(hsin_rec + 12) != next ||
+	    g->guest_RSP != hsin_u64(hsin_rec + 20) || hsin_hash(g) != hsin_u64(hsin_rec + 28) ||
+	    g->guest_RAX != hsin_u64(hsin_rec + 36))
+		hsin_diverge("at event %llu: where the debugger stopped the program when recorded, "
+			     "every thread in a syscall (thread %u's at %#llx the last), thread %d "
+			     "makes its syscall at %#llx, or its registers differ", hsin_events,
+			     hsin_u32(hsin_rec), hsin_u64(hsin_rec + 12) - 2, hsin_thr(tid)->lwp,
+			     next - 2);
+	hsin_out->here(tid, next, 1, hsin_count);
+	if (!hsin_follow)
+		VG_(exit)(0);
+	hsin_take();
+	hsin_arm();
+	return True;
+}
+
 /* Called by translated code at a syscall: 1 if it was completed from the
  * log, 0 if the core must do it, 2 if a recorded signal comes first (the
  * thread goes back to the syscall instruction, the signal sent), 3 if
@@ -360,24 +408,12 @@ ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 		done = 0;
 	} else if (hsin_signal_at_syscall(g, next)) {
 		done = 2;
+	} else if (hsin_inside_here(tid, g, next)) {
+		done = hsin_wait_in(t, g, nr, next);
 	} else if (hsin_turn_here(hsin_count)) {
 		/* Others ran while it was in the syscall, when recorded. */
 		hsin_take_turn();
-		t->sys_count = hsin_count;
-		if (hsrec_sys_core_does(nr)) {
-			/* The core makes it now (Valgrind lets go of the
-			 * thread in it, as when recorded); its record is read
-			 * at the thread's next turn (hsin_rebuild_post). */
-			t->pending = t->deferred = True;
-			t->pending_nr = nr;
-			done = 0;
-		} else {
-			t->unfinished = next;
-			hsin_limit = hsin_count;
-			g->guest_RIP = next;
-			g->host_EvC_COUNTER = 0;
-			done = 3;
-		}
+		done = hsin_wait_in(t, g, nr, next);
 	} else {
 		done = hsin_complete(tid, g, nr, next, hsin_count);
 		if (done) {

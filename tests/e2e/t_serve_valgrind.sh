@@ -27,8 +27,9 @@
 #   - Ctrl-C stops a program that loops for ever, reported as SIGINT, in
 #     the loop, with a counter it really advanced; going back from there
 #     (a stop between two superblocks) and forward again returns to it;
-#   - going back from a Ctrl-C while every thread waits in a syscall is
-#     refused as a stop that says why, the session going on;
+#   - going back from a Ctrl-C while every thread waits in a syscall: one
+#     instruction back is the syscall instruction, the values of the past
+#     those the program computed, and forward again the present;
 #   - an exec (where Valgrind's gdbserver lets go of its debugger) ends
 #     the session, saying so, the kept recording ending at the execve;
 #   - detach lets the program run on to its end; the kept recording ends
@@ -419,23 +420,31 @@ expect_eq "the counter at the Ctrl-C, gone back and forward to" "${ib[4]:-}" "${
 expect_not "$T_DIR/intback.txt" "cannot go back"
 wait_gone "$SERVER_PID" 20
 
-# Ctrl-C while the only thread waits in a syscall: no instruction a
-# rebuild could stop at, so going back is refused as a stop that says why
-# (GDB stays where it was) and the session goes on.
+# Ctrl-C while the only thread waits in a syscall: the past ends where it
+# entered it (it was refused, with no instruction a rebuild could stop
+# at): one instruction back is the syscall instruction, 2 bytes before the
+# pc of the stop, the sum of the work before it the program's, and one
+# forward is the stop's pc again.
 sprog=$(build_prog sleeper) || { fail "cannot build sleeper.c"; finish; }
-server_start --once --record valgrind "$sprog" 100 || finish
+SN=$(rand_int 50 500)
+server_start --once --record valgrind "$sprog" "$SN" || finish
 gdb_run_bg "$T_DIR/sysback.txt" -ex continue -ex 'print $pc' -ex reverse-stepi -ex 'print $pc' \
-    -ex 'print g_sum' -ex kill
+    -ex 'print *(unsigned short *)$pc' -ex 'print g_sum' -ex stepi -ex 'print $pc' -ex kill
 wait_for_file "$T_DIR/server.out" "sleeper: ready" 20 || fail "sleeper did not start"
 sleep 1
 kill -INT "$GDB_PID"
 wait_gone "$GDB_TIMEOUT_PID" 60 || fail "gdb did not finish after SIGINT"
-expect "$T_DIR/sysback.txt" "cannot go back from here: every thread waits in a syscall"
-expect "$T_DIR/sysback.txt" "No more reverse-execution history."
+expect_not "$T_DIR/sysback.txt" "cannot go back"
 sb=($(sed -n 's/^\$[0-9]* = .*\(0x[0-9a-f]*\).*/\1/p' "$T_DIR/sysback.txt"))
-[ "${#sb[@]}" -eq 2 ] && expect_eq "the pc after the refused reverse-stepi" "${sb[1]}" "${sb[0]}" ||
-    { fail "Ctrl-C in a syscall, then reverse-stepi: ${#sb[@]} pcs, not 2"; show "$T_DIR/sysback.txt"; }
-expect_re "$T_DIR/sysback.txt" '^\$3 = 4950$'
+if [ "${#sb[@]}" -eq 3 ]; then
+    expect_eq "one instruction back from a stop in a syscall" "$(printf '%#x' $((sb[0] - 2)))" "${sb[1]}"
+    expect_eq "one instruction forward again" "${sb[2]}" "${sb[0]}"
+else
+    fail "Ctrl-C in a syscall, then reverse-stepi and stepi: ${#sb[@]} pcs, not 3"
+    show "$T_DIR/sysback.txt"
+fi
+expect_re "$T_DIR/sysback.txt" '^\$3 = 1295$'
+expect_re "$T_DIR/sysback.txt" "^\\\$4 = $((SN * (SN - 1) / 2))\$"
 expect "$T_DIR/sysback.txt" "[Inferior 1 (process $INFERIOR_PID) killed]"
 wait_gone "$SERVER_PID" 20
 
