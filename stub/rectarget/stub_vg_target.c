@@ -646,14 +646,8 @@ static int vgt_send_resume(struct stub_vg_target *t, bool step, int64_t tid, int
 	if (step && tid > 0) {
 		if ((e = vgt_call(t, "Hc%" PRIx64, tid)) < 0)
 			return e;
-		if (rsp_client_is_error(&t->cl)) {
-			/* Not Valgrind's yet (vgt_born_load): a thread runs
-			 * first when the one that made it gives up its turn. */
-			fprintf(stderr, "hindsight serve: thread %" PRId64 " has not run yet: under "
-				"Valgrind it cannot be stepped alone before it has; step the "
-				"thread that made it, or continue\n", tid);
-			return -ESRCH;
-		}
+		if (rsp_client_is_error(&t->cl))
+			return -ESRCH;     /* (vgt_resume_live refuses a thread not run) */
 	}
 	if (signo > 0)
 		snprintf(pkt, sizeof(pkt), "%c%02x", step ? 'S' : 'C', rsp_signal_to_gdb(signo));
@@ -671,6 +665,8 @@ static int vgt_send_resume(struct stub_vg_target *t, bool step, int64_t tid, int
 	t->born_known = false;
 	return 0;
 }
+
+static int vgt_refuse(struct stub_vg_target *t, enum rsp_stop_reason reason, const char *why);
 
 static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *actions, size_t n)
 {
@@ -691,6 +687,17 @@ static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *ac
 	}
 	if (!any)
 		return 0;
+	if (step && step->thread.tid > 0 && vgt_born_find(t, step->thread.tid)) {
+		/* Valgrind runs a thread a clone made first when the one
+		 * that made it gives up its turn: no step of it before. */
+		snprintf(t->past_why, sizeof(t->past_why), "hindsight: thread %" PRId64 " has not "
+			 "run yet: under Valgrind it runs first when the thread that made it gives "
+			 "up its turn, and cannot be stepped before; step that thread, or continue\n",
+			 step->thread.tid);
+		fprintf(stderr, "hindsight serve: %s", t->past_why + 11);
+		t->last_tid = step->thread.tid;
+		return vgt_refuse(t, RSP_REASON_NONE, t->past_why);
+	}
 	/* The program moves on: the past rebuilt so far no longer ends
 	 * where it stands (it is extended at the next visit). */
 	t->past_stale = t->past != NULL;

@@ -112,4 +112,41 @@ section again | grep -q "Remote failure" && fail "going forward again was refuse
 section end | grep -q "exited normally" || fail "the program did not run to its exit"
 expect "$T_DIR/server.out" "threads: sum=$((3 * BASE + 0 + 1 + 4))"
 
+# Under Valgrind, a step of the new thread alone: where Valgrind has not
+# run it yet, it cannot be, and GDB is told why, the thread where it was;
+# where it has (it got the turn as its parent's syscall ended), it steps.
+if [ "${E2E_SERVE_RECORD:-}" = valgrind ]; then
+    wait_gone "$SERVER_PID" 20
+    server_start "$prog" "$BASE" || finish
+    out2=$T_DIR/gdb-born.out
+    cat >"$T_DIR/born.gdb" <<'GDB'
+break main
+continue
+break clone
+continue
+delete
+set scheduler-locking on
+while *(unsigned short *)$pc != 0x050f
+  stepi
+end
+stepi
+p $pc
+thread 2
+p $pc
+stepi
+p $pc
+kill
+GDB
+    gdb_run "$out2" -x "$T_DIR/born.gdb" "$prog"
+    show "$out2"
+    pcs=($(sed -n 's/^\$[0-9]* = .*\(0x[0-9a-f]*\) <.*$/\1/p' "$out2"))
+    if [ "${#pcs[@]}" -ne 3 ]; then
+        fail "a step of the new thread: ${#pcs[@]} pcs, not 3"
+    elif grep -q "has not run yet" "$out2"; then
+        expect_eq "the new thread's pc after a refused step" "${pcs[2]}" "${pcs[1]}"
+    else
+        [ "${pcs[2]}" != "${pcs[1]}" ] || fail "the new thread, run already, did not step"
+    fi
+fi
+
 finish
