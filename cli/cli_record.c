@@ -239,6 +239,8 @@ static void cli_record_summary(const struct stub_recorder_summary *sum, const ch
 	/* A rebuild: whoever started it named the recording. */
 	if (!rebuilt)
 		fprintf(stderr, "hindsight: recording in %s\n", dir);
+	if (!sum->counted && !s.threads && !s.trace_bytes)
+		return;            /* nothing made (a light run stopped: its inputs said) */
 	if (!sum->counted) {
 		fprintf(stderr, "hindsight: %s (%s), %zu thread%s, %zu gap%s, %llu bytes of "
 			"trace\n", sum->name, s.snapshot ? "snapshot" : "full", s.threads,

@@ -785,7 +785,8 @@ static int lt_run(struct stub_recorder *rec)
 	}
 	if (rec->light_stop) {
 		rec_say(rec, "recording stopped: the program was killed; its inputs up to there "
-			"are in %s/%s, nothing is rebuilt", rec->dir, STUB_VGLIGHT_LOG);
+			"are in %s/%s (`hindsight rebuild %s` rebuilds its history up to there)",
+			rec->dir, STUB_VGLIGHT_LOG, rec->dir);
 		return -EINTR;
 	}
 	if (rec->opt.light_defer) {

@@ -466,9 +466,21 @@ int stub_vglight_record(const struct stub_vglight_how *how, char *const argv[],
 		return e;
 	if (how->started)
 		how->started(how->started_ctx, how->dir);
-	while ((e = stub_vglight_pump(r, 100)) == 0) {
-		if (*stop)
+	/* Asked to stop: SIGTERM, which the tool logs as the run's end (the
+	 * history rebuilt whole up to it), SIGKILL if the program has not
+	 * ended 2 s later (its log cut short where it was). */
+	for (double termed = 0; (e = stub_vglight_pump(r, 100)) == 0;) {
+		struct timespec now;
+
+		if (!*stop)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!termed) {
+			kill(r->pid, SIGTERM);
+			termed = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+		} else if ((double)now.tv_sec + (double)now.tv_nsec / 1e9 - termed > 2.0) {
 			kill(r->pid, SIGKILL);
+		}
 	}
 	if (e < 0) {
 		char why[128];

@@ -65,4 +65,30 @@ PY
 timeout 120 "$HINDSIGHT" rebuild "$T_DIR/x" >/dev/null 2>x.rebuild.err
 expect x.rebuild.err "diverged"
 expect x.rebuild.err "with no syscall to end it"
+
+# hindsight asked to stop (SIGTERM, as `timeout` and `kill` send it) while
+# the program waits in a syscall: the program is sent SIGTERM, which the
+# tool logs as the run's end, so the history is rebuilt whole up to there
+# (it was killed at once, its log cut short: "diverged"); no summary of
+# nothing ("0 threads, 0 bytes of trace"), and how to rebuild is said.
+slp=$(build_prog sleeper) || finish
+SN=$(rand_int 50 500)
+timeout 120 "$HINDSIGHT" record --record=light -o "$T_DIR/t" -- "$slp" "$SN" >t.out 2>t.err &
+trec=$!
+for _ in $(seq 1 300); do
+    grep -q "sleeper: ready" t.out 2>/dev/null && break
+    sleep 0.05
+done
+sleep 1
+hpid=$(pgrep -P "$trec" -f "record --record=light" | head -1)
+[ -n "$hpid" ] || { fail "hindsight record is not running"; finish; }
+kill -TERM "$hpid"
+wait "$trec"
+cat t.err
+expect t.err "hindsight rebuild $T_DIR/t\` rebuilds its history up to there"
+expect_not t.err "0 threads"
+timeout 120 "$HINDSIGHT" replay "$T_DIR/t" --batch -ex 'print g_sum' >t.replay 2>t.replay.err
+expect_not t.replay.err "diverged"
+expect t.replay.err "1 thread, 0 gaps,"
+expect_re t.replay "^\\\$1 = $((SN * (SN - 1) / 2))\$"
 finish
