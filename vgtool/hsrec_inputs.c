@@ -362,12 +362,16 @@ static Bool hsin_here_inside(void)
 	/* (The place must be the run's latest: no superblock since, and
 	 * no turn to log first, which a thread that ran since and ended
 	 * would leave.) */
-	if (!last || last->sys_count != hsin_count || tid != hsin_cur ||
-	    !VG_(am_is_valid_for_client)(last->sys_pc - 2, 2, VKI_PROT_READ) ||
-	    ((const UChar *)(Addr)last->sys_pc)[-2] != 0x0f ||
-	    ((const UChar *)(Addr)last->sys_pc)[-1] != 0x05) {
+	if (!last || last->sys_count != hsin_count || tid != hsin_cur) {
 		VG_(gdb_printf)("hindsight.here: every thread waits in a syscall, and the last "
 				"to run has ended since\n");
+		return True;
+	}
+	if (!VG_(am_is_valid_for_client)(last->sys_pc - 2, 2, VKI_PROT_READ) ||
+	    ((const UChar *)(Addr)last->sys_pc)[-2] != 0x0f ||
+	    ((const UChar *)(Addr)last->sys_pc)[-1] != 0x05) {
+		VG_(gdb_printf)("hindsight.here: every thread waits in a syscall, the last not "
+				"made by a syscall instruction\n");
 		return True;
 	}
 	hsin_head(HSIN_HERE, 48);

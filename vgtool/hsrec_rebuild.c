@@ -372,11 +372,22 @@ static Bool hsin_inside_here(ThreadId tid, const VexGuestAMD64State *g, ULong ne
 			     "makes its syscall at %#llx, or its registers differ", hsin_events,
 			     hsin_u32(hsin_rec), hsin_u64(hsin_rec + 12) - 2, hsin_thr(tid)->lwp,
 			     next - 2);
-	hsin_out->here(tid, next, 1, hsin_count);
-	if (!hsin_follow)
-		VG_(exit)(0);
-	hsin_take();
-	hsin_arm();
+	/* Following the log: every stop the debugger made here (a second
+	 * Ctrl-C before the call returned), each told; then the turn of the
+	 * thread that ran next, if another did, as for a thread that waited
+	 * while others ran. */
+	do {
+		hsin_out->here(tid, next, 1, hsin_count);
+		if (!hsin_follow)
+			VG_(exit)(0);
+		hsin_take();
+		hsin_arm();
+	} while (hsin_peek() == HSIN_HERE && hsin_rlen >= 48 &&
+		 (hsin_u32(hsin_rec + 44) & HSIN_HERE_INSIDE) &&
+		 hsin_u64(hsin_rec + 4) == hsin_count && hsin_u64(hsin_rec + 12) == next &&
+		 (Int)hsin_u32(hsin_rec) == hsin_thr(tid)->lwp);
+	if (hsin_turn_here(hsin_count))
+		hsin_take_turn();
 	return True;
 }
 

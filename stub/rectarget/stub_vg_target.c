@@ -43,9 +43,6 @@
 #define VGT_MEM_CHUNK 4096         /* bytes per 'm' (Valgrind's packets hold 16K) */
 #define VGT_MAX_POINTS 256
 #define VGT_POKE_CHUNK 1024        /* bytes per hindsight.poke (4 KiB of packet) */
-/* Steps of other threads a step waits through for its own (vgt_wait):
- * then the other thread's stop is told as it is. */
-#define VGT_STEP_OTHERS 100000
 
 /* Valgrind's amd64 `g` block: our registers up to orig_rax in our order,
  * then (with AVX) the upper halves of ymm0..15; no fs_base / gs_base. */
@@ -123,7 +120,13 @@ struct stub_vg_target {
 	uint64_t stop_pc;          /* its pc, when the stop reply has it */
 	bool stop_pc_known;
 	uint64_t step_pc;          /* step_tid's pc before its last step */
-	unsigned step_others;      /* steps of other threads since (vgt_wait) */
+	/* A step whose stop came in another thread, the stepped one not done
+	 * yet: the program goes on at full speed to the stepped thread's pc
+	 * (vgt_chase), a breakpoint of ours there unless the debugger has
+	 * one; chase_done: that thread waited in a syscall, and coming to
+	 * the pc past it ends its step. */
+	bool chasing, chase_bp, chase_done;
+	uint64_t chase_pc;
 	/* The present is the stop before the syscall that ends the program
 	 * (live_tid's): as GDB's `record full` and the single-stepper stop
 	 * there, so that the past can still be gone back over. The tool
@@ -713,7 +716,6 @@ static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *ac
 	t->step_tid = step && step->thread.tid > 0 ? step->thread.tid : 0;
 	if (t->step_tid)
 		t->step_pc = vgt_pc(t, t->step_tid);   /* (vgt_wait) */
-	t->step_others = 0;
 	if (step)
 		return vgt_send_resume(t, true, step->thread.tid, step->signo);
 	if (sig)
@@ -1124,6 +1126,38 @@ static bool vgt_in_syscall(struct stub_vg_target *t, int64_t tid)
 	       !strncmp((const char *)t->cl.console.data, "hindsight.insys 1", 17);
 }
 
+/* A step of t->step_tid, not done, whose stop came in another thread
+ * (Valgrind steps whichever thread runs next): the program goes on at full
+ * speed until the stepped thread comes to @pc, the pc it stands at (before
+ * its instruction, or past the syscall it waits in: @done), stopped there
+ * by a breakpoint of ours unless the debugger has one. Stepping the others
+ * one instruction at a time took minutes where one ran long. */
+static int vgt_chase(struct stub_vg_target *t, uint64_t pc, bool done)
+{
+	enum rsp_point_type type;
+	int e;
+
+	t->chasing = true;
+	t->chase_pc = pc;
+	t->chase_done = done;
+	t->chase_bp = !vgt_at_point(t, pc, &type);
+	if (t->chase_bp && (e = vgt_point_live(t, true, RSP_POINT_SW_BREAK, pc, 1)) < 0) {
+		t->chasing = t->chase_bp = false;
+		return e;
+	}
+	e = vgt_send_resume(t, false, 0, 0);
+	t->stepping = true;        /* (what the stop is said to be) */
+	return e;
+}
+
+/* The chase is over (its stop came): our breakpoint goes. */
+static void vgt_chase_end(struct stub_vg_target *t)
+{
+	if (t->chase_bp)
+		vgt_point_live(t, false, RSP_POINT_SW_BREAK, t->chase_pc, 1);
+	t->chasing = t->chase_bp = false;
+}
+
 static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 {
 	struct stub_vg_target *t = ctx;
@@ -1136,7 +1170,7 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 	}
 	for (;;) {
 		enum rsp_point_type type;
-		bool in_range;
+		bool in_range, chased;
 		uint64_t pc;
 		int r;
 
@@ -1187,39 +1221,63 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 			     out->signo != SIGFPE && out->signo != SIGILL;
 		t->hg = 0;         /* Valgrind's general thread follows the stop */
 		t->last_tid = t->live_tid = out->thread.tid;
+		chased = t->chasing;
+		if (chased) {
+			bool trap = out->kind == RSP_STOP_SIGNAL && out->signo == SIGTRAP &&
+				    !out->reason && !t->interrupted;
+
+			pc = trap ? (t->stop_pc_known ? t->stop_pc : vgt_pc(t, out->thread.tid)) : 0;
+			if (trap && pc == t->chase_pc && t->chase_bp &&
+			    out->thread.tid != t->step_tid) {
+				/* Another thread at our breakpoint: on. */
+				if ((r = vgt_send_resume(t, false, 0, 0)) < 0)
+					return r;
+				t->stepping = true;
+				continue;
+			}
+			vgt_chase_end(t);
+			if (trap && pc == t->chase_pc && out->thread.tid == t->step_tid &&
+			    !t->chase_done) {
+				/* It has the turn, before its instruction: the
+				 * step goes on from there. */
+				t->step_pc = pc;
+				if ((r = vgt_send_resume(t, true, t->step_tid, 0)) < 0)
+					return r;
+				continue;
+			}
+		}
 		if (out->kind != RSP_STOP_SIGNAL || out->signo != SIGTRAP || out->reason)
 			return 1;
 		pc = t->stop_pc_known ? t->stop_pc : vgt_pc(t, out->thread.tid);
 		if (t->stepping && t->step_tid && out->thread.tid != t->step_tid &&
-		    !t->interrupted && !vgt_at_point(t, pc, &type) &&
-		    t->step_others < VGT_STEP_OTHERS) {
+		    !t->interrupted && !vgt_at_point(t, pc, &type)) {
 			/* Valgrind steps whichever thread runs next, stopping
 			 * before each instruction: this one got the turn (a
 			 * thread a clone made, one whose wait ended, or the
 			 * step's thread waits in a syscall) and has run nothing
-			 * yet. If the step's thread ended its instruction, its
-			 * stop is the step's; if not, the other ran one and
-			 * the step goes on (GDB's scheduler-locking cannot hold
-			 * under Valgrind, which runs one thread at a time and
-			 * chooses which). */
-			uint64_t xpc = vgt_pc(t, t->step_tid);
-			bool waits = xpc != t->step_pc && vgt_in_syscall(t, t->step_tid);
+			 * yet. Unless it is the tool's stop before the end, the
+			 * step's thread's own stop is the step's: where that
+			 * thread ended its instruction, now; else once it has,
+			 * the program going on at full speed until then (GDB's
+			 * scheduler-locking cannot hold under Valgrind, which
+			 * runs one thread at a time and chooses which). */
+			uint64_t xpc;
+			bool waits;
 
-			if (xpc == t->step_pc || waits) {
-				/* Valgrind goes on without stopping once at the
-				 * pc of the thread a step names (Hc): the step's
-				 * thread's, before its instruction; the other's
-				 * while the step's waits in a syscall, its pc past
-				 * it, where its step is to stop. */
-				t->step_others++;
-				if ((r = vgt_send_resume(t, true, waits ? out->thread.tid :
-							 t->step_tid, 0)) < 0)
+			if (vgt_at_the_end(t, out->thread.tid, out))
+				return 1;
+			xpc = vgt_pc(t, t->step_tid);
+			waits = xpc && xpc != t->step_pc && vgt_in_syscall(t, t->step_tid);
+			if (xpc && (xpc == t->step_pc || waits)) {
+				if ((r = vgt_chase(t, xpc, waits)) < 0)
 					return r;
 				continue;
 			}
-			out->thread.tid = t->last_tid = t->live_tid = t->step_tid;
-			t->stop_pc_known = false;
-			pc = xpc;
+			if (xpc) {
+				out->thread.tid = t->last_tid = t->live_tid = t->step_tid;
+				t->stop_pc_known = false;
+				pc = xpc;
+			}
 		}
 		in_range = t->ranging && out->thread.tid == t->step_tid && pc >= t->range_start &&
 			   pc < t->range_end && !t->interrupted;
@@ -1245,7 +1303,7 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 			 * gdbserver reports a Ctrl-C as SIGINT. */
 			out->signo = SIGINT;
 			out->reason = RSP_REASON_NONE;
-			t->between = !t->stepping;
+			t->between = !t->stepping || chased;
 		}
 		return 1;
 	}

@@ -1,7 +1,9 @@
 /* stepwait: main waits in read() for a byte its worker writes once main
  * has let it go (a byte on another pipe) and has counted to argv[1].
  * A debugger stepping main over that read waits while the worker runs
- * (t_gdb_reverse_step_wait). Prints what main read and the worker's sum. */
+ * (t_gdb_reverse_step_wait). Prints what main read and the worker's sum.
+ * With argv[2] "exit", the worker, after half a second, ends the process
+ * instead (exit(3)), the read never returning. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 
 static int go[2], done[2];
 static long rounds;
+static int ends;
 static volatile long sum;
 
 static void *worker(void *arg)
@@ -18,8 +21,12 @@ static void *worker(void *arg)
 	(void)arg;
 	if (read(go[0], &c, 1) != 1)
 		return NULL;
+	if (ends)
+		usleep(500000);
 	for (long i = 0; i < rounds; i++)
 		sum += i;
+	if (ends)
+		exit(3);
 	c = 'w';
 	if (write(done[1], &c, 1) != 1)
 		return NULL;
@@ -33,6 +40,7 @@ int main(int argc, char **argv)
 	char c = 'g';
 
 	rounds = argc > 1 ? atol(argv[1]) : 100;
+	ends = argc > 2 && argv[2][0] == 'e';
 	if (pipe(go) || pipe(done) || pthread_create(&t, NULL, worker, NULL))
 		return 1;
 	if (write(go[1], &c, 1) != 1)
