@@ -1267,6 +1267,14 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 			if (vgt_at_the_end(t, out->thread.tid, out))
 				return 1;
 			xpc = vgt_pc(t, t->step_tid);
+			if (!xpc && vgt_thread_alive(t, (struct rsp_ptid){ t->pid, t->step_tid }) < 0) {
+				/* The stepped thread is gone (its own exit):
+				 * the others go on, as under gdbserver, to
+				 * whatever stops them next. */
+				if ((r = vgt_send_resume(t, false, 0, 0)) < 0)
+					return r;
+				continue;
+			}
 			waits = xpc && xpc != t->step_pc && vgt_in_syscall(t, t->step_tid);
 			if (xpc && (xpc == t->step_pc || waits)) {
 				if ((r = vgt_chase(t, xpc, waits)) < 0)

@@ -12,7 +12,7 @@
 # (stepping the other thread meanwhile took minutes, then said SIGTRAP).
 # Then (under Valgrind) the worker ends the process instead: the step stops
 # before its exit_group, as any resume does (it was stepped over: the
-# process gone).
+# process gone); and the worker, stepped, ends itself: the others go on.
 . "$(dirname "$0")/lib.sh"
 hindsight_only "records while serving"
 
@@ -72,5 +72,31 @@ show "$out"
 expect "$out" "the next instruction is syscall exit_group"
 sed -n '/^==stop$/,$p' "$out" | grep -qE '^\$[0-9]+ = 4950$' || fail "the worker's sum at the end is not 4950"
 expect "$out" "exited with code 03"
+
+# The worker ends itself (the exit syscall) while stepped: Valgrind's next
+# stop is in main, which was a SIGTRAP there; now the others go on, as
+# under gdbserver, here to the stop before the end.
+wait_gone "$SERVER_PID" 20
+server_start "$prog" 100 thread || finish
+out=$T_DIR/gdb-texit.out
+cat >"$T_DIR/texit.gdb" <<'GDB'
+break worker_exit
+continue
+delete
+while *(unsigned short *)$pc != 0x050f || $rax != 60
+  stepi
+end
+echo ==texit\n
+stepi
+echo ==done\n
+continue
+GDB
+gdb_run "$out" -x "$T_DIR/texit.gdb" "$prog"
+show "$out"
+sed -n '/^==texit$/,/^==done$/p' "$out" | grep -q SIGTRAP && fail "the step over the thread's exit stopped with a SIGTRAP"
+sed -n '/^==texit$/,/^==done$/p' "$out" | grep -q "the next instruction is syscall exit_group" ||
+    fail "the step over the thread's exit did not come to the stop before the end"
+expect "$out" "exited normally"
+expect "$T_DIR/server.out" "stepwait: read 0"
 
 finish
