@@ -1161,6 +1161,8 @@ void hsin_thread_exit(ThreadId tid)
 		else
 			hsin_owner = VG_INVALID_THREADID;
 	}
+	if (tid == hsin_child)
+		hsin_child = VG_INVALID_THREADID;  /* its clone failed */
 	VG_(memset)(t, 0, sizeof(*t));
 }
 

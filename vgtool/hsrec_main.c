@@ -226,7 +226,10 @@ static void hs_stop_client(ThreadId tid, ULong blocks)
 static void hs_thread_exit(ThreadId tid)
 {
 	hsin_thread_exit(tid);
-	if (hs_fd >= 0 && hs_on) {
+	/* (One the stream never named did not run: a clone that failed
+	 * lets go of the thread it was making. hs_tid would name it by the
+	 * running thread's id.) */
+	if (hs_fd >= 0 && hs_on && tid < HS_MAX_TID && hs_lwp[tid]) {
 		hs_ctl(HSREC_THREAD_EXIT, 12);
 		hs_put32(hs_tid(tid));
 		hs_put64(VG_(get_IP)(tid));
