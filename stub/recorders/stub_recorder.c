@@ -784,9 +784,17 @@ static int lt_run(struct stub_recorder *rec)
 		return e;
 	}
 	if (rec->light_stop) {
-		rec_say(rec, "recording stopped: the program was killed; its inputs up to there "
-			"are in %s/%s (`hindsight rebuild %s` rebuilds its history up to there)",
-			rec->dir, STUB_VGLIGHT_LOG, rec->dir);
+		int st = rec->light.wstatus;
+		char ended[64];
+
+		if (WIFEXITED(st))
+			snprintf(ended, sizeof(ended), "it exited with status %d", WEXITSTATUS(st));
+		else
+			snprintf(ended, sizeof(ended), "it was killed by %s",
+				 strsignal(WIFSIGNALED(st) ? WTERMSIG(st) : SIGKILL));
+		rec_say(rec, "recording stopped as asked: the program was sent SIGTERM, and %s; "
+			"its inputs up to there are in %s/%s (`hindsight rebuild %s` rebuilds its "
+			"history up to there)", ended, rec->dir, STUB_VGLIGHT_LOG, rec->dir);
 		return -EINTR;
 	}
 	if (rec->opt.light_defer) {

@@ -478,8 +478,9 @@ int stub_vglight_record(const struct stub_vglight_how *how, char *const argv[],
 		if (!termed) {
 			kill(r->pid, SIGTERM);
 			termed = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-		} else if ((double)now.tv_sec + (double)now.tv_nsec / 1e9 - termed > 2.0) {
+		} else if (termed > 0 && (double)now.tv_sec + (double)now.tv_nsec / 1e9 - termed > 2.0) {
 			kill(r->pid, SIGKILL);
+			termed = -1;       /* (once) */
 		}
 	}
 	if (e < 0) {

@@ -670,6 +670,8 @@ static int vgt_send_resume(struct stub_vg_target *t, bool step, int64_t tid, int
 }
 
 static int vgt_refuse(struct stub_vg_target *t, enum rsp_stop_reason reason, const char *why);
+static bool vgt_in_syscall(struct stub_vg_target *t, int64_t tid);
+static int vgt_chase(struct stub_vg_target *t, uint64_t pc, bool done);
 
 static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *actions, size_t n)
 {
@@ -716,6 +718,11 @@ static int vgt_resume_live(struct stub_vg_target *t, const struct rsp_resume *ac
 	t->step_tid = step && step->thread.tid > 0 ? step->thread.tid : 0;
 	if (t->step_tid)
 		t->step_pc = vgt_pc(t, t->step_tid);   /* (vgt_wait) */
+	if (step && t->step_tid && !step->signo && vgt_in_syscall(t, t->step_tid))
+		/* It waits in a syscall, its pc past it: its step ends as the
+		 * call returns there (a step would run one more instruction:
+		 * Valgrind passes the pc a step names once). */
+		return vgt_chase(t, t->step_pc, true);
 	if (step)
 		return vgt_send_resume(t, true, step->thread.tid, step->signo);
 	if (sig)
@@ -1170,7 +1177,7 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 	}
 	for (;;) {
 		enum rsp_point_type type;
-		bool in_range, chased;
+		bool in_range, chased, at_ours;
 		uint64_t pc;
 		int r;
 
@@ -1222,14 +1229,24 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 		t->hg = 0;         /* Valgrind's general thread follows the stop */
 		t->last_tid = t->live_tid = out->thread.tid;
 		chased = t->chasing;
+		at_ours = false;
 		if (chased) {
 			bool trap = out->kind == RSP_STOP_SIGNAL && out->signo == SIGTRAP &&
-				    !out->reason && !t->interrupted;
+				    !out->reason;
 
 			pc = trap ? (t->stop_pc_known ? t->stop_pc : vgt_pc(t, out->thread.tid)) : 0;
-			if (trap && pc == t->chase_pc && t->chase_bp &&
-			    out->thread.tid != t->step_tid) {
-				/* Another thread at our breakpoint: on. */
+			/* A stop at our breakpoint is inside a superblock, also
+			 * the one a Ctrl-C sent meanwhile is told as. */
+			at_ours = trap && pc == t->chase_pc && t->chase_bp;
+			trap = trap && !t->interrupted;
+			if (trap && at_ours && out->thread.tid != t->step_tid) {
+				/* Another thread at our breakpoint: on, unless it
+				 * is the tool's stop before the end, past a
+				 * syscall instruction at the same pc. */
+				if (vgt_at_the_end(t, out->thread.tid, out)) {
+					vgt_chase_end(t);
+					return 1;
+				}
 				if ((r = vgt_send_resume(t, false, 0, 0)) < 0)
 					return r;
 				t->stepping = true;
@@ -1275,7 +1292,7 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 					return r;
 				continue;
 			}
-			waits = xpc && xpc != t->step_pc && vgt_in_syscall(t, t->step_tid);
+			waits = xpc && vgt_in_syscall(t, t->step_tid);
 			if (xpc && (xpc == t->step_pc || waits)) {
 				if ((r = vgt_chase(t, xpc, waits)) < 0)
 					return r;
@@ -1311,7 +1328,7 @@ static int vgt_wait(void *ctx, struct rsp_stop *out, bool block)
 			 * gdbserver reports a Ctrl-C as SIGINT. */
 			out->signo = SIGINT;
 			out->reason = RSP_REASON_NONE;
-			t->between = !t->stepping || chased;
+			t->between = !t->stepping || (chased && !at_ours);
 		}
 		return 1;
 	}
