@@ -301,12 +301,34 @@ static Bool hsin_poke_here(Addr a, const HChar *hex, SizeT len)
 	return True;
 }
 
+/* Whether @pc holds a syscall instruction (0f 05) the program can read. */
+static Bool hsin_syscall_insn_at(Addr pc)
+{
+	return VG_(am_is_valid_for_client)(pc, 2, VKI_PROT_READ) &&
+	       ((const UChar *)pc)[0] == 0x0f && ((const UChar *)pc)[1] == 0x05;
+}
+
+/* HSIN_HERE's (or HSIN_POKE's) 48 bytes: the place and its check fields,
+ * after a head of @kind with @more bytes to follow them. */
+static void hsin_put_here(UInt kind, SizeT more, UInt lwp, ULong count, ULong pc, ULong sp,
+			  ULong hash, ULong rax, UInt flags)
+{
+	hsin_head(kind, 48 + more);
+	hsin_put32(lwp);
+	hsin_put64(count);
+	hsin_put64(pc);
+	hsin_put64(sp);
+	hsin_put64(hash);
+	hsin_put64(rax);
+	hsin_put32(flags);
+}
+
 /* `hindsight.born`: "hindsight.born N", then a line for each of the N
  * threads a clone made that have not run yet (Valgrind's gdbserver lists
  * a thread only once it has: it is VgTs_Init until then): its id and its
  * registers in hex, as the clone left them (the parent's, with its own
- * stack pointer, rax 0 and its TLS), laid out as
- * HSREC_BORN_REGS (hsrec_proto.h) says. */
+ * stack pointer, rax 0 and its TLS), laid out as hsrec_proto.h says
+ * (HSREC_BORN_FXSAVE, HSREC_BORN_YMMH, HSREC_BORN_BYTES). */
 static void hsin_born(void)
 {
 	static HChar hex[2 * HSREC_BORN_BYTES + 1];
@@ -367,21 +389,13 @@ static Bool hsin_here_inside(void)
 				"to run has ended since\n");
 		return True;
 	}
-	if (!VG_(am_is_valid_for_client)(last->sys_pc - 2, 2, VKI_PROT_READ) ||
-	    ((const UChar *)(Addr)last->sys_pc)[-2] != 0x0f ||
-	    ((const UChar *)(Addr)last->sys_pc)[-1] != 0x05) {
+	if (!hsin_syscall_insn_at(last->sys_pc - 2)) {
 		VG_(gdb_printf)("hindsight.here: every thread waits in a syscall, the last not "
 				"made by a syscall instruction\n");
 		return True;
 	}
-	hsin_head(HSIN_HERE, 48);
-	hsin_put32((UInt)last->sys_lwp);
-	hsin_put64(last->sys_count);
-	hsin_put64(last->sys_pc);
-	hsin_put64(last->sys_sp);
-	hsin_put64(last->sys_hash);
-	hsin_put64(last->sys_rax);
-	hsin_put32(HSIN_HERE_INSIDE);
+	hsin_put_here(HSIN_HERE, 0, (UInt)last->sys_lwp, last->sys_count, last->sys_pc,
+		      last->sys_sp, last->sys_hash, last->sys_rax, HSIN_HERE_INSIDE);
 	hsin_flush();
 	VG_(gdb_printf)("hindsight.here %llu %#llx\n", last->sys_count, last->sys_pc);
 	return True;
@@ -481,8 +495,7 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 	pc = g.guest_RIP;
 	if (sys) {
 		pc -= 2;
-		if (!hsin_thr(tid)->in_sys || !VG_(am_is_valid_for_client)(pc, 2, VKI_PROT_READ) ||
-		    ((const UChar *)pc)[0] != 0x0f || ((const UChar *)pc)[1] != 0x05) {
+		if (!hsin_thr(tid)->in_sys || !hsin_syscall_insn_at(pc)) {
 			VG_(gdb_printf)("%s: not at the start of a syscall instruction\n",
 					poke ? "hindsight.poke" : "hindsight.here");
 			return True;
@@ -493,14 +506,8 @@ Bool hsin_monitor(ThreadId tid, const HChar *cmd)
 	count = hsin_count + (between ? 1 : 0);
 	flags = sys ? HSIN_HERE_SYSCALL : 0;
 	hsin_light_turn(tid);
-	hsin_head(poke ? HSIN_POKE : HSIN_HERE, 48 + (poke ? 8 + len : 0));
-	hsin_put32((UInt)VG_(gettid)());
-	hsin_put64(count);
-	hsin_put64(pc);
-	hsin_put64(g.guest_RSP);
-	hsin_put64(hsin_here_hash(&g, flags));
-	hsin_put64(g.guest_RAX);
-	hsin_put32(flags);
+	hsin_put_here(poke ? HSIN_POKE : HSIN_HERE, poke ? 8 + len : 0, (UInt)VG_(gettid)(), count,
+		      pc, g.guest_RSP, hsin_here_hash(&g, flags), g.guest_RAX, flags);
 	if (poke) {
 		hsin_put64(a);
 		hsin_put((const void *)(Addr)a, len);

@@ -662,7 +662,7 @@ void stub_vglight_feed_stop(struct stub_vglight_feed *f)
 /* ---- threads not yet run (serve --record valgrind) ------------------------ */
 
 /* One thread's registers as `hindsight.born` lays them out
- * (HSREC_BORN_BYTES at @raw) into @out. */
+ * (HSREC_BORN_BYTES at @raw, vgtool/hsrec_proto.h) into @out. */
 static void stub_vglight_born_regs(const uint8_t *raw, bool avx, struct rsp_regs *out)
 {
 	static const enum rsp_reg gp[] = {
