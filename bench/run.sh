@@ -48,6 +48,16 @@ if [ "${BENCH_ONLY:-}" = serve_extend ] || [ "${BENCH_ONLY:-}" = serve_break ]; 
 fi
 
 now() { date +%s.%N; }
+# settle: what came before written back and, where allowed (root), the
+# page cache emptied, so that the two commands that each write a state log
+# of 8 GB (the full recorder, the rebuild from the light log) start from
+# the same memory: the second one otherwise writes while the first one's
+# pages fill most of the machine's.
+settle() {
+    sync
+    [ -w /proc/sys/vm/drop_caches ] && echo 1 > /proc/sys/vm/drop_caches 2>/dev/null
+    return 0
+}
 rate() { $PY -c "import sys; n,t=float(sys.argv[1]),float(sys.argv[2]); print(f'{n/t:.0f}' if t>0 else 'n/a')" "$1" "$2"; }
 
 # GDB record full: the time of `finish` out of work(), recorded.
@@ -92,6 +102,7 @@ vg_rows() {
     native=$($PY -c "print($t1 - $t0)")
     t0=$(now); valgrind -q --tool=none "$W/work" "$VG_N" >/dev/null; t1=$(now)
     none=$($PY -c "print($t1 - $t0)")
+    settle
     t0=$(now)
     "$HINDSIGHT" record --record=valgrind -o "$W/vgrec" -- "$W/work" "$VG_N" >"$W/vgrec.out" 2>&1
     t1=$(now)
@@ -136,7 +147,7 @@ light_rows() {
     t1=$(now)
     [ "${hfirst:-}" = failed ] || hfirst=$($PY -c "print($t1 - $t0)")
     rm -rf "$W/lighth"
-    sync    # what came before written back: the rebuild timed as the full recorder was
+    settle  # the rebuild timed as the full recorder was
     t0=$(now)
     "$HINDSIGHT" rebuild "$W/light" >"$W/rebuild.out" 2>&1
     t1=$(now)

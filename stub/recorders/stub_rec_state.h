@@ -111,6 +111,7 @@ struct stub_rec_state {
 	struct stub_rec_state_sample *chk;  /* --state-check: the sample not written yet */
 	bool chk_pending;
 	uint8_t *rec;                  /* the record being built */
+	struct stub_rec_writer *w;     /* borrowed: writes @rec's batches out, or NULL */
 	/* stub_rec_state_known_mem: the write being grown (contiguous writes
 	 * of one instruction, such as a rep string instruction's iterations,
 	 * become one MEM record), written before any other record. */
@@ -132,6 +133,22 @@ int stub_rec_state_proc_init(struct stub_rec_state_proc *p, const int *mem_fd,
 
 /* The log of @tid on @out (header written). 0 or a negative errno. */
 int stub_rec_state_init(struct stub_rec_state *s, pid_t tid, FILE *out);
+
+/* A thread that writes state logs out (fwrite, checksums) while their
+ * owners build the next records: the Valgrind recorder's worker builds
+ * them at the speed of one CPU, and a third of that went to writing.
+ * Batches are handed over whole, in order; the first write error (ENOSPC)
+ * is returned by the next hand-over or stub_rec_writer_wait of any log. */
+struct stub_rec_writer;
+int stub_rec_writer_start(struct stub_rec_writer **out);
+/* Everything handed over is written: 0 or the first error. NULL: 0. */
+int stub_rec_writer_wait(struct stub_rec_writer *w);
+/* Waits, stops the thread, frees; before the logs it wrote are released. */
+void stub_rec_writer_stop(struct stub_rec_writer *w);
+/* @s's batches go to @w from now on (NULL: written by the caller again,
+ * after stub_rec_writer_wait); one thread at a time hands a log's batches
+ * over, as one builds its records. Ignored for a log with no file. */
+void stub_rec_state_writer(struct stub_rec_state *s, struct stub_rec_writer *w);
 void stub_rec_state_release(struct stub_rec_state *s);
 
 /* The thread is stopped before instruction @index + 1 with @regs, at

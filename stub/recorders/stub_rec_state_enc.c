@@ -14,10 +14,14 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
+
+#include "stub/recorders/stub_sum.h"
+#include "stub/recorders/stub_workq.h"
 
 /* --- encoding ------------------------------------------------------------ */
 
@@ -63,14 +67,160 @@ int stub_rec_begin(struct stub_rec_state *s, unsigned kind, uint64_t index,
 	return e < 0 ? e : stub_rec_begin_raw(s, kind, index, time, more);
 }
 
+/* --- the writer thread ---------------------------------------------------- */
+
+/* A state log's batch of records handed over (@buf, freed by the writer),
+ * or a block end of its checksums (@buf NULL: stub_sum_mark at @mark),
+ * in the order the log's owner made them. */
+struct stub_rec_wjob {
+	struct stub_rec_state *s;
+	uint8_t *buf;
+	size_t n;
+	uint64_t mark;
+};
+
+struct stub_rec_writer {
+	struct stub_workq *q;
+	/* The first error of a write (ENOSPC, ...): the writer goes on
+	 * freeing what it is handed but writes nothing more, and the owners
+	 * are told at their next hand-over or wait. */
+	_Atomic int err;
+};
+
+static int stub_rec_wjob_run(void *ctx, const void *p, size_t len)
+{
+	struct stub_rec_writer *w = ctx;
+	const struct stub_rec_wjob *j = p;
+
+	(void)len;
+	if (atomic_load_explicit(&w->err, memory_order_relaxed) < 0) {
+		free(j->buf);
+		return 0;
+	}
+	if (!j->buf) {
+		stub_sum_mark(j->s->sum, j->mark);
+		return 0;
+	}
+	errno = 0;
+	if (fwrite(j->buf, 1, j->n, j->s->out) != j->n)
+		atomic_store(&w->err, errno ? -errno : -EIO);  /* ENOSPC said as such */
+	else
+		stub_sum_feed(j->s->sum, j->buf, j->n);
+	free(j->buf);
+	return 0;
+}
+
+int stub_rec_writer_start(struct stub_rec_writer **out)
+{
+	struct stub_rec_writer *w = calloc(1, sizeof(*w));
+	int e;
+
+	*out = NULL;
+	if (!w)
+		return -ENOMEM;
+	/* Batches of records are handed over as pointers, four at a time:
+	 * the ring holds 512 jobs, at most about 32 MB of records waiting
+	 * (batches of 64 KiB, stub_rec_state_known.c) before the owner
+	 * waits for the disk. */
+	e = stub_workq_start(&w->q, 1u << 14, 4 * (8 + sizeof(struct stub_rec_wjob)),
+			     "hindsight-write", stub_rec_wjob_run, w);
+	if (e < 0) {
+		free(w);
+		return e;
+	}
+	*out = w;
+	return 0;
+}
+
+int stub_rec_writer_wait(struct stub_rec_writer *w)
+{
+	int e = w ? stub_workq_wait(w->q) : 0;
+
+	return e < 0 ? e : w ? atomic_load(&w->err) : 0;
+}
+
+void stub_rec_writer_stop(struct stub_rec_writer *w)
+{
+	if (!w)
+		return;
+	stub_workq_stop(w->q);
+	free(w);
+}
+
+void stub_rec_state_writer(struct stub_rec_state *s, struct stub_rec_writer *w)
+{
+	s->w = s->out ? w : NULL;
+}
+
+/* A job for @s's writer; room for it, or the writer's error. */
+static struct stub_rec_wjob *stub_rec_wjob(struct stub_rec_state *s, int *e)
+{
+	struct stub_rec_wjob *j;
+
+	*e = atomic_load_explicit(&s->w->err, memory_order_relaxed);
+	if (*e < 0)
+		return NULL;
+	j = stub_workq_reserve(s->w->q, sizeof(*j));   /* always fits */
+	j->s = s;
+	return j;
+}
+
+/* A block of the checksums ends at byte @off of the log (stub_sum_mark),
+ * by the writer if the log has one, in order with the bytes. */
+static void stub_rec_sum_mark(struct stub_rec_state *s, uint64_t off)
+{
+	struct stub_rec_wjob *j;
+	int e;
+
+	if (!s->w) {
+		stub_sum_mark(s->sum, off);
+		return;
+	}
+	if (!s->sum || !(j = stub_rec_wjob(s, &e)))
+		return;                /* the error comes with the next emit */
+	j->buf = NULL;
+	j->mark = off;
+	stub_workq_put(s->w->q);
+}
+
+/* The records built are the writer's: a new buffer for the next ones. */
+static int stub_rec_emit_writer(struct stub_rec_state *s)
+{
+	size_t cap = s->caprec > (1u << 20) ? 1u << 20 : s->caprec;
+	uint8_t *next = malloc(cap);
+	struct stub_rec_wjob *j;
+	int e;
+
+	if (!next)
+		return -ENOMEM;
+	if (!(j = stub_rec_wjob(s, &e))) {
+		free(next);
+		return e;
+	}
+	j->buf = s->rec;
+	j->n = s->nrec;
+	e = stub_workq_put(s->w->q);
+	s->rec = next;
+	s->caprec = cap;
+	return e;
+}
+
 int stub_rec_emit(struct stub_rec_state *s)
 {
+	int e;
+
 	if (!s->nrec)
 		return 0;
-	errno = 0;
-	if (fwrite(s->rec, 1, s->nrec, s->out) != s->nrec)
-		return errno ? -errno : -EIO;  /* ENOSPC said as such */
-	stub_sum_feed(s->sum, s->rec, s->nrec);
+	if (s->w) {
+		e = stub_rec_emit_writer(s);
+		if (e < 0)
+			return e;
+	} else {
+		errno = 0;
+		if (fwrite(s->rec, 1, s->nrec, s->out) != s->nrec)
+			return errno ? -errno : -EIO;  /* ENOSPC said as such */
+		stub_sum_feed(s->sum, s->rec, s->nrec);
+	}
 	s->bytes += s->nrec;
 	s->nrec = 0;
 	return 0;
@@ -205,7 +355,7 @@ int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_struct 
 		return e;
 	/* Blocks end before and after it: where a ring cuts, and a
 	 * checkpoint kept whole when what follows is damaged. */
-	stub_sum_mark(s->sum, s->last_ckpt_off = s->bytes + s->nrec);
+	stub_rec_sum_mark(s, s->last_ckpt_off = s->bytes + s->nrec);
 	s->ckpt_next = false;
 	stub_rec_tag(s, REPLAY_STATE_REC_CKPT, index);
 	s->base = time - index;
@@ -214,7 +364,7 @@ int stub_rec_checkpoint(struct stub_rec_state *s, const struct user_regs_struct 
 	for (unsigned i = 0; i < REPLAY_STATE_NGP; i++)
 		stub_rec_put(s, stub_rec_slot(regs, i));
 	stub_rec_put_xdiff(s, zero, s->xs);
-	stub_sum_mark(s->sum, s->bytes + s->nrec);
+	stub_rec_sum_mark(s, s->bytes + s->nrec);
 	s->regs = *regs;
 	s->last_ckpt = index;
 	s->mem_end = 0;
@@ -328,6 +478,8 @@ int stub_rec_state_flush(struct stub_rec_state *s)
 
 	if (e >= 0)
 		e = stub_rec_emit(s);
+	if (e >= 0)
+		e = stub_rec_writer_wait(s->w);    /* every batch written */
 	errno = 0;
 	if (e >= 0 && s->out && fflush(s->out) != 0)
 		e = errno ? -errno : -EIO;

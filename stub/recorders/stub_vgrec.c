@@ -1076,6 +1076,7 @@ void stub_vgrec_free(struct stub_vgrec *r)
 		waitpid(r->pid, NULL, 0);
 	}
 	stub_workq_stop(r->stq);       /* before the logs it writes go */
+	stub_rec_writer_stop(r->wr);   /* ... and then what it wrote */
 	stub_vglight_feed_stop(r->feed);
 	for (size_t i = 0; i < r->nth; i++) {
 		stub_rec_thread_release(&r->th[i]->th);

@@ -99,6 +99,7 @@ struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid)
 	    replay_bundle_set_str(&r->b->threads[idx].state_file, rel) < 0 ||
 	    stub_sum_start(r->b, idx, r->opt.dir, r->opt.snapshot, &t->th.pt.sum, &t->st.sum) < 0)
 		return NULL;
+	stub_rec_state_writer(&t->st, r->wr);
 	return t;
 }
 
@@ -422,9 +423,14 @@ static int vgrec_state_apply(struct stub_vgrec *r, struct vgrec_thread *t,
 	struct vgrec_job *j = NULL;
 	int e;
 
-	if (!r->stq && !r->stq_failed && !r->opt.snapshot)
-		r->stq_failed = stub_workq_start(&r->stq, VGREC_WORKQ, "hindsight-log",
+	if (!r->stq && !r->stq_failed && !r->opt.snapshot) {
+		r->stq_failed = stub_workq_start(&r->stq, VGREC_WORKQ, 0, "hindsight-log",
 						 vgrec_job_run, r) < 0;
+		/* Without a writer the worker writes itself. */
+		if (r->stq && stub_rec_writer_start(&r->wr) == 0)
+			for (size_t i = 0; i < r->nth; i++)
+				stub_rec_state_writer(&r->th[i]->st, r->wr);
+	}
 	if (!r->stq) {
 		e = vgrec_apply(r, t, blk, from, n, idx0, base, p, len);
 	} else if (n == 0) {

@@ -135,6 +135,9 @@ struct stub_vgrec {
 	 * for). */
 	struct stub_workq *stq;
 	bool stq_failed;
+	/* The state logs' writes and checksums, by a thread of their own
+	 * while stq's worker builds records (started with it, or NULL). */
+	struct stub_rec_writer *wr;
 	char *err;
 	size_t errsize;
 };

@@ -7,9 +7,9 @@
  * 8 bytes; an entry that would run past the ring's end starts again at its
  * beginning after an end mark. Offsets count every byte ever put (the
  * position in the ring is the offset modulo its size). The reader hands
- * entries over in batches (WORKQ_BATCH bytes, and at every wait), and the
- * worker gives room back as often: one lock and one wake-up per batch, not
- * per entry.
+ * entries over in batches (WORKQ_BATCH bytes unless told, and at every
+ * wait), and the worker gives room back as often: one lock and one wake-up
+ * per batch, not per entry.
  */
 #include "stub/recorders/stub_workq.h"
 
@@ -32,6 +32,7 @@ struct stub_workq {
 	/* Set at the start, read by both: */
 	uint8_t *ring;
 	uint64_t size;
+	uint64_t batch;                /* bytes of entries between hand-overs */
 	stub_workq_fn fn;
 	void *ctx;
 	pthread_t th;
@@ -73,7 +74,7 @@ static int workq_run(struct stub_workq *q, uint64_t from, uint64_t to, int e)
 		if (e >= 0)
 			e = q->fn(q->ctx, ring + pos + 8, len);
 		off += 8 + workq_round(len);
-		if (off - told >= WORKQ_BATCH && off < to) {
+		if (off - told >= q->batch && off < to) {
 			/* Room back before the whole batch ran. */
 			pthread_mutex_lock(&q->mu);
 			q->tail = off;
@@ -113,8 +114,8 @@ static void *workq_main(void *arg)
 	return NULL;
 }
 
-int stub_workq_start(struct stub_workq **out, size_t size, const char *name, stub_workq_fn fn,
-		     void *ctx)
+int stub_workq_start(struct stub_workq **out, size_t size, size_t batch, const char *name,
+		     stub_workq_fn fn, void *ctx)
 {
 	struct stub_workq *q;
 	sigset_t all, old;
@@ -131,6 +132,7 @@ int stub_workq_start(struct stub_workq **out, size_t size, const char *name, stu
 		return -ENOMEM;
 	}
 	q->size = size;
+	q->batch = batch ? batch : WORKQ_BATCH;
 	q->fn = fn;
 	q->ctx = ctx;
 	pthread_mutex_init(&q->mu, NULL);
@@ -197,7 +199,7 @@ int stub_workq_put(struct stub_workq *q)
 
 	q->head += q->need;
 	q->need = 0;
-	if (q->head - q->given >= WORKQ_BATCH) {
+	if (q->head - q->given >= q->batch) {
 		pthread_mutex_lock(&q->mu);
 		workq_give(q);
 		q->room_at = q->tail;

@@ -24,10 +24,12 @@ typedef int (*stub_workq_fn)(void *ctx, const void *p, size_t len);
 
 /* A queue of @size bytes (a power of two, at least 4096) and its worker,
  * named @name (what top and perf show, at most 15 characters), which runs
- * with every signal blocked (they go to the other threads). 0 or a
- * negative errno. */
-int stub_workq_start(struct stub_workq **out, size_t size, const char *name, stub_workq_fn fn,
-		     void *ctx);
+ * with every signal blocked (they go to the other threads). Entries are
+ * handed over, and their room given back, every @batch bytes of them (0:
+ * 64 KiB; less where each entry stands for much work). 0 or a negative
+ * errno. */
+int stub_workq_start(struct stub_workq **out, size_t size, size_t batch, const char *name,
+		     stub_workq_fn fn, void *ctx);
 
 /* Room for an entry of @len bytes, to be filled and then made visible by
  * stub_workq_put: waits while the ring is full. NULL if @len can never fit

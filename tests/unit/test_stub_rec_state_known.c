@@ -5,7 +5,9 @@
  * (only the slots a record names change; a checkpoint every 16K
  * instructions), the time of each position when other threads ran in
  * between (TIME records), memory before and after a write, memory a MAP
- * record made zeros, and no x87 / SSE state (no XSAVE area).
+ * record made zeros, and no x87 / SSE state (no XSAVE area). Through the
+ * writer thread (stub_rec_writer) the log and its checksums are the same
+ * bytes, and a write that fails (ENOSPC) is told at the flush.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -23,6 +25,7 @@
 #include "replay/model/bundle.h"
 #include "replay/model/state.h"
 #include "stub/recorders/stub_rec_state.h"
+#include "stub/recorders/stub_sum.h"
 
 #define TID 4242
 #define SLOT_RAX 10
@@ -231,6 +234,66 @@ static void test_known_same_old_bytes(void **unused)
 	replay_bundle_free(b);
 }
 
+
+/* 300,000 instructions of a loop that changes registers and writes
+ * memory, into @path (and @path.sum) through @w (or none): several
+ * batches, checkpoints (the sums' block ends), a rep-like grown write.
+ * Returns the flush's result. */
+static int write_loop(const char *path, struct stub_rec_writer *w)
+{
+	struct user_regs_struct regs = { .rsp = 0x1000, .eflags = 0x202, .cs = 0x33 };
+	struct stub_rec_state s;
+	uint8_t old[8] = { 0 }, now[8];
+	int e = 0, ef;
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(stub_rec_state_init(&s, TID, f), 0);
+	s.sum = stub_sum_create(path, false);
+	assert_non_null(s.sum);
+	stub_rec_state_writer(&s, w);
+	assert_int_equal(stub_rec_state_known_start(&s, &regs, 0, 0), 0);
+	for (uint64_t i = 1; i <= 300000 && e >= 0; i++) {
+		regs.rax = i * 0x9E3779B97F4A7C15ull;
+		regs.rsp = 0x1000 - 8 * (i % 7);
+		e = stub_rec_state_known_regs(&s, &regs, 1u << SLOT_RAX | 1u << SLOT_RSP, i,
+					      i + i / 1000);
+		memcpy(now, &regs.rax, 8);
+		if (e >= 0 && i % 3 == 0)
+			e = stub_rec_state_known_mem(&s, 0x2000 + 8 * (i % 64), 8, old, now, i,
+						     i + i / 1000);
+		if (e >= 0 && i % 5000 == 0)   /* two pieces of one write, joined */
+			e = stub_rec_state_known_mem(&s, 0x9008, 8, old, now, i, i + i / 1000);
+	}
+	if (e >= 0)
+		e = stub_rec_state_end(&s);
+	ef = stub_rec_state_flush(&s);
+	stub_rec_state_release(&s);
+	fclose(f);
+	return e < 0 ? e : ef;
+}
+
+static void test_known_writer(void **unused)
+{
+	char a[128], b[128], cmd[1024];
+	struct stub_rec_writer *w;
+
+	(void)unused;
+	snprintf(a, sizeof(a), "%s/direct.state", work);
+	snprintf(b, sizeof(b), "%s/writer.state", work);
+	assert_int_equal(stub_rec_writer_start(&w), 0);
+	assert_int_equal(write_loop(a, NULL), 0);
+	assert_int_equal(write_loop(b, w), 0);
+	snprintf(cmd, sizeof(cmd), "cmp -s %s %s && cmp -s %s.sum %s.sum && test $(stat -c %%s %s) -gt 1000000",
+		 a, b, a, b, a);
+	assert_int_equal(system(cmd), 0);
+	/* A disk that is full: said at the flush, nothing held on to. */
+	assert_int_equal(write_loop("/dev/full", w), -ENOSPC);
+	stub_rec_writer_stop(w);
+	snprintf(cmd, sizeof(cmd), "rm -f %s %s %s.sum %s.sum", a, b, a, b);
+	assert_int_equal(system(cmd), 0);
+}
+
 static int setup(void **unused)
 {
 	(void)unused;
@@ -252,6 +315,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_round_trip),
 		cmocka_unit_test(test_known_same_old_bytes),
+		cmocka_unit_test(test_known_writer),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -74,7 +74,7 @@ static void test_order(void **state)
 	struct stub_workq *q;
 
 	(void)state;
-	assert_int_equal(stub_workq_start(&q, RING, "test", check, &s), 0);
+	assert_int_equal(stub_workq_start(&q, RING, 0, "test", check, &s), 0);
 	put_range(q, 0, 20000);        /* ~7 MB through a 4 KiB ring */
 	assert_int_equal(stub_workq_wait(q), 0);
 	assert_int_equal(s.ran, 20000);
@@ -92,12 +92,12 @@ static void test_too_big(void **state)
 	struct stub_workq *q;
 
 	(void)state;
-	assert_int_equal(stub_workq_start(&q, RING, "test", check, &s), 0);
+	assert_int_equal(stub_workq_start(&q, RING, 0, "test", check, &s), 0);
 	assert_null(stub_workq_reserve(q, RING / 4));
 	assert_non_null(stub_workq_reserve(q, RING / 4 - 8));
 	stub_workq_stop(q);            /* the entry reserved, never put: not run */
 	assert_int_equal(s.ran, 0);
-	assert_int_equal(stub_workq_start(&q, 3000, "test", check, &s), -22);
+	assert_int_equal(stub_workq_start(&q, 3000, 0, "test", check, &s), -22);
 	assert_null(q);
 }
 
@@ -107,7 +107,7 @@ static void test_error(void **state)
 	struct stub_workq *q;
 
 	(void)state;
-	assert_int_equal(stub_workq_start(&q, RING, "test", check, &s), 0);
+	assert_int_equal(stub_workq_start(&q, RING, 0, "test", check, &s), 0);
 	for (uint64_t k = 0; k < 5000; k++) {
 		uint8_t *p = stub_workq_reserve(q, entry_len(k));
 
