@@ -1180,6 +1180,8 @@ void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 
 	(void)args;
 	(void)nargs;
+	if (hsin_mode == HSIN_MODE_REBUILD)
+		hsin_rebuild_pre(tid, nr);
 	if (hsin_mode != HSIN_MODE_LIGHT)
 		return;
 	hsin_light_turn(tid);
@@ -1193,6 +1195,7 @@ void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 		hsin_flush();
 	}
 	hsin_regs(tid, &g);
+	t->nreads = t->reads_more = 0;
 	t->in_sys = True;
 	t->sys_lwp = VG_(gettid)();
 	t->sys_rax = g.guest_RAX;
@@ -1217,6 +1220,18 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 		return;
 	hsin_light_turn(tid);
 	t->in_sys = False;
+	if (t->nreads || t->reads_more) {
+		hsin_head(HSIN_READS, 16 + 24 * t->nreads);
+		hsin_put32((UInt)VG_(gettid)());
+		hsin_put32(t->nreads);
+		hsin_put32(t->reads_more);
+		hsin_put32(0);
+		for (i = 0; i < t->nreads; i++) {
+			hsin_put64(t->reads[i].a);
+			hsin_put64(t->reads[i].len);
+			hsin_put64(t->reads[i].hash);
+		}
+	}
 	hsin_head(HSIN_SYSCALL, 96);
 	hsin_put32((UInt)VG_(gettid)());
 	hsin_put32(nr);
@@ -1237,6 +1252,30 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 	}
 	if (nr == __NR_set_tid_address)
 		t->ctid = args[0];
+}
+
+void hsin_pre_read(ThreadId tid, Addr a, SizeT len)
+{
+	struct hsin_thread *t;
+
+	if (hsin_mode != HSIN_MODE_LIGHT || tid >= HSIN_MAX_TID || !(t = &hsin_th[tid])->in_sys)
+		return;
+	if (!len)                  /* to its NUL, page by page */
+		while (VG_(am_is_valid_for_client)(a + len, 1, VKI_PROT_READ)) {
+			Addr page_end = ((a + len) | 4095) + 1;
+
+			while (a + len < page_end && ((const HChar *)a)[len])
+				len++;
+			if (a + len < page_end) {
+				len++;
+				break;
+			}
+		}
+	if (t->nreads == HSIN_READS_MAX) {
+		t->reads_more++;
+		return;
+	}
+	t->reads[t->nreads++] = (struct hsin_read){ a, len, hsin_bytes_hash(a, len) };
 }
 
 void hsin_post_write(ThreadId tid, Addr a, SizeT len)

@@ -120,6 +120,9 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 void hsin_brk_moved(Addr a, SizeT len, Bool grew);
 /* The kernel or the core wrote memory for @tid. */
 void hsin_post_write(ThreadId tid, Addr a, SizeT len);
+/* A syscall of @tid is to read @len bytes of the program's memory at @a
+ * (Valgrind's PRE_MEM_READ; @len 0: the string there). */
+void hsin_pre_read(ThreadId tid, Addr a, SizeT len);
 void hsin_signal(ThreadId tid, Int sig);
 void hsin_fini(Int exitcode);
 void hsin_atfork_child(void);

@@ -34,6 +34,10 @@ struct hsin_thread {
 	 * a stop while every thread waits: hsin_here_inside). */
 	Int sys_lwp;
 	ULong sys_rax;
+	/* Light: the memory the kernel reads for its syscall under way
+	 * (HSIN_READS: the first HSIN_READS_MAX ranges, and how many more). */
+	struct hsin_read { ULong a, len, hash; } reads[HSIN_READS_MAX];
+	UInt nreads, reads_more;
 	/* Light: made by a clone and not ended yet (the first thread is
 	 * not marked). */
 	Bool alive;
@@ -58,6 +62,9 @@ struct hsin_thread {
 	Bool pending, deferred, translated;
 	UInt pending_nr;
 	Long pending_res;
+	/* Rebuild: the signal that ended its rt_sigsuspend when recorded,
+	 * sent again as the core makes the call (0: none). */
+	Int suspend_sig;
 	ULong saved_rdi, saved_rsi;
 };
 
@@ -122,6 +129,9 @@ ULong hsin_u64(const UChar *p);
 UInt hsin_u32(const UChar *p);
 /* FNV-1a over the general registers a syscall leaves alone. */
 ULong hsin_hash(const VexGuestAMD64State *g);
+/* A hash of the @len bytes at @a if the program may read them, else 0
+ * (HSIN_READS). */
+ULong hsin_bytes_hash(Addr a, ULong len);
 void hsin_regs(ThreadId tid, VexGuestAMD64State *g);
 
 /* hsrec_log.c: the log read back, and the threads' turns. */
@@ -151,6 +161,8 @@ Bool hsin_wait_turn(ThreadId tid);
 ULong hsin_syscall(VexGuestAMD64State *g, ULong next);
 /* @tid's turn came back: the syscall it waited in completes. */
 void hsin_finish(ThreadId tid);
+/* @tid's syscall @nr, handed to the core, is about to be made. */
+void hsin_rebuild_pre(ThreadId tid, UInt nr);
 /* @tid's syscall @nr, handed to the core, returned @r. */
 void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r);
 /* The kernel's writes gathered for a syscall, dropped. */

@@ -17,6 +17,7 @@
  * object, here.
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -24,6 +25,7 @@
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_threadstate.h"
+#include "pub_tool_vki.h"
 #include "libvex_guest_amd64.h"
 
 #include "hsrec_inputs_int.h"
@@ -105,6 +107,29 @@ ULong hsin_hash(const VexGuestAMD64State *g)
 			h *= 0x100000001b3ull;
 		}
 	return h;
+}
+
+/* Eight bytes at a time, each multiplied in and folded (a write of
+ * megabytes costs about a millisecond); never 0. */
+ULong hsin_bytes_hash(Addr a, ULong len)
+{
+	const UChar *p = (const UChar *)a;
+	ULong h = 0x9E3779B97F4A7C15ull ^ len, w;
+
+	if (!len || !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ))
+		return 0;
+	for (; len >= 8; p += 8, len -= 8) {
+		VG_(memcpy)(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	if (len) {
+		w = 0;
+		VG_(memcpy)(&w, p, len);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return h | 1;
 }
 
 void hsin_regs(ThreadId tid, VexGuestAMD64State *g)
@@ -322,7 +347,8 @@ void hsin_expect(UInt kind, UInt len, const HChar *what)
 		"nothing", "an exec's start", "the initial stack", "a syscall's write",
 		"a syscall", "an instruction's result", "a signal", "an exec",
 		"an opened file", "the end", "another thread's turn", "the CPU's features",
-		"where the debugger stopped it", "the debugger's write",
+		"where the debugger stopped it", "the debugger's write", "how far the run had come",
+		"what a syscall read",
 	};
 	UInt k = hsin_peek();
 

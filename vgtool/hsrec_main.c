@@ -383,6 +383,22 @@ static void hs_memw(ThreadId tid, Addr a, const UChar *old, const UChar *now, Si
 	}
 }
 
+/* What a syscall reads of the program's memory (its outputs), for the
+ * light log (HSIN_READS). */
+static void hs_pre_read(CorePart part, ThreadId tid, const HChar *what, Addr a, SizeT len)
+{
+	(void)what;
+	if (part == Vg_CoreSysCall && len)
+		hsin_pre_read(tid, a, len);
+}
+
+static void hs_pre_read_asciiz(CorePart part, ThreadId tid, const HChar *what, Addr a)
+{
+	(void)what;
+	if (part == Vg_CoreSysCall)
+		hsin_pre_read(tid, a, 0);
+}
+
 static void hs_post_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 {
 	const UChar *old = NULL;
@@ -769,6 +785,8 @@ static void hs_pre_clo_init(void)
 	VG_(track_new_mem_mmap)(hs_mmap);
 	VG_(track_new_mem_brk)(hs_brk_new);
 	VG_(track_die_mem_brk)(hs_brk_die);
+	VG_(track_pre_mem_read)(hs_pre_read);
+	VG_(track_pre_mem_read_asciiz)(hs_pre_read_asciiz);
 	VG_(track_pre_mem_write)(hs_pre_write);
 	VG_(track_post_mem_write)(hs_post_write);
 	VG_(track_change_mem_mprotect)(hs_map);

@@ -144,9 +144,9 @@ enum hsrec_kind {
  * little-endian. An event's check fields are the thread's pc (after the
  * instruction), its stack pointer and hsin_hash of its general registers.
  */
-#define HSIN_VERSION 6            /* 6: HSIN_HERE_INSIDE; 5: HSIN_TICK; 4: HSIN_POKE, HSIN_HERE's
-				   * flags; 3: HSIN_CPU; 2: HSIN_TURN; 1 to 5
-				   * are read too */
+#define HSIN_VERSION 7            /* 7: HSIN_READS; 6: HSIN_HERE_INSIDE; 5: HSIN_TICK;
+				   * 4: HSIN_POKE, HSIN_HERE's flags; 3: HSIN_CPU;
+				   * 2: HSIN_TURN; 1 to 6 are read too */
 #define HSIN_HEAD 8
 
 /* HSREC_DIVERGED: how much of the superblock entered last ran. */
@@ -233,7 +233,21 @@ enum hsin_kind {
 	 * last W superblocks, known only at HSIN_END, is still ahead of it
 	 * (version 5). */
 	HSIN_TICK = 14,
+	/* u32 tid, u32 n, u32 more, u32 0, then n x (u64 address, u64 length,
+	 * u64 hash): the program's memory the kernel read for the next
+	 * HSIN_SYSCALL of that thread (a write's bytes, a path, a struct), as
+	 * Valgrind's syscall wrappers name it, read as the syscall started,
+	 * each range's bytes hashed (hsin_bytes_hash; 0: not readable). The
+	 * first HSIN_READS_MAX ranges; @more: how many after them were not
+	 * logged. Logged after the syscall's HSIN_MEMW, where there are any.
+	 * The rebuild hashes the same ranges as the syscall starts: the
+	 * program's outputs (what it writes to files, pipes and sockets, and
+	 * every other argument in memory) are the recorded ones, or it stops
+	 * there (version 7). */
+	HSIN_READS = 15,
 };
+
+#define HSIN_READS_MAX 16
 
 #define HSIN_TICK_EVERY (1ull << 18)
 

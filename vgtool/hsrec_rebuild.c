@@ -78,10 +78,30 @@ struct hsin_w {
 static struct hsin_w *hsin_ws;
 static UInt hsin_nws, hsin_cws;
 
+/* ... and what it read of the program's memory (HSIN_READS), checked as
+ * the syscall starts. */
+static struct hsin_read hsin_rd[HSIN_READS_MAX];
+static UInt hsin_nrd;
+
 static void hsin_gather_writes(void)
 {
-	while (hsin_peek() == HSIN_MEMW && hsin_rlen >= 12) {
+	for (;;) {
 		struct hsin_w *w;
+
+		if (hsin_peek() == HSIN_READS && hsin_rlen >= 16) {
+			hsin_nrd = hsin_u32(hsin_rec + 4);
+			if (hsin_nrd > HSIN_READS_MAX || hsin_rlen < 16 + 24 * hsin_nrd)
+				hsin_diverge("at event %llu: a record of the memory a syscall read "
+					     "is cut short or damaged", hsin_events);
+			for (UInt i = 0; i < hsin_nrd; i++)
+				hsin_rd[i] = (struct hsin_read){ hsin_u64(hsin_rec + 16 + 24 * i),
+								 hsin_u64(hsin_rec + 24 + 24 * i),
+								 hsin_u64(hsin_rec + 32 + 24 * i) };
+			hsin_take();
+			continue;
+		}
+		if (hsin_peek() != HSIN_MEMW || hsin_rlen < 12)
+			break;
 
 		if (hsin_nws == hsin_cws) {
 			hsin_cws = hsin_cws ? 2 * hsin_cws : 8;
@@ -103,6 +123,20 @@ void hsin_drop_writes(void)
 	for (i = 0; i < hsin_nws; i++)
 		VG_(free)(hsin_ws[i].bytes);
 	hsin_nws = 0;
+	hsin_nrd = 0;
+}
+
+/* The memory the syscall @name at @next - 2 reads is what it was when
+ * recorded: the program's output (a write's bytes, a path) is the same,
+ * though its registers may be. */
+static void hsin_check_reads(const HChar *name, ULong next)
+{
+	for (UInt i = 0; i < hsin_nrd; i++)
+		if (hsin_bytes_hash(hsin_rd[i].a, hsin_rd[i].len) != hsin_rd[i].hash)
+			hsin_diverge("at event %llu (%s at %#llx): the program gives the kernel other "
+				     "bytes than when recorded (the %llu bytes at %#llx)", hsin_events,
+				     name, next - 2, hsin_rd[i].len, hsin_rd[i].a);
+	hsin_nrd = 0;
 }
 
 /* The frame's writes were logged from the same callbacks, in the same
@@ -278,14 +312,27 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 	if (g->guest_RSP != hsin_u64(hsin_rec + 72) || hsin_hash(g) != hsin_u64(hsin_rec + 80))
 		hsin_diverge("at event %llu (%s at %#llx): the registers differ from the "
 			     "recording's", hsin_events, name, next);
+	/* A syscall that waited while others ran, its record read at its
+	 * next turn: its memory may have changed since it started. */
+	if (count == hsin_count)
+		hsin_check_reads(name, next);
 	res = (Long)hsin_u64(hsin_rec + 56);
 	hsin_take();
 	if (nr == HSIN_NR_CLONE3 && res >= 0) {
 		hsin_diverge("at event %llu: clone3 made a thread or process when recorded: not "
 			     "rebuilt", hsin_events);
-	} else if (nr == __NR_rt_sigsuspend || nr == __NR_pause) {
-		hsin_diverge("at event %llu: the program waits for a signal: the rebuild does not "
-			     "deliver signals from outside yet", hsin_events);
+	} else if (nr == __NR_rt_sigsuspend && res == -VKI_EINTR) {
+		/* The signal that ended the wait, blocked outside it as a rule:
+		 * only the call's own mask lets it in. The core makes the call
+		 * with the signal sent again (hsin_rebuild_pre), and Valgrind
+		 * delivers it as it did when recorded. (A pause's signal is not
+		 * blocked: completed from the log, it is sent again at the next
+		 * block's entry, as after any call a signal interrupted.) */
+		if (hsin_peek() != HSIN_SIGNAL || hsin_rlen < 24 || hsin_u64(hsin_rec + 8) != next ||
+		    hsin_u64(hsin_rec + 16) != count)
+			hsin_diverge("at event %llu: rt_sigsuspend ended with EINTR when recorded, "
+				     "and no signal came then", hsin_events);
+		t->suspend_sig = (Int)hsin_u32(hsin_rec + 4);
 	} else if (nr == __NR_shmat) {
 		hsin_diverge("at event %llu: the program attaches shared memory: not rebuilt",
 			     hsin_events);
@@ -302,7 +349,7 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 	    hsin_stale[g->guest_R8])
 		hsin_diverge("at event %llu: the program maps %s, which is not the file it was when "
 			     "recorded (changed, or gone, since)", hsin_events, hsin_stale[g->guest_R8]);
-	if (hsrec_sys_core_does(nr) || itself || hsin_makes_thread(nr, g)) {
+	if (hsrec_sys_core_does(nr) || itself || hsin_makes_thread(nr, g) || t->suspend_sig) {
 		/* The core writes them again: compared when it is done. */
 		if (itself) {
 			t->translated = True;
@@ -501,6 +548,22 @@ static void hsin_made_thread(ThreadId tid, const UWord *args, Long child)
 	hsin_arm();
 }
 
+/* Rebuild: @tid's syscall @nr, handed to the core, is about to be made:
+ * an rt_sigsuspend that a signal ended when recorded gets it again now,
+ * pending until the call's mask lets it in (at once). */
+void hsin_rebuild_pre(ThreadId tid, UInt nr)
+{
+	struct hsin_thread *t = hsin_thr(tid);
+	Int sig = t->suspend_sig;
+
+	if (!sig || !t->pending || nr != __NR_rt_sigsuspend)
+		return;
+	t->suspend_sig = 0;
+	if (VG_(tkill)(VG_(gettid)(), sig) != 0)
+		hsin_diverge("at event %llu: cannot send signal %d again", hsin_events, sig);
+	hsin_deliver = True;
+}
+
 /* Rebuild: @tid's syscall @nr, handed to the core, returned @r. */
 void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r)
 {
@@ -534,6 +597,7 @@ void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r)
 					  8, (const UChar *)&t->saved_rsi);
 	}
 	if (t->pending_nr == __NR_execve || t->pending_nr == __NR_execveat) {
+		hsin_gather_writes();  /* none; what it read, checked as it started */
 		hsin_expect(HSIN_SYSCALL, 96, "a failed exec");
 		t->pending_res = (Long)hsin_u64(hsin_rec + 56);
 		hsin_take();

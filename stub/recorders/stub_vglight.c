@@ -511,8 +511,6 @@ static const char *vglight_not_rebuilt(const uint8_t *a)
 		return "attaches shared memory (shmat)";
 	if (nr == SYS_io_uring_setup && res >= 0)
 		return "sets up io_uring, whose rings the kernel writes";
-	if (nr == SYS_rt_sigsuspend || nr == SYS_pause)
-		return "waits for a signal";
 	if (nr == SYS_clone3 && res >= 0)
 		return "makes a thread or process with clone3";
 	return NULL;

@@ -18,11 +18,14 @@
 #     process's pid the recorded run's.
 #   - Signals the program raises itself, a crash, and a timer's signals
 #     (delivered again at the exact point the light run took them: the
-#     history is the light run's, handler and all) rebuild exactly.
+#     history is the light run's, handler and all), also ending a
+#     sigsuspend and a pause, rebuild exactly.
 #   - Threads: t_record_light_threads.
 #   - `hindsight rebuild`: a file the program mapped that changed since is
 #     found; one it only read is not needed; a log edited at event K is
-#     found at event K.
+#     found at event K; bytes read from a file, edited in the log, are
+#     found at the write that prints them (what the program gives the
+#     kernel is checked, not only its registers).
 #   - GDB over `serve --replay` shows a light recording's crash as the full
 #     recording's, and `run --record=light` explains it as `run` with the
 #     full recorder does (rebuilding only then).
@@ -193,6 +196,22 @@ handler=$(printf '%x' "0x$(nm "$itimer" | awk '$3 == "on_alarm" { print $1 }')")
 expect_eq "itimer: the handler's runs in the history, as it counted them" \
     "$(grep -c "^$handler\$" itimer.hist)" "$(sed -n 's/^ticks //p' itimer.out)"
 regs itimer 60
+# Waits for a signal from the timer, with sigsuspend (SIGALRM blocked
+# outside the call) and then pause: rebuilt whole, the history the light
+# run's, each handler's run in it.
+sigwait=$(build_prog sigwait -no-pie) || finish
+light sigwait "$sigwait"
+expect_re sigwait.out "^alarms 2 suspends [0-9]+ pauses [0-9]+$"
+expect_re sigwait.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
+grep -q "waits for a signal" sigwait.err && fail "sigwait: record warned of a wait for a signal"
+"$HINDSIGHT" history "$T_DIR/sigwait" 1,100000000 2>/dev/null | hist_ips >sigwait.hist
+tid=$(first_tid sigwait.ver)
+awk -v t="$tid" '$1 == t && $2 != prev { print $2 } $1 == t { prev = $2 }' sigwait.ver >sigwait.ips
+cmp -s sigwait.ips sigwait.hist ||
+    fail "sigwait: the history differs from the light run's ($(wc -l <sigwait.hist) / $(wc -l <sigwait.ips))"
+handler=$(printf '%x' "0x$(nm "$sigwait" | awk '$3 == "on_alarm" { print $1 }')")
+expect_eq "sigwait: the handler's runs in the history" "$(grep -c "^$handler\$" sigwait.hist)" 2
+regs sigwait 40
 
 # 5. `hindsight rebuild`: files changed since; an edited log.
 echo "mapped" >"$T_DIR/map.txt"
@@ -214,6 +233,39 @@ timeout 120 "$HINDSIGHT" rebuild "$T_DIR/readonly" >rebuild.readonly 2>&1
 expect_re rebuild.readonly "0 gaps"
 timeout 120 "$HINDSIGHT" replay "$T_DIR/readonly" --batch -ex 'print g_line' >readonly.line 2>&1
 expect readonly.line '= "first line"'
+# The line the program read from its file, changed in the log to other
+# letters of the same length: no register differs from the recording's
+# (the line's bytes are only copied, and printed), so only what the
+# program gives the kernel shows it: the rebuild stops at the write that
+# prints the line (HSIN_READS), not before: the close and the fstat
+# between them are as recorded.
+cp -r "$T_DIR/readonly" "$T_DIR/output"
+k=$(python3 - "$T_DIR/output/inputs.hsin" <<'EOF'
+import struct, sys
+path = sys.argv[1]
+d = bytearray(open(path, "rb").read())
+i = n = 0
+edited, at = False, ""
+while i + 8 <= len(d):
+    kind, size = struct.unpack_from("<II", d, i)
+    body = bytes(d[i + 8:i + 8 + size])
+    if kind == 3 and not edited and b"first line" in body:
+        j = i + 8 + body.index(b"first line")
+        d[j:j + 10] = b"FIRST LINE"
+        edited = True
+    elif kind == 4 and edited and struct.unpack_from("<I", d, i + 12)[0] == 1:
+        at = str(n)                    # the first write after it
+        break
+    n += 1
+    i += 8 + size
+open(path, "wb").write(d)
+print(at)
+EOF
+)
+[ -n "$k" ] || fail "no write after the line is read, in the log"
+timeout 120 "$HINDSIGHT" rebuild "$T_DIR/output" >rebuild.output 2>&1
+show rebuild.output
+expect_re rebuild.output "at event $k \\(write at 0x[0-9a-f]+\\): the program gives the kernel other bytes than when recorded \\(the [0-9]+ bytes at 0x[0-9a-f]+\\)"
 cp -r "$T_DIR/readonly" "$T_DIR/othercpu"
 # The CPU's features the log names (HSIN_CPU), made other (AVX2 off, or
 # on): refused, with the features named, before anything runs.
