@@ -1260,17 +1260,24 @@ void hsin_pre_read(ThreadId tid, Addr a, SizeT len)
 
 	if (hsin_mode != HSIN_MODE_LIGHT || tid >= HSIN_MAX_TID || !(t = &hsin_th[tid])->in_sys)
 		return;
-	if (!len)                  /* to its NUL, page by page */
-		while (VG_(am_is_valid_for_client)(a + len, 1, VKI_PROT_READ)) {
-			Addr page_end = ((a + len) | 4095) + 1;
+	if (!len) {                /* to its NUL, page by page */
+		HChar page[4096];
 
-			while (a + len < page_end && ((const HChar *)a)[len])
-				len++;
-			if (a + len < page_end) {
-				len++;
+		while (VG_(am_is_valid_for_client)(a + len, 1, VKI_PROT_READ)) {
+			SizeT want = 4096 - ((a + len) & 4095);
+			SizeT got = hsin_client_read(page, a + len, want), i;
+
+			for (i = 0; i < got && page[i]; i++)
+				;
+			len += i;
+			if (i < got) {
+				len++;     /* the NUL */
 				break;
 			}
+			if (got < want)
+				break;     /* a fault: as far as it could be read */
 		}
+	}
 	if (t->nreads == HSIN_READS_MAX) {
 		t->reads_more++;
 		return;
@@ -1313,6 +1320,10 @@ void hsin_signal(ThreadId tid, Int sig)
 	if (hsin_mode != HSIN_MODE_REBUILD)
 		return;
 	hsin_expect(HSIN_SIGNAL, 24, "a signal's delivery");
+	if (hsin_thr(tid)->suspending && ip + 2 == hsin_u64(hsin_rec + 8))
+		hsin_diverge("at event %llu: signal %d ended an rt_sigsuspend when recorded, and was "
+			     "not blocked outside the call: Valgrind takes it again before the call "
+			     "starts, not inside it (not rebuilt yet)", hsin_events, sig);
 	if ((Int)hsin_u32(hsin_rec + 4) != sig)
 		hsin_diverge("at event %llu: signal %d is delivered where the recording has signal "
 			     "%d", hsin_events, sig, (Int)hsin_u32(hsin_rec + 4));

@@ -63,8 +63,10 @@ struct hsin_thread {
 	UInt pending_nr;
 	Long pending_res;
 	/* Rebuild: the signal that ended its rt_sigsuspend when recorded,
-	 * sent again as the core makes the call (0: none). */
+	 * sent again as the core makes the call (0: none); sent, the call
+	 * not back yet. */
 	Int suspend_sig;
+	Bool suspending;
 	ULong saved_rdi, saved_rsi;
 };
 
@@ -132,6 +134,9 @@ ULong hsin_hash(const VexGuestAMD64State *g);
 /* A hash of the @len bytes at @a if the program may read them, else 0
  * (HSIN_READS). */
 ULong hsin_bytes_hash(Addr a, ULong len);
+/* Up to @len bytes of the program's memory at @a into @buf, without
+ * touching it (a fault is a short count): how many. */
+SizeT hsin_client_read(void *buf, Addr a, SizeT len);
 void hsin_regs(ThreadId tid, VexGuestAMD64State *g);
 
 /* hsrec_log.c: the log read back, and the threads' turns. */

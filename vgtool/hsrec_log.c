@@ -109,25 +109,64 @@ ULong hsin_hash(const VexGuestAMD64State *g)
 	return h;
 }
 
+/* The program's memory is read through /proc/self/mem, not touched: a
+ * page it may read can still fault (a file mapping past its file's end:
+ * SIGBUS), which this makes a short count. Opened for each read, so that
+ * no descriptor of the tool's stays open among the program's (and a
+ * forked child reads its own). Called from translated code too, where a
+ * fault catcher may not be set. */
+SizeT hsin_client_read(void *buf, Addr a, SizeT len)
+{
+	SysRes sr = VG_(open)("/proc/self/mem", VKI_O_RDONLY, 0);
+	SizeT done = 0;
+	Int fd, n;
+
+	if (sr_isError(sr))
+		return 0;
+	fd = (Int)sr_Res(sr);
+	if (VG_(lseek)(fd, (Off64T)a, VKI_SEEK_SET) == (Off64T)a)
+		while (done < len && (n = VG_(read)(fd, (UChar *)buf + done,
+						     len - done > (1u << 30) ? 1 << 30 :
+						     (Int)(len - done))) > 0)
+			done += (SizeT)n;
+	VG_(close)(fd);
+	return done;
+}
+
+static ULong hsin_mix(ULong h, ULong w)
+{
+	h = (h ^ w) * 0xff51afd7ed558ccdull;
+	return h ^ (h >> 32);
+}
+
 /* Eight bytes at a time, each multiplied in and folded (a write of
- * megabytes costs about a millisecond); never 0. */
+ * megabytes costs about a millisecond); never 0. A range that cannot be
+ * read to its end hashes what could be, and where it stopped. */
 ULong hsin_bytes_hash(Addr a, ULong len)
 {
-	const UChar *p = (const UChar *)a;
-	ULong h = 0x9E3779B97F4A7C15ull ^ len, w;
+	static UChar buf[1 << 16];
+	ULong h = 0x9E3779B97F4A7C15ull ^ len, off = 0, w;
 
 	if (!len || !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ))
 		return 0;
-	for (; len >= 8; p += 8, len -= 8) {
-		VG_(memcpy)(&w, p, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	if (len) {
-		w = 0;
-		VG_(memcpy)(&w, p, len);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
+	while (off < len) {
+		SizeT want = len - off < sizeof(buf) ? (SizeT)(len - off) : sizeof(buf);
+		SizeT got = hsin_client_read(buf, a + off, want), i;
+
+		for (i = 0; i + 8 <= got; i += 8) {
+			VG_(memcpy)(&w, buf + i, 8);
+			h = hsin_mix(h, w);
+		}
+		if (i < got) {
+			w = 0;
+			VG_(memcpy)(&w, buf + i, got - i);
+			h = hsin_mix(h, w);
+		}
+		off += got;
+		if (got < want) {
+			h = hsin_mix(h, off | 1ull << 63);
+			break;
+		}
 	}
 	return h | 1;
 }

@@ -329,7 +329,7 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 		 * blocked: completed from the log, it is sent again at the next
 		 * block's entry, as after any call a signal interrupted.) */
 		if (hsin_peek() != HSIN_SIGNAL || hsin_rlen < 24 || hsin_u64(hsin_rec + 8) != next ||
-		    hsin_u64(hsin_rec + 16) != count)
+		    hsin_u64(hsin_rec + 16) != hsin_count)
 			hsin_diverge("at event %llu: rt_sigsuspend ended with EINTR when recorded, "
 				     "and no signal came then", hsin_events);
 		t->suspend_sig = (Int)hsin_u32(hsin_rec + 4);
@@ -562,6 +562,7 @@ void hsin_rebuild_pre(ThreadId tid, UInt nr)
 	if (VG_(tkill)(VG_(gettid)(), sig) != 0)
 		hsin_diverge("at event %llu: cannot send signal %d again", hsin_events, sig);
 	hsin_deliver = True;
+	t->suspending = True;
 }
 
 /* Rebuild: @tid's syscall @nr, handed to the core, returned @r. */
@@ -570,6 +571,7 @@ void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r)
 	struct hsin_thread *t = hsin_thr(tid);
 	VexGuestAMD64State g;
 
+	t->suspending = False;
 	if (!t->pending)
 		return;
 	t->pending = False;
@@ -597,7 +599,7 @@ void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r)
 					  8, (const UChar *)&t->saved_rsi);
 	}
 	if (t->pending_nr == __NR_execve || t->pending_nr == __NR_execveat) {
-		hsin_gather_writes();  /* none; what it read, checked as it started */
+		hsin_gather_writes();  /* none; what it read is not checked */
 		hsin_expect(HSIN_SYSCALL, 96, "a failed exec");
 		t->pending_res = (Long)hsin_u64(hsin_rec + 56);
 		hsin_take();

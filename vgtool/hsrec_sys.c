@@ -24,6 +24,10 @@ const HChar *hsrec_sys_name(UInt nr)
 	case __NR_clone: return "clone";
 	case __NR_execve: return "execve";
 	case __NR_exit_group: return "exit_group";
+	case __NR_rt_sigsuspend: return "rt_sigsuspend";
+	case __NR_pause: return "pause";
+	case __NR_futex: return "futex";
+	case __NR_nanosleep: return "nanosleep";
 	default: return "syscall";
 	}
 }

@@ -81,6 +81,11 @@ struct stub_rec_wjob {
 
 struct stub_rec_writer {
 	struct stub_workq *q;
+	/* Bytes handed over and not written yet: an owner that finds more
+	 * than STUB_REC_WRITER_MAX waits until all are (the disk slower than
+	 * the records are built; a batch can be megabytes: one grown MEM
+	 * record). */
+	_Atomic size_t queued;
 	/* The first error of a write (ENOSPC, ...): the writer goes on
 	 * freeing what it is handed but writes nothing more, and the owners
 	 * are told at their next hand-over or wait. */
@@ -107,8 +112,11 @@ static int stub_rec_wjob_run(void *ctx, const void *p, size_t len)
 	else
 		stub_sum_feed(j->s->sum, j->buf, j->n);
 	free(j->buf);
+	atomic_fetch_sub_explicit(&w->queued, j->n, memory_order_relaxed);
 	return 0;
 }
+
+#define STUB_REC_WRITER_MAX (64u << 20)
 
 int stub_rec_writer_start(struct stub_rec_writer **out)
 {
@@ -118,10 +126,9 @@ int stub_rec_writer_start(struct stub_rec_writer **out)
 	*out = NULL;
 	if (!w)
 		return -ENOMEM;
-	/* Batches of records are handed over as pointers, four at a time:
-	 * the ring holds 512 jobs, at most about 32 MB of records waiting
-	 * (batches of 64 KiB, stub_rec_state_known.c) before the owner
-	 * waits for the disk. */
+	/* Batches of records (64 KiB or more, stub_rec_state_known.c) are
+	 * handed over as pointers, four at a time: the ring holds about 400
+	 * jobs; what they may hold is bounded by STUB_REC_WRITER_MAX. */
 	e = stub_workq_start(&w->q, 1u << 14, 4 * (8 + sizeof(struct stub_rec_wjob)),
 			     "hindsight-write", stub_rec_wjob_run, w);
 	if (e < 0) {
@@ -186,7 +193,7 @@ static void stub_rec_sum_mark(struct stub_rec_state *s, uint64_t off)
 /* The records built are the writer's: a new buffer for the next ones. */
 static int stub_rec_emit_writer(struct stub_rec_state *s)
 {
-	size_t cap = s->caprec > (1u << 20) ? 1u << 20 : s->caprec;
+	size_t cap = s->caprec > (1u << 20) ? 1u << 20 : s->caprec, queued;
 	uint8_t *next = malloc(cap);
 	struct stub_rec_wjob *j;
 	int e;
@@ -199,7 +206,11 @@ static int stub_rec_emit_writer(struct stub_rec_state *s)
 	}
 	j->buf = s->rec;
 	j->n = s->nrec;
+	/* Counted before the writer can see it (it subtracts once written). */
+	queued = atomic_fetch_add_explicit(&s->w->queued, s->nrec, memory_order_relaxed) + s->nrec;
 	e = stub_workq_put(s->w->q);
+	if (e >= 0 && queued > STUB_REC_WRITER_MAX)
+		e = stub_workq_wait(s->w->q);
 	s->rec = next;
 	s->caprec = cap;
 	return e;

@@ -505,7 +505,7 @@ static int vgrec_parse(struct stub_vgrec *r)
 
 static int vgrec_save(struct stub_vgrec *r)
 {
-	int e = vgrec_state_wait(r);
+	int e = vgrec_state_wait(r), ef = 0;
 
 	if (e < 0)
 		return e;
@@ -518,12 +518,19 @@ static int vgrec_save(struct stub_vgrec *r)
 		vgrec_pos(r, r->th[i], &index, &time);
 		stub_swpt_flush(&r->th[i]->th.pt);
 		stub_rec_state_sync(&r->th[i]->st, index, time ? time : 1);
-		stub_rec_state_flush(&r->th[i]->st);
+		/* The writer's last batches too: an error there (a full disk)
+		 * is the recording's, and the bundle not complete. */
+		e = stub_rec_state_flush(&r->th[i]->st);
+		if (e < 0 && ef == 0)
+			ef = e;
 		r->b->threads[r->th[i]->bundle_index].instructions =
 			r->th[i]->th.ninsn - stub_rec_ring_dropped(&r->th[i]->ring);
 	}
 	r->b->end_time = r->clock;
-	return replay_bundle_save(r->b, r->opt.dir);
+	if (ef < 0)
+		r->b->complete = false;
+	e = replay_bundle_save(r->b, r->opt.dir);
+	return ef < 0 ? ef : e;
 }
 
 static uint64_t vgrec_now_ns(void)

@@ -6,7 +6,8 @@
 #   1 GiB left), then says "No space left on device" (it said "Input/output error"),
 #   lets the program go on unrecorded, waits for it, exits 1; the bundle
 #   opens (a state log cut short is a recorded gap).
-# - record --record=valgrind: the same, the program under Valgrind to its end.
+# - record --record=valgrind: the same, the program under Valgrind to its end;
+#   and when only the state log's last batches cannot be written.
 # - serve: GDB's continue stops with the reason on GDB's console (it was
 #   "Child terminated with signal = 9", the program killed); the program is
 #   alive and readable there, a resume is refused with the reason, and
@@ -77,6 +78,24 @@ if command -v valgrind >/dev/null; then
     # filled: a recorded gap or not, what it holds reads back.
     expect_re "$T_DIR/vinfo.out" "^instructions: [1-9][0-9]*\$"
     rm -rf "${small:?}"/*
+
+    # 1c. The disk fills with the state log's last batches, which the
+    # writer thread writes after the log worker handed them over: still
+    # the recording's error, the bundle not complete (it was lost: exit
+    # 0, "complete": true, the log cut short). A file size limit just
+    # under the log's size (EFBIG) stands in for the full disk.
+    timeout 120 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/whole" -- "$prog" $n \
+        >/dev/null 2>&1
+    size=$(stat -c %s "$T_DIR"/whole/threads/*.state | sort -n | tail -1)
+    rm -rf "$T_DIR/whole"
+    (trap '' XFSZ; ulimit -f $(((size - 150000) / 1024)); exec timeout 120 "$HINDSIGHT" \
+        record --record=valgrind -o "$T_DIR/tail" -- "$prog" $n >"$T_DIR/tail.out" 2>"$T_DIR/tail.err")
+    expect_eq "exit status of record --record=valgrind, the log's last 150 KB not written" "$?" 1
+    show "$T_DIR/tail.err"
+    expect "$T_DIR/tail.err" "hindsight: recording stopped: File too large; $T_DIR/tail keeps what was written before"
+    grep -q '"complete": *false' "$T_DIR/tail/trace.json" ||
+        fail "the bundle whose log's end was not written says it is complete"
+    rm -rf "$T_DIR/tail"
 fi
 
 # 2. serve
