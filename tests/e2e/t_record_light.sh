@@ -179,6 +179,23 @@ cmp -s run.light.explained run.valgrind.explained ||
 expect run.exits.err "recording deleted"
 [ -e "$T_DIR/run.exits" ] && fail "run: a light recording of a program that exited is left in $T_DIR/run.exits"
 
+# as_light_run NAME: the history of light recording NAME is the light
+# run's own trace of its first thread, instruction for instruction.
+as_light_run()
+{
+    local tid
+    "$HINDSIGHT" history "$T_DIR/$1" 1,100000000 2>/dev/null | hist_ips >"$1.hist"
+    tid=$(first_tid "$1.ver")
+    awk -v t="$tid" '$1 == t && $2 != prev { print $2 } $1 == t { prev = $2 }' "$1.ver" >"$1.ips"
+    cmp -s "$1.ips" "$1.hist" ||
+        fail "$1: the history differs from the light run's ($(wc -l <"$1.hist") / $(wc -l <"$1.ips"))"
+}
+# handler_runs NAME PROG: how many times PROG's on_alarm starts in NAME.hist.
+handler_runs()
+{
+    grep -c "^$(printf '%x' "0x$(nm "$2" | awk '$3 == "on_alarm" { print $1 }')")\$" "$1.hist"
+}
+
 # 4. A timer's signals, from outside the program: each delivered again at
 # the point the light run took it (its superblock count), so the history
 # is the light run's, instruction for instruction, handler and all.
@@ -186,15 +203,10 @@ itimer=$(build_prog itimer -no-pie) || finish
 light itimer "$itimer"
 expect_re itimer.out "^ticks [34]$"
 expect_re itimer.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
-"$HINDSIGHT" history "$T_DIR/itimer" 1,100000000 2>/dev/null | hist_ips >itimer.hist
-tid=$(first_tid itimer.ver)
-awk -v t="$tid" '$1 == t && $2 != prev { print $2 } $1 == t { prev = $2 }' itimer.ver >itimer.ips
-cmp -s itimer.ips itimer.hist ||
-    fail "itimer: the history differs from the light run's ($(wc -l <itimer.hist) / $(wc -l <itimer.ips))"
-handler=$(printf '%x' "0x$(nm "$itimer" | awk '$3 == "on_alarm" { print $1 }')")
+as_light_run itimer
 # (A cached build: the same flags as t_record_valgrind's.)
 expect_eq "itimer: the handler's runs in the history, as it counted them" \
-    "$(grep -c "^$handler\$" itimer.hist)" "$(sed -n 's/^ticks //p' itimer.out)"
+    "$(handler_runs itimer "$itimer")" "$(sed -n 's/^ticks //p' itimer.out)"
 regs itimer 60
 # Waits for a signal from the timer, with sigsuspend (SIGALRM blocked
 # outside the call) and then pause: rebuilt whole, the history the light
@@ -204,13 +216,8 @@ light sigwait "$sigwait"
 expect_re sigwait.out "^alarms 2 suspends [0-9]+ pauses [0-9]+$"
 expect_re sigwait.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
 grep -q "waits for a signal" sigwait.err && fail "sigwait: record warned of a wait for a signal"
-"$HINDSIGHT" history "$T_DIR/sigwait" 1,100000000 2>/dev/null | hist_ips >sigwait.hist
-tid=$(first_tid sigwait.ver)
-awk -v t="$tid" '$1 == t && $2 != prev { print $2 } $1 == t { prev = $2 }' sigwait.ver >sigwait.ips
-cmp -s sigwait.ips sigwait.hist ||
-    fail "sigwait: the history differs from the light run's ($(wc -l <sigwait.hist) / $(wc -l <sigwait.ips))"
-handler=$(printf '%x' "0x$(nm "$sigwait" | awk '$3 == "on_alarm" { print $1 }')")
-expect_eq "sigwait: the handler's runs in the history" "$(grep -c "^$handler\$" sigwait.hist)" 2
+as_light_run sigwait
+expect_eq "sigwait: the handler's runs in the history" "$(handler_runs sigwait "$sigwait")" 2
 regs sigwait 40
 
 # 5. `hindsight rebuild`: files changed since; an edited log.
