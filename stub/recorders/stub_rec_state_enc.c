@@ -81,7 +81,7 @@ struct stub_rec_wjob {
 
 struct stub_rec_writer {
 	struct stub_workq *q;
-	/* Bytes handed over and not written yet: an owner that finds more
+	/* Bytes handed over and not taken by the writer yet: an owner that finds more
 	 * than STUB_REC_WRITER_MAX waits until all are (the disk slower than
 	 * the records are built; a batch can be megabytes: one grown MEM
 	 * record). */
@@ -98,6 +98,7 @@ static int stub_rec_wjob_run(void *ctx, const void *p, size_t len)
 	const struct stub_rec_wjob *j = p;
 
 	(void)len;
+	atomic_fetch_sub_explicit(&w->queued, j->n, memory_order_relaxed);
 	if (atomic_load_explicit(&w->err, memory_order_relaxed) < 0) {
 		free(j->buf);
 		return 0;
@@ -112,7 +113,6 @@ static int stub_rec_wjob_run(void *ctx, const void *p, size_t len)
 	else
 		stub_sum_feed(j->s->sum, j->buf, j->n);
 	free(j->buf);
-	atomic_fetch_sub_explicit(&w->queued, j->n, memory_order_relaxed);
 	return 0;
 }
 
