@@ -483,8 +483,14 @@ static int cli_rebuild_dir(const char *dir, uint64_t last, bool history_only, bo
 	struct cli_record_result res;
 	struct stub_recorder *rec;
 	struct record_args a;
-	char err[512];
+	char err[512], verify[4096] = "";
+	const char *v = getenv("HINDSIGHT_REBUILD_VERIFY");
 
+	/* A debugging aid, as record's --vg-verify: every instruction the
+	 * rebuild starts, with its registers (read before the environment
+	 * becomes the recorded run's). */
+	if (v)
+		snprintf(verify, sizeof(verify), "%s", v);
 	if (stub_vglight_load_env(dir, &env, err, sizeof(err)) < 0) {
 		fprintf(stderr, "hindsight: %s is no light recording (record --record=light): %s\n",
 			dir, err);
@@ -508,6 +514,7 @@ static int cli_rebuild_dir(const char *dir, uint64_t last, bool history_only, bo
 	a.rebuild_last = last;
 	a.rebuild_history_only = history_only;
 	a.rebuild_here_fd = here_fd;
+	a.vg_verify = verify[0] ? verify : NULL;
 	a.psb_period = STUB_RECORDER_PSB_PERIOD;
 	a.dir = dir;
 	a.argv = env.argv;

@@ -1320,15 +1320,16 @@ void hsin_signal(ThreadId tid, Int sig)
 	if (hsin_mode != HSIN_MODE_REBUILD)
 		return;
 	hsin_expect(HSIN_SIGNAL, 24, "a signal's delivery");
-	if (hsin_thr(tid)->suspending && ip + 2 == hsin_u64(hsin_rec + 8))
-		hsin_diverge("at event %llu: signal %d ended an rt_sigsuspend when recorded, and was "
-			     "not blocked outside the call: Valgrind takes it again before the call "
-			     "starts, not inside it (not rebuilt yet)", hsin_events, sig);
+	if (hsin_thr(tid)->suspending && ip + 2 == hsin_u64(hsin_rec + 8)) {
+		hsin_wait_taken(tid);  /* let in outside the wait too */
+		ip += 2;
+	}
 	if ((Int)hsin_u32(hsin_rec + 4) != sig)
 		hsin_diverge("at event %llu: signal %d is delivered where the recording has signal "
 			     "%d", hsin_events, sig, (Int)hsin_u32(hsin_rec + 4));
 	hsin_check("a signal", ip, hsin_u64(hsin_rec + 8), hsin_count, hsin_u64(hsin_rec + 16));
 	hsin_take();
+	hsin_wait_frame(tid);
 	hsin_deliver = False;
 	hsin_drop_writes();        /* the frame's are applied as it is written */
 	hsin_in_frame = True;

@@ -62,12 +62,26 @@ struct hsin_thread {
 	Bool pending, deferred, translated;
 	UInt pending_nr;
 	Long pending_res;
-	/* Rebuild: the signal that ended its rt_sigsuspend when recorded,
+	/* Rebuild: the signal that ended its wait under a mask of its own
+	 * (rt_sigsuspend, or ppoll, pselect6, epoll_pwait made by the core as
+	 * an rt_sigsuspend with their mask: hsin_wait_mask) when recorded,
 	 * sent again as the core makes the call (0: none); sent, the call
 	 * not back yet. */
 	Int suspend_sig;
 	Bool suspending;
 	ULong saved_rdi, saved_rsi;
+	/* Rebuild: the call made as an rt_sigsuspend instead (its number
+	 * @pending_nr), whose mask's 8 bytes at @mask_at the core's wrapper
+	 * may change (it lets VG_SIGVGKILL in) and are put back. */
+	Bool as_suspend;
+	Addr mask_at;
+	ULong saved_mask;
+	/* ... and the argument register that carried the mask (its offset
+	 * in the guest state; 0: none), which Valgrind's wrapper pointed at
+	 * a copy of the mask in its own heap when recorded: the signal's
+	 * frame has the value the program saw, taken from the log (where
+	 * the frame's general registers are: @frame_off bytes into it). */
+	UInt mask_reg, frame_off;
 };
 
 /* hsrec_log.c: the state the three files share. */
@@ -170,6 +184,12 @@ void hsin_finish(ThreadId tid);
 void hsin_rebuild_pre(ThreadId tid, UInt nr);
 /* @tid's syscall @nr, handed to the core, returned @r. */
 void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r);
+/* @tid's wait's signal, sent again, came before the call started: the
+ * call is taken as made. */
+void hsin_wait_taken(ThreadId tid);
+/* @tid's signal, as its frame is about to be built: a wait's argument
+ * register as the recorded frame has it. */
+void hsin_wait_frame(ThreadId tid);
 /* The kernel's writes gathered for a syscall, dropped. */
 void hsin_drop_writes(void);
 /* A signal frame's write of @len bytes at @a: the recorded bytes, if the

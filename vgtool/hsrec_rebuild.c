@@ -293,6 +293,46 @@ static Bool hsin_signal_at_syscall(VexGuestAMD64State *g, ULong next)
 	return True;
 }
 
+/* The mask a wait for a signal takes for its own time, where the core
+ * can make it as rt_sigsuspend (8 bytes the program can read and write;
+ * 0: none): rt_sigsuspend's, ppoll's, pselect6's (its sixth argument
+ * points at the mask's address and size), epoll_pwait's. */
+static Addr hsin_wait_mask(UInt nr, const VexGuestAMD64State *g, struct hsin_thread *t)
+{
+	Addr m = 0;
+	ULong len = 0;
+
+	/* A signal's frame on x86-64: the return address, then the
+	 * ucontext (flags, link, stack: 40 bytes), whose mcontext starts
+	 * with r8, r9, r10. */
+	t->mask_reg = t->frame_off = 0;
+	if (nr == __NR_rt_sigsuspend) {
+		m = g->guest_RDI;
+		len = g->guest_RSI;
+	} else if (nr == __NR_ppoll) {
+		m = g->guest_R10;
+		len = g->guest_R8;
+		t->mask_reg = offsetof(VexGuestAMD64State, guest_R10);
+		t->frame_off = 8 + 40 + 16;
+	} else if (nr == __NR_epoll_pwait) {
+		m = g->guest_R8;
+		len = g->guest_R9;
+		t->mask_reg = offsetof(VexGuestAMD64State, guest_R8);
+		t->frame_off = 8 + 40;
+	} else if (nr == __NR_pselect6 && g->guest_R9 &&
+		   VG_(am_is_valid_for_client)(g->guest_R9, 16, VKI_PROT_READ)) {
+		m = ((const Addr *)g->guest_R9)[0];
+		len = ((const ULong *)g->guest_R9)[1];
+		t->mask_reg = offsetof(VexGuestAMD64State, guest_R9);
+		t->frame_off = 8 + 40 + 8;
+	}
+	if (!m || len != 8 || !VG_(am_is_valid_for_client)(m, 8, VKI_PROT_READ | VKI_PROT_WRITE)) {
+		t->mask_reg = t->frame_off = 0;
+		return 0;
+	}
+	return m;
+}
+
 /* The syscall @tid makes before @next as recorded (@count: the count as
  * it started): 1 if it is completed from the log (rax and memory set as
  * the kernel did), 0 if the core must make it (checked when it returns). */
@@ -301,6 +341,7 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 	struct hsin_thread *t = hsin_thr(tid);
 	const HChar *name = hsrec_sys_name(nr);
 	Bool itself = hsin_kills_itself(tid, nr, g);
+	Addr mask;
 	Long res;
 
 	hsin_gather_writes();
@@ -321,18 +362,35 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 	if (nr == HSIN_NR_CLONE3 && res >= 0) {
 		hsin_diverge("at event %llu: clone3 made a thread or process when recorded: not "
 			     "rebuilt", hsin_events);
-	} else if (nr == __NR_rt_sigsuspend && res == -VKI_EINTR) {
-		/* The signal that ended the wait, blocked outside it as a rule:
-		 * only the call's own mask lets it in. The core makes the call
-		 * with the signal sent again (hsin_rebuild_pre), and Valgrind
-		 * delivers it as it did when recorded. (A pause's signal is not
-		 * blocked: completed from the log, it is sent again at the next
-		 * block's entry, as after any call a signal interrupted.) */
-		if (hsin_peek() != HSIN_SIGNAL || hsin_rlen < 24 || hsin_u64(hsin_rec + 8) != next ||
-		    hsin_u64(hsin_rec + 16) != hsin_count)
-			hsin_diverge("at event %llu: rt_sigsuspend ended with EINTR when recorded, "
-				     "and no signal came then", hsin_events);
+	} else if (res == -VKI_EINTR && hsin_peek() == HSIN_SIGNAL && hsin_rlen >= 24 &&
+		   hsin_u64(hsin_rec + 8) == next && hsin_u64(hsin_rec + 16) == hsin_count &&
+		   (mask = hsin_wait_mask(nr, g, t)) != 0) {
+		/* A wait that a signal ended, under a mask of its own: the
+		 * signal is blocked outside it as a rule, and only the call's
+		 * mask lets it in. The core makes the call as rt_sigsuspend
+		 * with that mask (a ppoll's descriptors are not there to
+		 * wait on), the signal sent again (hsin_rebuild_pre), and
+		 * Valgrind delivers it as it did when recorded; if the signal
+		 * was let in outside too, Valgrind takes it before the call
+		 * starts, and the call is taken as made (hsin_signal). (A
+		 * wait with no mask, such as pause: completed from the log,
+		 * its signal is sent again at the next block's entry, as
+		 * after any call a signal interrupted.) */
 		t->suspend_sig = (Int)hsin_u32(hsin_rec + 4);
+		if (nr != __NR_rt_sigsuspend) {
+			t->as_suspend = True;
+			t->mask_at = mask;
+			t->saved_mask = *(const ULong *)mask;
+			t->translated = True;
+			t->saved_rdi = g->guest_RDI;
+			t->saved_rsi = g->guest_RSI;
+			g->guest_RAX = __NR_rt_sigsuspend;
+			g->guest_RDI = mask;
+			g->guest_RSI = 8;
+		}
+	} else if (nr == __NR_rt_sigsuspend && res == -VKI_EINTR) {
+		hsin_diverge("at event %llu: rt_sigsuspend ended with EINTR when recorded, and no "
+			     "signal came then", hsin_events);
 	} else if (nr == __NR_shmat) {
 		hsin_diverge("at event %llu: the program attaches shared memory: not rebuilt",
 			     hsin_events);
@@ -565,6 +623,67 @@ void hsin_rebuild_pre(ThreadId tid, UInt nr)
 	t->suspending = True;
 }
 
+/* The arguments of @t's syscall as the program gave them, where the core
+ * made it with others (a kill of itself, a wait made as rt_sigsuspend);
+ * for the wait, the bytes its mask had, and the writes of the call it
+ * made when recorded. */
+static void hsin_untranslate(ThreadId tid, struct hsin_thread *t)
+{
+	if (!t->translated)
+		return;
+	t->translated = False;
+	VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RDI), 8,
+				  (const UChar *)&t->saved_rdi);
+	VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RSI), 8,
+				  (const UChar *)&t->saved_rsi);
+	if (t->as_suspend) {
+		t->as_suspend = False;
+		*(ULong *)t->mask_at = t->saved_mask;   /* no write of the program's */
+		hsin_apply_writes(tid, t->pending_nr);
+	}
+}
+
+/* Rebuild: the signal sent again for @tid's wait (hsin_rebuild_pre) is
+ * delivered before the call started, where the recorded run took it
+ * inside the call, which then ended with EINTR: the signal was let in
+ * outside the call too. Valgrind would make the call again after the
+ * handler; it is taken as made instead, as it was when recorded: its
+ * result, its writes and the pc after it, which the signal's frame
+ * keeps. Called as the signal is delivered, before its frame is built. */
+void hsin_wait_taken(ThreadId tid)
+{
+	struct hsin_thread *t = hsin_thr(tid);
+	ULong rip = VG_(get_IP)(tid) + 2, rax = (ULong)t->pending_res;
+
+	t->suspending = False;
+	t->pending = False;
+	hsin_untranslate(tid, t);
+	hsin_apply_writes(tid, t->pending_nr);
+	VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RAX), 8,
+				  (const UChar *)&rax);
+	VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RIP), 8,
+				  (const UChar *)&rip);
+}
+
+/* Rebuild: @tid's signal ended its wait, made as rt_sigsuspend; its
+ * frame is about to be built, and the log's record of the recorded one
+ * is next. The register that carried the wait's mask is the frame's:
+ * Valgrind's wrapper (of ppoll and pselect6 in 3.19) pointed it at a
+ * copy of the mask in Valgrind's own heap, and the program sees that
+ * value from the signal on (in the handler, and after it returns). */
+void hsin_wait_frame(ThreadId tid)
+{
+	struct hsin_thread *t = hsin_thr(tid);
+	UInt reg = t->mask_reg, off = t->frame_off;
+	ULong v;
+
+	t->mask_reg = t->frame_off = 0;
+	if (!reg || hsin_peek() != HSIN_MEMW || hsin_rlen < 12 + off + 8)
+		return;
+	v = hsin_u64(hsin_rec + 12 + off);
+	VG_(set_shadow_regs_area)(tid, 0, reg, 8, (const UChar *)&v);
+}
+
 /* Rebuild: @tid's syscall @nr, handed to the core, returned @r. */
 void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r)
 {
@@ -591,13 +710,7 @@ void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r)
 		t->pending = False;
 		hsin_at = 0;
 	}
-	if (t->translated) {
-		t->translated = False;
-		VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RDI),
-					  8, (const UChar *)&t->saved_rdi);
-		VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RSI),
-					  8, (const UChar *)&t->saved_rsi);
-	}
+	hsin_untranslate(tid, t);
 	if (t->pending_nr == __NR_execve || t->pending_nr == __NR_execveat) {
 		hsin_gather_writes();  /* none; what it read is not checked */
 		hsin_expect(HSIN_SYSCALL, 96, "a failed exec");

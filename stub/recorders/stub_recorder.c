@@ -822,6 +822,8 @@ rebuild:
 	}
 	o.trail = rec->opt.rebuild_trail;
 	o.trail_wstatus_fd = rec->opt.rebuild_trail_fd;
+	if (rec->opt.rebuild)
+		o.verify = rec->opt.vg_verify;     /* (the light run's is its own) */
 	rec->light.history_only = rec->opt.rebuild && rec->opt.rebuild_history_only &&
 				  !rec->light.window_from;
 	if (rec->light.history_only && (e = lt_history_first(rec)) < 0)

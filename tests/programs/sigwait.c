@@ -1,14 +1,25 @@
 /* tests/programs/sigwait.c: a program that waits for signals from outside
- * (the kernel's timer): with sigsuspend, SIGALRM blocked outside the wait
- * as it should be, then with pause. The signals end the waits at points
- * no run repeats. */
+ * (the kernel's timer), each way a program can, at points no run repeats:
+ * 1. sigsuspend, SIGALRM blocked outside the wait as it should be;
+ * 2. pause;
+ * 3. sigsuspend with SIGALRM let in outside too (a timer that repeats, so
+ *    that an alarm between the check and the call leaves no wait forever);
+ * 4. ppoll, pselect and epoll_pwait, SIGALRM blocked outside and let in by
+ *    each call's mask (pselect's blocks every other signal: the 64th too,
+ *    which Valgrind keeps let in);
+ * 5. ppoll with SIGALRM let in outside too.
+ * Each wait's loop counts the calls a signal ended. */
+#define _GNU_SOURCE
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t g_alarms;
-volatile int g_suspends, g_pauses;
+volatile int g_suspends, g_pauses, g_open_suspends, g_polls, g_selects, g_epolls, g_open_polls;
 
 static void on_alarm(int sig)
 {
@@ -16,26 +27,54 @@ static void on_alarm(int sig)
 	g_alarms++;
 }
 
+/* The timer: once in 2 ms, then every @every us (0: once; -1: stopped). */
+static void arm(long every)
+{
+	struct itimerval it = { { 0, every > 0 ? every : 0 }, { 0, every < 0 ? 0 : 2000 } };
+
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
 int main(void)
 {
-	struct itimerval it = { { 0, 0 }, { 0, 2000 } };
-	sigset_t alarm, old;
+	sigset_t alarm, old, all_but;
+	struct epoll_event ev;
+	int ep = epoll_create1(0), n;
 
 	signal(SIGALRM, on_alarm);
 	sigemptyset(&alarm);
 	sigaddset(&alarm, SIGALRM);
+	sigfillset(&all_but);
+	sigdelset(&all_but, SIGALRM);
 	sigprocmask(SIG_BLOCK, &alarm, &old);
-	setitimer(ITIMER_REAL, &it, NULL);
-	while (g_alarms < 1) {
+	arm(0);
+	for (n = g_alarms + 1; g_alarms < n; g_suspends++)
 		sigsuspend(&old);
-		g_suspends++;
-	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	setitimer(ITIMER_REAL, &it, NULL);
-	while (g_alarms < 2) {
+	arm(0);
+	for (n = g_alarms + 1; g_alarms < n; g_pauses++)
 		pause();
-		g_pauses++;
-	}
-	printf("alarms %d suspends %d pauses %d\n", (int)g_alarms, g_suspends, g_pauses);
+	arm(2000);
+	for (n = g_alarms + 3; g_alarms < n; g_open_suspends++)
+		sigsuspend(&old);
+	arm(-1);
+	sigprocmask(SIG_BLOCK, &alarm, NULL);
+	arm(0);
+	for (n = g_alarms + 1; g_alarms < n; g_polls++)
+		ppoll(NULL, 0, NULL, &old);
+	arm(0);
+	for (n = g_alarms + 1; g_alarms < n; g_selects++)
+		pselect(0, NULL, NULL, NULL, NULL, &all_but);
+	arm(0);
+	for (n = g_alarms + 1; g_alarms < n; g_epolls++)
+		epoll_pwait(ep, &ev, 1, -1, &old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	arm(2000);
+	for (n = g_alarms + 3; g_alarms < n; g_open_polls++)
+		ppoll(NULL, 0, NULL, &old);
+	arm(-1);
+	printf("alarms %d suspends %d pauses %d open suspends %d polls %d selects %d epolls %d "
+	       "open polls %d\n", (int)g_alarms, g_suspends, g_pauses, g_open_suspends, g_polls,
+	       g_selects, g_epolls, g_open_polls);
 	return 0;
 }
