@@ -390,7 +390,8 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 		}
 	} else if (nr == __NR_rt_sigsuspend && res == -VKI_EINTR) {
 		hsin_diverge("at event %llu: rt_sigsuspend ended with EINTR when recorded, and no "
-			     "signal came then", hsin_events);
+			     "signal came then (or its mask is not where the program can write it)",
+			     hsin_events);
 	} else if (nr == __NR_shmat) {
 		hsin_diverge("at event %llu: the program attaches shared memory: not rebuilt",
 			     hsin_events);
