@@ -74,6 +74,32 @@ static void hs_emit(IRSB *sb, UInt word, IRExpr *guard, Bool check)
 	}
 }
 
+/* Valgrind's special instruction sequence (valgrind.h): four rotates of
+ * rdi by 3, 13, 61 and 51 bits (together none), then a marker: VEX takes
+ * the 19 bytes as one instruction, which the program's own bytes, and so
+ * the decoded history, hold as five. */
+static const UChar hs_special[16] = { 0x48, 0xc1, 0xc7, 0x03, 0x48, 0xc1, 0xc7, 0x0d,
+				      0x48, 0xc1, 0xc7, 0x3d, 0x48, 0xc1, 0xc7, 0x33 };
+
+/* The instructions of the history that @st, an IMark of a length, stands
+ * for: one, or five for a special sequence whose marker is a client
+ * request (`xchg %rbx,%rbx`, a jump to the next instruction once the core
+ * has answered it) or asks for the address a wrapped function had
+ * (`xchg %rcx,%rcx`, a write of rax): the rotates do nothing under
+ * Valgrind, and the marker does what it did. The other two markers (a
+ * call without redirection, IR injection) transfer control in a way the
+ * bytes do not say: they stay one instruction of 19 bytes, which
+ * hindsight refuses. */
+static UInt hs_imark_insns(const IRStmt *st)
+{
+	const UChar *p = (const UChar *)(Addr)st->Ist.IMark.addr;
+
+	if (st->Ist.IMark.len != 19 || VG_(memcmp)(p, hs_special, sizeof(hs_special)) ||
+	    p[16] != 0x48 || p[17] != 0x87 || (p[18] != 0xdb && p[18] != 0xc9))
+		return 1;
+	return 5;
+}
+
 /* Describes @in to hindsight: a BLOCK record. */
 static void hs_describe(IRSB *in, UInt id)
 {
@@ -85,7 +111,7 @@ static void hs_describe(IRSB *in, UInt id)
 		IRStmt *st = in->stmts[i];
 
 		if (st->tag == Ist_IMark && st->Ist.IMark.len > 0) {
-			ninsn++;
+			ninsn += hs_imark_insns(st);
 			nbytes += st->Ist.IMark.len;
 			seen = True;
 		} else if (st->tag == Ist_Exit && seen) {
@@ -103,10 +129,16 @@ static void hs_describe(IRSB *in, UInt id)
 		IRStmt *st = in->stmts[i];
 
 		if (st->tag == Ist_IMark && st->Ist.IMark.len > 0) {
-			UChar l = (UChar)st->Ist.IMark.len;
+			UInt n = hs_imark_insns(st);
 
-			hs_put64(st->Ist.IMark.addr);
-			hs_put(&l, 1);
+			for (UInt k = 0; k < n; k++) {
+				/* A special sequence: four rotates of 4 bytes,
+				 * its marker of 3. */
+				UChar l = n == 1 ? (UChar)st->Ist.IMark.len : k < 4 ? 4 : 3;
+
+				hs_put64(st->Ist.IMark.addr + 4 * k);
+				hs_put(&l, 1);
+			}
 		}
 	}
 	seen = False;
@@ -114,8 +146,8 @@ static void hs_describe(IRSB *in, UInt id)
 		IRStmt *st = in->stmts[i];
 
 		if (st->tag == Ist_IMark && st->Ist.IMark.len > 0) {
-			if (seen)
-				idx++;
+			/* Its words and exits are its last instruction's. */
+			idx += hs_imark_insns(st) - !seen;
 			seen = True;
 		} else if (st->tag == Ist_Exit && seen) {
 			hs_put32(idx);
@@ -301,22 +333,27 @@ static void hs_emit_dirty(IRSB *sb, UInt insn, const IRDirty *d, struct hs_touch
 /* Tests: the instruction of @imark starts (the verify trace). */
 static void hs_add_verify(IRSB *out, const IRStmt *imark)
 {
-	IRDirty *d;
+	UInt n = hs_imark_insns(imark);
 
 	if (hs_vfd < 0)
 		return;
-	d = unsafeIRDirty_0_N(1, "hs_verify", VG_(fnptr_to_fnentry)(hs_verify),
-			      mkIRExprVec_1(hs_u64(imark->Ist.IMark.addr)));
-	if (hs_verify_regs) {
-		/* The registers must be in the guest state for it. */
-		d->nFxState = 1;
-		d->fxState[0].fx = Ifx_Read;
-		d->fxState[0].offset = HS_GOFF(guest_RAX);
-		d->fxState[0].size = HS_GOFF(guest_FS_CONST) + 8 - HS_GOFF(guest_RAX);
-		d->fxState[0].nRepeats = 0;
-		d->fxState[0].repeatLen = 0;
+	/* A special sequence's five instructions, the registers the same
+	 * at each (hs_imark_insns). */
+	for (UInt k = 0; k < n; k++) {
+		IRDirty *d = unsafeIRDirty_0_N(1, "hs_verify", VG_(fnptr_to_fnentry)(hs_verify),
+					       mkIRExprVec_1(hs_u64(imark->Ist.IMark.addr + 4 * k)));
+
+		if (hs_verify_regs) {
+			/* The registers must be in the guest state for it. */
+			d->nFxState = 1;
+			d->fxState[0].fx = Ifx_Read;
+			d->fxState[0].offset = HS_GOFF(guest_RAX);
+			d->fxState[0].size = HS_GOFF(guest_FS_CONST) + 8 - HS_GOFF(guest_RAX);
+			d->fxState[0].nRepeats = 0;
+			d->fxState[0].repeatLen = 0;
+		}
+		addStmtToIRSB(out, IRStmt_Dirty(d));
 	}
-	addStmtToIRSB(out, IRStmt_Dirty(d));
 }
 
 /* The address of @in's first instruction. */
@@ -388,7 +425,7 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 			if (in->stmts[i]->tag == Ist_IMark && in->stmts[i]->Ist.IMark.len > 0) {
 				if (here && insn > 0)
 					hs_add_here_check(out, in->stmts[i]->Ist.IMark.addr, insn);
-				insn++;
+				insn += hs_imark_insns(in->stmts[i]);
 				hs_add_verify(out, in->stmts[i]);
 				if (hsin_mode == HSIN_MODE_LIGHT)
 					hs_watch_imark(out);
@@ -412,6 +449,7 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 			addStmtToIRSB(out, s);
 			if (s->tag == Ist_IMark && s->Ist.IMark.len > 0) {
 				seen = True;
+				insn = hs_imark_insns(s) - 1;
 				/* Before the block's id: a rebuild that stops
 				 * at its gate stops with the block before it
 				 * run whole (HSREC_DIV_WHOLE). */
@@ -434,6 +472,7 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 			addStmtToIRSB(out, s);
 			if (here)
 				hs_add_here_check(out, s->Ist.IMark.addr, insn);
+			insn += hs_imark_insns(s) - 1;
 			goto verify;
 		case Ist_Put:
 			hs_touch(&touch, s->Ist.Put.offset,
@@ -479,6 +518,15 @@ verify:
 	}
 	if (st && (touch.slots || touch.flags))
 		hs_emit_regs(out, insn, &touch);
+	if (rec && in->jumpkind == Ijk_ClientReq) {
+		/* The core answers the request in a register after the block
+		 * (rdx: RUNNING_ON_VALGRIND's 1): the thread's registers are
+		 * sent again as it goes on. */
+		IRDirty *d = unsafeIRDirty_0_N(0, "hs_clreq", VG_(fnptr_to_fnentry)(hs_clreq),
+					       mkIRExprVec_0());
+
+		addStmtToIRSB(out, IRStmt_Dirty(d));
+	}
 	hsin_instrument_out(out, in, layout);
 	return out;
 }

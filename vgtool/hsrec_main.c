@@ -203,6 +203,14 @@ static void hs_start(ThreadId tid)
 	hs_pw_clear(tid);          /* what a syscall or signal frame wrote is in */
 }
 
+VG_REGPARM(0) void hs_clreq(void)
+{
+	ThreadId tid = VG_(get_running_tid)();
+
+	if (tid < HS_MAX_TID)
+		hs_dumped[tid] = False;
+}
+
 /* Valgrind's start_client_code and stop_client_code. */
 static void hs_start_client(ThreadId tid, ULong blocks)
 {

@@ -46,6 +46,9 @@ extern Int hs_lwp[HS_MAX_TID];     /* Valgrind ThreadId -> Linux tid */
 /* Called from translated code when the buffer is nearly full. */
 VG_REGPARM(0) void hs_flush(void);
 void hs_vflush(void);
+/* Called from translated code before a client request: the running
+ * thread's registers are sent again when it next runs. */
+VG_REGPARM(0) void hs_clreq(void);
 /* Called from translated code (tests): the instruction at @ip starts. */
 VG_REGPARM(1) void hs_verify(Addr ip);
 void hs_put(const void *p, SizeT n);

@@ -111,6 +111,13 @@ int stub_vgrec_available(char *dir, size_t dsize, char *why, size_t wsize)
 
 /* --- Control records ----------------------------------------------------- */
 
+/* The four rotates that start Valgrind's special instruction sequences
+ * (valgrind.h). The tool describes one whose marker is a client request
+ * as its five instructions; VEX's IMark of all 19 bytes comes only for
+ * the markers that transfer control. */
+static const uint8_t vgrec_special[16] = { 0x48, 0xc1, 0xc7, 0x03, 0x48, 0xc1, 0xc7, 0x0d,
+					   0x48, 0xc1, 0xc7, 0x3d, 0x48, 0xc1, 0xc7, 0x33 };
+
 static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 {
 	uint32_t id, ninsn, nexit;
@@ -165,6 +172,11 @@ static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 		uint64_t ip = vgrec_u64(p + 12 + i * 9);
 		uint8_t l = p[12 + i * 9 + 8];
 
+		if (l == 19 && !memcmp(bytes, vgrec_special, sizeof(vgrec_special)))
+			return vgrec_fail(r, -EPROTO, "at %#" PRIx64 ", a special instruction "
+					  "sequence of Valgrind's (valgrind.h) whose marker jumps "
+					  "where its bytes do not say (a call without redirection, "
+					  "or IR injection): not recorded", ip);
 		if (stub_rec_insn_decode(&r->dec, bytes, l, ip, &blk->insn[i]) < 0 ||
 		    blk->insn[i].len != l)
 			return vgrec_fail(r, -EPROTO, "the instruction at %#" PRIx64 " does not "

@@ -233,6 +233,36 @@ cut -d' ' -f2- "$T_DIR/sigwait.again.ver" >sigwait.again.regs
 [ -s sigwait.regs ] && cmp -s sigwait.regs sigwait.again.regs ||
     fail "sigwait: the rebuild's registers differ from the light run's ($(cmp sigwait.regs sigwait.again.regs 2>&1 | head -1))"
 
+# Valgrind's client requests (valgrind.h, as GLib, V8 and Qt make them):
+# each special sequence's five instructions in the history, as the light
+# run's own trace and the full recorder's have them, and the core's answer
+# in rdx after its marker (the thread's registers sent again: before, the
+# state log kept rdx's old value there, and the rebuild of any GLib program
+# stopped at the sequence, 19 bytes that decode as no one instruction).
+clreq=$(build_prog clreq -no-pie) || finish
+light clreq "$clreq"
+expect clreq.out "on valgrind 1 errors 0"
+expect_re clreq.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
+as_light_run clreq
+timeout 120 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/clreq.full" -- "$clreq" \
+    >clreq.full.out 2>clreq.full.err
+"$HINDSIGHT" history "$T_DIR/clreq.full" 1,100000000 2>/dev/null | hist_ips >clreq.full.hist
+cmp -s clreq.hist clreq.full.hist || fail "clreq: the rebuilt history differs from the full recorder's"
+marker=$(objdump -d "$clreq" | awk '/<main>:/ { m = 1 } m && /xchg +%rbx,%rbx/ { sub(/:.*/, ""); gsub(/ /, ""); print; exit }')
+[ -n "$marker" ] || fail "clreq: no client request in main"
+first=$(printf '%x' $((0x$marker - 16)))
+after=$(printf '%x' $((0x$marker + 3)))
+grep -A5 -x "$first" clreq.hist | tr '\n' ' ' >clreq.seq
+expect_eq "clreq: the sequence, instruction by instruction" "$(cat clreq.seq)" \
+    "$first $(printf '%x %x %x' $((0x$first + 4)) $((0x$first + 8)) $((0x$first + 12))) $marker $after "
+timeout 120 "$HINDSIGHT" replay "$T_DIR/clreq" --batch -ex "break *0x$after" -ex reverse-continue \
+    -ex 'print $rdx' -ex 'print $pc' -ex "break *0x$first" -ex reverse-continue -ex 'print $rdx' \
+    -ex 'print $pc' >clreq.replay 2>&1
+expect_eq "clreq: rdx after the marker, and before the sequence" \
+    "$(sed -n 's/^\$[0-9]* = //p' clreq.replay | tr '\n' ' ')" \
+    "1 (void (*)()) 0x$after <main+$((0x$after - 0x$(nm "$clreq" | awk '$3 == "main" { print $1 }')))> 0 (void (*)()) 0x$first <main+$((0x$first - 0x$(nm "$clreq" | awk '$3 == "main" { print $1 }')))> "
+regs clreq 40
+
 # 5. `hindsight rebuild`: files changed since; an edited log.
 echo "mapped" >"$T_DIR/map.txt"
 light mapped "$inputs" map "$T_DIR/map.txt"
