@@ -1206,6 +1206,39 @@ void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 	hsin_stop_at_the_end(tid, nr);
 }
 
+/* Light: the argument registers of @tid that are not the @args the
+ * program passed as its syscall @nr returns (HSIN_ARGS), if the rebuild
+ * completes it from the log: Valgrind's wrapper of a call that may block
+ * leaves the arguments it changed in the registers (ppoll's and pselect6's
+ * mask, pointed at its own copy), and the rebuild runs no wrapper. */
+static void hsin_light_args(ThreadId tid, UInt nr, const UWord *args, UInt nargs)
+{
+	static const Int off[6] = {
+		offsetof(VexGuestAMD64State, guest_RDI), offsetof(VexGuestAMD64State, guest_RSI),
+		offsetof(VexGuestAMD64State, guest_RDX), offsetof(VexGuestAMD64State, guest_R10),
+		offsetof(VexGuestAMD64State, guest_R8), offsetof(VexGuestAMD64State, guest_R9),
+	};
+	VexGuestAMD64State g;
+	UInt mask = 0, n = 0, i;
+
+	if (hsrec_sys_core_does(nr) || nr == __NR_execve || nr == __NR_execveat)
+		return;
+	hsin_regs(tid, &g);
+	for (i = 0; i < 6 && i < nargs; i++)
+		if (*(const ULong *)((const UChar *)&g + off[i]) != args[i]) {
+			mask |= 1u << i;
+			n++;
+		}
+	if (!mask)
+		return;
+	hsin_head(HSIN_ARGS, 8 + 8 * n);
+	hsin_put32((UInt)VG_(gettid)());
+	hsin_put32(mask);
+	for (i = 0; i < 6; i++)
+		if (mask & (1u << i))
+			hsin_put64(*(const ULong *)((const UChar *)&g + off[i]));
+}
+
 void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)
 {
 	Long r = sr_isError(res) ? -(Long)sr_Err(res) : (Long)sr_Res(res);
@@ -1220,6 +1253,7 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 		return;
 	hsin_light_turn(tid);
 	t->in_sys = False;
+	hsin_light_args(tid, nr, args, nargs);
 	if (t->nreads || t->reads_more) {
 		hsin_head(HSIN_READS, 16 + 24 * t->nreads);
 		hsin_put32((UInt)VG_(gettid)());
@@ -1329,7 +1363,6 @@ void hsin_signal(ThreadId tid, Int sig)
 			     "%d", hsin_events, sig, (Int)hsin_u32(hsin_rec + 4));
 	hsin_check("a signal", ip, hsin_u64(hsin_rec + 8), hsin_count, hsin_u64(hsin_rec + 16));
 	hsin_take();
-	hsin_wait_frame(tid);
 	hsin_deliver = False;
 	hsin_drop_writes();        /* the frame's are applied as it is written */
 	hsin_in_frame = True;

@@ -76,12 +76,6 @@ struct hsin_thread {
 	Bool as_suspend;
 	Addr mask_at;
 	ULong saved_mask;
-	/* ... and the argument register that carried the mask (its offset
-	 * in the guest state; 0: none), which Valgrind's wrapper pointed at
-	 * a copy of the mask in its own heap when recorded: the signal's
-	 * frame has the value the program saw, taken from the log (where
-	 * the frame's general registers are: @frame_off bytes into it). */
-	UInt mask_reg, frame_off;
 };
 
 /* hsrec_log.c: the state the three files share. */
@@ -187,9 +181,6 @@ void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r);
 /* @tid's wait's signal, sent again, came before the call started: the
  * call is taken as made. */
 void hsin_wait_taken(ThreadId tid);
-/* @tid's signal, as its frame is about to be built: a wait's argument
- * register as the recorded frame has it. */
-void hsin_wait_frame(ThreadId tid);
 /* The kernel's writes gathered for a syscall, dropped. */
 void hsin_drop_writes(void);
 /* A signal frame's write of @len bytes at @a: the recorded bytes, if the

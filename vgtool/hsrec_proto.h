@@ -144,7 +144,7 @@ enum hsrec_kind {
  * little-endian. An event's check fields are the thread's pc (after the
  * instruction), its stack pointer and hsin_hash of its general registers.
  */
-#define HSIN_VERSION 7            /* 7: HSIN_READS; 6: HSIN_HERE_INSIDE; 5: HSIN_TICK;
+#define HSIN_VERSION 8            /* 8: HSIN_ARGS; 7: HSIN_READS; 6: HSIN_HERE_INSIDE; 5: HSIN_TICK;
 				   * 4: HSIN_POKE, HSIN_HERE's flags; 3: HSIN_CPU;
 				   * 2: HSIN_TURN; 1 to 6 are read too */
 #define HSIN_HEAD 8
@@ -245,6 +245,15 @@ enum hsin_kind {
 	 * every other argument in memory) are the recorded ones, or it stops
 	 * there (version 7). */
 	HSIN_READS = 15,
+	/* u32 tid, u32 mask, then a u64 for each bit set: the argument
+	 * registers (bit i: the syscall's argument i, rdi rsi rdx r10 r8 r9)
+	 * that were not what the program passed when the next HSIN_SYSCALL of
+	 * that thread, one the rebuild completes from the log, returned:
+	 * Valgrind's wrapper put other values there (ppoll's and pselect6's
+	 * mask, pointed at a copy in Valgrind's heap), which the program sees
+	 * from then on. The rebuild sets them as it completes the syscall.
+	 * Logged before it, with its HSIN_MEMW (version 8). */
+	HSIN_ARGS = 16,
 };
 
 #define HSIN_READS_MAX 16

@@ -83,6 +83,16 @@ static UInt hsin_nws, hsin_cws;
 static struct hsin_read hsin_rd[HSIN_READS_MAX];
 static UInt hsin_nrd;
 
+/* ... and the argument registers Valgrind's wrapper changed (HSIN_ARGS):
+ * bit i of the mask, argument i's value as it returned. */
+static UInt hsin_args_mask;
+static ULong hsin_args_val[6];
+static const Int hsin_args_off[6] = {
+	offsetof(VexGuestAMD64State, guest_RDI), offsetof(VexGuestAMD64State, guest_RSI),
+	offsetof(VexGuestAMD64State, guest_RDX), offsetof(VexGuestAMD64State, guest_R10),
+	offsetof(VexGuestAMD64State, guest_R8), offsetof(VexGuestAMD64State, guest_R9),
+};
+
 static void hsin_gather_writes(void)
 {
 	for (;;) {
@@ -97,6 +107,21 @@ static void hsin_gather_writes(void)
 				hsin_rd[i] = (struct hsin_read){ hsin_u64(hsin_rec + 16 + 24 * i),
 								 hsin_u64(hsin_rec + 24 + 24 * i),
 								 hsin_u64(hsin_rec + 32 + 24 * i) };
+			hsin_take();
+			continue;
+		}
+		if (hsin_peek() == HSIN_ARGS && hsin_rlen >= 8) {
+			UInt m = hsin_u32(hsin_rec + 4), k = 8;
+
+			if (m >> 6 || hsin_rlen != 8 + 8 * (UInt)__builtin_popcount(m))
+				hsin_diverge("at event %llu: a record of a syscall's argument "
+					     "registers is damaged", hsin_events);
+			for (UInt i = 0; i < 6; i++)
+				if (m & (1u << i)) {
+					hsin_args_val[i] = hsin_u64(hsin_rec + k);
+					k += 8;
+				}
+			hsin_args_mask = m;
 			hsin_take();
 			continue;
 		}
@@ -124,6 +149,16 @@ void hsin_drop_writes(void)
 		VG_(free)(hsin_ws[i].bytes);
 	hsin_nws = 0;
 	hsin_nrd = 0;
+	hsin_args_mask = 0;
+}
+
+/* The argument registers as the recorded call left them, into @g. */
+static void hsin_apply_args(VexGuestAMD64State *g)
+{
+	for (UInt i = 0; i < 6; i++)
+		if (hsin_args_mask & (1u << i))
+			*(ULong *)((UChar *)g + hsin_args_off[i]) = hsin_args_val[i];
+	hsin_args_mask = 0;
 }
 
 /* The memory the syscall @name at @next - 2 reads is what it was when
@@ -297,46 +332,35 @@ static Bool hsin_signal_at_syscall(VexGuestAMD64State *g, ULong next)
  * can make it as rt_sigsuspend (8 bytes the program can read and write;
  * 0: none): rt_sigsuspend's, ppoll's, pselect6's (its sixth argument
  * points at the mask's address and size), epoll_pwait's. */
-static Addr hsin_wait_mask(UInt nr, const VexGuestAMD64State *g, struct hsin_thread *t)
+static Addr hsin_wait_mask(UInt nr, const VexGuestAMD64State *g)
 {
 	Addr m = 0;
 	ULong len = 0;
 
-	/* A signal's frame on x86-64: the return address, then the
-	 * ucontext (flags, link, stack: 40 bytes), whose mcontext starts
-	 * with r8, r9, r10. */
-	t->mask_reg = t->frame_off = 0;
 	if (nr == __NR_rt_sigsuspend) {
 		m = g->guest_RDI;
 		len = g->guest_RSI;
 	} else if (nr == __NR_ppoll) {
 		m = g->guest_R10;
 		len = g->guest_R8;
-		t->mask_reg = offsetof(VexGuestAMD64State, guest_R10);
-		t->frame_off = 8 + 40 + 16;
 	} else if (nr == __NR_epoll_pwait) {
 		m = g->guest_R8;
 		len = g->guest_R9;
-		t->mask_reg = offsetof(VexGuestAMD64State, guest_R8);
-		t->frame_off = 8 + 40;
 	} else if (nr == __NR_pselect6 && g->guest_R9 &&
 		   VG_(am_is_valid_for_client)(g->guest_R9, 16, VKI_PROT_READ)) {
 		m = ((const Addr *)g->guest_R9)[0];
 		len = ((const ULong *)g->guest_R9)[1];
-		t->mask_reg = offsetof(VexGuestAMD64State, guest_R9);
-		t->frame_off = 8 + 40 + 8;
 	}
-	if (!m || len != 8 || !VG_(am_is_valid_for_client)(m, 8, VKI_PROT_READ | VKI_PROT_WRITE)) {
-		t->mask_reg = t->frame_off = 0;
+	if (!m || len != 8 || !VG_(am_is_valid_for_client)(m, 8, VKI_PROT_READ | VKI_PROT_WRITE))
 		return 0;
-	}
 	return m;
 }
 
 /* The syscall @tid makes before @next as recorded (@count: the count as
  * it started): 1 if it is completed from the log (rax and memory set as
  * the kernel did), 0 if the core must make it (checked when it returns). */
-static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong next, ULong count)
+static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong next, ULong count,
+			   Bool now)
 {
 	struct hsin_thread *t = hsin_thr(tid);
 	const HChar *name = hsrec_sys_name(nr);
@@ -362,9 +386,9 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 	if (nr == HSIN_NR_CLONE3 && res >= 0) {
 		hsin_diverge("at event %llu: clone3 made a thread or process when recorded: not "
 			     "rebuilt", hsin_events);
-	} else if (res == -VKI_EINTR && hsin_peek() == HSIN_SIGNAL && hsin_rlen >= 24 &&
-		   hsin_u64(hsin_rec + 8) == next && hsin_u64(hsin_rec + 16) == hsin_count &&
-		   (mask = hsin_wait_mask(nr, g, t)) != 0) {
+	} else if (res == -VKI_EINTR && (now || nr == __NR_rt_sigsuspend) &&
+		   hsin_peek() == HSIN_SIGNAL && hsin_rlen >= 24 && hsin_u64(hsin_rec + 8) == next &&
+		   hsin_u64(hsin_rec + 16) == hsin_count && (mask = hsin_wait_mask(nr, g)) != 0) {
 		/* A wait that a signal ended, under a mask of its own: the
 		 * signal is blocked outside it as a rule, and only the call's
 		 * mask lets it in. The core makes the call as rt_sigsuspend
@@ -375,7 +399,10 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 		 * starts, and the call is taken as made (hsin_signal). (A
 		 * wait with no mask, such as pause: completed from the log,
 		 * its signal is sent again at the next block's entry, as
-		 * after any call a signal interrupted.) */
+		 * after any call a signal interrupted; so is one whose thread
+		 * waited in it while others ran, @now false: the core would
+		 * have to wait in it, and its signal, if it was let in outside
+		 * the call, comes the same way.) */
 		t->suspend_sig = (Int)hsin_u32(hsin_rec + 4);
 		if (nr != __NR_rt_sigsuspend) {
 			t->as_suspend = True;
@@ -428,6 +455,7 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 		t->pending_nr = nr;
 		return 0;
 	}
+	hsin_apply_args(g);
 	hsin_apply_writes(tid, nr);
 	g->guest_RAX = (ULong)res;
 	if (hsrec_sys_is_open(nr) && res >= 0)
@@ -532,7 +560,7 @@ ULong hsin_syscall(VexGuestAMD64State *g, ULong next)
 		hsin_take_turn();
 		done = hsin_wait_in(t, g, nr, next);
 	} else {
-		done = hsin_complete(tid, g, nr, next, hsin_count);
+		done = hsin_complete(tid, g, nr, next, hsin_count, True);
 		if (done) {
 			hsin_out->dump(tid);
 			hsin_arm();
@@ -557,7 +585,7 @@ void hsin_finish(ThreadId tid)
 	hsin_at = next - 2;
 	hsin_at_how = HSREC_DIV_BUT_LAST;
 	signal = hsin_signal_at_syscall(&g, next);
-	if (!signal && !hsin_complete(tid, &g, (UInt)g.guest_RAX, next, t->sys_count))
+	if (!signal && !hsin_complete(tid, &g, (UInt)g.guest_RAX, next, t->sys_count, False))
 		hsin_diverge("at event %llu: %s waited while other threads ran when recorded; the "
 			     "rebuild hands it to Valgrind's core, which cannot wait",
 			     hsin_events, hsrec_sys_name((UInt)g.guest_RAX));
@@ -624,19 +652,28 @@ void hsin_rebuild_pre(ThreadId tid, UInt nr)
 	t->suspending = True;
 }
 
-/* The arguments of @t's syscall as the program gave them, where the core
- * made it with others (a kill of itself, a wait made as rt_sigsuspend);
- * for the wait, the bytes its mask had, and the writes of the call it
- * made when recorded. */
+/* The argument registers of @t's syscall, handed to the core, as the
+ * recorded call left them: the program's where the core made it with
+ * others (a kill of itself, a wait made as rt_sigsuspend), then those
+ * Valgrind's wrapper changed when recorded (HSIN_ARGS); for the wait,
+ * the bytes its mask had, and the writes of the call it made when
+ * recorded. */
 static void hsin_untranslate(ThreadId tid, struct hsin_thread *t)
 {
+	VexGuestAMD64State g;
+
+	if (!t->translated && !hsin_args_mask)
+		return;
+	hsin_regs(tid, &g);
+	if (t->translated) {
+		g.guest_RDI = t->saved_rdi;
+		g.guest_RSI = t->saved_rsi;
+	}
+	hsin_apply_args(&g);
+	VG_(set_shadow_regs_area)(tid, 0, 0, sizeof(g), (const UChar *)&g);
 	if (!t->translated)
 		return;
 	t->translated = False;
-	VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RDI), 8,
-				  (const UChar *)&t->saved_rdi);
-	VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RSI), 8,
-				  (const UChar *)&t->saved_rsi);
 	if (t->as_suspend) {
 		t->as_suspend = False;
 		*(ULong *)t->mask_at = t->saved_mask;   /* no write of the program's */
@@ -666,25 +703,6 @@ void hsin_wait_taken(ThreadId tid)
 				  (const UChar *)&rip);
 }
 
-/* Rebuild: @tid's signal ended its wait, made as rt_sigsuspend; its
- * frame is about to be built, and the log's record of the recorded one
- * is next. The register that carried the wait's mask is the frame's:
- * Valgrind's wrapper (of ppoll and pselect6 in 3.19) pointed it at a
- * copy of the mask in Valgrind's own heap, and the program sees that
- * value from the signal on (in the handler, and after it returns). */
-void hsin_wait_frame(ThreadId tid)
-{
-	struct hsin_thread *t = hsin_thr(tid);
-	UInt reg = t->mask_reg, off = t->frame_off;
-	ULong v;
-
-	t->mask_reg = t->frame_off = 0;
-	if (!reg || hsin_peek() != HSIN_MEMW || hsin_rlen < 12 + off + 8)
-		return;
-	v = hsin_u64(hsin_rec + 12 + off);
-	VG_(set_shadow_regs_area)(tid, 0, reg, 8, (const UChar *)&v);
-}
-
 /* Rebuild: @tid's syscall @nr, handed to the core, returned @r. */
 void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r)
 {
@@ -703,7 +721,7 @@ void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r)
 			return;
 		hsin_regs(tid, &g);
 		hsin_at = g.guest_RIP;
-		if (hsin_complete(tid, &g, nr, g.guest_RIP, t->sys_count) || !t->pending ||
+		if (hsin_complete(tid, &g, nr, g.guest_RIP, t->sys_count, False) || !t->pending ||
 		    t->translated)
 			hsin_diverge("at event %llu: %s waited while other threads ran when "
 				     "recorded, and the rebuild cannot make it so", hsin_events,
@@ -727,7 +745,7 @@ void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r)
 		    VG_(memcmp)((const void *)hsin_ws[i].a, hsin_ws[i].bytes, hsin_ws[i].len)) {
 			hsin_at_how = HSREC_DIV_WHOLE;
 			hsin_diverge("at event %llu: %s wrote other bytes at %#lx than when "
-				     "recorded (%lu bytes)", hsin_events, hsrec_sys_name(nr),
+				     "recorded (%lu bytes)", hsin_events, hsrec_sys_name(t->pending_nr),
 				     hsin_ws[i].a, hsin_ws[i].len);
 		}
 	hsin_drop_writes();
@@ -741,7 +759,7 @@ void hsin_rebuild_post(ThreadId tid, UInt nr, const UWord *args, Long r)
 	} else if (r != t->pending_res) {
 		hsin_at_how = HSREC_DIV_WHOLE;
 		hsin_diverge("at event %llu: %s returned %lld where it returned %lld when "
-			     "recorded", hsin_events, hsrec_sys_name(nr), r, t->pending_res);
+			     "recorded", hsin_events, hsrec_sys_name(t->pending_nr), r, t->pending_res);
 	}
 	hsin_arm();
 }
