@@ -1206,6 +1206,31 @@ void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 	hsin_stop_at_the_end(tid, nr);
 }
 
+/* Light: what @t's syscall read and the kernel changed with no write
+ * reported (Valgrind's wrappers read a length the kernel then writes, as
+ * getsockname's, accept's and recvfrom's, and report only the buffer),
+ * logged as the kernel's writes (HSIN_MEMW): the rebuild makes them, and
+ * the state log has them. Ranges of at most HSIN_CHANGED_MAX bytes. */
+#define HSIN_CHANGED_MAX 4096
+
+static void hsin_light_changed(struct hsin_thread *t)
+{
+	UChar now[HSIN_CHANGED_MAX];
+
+	for (UInt i = 0; i < t->nreads; i++) {
+		const struct hsin_read *r = &t->reads[i];
+
+		if (r->written || !r->hash || r->len > HSIN_CHANGED_MAX ||
+		    hsin_bytes_hash(r->a, r->len) == r->hash ||
+		    hsin_client_read(now, r->a, r->len) != r->len)
+			continue;
+		hsin_head(HSIN_MEMW, 12 + (UInt)r->len);
+		hsin_put32((UInt)VG_(gettid)());
+		hsin_put64(r->a);
+		hsin_put(now, r->len);
+	}
+}
+
 /* Light: the argument registers of @tid that are not the @args the
  * program passed as its syscall @nr returns (HSIN_ARGS), if the rebuild
  * completes it from the log: Valgrind's wrapper of a call that may block
@@ -1253,6 +1278,7 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 		return;
 	hsin_light_turn(tid);
 	t->in_sys = False;
+	hsin_light_changed(t);
 	hsin_light_args(tid, nr, args, nargs);
 	if (t->nreads || t->reads_more) {
 		hsin_head(HSIN_READS, 16 + 24 * t->nreads);
@@ -1312,12 +1338,19 @@ void hsin_pre_read(ThreadId tid, Addr a, SizeT len)
 				break;     /* a fault: as far as it could be read */
 		}
 	}
+	/* A wrapper reads some again after the call (the length a
+	 * getsockname or an accept wrote): the kernel read it as it started. */
+	for (UInt i = 0; i < t->nreads; i++)
+		if (t->reads[i].a == a && t->reads[i].len == len)
+			return;
 	if (t->nreads == HSIN_READS_MAX) {
 		t->reads_more++;
 		return;
 	}
-	t->reads[t->nreads++] = (struct hsin_read){ a, len, hsin_bytes_hash(a, len) };
+	t->reads[t->nreads++] = (struct hsin_read){ a, len, hsin_bytes_hash(a, len), False };
 }
+
+
 
 void hsin_post_write(ThreadId tid, Addr a, SizeT len)
 {
@@ -1329,6 +1362,12 @@ void hsin_post_write(ThreadId tid, Addr a, SizeT len)
 	    !(hsin_th[tid].in_sys || (hsin_in_frame && tid == hsin_frame_tid)) ||
 	    !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ))
 		return;
+	for (UInt i = 0; hsin_th[tid].in_sys && i < hsin_th[tid].nreads; i++) {
+		struct hsin_read *r = &hsin_th[tid].reads[i];
+
+		if (r->a >= a && r->a + r->len <= a + len)
+			r->written = True;
+	}
 	hsin_light_turn(tid);
 	hsin_head(HSIN_MEMW, 12 + len);
 	hsin_put32((UInt)VG_(gettid)());

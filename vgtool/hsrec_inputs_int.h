@@ -36,7 +36,8 @@ struct hsin_thread {
 	ULong sys_rax;
 	/* Light: the memory the kernel reads for its syscall under way
 	 * (HSIN_READS: the first HSIN_READS_MAX ranges, and how many more). */
-	struct hsin_read { ULong a, len, hash; } reads[HSIN_READS_MAX];
+	/* (@written: a write the syscall reported covers it.) */
+	struct hsin_read { ULong a, len, hash; Bool written; } reads[HSIN_READS_MAX];
 	UInt nreads, reads_more;
 	/* Light: made by a clone and not ended yet (the first thread is
 	 * not marked). */

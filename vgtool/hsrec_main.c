@@ -283,10 +283,12 @@ static void hs_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 }
 
 static void hs_pw_clear(ThreadId tid);
+static void hs_rd_changed(ThreadId tid);
 
 static void hs_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)
 {
 	hsin_post_syscall(tid, nr, args, nargs, res);
+	hs_rd_changed(tid);
 	hs_pw_clear(tid);
 	if (tid < HS_MAX_TID)
 		hs_dumped[tid] = False;    /* rax, and what the kernel set */
@@ -345,6 +347,14 @@ static void hs_dump(ThreadId tid)
 static struct { ThreadId tid; Addr a; SizeT len; UChar *old; } hs_pw[HS_PW];
 static UInt hs_npw;
 
+/* Memory a syscall reads (Valgrind's wrappers name it), of at most
+ * HS_RD_MAX bytes: its old bytes, until the syscall returns. The kernel
+ * writes some of it without a write reported (the length getsockname,
+ * accept and recvfrom write back): hs_rd_changed logs what changed. */
+#define HS_RD_MAX 4096u
+static struct { ThreadId tid; Addr a; SizeT len; UChar *old; Bool written; } hs_rd[HS_PW];
+static UInt hs_nrd;
+
 static void hs_memu(ThreadId tid, Addr a, SizeT len, UInt how)
 {
 	if (hs_fd < 0 || !hs_on || !len)
@@ -395,9 +405,39 @@ static void hs_memw(ThreadId tid, Addr a, const UChar *old, const UChar *now, Si
  * light log (HSIN_READS). */
 static void hs_pre_read(CorePart part, ThreadId tid, const HChar *what, Addr a, SizeT len)
 {
+	UInt i;
+
 	(void)what;
-	if (part == Vg_CoreSysCall && len)
-		hsin_pre_read(tid, a, len);
+	if (part != Vg_CoreSysCall || !len)
+		return;
+	hsin_pre_read(tid, a, len);
+	if (hs_fd < 0 || !hs_on || hs_nrd >= HS_PW || len > HS_RD_MAX ||
+	    !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ))
+		return;
+	/* (A wrapper reads a length again after the call: its old bytes
+	 * are the first read's.) */
+	for (i = 0; i < hs_nrd; i++)
+		if (hs_rd[i].tid == tid && hs_rd[i].a == a && hs_rd[i].len == len)
+			return;
+	hs_rd[hs_nrd].old = VG_(malloc)("hsrec.rd", len);
+	VG_(memcpy)(hs_rd[hs_nrd].old, (const void *)a, len);
+	hs_rd[hs_nrd].tid = tid;
+	hs_rd[hs_nrd].a = a;
+	hs_rd[hs_nrd].len = len;
+	hs_rd[hs_nrd].written = False;
+	hs_nrd++;
+}
+
+/* @tid's syscall returned: what it read and the kernel changed, with no
+ * write reported, as MEMW records. */
+static void hs_rd_changed(ThreadId tid)
+{
+	for (UInt i = 0; i < hs_nrd; i++)
+		if (hs_rd[i].tid == tid && !hs_rd[i].written &&
+		    VG_(am_is_valid_for_client)(hs_rd[i].a, hs_rd[i].len, VKI_PROT_READ) &&
+		    VG_(memcmp)(hs_rd[i].old, (const void *)hs_rd[i].a, hs_rd[i].len))
+			hs_memw(tid, hs_rd[i].a, hs_rd[i].old, (const UChar *)hs_rd[i].a,
+				hs_rd[i].len);
 }
 
 static void hs_pre_read_asciiz(CorePart part, ThreadId tid, const HChar *what, Addr a)
@@ -416,6 +456,9 @@ static void hs_post_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 	hsin_post_write(tid, a, len);
 	if (hs_fd < 0 || !len)
 		return;
+	for (i = 0; i < hs_nrd; i++)
+		if (hs_rd[i].tid == tid && hs_rd[i].a >= a && hs_rd[i].a + hs_rd[i].len <= a + len)
+			hs_rd[i].written = True;
 	for (i = 0; i < hs_npw && !old; i++)
 		if (hs_pw[i].tid == tid && a >= hs_pw[i].a && a + len <= hs_pw[i].a + hs_pw[i].len)
 			old = hs_pw[i].old + (a - hs_pw[i].a);
@@ -540,6 +583,13 @@ static void hs_pw_clear(ThreadId tid)
 			hs_pw[k++] = hs_pw[i];
 	}
 	hs_npw = k;
+	for (i = 0, k = 0; i < hs_nrd; i++) {
+		if (hs_rd[i].tid == tid)
+			VG_(free)(hs_rd[i].old);
+		else
+			hs_rd[k++] = hs_rd[i];
+	}
+	hs_nrd = k;
 }
 
 static void hs_brk_new(Addr a, SizeT len, ThreadId tid)

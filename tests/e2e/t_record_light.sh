@@ -264,6 +264,26 @@ expect_eq "clreq: rdx after the marker, and before the sequence" \
     "1 (void (*)()) 0x$after <main+$((0x$after - 0x$(nm "$clreq" | awk '$3 == "main" { print $1 }')))> 0 (void (*)()) 0x$first <main+$((0x$first - 0x$(nm "$clreq" | awk '$3 == "main" { print $1 }')))> "
 regs clreq 40
 
+# Lengths the kernel writes back that Valgrind's wrappers only read
+# (getsockname's, getsockopt's): in the history's memory, light and full,
+# as the program printed them (before: the buffer's sizes, 110 and 64, in
+# the full recorder's state log, and a light run's rebuild stopped at the
+# printf that wrote other bytes).
+sockname=$(build_prog sockname -no-pie) || finish
+light sockname "$sockname"
+expect_re sockname.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
+timeout 120 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/sockname.full" -- "$sockname" \
+    >sockname.full.out 2>sockname.full.err
+expect_re sockname.out "^len [0-9]+ optlen [0-9]+$"
+printed=$(sed -n 's/^len \([0-9]*\) optlen \([0-9]*\)$/\1 \2/p' sockname.out)
+line=$(line_of sockname.c print)
+for rec in sockname sockname.full; do
+    timeout 120 "$HINDSIGHT" replay "$T_DIR/$rec" --batch -ex "break sockname.c:$line" \
+        -ex reverse-continue -ex 'print len' -ex 'print optlen' >"$rec.replay" 2>&1
+    expect_eq "$rec: the lengths the kernel wrote, as the program printed them" \
+        "$(sed -n 's/^\$[0-9]* = //p' "$rec.replay" | tr '\n' ' ')" "$printed "
+done
+
 # 5. `hindsight rebuild`: files changed since; an edited log.
 echo "mapped" >"$T_DIR/map.txt"
 light mapped "$inputs" map "$T_DIR/map.txt"
