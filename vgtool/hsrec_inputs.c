@@ -1206,17 +1206,21 @@ void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 	hsin_stop_at_the_end(tid, nr);
 }
 
-/* Light: what @t's syscall read and the kernel changed with no write
+/* Light: what @t's syscall @nr read and the kernel changed with no write
  * reported (Valgrind's wrappers read a length the kernel then writes, as
- * getsockname's, accept's and recvfrom's, and report only the buffer),
+ * getsockname's, accept's and recvfrom's, and report only the buffer: the
+ * calls of hsrec_sys_writes_reads; in others, such as a futex wait, what
+ * changed is another thread's store),
  * logged as the kernel's writes (HSIN_MEMW): the rebuild makes them, and
  * the state log has them. Ranges of at most HSIN_CHANGED_MAX bytes. */
 #define HSIN_CHANGED_MAX 4096
 
-static void hsin_light_changed(struct hsin_thread *t)
+static void hsin_light_changed(struct hsin_thread *t, UInt nr)
 {
 	UChar now[HSIN_CHANGED_MAX];
 
+	if (!hsrec_sys_writes_reads(nr))
+		return;            /* (a futex word another thread changed: its store) */
 	for (UInt i = 0; i < t->nreads; i++) {
 		const struct hsin_read *r = &t->reads[i];
 
@@ -1278,7 +1282,7 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 		return;
 	hsin_light_turn(tid);
 	t->in_sys = False;
-	hsin_light_changed(t);
+	hsin_light_changed(t, nr);
 	hsin_light_args(tid, nr, args, nargs);
 	if (t->nreads || t->reads_more) {
 		hsin_head(HSIN_READS, 16 + 24 * t->nreads);

@@ -123,6 +123,10 @@ void hsin_post_write(ThreadId tid, Addr a, SizeT len);
 /* A syscall of @tid is to read @len bytes of the program's memory at @a
  * (Valgrind's PRE_MEM_READ; @len 0: the string there). */
 void hsin_pre_read(ThreadId tid, Addr a, SizeT len);
+/* Up to @len bytes of the program's memory at @a into @buf, without
+ * touching it (through /proc/self/mem: a fault is a short count): how
+ * many. */
+SizeT hsin_client_read(void *buf, Addr a, SizeT len);
 void hsin_signal(ThreadId tid, Int sig);
 void hsin_fini(Int exitcode);
 void hsin_atfork_child(void);

@@ -143,9 +143,6 @@ ULong hsin_hash(const VexGuestAMD64State *g);
 /* A hash of the @len bytes at @a if the program may read them, else 0
  * (HSIN_READS). */
 ULong hsin_bytes_hash(Addr a, ULong len);
-/* Up to @len bytes of the program's memory at @a into @buf, without
- * touching it (a fault is a short count): how many. */
-SizeT hsin_client_read(void *buf, Addr a, SizeT len);
 void hsin_regs(ThreadId tid, VexGuestAMD64State *g);
 
 /* hsrec_log.c: the log read back, and the threads' turns. */

@@ -76,6 +76,7 @@ static const HChar *hs_verify_path;
 static Bool hs_mem_due;            /* the window opened: memory as it is, at the next start */
 
 static Bool hs_dumped[HS_MAX_TID]; /* its registers are known to hindsight */
+static UInt hs_sys_nr[HS_MAX_TID];  /* the syscall it is in, or was last */
 static ThreadId hs_last = VG_INVALID_THREADID; /* the thread that ran last */
 static Bool hs_stack_sent;         /* this image's initial stack is logged */
 static Bool hs_hello_sent;         /* the stream's HELLO is out */
@@ -267,6 +268,8 @@ static void hs_signal(ThreadId tid, Int sig, Bool alt)
 
 static void hs_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 {
+	if (tid < HS_MAX_TID)
+		hs_sys_nr[tid] = nr;
 	hsin_pre_syscall(tid, nr, args, nargs);
 	if (nr != __NR_execve && nr != __NR_execveat) {
 		if (hsrec_sys_may_wait(nr))
@@ -347,12 +350,15 @@ static void hs_dump(ThreadId tid)
 static struct { ThreadId tid; Addr a; SizeT len; UChar *old; } hs_pw[HS_PW];
 static UInt hs_npw;
 
-/* Memory a syscall reads (Valgrind's wrappers name it), of at most
- * HS_RD_MAX bytes: its old bytes, until the syscall returns. The kernel
- * writes some of it without a write reported (the length getsockname,
- * accept and recvfrom write back): hs_rd_changed logs what changed. */
+/* Memory a syscall of hsrec_sys_writes_reads reads (Valgrind's wrappers
+ * name it), of at most HS_RD_MAX bytes: its old bytes, until the syscall
+ * returns. The kernel writes some of it without a write reported (the
+ * length getsockname, accept and recvfrom write back): hs_rd_changed logs
+ * what changed. Read through /proc/self/mem (hsin_client_read), as the
+ * light mode reads: a file mapping past its file's end is no fault. */
 #define HS_RD_MAX 4096u
-static struct { ThreadId tid; Addr a; SizeT len; UChar *old; Bool written; } hs_rd[HS_PW];
+#define HS_RD 64
+static struct { ThreadId tid; Addr a; SizeT len; UChar *old; Bool written; } hs_rd[HS_RD];
 static UInt hs_nrd;
 
 static void hs_memu(ThreadId tid, Addr a, SizeT len, UInt how)
@@ -411,8 +417,8 @@ static void hs_pre_read(CorePart part, ThreadId tid, const HChar *what, Addr a, 
 	if (part != Vg_CoreSysCall || !len)
 		return;
 	hsin_pre_read(tid, a, len);
-	if (hs_fd < 0 || !hs_on || hs_nrd >= HS_PW || len > HS_RD_MAX ||
-	    !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ))
+	if (hs_fd < 0 || !hs_on || hs_nrd >= HS_RD || len > HS_RD_MAX || tid >= HS_MAX_TID ||
+	    !hsrec_sys_writes_reads(hs_sys_nr[tid]))
 		return;
 	/* (A wrapper reads a length again after the call: its old bytes
 	 * are the first read's.) */
@@ -420,7 +426,10 @@ static void hs_pre_read(CorePart part, ThreadId tid, const HChar *what, Addr a, 
 		if (hs_rd[i].tid == tid && hs_rd[i].a == a && hs_rd[i].len == len)
 			return;
 	hs_rd[hs_nrd].old = VG_(malloc)("hsrec.rd", len);
-	VG_(memcpy)(hs_rd[hs_nrd].old, (const void *)a, len);
+	if (hsin_client_read(hs_rd[hs_nrd].old, a, len) != len) {
+		VG_(free)(hs_rd[hs_nrd].old);
+		return;
+	}
 	hs_rd[hs_nrd].tid = tid;
 	hs_rd[hs_nrd].a = a;
 	hs_rd[hs_nrd].len = len;
@@ -432,12 +441,13 @@ static void hs_pre_read(CorePart part, ThreadId tid, const HChar *what, Addr a, 
  * write reported, as MEMW records. */
 static void hs_rd_changed(ThreadId tid)
 {
+	UChar now[HS_RD_MAX];
+
 	for (UInt i = 0; i < hs_nrd; i++)
 		if (hs_rd[i].tid == tid && !hs_rd[i].written &&
-		    VG_(am_is_valid_for_client)(hs_rd[i].a, hs_rd[i].len, VKI_PROT_READ) &&
-		    VG_(memcmp)(hs_rd[i].old, (const void *)hs_rd[i].a, hs_rd[i].len))
-			hs_memw(tid, hs_rd[i].a, hs_rd[i].old, (const UChar *)hs_rd[i].a,
-				hs_rd[i].len);
+		    hsin_client_read(now, hs_rd[i].a, hs_rd[i].len) == hs_rd[i].len &&
+		    VG_(memcmp)(hs_rd[i].old, now, hs_rd[i].len))
+			hs_memw(tid, hs_rd[i].a, hs_rd[i].old, now, hs_rd[i].len);
 }
 
 static void hs_pre_read_asciiz(CorePart part, ThreadId tid, const HChar *what, Addr a)

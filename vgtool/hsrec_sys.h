@@ -21,5 +21,10 @@ Bool hsrec_sys_is_open(UInt nr);
 /* The rebuild hands it to the core, which makes it as it did: it shapes
  * the process (its memory, its signal set-up, its end). */
 Bool hsrec_sys_core_does(UInt nr);
+/* The kernel writes back some of what it reads, which Valgrind's wrapper
+ * reads and does not report as written: the length of the socket calls
+ * that return an address or an option, recvmsg's header, the remaining
+ * time of select and pselect6. */
+Bool hsrec_sys_writes_reads(UInt nr);
 
 #endif

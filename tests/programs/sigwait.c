@@ -3,7 +3,8 @@
  * 1. sigsuspend, SIGALRM blocked outside the wait as it should be;
  * 2. pause, and
  * 3. sigsuspend with SIGALRM let in outside too (a timer that repeats, so
- *    that an alarm between the check and the call leaves no wait forever);
+ *    that an alarm between the check and the call leaves no wait forever;
+ *    each made at least once);
  * 4. ppoll, pselect and epoll_pwait, SIGALRM blocked outside and let in by
  *    each call's mask (pselect's blocks every other signal: the 64th too,
  *    which Valgrind keeps let in);
@@ -59,11 +60,16 @@ int main(void)
 	/* (A timer that repeats: an alarm between the check and the call
 	 * leaves no wait forever.) */
 	arm(2000);
-	for (n = g_alarms + 1; g_alarms < n; g_pauses++)
+	n = g_alarms + 1;
+	do {
 		pause();
-	arm(2000);
-	for (n = g_alarms + 3; g_alarms < n; g_open_suspends++)
+		g_pauses++;
+	} while (g_alarms < n);
+	n = g_alarms + 3;
+	do {
 		sigsuspend(&old);
+		g_open_suspends++;
+	} while (g_alarms < n);
 	arm(-1);
 	sigprocmask(SIG_BLOCK, &alarm, NULL);
 	arm(0);
@@ -77,8 +83,11 @@ int main(void)
 		epoll_pwait(ep, &ev, 1, -1, &old);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	arm(2000);
-	for (n = g_alarms + 3; g_alarms < n; g_open_polls++)
+	n = g_alarms + 3;
+	do {
 		ppoll(NULL, 0, NULL, &old);
+		g_open_polls++;
+	} while (g_alarms < n);
 	arm(-1);
 	g_zero = ppoll(NULL, 0, &zero, &old);
 	g_zero += pselect(0, NULL, NULL, NULL, &zero, &all_but);

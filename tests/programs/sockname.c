@@ -17,6 +17,7 @@ int main(void)
 	char opt[64];
 	int sv[2];
 
+	printf("before %u %u ", (unsigned)len, (unsigned)optlen); /* LINE:before */
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0 ||
 	    getsockname(sv[0], (struct sockaddr *)&sa, &len) != 0 ||
 	    getsockopt(sv[0], SOL_SOCKET, SO_TYPE, opt, &optlen) != 0)
