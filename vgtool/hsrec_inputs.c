@@ -1207,12 +1207,12 @@ void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 }
 
 /* Light: what @t's syscall @nr read and the kernel changed with no write
- * reported (Valgrind's wrappers read a length the kernel then writes, as
- * getsockname's, accept's and recvfrom's, and report only the buffer: the
- * calls of hsrec_sys_writes_reads; in others, such as a futex wait, what
- * changed is another thread's store),
- * logged as the kernel's writes (HSIN_MEMW): the rebuild makes them, and
- * the state log has them. Ranges of at most HSIN_CHANGED_MAX bytes. */
+ * reported, logged as the kernel's writes (HSIN_MEMW): the rebuild makes
+ * them, and the state log has them. Only for the calls of
+ * hsrec_sys_writes_reads (Valgrind's wrappers read a length the kernel
+ * then writes, as getsockname's, accept's and recvfrom's, and report only
+ * the buffer); in others, such as a futex wait, what changed is another
+ * thread's store. Ranges of at most HSIN_CHANGED_MAX bytes. */
 #define HSIN_CHANGED_MAX 4096
 
 static void hsin_light_changed(struct hsin_thread *t, UInt nr)
@@ -1353,8 +1353,6 @@ void hsin_pre_read(ThreadId tid, Addr a, SizeT len)
 	}
 	t->reads[t->nreads++] = (struct hsin_read){ a, len, hsin_bytes_hash(a, len), False };
 }
-
-
 
 void hsin_post_write(ThreadId tid, Addr a, SizeT len)
 {
