@@ -382,8 +382,16 @@ int replay_bundle_mkdir(const char *path)
 
 int replay_bundle_create(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, REPLAY_BUNDLE_FILE_MODE), e;
+	int fd, e;
 
+	/* A file there is removed, not truncated: a command still reading it
+	 * keeps what it has, and ext4 does not flush a file as it is closed
+	 * for having been truncated (auto_da_alloc). A rebuild over a bundle
+	 * of 2 x 10^8 instructions: faster in 6 of 7 pairs, median 4.32 s
+	 * against 4.45 s (docs/performance.md). */
+	if (unlink(path) < 0 && errno != ENOENT)
+		return -errno;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, REPLAY_BUNDLE_FILE_MODE);
 	if (fd < 0)
 		return -errno;
 	if (fchmod(fd, REPLAY_BUNDLE_FILE_MODE) < 0) {
