@@ -483,14 +483,16 @@ static int cli_rebuild_dir(const char *dir, uint64_t last, bool history_only, bo
 	struct cli_record_result res;
 	struct stub_recorder *rec;
 	struct record_args a;
-	char err[512], verify[4096] = "";
+	char err[512], verify[4096] = "", cwd[2048];
 	const char *v = getenv("HINDSIGHT_REBUILD_VERIFY");
 
 	/* A debugging aid, as record's --vg-verify: every instruction the
 	 * rebuild starts, with its registers (read before the environment
-	 * becomes the recorded run's). */
-	if (v)
+	 * and the working directory become the recorded run's). */
+	if (v && v[0] == '/')
 		snprintf(verify, sizeof(verify), "%s", v);
+	else if (v && getcwd(cwd, sizeof(cwd)))
+		snprintf(verify, sizeof(verify), "%s/%s", cwd, v);
 	if (stub_vglight_load_env(dir, &env, err, sizeof(err)) < 0) {
 		fprintf(stderr, "hindsight: %s is no light recording (record --record=light): %s\n",
 			dir, err);

@@ -357,9 +357,8 @@ static UInt hs_npw;
  * what changed. Read through /proc/self/mem (hsin_client_read), as the
  * light mode reads: a file mapping past its file's end is no fault. */
 #define HS_RD_MAX 4096u
-#define HS_RD 64
-static struct { ThreadId tid; Addr a; SizeT len; UChar *old; Bool written; } hs_rd[HS_RD];
-static UInt hs_nrd;
+static struct hs_rd { ThreadId tid; Addr a; SizeT len; UChar *old; Bool written; } *hs_rd;
+static UInt hs_nrd, hs_crd;        /* (as many as the threads in such calls need) */
 
 static void hs_memu(ThreadId tid, Addr a, SizeT len, UInt how)
 {
@@ -417,7 +416,7 @@ static void hs_pre_read(CorePart part, ThreadId tid, const HChar *what, Addr a, 
 	if (part != Vg_CoreSysCall || !len)
 		return;
 	hsin_pre_read(tid, a, len);
-	if (hs_fd < 0 || !hs_on || hs_nrd >= HS_RD || len > HS_RD_MAX || tid >= HS_MAX_TID ||
+	if (hs_fd < 0 || !hs_on || len > HS_RD_MAX || tid >= HS_MAX_TID ||
 	    !hsrec_sys_writes_reads(hs_sys_nr[tid]))
 		return;
 	/* (A wrapper reads a length again after the call: its old bytes
@@ -425,6 +424,10 @@ static void hs_pre_read(CorePart part, ThreadId tid, const HChar *what, Addr a, 
 	for (i = 0; i < hs_nrd; i++)
 		if (hs_rd[i].tid == tid && hs_rd[i].a == a && hs_rd[i].len == len)
 			return;
+	if (hs_nrd == hs_crd) {
+		hs_crd = hs_crd ? 2 * hs_crd : 16;
+		hs_rd = VG_(realloc)("hsrec.rd", hs_rd, hs_crd * sizeof(*hs_rd));
+	}
 	hs_rd[hs_nrd].old = VG_(malloc)("hsrec.rd", len);
 	if (hsin_client_read(hs_rd[hs_nrd].old, a, len) != len) {
 		VG_(free)(hs_rd[hs_nrd].old);

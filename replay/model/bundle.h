@@ -217,9 +217,13 @@ int64_t replay_bundle_owner_of(const char *path);
 /* mkdir(@path, 0700); a directory already there is kept as it is. 0 or
  * -errno. */
 int replay_bundle_mkdir(const char *path);
-/* @path opened for writing, created or truncated, close-on-exec, 0600 (a
- * file already there made 0600). The descriptor or -errno. */
+/* @path created for writing, close-on-exec, 0600: a file already there
+ * is removed first (a reader keeps its copy). The descriptor or -errno. */
 int replay_bundle_create(const char *path);
+/* The same, but a file already there is truncated where it is: for one
+ * others lock (a light recording's inputs.env, cli_rebuild_lock), whose
+ * lock must stay on the one file. */
+int replay_bundle_rewrite(const char *path);
 /* The same as a stdio stream; NULL with errno set. */
 FILE *replay_bundle_fcreate(const char *path);
 

@@ -118,7 +118,7 @@ int stub_vglight_save_env(const char *dir, char *const argv[], int wstatus)
 	while (argv[argc])
 		argc++;
 	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_ENV, dir);
-	fd = replay_bundle_create(path);
+	fd = replay_bundle_rewrite(path);  /* the file the commands lock */
 	if (fd < 0)
 		return fd;
 	f = fdopen(fd, "w");
