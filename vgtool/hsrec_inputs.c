@@ -1225,8 +1225,8 @@ static void hsin_light_changed(struct hsin_thread *t, UInt nr)
 		const struct hsin_read *r = &t->reads[i];
 
 		if (r->written || !r->hash || r->len > HSIN_CHANGED_MAX ||
-		    hsin_bytes_hash(r->a, r->len) == r->hash ||
-		    hsin_client_read(now, r->a, r->len) != r->len)
+		    hsin_client_read(now, r->a, r->len) != r->len ||
+		    hsin_buf_hash(now, r->len) == r->hash)
 			continue;
 		hsin_head(HSIN_MEMW, 12 + (UInt)r->len);
 		hsin_put32((UInt)VG_(gettid)());
@@ -1242,11 +1242,6 @@ static void hsin_light_changed(struct hsin_thread *t, UInt nr)
  * mask, pointed at its own copy), and the rebuild runs no wrapper. */
 static void hsin_light_args(ThreadId tid, UInt nr, const UWord *args, UInt nargs)
 {
-	static const Int off[6] = {
-		offsetof(VexGuestAMD64State, guest_RDI), offsetof(VexGuestAMD64State, guest_RSI),
-		offsetof(VexGuestAMD64State, guest_RDX), offsetof(VexGuestAMD64State, guest_R10),
-		offsetof(VexGuestAMD64State, guest_R8), offsetof(VexGuestAMD64State, guest_R9),
-	};
 	VexGuestAMD64State g;
 	UInt mask = 0, n = 0, i;
 
@@ -1254,7 +1249,7 @@ static void hsin_light_args(ThreadId tid, UInt nr, const UWord *args, UInt nargs
 		return;
 	hsin_regs(tid, &g);
 	for (i = 0; i < 6 && i < nargs; i++)
-		if (*(const ULong *)((const UChar *)&g + off[i]) != args[i]) {
+		if (*(const ULong *)((const UChar *)&g + hsin_arg_off[i]) != args[i]) {
 			mask |= 1u << i;
 			n++;
 		}
@@ -1265,7 +1260,7 @@ static void hsin_light_args(ThreadId tid, UInt nr, const UWord *args, UInt nargs
 	hsin_put32(mask);
 	for (i = 0; i < 6; i++)
 		if (mask & (1u << i))
-			hsin_put64(*(const ULong *)((const UChar *)&g + off[i]));
+			hsin_put64(*(const ULong *)((const UChar *)&g + hsin_arg_off[i]));
 }
 
 void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)

@@ -143,7 +143,12 @@ ULong hsin_hash(const VexGuestAMD64State *g);
 /* A hash of the @len bytes at @a if the program may read them, else 0
  * (HSIN_READS). */
 ULong hsin_bytes_hash(Addr a, ULong len);
+/* The same of @len bytes already read whole, at @p. */
+ULong hsin_buf_hash(const void *p, ULong len);
 void hsin_regs(ThreadId tid, VexGuestAMD64State *g);
+/* Where a syscall's arguments 1-6 are in the guest state (rdi rsi rdx
+ * r10 r8 r9). */
+extern const Int hsin_arg_off[6];
 
 /* hsrec_log.c: the log read back, and the threads' turns. */
 /* The rebuild cannot go on: the stream says why, and the run ends. */

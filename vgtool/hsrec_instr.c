@@ -74,12 +74,7 @@ static void hs_emit(IRSB *sb, UInt word, IRExpr *guard, Bool check)
 	}
 }
 
-/* Valgrind's special instruction sequence (valgrind.h): four rotates of
- * rdi by 3, 13, 61 and 51 bits (together none), then a marker: VEX takes
- * the 19 bytes as one instruction, which the program's own bytes, and so
- * the decoded history, hold as five. */
-static const UChar hs_special[16] = { 0x48, 0xc1, 0xc7, 0x03, 0x48, 0xc1, 0xc7, 0x0d,
-				      0x48, 0xc1, 0xc7, 0x3d, 0x48, 0xc1, 0xc7, 0x33 };
+static const UChar hs_special[HSREC_SPECIAL_LEN] = HSREC_SPECIAL;
 
 /* The instructions of the history that @st, an IMark of a length, stands
  * for: one, or five for a special sequence whose marker is a client

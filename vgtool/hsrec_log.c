@@ -139,29 +139,45 @@ static ULong hsin_mix(ULong h, ULong w)
 	return h ^ (h >> 32);
 }
 
+/* @n bytes at @p mixed into @h, eight at a time (the last ones padded
+ * with zeros). */
+static ULong hsin_mix_bytes(ULong h, const UChar *p, SizeT n)
+{
+	SizeT i;
+	ULong w;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		VG_(memcpy)(&w, p + i, 8);
+		h = hsin_mix(h, w);
+	}
+	if (i < n) {
+		w = 0;
+		VG_(memcpy)(&w, p + i, n - i);
+		h = hsin_mix(h, w);
+	}
+	return h;
+}
+
+ULong hsin_buf_hash(const void *p, ULong len)
+{
+	return len ? hsin_mix_bytes(0x9E3779B97F4A7C15ull ^ len, p, (SizeT)len) | 1 : 0;
+}
+
 /* Eight bytes at a time, each multiplied in and folded (a write of
  * megabytes costs about a millisecond); never 0. A range that cannot be
  * read to its end hashes what could be, and where it stopped. */
 ULong hsin_bytes_hash(Addr a, ULong len)
 {
 	static UChar buf[1 << 16];
-	ULong h = 0x9E3779B97F4A7C15ull ^ len, off = 0, w;
+	ULong h = 0x9E3779B97F4A7C15ull ^ len, off = 0;
 
 	if (!len || !VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ))
 		return 0;
 	while (off < len) {
 		SizeT want = len - off < sizeof(buf) ? (SizeT)(len - off) : sizeof(buf);
-		SizeT got = hsin_client_read(buf, a + off, want), i;
+		SizeT got = hsin_client_read(buf, a + off, want);
 
-		for (i = 0; i + 8 <= got; i += 8) {
-			VG_(memcpy)(&w, buf + i, 8);
-			h = hsin_mix(h, w);
-		}
-		if (i < got) {
-			w = 0;
-			VG_(memcpy)(&w, buf + i, got - i);
-			h = hsin_mix(h, w);
-		}
+		h = hsin_mix_bytes(h, buf, got);
 		off += got;
 		if (got < want) {
 			h = hsin_mix(h, off | 1ull << 63);
@@ -170,6 +186,12 @@ ULong hsin_bytes_hash(Addr a, ULong len)
 	}
 	return h | 1;
 }
+
+const Int hsin_arg_off[6] = {
+	offsetof(VexGuestAMD64State, guest_RDI), offsetof(VexGuestAMD64State, guest_RSI),
+	offsetof(VexGuestAMD64State, guest_RDX), offsetof(VexGuestAMD64State, guest_R10),
+	offsetof(VexGuestAMD64State, guest_R8), offsetof(VexGuestAMD64State, guest_R9),
+};
 
 void hsin_regs(ThreadId tid, VexGuestAMD64State *g)
 {

@@ -37,6 +37,16 @@
 #define HSREC_ST_ARG(w) ((w) & 0xFFu)
 #define HSREC_NGP 27               /* struct user_regs_struct's 8-byte fields */
 
+/* Valgrind's special instruction sequence (valgrind.h): four rotates of
+ * rdi by 3, 13, 61 and 51 bits (together none), then a 3-byte marker. VEX
+ * takes the 19 bytes as one instruction; the program's bytes, and so the
+ * decoded history, hold five. The tool describes one whose marker is a
+ * client request as its five (hsrec_instr.c, hs_imark_insns); the others
+ * come as one of 19 bytes, which hindsight refuses (stub_vgrec.c). */
+#define HSREC_SPECIAL_LEN 16
+#define HSREC_SPECIAL { 0x48, 0xc1, 0xc7, 0x03, 0x48, 0xc1, 0xc7, 0x0d, \
+			0x48, 0xc1, 0xc7, 0x3d, 0x48, 0xc1, 0xc7, 0x33 }
+
 /* State words of a superblock. */
 enum hsrec_st {
 	/* + u64: the register in user_regs_struct slot arg now holds it

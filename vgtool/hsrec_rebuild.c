@@ -87,11 +87,6 @@ static UInt hsin_nrd;
  * bit i of the mask, argument i's value as it returned. */
 static UInt hsin_args_mask;
 static ULong hsin_args_val[6];
-static const Int hsin_args_off[6] = {
-	offsetof(VexGuestAMD64State, guest_RDI), offsetof(VexGuestAMD64State, guest_RSI),
-	offsetof(VexGuestAMD64State, guest_RDX), offsetof(VexGuestAMD64State, guest_R10),
-	offsetof(VexGuestAMD64State, guest_R8), offsetof(VexGuestAMD64State, guest_R9),
-};
 
 static void hsin_gather_writes(void)
 {
@@ -157,7 +152,7 @@ static void hsin_apply_args(VexGuestAMD64State *g)
 {
 	for (UInt i = 0; i < 6; i++)
 		if (hsin_args_mask & (1u << i))
-			*(ULong *)((UChar *)g + hsin_args_off[i]) = hsin_args_val[i];
+			*(ULong *)((UChar *)g + hsin_arg_off[i]) = hsin_args_val[i];
 	hsin_args_mask = 0;
 }
 

@@ -111,12 +111,9 @@ int stub_vgrec_available(char *dir, size_t dsize, char *why, size_t wsize)
 
 /* --- Control records ----------------------------------------------------- */
 
-/* The four rotates that start Valgrind's special instruction sequences
- * (valgrind.h). The tool describes one whose marker is a client request
- * as its five instructions; VEX's IMark of all 19 bytes comes only for
- * the markers that transfer control. */
-static const uint8_t vgrec_special[16] = { 0x48, 0xc1, 0xc7, 0x03, 0x48, 0xc1, 0xc7, 0x0d,
-					   0x48, 0xc1, 0xc7, 0x3d, 0x48, 0xc1, 0xc7, 0x33 };
+/* The rotates that start Valgrind's special instruction sequences: the
+ * tool sends one as 19 bytes only for the markers that transfer control. */
+static const uint8_t vgrec_special[HSREC_SPECIAL_LEN] = HSREC_SPECIAL;
 
 static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 {
