@@ -70,7 +70,7 @@ Bool hsrec_sys_writes_reads(UInt nr)
 	switch (nr) {
 	case __NR_accept: case __NR_accept4: case __NR_recvfrom: case __NR_recvmsg:
 	case __NR_recvmmsg: case __NR_getsockname: case __NR_getpeername: case __NR_getsockopt:
-	case __NR_select: case __NR_pselect6:
+	case __NR_select: case __NR_pselect6: case __NR_fcntl:
 		return True;
 	default:
 		return False;

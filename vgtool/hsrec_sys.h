@@ -24,7 +24,8 @@ Bool hsrec_sys_core_does(UInt nr);
 /* The kernel writes back some of what it reads, which Valgrind's wrapper
  * reads and does not report as written: the length of the socket calls
  * that return an address or an option, recvmsg's header, the remaining
- * time of select and pselect6. */
+ * time of select and pselect6, the lock F_GETLK finds (fcntl: the wrapper
+ * reports l_pid only; SQLite's WAL mode asks so). */
 Bool hsrec_sys_writes_reads(UInt nr);
 
 #endif

@@ -273,25 +273,27 @@ for rec in clreq clreq.full; do
 done
 
 # Lengths the kernel writes back that Valgrind's wrappers only read
-# (getsockname's, getsockopt's): in the history's memory, light and full,
-# as the program printed them (before: the buffer's sizes, 110 and 64, in
-# the full recorder's state log, and a light run's rebuild stopped at the
-# printf that wrote other bytes).
+# (getsockname's, getsockopt's), and the lock type F_GETLK writes: in the
+# history's memory, light and full, as the program printed them (before:
+# the buffer's sizes, 110 and 64, and F_WRLCK in the full recorder's state
+# log, and a light run's rebuild stopped at the printf that wrote other
+# bytes; SQLite's WAL mode took another path in the rebuild).
 sockname=$(build_prog sockname -no-pie) || finish
 light sockname "$sockname"
 expect_re sockname.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
 timeout 120 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/sockname.full" -- "$sockname" \
     >sockname.full.out 2>sockname.full.err
-expect_re sockname.out "^before [0-9]+ [0-9]+ len [0-9]+ optlen [0-9]+$"
-printed=$(sed -n 's/^before \([0-9]*\) \([0-9]*\) len \([0-9]*\) optlen \([0-9]*\)$/\1 \2 \3 \4/p' sockname.out)
+expect_re sockname.out "^before [0-9]+ [0-9]+ 1 len [0-9]+ optlen [0-9]+ type 2$"
+printed=$(sed -n 's/^before \([0-9]*\) \([0-9]*\) \([0-9]*\) len \([0-9]*\) optlen \([0-9]*\) type \([0-9]*\)$/\1 \2 \3 \4 \5 \6/p' sockname.out)
 before=$(line_of sockname.c before)
 line=$(line_of sockname.c print)
 for rec in sockname sockname.full; do
     timeout 120 "$HINDSIGHT" replay "$T_DIR/$rec" --batch -ex "break sockname.c:$line" \
         -ex reverse-continue -ex "break sockname.c:$before" -ex reverse-continue \
-        -ex 'print len' -ex 'print optlen' -ex "continue" -ex 'print len' -ex 'print optlen' \
+        -ex 'print len' -ex 'print optlen' -ex 'print fl.l_type' -ex "continue" \
+        -ex 'print len' -ex 'print optlen' -ex 'print fl.l_type' \
         >"$rec.replay" 2>&1
-    expect_eq "$rec: the lengths before the calls and as the kernel wrote them, as the program printed them" \
+    expect_eq "$rec: the lengths and lock type before the calls and as the kernel wrote them, as the program printed them" \
         "$(sed -n 's/^\$[0-9]* = //p' "$rec.replay" | tr '\n' ' ')" "$printed "
 done
 
