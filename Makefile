@@ -96,7 +96,8 @@ endif
 
 VGTOOL_OBJS := $(BUILD)/vgtool/hsrec_main.o $(BUILD)/vgtool/hsrec_instr.o $(BUILD)/vgtool/hsrec_stream.o \
 	       $(BUILD)/vgtool/hsrec_inputs.o $(BUILD)/vgtool/hsrec_rebuild.o $(BUILD)/vgtool/hsrec_log.o \
-	       $(BUILD)/vgtool/hsrec_sys.o $(BUILD)/vgtool/hsrec_watch.o
+	       $(BUILD)/vgtool/hsrec_sys.o $(BUILD)/vgtool/hsrec_watch.o \
+	       $(BUILD)/vgtool/hsrec_shared.o
 $(BUILD)/vgtool/%.o: vgtool/%.c vgtool/hsrec_proto.h vgtool/hsrec_inputs.h vgtool/hsrec_inputs_int.h vgtool/hsrec_sys.h \
 		     vgtool/hsrec_main_int.h vgtool/hsrec_watch.h
 	@mkdir -p $(@D)

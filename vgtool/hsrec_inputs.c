@@ -182,6 +182,18 @@ static void hsin_light_turn(ThreadId tid)
 	hsin_put64(hsin_count);
 }
 
+/* Light: @tid read @size bytes (at most 8) at @a from shared memory
+ * (hsrec_shared.c). */
+void hsin_light_load(ThreadId tid, Addr a, UInt size, const UChar *bytes)
+{
+	hsin_light_turn(tid);
+	hsin_head(HSIN_LOAD, 16 + size);
+	hsin_put32((UInt)VG_(gettid)());
+	hsin_put32(size);
+	hsin_put64(a);
+	hsin_put(bytes, size);
+}
+
 /* --- Rebuild: the gate ------------------------------------------------- */
 
 /* The running thread leaves the block it is entering, before it runs
@@ -1173,13 +1185,22 @@ void hsin_thread_exit(ThreadId tid)
 	VG_(memset)(t, 0, sizeof(*t));
 }
 
+/* Whether @t's syscall @nr maps memory writable and shared, as the
+ * program asked (the rebuild makes it private: hsin_complete). */
+static Bool hsin_shared_map(const struct hsin_thread *t, UInt nr, const UWord *args)
+{
+	if (nr != __NR_mmap)
+		return False;
+	return hsin_mode == HSIN_MODE_REBUILD ? t->sh_map : hsin_shared_flags(args[2], args[3]);
+}
+
 void hsin_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 {
 	struct hsin_thread *t = hsin_thr(tid);
 	VexGuestAMD64State g;
 
-	(void)args;
 	(void)nargs;
+	hsin_shared_pre(nr, args, hsin_shared_map(t, nr, args));
 	if (hsin_mode == HSIN_MODE_REBUILD)
 		hsin_rebuild_pre(tid, nr);
 	if (hsin_mode != HSIN_MODE_LIGHT)
@@ -1267,12 +1288,16 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 {
 	Long r = sr_isError(res) ? -(Long)sr_Err(res) : (Long)sr_Res(res);
 	struct hsin_thread *t = hsin_thr(tid);
+	Bool shared = hsin_shared_map(t, nr, args);
 	UInt i;
 
 	if (hsin_mode == HSIN_MODE_REBUILD) {
 		hsin_rebuild_post(tid, nr, args, r);
+		hsin_shared_post(nr, args, r, shared);
+		t->sh_map = False;
 		return;
 	}
+	hsin_shared_post(nr, args, r, shared);
 	if (hsin_mode != HSIN_MODE_LIGHT)
 		return;
 	hsin_light_turn(tid);

@@ -140,5 +140,14 @@ void hsin_instrument_entry(IRSB *out, Addr ip);
 /* After it (rebuild): a block that ends in a syscall completes it from
  * the log, or hands it to the core. */
 void hsin_instrument_out(IRSB *out, const IRSB *in, const VexGuestLayout *layout);
+/* Memory another process may write (hsrec_shared.c): a load of it, in
+ * the block @out is made of, @st (a load, a guarded load, a cmpxchg) of
+ * the instruction at @pc,
+ * logged after it (light: @after) or given the logged bytes before it
+ * (rebuild: !@after). Nothing before the program maps such memory. */
+void hsin_instrument_load(IRSB *out, IRTypeEnv *tyenv, const IRStmt *st, Addr pc, Bool after);
+/* Whether [@a, @a + @len) is memory another process may write, or is
+ * being mapped as such now (the state log has it volatile). */
+Bool hsin_shared_at(Addr a, SizeT len);
 
 #endif

@@ -77,6 +77,11 @@ struct hsin_thread {
 	Bool as_suspend;
 	Addr mask_at;
 	ULong saved_mask;
+	/* Rebuild: its mmap maps memory writable and shared, made private
+	 * and anonymous at the recorded address (its flags, descriptor and
+	 * offset as the program passed them: put back as it returns). */
+	Bool sh_map;
+	ULong saved_r10, saved_r8, saved_r9;
 };
 
 /* hsrec_log.c: the state the three files share. */
@@ -171,6 +176,18 @@ void hsin_check(const HChar *what, ULong pc, ULong want_pc, ULong count, ULong w
 Bool hsin_turn_here(ULong count);
 void hsin_take_turn(void);
 Bool hsin_wait_turn(ThreadId tid);
+
+/* hsrec_inputs.c, for hsrec_shared.c: light, @tid read @size bytes (at
+ * most 8) at @a from shared memory: logged (HSIN_LOAD). */
+void hsin_light_load(ThreadId tid, Addr a, UInt size, const UChar *bytes);
+
+/* hsrec_shared.c: memory another process may write. Whether an mmap's
+ * @prot and @flags map such memory; the syscall @nr of the running thread
+ * is about to be made, and it returned @r (@shared: it is such an mmap,
+ * as the program asked): the ranges follow the mappings. */
+Bool hsin_shared_flags(ULong prot, ULong flags);
+void hsin_shared_pre(UInt nr, const UWord *args, Bool shared);
+void hsin_shared_post(UInt nr, const UWord *args, Long r, Bool shared);
 
 /* hsrec_rebuild.c: the rebuild's syscalls, for hsrec_inputs.c. */
 /* Called by translated code at a syscall (hsin_instrument_out). */

@@ -399,6 +399,7 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 	IRSB *out;
 	UInt id, nexit = 0, insn = 0;
 	Bool seen = False, here = hsin_here_block_at(hs_first_ip(in));
+	Addr pc = 0;
 	Int i;
 
 	(void)closure;
@@ -411,13 +412,18 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 		/* The light run, and a rebuild before its window: the count,
 		 * the gate and the syscalls only (and the checks of a place
 		 * a debugger wrote at: a rebuild makes the write there). */
+		Addr pc = 0;
+
 		out = deepCopyIRSBExceptStmts(in);
 		hsin_instrument_entry(out, hs_first_ip(in));
 		for (i = 0; i < in->stmts_used; i++) {
 			if (hsin_mode == HSIN_MODE_LIGHT)
 				hs_watch_stmt(out, in->tyenv, in->stmts[i]);
+			hsin_instrument_load(out, in->tyenv, in->stmts[i], pc, False);
 			addStmtToIRSB(out, in->stmts[i]);
+			hsin_instrument_load(out, in->tyenv, in->stmts[i], pc, True);
 			if (in->stmts[i]->tag == Ist_IMark && in->stmts[i]->Ist.IMark.len > 0) {
+				pc = in->stmts[i]->Ist.IMark.addr;
 				if (here && insn > 0)
 					hs_add_here_check(out, in->stmts[i]->Ist.IMark.addr, insn);
 				insn += hs_imark_insns(in->stmts[i]);
@@ -440,6 +446,10 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 	for (i = 0; i < in->stmts_used; i++) {
 		IRStmt *s = in->stmts[i];
 
+		if (s->tag == Ist_IMark && s->Ist.IMark.len > 0)
+			pc = s->Ist.IMark.addr;
+		/* (A rebuild's read of shared memory: the logged bytes first.) */
+		hsin_instrument_load(out, in->tyenv, s, pc, False);
 		if (!seen) {
 			addStmtToIRSB(out, s);
 			if (s->tag == Ist_IMark && s->Ist.IMark.len > 0) {

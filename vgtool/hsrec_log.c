@@ -409,7 +409,8 @@ void hsin_expect(UInt kind, UInt len, const HChar *what)
 		"a syscall", "an instruction's result", "a signal", "an exec",
 		"an opened file", "the end", "another thread's turn", "the CPU's features",
 		"where the debugger stopped it", "the debugger's write", "how far the run had come",
-		"what a syscall read",
+		"what a syscall read", "a syscall's argument registers",
+		"a read of shared memory",
 	};
 	UInt k = hsin_peek();
 

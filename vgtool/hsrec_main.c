@@ -119,13 +119,17 @@ static void hs_new_mem(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
 static void hs_memu(ThreadId tid, Addr a, SizeT len, UInt how);
 
 /* A new mapping: zeros if anonymous, else what the file holds (unknown
- * to the state log: the reader takes it from the images). */
+ * to the state log: the reader takes it from the images); shared and
+ * writable, volatile. */
 static void hs_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
 {
 	NSegment const *seg = VG_(am_find_nsegment)(a);
 
 	hs_new_mem(a, len, rr, ww, xx, di);
-	hs_memu(VG_(get_running_tid)(), a, len, seg && seg->kind == SkAnonC ? 1 : 0);
+	/* Memory another process may write: volatile (how 3), whatever
+	 * the program writes there. */
+	hs_memu(VG_(get_running_tid)(), a, len, hsin_shared_at(a, len) ? 3 :
+						seg && seg->kind == SkAnonC ? 1 : 0);
 }
 
 static void hs_unmap(Addr a, SizeT len)

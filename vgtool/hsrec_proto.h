@@ -154,7 +154,7 @@ enum hsrec_kind {
  * little-endian. An event's check fields are the thread's pc (after the
  * instruction), its stack pointer and hsin_hash of its general registers.
  */
-#define HSIN_VERSION 8            /* 8: HSIN_ARGS; 7: HSIN_READS; 6: HSIN_HERE_INSIDE; 5: HSIN_TICK;
+#define HSIN_VERSION 9            /* 9: HSIN_LOAD; 8: HSIN_ARGS; 7: HSIN_READS; 6: HSIN_HERE_INSIDE; 5: HSIN_TICK;
 				   * 4: HSIN_POKE, HSIN_HERE's flags; 3: HSIN_CPU;
 				   * 2: HSIN_TURN; 1 to 6 are read too */
 #define HSIN_HEAD 8
@@ -264,6 +264,13 @@ enum hsin_kind {
 	 * from then on. The rebuild sets them as it completes the syscall.
 	 * Logged before it, with its HSIN_MEMW (version 8). */
 	HSIN_ARGS = 16,
+	/* u32 tid, u32 size (1 to 8), u64 address, then size bytes: the
+	 * program read them from memory another process may write (a
+	 * writable MAP_SHARED mapping, hsin_shared): a load, or the old value
+	 * a lock cmpxchg compared, logged after it (a vector load as 8-byte
+	 * parts). The rebuild, which maps such memory private and anonymous,
+	 * writes them there before the same load (version 9). */
+	HSIN_LOAD = 17,
 };
 
 #define HSIN_READS_MAX 16

@@ -40,6 +40,10 @@
  * sent to a thread of this process. */
 extern Int VG_(tkill)(Int lwpid, Int signo);
 
+/* mmap's MAP_SYNC: only with MAP_SHARED_VALIDATE (not in Valgrind's
+ * vki headers). */
+#define HSIN_MAP_SYNC 0x80000
+
 static Bool hsin_real_fd[HSIN_MAX_FD];  /* opened for real by the rebuild */
 /* Regular files the recorded program opened that are not the same now
  * (changed or gone): their paths, said if the program maps one. */
@@ -420,14 +424,28 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 	} else if (nr == HSIN_NR_IO_URING_SETUP && res >= 0) {
 		hsin_diverge("at event %llu: the program sets up io_uring: what the kernel writes "
 			     "into its rings is not in the input log: not rebuilt", hsin_events);
-	} else if (nr == __NR_mmap && (g->guest_R10 & VKI_MAP_SHARED) &&
-		   (g->guest_RDX & VKI_PROT_WRITE) && (ULong)res < (ULong)-4095) {
-		hsin_diverge("at event %llu: the program maps memory writable and shared "
-			     "(MAP_SHARED): what other processes write into it is not in the input "
-			     "log: not rebuilt", hsin_events);
+	} else if (nr == __NR_mmap && hsin_shared_flags(g->guest_RDX, g->guest_R10) &&
+		   (ULong)res < (ULong)-4095) {
+		/* Memory another process may write: made private and
+		 * anonymous where it was (the core places it there, or the
+		 * result differs); what the program reads from it comes from
+		 * the log (hsrec_shared.c), and nothing it writes there leaves
+		 * the rebuild. */
+		t->sh_map = t->translated = True;
+		t->saved_rdi = g->guest_RDI;
+		t->saved_rsi = g->guest_RSI;
+		t->saved_r10 = g->guest_R10;
+		t->saved_r8 = g->guest_R8;
+		t->saved_r9 = g->guest_R9;
+		g->guest_RDI = (ULong)res;
+		g->guest_R10 = (g->guest_R10 & ~(ULong)(VKI_MAP_SHARED | VKI_MAP_PRIVATE |
+							HSIN_MAP_SYNC)) |
+			       VKI_MAP_PRIVATE | VKI_MAP_ANONYMOUS;
+		g->guest_R8 = (ULong)-1;
+		g->guest_R9 = 0;
 	}
-	if (nr == __NR_mmap && !(g->guest_R10 & VKI_MAP_ANONYMOUS) && g->guest_R8 < HSIN_MAX_FD &&
-	    hsin_stale[g->guest_R8])
+	if (nr == __NR_mmap && !t->sh_map && !(g->guest_R10 & VKI_MAP_ANONYMOUS) &&
+	    g->guest_R8 < HSIN_MAX_FD && hsin_stale[g->guest_R8])
 		hsin_diverge("at event %llu: the program maps %s, which is not the file it was when "
 			     "recorded (changed, or gone, since)", hsin_events, hsin_stale[g->guest_R8]);
 	if (hsrec_sys_core_does(nr) || itself || hsin_makes_thread(nr, g) || t->suspend_sig) {
@@ -663,6 +681,11 @@ static void hsin_untranslate(ThreadId tid, struct hsin_thread *t)
 	if (t->translated) {
 		g.guest_RDI = t->saved_rdi;
 		g.guest_RSI = t->saved_rsi;
+	}
+	if (t->translated && t->sh_map) {
+		g.guest_R10 = t->saved_r10;
+		g.guest_R8 = t->saved_r8;
+		g.guest_R9 = t->saved_r9;
 	}
 	hsin_apply_args(&g);
 	VG_(set_shadow_regs_area)(tid, 0, 0, sizeof(g), (const UChar *)&g);

@@ -500,13 +500,10 @@ int stub_vglight_record(const struct stub_vglight_how *how, char *const argv[],
 static const char *vglight_not_rebuilt(const uint8_t *a)
 {
 	uint32_t nr = vglight_u32(a + 4);
-	uint64_t prot = vglight_u64(a + 8 + 2 * 8), flags = vglight_u64(a + 8 + 3 * 8);
 	int64_t res = (int64_t)vglight_u64(a + 56);
-	bool ok = (uint64_t)res < (uint64_t)-4095;   /* not -errno */
 
-	if (nr == SYS_mmap && (flags & MAP_SHARED) && (prot & PROT_WRITE) && ok)
-		return "maps memory writable and shared (MAP_SHARED), which another process may "
-		       "write";
+	/* (A writable shared mapping is rebuilt: what the program read from
+	 * it is logged, vgtool/hsrec_shared.c.) */
 	if (nr == SYS_shmat)
 		return "attaches shared memory (shmat)";
 	if (nr == SYS_io_uring_setup && res >= 0)

@@ -5,10 +5,19 @@
  *            the parent could not know into it; the parent prints it.
  *   private  the same with MAP_PRIVATE: the child's write stays its own,
  *            the parent prints 0.
+ *   race     parent and child race on shared memory: an anonymous page
+ *            and a file's (shm_open, as POSIX semaphores and Python's
+ *            multiprocessing map theirs). Both add to a counter with lock
+ *            xadd; the parent spins until the child's flag comes (the
+ *            child waits until the parent has added 500 or more), and
+ *            then reads 16 bytes (one vector load) the child stamped
+ *            into the file's page. Every value the parent reads there is
+ *            another process's doing: it prints their hash (g_seen).
  *   uring    io_uring_setup, its result printed (rings the kernel
  *            writes into, when the kernel and Valgrind let it).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -38,6 +47,70 @@ static int by_child(int flags)
     return 0;
 }
 
+struct race {
+    volatile long flag;
+    long counter;
+};
+
+typedef long v2 __attribute__((vector_size(16)));
+
+unsigned long g_seen;               /* a hash of what the parent read */
+long g_spins;
+
+static void seen(long v)
+{
+    g_seen = g_seen * 1000003 + (unsigned long)v;
+}
+
+static int race(void)
+{
+    struct race *r = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    char name[64];
+    int fd, go[2];
+    volatile v2 *stamp;
+    pid_t pid;
+
+    snprintf(name, sizeof(name), "/hsrec-sharedmem-%d", (int)getpid());
+    fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (r == MAP_FAILED || fd < 0 || shm_unlink(name) < 0 || ftruncate(fd, 4096) < 0 ||
+        pipe(go) < 0)
+        return 1;
+    stamp = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (stamp == MAP_FAILED)
+        return 1;
+    pid = fork();
+    if (pid == 0) {
+        struct timespec ts;
+
+        if (write(go[1], "g", 1) != 1)
+            _exit(1);
+        for (int i = 0; i < 3000; i++)
+            __atomic_fetch_add(&r->counter, 1, __ATOMIC_SEQ_CST);
+        while (__atomic_load_n(&r->counter, __ATOMIC_ACQUIRE) < 3500)
+            ;                       /* the parent has spun a while */
+        clock_gettime(CLOCK_REALTIME, &ts);
+        *stamp = (v2){ ts.tv_nsec, (long)getpid() };
+        __atomic_store_n(&r->flag, 1, __ATOMIC_RELEASE);
+        _exit(0);
+    }
+    char c;
+    if (pid < 0 || read(go[0], &c, 1) != 1)
+        return 1;
+    while (!__atomic_load_n(&r->flag, __ATOMIC_ACQUIRE) && g_spins < 1000000) {
+        seen(__atomic_fetch_add(&r->counter, 1, __ATOMIC_SEQ_CST));
+        g_spins++;
+    }
+    v2 v = *stamp;
+    seen(v[0]);
+    seen(v[1]);
+    seen(r->counter);
+    if (waitpid(pid, NULL, 0) != pid)
+        return 1;
+    printf("spins %ld counter %ld child %ld seen %lu\n", g_spins, r->counter, v[1], g_seen);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "shared";
@@ -46,6 +119,8 @@ int main(int argc, char **argv)
         return by_child(MAP_SHARED);
     if (!strcmp(what, "private"))
         return by_child(MAP_PRIVATE);
+    if (!strcmp(what, "race"))
+        return race();
     if (!strcmp(what, "uring")) {
         unsigned char params[120] = { 0 };   /* struct io_uring_params */
         long fd = syscall(425 /* io_uring_setup */, 4, params);
