@@ -1294,7 +1294,7 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 	if (hsin_mode == HSIN_MODE_REBUILD) {
 		hsin_rebuild_post(tid, nr, args, r);
 		hsin_shared_post(nr, args, r, shared);
-		t->sh_map = False;
+		t->sh_map = t->sh_flags = False;
 		return;
 	}
 	hsin_shared_post(nr, args, r, shared);
@@ -1362,6 +1362,10 @@ void hsin_pre_read(ThreadId tid, Addr a, SizeT len)
 				break;     /* a fault: as far as it could be read */
 		}
 	}
+	/* Memory another process may write: the rebuild's copy has only
+	 * the bytes the program read there itself (hsrec_shared.c). */
+	if (hsin_shared_at(a, len))
+		return;
 	/* A wrapper reads some again after the call (the length a
 	 * getsockname or an accept wrote): the kernel read it as it started. */
 	for (UInt i = 0; i < t->nreads; i++)

@@ -77,10 +77,12 @@ struct hsin_thread {
 	Bool as_suspend;
 	Addr mask_at;
 	ULong saved_mask;
-	/* Rebuild: its mmap maps memory writable and shared, made private
-	 * and anonymous at the recorded address (its flags, descriptor and
-	 * offset as the program passed them: put back as it returns). */
-	Bool sh_map;
+	/* Rebuild: its mmap maps memory writable and shared (@sh_map), made
+	 * private and anonymous at the recorded address; or read-only and
+	 * shared, made private. @sh_flags: its flags changed so (and its
+	 * descriptor and offset as the program passed them), put back as it
+	 * returns. */
+	Bool sh_map, sh_flags;
 	ULong saved_r10, saved_r8, saved_r9;
 };
 
@@ -141,6 +143,9 @@ static inline Bool hsin_is_point(UInt kind)
 	return kind == HSIN_HERE || kind == HSIN_POKE;
 }
 
+/* @len bytes (a few) into the program's memory at @a, through
+ * /proc/self/mem: read-only pages too. */
+Bool hsin_client_write(Addr a, const void *buf, SizeT len);
 ULong hsin_u64(const UChar *p);
 UInt hsin_u32(const UChar *p);
 /* FNV-1a over the general registers a syscall leaves alone. */

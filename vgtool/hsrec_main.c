@@ -149,7 +149,7 @@ static void hs_remap(Addr from, Addr to, SizeT len)
 	hs_unmap(from, len);
 	if (seg)
 		hs_map(to, len, seg->hasR, seg->hasW, seg->hasX);
-	hs_memu(VG_(get_running_tid)(), to, len, 0);
+	hs_memu(VG_(get_running_tid)(), to, len, hsin_shared_at(from, len) ? 3 : 0);
 }
 
 /* --- Threads and signals --------------------------------------------- */
@@ -551,7 +551,8 @@ static void hs_window_range(ThreadId tid, Addr a, SizeT len)
 /* The memory the window starts with, sent with the first thread's
  * registers as a write of the bytes over themselves (as the initial
  * stack): every readable client mapping but code mapped from a file
- * (the images hold it), the rest (no read access now) unknown. A file
+ * (the images hold it), the rest (no read access now) unknown, memory
+ * shared with other processes volatile. A file
  * mapping is read only as far as its file goes (a read past its end
  * would fault). */
 static void hs_window_memory(ThreadId tid)
@@ -567,6 +568,10 @@ static void hs_window_memory(ThreadId tid)
 		if (!seg || seg->start != starts[i])
 			continue;
 		len = keep = seg->end - seg->start + 1;
+		if (hsin_shared_at(seg->start, len)) {
+			hs_memu(tid, seg->start, len, 3);    /* another process's too */
+			continue;
+		}
 		if (seg->kind == SkFileC) {
 			const HChar *f = VG_(am_get_filename)(seg);
 			struct vg_stat st;

@@ -40,14 +40,31 @@
  * sent to a thread of this process. */
 extern Int VG_(tkill)(Int lwpid, Int signo);
 
-/* mmap's MAP_SYNC: only with MAP_SHARED_VALIDATE (not in Valgrind's
- * vki headers). */
+/* mmap's MAP_SYNC (only with MAP_SHARED_VALIDATE), MAP_HUGETLB and its
+ * page size bits (not in Valgrind's vki headers). */
 #define HSIN_MAP_SYNC 0x80000
+#define HSIN_MAP_HUGETLB 0x40000
+#define HSIN_MAP_HUGE_MASK (0x3full << 26)
 
 static Bool hsin_real_fd[HSIN_MAX_FD];  /* opened for real by the rebuild */
 /* Regular files the recorded program opened that are not the same now
  * (changed or gone): their paths, said if the program maps one. */
 static HChar *hsin_stale[HSIN_MAX_FD];
+
+/* @t's mmap, which the program made MAP_SHARED, made MAP_PRIVATE: the
+ * registers it changes (the flags, and those the caller changes then)
+ * put back as it returns (hsin_untranslate). */
+static void hsin_map_private(struct hsin_thread *t, VexGuestAMD64State *g)
+{
+	t->sh_flags = t->translated = True;
+	t->saved_rdi = g->guest_RDI;
+	t->saved_rsi = g->guest_RSI;
+	t->saved_r10 = g->guest_R10;
+	t->saved_r8 = g->guest_R8;
+	t->saved_r9 = g->guest_R9;
+	g->guest_R10 = (g->guest_R10 & ~(ULong)(VKI_MAP_SHARED | VKI_MAP_PRIVATE | HSIN_MAP_SYNC)) |
+		       VKI_MAP_PRIVATE;
+}
 
 /* A kill of the process or of the calling thread itself (@tid): made
  * for real, with this run's ids. One aimed at another thread is not: its
@@ -431,20 +448,21 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 		 * result differs); what the program reads from it comes from
 		 * the log (hsrec_shared.c), and nothing it writes there leaves
 		 * the rebuild. */
-		t->sh_map = t->translated = True;
-		t->saved_rdi = g->guest_RDI;
-		t->saved_rsi = g->guest_RSI;
-		t->saved_r10 = g->guest_R10;
-		t->saved_r8 = g->guest_R8;
-		t->saved_r9 = g->guest_R9;
+		t->sh_map = True;
+		hsin_map_private(t, g);
 		g->guest_RDI = (ULong)res;
-		g->guest_R10 = (g->guest_R10 & ~(ULong)(VKI_MAP_SHARED | VKI_MAP_PRIVATE |
-							HSIN_MAP_SYNC)) |
-			       VKI_MAP_PRIVATE | VKI_MAP_ANONYMOUS;
+		g->guest_R10 = (g->guest_R10 & ~(ULong)(HSIN_MAP_HUGETLB | HSIN_MAP_HUGE_MASK)) |
+			       VKI_MAP_ANONYMOUS;
 		g->guest_R8 = (ULong)-1;
 		g->guest_R9 = 0;
+	} else if (nr == __NR_mmap && (g->guest_R10 & VKI_MAP_SHARED) &&
+		   (ULong)res < (ULong)-4095) {
+		/* Shared and read-only: the same file, private, so that
+		 * nothing the rebuild does reaches it (should the program
+		 * make it writable). */
+		hsin_map_private(t, g);
 	}
-	if (nr == __NR_mmap && !t->sh_map && !(g->guest_R10 & VKI_MAP_ANONYMOUS) &&
+	if (nr == __NR_mmap && !(g->guest_R10 & VKI_MAP_ANONYMOUS) &&
 	    g->guest_R8 < HSIN_MAX_FD && hsin_stale[g->guest_R8])
 		hsin_diverge("at event %llu: the program maps %s, which is not the file it was when "
 			     "recorded (changed, or gone, since)", hsin_events, hsin_stale[g->guest_R8]);
@@ -682,7 +700,7 @@ static void hsin_untranslate(ThreadId tid, struct hsin_thread *t)
 		g.guest_RDI = t->saved_rdi;
 		g.guest_RSI = t->saved_rsi;
 	}
-	if (t->translated && t->sh_map) {
+	if (t->translated && t->sh_flags) {
 		g.guest_R10 = t->saved_r10;
 		g.guest_R8 = t->saved_r8;
 		g.guest_R9 = t->saved_r9;

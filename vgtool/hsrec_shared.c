@@ -172,7 +172,11 @@ static void hsin_sh_logged(ULong a, ULong size, ULong v)
  * shared: a range split, or grown) are left as they are. */
 static void hsin_sh_put(ULong a, ULong size, ULong pc)
 {
-	if (!hsin_sh_in(a, size) || !VG_(am_is_valid_for_client)(a, size, VKI_PROT_READ))
+	ThreadId tid = VG_(get_running_tid)();
+	Int lwp = hsin_thr(tid)->lwp;
+
+	if (!hsin_sh_in(a, size) || (!VG_(am_is_valid_for_client)(a, size, VKI_PROT_READ) &&
+				     !VG_(am_is_valid_for_client)(a, size, VKI_PROT_WRITE)))
 		return;
 	hsin_at = pc;              /* it has not run: the history ends before it */
 	hsin_at_how = HSREC_DIV_FIND;
@@ -182,14 +186,19 @@ static void hsin_sh_put(ULong a, ULong size, ULong pc)
 			     "where it read %u at %#llx when recorded", hsin_events, size, a,
 			     hsin_u32(hsin_rec + 4), hsin_u64(hsin_rec + 8));
 	hsin_expect(HSIN_LOAD, 16, "a read of shared memory");
-	if (hsin_rlen != 16 + size ||
-	    (VG_(memcmp)((const void *)a, hsin_rec + 16, size) &&
-	     !VG_(am_is_valid_for_client)(a, size, VKI_PROT_WRITE)))
-		hsin_diverge("at event %llu: the program reads shared memory at %#llx, which the "
-			     "rebuild cannot give it (its record is damaged, or the memory is not "
-			     "writable)", hsin_events, a);
-	if (VG_(memcmp)((const void *)a, hsin_rec + 16, size))
+	if (lwp && (Int)hsin_u32(hsin_rec) != lwp)
+		hsin_diverge("at event %llu: thread %d reads shared memory at %#llx where thread %u "
+			     "did when recorded", hsin_events, lwp, a, hsin_u32(hsin_rec));
+	if (hsin_rlen != 16 + size)
+		hsin_diverge("at event %llu: a record of a read of shared memory is damaged",
+			     hsin_events);
+	/* A page the program made read-only since (or write-only) is
+	 * written all the same, through /proc/self/mem. */
+	if (VG_(am_is_valid_for_client)(a, size, VKI_PROT_READ | VKI_PROT_WRITE))
 		VG_(memcpy)((void *)a, hsin_rec + 16, size);
+	else if (!hsin_client_write(a, hsin_rec + 16, size))
+		hsin_diverge("at event %llu: the program reads shared memory at %#llx, which the "
+			     "rebuild cannot write there", hsin_events, a);
 	hsin_take();
 	hsin_at = 0;
 }

@@ -10,9 +10,14 @@
  *            multiprocessing map theirs). Both add to a counter with lock
  *            xadd; the parent spins until the child's flag comes (the
  *            child waits until the parent has added 500 or more), and
- *            then reads 16 bytes (one vector load) the child stamped
- *            into the file's page. Every value the parent reads there is
- *            another process's doing: it prints their hash (g_seen).
+ *            then maps the file's page itself (the child mapped it after
+ *            the fork), reads 16 bytes (one vector load) the child stamped
+ *            there, and writes the next 16 to /dev/null (the kernel reads
+ *            them, the program never did). Two functions read shared
+ *            memory with code translated before it was mapped: peek, first
+ *            run before any shared mapping, and peek_r, before the second.
+ *            Every value the parent reads there is another process's
+ *            doing: it prints their hash (g_seen).
  *   uring    io_uring_setup, its result printed (rings the kernel
  *            writes into, when the kernel and Valgrind let it).
  */
@@ -50,6 +55,7 @@ static int by_child(int flags)
 struct race {
     volatile long flag;
     long counter;
+    long late;                      /* the child's, after the parent's last add */
 };
 
 typedef long v2 __attribute__((vector_size(16)));
@@ -62,49 +68,71 @@ static void seen(long v)
     g_seen = g_seen * 1000003 + (unsigned long)v;
 }
 
+__attribute__((noinline)) static long peek(const volatile long *p)
+{
+    return *p;
+}
+
+__attribute__((noinline)) static long peek_r(const volatile long *p)
+{
+    return *(const volatile int *)p;  /* (not folded into peek) */
+}
+
 static int race(void)
 {
-    struct race *r = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    long before = 41;
+    struct race *r;
     char name[64];
     int fd, go[2];
     volatile v2 *stamp;
     pid_t pid;
 
+    seen(peek(&before));            /* translated before any shared mapping */
+    r = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     snprintf(name, sizeof(name), "/hsrec-sharedmem-%d", (int)getpid());
     fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (r == MAP_FAILED || fd < 0 || shm_unlink(name) < 0 || ftruncate(fd, 4096) < 0 ||
         pipe(go) < 0)
         return 1;
-    stamp = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (stamp == MAP_FAILED)
-        return 1;
     pid = fork();
     if (pid == 0) {
         struct timespec ts;
 
-        if (write(go[1], "g", 1) != 1)
+        stamp = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (stamp == MAP_FAILED || write(go[1], "g", 1) != 1)
             _exit(1);
         for (int i = 0; i < 3000; i++)
             __atomic_fetch_add(&r->counter, 1, __ATOMIC_SEQ_CST);
         while (__atomic_load_n(&r->counter, __ATOMIC_ACQUIRE) < 3500)
             ;                       /* the parent has spun a while */
         clock_gettime(CLOCK_REALTIME, &ts);
-        *stamp = (v2){ ts.tv_nsec, (long)getpid() };
+        stamp[0] = (v2){ ts.tv_nsec, (long)getpid() };
+        stamp[1] = (v2){ ts.tv_sec, ts.tv_nsec ^ 0x5a5a };
+        r->late = ts.tv_nsec | 1;
         __atomic_store_n(&r->flag, 1, __ATOMIC_RELEASE);
         _exit(0);
     }
     char c;
     if (pid < 0 || read(go[0], &c, 1) != 1)
         return 1;
-    while (!__atomic_load_n(&r->flag, __ATOMIC_ACQUIRE) && g_spins < 1000000) {
+    /* (peek_r translated while only the first page is shared.) */
+    while (!peek_r(&r->flag) && g_spins < 20000) {
         seen(__atomic_fetch_add(&r->counter, 1, __ATOMIC_SEQ_CST));
         g_spins++;
     }
-    v2 v = *stamp;
+    seen(peek(&r->late));
+    stamp = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (stamp == MAP_FAILED)
+        return 1;
+    v2 v = stamp[0];
     seen(v[0]);
     seen(v[1]);
-    seen(r->counter);
+    seen(peek_r((const volatile long *)stamp));
+    fd = open("/dev/null", O_WRONLY);
+    if (fd < 0 || write(fd, (const void *)&stamp[1], 16) != 16)
+        return 1;
+    close(fd);
     if (waitpid(pid, NULL, 0) != pid)
         return 1;
     printf("spins %ld counter %ld child %ld seen %lu\n", g_spins, r->counter, v[1], g_seen);
