@@ -246,65 +246,42 @@ static void hsin_sh_part(IRSB *out, IRExpr *addr, UInt off, UInt size, IRExpr *v
 	addStmtToIRSB(out, IRStmt_Dirty(d));
 }
 
-/* A value @v of type @ty (a load's result) as its 8-byte parts' I64
- * atoms, low first, into @part; how many (0: a type it does not split,
- * which is then not checked). */
+/* How a load's value of each type is taken as 8-byte parts (I64),
+ * low first: @pre (if any) then each part's op (none: the value). */
+static const struct {
+	IRType ty;
+	IROp pre;
+	UInt n;
+	IROp op[4];
+} hsin_sh_types[] = {
+	{ Ity_I8, Iop_INVALID, 1, { Iop_8Uto64 } },
+	{ Ity_I16, Iop_INVALID, 1, { Iop_16Uto64 } },
+	{ Ity_I32, Iop_INVALID, 1, { Iop_32Uto64 } },
+	{ Ity_I64, Iop_INVALID, 1, { Iop_INVALID } },
+	{ Ity_F32, Iop_ReinterpF32asI32, 1, { Iop_32Uto64 } },
+	{ Ity_F64, Iop_INVALID, 1, { Iop_ReinterpF64asI64 } },
+	{ Ity_I128, Iop_INVALID, 2, { Iop_128to64, Iop_128HIto64 } },
+	{ Ity_V128, Iop_INVALID, 2, { Iop_V128to64, Iop_V128HIto64 } },
+	{ Ity_V256, Iop_INVALID, 4, { Iop_V256to64_0, Iop_V256to64_1, Iop_V256to64_2,
+				      Iop_V256to64_3 } },
+};
+
+/* How many 8-byte parts a load of @ty is checked as (0: a type it does
+ * not split, which is then not checked), and with @v (light: the value)
+ * each part's I64 atom into @part. */
 static UInt hsin_sh_split(IRSB *out, IRType ty, IRExpr *v, IRExpr *part[4])
 {
-	static const IROp v256[4] = { Iop_V256to64_0, Iop_V256to64_1, Iop_V256to64_2,
-				      Iop_V256to64_3 };
-
-	switch (ty) {
-	case Ity_I8:
-		part[0] = hsin_sh_tmp(out, Ity_I64, IRExpr_Unop(Iop_8Uto64, v));
-		return 1;
-	case Ity_I16:
-		part[0] = hsin_sh_tmp(out, Ity_I64, IRExpr_Unop(Iop_16Uto64, v));
-		return 1;
-	case Ity_I32:
-		part[0] = hsin_sh_tmp(out, Ity_I64, IRExpr_Unop(Iop_32Uto64, v));
-		return 1;
-	case Ity_I64:
-		part[0] = v;
-		return 1;
-	case Ity_F32:
-		part[0] = hsin_sh_tmp(out, Ity_I64, IRExpr_Unop(Iop_32Uto64,
-				hsin_sh_tmp(out, Ity_I32, IRExpr_Unop(Iop_ReinterpF32asI32, v))));
-		return 1;
-	case Ity_F64:
-		part[0] = hsin_sh_tmp(out, Ity_I64, IRExpr_Unop(Iop_ReinterpF64asI64, v));
-		return 1;
-	case Ity_I128:
-		part[0] = hsin_sh_tmp(out, Ity_I64, IRExpr_Unop(Iop_128to64, v));
-		part[1] = hsin_sh_tmp(out, Ity_I64, IRExpr_Unop(Iop_128HIto64, v));
-		return 2;
-	case Ity_V128:
-		part[0] = hsin_sh_tmp(out, Ity_I64, IRExpr_Unop(Iop_V128to64, v));
-		part[1] = hsin_sh_tmp(out, Ity_I64, IRExpr_Unop(Iop_V128HIto64, v));
-		return 2;
-	case Ity_V256:
-		for (UInt i = 0; i < 4; i++)
-			part[i] = hsin_sh_tmp(out, Ity_I64, IRExpr_Unop(v256[i], v));
-		return 4;
-	default:
-		return 0;
+	for (UInt k = 0; k < sizeof(hsin_sh_types) / sizeof(hsin_sh_types[0]); k++) {
+		if (hsin_sh_types[k].ty != ty)
+			continue;
+		if (v && hsin_sh_types[k].pre != Iop_INVALID)
+			v = hsin_sh_tmp(out, Ity_I32, IRExpr_Unop(hsin_sh_types[k].pre, v));
+		for (UInt i = 0; v && i < hsin_sh_types[k].n; i++)
+			part[i] = hsin_sh_types[k].op[i] == Iop_INVALID ? v :
+				  hsin_sh_tmp(out, Ity_I64, IRExpr_Unop(hsin_sh_types[k].op[i], v));
+		return hsin_sh_types[k].n;
 	}
-}
-
-/* How many 8-byte parts a load of @ty is checked as (hsin_sh_split's
- * count, without the values: the rebuild's side). */
-static UInt hsin_sh_nparts(IRType ty)
-{
-	switch (ty) {
-	case Ity_I8: case Ity_I16: case Ity_I32: case Ity_I64: case Ity_F32: case Ity_F64:
-		return 1;
-	case Ity_I128: case Ity_V128:
-		return 2;
-	case Ity_V256:
-		return 4;
-	default:
-		return 0;
-	}
+	return 0;
 }
 
 /* A load of type @ty at @addr whose value is @v (light), under @guard;
@@ -313,7 +290,7 @@ static void hsin_sh_load(IRSB *out, IRExpr *addr, IRType ty, UInt size, IRExpr *
 			 IRExpr *guard, Addr pc, Bool after)
 {
 	IRExpr *part[4] = { NULL, NULL, NULL, NULL };
-	UInt n = after ? hsin_sh_split(out, ty, v, part) : hsin_sh_nparts(ty);
+	UInt n = hsin_sh_split(out, ty, after ? v : NULL, part);
 
 	for (UInt i = 0; i < n; i++)
 		hsin_sh_part(out, addr, 8 * i, n == 1 ? size : 8, part[i], guard, pc, after);
