@@ -412,8 +412,6 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 		/* The light run, and a rebuild before its window: the count,
 		 * the gate and the syscalls only (and the checks of a place
 		 * a debugger wrote at: a rebuild makes the write there). */
-		Addr pc = 0;
-
 		out = deepCopyIRSBExceptStmts(in);
 		hsin_instrument_entry(out, hs_first_ip(in));
 		for (i = 0; i < in->stmts_used; i++) {

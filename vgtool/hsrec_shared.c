@@ -135,7 +135,7 @@ void hsin_shared_pre(UInt nr, const UWord *args, Bool shared)
 {
 	hsin_sh_new = hsin_sh_new_end = 0;
 	if (nr == __NR_mmap && shared) {
-		hsin_sh_new = args[0] ? args[0] : 0;
+		hsin_sh_new = args[0];
 		hsin_sh_new_end = args[0] ? args[0] + args[1] : ~(Addr)0;   /* anywhere */
 	}
 }
@@ -167,9 +167,7 @@ static void hsin_sh_logged(ULong a, ULong size, ULong v)
 
 /* Rebuild: the @size bytes the load of the instruction at @pc is about to
  * read at @a are the logged ones. A load the ranges cover whose memory is
- * not mapped faults, as it did when recorded (with nothing logged); bytes
- * that are the logged ones already (memory a range covers that is not
- * shared: a range split, or grown) are left as they are. */
+ * not mapped faults, as it did when recorded (with nothing logged). */
 static void hsin_sh_put(ULong a, ULong size, ULong pc)
 {
 	ThreadId tid = VG_(get_running_tid)();
