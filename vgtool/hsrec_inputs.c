@@ -171,6 +171,54 @@ static void hsin_light_file(Int fd)
 	hsin_put(path, (SizeT)n);
 }
 
+/* Light: the regular file the program mapped through @fd, copied into
+ * hsin_keep_dir under its identity (once), unless it is the system's
+ * (under /usr, /lib, /etc, /opt: a package changes it, never the
+ * program) or larger than HSIN_KEEP_MAX: the rebuild maps the copy if
+ * the file is another by then (a file the program itself replaces as it
+ * runs, as git its index). Read through a descriptor of its own (the
+ * program's keeps its offset), written to a name of its own, then renamed:
+ * a copy is whole or absent. */
+static void hsin_light_keep(Int fd)
+{
+	static const HChar *const sys[] = { "/usr/", "/lib", "/etc/", "/opt/" };
+	HChar link[64], path[4096], name[4200], tmp[4300];
+	struct vg_stat st, kst;
+	UChar buf[65536];
+	SysRes in, out;
+	SSizeT n;
+	Int r = 0, w = 0;
+
+	if (!hsin_keep_dir || fd < 0 || VG_(fstat)(fd, &st) != 0 || !VKI_S_ISREG(st.mode) ||
+	    (ULong)st.size > HSIN_KEEP_MAX)
+		return;
+	VG_(sprintf)(link, "/proc/self/fd/%d", fd);
+	n = VG_(readlink)(link, path, sizeof(path) - 1);
+	if (n <= 0 || n >= (SSizeT)sizeof(path) - 1)
+		return;
+	path[n] = 0;
+	for (UInt i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
+		if (!VG_(strncmp)(path, sys[i], VG_(strlen)(sys[i])))
+			return;
+	hsin_keep_name(name, st.dev, st.ino, (ULong)st.size, st.mtime, st.mtime_nsec);
+	if (!sr_isError(VG_(stat)(name, &kst)))
+		return;            /* (kept already) */
+	VG_(sprintf)(tmp, "%s.%d", name, VG_(getpid)());
+	in = VG_(open)(link, VKI_O_RDONLY, 0);
+	if (sr_isError(in))
+		return;
+	out = VG_(open)(tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0600);
+	if (!sr_isError(out)) {
+		while ((r = VG_(read)(sr_Res(in), buf, sizeof(buf))) > 0 &&
+		       (w = VG_(write)(sr_Res(out), buf, r)) == r)
+			;
+		VG_(close)(sr_Res(out));
+		if (r != 0 || VG_(rename)(tmp, name) != 0)
+			VG_(unlink)(tmp);      /* (a disk full: the rebuild maps the file) */
+	}
+	VG_(close)(sr_Res(in));
+}
+
 /* Light: @tid runs now; if another ran last, its turn is logged. */
 static void hsin_light_turn(ThreadId tid)
 {
@@ -872,6 +920,8 @@ Bool hsin_option(const HChar *arg)
 		hsin_trailing = hsin_trail > 0;
 	} else if VG_STR_CLO(arg, "--hsrec-trail-log", s) {
 		hsin_trail_log = s;
+	} else if VG_STR_CLO(arg, "--hsrec-keep", s) {
+		hsin_keep_dir = s;
 	} else if VG_BOOL_CLO(arg, "--hsrec-follow", hsin_follow) {
 	} else if VG_BOOL_CLO(arg, "--hsrec-stop-at-end", hsin_stop_at_end) {
 	} else {
@@ -1328,6 +1378,9 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 	hsin_put64(t->sys_count);
 	if (hsrec_sys_is_open(nr) && r >= 0)
 		hsin_light_file((Int)r);
+	if (nr == __NR_mmap && (ULong)r < (ULong)-4095 && !(args[3] & VKI_MAP_ANONYMOUS) &&
+	    !(args[2] & VKI_PROT_EXEC))
+		hsin_light_keep((Int)args[4]);
 	/* The words the kernel clears as threads end (hsin_light_ctids). */
 	if (nr == __NR_clone && r > 0 && hsin_child != VG_INVALID_THREADID) {
 		hsin_thr(hsin_child)->ctid = (args[0] & VKI_CLONE_CHILD_CLEARTID) ? args[3] : 0;

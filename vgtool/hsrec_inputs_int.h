@@ -125,6 +125,20 @@ extern ULong hsin_trail;
 extern Bool hsin_trailing;
 extern const HChar *hsin_trail_log;   /* the log file, looked over ahead */
 
+/* --hsrec-keep=DIR (the recording's files/): the light run copies there
+ * each file of the program's it maps that is not the system's (up to
+ * HSIN_KEEP_MAX bytes), named by its identity as the log has it
+ * (hsin_keep_name); the rebuild maps the copy where the file is no longer
+ * that one (git replaces its index by rename as it runs). */
+extern const HChar *hsin_keep_dir;
+#define HSIN_KEEP_MAX (64ull << 20)
+static inline void hsin_keep_name(HChar *out, ULong dev, ULong ino, ULong size, ULong mtime,
+				  ULong mtime_ns)
+{
+	VG_(sprintf)(out, "%s/%llx-%llx-%llx-%llx.%llx", hsin_keep_dir, dev, ino, size, mtime,
+		     mtime_ns);
+}
+
 /* Rebuild: the record read last (hsin_peek), its payload and length;
  * the events consumed, for messages. */
 extern UChar *hsin_rec;

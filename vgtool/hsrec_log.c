@@ -51,6 +51,7 @@ Bool hsin_deliver;
 /* Rebuild, --hsrec-follow: the log grows while the rebuild reads it (a
  * live run's), and every HSIN_HERE is a stop. */
 Bool hsin_follow;
+const HChar *hsin_keep_dir;        /* --hsrec-keep */
 
 struct hsin_thread hsin_th[HSIN_MAX_TID];
 /* Rebuild: the thread whose turn it is (the others wait at their next

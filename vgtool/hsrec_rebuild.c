@@ -259,10 +259,23 @@ static void hsin_reopen(void)
 	sr = VG_(open)(path, VKI_O_RDONLY, 0);
 	if (sr_isError(sr) || VG_(fstat)(sr_Res(sr), &st) != 0 || (ULong)st.size != size ||
 	    st.mtime != mtime || st.mtime_nsec != mtime_ns || st.dev != dev || st.ino != ino) {
+		HChar kept[4200];
+
 		if (!sr_isError(sr))
 			VG_(close)(sr_Res(sr));
-		hsin_stale[fd] = VG_(strdup)("hsin.stale", path);
-		return;
+		/* Another file by now, or gone: the light run's copy of it,
+		 * if it mapped it (named by this identity, and as long). */
+		if (hsin_keep_dir) {
+			hsin_keep_name(kept, dev, ino, size, mtime, mtime_ns);
+			sr = VG_(open)(kept, VKI_O_RDONLY, 0);
+		}
+		if (!hsin_keep_dir || sr_isError(sr) || VG_(fstat)(sr_Res(sr), &st) != 0 ||
+		    (ULong)st.size != size) {
+			if (hsin_keep_dir && !sr_isError(sr))
+				VG_(close)(sr_Res(sr));
+			hsin_stale[fd] = VG_(strdup)("hsin.stale", path);
+			return;
+		}
 	}
 	if ((UInt)sr_Res(sr) != fd) {
 		SysRes d = VG_(dup2)(sr_Res(sr), fd);

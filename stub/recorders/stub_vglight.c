@@ -307,7 +307,7 @@ static void vglight_run_free(struct stub_vglight_run *r)
 int stub_vglight_start(const struct stub_vglight_how *how, char *const argv[],
 		       struct stub_vglight_run **out, char *err, size_t errsize)
 {
-	char out_opt[64], ver[PATH_MAX + 32];
+	char out_opt[64], ver[PATH_MAX + 32], keep[PATH_MAX + 32];
 	struct stub_vglight_run *r = calloc(1, sizeof(*r));
 	struct stub_vgtool_cmd c = { how->valgrind, how->tooldir, NULL, out_opt,
 				     { "--hsrec-mode=light", NULL } };
@@ -326,6 +326,12 @@ int stub_vglight_start(const struct stub_vglight_how *how, char *const argv[],
 		goto fail;
 	}
 	snprintf(r->path, sizeof(r->path), "%s/" STUB_VGLIGHT_LOG, r->abs);
+	/* (Where the files it maps are kept: without it, they are not.) */
+	snprintf(keep, sizeof(keep), "%s/" STUB_VGLIGHT_KEEP, r->abs);
+	if (replay_bundle_mkdir(keep) >= 0) {
+		snprintf(keep, sizeof(keep), "--hsrec-keep=%s/" STUB_VGLIGHT_KEEP, r->abs);
+		c.extra[n++] = keep;
+	}
 	snprintf(r->vglog, sizeof(r->vglog), "%s/" STUB_VGLIGHT_VGLOG, r->abs);
 	r->fd = replay_bundle_create(r->path);
 	if (r->fd < 0) {

@@ -40,6 +40,11 @@
 #define STUB_VGLIGHT_HISTORY "inputs.history"
 /* Valgrind's own messages of the light run, in the bundle directory. */
 #define STUB_VGLIGHT_VGLOG "valgrind-light.log"
+/* Copies of the files the program mapped that are not the system's, each
+ * named by the identity the input log has for it (vgtool's
+ * hsin_light_keep): the rebuild maps the copy where the file has been
+ * replaced since (git's index). */
+#define STUB_VGLIGHT_KEEP "files"
 
 struct stub_vglight_feed;
 
@@ -52,7 +57,7 @@ struct stub_vgtool_cmd {
 	const char *tooldir;       /* VALGRIND_LIB: where the tool is */
 	const char *log;           /* Valgrind's messages (absolute) */
 	const char *out;           /* --hsrec-out (absolute) */
-	const char *extra[12];     /* more --hsrec-... options, NULL-ended */
+	const char *extra[16];     /* more --hsrec-... options, NULL-ended */
 };
 
 /* In a child: execs @c with @argv; never returns (127 if the exec fails). */

@@ -839,7 +839,7 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 			const struct stub_vgrec_options *o, char *const argv[])
 {
 	char ver[PATH_MAX + 32], log[PATH_MAX + 32], in[96], win[64], trail[64];
-	char tlog[PATH_MAX + 32];
+	char tlog[PATH_MAX + 32], keep[PATH_MAX + 32];
 	struct stub_vgtool_cmd c = { valgrind, tooldir, log, fifo, { NULL } };
 	size_t n = 0;
 
@@ -853,8 +853,10 @@ static void vgrec_child(const char *valgrind, const char *tooldir, const char *d
 		int null = open("/dev/null", O_RDWR);
 
 		snprintf(in, sizeof(in), "--hsrec-in=%s", feed);
+		snprintf(keep, sizeof(keep), "--hsrec-keep=%s/" STUB_VGLIGHT_KEEP, dir);
 		c.extra[n++] = "--hsrec-mode=rebuild";
 		c.extra[n++] = in;
+		c.extra[n++] = keep;
 		if (o->window_from) {
 			snprintf(win, sizeof(win), "--hsrec-from=%" PRIu64, o->window_from);
 			c.extra[n++] = win;

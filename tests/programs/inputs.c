@@ -1,6 +1,8 @@
 /* tests/programs/inputs.c: a program whose run is never the same twice:
  * the time, the TSC, getrandom, /dev/urandom, its pid; and, with a file
- * argument, the file's first line (read, or with "map" mapped). It keeps
+ * argument, the file's first line (read, or with "map" mapped; "remap"
+ * maps it and then replaces the file by another, written beside it and
+ * renamed over it, as git replaces its index). It keeps
  * each value in a global and prints them all; the exit status is drawn
  * too. For t_record_light: a rebuild must give back what the run got. */
 #include <fcntl.h>
@@ -33,7 +35,7 @@ int main(int argc, char **argv)
 		return 101;
 	close(fd);
 	g_pid = getpid();
-	if (argc > 2 && !strcmp(argv[1], "map")) {
+	if (argc > 2 && (!strcmp(argv[1], "map") || !strcmp(argv[1], "remap"))) {
 		const char *p;
 
 		fd = open(argv[2], O_RDONLY);
@@ -42,6 +44,15 @@ int main(int argc, char **argv)
 			return 102;
 		close(fd);
 		memcpy(g_line, p, strcspn(p, "\n") < sizeof(g_line) - 1 ? strcspn(p, "\n") : 0);
+		if (!strcmp(argv[1], "remap")) {
+			char tmp[4096];
+
+			snprintf(tmp, sizeof(tmp), "%s.new", argv[2]);
+			fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0 || write(fd, "replaced\n", 9) != 9 || close(fd) != 0 ||
+			    rename(tmp, argv[2]) != 0)
+				return 104;
+		}
 	} else if (argc > 2 && !strcmp(argv[1], "read")) {
 		FILE *f = fopen(argv[2], "r");
 
