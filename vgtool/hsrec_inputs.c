@@ -174,14 +174,15 @@ static void hsin_light_file(Int fd)
 /* Light: the regular file the program mapped through @fd, copied into
  * hsin_keep_dir under its identity (once), unless it is the system's
  * (under /usr, /lib, /etc, /opt: a package changes it, never the
- * program) or larger than HSIN_KEEP_MAX: the rebuild maps the copy if
+ * program; nor /proc, /sys, /dev) or larger than HSIN_KEEP_MAX: the rebuild maps the copy if
  * the file is another by then (a file the program itself replaces as it
  * runs, as git its index). Read through a descriptor of its own (the
  * program's keeps its offset), written to a name of its own, then renamed:
  * a copy is whole or absent. */
 static void hsin_light_keep(Int fd)
 {
-	static const HChar *const sys[] = { "/usr/", "/lib", "/etc/", "/opt/" };
+	static const HChar *const sys[] = { "/usr/", "/lib", "/etc/", "/opt/", "/proc/", "/sys/",
+					    "/dev/" };
 	HChar link[64], path[4096], name[4200], tmp[4300];
 	struct vg_stat st, kst;
 	UChar buf[65536];
@@ -1379,8 +1380,8 @@ void hsin_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes re
 	if (hsrec_sys_is_open(nr) && r >= 0)
 		hsin_light_file((Int)r);
 	if (nr == __NR_mmap && (ULong)r < (ULong)-4095 && !(args[3] & VKI_MAP_ANONYMOUS) &&
-	    !(args[2] & VKI_PROT_EXEC))
-		hsin_light_keep((Int)args[4]);
+	    !(args[2] & VKI_PROT_EXEC) && !hsin_shared_flags(args[2], args[3]))
+		hsin_light_keep((Int)args[4]);   /* (shared and writable: not mapped again) */
 	/* The words the kernel clears as threads end (hsin_light_ctids). */
 	if (nr == __NR_clone && r > 0 && hsin_child != VG_INVALID_THREADID) {
 		hsin_thr(hsin_child)->ctid = (args[0] & VKI_CLONE_CHILD_CLEARTID) ? args[3] : 0;
