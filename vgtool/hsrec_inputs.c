@@ -172,26 +172,37 @@ static void hsin_light_file(Int fd)
 }
 
 /* Light: the regular file the program mapped through @fd, copied into
- * hsin_keep_dir under its identity (once), unless it is the system's
- * (under /usr, /lib, /etc, /opt: a package changes it, never the
- * program; nor /proc, /sys, /dev) or larger than HSIN_KEEP_MAX: the rebuild maps the copy if
- * the file is another by then (a file the program itself replaces as it
- * runs, as git its index). Read through a descriptor of its own (the
- * program's keeps its offset), written to a name of its own, then renamed:
- * a copy is whole or absent. */
+ * hsin_keep_dir under its identity (once), unless it is the system's (a
+ * package changes it, never the program; nor /proc, /sys, /dev), read-only
+ * to everyone (a file made so is replaced, not changed: git's objects and
+ * packs), larger than HSIN_KEEP_MAX, or over HSIN_KEEP_ALL in all: the
+ * rebuild maps the copy if the file has been replaced by then (a file the
+ * program itself replaces as it runs, as git its index). Read through the
+ * program's own descriptor with pread (another descriptor, closed, would
+ * let go of the program's POSIX locks on the file), written to a name of
+ * its own, then renamed: a copy is whole or absent, and one the file
+ * changed under (its identity then) is dropped. */
+#define HSIN_KEEP_ALL (256ull << 20)
+#define HSIN_O_NOFOLLOW 0400000
+
+extern SysRes VG_(pread)(Int fd, void *buf, Int count, OffT offset);
+
 static void hsin_light_keep(Int fd)
 {
-	static const HChar *const sys[] = { "/usr/", "/lib", "/etc/", "/opt/", "/proc/", "/sys/",
-					    "/dev/" };
+	static const HChar *const sys[] = { "/usr/", "/lib/", "/lib32/", "/lib64/", "/libx32/",
+					    "/etc/", "/opt/", "/nix/store/", "/gnu/store/",
+					    "/snap/", "/proc/", "/sys/", "/dev/" };
+	static UChar buf[65536];
+	static ULong kept;         /* bytes, this run */
 	HChar link[64], path[4096], name[4200], tmp[4300];
-	struct vg_stat st, kst;
-	UChar buf[65536];
-	SysRes in, out;
+	struct vg_stat st, now;
+	SysRes out, r;
+	ULong off = 0;
 	SSizeT n;
-	Int r = 0, w = 0;
 
 	if (!hsin_keep_dir || fd < 0 || VG_(fstat)(fd, &st) != 0 || !VKI_S_ISREG(st.mode) ||
-	    (ULong)st.size > HSIN_KEEP_MAX)
+	    !(st.mode & (VKI_S_IWUSR | VKI_S_IWGRP | VKI_S_IWOTH)) ||
+	    (ULong)st.size > HSIN_KEEP_MAX || kept + (ULong)st.size > HSIN_KEEP_ALL)
 		return;
 	VG_(sprintf)(link, "/proc/self/fd/%d", fd);
 	n = VG_(readlink)(link, path, sizeof(path) - 1);
@@ -202,22 +213,27 @@ static void hsin_light_keep(Int fd)
 		if (!VG_(strncmp)(path, sys[i], VG_(strlen)(sys[i])))
 			return;
 	hsin_keep_name(name, st.dev, st.ino, (ULong)st.size, st.mtime, st.mtime_nsec);
-	if (!sr_isError(VG_(stat)(name, &kst)))
+	if (!sr_isError(VG_(stat)(name, &now)))
 		return;            /* (kept already) */
 	VG_(sprintf)(tmp, "%s.%d", name, VG_(getpid)());
-	in = VG_(open)(link, VKI_O_RDONLY, 0);
-	if (sr_isError(in))
+	out = VG_(open)(tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_EXCL | HSIN_O_NOFOLLOW, 0600);
+	if (sr_isError(out))
 		return;
-	out = VG_(open)(tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0600);
-	if (!sr_isError(out)) {
-		while ((r = VG_(read)(sr_Res(in), buf, sizeof(buf))) > 0 &&
-		       (w = VG_(write)(sr_Res(out), buf, r)) == r)
-			;
-		VG_(close)(sr_Res(out));
-		if (r != 0 || VG_(rename)(tmp, name) != 0)
-			VG_(unlink)(tmp);      /* (a disk full: the rebuild maps the file) */
+	for (;;) {
+		r = VG_(pread)(fd, buf, sizeof(buf), (OffT)off);
+		if (sr_isError(r) || sr_Res(r) == 0 ||
+		    VG_(write)(sr_Res(out), buf, (Int)sr_Res(r)) != (Int)sr_Res(r))
+			break;
+		off += sr_Res(r);
 	}
-	VG_(close)(sr_Res(in));
+	VG_(close)(sr_Res(out));
+	if (sr_isError(r) || sr_Res(r) != 0 || off != (ULong)st.size ||
+	    VG_(fstat)(fd, &now) != 0 || now.size != st.size || now.mtime != st.mtime ||
+	    now.mtime_nsec != st.mtime_nsec || VG_(rename)(tmp, name) != 0) {
+		VG_(unlink)(tmp);  /* (changed as it was read, a full disk: none) */
+		return;
+	}
+	kept += off;
 }
 
 /* Light: @tid runs now; if another ran last, its turn is logged. */
@@ -1510,6 +1526,7 @@ void hsin_fini(Int exitcode)
 
 void hsin_atfork_child(void)
 {
+	hsin_keep_dir = NULL;      /* (not recorded: nothing to keep) */
 	if (hsin_fd >= 0)
 		VG_(close)(hsin_fd);
 	hsin_fd = -1;

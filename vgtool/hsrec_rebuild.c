@@ -236,6 +236,7 @@ static void hsin_closed(ULong fd);
 static void hsin_reopen(void)
 {
 	struct vg_stat st;
+	Bool there;
 	HChar path[4097];
 	ULong size, mtime, mtime_ns, dev, ino;
 	UInt fd, n;
@@ -257,22 +258,29 @@ static void hsin_reopen(void)
 		return;
 	hsin_closed(fd);           /* whatever the number held before */
 	sr = VG_(open)(path, VKI_O_RDONLY, 0);
-	if (sr_isError(sr) || VG_(fstat)(sr_Res(sr), &st) != 0 || (ULong)st.size != size ||
-	    st.mtime != mtime || st.mtime_nsec != mtime_ns || st.dev != dev || st.ino != ino) {
+	there = !sr_isError(sr) && VG_(fstat)(sr_Res(sr), &st) == 0;
+	if (!there || (ULong)st.size != size || st.mtime != mtime || st.mtime_nsec != mtime_ns ||
+	    st.dev != dev || st.ino != ino) {
 		HChar kept[4200];
+		Bool replaced = !there || st.dev != dev || st.ino != ino;
 
 		if (!sr_isError(sr))
 			VG_(close)(sr_Res(sr));
-		/* Another file by now, or gone: the light run's copy of it,
-		 * if it mapped it (named by this identity, and as long). */
-		if (hsin_keep_dir) {
+		/* Another file there by now, or none (replaced, as git
+		 * replaces its index, or removed): the light run's copy of it,
+		 * if it mapped it (named by this identity, and as long). Not
+		 * where it is the same file changed in place, which the
+		 * program may have seen through its mapping. */
+		if (hsin_keep_dir && replaced) {
 			hsin_keep_name(kept, dev, ino, size, mtime, mtime_ns);
 			sr = VG_(open)(kept, VKI_O_RDONLY, 0);
-		}
-		if (!hsin_keep_dir || sr_isError(sr) || VG_(fstat)(sr_Res(sr), &st) != 0 ||
-		    (ULong)st.size != size) {
-			if (hsin_keep_dir && !sr_isError(sr))
+			if (!sr_isError(sr) && (VG_(fstat)(sr_Res(sr), &st) != 0 ||
+						(ULong)st.size != size)) {
 				VG_(close)(sr_Res(sr));
+				replaced = False;
+			}
+		}
+		if (!hsin_keep_dir || !replaced || sr_isError(sr)) {
 			hsin_stale[fd] = VG_(strdup)("hsin.stale", path);
 			return;
 		}
