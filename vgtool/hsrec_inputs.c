@@ -147,19 +147,33 @@ static void hsin_light_stack(ThreadId tid)
 	hsin_put((const void *)from, end - from);
 }
 
+/* The program's descriptor @fd, if a regular file: its identity into
+ * @st, its path into @path (NUL-ended, at most 4095 bytes), and the
+ * path's length (else 0). */
+static SSizeT hsin_fd_file(Int fd, struct vg_stat *st, HChar path[4096])
+{
+	HChar link[64];
+	SSizeT n;
+
+	if (fd < 0 || fd >= HSIN_MAX_FD || VG_(fstat)(fd, st) != 0 || !VKI_S_ISREG(st->mode))
+		return 0;
+	VG_(sprintf)(link, "/proc/self/fd/%d", fd);
+	n = VG_(readlink)(link, path, 4095);
+	if (n <= 0 || n >= 4095)
+		return 0;
+	path[n] = 0;
+	return n;
+}
+
 /* A file descriptor the program just opened: a regular file is logged
  * with its identity, so that the rebuild opens the same file. */
 static void hsin_light_file(Int fd)
 {
 	struct vg_stat st;
-	HChar link[64], path[4096];
-	SSizeT n;
+	HChar path[4096];
+	SSizeT n = hsin_fd_file(fd, &st, path);
 
-	if (fd < 0 || fd >= HSIN_MAX_FD || VG_(fstat)(fd, &st) != 0 || !VKI_S_ISREG(st.mode))
-		return;
-	VG_(sprintf)(link, "/proc/self/fd/%d", fd);
-	n = VG_(readlink)(link, path, sizeof(path));
-	if (n <= 0 || n >= (SSizeT)sizeof(path))
+	if (!n)
 		return;
 	hsin_head(HSIN_FILE, 44 + n);
 	hsin_put32((UInt)fd);
@@ -194,21 +208,15 @@ static void hsin_light_keep(Int fd)
 					    "/snap/", "/proc/", "/sys/", "/dev/" };
 	static UChar buf[65536];
 	static ULong kept;         /* bytes, this run */
-	HChar link[64], path[4096], name[4200], tmp[4300];
+	HChar path[4096], name[4200], tmp[4300];
 	struct vg_stat st, now;
 	SysRes out, r;
 	ULong off = 0;
-	SSizeT n;
 
-	if (!hsin_keep_dir || fd < 0 || VG_(fstat)(fd, &st) != 0 || !VKI_S_ISREG(st.mode) ||
+	if (!hsin_keep_dir || !hsin_fd_file(fd, &st, path) ||
 	    !(st.mode & (VKI_S_IWUSR | VKI_S_IWGRP | VKI_S_IWOTH)) ||
 	    (ULong)st.size > HSIN_KEEP_MAX || kept + (ULong)st.size > HSIN_KEEP_ALL)
 		return;
-	VG_(sprintf)(link, "/proc/self/fd/%d", fd);
-	n = VG_(readlink)(link, path, sizeof(path) - 1);
-	if (n <= 0 || n >= (SSizeT)sizeof(path) - 1)
-		return;
-	path[n] = 0;
 	for (UInt i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
 		if (!VG_(strncmp)(path, sys[i], VG_(strlen)(sys[i])))
 			return;

@@ -116,20 +116,31 @@ ULong hsin_hash(const VexGuestAMD64State *g)
  * no descriptor of the tool's stays open among the program's (and a
  * forked child reads its own). Called from translated code too, where a
  * fault catcher may not be set. */
-SizeT hsin_client_read(void *buf, Addr a, SizeT len)
+/* /proc/self/mem opened (@flags) at @a: the descriptor, or -1. */
+static Int hsin_client_mem(Addr a, Int flags)
 {
-	SysRes sr = VG_(open)("/proc/self/mem", VKI_O_RDONLY, 0);
-	SizeT done = 0;
-	Int fd, n;
+	SysRes sr = VG_(open)("/proc/self/mem", flags, 0);
 
 	if (sr_isError(sr))
+		return -1;
+	if (VG_(lseek)((Int)sr_Res(sr), (Off64T)a, VKI_SEEK_SET) != (Off64T)a) {
+		VG_(close)((Int)sr_Res(sr));
+		return -1;
+	}
+	return (Int)sr_Res(sr);
+}
+
+SizeT hsin_client_read(void *buf, Addr a, SizeT len)
+{
+	Int fd = hsin_client_mem(a, VKI_O_RDONLY), n;
+	SizeT done = 0;
+
+	if (fd < 0)
 		return 0;
-	fd = (Int)sr_Res(sr);
-	if (VG_(lseek)(fd, (Off64T)a, VKI_SEEK_SET) == (Off64T)a)
-		while (done < len && (n = VG_(read)(fd, (UChar *)buf + done,
-						     len - done > (1u << 30) ? 1 << 30 :
-						     (Int)(len - done))) > 0)
-			done += (SizeT)n;
+	while (done < len && (n = VG_(read)(fd, (UChar *)buf + done,
+					     len - done > (1u << 30) ? 1 << 30 :
+					     (Int)(len - done))) > 0)
+		done += (SizeT)n;
 	VG_(close)(fd);
 	return done;
 }
@@ -139,15 +150,12 @@ SizeT hsin_client_read(void *buf, Addr a, SizeT len)
  * read-only page): whether all of them went. */
 Bool hsin_client_write(Addr a, const void *buf, SizeT len)
 {
-	SysRes sr = VG_(open)("/proc/self/mem", VKI_O_RDWR, 0);
-	Bool ok = False;
-	Int fd;
+	Int fd = hsin_client_mem(a, VKI_O_RDWR);
+	Bool ok;
 
-	if (sr_isError(sr))
+	if (fd < 0)
 		return False;
-	fd = (Int)sr_Res(sr);
-	if (VG_(lseek)(fd, (Off64T)a, VKI_SEEK_SET) == (Off64T)a)
-		ok = VG_(write)(fd, buf, (Int)len) == (Int)len;
+	ok = VG_(write)(fd, buf, (Int)len) == (Int)len;
 	VG_(close)(fd);
 	return ok;
 }

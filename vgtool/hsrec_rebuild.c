@@ -483,8 +483,8 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 		 * make it writable). */
 		hsin_map_private(t, g);
 	}
-	if (nr == __NR_mmap && !(g->guest_R10 & VKI_MAP_ANONYMOUS) &&
-	    g->guest_R8 < HSIN_MAX_FD && hsin_stale[g->guest_R8])
+	if (nr == __NR_mmap && !(g->guest_R10 & VKI_MAP_ANONYMOUS) && g->guest_R8 < HSIN_MAX_FD &&
+	    hsin_stale[g->guest_R8])
 		hsin_diverge("at event %llu: the program maps %s, which is not the file it was when "
 			     "recorded (changed, or gone, since)", hsin_events, hsin_stale[g->guest_R8]);
 	if (hsrec_sys_core_does(nr) || itself || hsin_makes_thread(nr, g) || t->suspend_sig) {

@@ -1217,25 +1217,12 @@ void stub_recorder_delete(const char *dir)
 					     STUB_VGLIGHT_VGLOG };
 	char path[PATH_MAX + 32];
 
-	DIR *d;
-
 	rec_delete_made(dir);
 	for (size_t i = 0; i < sizeof(light) / sizeof(light[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, light[i]);
 		unlink(path);
 	}
 	snprintf(path, sizeof(path), "%s/" STUB_VGLIGHT_KEEP, dir);
-	if ((d = opendir(path))) {
-		struct dirent *de;
-		char f[2 * PATH_MAX];
-
-		while ((de = readdir(d)))
-			if (de->d_name[0] != '.') {
-				snprintf(f, sizeof(f), "%s/%s", path, de->d_name);
-				unlink(f);
-			}
-		closedir(d);
-		rmdir(path);
-	}
+	replay_bundle_remove_tree(path);
 	rmdir(dir);
 }
