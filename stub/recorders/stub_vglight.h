@@ -61,6 +61,11 @@ struct stub_vgtool_cmd {
 };
 
 /* In a child: execs @c with @argv; never returns (127 if the exec fails). */
+/* The wait status of a Valgrind that ran the tool, @st, as the program's:
+ * where Valgrind's re-raising of the program's fatal signal failed (its
+ * log @vglog says the process was terminating with signal N, then "signal
+ * was supposed to be fatal", and it exited with 1), killed by N. */
+int stub_vgtool_wstatus(const char *vglog, int st);
 void stub_vgtool_exec(const struct stub_vgtool_cmd *c, char *const argv[])
 	__attribute__((noreturn));
 

@@ -749,6 +749,7 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 {
 	struct pollfd pfd = { .fd = r->fifo_r, .events = POLLIN };
 	bool dead = false;
+	char vglog[PATH_MAX + 32];
 	int st = 0, e = 0;
 
 	r->err = err;
@@ -795,6 +796,8 @@ int stub_vgrec_run(struct stub_vgrec *r, char *err, size_t errsize)
 		waitpid(r->pid, &st, 0);
 	}
 	r->reaped = true;
+	snprintf(vglog, sizeof(vglog), "%s/" STUB_VGREC_LOG, r->absdir);
+	st = stub_vgtool_wstatus(vglog, st);
 	if (r->opt.inputs && r->opt.trail && e >= 0)
 		e = vgrec_trail_wstatus(r);
 	if (r->opt.inputs && e >= 0)

@@ -6,7 +6,7 @@
  * which differs from run to run: a rebuild must give the recorded run's.
  * argv[1]: the increments per round (default 20000); argv[2] "crash":
  * the second worker, halfway, writes through a pointer made of g_racy
- * while the others run.
+ * while the others run (round after round, until it ends them).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -35,7 +35,9 @@ static void *worker(void *arg)
 {
     long id = (long)arg;
 
-    for (int r = 0; r < ROUNDS; r++) {
+    /* (With "crash", the others go on until it ends the process: they
+     * are still running, in the window of its last superblocks.) */
+    for (int r = 0; r < ROUNDS || (g_crash && id != 1); r++) {
         for (int i = 0; i < g_inner; i++) {
             long v = g_racy;        /* LINE:racy_read */
             g_racy = bump(v);

@@ -21,7 +21,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -329,6 +331,36 @@ static void test_born(void **state)
 	assert_int_equal(stub_vglight_born_parse("hindsight.born", 14, true, &b, &n), -EBADMSG);
 }
 
+/* Valgrind's re-raise of a fatal signal that failed (its log as Valgrind
+ * 3.19 writes it, seen in t_rebuild_window): the program died of the
+ * signal; any other status, or a log that does not say both, is as it
+ * was. */
+static void test_wstatus(void **state)
+{
+	static const char panic[] =
+		"==1== Process terminating with default action of signal 11 (SIGSEGV)\n"
+		"==1==    at 0x1092AE: worker (racy.c:50)\n\n"
+		"valgrind: the 'impossible' happened:\n"
+		"   main(): signal was supposed to be fatal\n";
+	static const char died[] = "==1== Process terminating with default action of signal 11 "
+				   "(SIGSEGV)\n";
+	char path[128];
+	int st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/vg.log", dir);
+	put("vg.log", panic, sizeof(panic) - 1);
+	st = stub_vgtool_wstatus(path, 1 << 8);          /* exited with 1 */
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSEGV);
+	assert_int_equal(stub_vgtool_wstatus(path, 2 << 8), 2 << 8);
+	assert_int_equal(stub_vgtool_wstatus(path, SIGSEGV), SIGSEGV);
+	put("vg.log", died, sizeof(died) - 1);
+	assert_int_equal(stub_vgtool_wstatus(path, 1 << 8), 1 << 8);
+	unlink(path);
+	assert_int_equal(stub_vgtool_wstatus(path, 1 << 8), 1 << 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_pending),
 		cmocka_unit_test(test_scan),
 		cmocka_unit_test(test_born),
+		cmocka_unit_test(test_wstatus),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
