@@ -413,8 +413,20 @@ IRSB *hs_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 		 * the gate and the syscalls only (and the checks of a place
 		 * a debugger wrote at: a rebuild makes the write there). */
 		out = deepCopyIRSBExceptStmts(in);
-		hsin_instrument_entry(out, hs_first_ip(in));
 		for (i = 0; i < in->stmts_used; i++) {
+			/* The count and the gate after VEX's check of code
+			 * that may have changed (the statements before the
+			 * first IMark), as in the full instrumentation below:
+			 * an entry that finds its code changed, and leaves to
+			 * translate it again, is no entry in any mode. (Before
+			 * the IMark, as before: Valgrind's gdbserver checks
+			 * after it, and sees the count of the block it stops
+			 * in.) */
+			if (!seen && in->stmts[i]->tag == Ist_IMark &&
+			    in->stmts[i]->Ist.IMark.len > 0) {
+				hsin_instrument_entry(out, in->stmts[i]->Ist.IMark.addr);
+				seen = True;
+			}
 			if (hsin_mode == HSIN_MODE_LIGHT)
 				hs_watch_stmt(out, in->tyenv, in->stmts[i]);
 			hsin_instrument_load(out, in->tyenv, in->stmts[i], pc, False);
