@@ -164,7 +164,8 @@ int replay_dwarf_symbols_new(const struct replay_bundle *b, struct replay_dwarf_
 		const struct replay_mapping *m = &b->maps[i];
 		struct placed *p = &s->maps[s->nmaps];
 
-		if (replay_bundle_path(b, m->file, path, sizeof(path)) ||
+		if (replay_mapping_generated(m) ||
+		    replay_bundle_path(b, m->file, path, sizeof(path)) ||
 		    replay_elf_mapping_bias(path, m->start, m->offset, &p->bias))
 			continue;      /* unreadable files are skipped */
 		p->path = strdup(path);

@@ -42,7 +42,8 @@ struct replay_frontend_images *replay_frontend_images(struct replay_frontend *f)
 		const struct replay_mapping *m = &f->b->maps[i];
 		struct replay_frontend_image *e = &im->v[im->n];
 
-		if (replay_bundle_path(f->b, m->file, path, sizeof(path)) || has(im, path) ||
+		if (replay_mapping_generated(m) ||
+		    replay_bundle_path(f->b, m->file, path, sizeof(path)) || has(im, path) ||
 		    replay_elf_mapping_bias(path, m->start, m->offset, &e->bias) ||
 		    dw_image_open(path, &e->img) < 0)
 			continue;

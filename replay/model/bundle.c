@@ -144,6 +144,11 @@ int replay_bundle_add_thread(struct replay_bundle *b, int64_t tid, const char *p
 	return (int)b->nthreads++;
 }
 
+bool replay_mapping_generated(const struct replay_mapping *m)
+{
+	return m->system_path && !strcmp(m->system_path, REPLAY_GENERATED_CODE);
+}
+
 int replay_bundle_add_mapping(struct replay_bundle *b, const struct replay_mapping *m)
 {
 	struct replay_mapping *d = grow(b->maps, b->nmaps, sizeof(*d));

@@ -180,6 +180,12 @@ int replay_bundle_save(const struct replay_bundle *b, const char *dir);
  * argv[0]'s base name, else argv[0]; NULL without an argv. */
 const char *replay_bundle_program_path(const struct replay_bundle *b);
 
+/* The system path of a page of code the program made itself, kept by the
+ * Valgrind recorders (stub/recorders/stub_rec_code.h): bytes to decode,
+ * no file of the program's (no symbols, no library). */
+#define REPLAY_GENERATED_CODE "[generated code]"
+bool replay_mapping_generated(const struct replay_mapping *m);
+
 /* Appenders; each returns the new element's index or -ENOMEM. */
 int replay_bundle_add_thread(struct replay_bundle *b, int64_t tid, const char *pt_file);
 int replay_bundle_add_mapping(struct replay_bundle *b, const struct replay_mapping *m);

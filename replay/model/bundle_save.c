@@ -161,7 +161,7 @@ static json_t *modules_json(const struct replay_bundle *b, const char *dir, int 
 		const struct replay_mapping *m = &b->maps[i];
 		json_t *o;
 
-		if (!m->file || seen_file(b, i, m->file))
+		if (!m->file || replay_mapping_generated(m) || seen_file(b, i, m->file))
 			continue;
 		o = json_object();
 		if (o) {

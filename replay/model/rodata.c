@@ -103,7 +103,7 @@ int replay_rodata_new(const struct replay_bundle *b, struct replay_rodata **out)
 	if (!r)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->nmaps && !err; i++) {
-		bool seen = false;
+		bool seen = replay_mapping_generated(&b->maps[i]);
 
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = !strcmp(b->maps[j].file, b->maps[i].file);

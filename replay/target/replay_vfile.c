@@ -26,7 +26,8 @@ int replay_vfile_served(const struct replay_bundle *b, struct dw_served *s)
 	for (size_t i = 0; r == 0 && i < b->nmaps; i++) {
 		const struct replay_mapping *m = &b->maps[i];
 
-		if (!m->file || replay_bundle_path(b, m->file, path, sizeof(path)))
+		if (!m->file || replay_mapping_generated(m) ||
+		    replay_bundle_path(b, m->file, path, sizeof(path)))
 			continue;
 		r = dw_served_add_object(s, m->system_path ? m->system_path : m->file, path, NULL);
 	}

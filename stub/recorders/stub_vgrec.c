@@ -30,6 +30,7 @@
 
 #include "replay/model/bundle.h"
 #include "stub/recorders/stub_rec.h"
+#include "stub/recorders/stub_rec_code.h"
 #include "stub/recorders/stub_rec_insn.h"
 #include "stub/recorders/stub_rec_maps.h"
 #include "stub/recorders/stub_rec_ring.h"
@@ -186,12 +187,27 @@ static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 	while (blk->plain < ninsn && blk->insn[blk->plain].cls == STUB_REC_OTHER &&
 	       !blk->insn[blk->plain].rep)
 		blk->plain++;
-	if (ninsn && !vgrec_mapped(r, blk->insn[0].ip) && !r->anon_reported) {
-		r->anon_reported = true;
-		if (replay_bundle_add_gap(r->b, r->cur ? r->cur->tid : r->proc, r->clock,
-					  "image-missing", "code ran in anonymous memory "
-					  "(generated code), which is not in the recording") < 0)
-			return -ENOMEM;
+	bytes = p + need;
+	for (uint32_t i = 0; i < ninsn; i++) {
+		int e = vgrec_mapped(r, blk->insn[i].ip) ? 0 : !r->code ? 1 :
+			stub_rec_code_seen(r->code, blk->insn[i].ip, bytes, blk->insn[i].len,
+					   r->clock);
+
+		bytes += blk->insn[i].len;
+		if (e == 2)
+			for (size_t k = 0; k < r->nth; k++)
+				r->th[k]->th.pt.psb_asked = true;
+		if (e < 0)
+			return vgrec_fail(r, e, "cannot keep the code the program made at %#" PRIx64
+					  ": %s", blk->insn[i].ip, strerror(-e));
+		if (e == 1 && !r->anon_reported) {
+			r->anon_reported = true;
+			if (replay_bundle_add_gap(r->b, r->cur ? r->cur->tid : r->proc, r->clock,
+						  "image-missing", "code ran in anonymous memory "
+						  "(generated code) beyond the "
+						  "recording's room for it (256 MiB)") < 0)
+				return -ENOMEM;
+		}
 	}
 	for (uint32_t k = 0; k < nexit; k++) {
 		const uint8_t *x = p + 12 + (size_t)ninsn * 9 + (size_t)k * 12;
@@ -818,6 +834,8 @@ static int vgrec_bundle_init(struct stub_vgrec *r, char *const argv[])
 					  "exec");
 	if (e >= 0)
 		e = replay_bundle_set_str(&b->dir, r->opt.dir);
+	if (e >= 0 && !(r->code = stub_rec_code_new(b, r->opt.dir)))
+		e = -ENOMEM;
 	if (e >= 0)
 		e = replay_bundle_set_argv(b, argv);
 	/* As the software recorder's: a model libipt knows, no errata that
@@ -1120,6 +1138,7 @@ void stub_vgrec_free(struct stub_vgrec *r)
 	}
 	free(r->blocks);
 	free(r->maps);
+	stub_rec_code_free(r->code);
 	free(r->in);
 	if (r->fifo_r >= 0)
 		close(r->fifo_r);

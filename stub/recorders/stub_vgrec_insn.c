@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "stub/recorders/stub_rec.h"
+#include "stub/recorders/stub_rec_code.h"
 #include "stub/recorders/stub_rec_maps.h"
 #include "stub/recorders/stub_sum.h"
 #include "vgtool/hsrec_proto.h"
@@ -108,6 +109,8 @@ struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid)
  * now). 0 or -ENOMEM. */
 int vgrec_unmap(struct stub_vgrec *r, uint64_t start, uint64_t end)
 {
+	if (r->code)
+		stub_rec_code_forget(r->code, start, end, r->clock);
 	for (size_t i = 0; i < r->nmaps;) {
 		struct vgrec_map *m = &r->maps[i];
 		struct replay_mapping old, piece;
@@ -197,11 +200,19 @@ int vgrec_map(struct stub_vgrec *r, uint64_t start, uint64_t len, uint64_t off,
 	return 0;
 }
 
-bool vgrec_mapped(const struct stub_vgrec *r, uint64_t ip)
+/* Whether @ip lies in a mapping of a file (the one found last first: a
+ * superblock's instructions lie mostly in one). */
+bool vgrec_mapped(struct stub_vgrec *r, uint64_t ip)
 {
+	const struct vgrec_map *m = r->last_map < r->nmaps ? &r->maps[r->last_map] : NULL;
+
+	if (m && ip >= m->start && ip < m->end)
+		return true;
 	for (size_t i = 0; i < r->nmaps; i++)
-		if (ip >= r->maps[i].start && ip < r->maps[i].end)
+		if (ip >= r->maps[i].start && ip < r->maps[i].end) {
+			r->last_map = i;
 			return true;
+		}
 	return false;
 }
 

@@ -106,6 +106,8 @@ struct stub_vgrec {
 	uint64_t entries;                   /* superblocks entered in this image */
 	struct vgrec_map *maps;
 	size_t nmaps;
+	size_t last_map;                    /* the one vgrec_mapped found last */
+	struct stub_rec_code *code;         /* code the program made, kept */
 	bool anon_reported;
 	uint64_t clock;
 	uint64_t next_save;
@@ -168,7 +170,7 @@ struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid);
 int vgrec_unmap(struct stub_vgrec *r, uint64_t start, uint64_t end);
 int vgrec_map(struct stub_vgrec *r, uint64_t start, uint64_t len, uint64_t off,
 		     uint32_t prot, const char *name);
-bool vgrec_mapped(const struct stub_vgrec *r, uint64_t ip);
+bool vgrec_mapped(struct stub_vgrec *r, uint64_t ip);
 /* A thread's instructions, its state words, what happens outside them: */
 int vgrec_succ(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip);
 void vgrec_pos(const struct stub_vgrec *r, const struct vgrec_thread *t, uint64_t *index,

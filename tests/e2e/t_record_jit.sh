@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# t_record_jit: code a program makes itself (a JIT's), kept by the Valgrind
+# recorders page by page as it runs (stub/recorders/stub_rec_code.c), so
+# that its history decodes whole (tests/programs/jitcode.c: a loop in
+# anonymous memory, other code written over it, an instruction across two
+# such pages, W^X by mprotect, a page unmapped and mapped again).
+#   - The light recording's history, rebuilt, is the light run's own trace
+#     of every instruction it started (read apart from the rebuild), address
+#     for address, with no gap: before, it ended in a gap at the first such
+#     instruction ("image-missing"), and the light run counted the entry
+#     of a superblock whose code had changed where the rebuild did not (the
+#     rebuild diverged at the next syscall).
+#   - The full recorder's history is the same.
+#   - Each version of the code decodes as the bytes that ran: the
+#     instruction the history shows at each place the program wrote code,
+#     each time the code there changed, is the one GDB's x/i shows there in
+#     the replay at that position (the program's memory, from the state
+#     log: another source than the kept code).
+. "$(dirname "$0")/lib.sh"
+hindsight_only "the Valgrind recorders"
+command -v valgrind >/dev/null || skip "valgrind is not installed"
+cd "$T_DIR" || finish
+
+prog=$(build_prog jitcode -no-pie) || finish
+light jit "$prog"
+expect_eq "jit: exit status" "$(cat jit.rc)" 0
+expect_re jit.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
+expect_not jit.err "decodes [0-9]+ instructions where"
+"$HINDSIGHT" history "$T_DIR/jit" 1,100000000 >jit.hist.raw 2>jit.hist.err
+expect_not jit.hist.err "image-missing\|damaged\|gap"
+hist_ips <jit.hist.raw >jit.hist
+tid=$(first_tid jit.ver)
+awk -v t="$tid" '$1 == t && $2 != prev { print $2 } $1 == t { prev = $2 }' jit.ver >jit.ips
+[ -s jit.ips ] && cmp -s jit.ips jit.hist ||
+    fail "jit: the history differs from the light run's ($(wc -l <jit.hist) / $(wc -l <jit.ips))"
+
+timeout 120 "$HINDSIGHT" record --record=valgrind -o "$T_DIR/jit.full" -- "$prog" \
+    >jit.full.out 2>jit.full.err
+expect_re jit.full.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
+"$HINDSIGHT" history "$T_DIR/jit.full" 1,100000000 2>/dev/null | hist_ips >jit.full.hist
+cmp -s jit.hist jit.full.hist ||
+    fail "jit: the full recorder's history differs ($(wc -l <jit.full.hist) / $(wc -l <jit.hist))"
+
+# Every place the program wrote code at (it printed each), each time what
+# the history shows there changes: the history's instruction and GDB's x/i
+# at that position.
+addrs=$(sed -n 's/^at [a-z0-9]* 0x0*\([0-9a-f]*\):.*/\1/p' jit.out | sort -u)
+[ "$(echo "$addrs" | wc -l)" -ge 3 ] || fail "jit: the program printed no addresses"
+: >jit.points
+for a in $addrs; do
+    awk -v a="$a" '{ x = $2; sub(/:$/, "", x); sub(/^0x0*/, "", x) }
+        x == a { $1 = $1; t = $0; sub(/^[0-9]+ [^ ]+ /, "", t); if (t != last) print $1; last = t }' \
+        jit.hist.raw >>jit.points
+done
+[ "$(wc -l <jit.points)" -ge 6 ] || fail "jit: fewer versions of the code in the history than written ($(wc -l <jit.points))"
+ex=()
+for n in $(cat jit.points); do
+    ex+=(-ex "goto $n" -ex 'x/i $pc')
+done
+timeout 120 "$HINDSIGHT" replay "$T_DIR/jit" --batch "${ex[@]}" >jit.gdb 2>jit.gdb.err
+sed -n 's/^=> 0x0*\([0-9a-f]*\):[[:space:]]*\(.*\)$/\1 \2/p' jit.gdb | tr -s ' \t' ' ' >jit.gdb.insns
+for n in $(cat jit.points); do
+    "$HINDSIGHT" history "$T_DIR/jit" "$n,$n" 2>/dev/null |
+        awk '{ x = $2; sub(/:$/, "", x); sub(/^0x0*/, "", x); $1 = ""; $2 = ""; sub(/^ +/, ""); print x, $0 }'
+done | tr -s ' \t' ' ' >jit.hist.insns
+[ -s jit.hist.insns ] && cmp -s jit.hist.insns jit.gdb.insns ||
+    { fail "jit: the history's instructions differ from GDB's x/i in the replay"; diff jit.hist.insns jit.gdb.insns | head; }
+grep -q "lea (%rdi,%rdi,2),%eax" jit.hist.insns && grep -q "xor %eax,%eax" jit.hist.insns ||
+    fail "jit: code written over other code does not show both versions"
+finish
