@@ -263,6 +263,12 @@ static int stub_rec_cannot(struct stub_rec *r, int e, const char *fmt, ...)
 	return e;
 }
 
+
+static bool stub_rec_imaged(const void *maps, uint64_t ip)
+{
+	return stub_rec_maps_imaged(maps, ip);
+}
+
 int stub_rec_new(struct stub_rec **out, const struct stub_rec_options *opt, pid_t pid,
 		 char *const argv[], bool attached)
 {
@@ -298,6 +304,13 @@ int stub_rec_new(struct stub_rec **out, const struct stub_rec_options *opt, pid_
 		e = stub_rec_bundle_init(r, argv);
 	if (e >= 0)
 		e = stub_rec_icache_init(&r->icache);
+	/* Code outside files (a JIT's) is kept as it runs, and read again
+	 * each time: it may be written over. */
+	if (e >= 0 && !(r->code = stub_rec_code_new(r->b, opt->dir)))
+		e = -ENOMEM;
+	r->maps.keeps_code = true;
+	r->icache.cacheable = stub_rec_imaged;
+	r->icache.ctx = &r->maps;
 	/* The kernel lets no one but root read the memory of a program its
 	 * user may not read (an executable without r permission). */
 	if (e >= 0 && (e = stub_mem_open(&r->mem, pid)) < 0)
@@ -370,6 +383,7 @@ void stub_rec_free(struct stub_rec *r)
 	stub_mem_close(&r->mem);
 	stub_rec_icache_release(&r->icache);
 	stub_rec_maps_release(&r->maps);
+	stub_rec_code_free(r->code);
 	replay_bundle_free(r->b);
 	free(r);
 }

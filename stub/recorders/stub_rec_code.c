@@ -233,6 +233,19 @@ void stub_rec_code_forget(struct stub_rec_code *c, uint64_t start, uint64_t end,
 	}
 }
 
+uint64_t stub_rec_code_since(const struct stub_rec_code *c, uint64_t ip, size_t len)
+{
+	uint64_t since = 0;
+
+	for (uint64_t page = ip & ~(uint64_t)(PAGE - 1); len && page < ip + len; page += PAGE) {
+		const struct code_page *p = find(c, page);
+
+		if (p && p->since > since)
+			since = p->since;
+	}
+	return since;
+}
+
 size_t stub_rec_code_pages(const struct stub_rec_code *c)
 {
 	return c->npages;

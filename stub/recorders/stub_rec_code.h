@@ -45,6 +45,10 @@ int stub_rec_code_seen(struct stub_rec_code *c, uint64_t ip, const uint8_t *byte
  * exec): the versions over it end at @time. */
 void stub_rec_code_forget(struct stub_rec_code *c, uint64_t start, uint64_t end, uint64_t time);
 
+/* The time the versions that hold [@ip, @ip + @len) opened (the latest),
+ * 0 where none does. */
+uint64_t stub_rec_code_since(const struct stub_rec_code *c, uint64_t ip, size_t len);
+
 /* Pages and versions kept so far (tests, the summary). */
 size_t stub_rec_code_pages(const struct stub_rec_code *c);
 size_t stub_rec_code_versions(const struct stub_rec_code *c);

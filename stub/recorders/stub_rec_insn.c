@@ -195,10 +195,11 @@ int stub_rec_icache_get(struct stub_rec_icache *c, int mem_fd, uint64_t ip,
 {
 	struct stub_rec_insn *e = &c->v[stub_rec_icache_slot(ip)];
 	uint8_t bytes[ZYDIS_MAX_INSTRUCTION_LENGTH];
+	bool keep = !c->cacheable || c->cacheable(c->ctx, ip);
 	ssize_t n;
 	int r;
 
-	if (e->ip == ip) {
+	if (keep && e->ip == ip) {
 		c->hits++;
 		*out = *e;
 		return 0;
@@ -216,6 +217,7 @@ int stub_rec_icache_get(struct stub_rec_icache *c, int mem_fd, uint64_t ip,
 	r = stub_rec_insn_decode(&c->dec, bytes, (size_t)n, ip, out);
 	if (r < 0)
 		return r;
-	*e = *out;
+	if (keep)
+		*e = *out;
 	return 0;
 }

@@ -64,6 +64,11 @@ struct stub_rec_icache {
 	ZydisDecoder dec;
 	struct stub_rec_insn *v;   /* 1 << STUB_REC_ICACHE_BITS entries */
 	uint64_t hits, misses;
+	/* If set, only instructions it says yes to are cached: code outside
+	 * files may be written over at any moment (a JIT's), and is read
+	 * again each time. */
+	bool (*cacheable)(const void *ctx, uint64_t ip);
+	const void *ctx;
 };
 
 /* 0 or -ENOMEM. */

@@ -24,6 +24,15 @@ void stub_rec_maps_init(struct stub_rec_maps *m)
 	m->v = NULL;
 	m->n = 0;
 	m->anon_reported = false;
+	m->keeps_code = false;
+}
+
+bool stub_rec_maps_imaged(const struct stub_rec_maps *m, uint64_t ip)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (ip >= m->v[i].start && ip < m->v[i].end)
+			return m->v[i].index != SIZE_MAX;
+	return false;
 }
 
 static void stub_rec_maps_free_list(struct stub_rec_map *v, size_t n)
@@ -209,7 +218,7 @@ static int stub_rec_maps_add(struct stub_rec_maps *m, struct replay_bundle *b, p
 			rm.uuid = uuid;
 	} else {
 		/* [vsyscall] (emulated by the kernel) or anonymous code. */
-		if (!strcmp(e->path, "[vsyscall]") || m->anon_reported)
+		if (!strcmp(e->path, "[vsyscall]") || m->anon_reported || m->keeps_code)
 			return 0;
 		m->anon_reported = true;
 		r = replay_bundle_add_gap(b, 0, time, "image-missing",

@@ -29,9 +29,15 @@ struct stub_rec_maps {
 	struct stub_rec_map *v;
 	size_t n;
 	bool anon_reported;
+	/* The recorder keeps code that runs in anonymous memory itself
+	 * (stub_rec_code.h): no gap for it here. */
+	bool keeps_code;
 };
 
 void stub_rec_maps_init(struct stub_rec_maps *m);
+/* Whether @ip lies in a mapping the bundle has the bytes of (a file, the
+ * vDSO), as of the last update. */
+bool stub_rec_maps_imaged(const struct stub_rec_maps *m, uint64_t ip);
 void stub_rec_maps_release(struct stub_rec_maps *m);
 
 /* Brings @m and @b up to date with /proc/@pid/maps at @time; @mem_fd reads

@@ -25,6 +25,7 @@
 #include "protocol/target.h"
 #include "stub/live/stub_mem.h"
 #include "stub/recorders/stub_rec.h"
+#include "stub/recorders/stub_rec_code.h"
 #include "stub/recorders/stub_rec_insn.h"
 #include "stub/recorders/stub_rec_maps.h"
 #include "stub/recorders/stub_rec_plan.h"
@@ -86,6 +87,7 @@ struct stub_rec {
 	struct stub_mem mem;
 	struct stub_rec_icache icache;
 	struct stub_rec_maps maps;
+	struct stub_rec_code *code;        /* code run outside files, kept */
 	struct stub_rec_state_proc sp;
 	FILE *iplog;
 	bool exited;

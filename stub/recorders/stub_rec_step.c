@@ -247,6 +247,30 @@ static int stub_rec_run_over(struct stub_rec *r, struct stub_rec_task *t,
 }
 
 /* One step of READY @t. */
+/* @insn, about to run where no file is mapped (a JIT's code): its bytes
+ * kept (stub_rec_code.h), and where they are of a version of their page
+ * newer than the time the thread's trace last gave, a PSB with the time
+ * first, so that the decoder reads them as they are now. */
+static int stub_rec_keep_code(struct stub_rec *r, struct stub_rec_task *t,
+			      const struct stub_rec_insn *insn)
+{
+	int e = r->code ? stub_rec_code_seen(r->code, insn->ip, insn->bytes, insn->len, r->clock)
+			: 1;
+
+	if (e == 1) {
+		if (r->maps.anon_reported)
+			return 0;
+		r->maps.anon_reported = true;
+		e = replay_bundle_add_gap(r->b, t->th.tid, r->clock, "image-missing",
+					  "code ran in anonymous memory (generated code) beyond "
+					  "the recording's room for it (256 MiB)");
+		return e < 0 ? e : 0;
+	}
+	if (e < 0 || stub_rec_code_since(r->code, insn->ip, insn->len) <= t->th.pt.last_tsc)
+		return e;
+	return stub_swpt_psb(&t->th.pt, insn->ip, r->clock);
+}
+
 int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 {
 	struct stub_rec_ready f = { .step_cpuid = r->opt.step_cpuid,
@@ -285,6 +309,8 @@ int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 	if (p.act == STUB_REC_A_RESTART)
 		return stub_rec_enter_syscall(r, t, t->regs.rip - 2);
 	e = stub_rec_icache_get(&r->icache, r->mem.fd, t->regs.rip, &insn);
+	if (e >= 0 && !stub_rec_maps_imaged(&r->maps, insn.ip))
+		e = stub_rec_keep_code(r, t, &insn);
 	if (e < 0)
 		return e;
 	f.kernel = insn.cls == STUB_REC_KERNEL;

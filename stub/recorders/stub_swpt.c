@@ -198,6 +198,7 @@ static int stub_swpt_tsc(struct stub_swpt *w, uint64_t time)
 	memset(&p, 0, sizeof(p));
 	p.type = ppt_tsc;
 	p.payload.tsc.tsc = time;
+	w->last_tsc = time;
 	return stub_swpt_emit(w, &p);
 }
 

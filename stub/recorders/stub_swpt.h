@@ -42,6 +42,7 @@ struct stub_swpt {
 	struct stub_sum *sum;      /* @out's checksums, or NULL; owned (released here) */
 	uint64_t drained;          /* bytes already written to @out */
 	uint64_t last_psb;         /* offset of the last PSB */
+	uint64_t last_tsc;         /* the time the last TSC packet gave */
 	uint32_t psb_period;       /* 0: no periodic PSB */
 	bool psb_asked;            /* a PSB at the next boundary, period or not */
 	bool retcomp;

@@ -10,7 +10,8 @@
 #     instruction ("image-missing"), and the light run counted the entry
 #     of a superblock whose code had changed where the rebuild did not (the
 #     rebuild diverged at the next syscall).
-#   - The full recorder's history is the same.
+#   - The full recorder's history is the same, and so is the software
+#     recorder's (ptrace) against the instructions it stepped.
 #   - Each version of the code decodes as the bytes that ran: the
 #     instruction the history shows at each place the program wrote code,
 #     each time the code there changed, is the one GDB's x/i shows there in
@@ -41,30 +42,51 @@ expect_re jit.full.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
 cmp -s jit.hist jit.full.hist ||
     fail "jit: the full recorder's history differs ($(wc -l <jit.full.hist) / $(wc -l <jit.hist))"
 
-# Every place the program wrote code at (it printed each), each time what
-# the history shows there changes: the history's instruction and GDB's x/i
-# at that position.
-addrs=$(sed -n 's/^at [a-z0-9]* 0x0*\([0-9a-f]*\):.*/\1/p' jit.out | sort -u)
-[ "$(echo "$addrs" | wc -l)" -ge 3 ] || fail "jit: the program printed no addresses"
-: >jit.points
-for a in $addrs; do
-    awk -v a="$a" '{ x = $2; sub(/:$/, "", x); sub(/^0x0*/, "", x) }
-        x == a { $1 = $1; t = $0; sub(/^[0-9]+ [^ ]+ /, "", t); if (t != last) print $1; last = t }' \
-        jit.hist.raw >>jit.points
-done
-[ "$(wc -l <jit.points)" -ge 6 ] || fail "jit: fewer versions of the code in the history than written ($(wc -l <jit.points))"
-ex=()
-for n in $(cat jit.points); do
-    ex+=(-ex "goto $n" -ex 'x/i $pc')
-done
-timeout 120 "$HINDSIGHT" replay "$T_DIR/jit" --batch "${ex[@]}" >jit.gdb 2>jit.gdb.err
-sed -n 's/^=> 0x0*\([0-9a-f]*\):[[:space:]]*\(.*\)$/\1 \2/p' jit.gdb | tr -s ' \t' ' ' >jit.gdb.insns
-for n in $(cat jit.points); do
-    "$HINDSIGHT" history "$T_DIR/jit" "$n,$n" 2>/dev/null |
-        awk '{ x = $2; sub(/:$/, "", x); sub(/^0x0*/, "", x); $1 = ""; $2 = ""; sub(/^ +/, ""); print x, $0 }'
-done | tr -s ' \t' ' ' >jit.hist.insns
-[ -s jit.hist.insns ] && cmp -s jit.hist.insns jit.gdb.insns ||
-    { fail "jit: the history's instructions differ from GDB's x/i in the replay"; diff jit.hist.insns jit.gdb.insns | head; }
-grep -q "lea (%rdi,%rdi,2),%eax" jit.hist.insns && grep -q "xor %eax,%eax" jit.hist.insns ||
-    fail "jit: code written over other code does not show both versions"
+# versions NAME: at every place the program wrote code to (it printed
+# each), each time what NAME's history shows there changes: the history's
+# instruction and GDB's x/i at that position, in the replay.
+versions()
+{
+    local name=$1 a n ex=()
+
+    "$HINDSIGHT" history "$T_DIR/$name" 1,100000000 >"$name.hist.raw" 2>/dev/null
+    : >"$name.points"
+    for a in $(sed -n 's/^at [a-z0-9]* 0x0*\([0-9a-f]*\):.*/\1/p' "$name.out" | sort -u); do
+        awk -v a="$a" '{ x = $2; sub(/:$/, "", x); sub(/^0x0*/, "", x) }
+            x == a { $1 = $1; t = $0; sub(/^[0-9]+ [^ ]+ /, "", t); if (t != last) print $1; last = t }' \
+            "$name.hist.raw" >>"$name.points"
+    done
+    [ "$(wc -l <"$name.points")" -ge 6 ] ||
+        fail "$name: fewer versions of the code in the history than written ($(wc -l <"$name.points"))"
+    for n in $(cat "$name.points"); do
+        ex+=(-ex "goto $n" -ex 'x/i $pc')
+    done
+    timeout 120 "$HINDSIGHT" replay "$T_DIR/$name" --batch "${ex[@]}" >"$name.gdb" 2>"$name.gdb.err"
+    sed -n 's/^=> 0x0*\([0-9a-f]*\):[[:space:]]*\(.*\)$/\1 \2/p' "$name.gdb" | tr -s ' \t' ' ' \
+        >"$name.gdb.insns"
+    for n in $(cat "$name.points"); do
+        "$HINDSIGHT" history "$T_DIR/$name" "$n,$n" 2>/dev/null |
+            awk '{ x = $2; sub(/:$/, "", x); sub(/^0x0*/, "", x); $1 = ""; $2 = ""; sub(/^ +/, ""); print x, $0 }'
+    done | tr -s ' \t' ' ' >"$name.hist.insns"
+    [ -s "$name.hist.insns" ] && cmp -s "$name.hist.insns" "$name.gdb.insns" ||
+        { fail "$name: the history's instructions differ from GDB's x/i in the replay"
+          diff "$name.hist.insns" "$name.gdb.insns" | head; }
+    grep -q "lea (%rdi,%rdi,2),%eax" "$name.hist.insns" && grep -q "xor %eax,%eax" "$name.hist.insns" ||
+        fail "$name: code written over other code does not show both versions"
+}
+versions jit
+
+# The software recorder (ptrace, single steps) keeps the same code as it
+# steps it, reading it each time (never from its cache of decoded
+# instructions: it may have been written over): its history is every
+# instruction it stepped (--ip-log), and each version decodes as above.
+timeout 120 "$HINDSIGHT" record --record=sw --ip-log "$T_DIR/sw.ips" -o "$T_DIR/sw" -- "$prog" \
+    >sw.out 2>sw.err
+expect_re sw.err "^hindsight: [0-9]+ instructions, 1 thread, 0 gaps"
+"$HINDSIGHT" history "$T_DIR/sw" 1,100000000 2>sw.hist.err | hist_ips >sw.hist
+expect_not sw.hist.err "image-missing\|damaged\|gap"
+awk '$1 != "psb" { print $2 }' sw.ips | uniq >sw.stepped
+[ -s sw.stepped ] && cmp -s sw.stepped sw.hist ||
+    fail "sw: the history differs from the instructions stepped ($(wc -l <sw.hist) / $(wc -l <sw.stepped))"
+versions sw
 finish

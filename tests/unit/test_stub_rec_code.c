@@ -103,6 +103,9 @@ static void test_versions(void **state)
 	assert_memory_equal(got, more, sizeof(more));
 	assert_int_equal(stub_rec_code_pages(f->c), 1);
 	assert_int_equal(stub_rec_code_versions(f->c), 2);
+	/* The time the code there is of, for the trace's TSC. */
+	assert_int_equal(stub_rec_code_since(f->c, 0x10040, 4), 200);
+	assert_int_equal(stub_rec_code_since(f->c, 0x90000, 4), 0);
 }
 
 static void test_same_time(void **state)
@@ -131,6 +134,7 @@ static void test_across_pages(void **state)
 	read_at(f, 0, 0x30000 + PAGE - 3, got, 3);
 	read_at(f, 1, 0x30000 + PAGE, got + 3, 7);
 	assert_memory_equal(got, movabs, sizeof(movabs));
+	assert_int_equal(stub_rec_code_since(f->c, 0x30000 + PAGE - 3, sizeof(movabs)), 9);
 }
 
 static void test_forget(void **state)
