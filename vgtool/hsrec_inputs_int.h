@@ -70,6 +70,11 @@ struct hsin_thread {
 	 * not back yet. */
 	Int suspend_sig;
 	Bool suspending;
+	/* Rebuild: an rt_sigsuspend it waited in while others ran, when
+	 * recorded: handed to the core, whose call waits first (in the
+	 * tool's pre-syscall) for the thread's turn to come back, and reads
+	 * its record then (hsin_rebuild_pre). */
+	Bool turn_first;
 	ULong saved_rdi, saved_rsi;
 	/* Rebuild: the call made as an rt_sigsuspend instead (its number
 	 * @pending_nr), whose mask's 8 bytes at @mask_at the core's wrapper

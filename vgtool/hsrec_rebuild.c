@@ -527,6 +527,15 @@ static ULong hsin_complete(ThreadId tid, VexGuestAMD64State *g, UInt nr, ULong n
 static ULong hsin_wait_in(struct hsin_thread *t, VexGuestAMD64State *g, UInt nr, ULong next)
 {
 	t->sys_count = hsin_count;
+	if (nr == __NR_rt_sigsuspend) {
+		/* A signal ended it (its only way back while others ran):
+		 * the core makes it at the thread's turn, the signal sent
+		 * again just before, so that Valgrind delivers it inside the
+		 * call with the masks of the recorded run (hsin_rebuild_pre). */
+		t->pending = t->turn_first = True;
+		t->pending_nr = nr;
+		return 0;
+	}
 	if (hsrec_sys_core_does(nr)) {
 		/* The core makes it now (Valgrind lets go of the thread in
 		 * it, as when recorded). */
@@ -693,8 +702,25 @@ static void hsin_made_thread(ThreadId tid, const UWord *args, Long child)
 void hsin_rebuild_pre(ThreadId tid, UInt nr)
 {
 	struct hsin_thread *t = hsin_thr(tid);
-	Int sig = t->suspend_sig;
+	Int sig;
 
+	if (t->turn_first) {
+		/* The others' turns first, then its record (hsin_wait_in). */
+		VexGuestAMD64State g;
+
+		t->turn_first = t->pending = False;
+		if (!hsin_wait_turn(tid))
+			return;            /* the process ends: Valgrind's kill ends it */
+		hsin_regs(tid, &g);
+		hsin_at = g.guest_RIP - 2;  /* the syscall instruction */
+		hsin_at_how = HSREC_DIV_BUT_LAST;
+		if (hsin_complete(tid, &g, nr, g.guest_RIP, t->sys_count, False) || !t->suspend_sig)
+			hsin_diverge("at event %llu: rt_sigsuspend waited while other threads ran "
+				     "when recorded, and no signal ended it then", hsin_events);
+		hsin_at = 0;
+		hsin_at_how = HSREC_DIV_FIND;
+	}
+	sig = t->suspend_sig;
 	if (!sig || !t->pending || nr != __NR_rt_sigsuspend)
 		return;
 	t->suspend_sig = 0;

@@ -12,6 +12,12 @@
 #     where threads switch, the order they take a lock, the time), shows
 #     the values the recorded run printed; its rebuild says how far it has
 #     come, in step with it.
+#   - A thread that waits in sigsuspend while another computes, each wait
+#     ended by a signal its mask lets in (one the other thread sends it,
+#     one from a timer): the rebuild makes the call at the thread's turn
+#     with the signal sent again, so the handler runs inside it, as when
+#     recorded (it stopped there before: "the rebuild hands it to
+#     Valgrind's core, which cannot wait").
 . "$(dirname "$0")/lib.sh"
 hindsight_only "the light recorder"
 command -v valgrind >/dev/null || skip "valgrind is not installed"
@@ -71,8 +77,22 @@ done
 expect racy.replay "holds a light recording's history only: rebuilding its registers and memory too"
 expect_re racy.replay "^hindsight: [0-9]+ instructions, 4 threads, 0 gaps, .* bytes of state"
 thread_hist racy 4
-for t in $(awk '{ print $1 }' racy.ver | sort -u); do
-    python3 "$E2E_DIR/tools/vg_regcheck.py" "$HINDSIGHT" "$T_DIR/racy" "$T_DIR/racy.ver" "$t" 15 \
-        >"regs.racy.$t" 2>&1 || { fail "racy: thread $t's registers differ from the light run's"; cat "regs.racy.$t"; }
-done
+thread_regs()   # NAME: each thread's registers at sampled positions
+{
+    local t
+    for t in $(awk '{ print $1 }' "$1.ver" | sort -u); do
+        python3 "$E2E_DIR/tools/vg_regcheck.py" "$HINDSIGHT" "$T_DIR/$1" "$T_DIR/$1.ver" "$t" 15 \
+            >"regs.$1.$t" 2>&1 ||
+            { fail "$1: thread $t's registers differ from the light run's"; cat "regs.$1.$t"; }
+    done
+}
+thread_regs racy
+
+suspend=$(build_prog suspendthreads -pthread) || finish
+light suspend "$suspend"
+expect_re suspend.out "^usr1 1 alarms [1-9][0-9]* waits [1-9][0-9]* [1-9][0-9]* sums [0-9]+ 1$"
+grep -qE "^hindsight: [0-9]+ instructions, 2 threads, 0 gaps" suspend.err ||
+    fail "suspend: the rebuild is not whole: $(grep -hE 'diverged|instructions, ' suspend.err | tr '\n' ' ')"
+thread_hist suspend 2
+thread_regs suspend
 finish
