@@ -117,6 +117,8 @@ static int stub_rec_exec(struct stub_rec *r, struct stub_rec_task *t)
 	if (e < 0)
 		return e;
 	stub_rec_maps_unmap_all(&r->maps, r->b, r->clock);
+	if (r->code)
+		stub_rec_code_forget(r->code, 0, UINT64_MAX, r->clock);
 	e = stub_mem_open(&r->mem, r->pid);
 	if (e < 0)
 		return e;

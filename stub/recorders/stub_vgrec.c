@@ -236,6 +236,8 @@ static int vgrec_hello(struct stub_vgrec *r, const uint8_t *p, size_t len)
 		/* exec: a new address space, new superblock ids. */
 		int e = vgrec_unmap(r, 0, UINT64_MAX);
 
+		vgrec_forget_code(r, 0, UINT64_MAX);
+
 		if (e >= 0)
 			e = vgrec_state_wait(r);
 
@@ -387,6 +389,7 @@ static int vgrec_control(struct stub_vgrec *r, uint32_t kind, const uint8_t *p, 
 	case HSREC_UNMAP:
 		if (len != 16)
 			break;
+		vgrec_forget_code(r, vgrec_u64(p), vgrec_u64(p) + vgrec_u64(p + 8));
 		return vgrec_unmap(r, vgrec_u64(p), vgrec_u64(p) + vgrec_u64(p + 8));
 	case HSREC_SYSCALL:
 		/* exec: the instruction that asks for it ends its superblock

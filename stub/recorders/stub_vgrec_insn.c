@@ -109,8 +109,6 @@ struct vgrec_thread *vgrec_thread(struct stub_vgrec *r, int64_t tid)
  * now). 0 or -ENOMEM. */
 int vgrec_unmap(struct stub_vgrec *r, uint64_t start, uint64_t end)
 {
-	if (r->code)
-		stub_rec_code_forget(r->code, start, end, r->clock);
 	for (size_t i = 0; i < r->nmaps;) {
 		struct vgrec_map *m = &r->maps[i];
 		struct replay_mapping old, piece;
@@ -161,6 +159,13 @@ int vgrec_map(struct stub_vgrec *r, uint64_t start, uint64_t len, uint64_t off,
 	struct vgrec_map *v;
 	int e = vgrec_unmap(r, start, start + len), idx;
 
+	/* Code kept there ends where Valgrind lets go of its translations
+	 * (it describes the code again if it runs again): memory no longer
+	 * executable. (Made executable anew or still, the translations stay,
+	 * and so does the code; other bytes that run there are a new
+	 * version of their own.) */
+	if (!(prot & 4))
+		vgrec_forget_code(r, start, start + len);
 	if (e < 0 || !(prot & 4))
 		return e;
 	if (!*name || (name[0] == '[' && strcmp(name, "[vdso]")))
@@ -198,6 +203,12 @@ int vgrec_map(struct stub_vgrec *r, uint64_t start, uint64_t len, uint64_t off,
 		return idx;
 	r->maps[r->nmaps++] = (struct vgrec_map){ start, start + len, (size_t)idx };
 	return 0;
+}
+
+void vgrec_forget_code(struct stub_vgrec *r, uint64_t start, uint64_t end)
+{
+	if (r->code)
+		stub_rec_code_forget(r->code, start, end, r->clock);
 }
 
 /* Whether @ip lies in a mapping of a file (the one found last first: a

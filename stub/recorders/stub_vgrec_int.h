@@ -171,6 +171,9 @@ int vgrec_unmap(struct stub_vgrec *r, uint64_t start, uint64_t end);
 int vgrec_map(struct stub_vgrec *r, uint64_t start, uint64_t len, uint64_t off,
 		     uint32_t prot, const char *name);
 bool vgrec_mapped(struct stub_vgrec *r, uint64_t ip);
+/* The code kept in [@start, @end) ends now (stub_rec_code_forget): the
+ * memory went, or is not executable any more. */
+void vgrec_forget_code(struct stub_vgrec *r, uint64_t start, uint64_t end);
 /* A thread's instructions, its state words, what happens outside them: */
 int vgrec_succ(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip);
 void vgrec_pos(const struct stub_vgrec *r, const struct vgrec_thread *t, uint64_t *index,

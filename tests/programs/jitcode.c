@@ -7,7 +7,10 @@
  *    next (a 10-byte movabs at 3 bytes before a page's end);
  * 4. W^X as JITs do it: a page written, made read-and-execute, run, made
  *    writable again, rewritten, made read-and-execute, run;
- * 5. a page unmapped and mapped again at the same address with other code.
+ * 5. a page unmapped and mapped again at the same address with other code;
+ * 6. code run, then its page made read-and-execute and read-write-execute
+ *    again, the code run after each (it stays executable: Valgrind keeps
+ *    its translation, and describes it no more).
  * It prints each result and each function's address ("at NAME 0x...").
  */
 #include <stdint.h>
@@ -45,7 +48,7 @@ static long run(const char *name, unsigned char *at, const unsigned char *code, 
 
 int main(void)
 {
-	unsigned char *m = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+	unsigned char *m = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	unsigned char *w;
 
@@ -66,6 +69,13 @@ int main(void)
 	memcpy(w + 16, neg_code, sizeof(neg_code));
 	mprotect(w, PAGE, PROT_READ | PROT_EXEC);
 	printf("at neg %p: %ld\n", (void *)(w + 16), ((fn)(uintptr_t)(w + 16))(35));
+
+	w = m + 3 * PAGE;
+	run("kept", w + 128, sum_code, sizeof(sum_code), 10);
+	mprotect(w, PAGE, PROT_READ | PROT_EXEC);
+	printf("at kept %p: %ld\n", (void *)(w + 128), ((fn)(uintptr_t)(w + 128))(20));
+	mprotect(w, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC);
+	printf("at kept %p: %ld\n", (void *)(w + 128), ((fn)(uintptr_t)(w + 128))(30));
 
 	munmap(m, PAGE);
 	if (mmap(m, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
