@@ -37,7 +37,7 @@ struct stub_rec_code {
 	char rel[32];              /* the file, in the bundle */
 	char path[4096];
 	int fd;                    /* -1 until the first code */
-	uint64_t nslots;
+	uint64_t nslots, max_slots;
 	size_t npages;
 	struct code_page *bucket[NBUCKETS];
 };
@@ -55,6 +55,7 @@ struct stub_rec_code *stub_rec_code_new(struct replay_bundle *b, const char *dir
 		return NULL;
 	c->b = b;
 	c->fd = -1;
+	c->max_slots = STUB_REC_CODE_MAX_SLOTS;
 	snprintf(c->rel, sizeof(c->rel), "images/code.bin");
 	if (snprintf(c->path, sizeof(c->path), "%s/%s", dir, c->rel) >= (int)sizeof(c->path))
 		c->path[0] = 0;    /* said when code comes (ENAMETOOLONG) */
@@ -106,7 +107,7 @@ static int open_version(struct stub_rec_code *c, struct code_page *p, uint64_t t
 				    .system_path = REPLAY_GENERATED_CODE };
 	int e, idx;
 
-	if (c->nslots >= STUB_REC_CODE_MAX_SLOTS)
+	if (c->nslots >= c->max_slots)
 		return 1;
 	if (c->fd < 0) {
 		char dir[4096 + 8];
@@ -148,7 +149,8 @@ static void learn(struct code_page *p, size_t off, const uint8_t *bytes, size_t 
 		p->known[i / 8] |= (uint8_t)(1u << (i % 8));
 }
 
-/* The piece of code in one page: @n bytes at @ip. */
+/* The piece of code in one page: @n bytes at @ip. STUB_REC_CODE_* flags
+ * or -errno. */
 static int seen_page(struct stub_rec_code *c, uint64_t ip, const uint8_t *bytes, size_t n,
 		     uint64_t time)
 {
@@ -166,12 +168,12 @@ static int seen_page(struct stub_rec_code *c, uint64_t ip, const uint8_t *bytes,
 		e = open_version(c, p, time);
 		if (e) {
 			free(p);
-			return e;
+			return e < 0 ? e : STUB_REC_CODE_LOST;
 		}
 		p->next = c->bucket[hash(page)];
 		c->bucket[hash(page)] = p;
 		c->npages++;
-		return 2;
+		return STUB_REC_CODE_NEW;
 	}
 	if (differs(p, off, bytes, n) && p->since < time) {
 		/* Other code there from now: the bytes that ran before are
@@ -181,9 +183,9 @@ static int seen_page(struct stub_rec_code *c, uint64_t ip, const uint8_t *bytes,
 		c->b->maps[p->map].time_unmap = time;
 		learn(p, off, bytes, n);
 		e = open_version(c, p, time);
-		if (e)
+		if (e > 0)
 			stub_rec_code_forget(c, page, page + PAGE, time);
-		return e ? e : 2;
+		return e < 0 ? e : e ? STUB_REC_CODE_NEW | STUB_REC_CODE_LOST : STUB_REC_CODE_NEW;
 	}
 	/* More of the page (or other bytes at the very time its version
 	 * opened, before any of it ran): into the open version. */
@@ -192,23 +194,23 @@ static int seen_page(struct stub_rec_code *c, uint64_t ip, const uint8_t *bytes,
 }
 
 int stub_rec_code_seen(struct stub_rec_code *c, uint64_t ip, const uint8_t *bytes, size_t len,
-		       uint64_t time)
+		       uint64_t time, stub_rec_code_imaged_fn *imaged, void *ctx)
 {
-	int opened = 0;
+	int flags = 0;
 
 	while (len) {
 		uint64_t end = (ip | (PAGE - 1)) + 1;
 		size_t n = end - ip < len ? (size_t)(end - ip) : len;
-		int e = seen_page(c, ip, bytes, n, time);
+		int e = imaged && imaged(ctx, ip) ? 0 : seen_page(c, ip, bytes, n, time);
 
-		if (e < 0 || e == 1)
+		if (e < 0)
 			return e;
-		opened |= e;
+		flags |= e;
 		ip += n;
 		bytes += n;
 		len -= n;
 	}
-	return opened;
+	return flags;
 }
 
 void stub_rec_code_forget(struct stub_rec_code *c, uint64_t start, uint64_t end, uint64_t time)
@@ -244,6 +246,11 @@ uint64_t stub_rec_code_since(const struct stub_rec_code *c, uint64_t ip, size_t 
 			since = p->since;
 	}
 	return since;
+}
+
+void stub_rec_code_limit(struct stub_rec_code *c, uint64_t slots)
+{
+	c->max_slots = slots;
 }
 
 size_t stub_rec_code_pages(const struct stub_rec_code *c)

@@ -19,6 +19,7 @@
 #ifndef HINDSIGHT_STUB_STUB_REC_CODE_H
 #define HINDSIGHT_STUB_STUB_REC_CODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,13 +34,27 @@ struct stub_rec_code;
 struct stub_rec_code *stub_rec_code_new(struct replay_bundle *b, const char *dir);
 void stub_rec_code_free(struct stub_rec_code *c);
 
-/* @len bytes of instructions at @ip ran from @time on: kept. 0, 2 when a
- * version opened at @time (a decoder must learn the time before the code
- * runs: the caller has each thread's trace say it, at a PSB), 1 when they
- * could not be kept (the limit reached: the caller reports a gap), or a
- * negative errno (the file could not be written). */
+/* What stub_rec_code_seen did, besides keeping the bytes. */
+enum {
+	/* A version opened or ended at @time: a decoder must learn the time
+	 * before the code runs (the caller has the threads' traces say it, at
+	 * a PSB), or it would read the bytes of before. */
+	STUB_REC_CODE_NEW = 1,
+	/* Bytes that could not be kept (the limit reached): the caller
+	 * reports a gap; their page is kept no more. */
+	STUB_REC_CODE_LOST = 2,
+};
+
+/* Whether the recording has the bytes at @addr otherwise (a file mapped
+ * there). */
+typedef bool stub_rec_code_imaged_fn(void *ctx, uint64_t addr);
+
+/* @len bytes of an instruction at @ip run from @time on: kept, but for the
+ * pages @imaged says the recording has (an instruction may cross into a
+ * file's page). STUB_REC_CODE_* flags, or a negative errno (the file could
+ * not be written). */
 int stub_rec_code_seen(struct stub_rec_code *c, uint64_t ip, const uint8_t *bytes, size_t len,
-		       uint64_t time);
+		       uint64_t time, stub_rec_code_imaged_fn *imaged, void *ctx);
 
 /* The memory [start, end) changed otherwise (unmapped, mapped anew, an
  * exec): the versions over it end at @time. */
@@ -48,6 +63,9 @@ void stub_rec_code_forget(struct stub_rec_code *c, uint64_t start, uint64_t end,
 /* The time the versions that hold [@ip, @ip + @len) opened (the latest),
  * 0 where none does. */
 uint64_t stub_rec_code_since(const struct stub_rec_code *c, uint64_t ip, size_t len);
+
+/* Tests: at most @slots versions instead. */
+void stub_rec_code_limit(struct stub_rec_code *c, uint64_t slots);
 
 /* Pages and versions kept so far (tests, the summary). */
 size_t stub_rec_code_pages(const struct stub_rec_code *c);

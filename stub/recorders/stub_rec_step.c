@@ -247,6 +247,11 @@ static int stub_rec_run_over(struct stub_rec *r, struct stub_rec_task *t,
 }
 
 /* One step of READY @t. */
+static bool stub_rec_file_code(void *maps, uint64_t addr)
+{
+	return stub_rec_maps_imaged(maps, addr);
+}
+
 /* @insn, about to run where no file is mapped (a JIT's code): its bytes
  * kept (stub_rec_code.h), and where they are of a version of their page
  * newer than the time the thread's trace last gave, a PSB with the time
@@ -254,20 +259,25 @@ static int stub_rec_run_over(struct stub_rec *r, struct stub_rec_task *t,
 static int stub_rec_keep_code(struct stub_rec *r, struct stub_rec_task *t,
 			      const struct stub_rec_insn *insn)
 {
-	int e = r->code ? stub_rec_code_seen(r->code, insn->ip, insn->bytes, insn->len, r->clock)
-			: 1;
+	int e = r->code ? stub_rec_code_seen(r->code, insn->ip, insn->bytes, insn->len, r->clock,
+					     stub_rec_file_code, &r->maps) : STUB_REC_CODE_LOST;
 
-	if (e == 1) {
-		if (r->maps.anon_reported)
-			return 0;
-		r->maps.anon_reported = true;
-		e = replay_bundle_add_gap(r->b, t->th.tid, r->clock, "image-missing",
-					  "code ran in anonymous memory (generated code) beyond "
-					  "the recording's room for it (256 MiB)");
-		return e < 0 ? e : 0;
-	}
-	if (e < 0 || stub_rec_code_since(r->code, insn->ip, insn->len) <= t->th.pt.last_tsc)
+	if (e < 0)
 		return e;
+	if ((e & STUB_REC_CODE_LOST) && !r->maps.anon_reported) {
+		int g = replay_bundle_add_gap(r->b, t->th.tid, r->clock, "image-missing",
+					      "code ran in anonymous memory (generated code) "
+					      "beyond the recording's room for it (256 MiB)");
+
+		r->maps.anon_reported = true;
+		if (g < 0)
+			return g;
+	}
+	/* (A version that ended here, its page kept no more, needs the time
+	 * too: else the decoder would read the old bytes.) */
+	if (!(e & STUB_REC_CODE_NEW) && (!r->code ||
+	    stub_rec_code_since(r->code, insn->ip, insn->len) <= t->th.pt.last_tsc))
+		return 0;
 	return stub_swpt_psb(&t->th.pt, insn->ip, r->clock);
 }
 
@@ -309,7 +319,8 @@ int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 	if (p.act == STUB_REC_A_RESTART)
 		return stub_rec_enter_syscall(r, t, t->regs.rip - 2);
 	e = stub_rec_icache_get(&r->icache, r->mem.fd, t->regs.rip, &insn);
-	if (e >= 0 && !stub_rec_maps_imaged(&r->maps, insn.ip))
+	if (e >= 0 && (!stub_rec_maps_imaged(&r->maps, insn.ip) ||
+		       !stub_rec_maps_imaged(&r->maps, insn.ip + insn.len - 1)))
 		e = stub_rec_keep_code(r, t, &insn);
 	if (e < 0)
 		return e;

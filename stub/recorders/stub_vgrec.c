@@ -187,28 +187,9 @@ static int vgrec_block(struct stub_vgrec *r, const uint8_t *p, size_t len)
 	while (blk->plain < ninsn && blk->insn[blk->plain].cls == STUB_REC_OTHER &&
 	       !blk->insn[blk->plain].rep)
 		blk->plain++;
-	bytes = p + need;
-	for (uint32_t i = 0; i < ninsn; i++) {
-		int e = vgrec_mapped(r, blk->insn[i].ip) ? 0 : !r->code ? 1 :
-			stub_rec_code_seen(r->code, blk->insn[i].ip, bytes, blk->insn[i].len,
-					   r->clock);
-
-		bytes += blk->insn[i].len;
-		if (e == 2)
-			for (size_t k = 0; k < r->nth; k++)
-				r->th[k]->th.pt.psb_asked = true;
-		if (e < 0)
-			return vgrec_fail(r, e, "cannot keep the code the program made at %#" PRIx64
-					  ": %s", blk->insn[i].ip, strerror(-e));
-		if (e == 1 && !r->anon_reported) {
-			r->anon_reported = true;
-			if (replay_bundle_add_gap(r->b, r->cur ? r->cur->tid : r->proc, r->clock,
-						  "image-missing", "code ran in anonymous memory "
-						  "(generated code) beyond the "
-						  "recording's room for it (256 MiB)") < 0)
-				return -ENOMEM;
-		}
-	}
+	for (uint32_t i = 0; i < ninsn && !blk->code_due; i++)
+		blk->code_due = !vgrec_mapped(r, blk->insn[i].ip) ||
+				!vgrec_mapped(r, blk->insn[i].ip + blk->insn[i].len - 1);
 	for (uint32_t k = 0; k < nexit; k++) {
 		const uint8_t *x = p + 12 + (size_t)ninsn * 9 + (size_t)k * 12;
 

@@ -205,6 +205,41 @@ int vgrec_map(struct stub_vgrec *r, uint64_t start, uint64_t len, uint64_t off,
 	return 0;
 }
 
+static bool vgrec_imaged(void *r, uint64_t addr)
+{
+	return vgrec_mapped(r, addr);
+}
+
+/* The code of @blk, first entered by @t, kept from @time (stub_rec_code.h):
+ * a PSB in each thread's trace before its next instruction where a version
+ * of a page opened or ended, a gap (once) where the code could not be
+ * kept. 0 or -errno. */
+int vgrec_keep_code(struct stub_vgrec *r, struct vgrec_thread *t, struct vgrec_block *blk,
+		    uint64_t time)
+{
+	blk->code_due = false;
+	for (uint32_t i = 0; i < blk->ninsn; i++) {
+		const struct stub_rec_insn *in = &blk->insn[i];
+		int e = r->code ? stub_rec_code_seen(r->code, in->ip, in->bytes, in->len, time,
+						     vgrec_imaged, r) : STUB_REC_CODE_LOST;
+
+		if (e < 0)
+			return vgrec_fail(r, e, "cannot keep the code the program made at %#" PRIx64
+					  ": %s", in->ip, strerror(-e));
+		if (e & STUB_REC_CODE_NEW)
+			for (size_t k = 0; k < r->nth; k++)
+				r->th[k]->th.pt.psb_asked = true;
+		if ((e & STUB_REC_CODE_LOST) && !r->anon_reported) {
+			r->anon_reported = true;
+			if (replay_bundle_add_gap(r->b, t->tid, time, "image-missing",
+						  "code ran in anonymous memory (generated code) "
+						  "beyond the recording's room for it (256 MiB)") < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 void vgrec_forget_code(struct stub_vgrec *r, uint64_t start, uint64_t end)
 {
 	if (r->code)
@@ -706,6 +741,12 @@ int vgrec_enter(struct stub_vgrec *r, uint32_t id)
 		e = vgrec_run(r, t, t->open, t->open->ninsn);
 		t->open = NULL;
 	}
+	/* Its code, if made by the program, from the time its first
+	 * instruction runs at (after the one whose successor it is): the
+	 * block before it may have run other bytes there (code that writes
+	 * over itself), though it was described later. */
+	if (e >= 0 && blk->code_due)
+		e = vgrec_keep_code(r, t, r->blocks[r->id_base + id], r->clock + (t->pend ? 1 : 0));
 	if (e >= 0 && blk->ninsn)
 		e = vgrec_succ(r, t, blk->insn[0].ip);
 	t->open = blk;

@@ -43,6 +43,9 @@ struct vgrec_block {
 	uint16_t *pos;
 	struct stub_rec_insn *insn;
 	struct vgrec_exit *exit;
+	/* Some of its code lies where no file is mapped: kept as the block
+	 * is first entered (vgrec_keep_code), when its bytes start to run. */
+	bool code_due;
 };
 
 struct vgrec_thread {
@@ -174,6 +177,8 @@ bool vgrec_mapped(struct stub_vgrec *r, uint64_t ip);
 /* The code kept in [@start, @end) ends now (stub_rec_code_forget): the
  * memory went, or is not executable any more. */
 void vgrec_forget_code(struct stub_vgrec *r, uint64_t start, uint64_t end);
+int vgrec_keep_code(struct stub_vgrec *r, struct vgrec_thread *t, struct vgrec_block *blk,
+		    uint64_t time);
 /* A thread's instructions, its state words, what happens outside them: */
 int vgrec_succ(struct stub_vgrec *r, struct vgrec_thread *t, uint64_t ip);
 void vgrec_pos(const struct stub_vgrec *r, const struct vgrec_thread *t, uint64_t *index,

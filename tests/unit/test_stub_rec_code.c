@@ -19,6 +19,8 @@
 #include "stub/recorders/stub_rec_code.h"
 
 #define PAGE 4096u
+#define NEW STUB_REC_CODE_NEW
+#define LOST STUB_REC_CODE_LOST
 
 struct fixture {
 	char dir[64];
@@ -74,7 +76,7 @@ static void test_versions(void **state)
 	uint8_t got[8];
 
 	/* The first code in a page: a version from then. */
-	assert_int_equal(stub_rec_code_seen(f->c, 0x10040, a, sizeof(a), 100), 2);
+	assert_int_equal(stub_rec_code_seen(f->c, 0x10040, a, sizeof(a), 100, NULL, NULL), NEW);
 	assert_int_equal(f->b->nmaps, 1);
 	assert_true(replay_mapping_generated(&f->b->maps[0]));
 	assert_int_equal(f->b->maps[0].start, 0x10000);
@@ -84,14 +86,14 @@ static void test_versions(void **state)
 	read_at(f, 0, 0x10040, got, sizeof(a));
 	assert_memory_equal(got, a, sizeof(a));
 	/* The same bytes again, and more of the page: the same version. */
-	assert_int_equal(stub_rec_code_seen(f->c, 0x10040, a, sizeof(a), 120), 0);
-	assert_int_equal(stub_rec_code_seen(f->c, 0x10100, more, sizeof(more), 130), 0);
+	assert_int_equal(stub_rec_code_seen(f->c, 0x10040, a, sizeof(a), 120, NULL, NULL), 0);
+	assert_int_equal(stub_rec_code_seen(f->c, 0x10100, more, sizeof(more), 130, NULL, NULL), 0);
 	assert_int_equal(f->b->nmaps, 1);
 	read_at(f, 0, 0x10100, got, sizeof(more));
 	assert_memory_equal(got, more, sizeof(more));
 	/* Other bytes where code ran: the old version ends, a new one holds
 	 * the page's other code too. */
-	assert_int_equal(stub_rec_code_seen(f->c, 0x10040, b, sizeof(b), 200), 2);
+	assert_int_equal(stub_rec_code_seen(f->c, 0x10040, b, sizeof(b), 200, NULL, NULL), NEW);
 	assert_int_equal(f->b->nmaps, 2);
 	assert_int_equal(f->b->maps[0].time_unmap, 200);
 	assert_int_equal(f->b->maps[1].time_map, 200);
@@ -115,8 +117,8 @@ static void test_same_time(void **state)
 
 	/* Other bytes at the very time the version opened (nothing of it
 	 * ran yet): the version takes them. */
-	assert_int_equal(stub_rec_code_seen(f->c, 0x20000, a, sizeof(a), 5), 2);
-	assert_int_equal(stub_rec_code_seen(f->c, 0x20000, b, sizeof(b), 5), 0);
+	assert_int_equal(stub_rec_code_seen(f->c, 0x20000, a, sizeof(a), 5, NULL, NULL), NEW);
+	assert_int_equal(stub_rec_code_seen(f->c, 0x20000, b, sizeof(b), 5, NULL, NULL), 0);
 	assert_int_equal(f->b->nmaps, 1);
 	assert_int_equal(f->b->maps[0].time_unmap, REPLAY_TIME_NEVER);
 }
@@ -128,7 +130,7 @@ static void test_across_pages(void **state)
 	uint8_t got[10];
 
 	/* An instruction that crosses into the next page: both pages. */
-	assert_int_equal(stub_rec_code_seen(f->c, 0x30000 + PAGE - 3, movabs, sizeof(movabs), 9), 2);
+	assert_int_equal(stub_rec_code_seen(f->c, 0x30000 + PAGE - 3, movabs, sizeof(movabs), 9, NULL, NULL), NEW);
 	assert_int_equal(f->b->nmaps, 2);
 	assert_int_equal(stub_rec_code_pages(f->c), 2);
 	read_at(f, 0, 0x30000 + PAGE - 3, got, 3);
@@ -142,15 +144,15 @@ static void test_forget(void **state)
 	struct fixture *f = *state;
 	static const uint8_t a[] = { 0xc3 };
 
-	assert_int_equal(stub_rec_code_seen(f->c, 0x40000, a, 1, 10), 2);
-	assert_int_equal(stub_rec_code_seen(f->c, 0x41000, a, 1, 11), 2);
+	assert_int_equal(stub_rec_code_seen(f->c, 0x40000, a, 1, 10, NULL, NULL), NEW);
+	assert_int_equal(stub_rec_code_seen(f->c, 0x41000, a, 1, 11, NULL, NULL), NEW);
 	/* The first page unmapped: its version ends; the other stays. */
 	stub_rec_code_forget(f->c, 0x40000, 0x41000, 50);
 	assert_int_equal(f->b->maps[0].time_unmap, 50);
 	assert_int_equal(f->b->maps[1].time_unmap, REPLAY_TIME_NEVER);
 	assert_int_equal(stub_rec_code_pages(f->c), 1);
 	/* Code there again: a new version from then, not the old one. */
-	assert_int_equal(stub_rec_code_seen(f->c, 0x40000, a, 1, 60), 2);
+	assert_int_equal(stub_rec_code_seen(f->c, 0x40000, a, 1, 60, NULL, NULL), NEW);
 	assert_int_equal(f->b->nmaps, 3);
 	assert_int_equal(f->b->maps[2].time_map, 60);
 	/* An exec forgets it all. */
@@ -168,9 +170,54 @@ static void test_unwritable(void **state)
 
 	/* A file that cannot be made: said, and no mapping names it. */
 	assert_non_null(c);
-	assert_true(stub_rec_code_seen(c, 0x50000, a, 1, 1) < 0);
+	assert_true(stub_rec_code_seen(c, 0x50000, a, 1, 1, NULL, NULL) < 0);
 	assert_int_equal(f->b->nmaps, 0);
 	stub_rec_code_free(c);
+}
+
+/* A page the recording has from a file (an instruction that crosses into
+ * it): not kept, so that its file's bytes stay the ones read there. */
+static bool file_at_0x61000(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr >= 0x61000 && addr < 0x62000;
+}
+
+static void test_into_a_file(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t movabs[] = { 0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	assert_int_equal(stub_rec_code_seen(f->c, 0x61000 - 3, movabs, sizeof(movabs), 4,
+					    file_at_0x61000, NULL), NEW);
+	assert_int_equal(f->b->nmaps, 1);
+	assert_int_equal(f->b->maps[0].start, 0x60000);
+	assert_int_equal(stub_rec_code_pages(f->c), 1);
+	/* Wholly in the file's page: nothing. */
+	assert_int_equal(stub_rec_code_seen(f->c, 0x61010, movabs, sizeof(movabs), 5,
+					    file_at_0x61000, NULL), 0);
+	assert_int_equal(f->b->nmaps, 1);
+}
+
+static void test_no_room(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t a[] = { 0x90, 0xc3 }, b[] = { 0xcc, 0xc3 };
+
+	stub_rec_code_limit(f->c, 2);
+	assert_int_equal(stub_rec_code_seen(f->c, 0x70000, a, sizeof(a), 10, NULL, NULL), NEW);
+	assert_int_equal(stub_rec_code_seen(f->c, 0x71000, a, sizeof(a), 11, NULL, NULL), NEW);
+	/* A third page: not kept, said. */
+	assert_int_equal(stub_rec_code_seen(f->c, 0x72000, a, sizeof(a), 12, NULL, NULL), LOST);
+	assert_int_equal(f->b->nmaps, 2);
+	/* Other code over a kept page with no room for its version: the old
+	 * one ends there (its time said: NEW), never to be read for the new
+	 * code, and the page is kept no more. */
+	assert_int_equal(stub_rec_code_seen(f->c, 0x70000, b, sizeof(b), 20, NULL, NULL),
+			 NEW | LOST);
+	assert_int_equal(f->b->maps[0].time_unmap, 20);
+	assert_int_equal(stub_rec_code_pages(f->c), 1);
+	assert_int_equal(stub_rec_code_since(f->c, 0x70000, 2), 0);
 }
 
 int main(void)
@@ -181,6 +228,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_across_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_into_a_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_room, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
