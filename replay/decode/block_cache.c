@@ -81,8 +81,13 @@ static void fill(const struct replay_block_cache *c, const struct slot *s, struc
 int replay_block_cache_find(struct replay_block_cache *c, uint64_t ip, uint64_t ninsn, int isid,
 			    struct replay_block *out)
 {
-	struct slot *s = lookup(c, ip, ninsn, isid);
+	struct slot *s;
 
+	/* No section: code the program made, read by time (replay/model/
+	 * image.c), whose bytes at an address change: never found again. */
+	if (isid <= 0)
+		return -ENOENT;
+	s = lookup(c, ip, ninsn, isid);
 	if (!s->ninsn)
 		return -ENOENT;
 	fill(c, s, out);

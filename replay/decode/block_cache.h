@@ -8,9 +8,10 @@
  * {first ip, instruction count, image section id}. Walking a block with
  * Zydis once and keeping its addresses (and their lowest / highest) lets
  * the cursor fill its window and scan history for breakpoints at close to
- * the block decoder's speed: a loop's blocks are walked once. The cache
- * empties itself when it holds REPLAY_BLOCK_CACHE_MAX addresses. Nothing
- * here prints.
+ * the block decoder's speed: a loop's blocks are walked once. A block of no
+ * section (section id 0: code the program made, read by time) is never
+ * found: the bytes at its address change. The cache empties itself when it
+ * holds REPLAY_BLOCK_CACHE_MAX addresses. Nothing here prints.
  */
 #ifndef HINDSIGHT_REPLAY_BLOCK_CACHE_H
 #define HINDSIGHT_REPLAY_BLOCK_CACHE_H

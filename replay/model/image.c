@@ -8,6 +8,12 @@
  * (bss: the loader clears the rest of the page and maps zero pages). The
  * libipt sections stay the file's bytes: decoding never runs in a bss.
  *
+ * Code the program made itself (the Valgrind and software recorders keep
+ * it, one mapping per version of a page: thousands for a JIT) is not in the
+ * libipt image, whose every change would otherwise add each section again:
+ * libipt reads it through the image's callback, from the version valid at
+ * the time the decoder last gave (an index sorted by page and time).
+ *
  * Each file is opened once, through dw_open_regular (which refuses what the
  * recording's owner could not read, dwarf/dw_access.h), and kept open: libipt,
  * the bytes and the ELF segments all read it as /proc/self/fd/N, so a name
@@ -39,6 +45,7 @@ struct image_map {
 	bool failed;               /* the file could not be added or mapped */
 	bool active;               /* valid at the current time */
 	const uint8_t *bytes;      /* the whole file, mmapped on first read */
+	bool bytes_shared;         /* another mapping's (the same file) */
 	size_t fsize;
 	/* The file's PT_LOAD segments and this mapping's load bias (runtime
 	 * = file address + bias), for the bytes the loader zeroes; none when
@@ -56,7 +63,49 @@ struct replay_image {
 	struct image_map *maps;
 	uint64_t lo, hi;           /* the set of active mappings holds in [lo, hi) */
 	bool built;
+	/* The mappings of generated code (replay_mapping_generated), by
+	 * start and time; the time the decoder gave last. */
+	size_t *gen;
+	size_t ngen;
+	uint64_t now;
 };
+
+static int gen_order(const void *a, const void *b, void *ctx)
+{
+	const struct replay_bundle *bu = ctx;
+	const struct replay_mapping *x = &bu->maps[*(const size_t *)a];
+	const struct replay_mapping *y = &bu->maps[*(const size_t *)b];
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->time_map < y->time_map ? -1 : x->time_map > y->time_map;
+}
+
+/* The generated code's mapping that holds @addr at img->now, or -ENOENT. */
+static int gen_find(const struct replay_image *img, uint64_t addr)
+{
+	size_t lo = 0, hi = img->ngen;
+
+	/* The first whose start is above @addr; the ones before it start at
+	 * or below it (pages: one start holds it, versions over time). */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (img->b->maps[img->gen[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0) {
+		const struct replay_mapping *m = &img->b->maps[img->gen[lo]];
+
+		if (addr - m->start >= m->size)
+			return -ENOENT;
+		if (m->time_map <= img->now && img->now < m->time_unmap)
+			return (int)img->gen[lo];
+	}
+	return -ENOENT;
+}
 
 int replay_image_new(const struct replay_bundle *b, struct replay_image **out)
 {
@@ -72,8 +121,19 @@ int replay_image_new(const struct replay_bundle *b, struct replay_image **out)
 		replay_image_free(img);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < b->nmaps; i++)
+	for (size_t i = 0; i < b->nmaps; i++) {
 		img->maps[i].fd = -1;
+		img->ngen += replay_mapping_generated(&b->maps[i]);
+	}
+	if (img->ngen && !(img->gen = malloc(img->ngen * sizeof(*img->gen)))) {
+		replay_image_free(img);
+		return -ENOMEM;
+	}
+	img->ngen = 0;
+	for (size_t i = 0; i < b->nmaps; i++)
+		if (replay_mapping_generated(&b->maps[i]))
+			img->gen[img->ngen++] = i;
+	qsort_r(img->gen, img->ngen, sizeof(*img->gen), gen_order, (void *)b);
 	*out = img;
 	return 0;
 }
@@ -83,7 +143,7 @@ void replay_image_free(struct replay_image *img)
 	if (!img)
 		return;
 	for (size_t i = 0; i < img->b->nmaps; i++) {
-		if (img->maps[i].bytes)
+		if (img->maps[i].bytes && !img->maps[i].bytes_shared)
 			munmap((void *)img->maps[i].bytes, img->maps[i].fsize);
 		if (img->maps[i].fd >= 0 && !img->maps[i].fd_shared)
 			close(img->maps[i].fd);
@@ -93,7 +153,26 @@ void replay_image_free(struct replay_image *img)
 	pt_image_free(img->old);
 	pt_iscache_free(img->iscache);
 	free(img->maps);
+	free(img->gen);
 	free(img);
+}
+
+static int read_map(struct replay_image *img, size_t i, uint64_t addr, uint8_t *buf,
+		    size_t size);
+
+/* libipt's read where no section holds @ip: generated code, as of the time
+ * the decoder gave last. */
+static int gen_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip,
+		    void *ctx)
+{
+	struct replay_image *img = ctx;
+	int i = gen_find(img, ip), n;
+
+	(void)asid;
+	if (i < 0)
+		return -pte_nomap;
+	n = read_map(img, (size_t)i, ip, buf, size);
+	return n > 0 ? n : -pte_nomap;
 }
 
 static bool valid_at(const struct replay_mapping *m, uint64_t t)
@@ -110,6 +189,8 @@ static void span(struct replay_image *img, uint64_t t)
 		const struct replay_mapping *m = &img->b->maps[i];
 		uint64_t edges[2] = { m->time_map, m->time_unmap };
 
+		if (replay_mapping_generated(m))
+			continue;          /* read through the callback, by time */
 		for (int e = 0; e < 2; e++) {
 			if (edges[e] <= t && edges[e] > img->lo)
 				img->lo = edges[e];
@@ -180,13 +261,19 @@ int replay_image_at(struct replay_image *img, uint64_t time, struct pt_image **i
 	struct pt_image *fresh;
 	int rc;
 
+	img->now = time;
 	if (img->built && img->lo <= time && time < img->hi)
 		return 0;
 	fresh = pt_image_alloc(NULL);
 	if (!fresh)
 		return -ENOMEM;
+	if (img->ngen && pt_image_set_callback(fresh, gen_read, img) < 0) {
+		pt_image_free(fresh);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < img->b->nmaps; i++) {
-		img->maps[i].active = valid_at(&img->b->maps[i], time);
+		img->maps[i].active = valid_at(&img->b->maps[i], time) &&
+				      !replay_mapping_generated(&img->b->maps[i]);
 		if (img->maps[i].active && (rc = add_section(img, fresh, i)) < 0) {
 			pt_image_free(fresh);
 			return rc;
@@ -209,7 +296,7 @@ int replay_image_lookup(const struct replay_image *img, uint64_t addr)
 		if (img->maps[i].active && addr >= m->start && addr - m->start < m->size)
 			return (int)i;
 	}
-	return -ENOENT;
+	return gen_find(img, addr);
 }
 
 /* The load bias of mapping @m of an ELF file of type @type with segments
@@ -273,6 +360,17 @@ static int map_file(struct replay_image *img, size_t i)
 	r = map_fd(img, i, path, sizeof(path));
 	if (r < 0)
 		return r;
+	/* A file many mappings name (a library's segments; the pages of
+	 * code a program made, thousands of versions in one file) is
+	 * mapped once. */
+	for (size_t k = 0; k < img->b->nmaps; k++)
+		if (k != i && img->maps[k].fd == im->fd && img->maps[k].bytes) {
+			im->bytes = img->maps[k].bytes;
+			im->fsize = img->maps[k].fsize;
+			im->bytes_shared = true;
+			load_segments(img, i, path);
+			return 0;
+		}
 	if (fstat(im->fd, &st) < 0 || st.st_size <= 0)
 		return -EINVAL;
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, im->fd, 0);
