@@ -198,6 +198,9 @@ static void hsin_sh_put(ULong a, ULong size, ULong pc)
 		hsin_diverge("at event %llu: the program reads shared memory at %#llx, which the "
 			     "rebuild cannot write there", hsin_events, a);
 	hsin_take();
+	/* The gate, for what comes next: another thread's turn, a signal
+	 * (a read may be the last thing before either). */
+	hsin_arm();
 	hsin_at = 0;
 }
 

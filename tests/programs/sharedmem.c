@@ -18,15 +18,23 @@
  *            run before any shared mapping, and peek_r, before the second.
  *            Every value the parent reads there is another process's
  *            doing: it prints their hash (g_seen).
+ *   threads  two threads of this process read a MAP_SHARED page a child
+ *            writes into all along, in loops with nothing else between
+ *            reads, while a timer's signal comes (so that another thread's
+ *            turn, and the signal, come right after a read of it); each
+ *            prints the hash of what it read, and the alarms.
  *   uring    io_uring_setup, its result printed (rings the kernel
  *            writes into, when the kernel and Valgrind let it).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -139,6 +147,54 @@ static int race(void)
     return 0;
 }
 
+static volatile long *g_page;
+static volatile int g_alarms;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    g_alarms++;
+}
+
+static void *reader(void *arg)
+{
+    unsigned long h = (unsigned long)arg;
+
+    for (long i = 0; i < 100000; i++)
+        h = h * 31 + (unsigned long)g_page[i & 7];
+    return (void *)h;
+}
+
+static int threads(void)
+{
+    struct itimerval it = { { 0, 3000 }, { 0, 3000 } };
+    pthread_t t[2];
+    void *h[2];
+    pid_t pid;
+
+    g_page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (g_page == MAP_FAILED)
+        return 1;
+    pid = fork();
+    if (pid == 0) {
+        for (long i = 0; i < 200000000 && !g_page[8]; i++)
+            g_page[i & 7] = i;
+        _exit(0);
+    }
+    signal(SIGALRM, on_alarm);
+    setitimer(ITIMER_REAL, &it, NULL);
+    for (long k = 0; k < 2; k++)
+        pthread_create(&t[k], NULL, reader, (void *)k);
+    for (int k = 0; k < 2; k++)
+        pthread_join(t[k], &h[k]);
+    it.it_value.tv_usec = it.it_interval.tv_usec = 0;
+    setitimer(ITIMER_REAL, &it, NULL);
+    g_page[8] = 1;
+    waitpid(pid, NULL, 0);
+    printf("hashes %lu %lu alarms %d\n", (unsigned long)h[0], (unsigned long)h[1], g_alarms);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "shared";
@@ -149,6 +205,8 @@ int main(int argc, char **argv)
         return by_child(MAP_PRIVATE);
     if (!strcmp(what, "race"))
         return race();
+    if (!strcmp(what, "threads"))
+        return threads();
     if (!strcmp(what, "uring")) {
         unsigned char params[120] = { 0 };   /* struct io_uring_params */
         long fd = syscall(425 /* io_uring_setup */, 4, params);
