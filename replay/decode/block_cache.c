@@ -143,6 +143,20 @@ int replay_block_cache_add(struct replay_block_cache *c, uint64_t ip, uint64_t n
 
 	if (!ninsn)
 		return -EINVAL;
+	if (isid <= 0) {
+		/* Never found (replay_block_cache_find): not kept, lest it
+		 * fill the pool and empty the cache of every other block. */
+		out->ip = ip;
+		out->ninsn = ninsn;
+		out->isid = isid;
+		out->lo = out->hi = ips[0];
+		for (uint64_t i = 1; i < ninsn; i++) {
+			out->lo = ips[i] < out->lo ? ips[i] : out->lo;
+			out->hi = ips[i] > out->hi ? ips[i] : out->hi;
+		}
+		out->ips = ips;
+		return 0;
+	}
 	if (c->npool + ninsn > REPLAY_BLOCK_CACHE_MAX)
 		clear(c);
 	if ((c->used + 1) * 2 > c->nslots && grow_slots(c) < 0)

@@ -40,7 +40,8 @@ int replay_block_cache_find(struct replay_block_cache *c, uint64_t ip, uint64_t 
 			    struct replay_block *out);
 
 /* Adds a block with its @ninsn addresses (copied) and fills @out. 0 or
- * -ENOMEM. What @out points to is valid until the next add. */
+ * -ENOMEM. What @out points to is valid until the next add. A block of no
+ * section (@isid <= 0) is not kept: @out points at @ips. */
 int replay_block_cache_add(struct replay_block_cache *c, uint64_t ip, uint64_t ninsn, int isid,
 			   const uint64_t *ips, struct replay_block *out);
 

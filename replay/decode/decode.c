@@ -237,11 +237,11 @@ static uint64_t now(struct replay_decoder *d)
 	return t;
 }
 
-/* Brings the image to the decoder's time. */
-static int update_image(struct replay_decoder *d)
+/* Brings the image to @time. */
+static int update_image_at(struct replay_decoder *d, uint64_t time)
 {
 	struct pt_image *image;
-	int rc = replay_image_at(d->img, now(d), &image);
+	int rc = replay_image_at(d->img, time, &image);
 
 	if (rc == 1) {
 		d->image = image;
@@ -249,6 +249,12 @@ static int update_image(struct replay_decoder *d)
 			return -EINVAL;
 	}
 	return rc < 0 ? rc : 0;
+}
+
+/* Brings the image to the decoder's time. */
+static int update_image(struct replay_decoder *d)
+{
+	return update_image_at(d, now(d));
 }
 
 int replay_decoder_new(const struct replay_bundle *b, size_t thread, struct replay_decoder **out)
@@ -565,7 +571,12 @@ static int drain_events(struct replay_decoder *d, struct replay_chunk *c)
 		}
 		if (!ev.status_update)
 			d->psb_noted = false;
-		if (update_image(d) < 0)
+		/* The image of the event's own time: libipt has fetched the
+		 * next event already, and its time is the decoder's now (two
+		 * PSBs with no packet between them come at once), but the
+		 * instructions up to it run at this one's (code the program
+		 * wrote over between the two would be read as it is later). */
+		if (update_image_at(d, ev.has_tsc ? ev.tsc : before) < 0)
 			return -ENOMEM;
 		if (ev.type == ptev_overflow) {
 			gap(d, c, 0);

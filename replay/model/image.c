@@ -68,6 +68,8 @@ struct replay_image {
 	size_t *gen;
 	size_t ngen;
 	uint64_t now;
+	size_t gen_first;          /* the one whose file the others share, once read */
+	bool gen_read_once;
 };
 
 static int gen_order(const void *a, const void *b, void *ctx)
@@ -211,6 +213,13 @@ static int map_fd(struct replay_image *img, size_t i, char *path, size_t size)
 
 	if (!m->file)
 		return -ENOENT;
+	if (im->fd < 0 && replay_mapping_generated(m) && img->gen_read_once &&
+	    img->maps[img->gen_first].fd >= 0 && !strcmp(img->b->maps[img->gen_first].file, m->file)) {
+		/* Thousands of versions of pages in one file: not looked for
+		 * among every mapping each time. */
+		im->fd = img->maps[img->gen_first].fd;
+		im->fd_shared = true;
+	}
 	if (im->fd < 0) {
 		for (size_t k = 0; k < img->b->nmaps && im->fd < 0; k++)
 			if (k != i && img->maps[k].fd >= 0 && img->b->maps[k].file &&
@@ -363,22 +372,34 @@ static int map_file(struct replay_image *img, size_t i)
 	/* A file many mappings name (a library's segments; the pages of
 	 * code a program made, thousands of versions in one file) is
 	 * mapped once. */
-	for (size_t k = 0; k < img->b->nmaps; k++)
+	if (replay_mapping_generated(&img->b->maps[i]) && img->gen_read_once &&
+	    img->maps[img->gen_first].fd == im->fd && img->maps[img->gen_first].bytes) {
+		im->bytes = img->maps[img->gen_first].bytes;
+		im->fsize = img->maps[img->gen_first].fsize;
+		im->bytes_shared = true;
+		return 0;          /* no ELF file: no segments */
+	}
+	for (size_t k = 0; k < img->b->nmaps && !im->bytes; k++)
 		if (k != i && img->maps[k].fd == im->fd && img->maps[k].bytes) {
 			im->bytes = img->maps[k].bytes;
 			im->fsize = img->maps[k].fsize;
 			im->bytes_shared = true;
-			load_segments(img, i, path);
-			return 0;
 		}
-	if (fstat(im->fd, &st) < 0 || st.st_size <= 0)
-		return -EINVAL;
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, im->fd, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	im->bytes = p;
-	im->fsize = (size_t)st.st_size;
-	load_segments(img, i, path);
+	if (!im->bytes) {
+		if (fstat(im->fd, &st) < 0 || st.st_size <= 0)
+			return -EINVAL;
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, im->fd, 0);
+		if (p == MAP_FAILED)
+			return -errno;
+		im->bytes = p;
+		im->fsize = (size_t)st.st_size;
+	}
+	if (!replay_mapping_generated(&img->b->maps[i]))
+		load_segments(img, i, path);
+	else if (!img->gen_read_once) {
+		img->gen_first = i;
+		img->gen_read_once = true;
+	}
 	return 0;
 }
 
