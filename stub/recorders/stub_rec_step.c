@@ -246,7 +246,6 @@ static int stub_rec_run_over(struct stub_rec *r, struct stub_rec_task *t,
 		.rep = insn->rep, .known = true, .expect = at, .int3 = !dr });
 }
 
-/* One step of READY @t. */
 static bool stub_rec_file_code(void *maps, uint64_t addr)
 {
 	return stub_rec_maps_imaged(maps, addr);
@@ -281,6 +280,7 @@ static int stub_rec_keep_code(struct stub_rec *r, struct stub_rec_task *t,
 	return stub_swpt_psb(&t->th.pt, insn->ip, r->clock);
 }
 
+/* One step of READY @t. */
 int stub_rec_step(struct stub_rec *r, struct stub_rec_task *t)
 {
 	struct stub_rec_ready f = { .step_cpuid = r->opt.step_cpuid,
