@@ -22,7 +22,11 @@
  *            writes into all along, in loops with nothing else between
  *            reads, while a timer's signal comes (so that another thread's
  *            turn, and the signal, come right after a read of it); each
- *            prints the hash of what it read, and the alarms.
+ *            prints the hash of what it read, and the alarms. The signal
+ *            is blocked in the main thread, which waits in pthread_join:
+ *            a wait it interrupts is made again after the handler, and the
+ *            light run's own trace has that syscall instruction twice
+ *            where the history has it once (docs/record.md).
  *   uring    io_uring_setup, its result printed (rings the kernel
  *            writes into, when the kernel and Valgrind let it).
  */
@@ -159,6 +163,11 @@ static void on_alarm(int sig)
 static void *reader(void *arg)
 {
     unsigned long h = (unsigned long)arg;
+    sigset_t alarm;
+
+    sigemptyset(&alarm);
+    sigaddset(&alarm, SIGALRM);
+    pthread_sigmask(SIG_UNBLOCK, &alarm, NULL);
 
     for (long i = 0; i < 100000; i++)
         h = h * 31 + (unsigned long)g_page[i & 7];
@@ -181,6 +190,11 @@ static int threads(void)
             g_page[i & 7] = i;
         _exit(0);
     }
+    sigset_t alarm;
+
+    sigemptyset(&alarm);
+    sigaddset(&alarm, SIGALRM);
+    pthread_sigmask(SIG_BLOCK, &alarm, NULL);
     signal(SIGALRM, on_alarm);
     setitimer(ITIMER_REAL, &it, NULL);
     for (long k = 0; k < 2; k++)
