@@ -135,7 +135,8 @@ int replay_image_new(const struct replay_bundle *b, struct replay_image **out)
 	for (size_t i = 0; i < b->nmaps; i++)
 		if (replay_mapping_generated(&b->maps[i]))
 			img->gen[img->ngen++] = i;
-	qsort_r(img->gen, img->ngen, sizeof(*img->gen), gen_order, (void *)b);
+	if (img->ngen)
+		qsort_r(img->gen, img->ngen, sizeof(*img->gen), gen_order, (void *)b);
 	*out = img;
 	return 0;
 }
